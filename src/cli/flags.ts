@@ -1,0 +1,115 @@
+// The flag table: ingress-nginx's flag names and defaults, parsed with node:util parseArgs.
+import { parseArgs } from 'node:util';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../errors.js';
+import {
+  finalizeConfig, parseIntAtLeast, parseObjectRef, parsePort, type Config, type LoadBalance,
+} from '../config/config.js';
+
+interface FlagSpec {
+  readonly type: 'string' | 'boolean';
+  readonly default: string;
+  readonly doc: string;
+}
+
+export const FLAGS: Readonly<Record<string, FlagSpec>> = {
+  'manifests': { type: 'string', default: '', doc: 'local mode: a folder of Kubernetes manifests instead of a cluster' },
+  'kubeconfig': { type: 'string', default: '', doc: 'path to a kubeconfig file (default: $KUBECONFIG, else in-cluster)' },
+  'apiserver-host': { type: 'string', default: '', doc: 'address of the Kubernetes API server, overriding the kubeconfig' },
+  'watch-namespace': { type: 'string', default: '', doc: 'watch only this namespace (default: all)' },
+  'watch-namespace-selector': { type: 'string', default: '', doc: 'watch only namespaces matching this label selector' },
+  'configmap': { type: 'string', default: '', doc: 'namespace/name of the global ConfigMap' },
+  'http-port': { type: 'string', default: '80', doc: 'port for HTTP traffic' },
+  'https-port': { type: 'string', default: '443', doc: 'port for HTTPS traffic' },
+  'healthz-port': { type: 'string', default: '10254', doc: 'port of /healthz, /metrics and /debug' },
+  'status-port': { type: 'string', default: '10246', doc: "port of nginx's internal configuration endpoint (127.0.0.1)" },
+  'default-server-port': { type: 'string', default: '8181', doc: 'port of the built-in default backend (127.0.0.1)' },
+  'listen-address': { type: 'string', default: '', doc: 'address for the traffic ports (default: all addresses)' },
+  'work-dir': { type: 'string', default: join(tmpdir(), 'portico'), doc: "nginx's prefix: config, pid, temp and log files" },
+  'nginx-binary': { type: 'string', default: '/usr/sbin/nginx', doc: 'the nginx executable' },
+  'controller-class': { type: 'string', default: 'portico.dev/ingress-controller', doc: 'IngressClass spec.controller handled' },
+  'ingress-class': { type: 'string', default: 'portico', doc: 'legacy kubernetes.io/ingress.class annotation value handled' },
+  'watch-ingress-without-class': { type: 'boolean', default: 'false', doc: 'also serve Ingresses that name no class' },
+  'default-backend-service': { type: 'string', default: '', doc: 'namespace/name of the Service for unmatched requests' },
+  'annotations-prefix': { type: 'string', default: 'nginx.ingress.kubernetes.io', doc: 'prefix of the annotations read' },
+  'default-load-balance': { type: 'string', default: 'round_robin', doc: 'default algorithm: round_robin or ewma' },
+  'sync-period-ms': { type: 'string', default: '100', doc: 'minimum time between two syncs (>= 10)' },
+  'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
+  'help': { type: 'boolean', default: 'false', doc: 'print this help' },
+};
+
+/** Go-style flags (`-flag`, `--flag=true`) become what parseArgs takes, so ingress-nginx command lines work. */
+function normalizeArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of argv) {
+    const arg = /^-[a-z]/.test(raw) && raw.length > 2 ? `-${raw}` : raw;
+    const m = /^--([a-z-]+)=(true|false)$/.exec(arg);
+    if (m?.[1] && FLAGS[m[1]]?.type === 'boolean') {
+      if (m[2] === 'true') out.push(`--${m[1]}`);
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
+/** The help text, one line a flag. */
+export function helpText(): string {
+  const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.doc}${f.type === 'string' && f.default ? ` (default ${f.default})` : ''}`);
+  return ['usage: portico [render] [flags]', '', ...lines].join('\n');
+}
+
+/** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
+export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean } {
+  const options = Object.fromEntries(Object.entries(FLAGS).map(([name, f]) => [name, { type: f.type }]));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: normalizeArgv(argv), options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message} (see portico --help)`);
+  }
+  const { values, positionals } = parsed;
+  const str = (name: string): string => {
+    const v = values[name];
+    return typeof v === 'string' ? v : (FLAGS[name]?.default ?? '');
+  };
+  const opt = (name: string): string | undefined => str(name) || undefined;
+  const mode = positionals[0] === 'render' ? 'render' : 'run';
+  if (positionals.length > 0 && (positionals[0] !== 'render' || positionals.length > 1)) {
+    throw new ConfigError(`unexpected argument ${JSON.stringify(positionals.join(' '))} (commands: render)`);
+  }
+  const lb = str('default-load-balance');
+  if (lb !== 'round_robin' && lb !== 'ewma') {
+    throw new ConfigError(`--default-load-balance: expected round_robin or ewma, got ${JSON.stringify(lb)}`);
+  }
+  const dbs = opt('default-backend-service');
+  const config = finalizeConfig({
+    mode,
+    manifests: opt('manifests'),
+    kubeconfig: opt('kubeconfig') ?? (opt('manifests') ? undefined : env['KUBECONFIG'] || undefined),
+    apiserverHost: opt('apiserver-host'),
+    watchNamespace: opt('watch-namespace'),
+    watchNamespaceSelector: opt('watch-namespace-selector'),
+    configmap: opt('configmap'),
+    httpPort: parsePort('http-port', str('http-port')),
+    httpsPort: parsePort('https-port', str('https-port')),
+    healthzPort: parsePort('healthz-port', str('healthz-port')),
+    statusPort: parsePort('status-port', str('status-port')),
+    defaultServerPort: parsePort('default-server-port', str('default-server-port')),
+    listenAddress: str('listen-address'),
+    workDir: str('work-dir'),
+    luaDir: fileURLToPath(new URL('../../../lua/', import.meta.url)),
+    nginxBinary: str('nginx-binary'),
+    controllerClass: str('controller-class'),
+    ingressClass: str('ingress-class'),
+    watchIngressWithoutClass: values['watch-ingress-without-class'] === true,
+    defaultBackendService: dbs ? parseObjectRef('default-backend-service', dbs) : undefined,
+    annotationsPrefix: str('annotations-prefix'),
+    defaultLoadBalance: lb as LoadBalance,
+    syncPeriodMs: parseIntAtLeast('sync-period-ms', str('sync-period-ms'), 10),
+    logLevel: str('log-level'),
+  });
+  return Object.freeze({ ...config, help: values['help'] === true });
+}

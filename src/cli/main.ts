@@ -1,0 +1,40 @@
+// The `portico` command: `portico [flags]` runs the controller, `portico render` prints nginx.conf.
+import { ConfigError, errorMessage, PorticoError } from '../errors.js';
+import { createLogger } from '../log.js';
+import { helpText, parseFlags } from './flags.js';
+import { runController, renderOnce } from '../controller/run.js';
+
+async function main(): Promise<number> {
+  let config;
+  try {
+    config = parseFlags(process.argv.slice(2), process.env);
+  } catch (err) {
+    process.stderr.write(`portico: ${errorMessage(err)}\n`);
+    return err instanceof ConfigError ? 2 : 1;
+  }
+  if (config.help) {
+    process.stdout.write(`${helpText()}\n`);
+    return 0;
+  }
+  if (config.mode === 'render') {
+    if (!config.manifests) {
+      process.stderr.write('portico render: --manifests DIR is required\n');
+      return 2;
+    }
+    const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
+    process.stdout.write(await renderOnce(config, log));
+    return 0;
+  }
+  const log = createLogger(config.logLevel);
+  try {
+    return await runController(config, log);
+  } catch (err) {
+    log.fatal({ code: err instanceof PorticoError ? err.code : undefined }, errorMessage(err));
+    return 1;
+  }
+}
+
+main().then((code) => { process.exitCode = code; }, (err: unknown) => {
+  process.stderr.write(`portico: ${errorMessage(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,108 @@
+// The controller: wires source → store → model → render → apply, and owns the one sync function.
+import type { Config } from '../config/config.js';
+import { errorMessage, NginxTestError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { buildModel } from '../model/build.js';
+import { EMPTY_SNAPSHOT, type ModelOptions } from '../model/input.js';
+import type { Model } from '../model/types.js';
+import { renderNginxConf, type RenderOptions } from '../render/nginx-conf.js';
+import { backendsPayload } from '../render/lua-payload.js';
+import { planApply, type DataPlaneState } from '../apply/plan.js';
+import { Nginx } from '../nginx/process.js';
+import { Store } from '../store/store.js';
+import { SyncLoop } from './sync-loop.js';
+import { ProblemReporter } from './problems.js';
+
+export function modelOptions(config: Config): ModelOptions {
+  return {
+    controllerClass: config.controllerClass,
+    ingressClass: config.ingressClass,
+    watchIngressWithoutClass: config.watchIngressWithoutClass,
+    defaultBackendService: config.defaultBackendService,
+    loadBalance: config.defaultLoadBalance,
+  };
+}
+
+export function renderOptions(config: Config, user: string | undefined): RenderOptions {
+  return {
+    workDir: config.workDir, luaDir: config.luaDir, httpPort: config.httpPort, httpsPort: config.httpsPort,
+    statusPort: config.statusPort, defaultServerPort: config.defaultServerPort, listenAddress: config.listenAddress,
+    user, workerProcesses: 'auto',
+  };
+}
+
+export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number }
+
+/** Keeps nginx in step with the store. */
+export class Controller {
+  readonly store = new Store();
+  readonly loop: SyncLoop;
+  readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0 };
+  private running: DataPlaneState | undefined;
+  private current: { model: Model; conf: string; backends: string } | undefined;
+  private readonly problems: ProblemReporter;
+
+  constructor(private readonly config: Config, private readonly nginx: Nginx, private readonly render: RenderOptions, private readonly log: Logger) {
+    this.loop = new SyncLoop(config.syncPeriodMs, (causes) => this.sync(causes), log);
+    this.store.onChange((kind) => { this.loop.mark(kind); });
+    this.problems = new ProblemReporter(log);
+  }
+
+  /** True once nginx serves the configuration of the latest successful sync. */
+  get healthy(): boolean {
+    return this.running !== undefined && this.nginx.running;
+  }
+
+  get debug(): { conf: string; backends: string; model: Model | undefined } {
+    return { conf: this.current?.conf ?? '', backends: this.current?.backends ?? '[]', model: this.current?.model };
+  }
+
+  /** Called when nginx restarted on its own: its shared dicts are empty, so everything is pushed again. */
+  nginxRestarted(): void {
+    this.running = this.running ? { ...this.running, backends: '' } : undefined;
+    this.loop.mark('nginx-restart');
+  }
+
+  /** One sync: snapshot → model → render → skip if equal → plan → apply. */
+  async sync(causes: ReadonlyMap<string, number>): Promise<void> {
+    const started = Date.now();
+    this.counters.syncs += 1;
+    const model = buildModel(this.store.snapshot(), modelOptions(this.config));
+    this.problems.report(model.problems);
+    const conf = renderNginxConf(model, this.render);
+    const backends = JSON.stringify(backendsPayload(model));
+    const next: DataPlaneState = { confHash: conf.hash, backends };
+    const plan = planApply(this.running, next);
+    const cause = Object.fromEntries(causes);
+    if (plan === 'noop') {
+      this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
+      return;
+    }
+    try {
+      if (plan === 'reload') await this.reload(conf.text, conf.hash, model);
+      await this.nginx.push('backends', JSON.parse(backends) as unknown);
+      if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
+      this.running = next;
+      this.current = { model, conf: conf.text, backends };
+      this.log.info({ cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters }, 'sync');
+    } catch (err) {
+      this.counters.failedUpdates += 1;
+      this.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');
+      if (!(err instanceof NginxTestError)) this.running = undefined;
+    }
+  }
+
+  private async reload(text: string, hash: string, model: Model): Promise<void> {
+    try {
+      const how = await this.nginx.apply(text, hash);
+      if (how === 'reloaded') this.counters.reloads += 1;
+    } catch (err) {
+      if (!(err instanceof NginxTestError) || this.nginx.running) throw err;
+      // Nothing serves yet: start with an empty configuration so nginx answers, then report the refusal.
+      const empty = renderNginxConf(buildModel(EMPTY_SNAPSHOT, modelOptions(this.config)), this.render);
+      await this.nginx.apply(empty.text, empty.hash);
+      this.log.error({ servers: model.servers.length }, 'nginx refused the first configuration; serving an empty one');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,69 @@
+// Process lifecycle: start the source, nginx and the server; stop them all on SIGINT/SIGTERM.
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log.js';
+import { Nginx, nginxVersion } from '../nginx/process.js';
+import { chooseWorkerUser } from '../nginx/worker-user.js';
+import { ManifestSource } from '../sources/manifests.js';
+import { startServer } from '../server/http.js';
+import { buildModel } from '../model/build.js';
+import { renderNginxConf } from '../render/nginx-conf.js';
+import { Store } from '../store/store.js';
+import { Controller, modelOptions, renderOptions } from './controller.js';
+import { mkdir } from 'node:fs/promises';
+import { ConfigError } from '../errors.js';
+
+/** A source feeds the store and can be stopped; local folder or Kubernetes API. */
+export interface Source {
+  start(): Promise<void>;
+  stop(): void;
+}
+
+function makeSource(config: Config, store: Store, log: Logger): Source {
+  if (config.manifests) return new ManifestSource(config.manifests, store, log);
+  throw new ConfigError('no source: give --manifests DIR (local mode) or --kubeconfig FILE');
+}
+
+/** `portico render`: the nginx.conf a folder produces, without starting anything. */
+export async function renderOnce(config: Config, log: Logger): Promise<string> {
+  const store = new Store();
+  const source = makeSource(config, store, log);
+  await source.start();
+  source.stop();
+  const model = buildModel(store.snapshot(), modelOptions(config));
+  for (const p of model.problems) log.warn(`${p.object.kind} ${p.object.namespace}/${p.object.name} ${p.field}: ${p.reason}`);
+  return renderNginxConf(model, renderOptions(config, undefined)).text;
+}
+
+/** Runs until SIGINT/SIGTERM; returns the exit code. */
+export async function runController(config: Config, log: Logger): Promise<number> {
+  log.info({ ...(await nginxVersion(config.nginxBinary)) }, 'nginx version');
+  await mkdir(config.workDir, { recursive: true });
+  const user = await chooseWorkerUser(config.workDir);
+  let controller: Controller | undefined;
+  const nginx = new Nginx({
+    binary: config.nginxBinary, workDir: config.workDir, statusPort: config.statusPort, log,
+    onRestart: () => controller?.nginxRestarted(),
+  });
+  await nginx.prepare(user.uid, user.gid);
+  const ctl = new Controller(config, nginx, renderOptions(config, user.name), log);
+  controller = ctl;
+  const source = makeSource(config, ctl.store, log);
+  const server = await startServer(config.healthzPort, '', {
+    healthy: () => ctl.healthy,
+    debugConfig: () => ctl.debug.conf,
+    debugBackends: () => ctl.debug.backends,
+  }, log);
+  await source.start();
+  ctl.loop.mark('startup');
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => { resolve('SIGINT'); });
+    process.once('SIGTERM', () => { resolve('SIGTERM'); });
+  });
+  log.info({ signal }, 'stopping');
+  source.stop();
+  ctl.loop.stop();
+  server.close();
+  await nginx.stop();
+  log.info('stopped');
+  return 0;
+}

@@ -1,0 +1,96 @@
+// Service backends: a Service port resolved through EndpointSlices to pod IP:port endpoints.
+import type { EndpointSlice, Service } from './input.js';
+import { checkLabel, checkPortName, checkPortNumber, checkServiceName } from './names.js';
+import type { Endpoint, Upstream } from './types.js';
+
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+/** A backend reference as an Ingress writes it. */
+export interface BackendRef {
+  readonly serviceName: string;
+  readonly portNumber: number | undefined;
+  readonly portName: string | undefined;
+}
+
+export type Resolved =
+  | { readonly ok: true; readonly upstream: Upstream; readonly problem?: { field: string; reason: string } }
+  | { readonly ok: false; readonly field: string; readonly reason: string };
+
+/** Lookups over the snapshot, built once per model. */
+export class BackendIndex {
+  private readonly services = new Map<string, Service>();
+  private readonly slices = new Map<string, EndpointSlice[]>();
+
+  constructor(services: readonly Service[], slices: readonly EndpointSlice[], private readonly loadBalance: Upstream['loadBalance']) {
+    for (const s of services) this.services.set(`${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`, s);
+    for (const slice of slices) {
+      const svc = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
+      if (!svc) continue;
+      const key = `${slice.metadata?.namespace ?? 'default'}/${svc}`;
+      const list = this.slices.get(key) ?? [];
+      list.push(slice);
+      this.slices.set(key, list);
+    }
+  }
+
+  /** Resolves a backend of an Ingress in `namespace`; a missing Service or port gives an upstream with no endpoint. */
+  resolve(namespace: string, ref: BackendRef, field: string): Resolved {
+    const bad = checkLabel(namespace) ?? checkServiceName(ref.serviceName)
+      ?? (ref.portName !== undefined ? checkPortName(ref.portName) : checkPortNumber(ref.portNumber));
+    if (bad) return { ok: false, field, reason: bad };
+    const portLabel = ref.portName ?? String(ref.portNumber);
+    const service = this.services.get(`${namespace}/${ref.serviceName}`);
+    const empty = (reason: string): Resolved => ({
+      ok: true,
+      upstream: this.upstream(namespace, ref.serviceName, portLabel, 0, []),
+      problem: { field, reason },
+    });
+    if (!service) return empty(`Service ${namespace}/${ref.serviceName} not found; the path answers 503`);
+    const port = (service.spec?.ports ?? []).find((p) =>
+      ref.portName !== undefined ? p.name === ref.portName : p.port === ref.portNumber);
+    if (!port) {
+      return empty(`Service ${namespace}/${ref.serviceName} has no port ${portLabel}; the path answers 503`);
+    }
+    const endpoints = this.endpointsFor(namespace, ref.serviceName, port.name ?? '');
+    return { ok: true, upstream: this.upstream(namespace, ref.serviceName, String(port.port), port.port, endpoints) };
+  }
+
+  private upstream(namespace: string, service: string, portLabel: string, port: number, endpoints: Endpoint[]): Upstream {
+    return {
+      name: `${namespace}_${service}_${portLabel}`,
+      service: { kind: 'Service', namespace, name: service },
+      servicePort: port,
+      endpoints,
+      loadBalance: this.loadBalance,
+    };
+  }
+
+  /** Ready endpoints; serving-but-terminating ones only when none is ready (as kube-proxy does). */
+  private endpointsFor(namespace: string, service: string, portName: string): Endpoint[] {
+    const ready = new Map<string, Endpoint>();
+    const terminating = new Map<string, Endpoint>();
+    for (const slice of this.slices.get(`${namespace}/${service}`) ?? []) {
+      if (slice.addressType === 'FQDN') continue;
+      const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName)?.port;
+      if (port === undefined || checkPortNumber(port)) continue;
+      for (const ep of slice.endpoints) {
+        const address = ep.addresses[0];
+        if (address === undefined || !isIp(address)) continue;
+        const c = ep.conditions ?? {};
+        const isReady = c.ready ?? true;
+        const isServing = c.serving ?? isReady;
+        const endpoint = { address, port };
+        if (isReady && c.terminating !== true) ready.set(`${address}|${port}`, endpoint);
+        else if (isServing) terminating.set(`${address}|${port}`, endpoint);
+      }
+    }
+    const chosen = ready.size > 0 ? ready : terminating;
+    return [...chosen.values()].sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
+  }
+}
+
+/** An IPv4 or IPv6 literal (nothing else may become an nginx peer). */
+export function isIp(value: string): boolean {
+  const v4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+  return v4.test(value) || (/^[0-9a-fA-F:.]+$/.test(value) && value.includes(':') && value.length <= 45);
+}

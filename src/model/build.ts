@@ -1,0 +1,143 @@
+// Translation: a snapshot of API objects → the model, with Kubernetes' Ingress semantics exactly.
+import type { Ingress, ModelOptions, Snapshot } from './input.js';
+import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
+import { BackendIndex, type BackendRef } from './backends.js';
+import { classSelector } from './classes.js';
+import { checkHost, checkLabel, checkPath } from './names.js';
+import { compileLocations, normalizePath, type PathRule } from './routes.js';
+import type { Model, ObjectRef, Problem, Server, Target, Upstream } from './types.js';
+
+const NOT_FOUND: Target = { kind: 'not-found' };
+
+/** Oldest first: creationTimestamp, then namespace/name (the conflict rule of DESIGN.md). */
+export function byAge(a: Ingress, b: Ingress): number {
+  const ta = a.metadata?.creationTimestamp ?? '9999';
+  const tb = b.metadata?.creationTimestamp ?? '9999';
+  if (ta !== tb) return Date.parse(ta) - Date.parse(tb) || (ta < tb ? -1 : 1);
+  return refOf(a).namespace.localeCompare(refOf(b).namespace) || refOf(a).name.localeCompare(refOf(b).name);
+}
+
+function refOf(ing: Ingress): ObjectRef {
+  return { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
+}
+
+function backendRef(b: IngressBackend | undefined): BackendRef | undefined {
+  if (!b?.service) return undefined;
+  return { serviceName: b.service.name, portNumber: b.service.port?.number, portName: b.service.port?.name };
+}
+
+/** Accumulates one model; each method takes one part of one Ingress. */
+class Builder {
+  readonly problems: Problem[] = [];
+  readonly upstreams = new Map<string, Upstream>();
+  /** host ('' = no host) → path rules, each path+type claimed by the oldest Ingress. */
+  readonly rules = new Map<string, Map<string, PathRule>>();
+  readonly hostDefaults = new Map<string, Target>();
+  globalDefault: Target | undefined;
+  readonly served: ObjectRef[] = [];
+
+  constructor(private readonly index: BackendIndex) {}
+
+  problem(object: ObjectRef, field: string, reason: string, severity: Problem['severity'] = 'dropped'): void {
+    this.problems.push({ object, field, reason, severity });
+  }
+
+  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string): Target | undefined {
+    const b = backendRef(backend);
+    if (!b) {
+      this.problem(ref, field, backend?.resource ? 'resource backends are not supported' : 'backend.service is required');
+      return undefined;
+    }
+    const r = this.index.resolve(ref.namespace, b, field);
+    if (!r.ok) {
+      this.problem(ref, r.field, r.reason);
+      return undefined;
+    }
+    if (r.problem) this.problem(ref, r.problem.field, r.problem.reason, 'degraded');
+    if (!this.upstreams.has(r.upstream.name)) this.upstreams.set(r.upstream.name, r.upstream);
+    return { kind: 'upstream', upstream: r.upstream.name, ingress: ref };
+  }
+
+  addIngress(ing: Ingress): void {
+    const ref = refOf(ing);
+    const badNs = checkLabel(ref.namespace) ?? (ref.name ? undefined : 'metadata.name is required');
+    if (badNs) return this.problem(ref, 'metadata', badNs);
+    const hosts: string[] = [];
+    (ing.spec?.rules ?? []).forEach((rule, i) => {
+      const host = (rule.host ?? '').toLowerCase();
+      const badHost = host === '' ? undefined : checkHost(host);
+      if (badHost) return this.problem(ref, `spec.rules[${i}].host`, badHost);
+      hosts.push(host);
+      (rule.http?.paths ?? []).forEach((p, j) => this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`));
+    });
+    if (ing.spec?.defaultBackend) {
+      const t = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend');
+      if (t) {
+        this.globalDefault ??= t;
+        for (const h of hosts) if (!this.hostDefaults.has(h)) this.hostDefaults.set(h, t);
+      }
+    }
+    this.served.push(ref);
+  }
+
+  private addPath(ref: ObjectRef, host: string, p: { path?: string; pathType: string; backend: IngressBackend }, field: string): void {
+    const type = p.pathType === 'Exact' ? 'Exact' : p.pathType === 'Prefix' || p.pathType === 'ImplementationSpecific' ? 'Prefix' : undefined;
+    if (!type) return this.problem(ref, `${field}.pathType`, `${JSON.stringify(p.pathType)} is not Exact, Prefix or ImplementationSpecific`);
+    const raw = p.path ?? '/';
+    const bad = checkPath(raw);
+    if (bad) return this.problem(ref, `${field}.path`, bad);
+    const target = this.target(ref, p.backend, `${field}.backend`);
+    if (!target) return;
+    const path = normalizePath(raw, type);
+    const table = this.rules.get(host) ?? new Map<string, PathRule>();
+    this.rules.set(host, table);
+    const key = `${type} ${path}`;
+    const holder = table.get(key);
+    if (holder && holder.target.kind === 'upstream') {
+      const owner = holder.target.ingress;
+      if (owner.namespace !== ref.namespace || owner.name !== ref.name) {
+        this.problem(ref, `${field}.path`, `${type} ${host || '*'}${path} is already served by the older Ingress ${owner.namespace}/${owner.name}`);
+      }
+      return;
+    }
+    table.set(key, { path, type, target });
+  }
+}
+
+function wildcardOf(host: string): string | undefined {
+  const dot = host.indexOf('.');
+  return dot > 0 ? `*${host.slice(dot)}` : undefined;
+}
+
+function sortedServers(b: Builder, fallback: Target): Server[] {
+  const rulesOf = (h: string): PathRule[] => [...(b.rules.get(h)?.values() ?? [])];
+  const hosts = new Set([...b.rules.keys(), ...b.hostDefaults.keys()].filter((h) => h !== ''));
+  const servers: Server[] = [];
+  for (const host of [...hosts].sort()) {
+    const wild = host.startsWith('*.') ? undefined : wildcardOf(host);
+    const tiers = [rulesOf(host), ...(wild && hosts.has(wild) ? [rulesOf(wild)] : []), rulesOf('')];
+    const own = b.hostDefaults.get(host) ?? (wild ? b.hostDefaults.get(wild) : undefined);
+    servers.push({ host, locations: compileLocations(tiers, own ?? fallback) });
+  }
+  servers.push({ host: '_', locations: compileLocations([rulesOf('')], fallback) });
+  return servers;
+}
+
+/** Builds the model. Pure: the same snapshot and options always give the same model. */
+export function buildModel(snapshot: Snapshot, opts: ModelOptions): Model {
+  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance);
+  const b = new Builder(index);
+  const ours = classSelector(snapshot.ingressClasses, opts);
+  for (const ing of snapshot.ingresses.filter(ours).sort(byAge)) b.addIngress(ing);
+  let fallback = b.globalDefault ?? NOT_FOUND;
+  if (!b.globalDefault && opts.defaultBackendService) {
+    const { namespace, name } = opts.defaultBackendService;
+    const svc = snapshot.services.find((s) => s.metadata?.namespace === namespace && s.metadata.name === name);
+    const port = svc?.spec?.ports?.[0];
+    const flagRef: ObjectRef = { kind: 'Service', namespace, name };
+    const backend = { service: { name, port: port?.name ? { name: port.name } : { number: port?.port ?? 80 } } };
+    fallback = b.target(flagRef, backend, '--default-backend-service') ?? NOT_FOUND;
+  }
+  const upstreams = [...b.upstreams.values()].sort((x, y) => x.name.localeCompare(y.name));
+  return { servers: sortedServers(b, fallback), upstreams, ingresses: b.served, problems: b.problems };
+}

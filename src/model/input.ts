@@ -1,0 +1,29 @@
+// The narrow interface translation reads: a frozen snapshot of the objects Portico keeps.
+import type { Ingress, IngressClass } from 'kubernetes-types/networking/v1.js';
+import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+
+export type { Ingress, IngressClass, ConfigMap, Secret, Service, EndpointSlice };
+
+/** Every object the model may read, frozen; arrays in no particular order. */
+export interface Snapshot {
+  readonly ingresses: readonly Ingress[];
+  readonly ingressClasses: readonly IngressClass[];
+  readonly services: readonly Service[];
+  readonly endpointSlices: readonly EndpointSlice[];
+  readonly secrets: readonly Secret[];
+  readonly configMaps: readonly ConfigMap[];
+}
+
+/** The parts of the configuration translation depends on. */
+export interface ModelOptions {
+  readonly controllerClass: string;
+  readonly ingressClass: string;
+  readonly watchIngressWithoutClass: boolean;
+  readonly defaultBackendService: { readonly namespace: string; readonly name: string } | undefined;
+  readonly loadBalance: 'round_robin' | 'ewma';
+}
+
+export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
+  ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [],
+});

@@ -1,0 +1,70 @@
+// Validation of every name and path that reaches the model: the first line of defence against injection.
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const IANA_SVC_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+/** Strict path validation of ingress-nginx for Exact and Prefix paths (letters, digits, `_ - . /`). */
+const STRICT_PATH = /^\/[A-Za-z0-9_./-]*$/;
+
+/** A Kubernetes namespace or other DNS-1123 label; undefined when valid, else the reason. */
+export function checkLabel(value: string): string | undefined {
+  if (value.length === 0 || value.length > 63 || !DNS1123_LABEL.test(value)) {
+    return `${JSON.stringify(clip(value))} is not a DNS-1123 label (lowercase letters, digits, '-', at most 63)`;
+  }
+  return undefined;
+}
+
+/** A Service name (DNS-1035 label). */
+export function checkServiceName(value: string): string | undefined {
+  if (value.length === 0 || value.length > 63 || !DNS1035_LABEL.test(value)) {
+    return `${JSON.stringify(clip(value))} is not a valid Service name (DNS-1035 label)`;
+  }
+  return undefined;
+}
+
+/** A named port (IANA_SVC_NAME: at most 15 lowercase letters, digits and '-', with a letter). */
+export function checkPortName(value: string): string | undefined {
+  if (value.length === 0 || value.length > 15 || !IANA_SVC_NAME.test(value) || !/[a-z]/.test(value) || value.includes('--')) {
+    return `${JSON.stringify(clip(value))} is not a valid port name`;
+  }
+  return undefined;
+}
+
+/** A port number 1-65535. */
+export function checkPortNumber(value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
+    return `${JSON.stringify(value)} is not a port number (1-65535)`;
+  }
+  return undefined;
+}
+
+/** An Ingress host: a DNS-1123 subdomain, optionally `*.` and then one; never an IP, never a port. */
+export function checkHost(value: string): string | undefined {
+  const name = value.startsWith('*.') ? value.slice(2) : value;
+  const labels = name.split('.');
+  const ok = value.length <= 253 && labels.length >= (value.startsWith('*.') ? 2 : 1)
+    && labels.every((l) => l.length <= 63 && DNS1123_LABEL.test(l));
+  if (!ok) {
+    return `${JSON.stringify(clip(value))} is not a valid host (a lowercase DNS name, optionally starting with '*.')`;
+  }
+  if (/^[0-9.]+$/.test(name)) {
+    return `${JSON.stringify(value)} is an IP address; Ingress hosts must be DNS names`;
+  }
+  return undefined;
+}
+
+/** An Exact or Prefix path: absolute, strict characters only, no `//`, `/./` or `/../` segments. */
+export function checkPath(value: string): string | undefined {
+  if (!STRICT_PATH.test(value)) {
+    return `${JSON.stringify(clip(value))} is not a valid path: it must start with '/' and contain only letters, digits, '_', '-', '.' and '/'`;
+  }
+  if (/\/\/|\/\.\.?(\/|$)/.test(value)) {
+    return `${JSON.stringify(value)} is not a valid path: empty, '.' or '..' segments never match a normalized request`;
+  }
+  return undefined;
+}
+
+/** Shortens a hostile value for messages (the whole value may be megabytes). */
+export function clip(value: string, max = 80): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}

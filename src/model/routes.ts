@@ -1,0 +1,83 @@
+// Kubernetes path matching: the reference matcher, and its compilation into nginx locations.
+import type { Location, Target } from './types.js';
+
+/** One path of one Ingress rule, normalized (Prefix paths lose their trailing slash, except '/'). */
+export interface PathRule {
+  readonly path: string;
+  readonly type: 'Exact' | 'Prefix';
+  readonly target: Target;
+}
+
+/** Normalizes an Ingress path: ImplementationSpecific is Prefix; a Prefix path ignores its trailing slash. */
+export function normalizePath(path: string, type: 'Exact' | 'Prefix'): string {
+  if (type === 'Exact' || path === '/') return path;
+  return path.replace(/\/+$/, '') || '/';
+}
+
+/** True when `prefix` is an element-wise prefix of `uri` (`/foo` matches `/foo`, `/foo/`, `/foo/bar`, not `/foobar`). */
+export function isElementPrefix(prefix: string, uri: string): boolean {
+  return prefix === '/' || uri === prefix || uri.startsWith(`${prefix}/`);
+}
+
+function matchTier(rules: readonly PathRule[], uri: string, prefixOnly: boolean): PathRule | undefined {
+  let best: PathRule | undefined;
+  for (const rule of rules) {
+    const hit = rule.type === 'Exact' ? !prefixOnly && rule.path === uri : isElementPrefix(rule.path, uri);
+    if (!hit) continue;
+    const longer = best === undefined || rule.path.length > best.path.length;
+    const exactTie = best !== undefined && rule.path.length === best.path.length && rule.type === 'Exact';
+    if (longer || exactTie) best = rule;
+  }
+  return best;
+}
+
+/**
+ * The Kubernetes rules for one request path: the first tier (exact host, then wildcard host, then no host) with a
+ * match decides; within it the longest path wins and Exact beats Prefix on a tie. Undefined: no rule matches.
+ */
+export function route(tiers: readonly (readonly PathRule[])[], uri: string, prefixOnly = false): Target | undefined {
+  for (const rules of tiers) {
+    const hit = matchTier(rules, uri, prefixOnly);
+    if (hit) return hit.target;
+  }
+  return undefined;
+}
+
+/**
+ * Compiles tiers of rules into nginx locations that give the same answer as `route` for every request path.
+ * nginx takes an `= path` location first, else the longest prefix location; each location's target is
+ * therefore the answer of `route` for the paths that location catches. Every prefix location `p/` gets an exact
+ * twin `= p`, so nginx never answers a 301 of its own for `p` (its auto-redirect for locations ending in '/').
+ */
+export function compileLocations(tiers: readonly (readonly PathRule[])[], fallback: Target): Location[] {
+  const exact = new Set<string>();
+  const prefix = new Set<string>(['/']);
+  for (const rule of tiers.flat()) {
+    if (rule.type === 'Exact') {
+      exact.add(rule.path);
+      if (rule.path.length > 1 && rule.path.endsWith('/')) exact.add(rule.path.slice(0, -1));
+    } else if (rule.path !== '/') {
+      exact.add(rule.path);
+      prefix.add(`${rule.path}/`);
+    }
+  }
+  const locations: Location[] = [];
+  for (const path of [...exact].sort()) {
+    locations.push({ match: 'exact', path, target: route(tiers, path) ?? fallback });
+  }
+  for (const path of [...prefix].sort()) {
+    locations.push({ match: 'prefix', path, target: route(tiers, path, true) ?? fallback });
+  }
+  return locations;
+}
+
+/** Simulates nginx's choice among compiled locations (for tests and /debug): exact first, else longest prefix. */
+export function nginxPick(locations: readonly Location[], uri: string): Location | undefined {
+  const exact = locations.find((l) => l.match === 'exact' && l.path === uri);
+  if (exact) return exact;
+  let best: Location | undefined;
+  for (const l of locations) {
+    if (l.match === 'prefix' && uri.startsWith(l.path) && (!best || l.path.length > best.path.length)) best = l;
+  }
+  return best;
+}

@@ -1,0 +1,60 @@
+// The model: what nginx must do, as plain data. No Kubernetes API types, no annotation modules.
+
+/** Reference to the object a piece of the model came from, for logs and Events. */
+export interface ObjectRef {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** One address a backend sends traffic to. */
+export interface Endpoint {
+  readonly address: string;
+  readonly port: number;
+}
+
+/** One service port: the unit the Lua balancer picks peers in. */
+export interface Upstream {
+  /** `namespace_service_port`, unique and made only of [a-z0-9_-]. */
+  readonly name: string;
+  readonly service: ObjectRef;
+  readonly servicePort: number;
+  /** Ready endpoints, or serving-but-terminating ones when no endpoint is ready. */
+  readonly endpoints: readonly Endpoint[];
+  readonly loadBalance: 'round_robin' | 'ewma';
+}
+
+/** Where a matched request goes. */
+export type Target =
+  | { readonly kind: 'upstream'; readonly upstream: string; readonly ingress: ObjectRef }
+  | { readonly kind: 'not-found' };
+
+/** One nginx location: `= path` (exact) or `path` (prefix, ending in '/' unless it is '/'). */
+export interface Location {
+  readonly match: 'exact' | 'prefix';
+  readonly path: string;
+  readonly target: Target;
+}
+
+/** One virtual host. `host` is an exact name, `*.suffix` (one label), or '_' for every other host. */
+export interface Server {
+  readonly host: string;
+  readonly locations: readonly Location[];
+}
+
+/** Why an object, or a part of one, was left out of the model. */
+export interface Problem {
+  readonly object: ObjectRef;
+  readonly field: string;
+  readonly reason: string;
+  /** 'dropped': left out; 'degraded': served, but not as asked (e.g. 503 for a missing Service). */
+  readonly severity: 'dropped' | 'degraded';
+}
+
+export interface Model {
+  readonly servers: readonly Server[];
+  readonly upstreams: readonly Upstream[];
+  /** Ingresses (namespace/name) that the model serves, for status and Events. */
+  readonly ingresses: readonly ObjectRef[];
+  readonly problems: readonly Problem[];
+}

@@ -1,0 +1,168 @@
+// The only module that runs nginx: test, start, reload, supervise, stop, and talk to its Lua configuration endpoint.
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdir, rename, writeFile, chmod, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { NginxTestError, PorticoError, ErrorCodes, errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+
+const run = promisify(execFile);
+const TEMP_DIRS = ['tmp/client_body', 'tmp/proxy', 'tmp/fastcgi', 'tmp/uwsgi', 'tmp/scgi', 'logs'];
+
+export interface NginxOptions {
+  readonly binary: string;
+  readonly workDir: string;
+  readonly statusPort: number;
+  readonly log: Logger;
+  /** Called after nginx (re)started on its own, so the caller pushes the dynamic state again. */
+  readonly onRestart?: () => void;
+}
+
+/** Runs one nginx master as a child process under a work directory. */
+export class Nginx {
+  private child: ChildProcess | undefined;
+  private stopping = false;
+  private confHash = '';
+  private restarts = 0;
+
+  constructor(private readonly o: NginxOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Creates the work directory and nginx's temp folders (see docs/adr/0002 for their owner and modes). */
+  async prepare(workerUid: number | undefined, workerGid: number | undefined): Promise<void> {
+    for (const d of ['', ...TEMP_DIRS]) await mkdir(join(this.o.workDir, d), { recursive: true });
+    if (workerUid !== undefined && workerGid !== undefined && process.getuid?.() === 0) {
+      const { chown } = await import('node:fs/promises');
+      for (const d of TEMP_DIRS) await chown(join(this.o.workDir, d), workerUid, workerGid);
+    }
+    await chmod(join(this.o.workDir, 'logs'), 0o755);
+  }
+
+  /** Runs `nginx -t` on a candidate; throws NginxTestError carrying nginx's own message. */
+  async test(conf: string): Promise<string> {
+    const candidate = join(this.o.workDir, 'nginx.conf.candidate');
+    await writeFile(candidate, conf, { mode: 0o600 });
+    try {
+      await run(this.o.binary, ['-t', '-q', '-p', this.o.workDir, '-e', 'stderr', '-c', candidate], { timeout: 120_000 });
+    } catch (err) {
+      const stderr = (err as { stderr?: string }).stderr ?? errorMessage(err);
+      throw new NginxTestError(`nginx -t refused the new configuration: ${stderr.trim()}`);
+    }
+    return candidate;
+  }
+
+  /** Tests, swaps in and (re)loads a configuration; resolves once nginx serves it. `hash` identifies it. */
+  async apply(conf: string, hash: string): Promise<'started' | 'reloaded'> {
+    const candidate = await this.test(conf);
+    await rename(candidate, join(this.o.workDir, 'nginx.conf'));
+    this.confHash = hash;
+    if (!this.running) {
+      await this.start();
+      return 'started';
+    }
+    // After our own `nginx -t`, SIGHUP is half the cost of `nginx -s reload` (NGINX-NOTES.md).
+    this.child?.kill('SIGHUP');
+    await this.waitServing(hash);
+    return 'reloaded';
+  }
+
+  private async start(): Promise<void> {
+    this.stopping = false;
+    const child = spawn(this.o.binary, ['-p', this.o.workDir, '-e', 'stderr', '-c', join(this.o.workDir, 'nginx.conf'), '-g', 'daemon off; master_process on;'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.child = child;
+    let buffered = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) this.o.log.info({ nginx: line }, 'nginx');
+    });
+    child.on('exit', (code, signal) => { this.onExit(child, code, signal); });
+    try {
+      await this.waitServing(this.confHash);
+    } catch (err) {
+      throw new PorticoError(ErrorCodes.NGINX_START_FAILED, `nginx did not start: ${errorMessage(err)}`);
+    }
+  }
+
+  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    if (this.stopping) return;
+    this.restarts += 1;
+    const delay = Math.min(5000, 100 * 2 ** Math.min(this.restarts, 6));
+    this.o.log.error({ code, signal, restartInMs: delay }, 'nginx exited unexpectedly; restarting it');
+    setTimeout(() => {
+      if (this.stopping || this.running) return;
+      this.start().then(() => { this.restarts = 0; this.o.onRestart?.(); })
+        .catch((err: unknown) => { this.o.log.error({ err: errorMessage(err) }, 'nginx restart failed'); });
+    }, delay).unref();
+  }
+
+  /** Polls the status server on fresh connections until it reports the configuration `hash`. */
+  private async waitServing(hash: string, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'no answer';
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error('nginx exited');
+      try {
+        const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/portico/config-hash`, { headers: { connection: 'close' } });
+        last = (await res.text()).trim();
+        if (last === hash) return;
+      } catch (err) {
+        last = errorMessage(err);
+      }
+      await sleep(10);
+    }
+    throw new Error(`nginx did not serve the new configuration within ${timeoutMs} ms (last answer: ${last})`);
+  }
+
+  /** POSTs a JSON payload to nginx's Lua configuration endpoint (`backends`, `certificates`). */
+  async push(what: string, payload: unknown): Promise<void> {
+    const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
+      method: 'POST', body: JSON.stringify(payload), headers: { 'content-type': 'application/json' },
+    }).catch((err: unknown) => {
+      throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} failed: ${errorMessage(err)}`);
+    });
+    if (res.status < 200 || res.status > 299) {
+      throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} answered ${res.status}: ${await res.text()}`);
+    }
+  }
+
+  /** PIDs of the worker processes now (children of the master), for tests and /debug. */
+  async workerPids(): Promise<number[]> {
+    const pid = this.child?.pid;
+    if (pid === undefined) return [];
+    const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+    return text.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+  }
+
+  /** Graceful stop: SIGQUIT lets workers finish their requests; SIGKILL after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
+    child.kill('SIGQUIT');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** `nginx -v` and the Debian package version, logged at start (NGINX-NOTES.md: security backports). */
+export async function nginxVersion(binary: string): Promise<{ nginx: string; package: string }> {
+  const v = await run(binary, ['-v']).then((r) => (r.stderr || r.stdout).trim()).catch((e: unknown) => `unknown (${errorMessage(e)})`);
+  const pkg = await run('dpkg-query', ['-W', '-f=${Version}', 'nginx']).then((r) => r.stdout.trim()).catch(() => 'unknown');
+  return { nginx: v, package: pkg };
+}

@@ -1,0 +1,21 @@
+// The JSON payloads POSTed to nginx's Lua configuration endpoint (docs/adr/0001).
+import type { Model } from '../model/types.js';
+
+export interface BackendPayload {
+  readonly name: string;
+  readonly endpoints: readonly { readonly address: string; readonly port: number }[];
+  readonly loadBalance: string;
+  readonly hashBy: string;
+  readonly affinity: null;
+}
+
+/** The backend list for `POST /configuration/backends`, in the model's (sorted) order. */
+export function backendsPayload(model: Model): BackendPayload[] {
+  return model.upstreams.map((u) => ({
+    name: u.name,
+    endpoints: u.endpoints.map((e) => ({ address: e.address, port: e.port })),
+    loadBalance: u.loadBalance,
+    hashBy: '',
+    affinity: null,
+  }));
+}

@@ -1,0 +1,98 @@
+// Parses manifest text (YAML, multi-document, JSON, kind: List) into objects, with file and line in every error.
+import { LineCounter, parseAllDocuments } from 'yaml';
+import { KINDS, isKind, type Kind, type KubeObject } from '../store/kinds.js';
+
+export interface ParsedObject {
+  readonly kind: Kind;
+  readonly object: KubeObject;
+  readonly where: string;
+}
+
+export interface ParseResult {
+  readonly objects: ParsedObject[];
+  readonly errors: string[];
+  /** Objects of kinds Portico does not read: `file:line Kind/name`, logged at debug level. */
+  readonly ignored: string[];
+  /** True when the text itself is not valid YAML/JSON (as opposed to a valid document with a bad object). */
+  syntaxError: boolean;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Checks the fields every object needs; returns the reason it is unusable, or undefined. */
+function checkObject(kind: Kind, obj: Record<string, unknown>): string | undefined {
+  const want = KINDS[kind].apiVersion;
+  if (obj['apiVersion'] !== want) {
+    return `${kind} needs apiVersion ${want}, got ${JSON.stringify(obj['apiVersion'])}`;
+  }
+  const meta = obj['metadata'];
+  if (!isRecord(meta) || typeof meta['name'] !== 'string' || meta['name'] === '') {
+    return `${kind} has no metadata.name`;
+  }
+  if (meta['namespace'] !== undefined && typeof meta['namespace'] !== 'string') return `${kind} metadata.namespace is not a string`;
+  for (const f of ['labels', 'annotations'] as const) {
+    const m = meta[f];
+    if (m !== undefined && (!isRecord(m) || Object.values(m).some((v) => typeof v !== 'string'))) {
+      return `${kind} ${String(meta['name'])}: metadata.${f} must map strings to strings`;
+    }
+  }
+  if ((kind === 'Ingress' || kind === 'Service') && obj['spec'] !== undefined && !isRecord(obj['spec'])) {
+    return `${kind} ${meta['name']}: spec must be an object`;
+  }
+  if (kind === 'EndpointSlice' && !Array.isArray(obj['endpoints'])) return `EndpointSlice ${meta['name']}: endpoints must be a list`;
+  return undefined;
+}
+
+function collect(value: unknown, where: string, out: ParseResult): void {
+  if (value === null || value === undefined) return;
+  if (!isRecord(value)) {
+    out.errors.push(`${where}: a manifest must be an object, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+    return;
+  }
+  const kind = value['kind'];
+  if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(value['items'])) {
+    value['items'].forEach((item, i) => { collect(item, `${where} items[${i}]`, out); });
+    return;
+  }
+  if (typeof kind !== 'string' || kind === '') {
+    out.errors.push(`${where}: object has no kind`);
+    return;
+  }
+  if (!isKind(kind)) {
+    const meta = value['metadata'];
+    out.ignored.push(`${where} ${kind}/${isRecord(meta) ? String(meta['name']) : '?'}`);
+    return;
+  }
+  const bad = checkObject(kind, value);
+  if (bad) {
+    out.errors.push(`${where}: ${bad}`);
+    return;
+  }
+  const meta = value['metadata'] as Record<string, unknown>;
+  const namespaced = KINDS[kind].namespaced;
+  const object = { ...value, metadata: { ...meta, namespace: namespaced ? (meta['namespace'] ?? 'default') : undefined } };
+  out.objects.push({ kind, object: object as KubeObject, where });
+}
+
+/** Parses one file's text. `file` only names it in messages. */
+export function parseManifests(file: string, text: string): ParseResult {
+  const out: ParseResult = { objects: [], errors: [], ignored: [], syntaxError: false };
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const list = Array.isArray(docs) ? docs : [docs];
+  for (const doc of list) {
+    const line = lineCounter.linePos(doc.range[0]).line;
+    if (doc.errors.length > 0) {
+      out.syntaxError = true;
+      for (const e of doc.errors) {
+        const pos = e.linePos?.[0];
+        out.errors.push(`${file}:${pos ? `${pos.line}:${pos.col}` : line}: ${e.code}: ${e.message.split('\n')[0] ?? ''}`);
+      }
+      continue;
+    }
+    collect(doc.toJS({ maxAliasCount: 100 }), `${file}:${line}`, out);
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+// The store: the current objects of every kind, frozen; any change marks it dirty and wakes the sync loop.
+import type {
+  ConfigMap, EndpointSlice, Ingress, IngressClass, Secret, Service, Snapshot,
+} from '../model/input.js';
+import { KINDS, keyOf, trim, type Kind, type KubeObject } from './kinds.js';
+
+export type ChangeListener = (kind: Kind) => void;
+
+/** Holds the objects the sources deliver. Handlers only store and mark dirty; the sync loop does the work. */
+export class Store {
+  private readonly objects = new Map<Kind, Map<string, KubeObject>>();
+  private readonly listeners: ChangeListener[] = [];
+  private cached: Snapshot | undefined;
+
+  constructor() {
+    for (const kind of Object.keys(KINDS) as Kind[]) this.objects.set(kind, new Map());
+  }
+
+  onChange(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(kind: Kind): void {
+    this.cached = undefined;
+    for (const l of this.listeners) l(kind);
+  }
+
+  private table(kind: Kind): Map<string, KubeObject> {
+    const t = this.objects.get(kind);
+    if (!t) throw new Error(`unknown kind ${kind}`);
+    return t;
+  }
+
+  /** Adds or replaces an object. An update whose resourceVersion did not change is dropped (returns false). */
+  upsert(kind: Kind, obj: KubeObject): boolean {
+    const key = keyOf(kind, obj);
+    const old = this.table(kind).get(key);
+    const rv = obj.metadata?.resourceVersion;
+    if (old && rv !== undefined && old.metadata?.resourceVersion === rv) return false;
+    this.table(kind).set(key, trim(obj));
+    this.changed(kind);
+    return true;
+  }
+
+  /** Removes an object; false when it was not there. */
+  remove(kind: Kind, obj: KubeObject): boolean {
+    const removed = this.table(kind).delete(keyOf(kind, obj));
+    if (removed) this.changed(kind);
+    return removed;
+  }
+
+  /** Replaces every object of a kind (a relist, or a re-read folder); marks dirty only if anything differs. */
+  replaceKind(kind: Kind, objs: readonly KubeObject[]): boolean {
+    const next = new Map(objs.map((o) => [keyOf(kind, o), o] as const));
+    const table = this.table(kind);
+    let dirty = next.size !== table.size;
+    for (const [key, obj] of next) {
+      const old = table.get(key);
+      const rv = obj.metadata?.resourceVersion;
+      if (!old || rv === undefined || old.metadata?.resourceVersion !== rv) dirty = true;
+    }
+    if (!dirty) return false;
+    this.objects.set(kind, new Map([...next].map(([k, o]) => {
+      const old = table.get(k);
+      const same = old && o.metadata?.resourceVersion !== undefined && old.metadata?.resourceVersion === o.metadata.resourceVersion;
+      return [k, same ? old : trim(o)] as const;
+    })));
+    this.changed(kind);
+    return true;
+  }
+
+  /** Number of objects of a kind. */
+  count(kind: Kind): number {
+    return this.table(kind).size;
+  }
+
+  /** A frozen snapshot of everything; the same object until the next change. */
+  snapshot(): Snapshot {
+    if (this.cached) return this.cached;
+    // Sources only store objects of the kind they are filed under, so the cast holds.
+    const list = <T>(kind: Kind): readonly T[] => Object.freeze([...this.table(kind).values()]) as unknown as readonly T[];
+    const snap: Snapshot = Object.freeze({
+      ingresses: list<Ingress>('Ingress'),
+      ingressClasses: list<IngressClass>('IngressClass'),
+      services: list<Service>('Service'),
+      endpointSlices: list<EndpointSlice>('EndpointSlice'),
+      secrets: list<Secret>('Secret'),
+      configMaps: list<ConfigMap>('ConfigMap'),
+    });
+    this.cached = snap;
+    return snap;
+  }
+}
