@@ -1,0 +1,161 @@
+-- portico.balancer: per-worker backend table kept in step with the shared dict, and the three request hooks
+-- (rewrite, balance, log) of the single Lua-balanced upstream `portico_balancer` (ADR 0001).
+local cjson = require("cjson.safe")
+local ngx_balancer = require("ngx.balancer")
+local configuration = require("portico.configuration")
+
+local ngx = ngx
+local ngx_var = ngx.var
+local ngx_exit = ngx.exit
+local ngx_log = ngx.log
+local ERR = ngx.ERR
+local WARN = ngx.WARN
+local ipairs = ipairs
+local type = type
+local tostring = tostring
+local str_find = string.find
+local str_format = string.format
+local table_sort = table.sort
+local table_concat = table.concat
+local set_current_peer = ngx_balancer.set_current_peer
+local set_more_tries = ngx_balancer.set_more_tries
+local get_last_failure = ngx_balancer.get_last_failure
+
+local KEY_DATA = configuration.KEY_DATA
+local KEY_VERSION = configuration.KEY_VERSION
+
+local _M = {}
+
+-- Algorithms: name -> module with new(backend), :sync(backend), :pick() (and optionally :log()).
+local IMPLS = {
+  round_robin = require("portico.balancer.round_robin"),
+}
+_M.IMPLS = IMPLS
+
+local dict                  -- ngx.shared.portico_backends, set in init_worker
+local dict_get              -- its :get, localised for the hot path
+local backends = {}         -- name -> backend entry (worker-local)
+local synced_version = nil  -- the shared-dict version `backends` was built from (nil: nothing posted yet)
+local retry_cursor = 0
+
+local function algorithm_of(b)
+  local kind = b.loadBalance
+  if type(kind) ~= "string" or not IMPLS[kind] then kind = "round_robin" end
+  return kind
+end
+
+local function by_name(a, b) return a.name < b.name end
+
+-- Turns one validated backend from the JSON into a worker-local entry.
+local function build_entry(b)
+  local eps = {}
+  for i, ep in ipairs(b.endpoints) do
+    local address = ep.address
+    -- set_current_peer parses "::1" as host ":" and port ":1": IPv6 needs brackets (as $upstream_addr shows it)
+    local host = str_find(address, ":", 1, true) and str_format("[%s]", address) or address
+    eps[i] = { address = address, host = host, port = ep.port, name = str_format("%s:%d", host, ep.port) }
+  end
+  table_sort(eps, by_name)
+  local names = {}
+  for i, ep in ipairs(eps) do names[i] = ep.name end
+  b.endpoints = eps
+  b.n = #eps
+  b.fingerprint = table_concat(names, ",")
+  b.more_tries = b.n > 1 and b.n - 1 or 0
+  b.algorithm = algorithm_of(b)
+  return b
+end
+
+-- Rebuilds the worker-local table from the shared dict. Each backend keeps its balancer instance (and so
+-- its state) when its algorithm is unchanged; the instance's sync() decides what to keep.
+local function sync(version)
+  synced_version = version
+  local data = dict:get(KEY_DATA)
+  if not data then
+    backends = {}
+    return
+  end
+  local list, err = cjson.decode(data)
+  if type(list) ~= "table" then
+    ngx_log(ERR, "portico: cannot decode backends version ", tostring(version), ": ", tostring(err))
+    return
+  end
+  local fresh = {}
+  for _, raw in ipairs(list) do
+    local b = build_entry(raw)
+    local old = backends[b.name]
+    if old and old.algorithm == b.algorithm then
+      old.impl:sync(b)
+      b.impl = old.impl
+    else
+      b.impl = IMPLS[b.algorithm].new(b)
+    end
+    b.on_log = b.impl.log ~= nil
+    fresh[b.name] = b
+  end
+  backends = fresh
+end
+
+function _M.init_worker()
+  dict = ngx.shared[configuration.BACKENDS_DICT]
+  if not dict then
+    ngx_log(ERR, "portico: lua_shared_dict ", configuration.BACKENDS_DICT, " is not configured")
+    return
+  end
+  dict_get = dict.get
+  math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
+  sync(dict_get(dict, KEY_VERSION))
+end
+
+-- rewrite_by_lua: bring the table up to date (one shared-dict read) and answer 503 when the backend is
+-- unknown or has no endpoint.
+function _M.rewrite()
+  local version = dict_get(dict, KEY_VERSION)
+  if version ~= synced_version then sync(version) end
+  local b = backends[ngx_var.portico_backend]
+  if not b or b.n == 0 then return ngx_exit(503) end
+end
+
+-- On a retry (proxy_next_upstream) take the next endpoint not yet tried in this request.
+local function pick_untried(b)
+  local tried = ngx_var.upstream_addr or ""
+  local eps, n = b.endpoints, b.n
+  retry_cursor = retry_cursor + 1
+  for k = 0, n - 1 do
+    local ep = eps[(retry_cursor + k) % n + 1]
+    if not str_find(tried, ep.name, 1, true) then return ep end
+  end
+  return eps[retry_cursor % n + 1]
+end
+
+-- balancer_by_lua: set the peer. The first try also grants up to n-1 retries; nginx caps them with
+-- proxy_next_upstream_tries.
+function _M.balance()
+  local b = backends[ngx_var.portico_backend]
+  if not b or b.n == 0 then
+    ngx_log(WARN, "portico: backend ", tostring(ngx_var.portico_backend), " vanished before the balancer phase")
+    return
+  end
+  local ep
+  if get_last_failure() == nil then
+    if b.more_tries > 0 then set_more_tries(b.more_tries) end
+    ep = b.impl:pick()
+  else
+    ep = pick_untried(b)
+  end
+  local ok, err = set_current_peer(ep.host, ep.port)
+  if not ok then ngx_log(ERR, "portico: set_current_peer ", ep.name, ": ", err) end
+end
+
+-- log_by_lua: feed the response back to algorithms that learn from it (ewma).
+function _M.log()
+  local b = backends[ngx_var.portico_backend]
+  if b and b.on_log then b.impl:log() end
+end
+
+-- For tests and /debug: the worker-local view.
+function _M.get_backend(name)
+  return backends[name]
+end
+
+return _M

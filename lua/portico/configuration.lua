@@ -1,0 +1,210 @@
+-- portico.configuration: the 127.0.0.1 configuration endpoint; validates pushed backends and keeps them in a shared dict.
+--
+-- POST /configuration/backends  body: JSON array (ADR 0001) -> 201, or 400 with a message and nothing changed
+-- GET  /configuration/backends  -> 200 with the JSON nginx holds now (header X-Portico-Version), 404 if none yet
+--
+-- The shared dict `portico_backends` holds two keys: "backends" (the raw JSON as posted) and "version" (an integer
+-- incremented on every accepted POST). Workers compare "version" on the request path (portico.balancer).
+local cjson = require("cjson.safe")
+
+local ngx = ngx
+local type = type
+local pairs = pairs
+local next = next
+local ipairs = ipairs
+local tostring = tostring
+local tonumber = tonumber
+local math_floor = math.floor
+local str_find = string.find
+local str_match = string.match
+local str_format = string.format
+
+local _M = {}
+
+local BACKENDS_DICT = "portico_backends"
+_M.BACKENDS_DICT = BACKENDS_DICT
+_M.KEY_DATA = "backends"
+_M.KEY_VERSION = "version"
+
+local json_null = cjson.null
+
+-- init_by_lua: nothing to do yet; kept so the rendered nginx.conf has a stable hook.
+function _M.init()
+end
+
+local function is_integer(v, min, max)
+  return type(v) == "number" and v == math_floor(v) and v >= min and v <= max
+end
+
+local function is_absent(v)
+  return v == nil or v == json_null
+end
+
+local function valid_ipv4(s)
+  local a, b, c, d = str_match(s, "^(%d%d?%d?)%.(%d%d?%d?)%.(%d%d?%d?)%.(%d%d?%d?)$")
+  if not a then return false end
+  return tonumber(a) <= 255 and tonumber(b) <= 255 and tonumber(c) <= 255 and tonumber(d) <= 255
+end
+
+local function valid_ipv6(s)
+  -- without brackets (ADR); hex groups, "::" and an optional dotted IPv4 tail. nginx does the exact parse.
+  return #s >= 2 and #s <= 45 and str_find(s, ":", 1, true) ~= nil and str_match(s, "^[%x:.]+$") ~= nil
+end
+
+-- hashBy: literal text and $var / ${var} references; at least one variable.
+local function valid_hash_by(s)
+  if s == "" then return true end
+  local rest = s:gsub("%${[%w_]+}", "\0"):gsub("%$[%w_]+", "\0")
+  return str_find(rest, "\0", 1, true) ~= nil and str_find(rest, "$", 1, true) == nil
+end
+
+local SAMESITE = { None = true, Lax = true, Strict = true }
+
+local function check_affinity(a, at)
+  if type(a) ~= "table" then return at .. ": must be null or an object" end
+  if a.mode ~= "balanced" and a.mode ~= "persistent" then
+    return at .. ".mode: must be \"balanced\" or \"persistent\""
+  end
+  -- cookie-name token (RFC 6265): no separators, no spaces, no control characters
+  if type(a.name) ~= "string" or not str_match(a.name, "^[%w!#%%&'*+.^_`|~-]+$") or #a.name > 256 then
+    return at .. ".name: must be a cookie name"
+  end
+  if not is_absent(a.path) and (type(a.path) ~= "string" or not str_match(a.path, "^/[^;%c]*$")) then
+    return at .. ".path: must start with / and contain no ';' or control characters"
+  end
+  if not is_absent(a.maxAge) and not is_integer(a.maxAge, 0, 2^31) then
+    return at .. ".maxAge: must be null or an integer number of seconds"
+  end
+  if not is_absent(a.expires) and not is_integer(a.expires, 0, 2^31) then
+    return at .. ".expires: must be null or an integer number of seconds"
+  end
+  if not is_absent(a.sameSite) and a.sameSite ~= "" and not SAMESITE[a.sameSite] then
+    return at .. ".sameSite: must be null, \"\", \"None\", \"Lax\" or \"Strict\""
+  end
+  if not is_absent(a.secure) and type(a.secure) ~= "boolean" then
+    return at .. ".secure: must be a boolean"
+  end
+  return nil
+end
+
+local function check_backend(b, at, seen)
+  if type(b) ~= "table" then return at .. ": must be an object" end
+  if type(b.name) ~= "string" or not str_match(b.name, "^[a-z0-9.-]+$") then
+    return at .. ".name: must match [a-z0-9.-]+"
+  end
+  if seen[b.name] then return at .. ".name: duplicate backend " .. b.name end
+  seen[b.name] = true
+  at = str_format("%s (%s)", at, b.name)
+
+  local eps = b.endpoints
+  if type(eps) ~= "table" or (next(eps) ~= nil and #eps == 0) then
+    return at .. ".endpoints: must be an array"
+  end
+  for j, ep in ipairs(eps) do
+    local eat = str_format("%s.endpoints[%d]", at, j - 1)
+    if type(ep) ~= "table" then return eat .. ": must be an object" end
+    if type(ep.address) ~= "string" or not (valid_ipv4(ep.address) or valid_ipv6(ep.address)) then
+      return eat .. ".address: must be an IPv4 or IPv6 address (IPv6 without brackets)"
+    end
+    if not is_integer(ep.port, 1, 65535) then return eat .. ".port: must be an integer 1-65535" end
+  end
+
+  if not is_absent(b.loadBalance) and b.loadBalance ~= "round_robin" and b.loadBalance ~= "ewma" then
+    return at .. ".loadBalance: must be \"round_robin\" or \"ewma\""
+  end
+  if not is_absent(b.hashBy) and (type(b.hashBy) ~= "string" or not valid_hash_by(b.hashBy)) then
+    return at .. ".hashBy: must be \"\" or an nginx variable expression such as $request_uri"
+  end
+  if not is_absent(b.affinity) then
+    return check_affinity(b.affinity, at .. ".affinity")
+  end
+  return nil
+end
+
+-- Returns the decoded list, or nil and a message saying what is wrong.
+function _M.validate_backends(body)
+  if type(body) ~= "string" or body == "" then return nil, "empty body: expected a JSON array of backends" end
+  local list, err = cjson.decode(body)
+  if list == nil then return nil, "invalid JSON: " .. tostring(err) end
+  if type(list) ~= "table" then return nil, "expected a JSON array of backends" end
+  if next(list) ~= nil and #list == 0 then return nil, "expected a JSON array of backends, got an object" end
+  local n = 0
+  for _ in pairs(list) do n = n + 1 end
+  if n ~= #list then return nil, "expected a JSON array of backends" end
+  local seen = {}
+  for i, b in ipairs(list) do
+    local msg = check_backend(b, str_format("backends[%d]", i - 1), seen)
+    if msg then return nil, msg end
+  end
+  return list
+end
+
+local function read_body()
+  ngx.req.read_body()
+  local body = ngx.req.get_body_data()
+  if body then return body end
+  local path = ngx.req.get_body_file()
+  if not path then return nil end
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err end
+  body = f:read("*a")
+  f:close()
+  return body
+end
+
+local function respond(status, text)
+  ngx.status = status
+  ngx.header["Content-Type"] = "text/plain; charset=utf-8"
+  ngx.print(text, "\n")
+  return ngx.exit(status)
+end
+
+local function post_backends()
+  local body, rerr = read_body()
+  if rerr then return respond(500, "could not read the request body: " .. rerr) end
+  local list, msg = _M.validate_backends(body)
+  if not list then return respond(400, "backends rejected, nothing changed: " .. msg) end
+
+  local dict = ngx.shared[BACKENDS_DICT]
+  -- safe_set never evicts the version key to make room; a full dict is an error, not a silent loss.
+  local ok, err = dict:safe_set(_M.KEY_DATA, body)
+  if not ok then return respond(500, "could not store backends, nothing changed: " .. tostring(err)) end
+  -- data first, then version: a worker that sees the new version always finds the new data.
+  local version, ierr = dict:incr(_M.KEY_VERSION, 1, 0)
+  if not version then return respond(500, "could not bump the backends version: " .. tostring(ierr)) end
+  ngx.header["X-Portico-Version"] = version
+  return respond(201, str_format("%d backends stored, version %d", #list, version))
+end
+
+local function get_backends()
+  local dict = ngx.shared[BACKENDS_DICT]
+  local data = dict:get(_M.KEY_DATA)
+  if not data then return respond(404, "no backends configured") end
+  ngx.header["X-Portico-Version"] = dict:get(_M.KEY_VERSION)
+  ngx.header["Content-Type"] = "application/json"
+  ngx.print(data)
+  return ngx.exit(200)
+end
+
+local routes = {
+  ["/configuration/backends"] = { GET = get_backends, POST = post_backends },
+}
+
+-- Registers a handler table {GET=fn, POST=fn} for a path (used by portico.certificate).
+function _M.route(path, handlers)
+  routes[path] = handlers
+end
+
+-- content_by_lua in `location /configuration/` of the status server.
+function _M.call()
+  local handlers = routes[ngx.var.uri]
+  if not handlers then return respond(404, "unknown configuration path " .. ngx.var.uri) end
+  local handler = handlers[ngx.req.get_method()]
+  if not handler then
+    ngx.header["Allow"] = "GET, POST"
+    return respond(405, "method not allowed")
+  end
+  return handler()
+end
+
+return _M
