@@ -89,8 +89,8 @@ end
 
 local function check_backend(b, at, seen)
   if type(b) ~= "table" then return at .. ": must be an object" end
-  if type(b.name) ~= "string" or not str_match(b.name, "^[a-z0-9.-]+$") then
-    return at .. ".name: must match [a-z0-9.-]+"
+  if type(b.name) ~= "string" or not str_match(b.name, "^[a-z0-9_.-]+$") then
+    return at .. ".name: must match [a-z0-9_.-]+"
   end
   if seen[b.name] then return at .. ".name: duplicate backend " .. b.name end
   seen[b.name] = true

@@ -23,7 +23,7 @@ export function modelOptions(config: Config): ModelOptions {
   };
 }
 
-export function renderOptions(config: Config, user: string | undefined): RenderOptions {
+export function renderOptions(config: Config, user: RenderOptions['user']): RenderOptions {
   return {
     workDir: config.workDir, luaDir: config.luaDir, httpPort: config.httpPort, httpsPort: config.httpsPort,
     statusPort: config.statusPort, defaultServerPort: config.defaultServerPort, listenAddress: config.listenAddress,

@@ -2,8 +2,8 @@
 import { readFile, stat } from 'node:fs/promises';
 
 export interface WorkerUser {
-  /** Name for nginx's `user` directive; undefined when Portico is not root (workers run as Portico's user). */
-  readonly name: string | undefined;
+  /** User and group for nginx's `user` directive; undefined when Portico is not root (workers run as Portico's user). */
+  readonly name: readonly [string, string] | undefined;
   readonly uid: number | undefined;
   readonly gid: number | undefined;
 }
@@ -17,6 +17,6 @@ export async function chooseWorkerUser(workDir: string): Promise<WorkerUser> {
   const userName = passwd.split('\n').map((l) => l.split(':')).find((f) => f[2] === String(st.uid))?.[0];
   const groupName = groups.split('\n').map((l) => l.split(':')).find((f) => f[2] === String(st.gid))?.[0];
   const name = userName && /^[a-z_][a-z0-9_-]*$/i.test(userName) ? userName : 'root';
-  const group = groupName && /^[a-z_][a-z0-9_-]*$/i.test(groupName) ? ` ${groupName}` : '';
-  return { name: `${name}${group}`, uid: st.uid, gid: st.gid };
+  const group = groupName && /^[a-z_][a-z0-9_-]*$/i.test(groupName) ? groupName : name;
+  return { name: [name, group], uid: st.uid, gid: st.gid };
 }

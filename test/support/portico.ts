@@ -1,0 +1,107 @@
+// Starts the real `portico` command (local mode, real nginx) for end-to-end tests, and sends it requests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** A free TCP port on 127.0.0.1 (bound and released; good enough for tests on one machine). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => { resolve(port); });
+    });
+  });
+}
+
+export interface Reply { status: number; headers: IncomingHttpHeaders; body: string }
+
+/** One HTTP request to 127.0.0.1 with a Host header, on a fresh connection. */
+export function get(port: number, host: string, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { host, ...opts.headers }, agent: false, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }); });
+    });
+    req.on('timeout', () => { req.destroy(new Error(`timeout: ${host}${path}`)); });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** Which backend answered (its id), or the status code when no backend did. */
+export async function who(port: number, host: string, path: string): Promise<string> {
+  const r = await get(port, host, path);
+  if (r.status === 200 && typeof r.headers['x-backend'] === 'string') return r.headers['x-backend'];
+  return String(r.status);
+}
+
+/** Polls `fn` until it returns true, at most `timeoutMs`; throws with `what` otherwise. */
+export async function until(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 10_000, stepMs = 25): Promise<number> {
+  const start = Date.now();
+  let lastErr = '';
+  while (Date.now() - start < timeoutMs) {
+    try {
+      if (await fn()) return Date.now() - start;
+    } catch (err) { lastErr = String(err); }
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} ${lastErr}`);
+}
+
+export interface Running {
+  readonly http: number; readonly https: number; readonly healthz: number; readonly status: number; readonly defaultServer: number;
+  readonly workDir: string;
+  readonly proc: ChildProcess;
+  /** Everything Portico printed (JSON log lines). */
+  readonly output: string[];
+  stop(): Promise<number | null>;
+}
+
+/** Starts `portico` with every port picked free and a 0700 mktemp work dir; resolves when /healthz is 200. */
+export async function startPortico(args: string[], opts: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Running> {
+  const [http, https, healthz, status, defaultServer] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const workDir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
+  const proc = spawn(process.execPath, [join(REPO, 'bin/portico.js'), ...args,
+    `--http-port=${http}`, '--https-port', String(https), '--healthz-port', String(healthz), '--status-port', String(status),
+    '--default-server-port', String(defaultServer), '--work-dir', workDir, '--log-level', 'debug'],
+  { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => { for (const l of chunk.toString('utf8').split('\n')) if (l) output.push(l); };
+  proc.stdout?.on('data', collect);
+  proc.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => { proc.once('exit', (code) => { resolve(code); }); });
+  const running: Running = {
+    http, https, healthz, status, defaultServer, workDir, proc, output,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      await rm(workDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+  if (opts.waitHealthy !== false) {
+    try {
+      await until('portico /healthz', async () => proc.exitCode === null && (await get(healthz, 'localhost', '/healthz')).status === 200, 20_000);
+    } catch (err) {
+      await running.stop();
+      throw new Error(`${String(err)}\n${output.slice(-20).join('\n')}`);
+    }
+  }
+  return running;
+}
+
+/** Counts log lines whose msg is `sync` with the given plan (reload / dynamic). */
+export function syncCount(output: readonly string[], plan: string): number {
+  return output.filter((l) => l.includes('"msg":"sync"') && l.includes(`"plan":"${plan}"`)).length;
+}
