@@ -80,7 +80,7 @@ function collect(value: unknown, where: string, out: ParseResult): void {
 export function parseManifests(file: string, text: string): ParseResult {
   const out: ParseResult = { objects: [], errors: [], ignored: [], syntaxError: false };
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true });
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     const line = lineCounter.linePos(doc.range[0]).line;
