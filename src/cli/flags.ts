@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, parseIntAtLeast, parseObjectRef, parsePort, type Config, type LoadBalance,
+  finalizeConfig, parseIntAtLeast, parseObjectRef, parsePort, type Config,
 } from '../config/config.js';
 
 interface FlagSpec {
@@ -107,7 +107,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     watchIngressWithoutClass: values['watch-ingress-without-class'] === true,
     defaultBackendService: dbs ? parseObjectRef('default-backend-service', dbs) : undefined,
     annotationsPrefix: str('annotations-prefix'),
-    defaultLoadBalance: lb as LoadBalance,
+    defaultLoadBalance: lb,
     syncPeriodMs: parseIntAtLeast('sync-period-ms', str('sync-period-ms'), 10),
     logLevel: str('log-level'),
   });

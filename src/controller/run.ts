@@ -39,14 +39,14 @@ export async function runController(config: Config, log: Logger): Promise<number
   log.info({ ...(await nginxVersion(config.nginxBinary)) }, 'nginx version');
   await mkdir(config.workDir, { recursive: true });
   const user = await chooseWorkerUser(config.workDir);
-  let controller: Controller | undefined;
+  const restarted = { handler: (): void => undefined };
   const nginx = new Nginx({
     binary: config.nginxBinary, workDir: config.workDir, statusPort: config.statusPort, log,
-    onRestart: () => controller?.nginxRestarted(),
+    onRestart: () => { restarted.handler(); },
   });
   await nginx.prepare(user.uid, user.gid);
   const ctl = new Controller(config, nginx, renderOptions(config, user.name), log);
-  controller = ctl;
+  restarted.handler = () => { ctl.nginxRestarted(); };
   const source = makeSource(config, ctl.store, log);
   const server = await startServer(config.healthzPort, '', {
     healthy: () => ctl.healthy,

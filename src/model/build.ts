@@ -61,14 +61,14 @@ class Builder {
   addIngress(ing: Ingress): void {
     const ref = refOf(ing);
     const badNs = checkLabel(ref.namespace) ?? (ref.name ? undefined : 'metadata.name is required');
-    if (badNs) return this.problem(ref, 'metadata', badNs);
+    if (badNs) { this.problem(ref, 'metadata', badNs); return; }
     const hosts: string[] = [];
     (ing.spec?.rules ?? []).forEach((rule, i) => {
       const host = (rule.host ?? '').toLowerCase();
       const badHost = host === '' ? undefined : checkHost(host);
-      if (badHost) return this.problem(ref, `spec.rules[${i}].host`, badHost);
+      if (badHost) { this.problem(ref, `spec.rules[${i}].host`, badHost); return; }
       hosts.push(host);
-      (rule.http?.paths ?? []).forEach((p, j) => this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`));
+      (rule.http?.paths ?? []).forEach((p, j) => { this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`); });
     });
     if (ing.spec?.defaultBackend) {
       const t = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend');
@@ -82,10 +82,10 @@ class Builder {
 
   private addPath(ref: ObjectRef, host: string, p: { path?: string; pathType: string; backend: IngressBackend }, field: string): void {
     const type = p.pathType === 'Exact' ? 'Exact' : p.pathType === 'Prefix' || p.pathType === 'ImplementationSpecific' ? 'Prefix' : undefined;
-    if (!type) return this.problem(ref, `${field}.pathType`, `${JSON.stringify(p.pathType)} is not Exact, Prefix or ImplementationSpecific`);
+    if (!type) { this.problem(ref, `${field}.pathType`, `${JSON.stringify(p.pathType)} is not Exact, Prefix or ImplementationSpecific`); return; }
     const raw = p.path ?? '/';
     const bad = checkPath(raw);
-    if (bad) return this.problem(ref, `${field}.path`, bad);
+    if (bad) { this.problem(ref, `${field}.path`, bad); return; }
     const target = this.target(ref, p.backend, `${field}.backend`);
     if (!target) return;
     const path = normalizePath(raw, type);

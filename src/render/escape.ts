@@ -2,7 +2,7 @@
 import { UnsafeValueError } from '../errors.js';
 
 // Control characters (including NUL, CR, LF, TAB and DEL) are never valid in a value nginx.conf carries.
-// eslint-disable-next-line no-control-regex
+ 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function refuse(what: string, value: string): never {

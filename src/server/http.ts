@@ -15,28 +15,34 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
   res.end(body);
 }
 
+function route(path: string, src: ServerSources): [number, string, string] {
+  switch (path) {
+    case '/healthz':
+      return src.healthy() ? [200, 'text/plain', 'ok\n'] : [503, 'text/plain', 'nginx is not serving the current configuration\n'];
+    case '/debug/config':
+      return [200, 'text/plain', src.debugConfig()];
+    case '/debug/backends':
+      return [200, 'application/json', src.debugBackends()];
+    default:
+      return [404, 'text/plain', 'not found\n'];
+  }
+}
+
 /** Starts the server; resolves once it listens. */
 export async function startServer(port: number, host: string, src: ServerSources, log: Logger): Promise<Server> {
   const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed\n');
-    switch (path) {
-      case '/healthz':
-        return src.healthy() ? send(res, 200, 'text/plain', 'ok\n') : send(res, 503, 'text/plain', 'nginx is not serving the current configuration\n');
-      case '/debug/config':
-        return send(res, 200, 'text/plain', src.debugConfig());
-      case '/debug/backends':
-        return send(res, 200, 'application/json', src.debugBackends());
-      case '/metrics':
-        if (src.metrics) {
-          src.metrics().then((text) => { send(res, 200, 'text/plain; version=0.0.4', text); })
-            .catch((err: unknown) => { send(res, 500, 'text/plain', `${String(err)}\n`); });
-          return;
-        }
-        return send(res, 404, 'text/plain', 'not found\n');
-      default:
-        return send(res, 404, 'text/plain', 'not found\n');
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      send(res, 405, 'text/plain', 'method not allowed\n');
+      return;
     }
+    if (path === '/metrics' && src.metrics) {
+      src.metrics().then((text) => { send(res, 200, 'text/plain; version=0.0.4', text); })
+        .catch((err: unknown) => { send(res, 500, 'text/plain', `${String(err)}\n`); });
+      return;
+    }
+    const [status, type, body] = route(path, src);
+    send(res, status, type, body);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

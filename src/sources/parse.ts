@@ -35,7 +35,7 @@ function checkObject(kind: Kind, obj: Record<string, unknown>): string | undefin
   for (const f of ['labels', 'annotations'] as const) {
     const m = meta[f];
     if (m !== undefined && (!isRecord(m) || Object.values(m).some((v) => typeof v !== 'string'))) {
-      return `${kind} ${String(meta['name'])}: metadata.${f} must map strings to strings`;
+      return `${kind} ${meta['name']}: metadata.${f} must map strings to strings`;
     }
   }
   if ((kind === 'Ingress' || kind === 'Service') && obj['spec'] !== undefined && !isRecord(obj['spec'])) {

@@ -1,7 +1,5 @@
 // The store: the current objects of every kind, frozen; any change marks it dirty and wakes the sync loop.
-import type {
-  ConfigMap, EndpointSlice, Ingress, IngressClass, Secret, Service, Snapshot,
-} from '../model/input.js';
+import type { Snapshot } from '../model/input.js';
 import { KINDS, keyOf, trim, type Kind, type KubeObject } from './kinds.js';
 
 export type ChangeListener = (kind: Kind) => void;
@@ -78,14 +76,14 @@ export class Store {
   snapshot(): Snapshot {
     if (this.cached) return this.cached;
     // Sources only store objects of the kind they are filed under, so the cast holds.
-    const list = <T>(kind: Kind): readonly T[] => Object.freeze([...this.table(kind).values()]) as unknown as readonly T[];
+    const list = (kind: Kind): readonly never[] => Object.freeze([...this.table(kind).values()]) as readonly never[];
     const snap: Snapshot = Object.freeze({
-      ingresses: list<Ingress>('Ingress'),
-      ingressClasses: list<IngressClass>('IngressClass'),
-      services: list<Service>('Service'),
-      endpointSlices: list<EndpointSlice>('EndpointSlice'),
-      secrets: list<Secret>('Secret'),
-      configMaps: list<ConfigMap>('ConfigMap'),
+      ingresses: list('Ingress'),
+      ingressClasses: list('IngressClass'),
+      services: list('Service'),
+      endpointSlices: list('EndpointSlice'),
+      secrets: list('Secret'),
+      configMaps: list('ConfigMap'),
     });
     this.cached = snap;
     return snap;
