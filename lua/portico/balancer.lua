@@ -26,9 +26,13 @@ local KEY_VERSION = configuration.KEY_VERSION
 
 local _M = {}
 
--- Algorithms: name -> module with new(backend), :sync(backend), :pick() (and optionally :log()).
+-- Algorithms: name -> module with new(backend), :sync(backend), :pick(), and optionally :rewrite() (pick in the
+-- rewrite phase, e.g. to set a cookie) and :log() (learn from the response).
 local IMPLS = {
   round_robin = require("portico.balancer.round_robin"),
+  ewma = require("portico.balancer.ewma"),
+  chash = require("portico.balancer.chash"),
+  sticky = require("portico.balancer.sticky"),
 }
 _M.IMPLS = IMPLS
 
@@ -38,10 +42,12 @@ local backends = {}         -- name -> backend entry (worker-local)
 local synced_version = nil  -- the shared-dict version `backends` was built from (nil: nothing posted yet)
 local retry_cursor = 0
 
+-- Precedence (ADR 0001): affinity, then hashBy, then loadBalance.
 local function algorithm_of(b)
-  local kind = b.loadBalance
-  if type(kind) ~= "string" or not IMPLS[kind] then kind = "round_robin" end
-  return kind
+  if type(b.affinity) == "table" then return "sticky" end
+  if type(b.hashBy) == "string" and b.hashBy ~= "" then return "chash" end
+  if b.loadBalance == "ewma" then return "ewma" end
+  return "round_robin"
 end
 
 local function by_name(a, b) return a.name < b.name end
@@ -91,6 +97,7 @@ local function sync(version)
       b.impl = IMPLS[b.algorithm].new(b)
     end
     b.on_log = b.impl.log ~= nil
+    b.on_rewrite = b.impl.rewrite ~= nil
     fresh[b.name] = b
   end
   backends = fresh
@@ -114,6 +121,7 @@ function _M.rewrite()
   if version ~= synced_version then sync(version) end
   local b = backends[ngx_var.portico_backend]
   if not b or b.n == 0 then return ngx_exit(503) end
+  if b.on_rewrite then ngx.ctx.portico_endpoint = b.impl:rewrite() end
 end
 
 -- On a retry (proxy_next_upstream) take the next endpoint not yet tried in this request.
@@ -139,7 +147,7 @@ function _M.balance()
   local ep
   if get_last_failure() == nil then
     if b.more_tries > 0 then set_more_tries(b.more_tries) end
-    ep = b.impl:pick()
+    ep = b.on_rewrite and ngx.ctx.portico_endpoint or b.impl:pick()
   else
     ep = pick_untried(b)
   end
