@@ -15,6 +15,7 @@ local type = type
 local tostring = tostring
 local str_find = string.find
 local str_format = string.format
+local str_gsub = string.gsub
 local table_sort = table.sort
 local table_concat = table.concat
 local set_current_peer = ngx_balancer.set_current_peer
@@ -26,22 +27,28 @@ local KEY_VERSION = configuration.KEY_VERSION
 
 local _M = {}
 
--- Algorithms: name -> module with new(backend), :sync(backend), :pick() (and optionally :log()).
+-- Algorithms: name -> module with new(backend), :sync(backend), :pick(), and optionally :rewrite() (pick in the
+-- rewrite phase, e.g. to set a cookie) and :log() (learn from the response).
 local IMPLS = {
   round_robin = require("portico.balancer.round_robin"),
+  ewma = require("portico.balancer.ewma"),
+  chash = require("portico.balancer.chash"),
+  sticky = require("portico.balancer.sticky"),
 }
-_M.IMPLS = IMPLS
 
 local dict                  -- ngx.shared.portico_backends, set in init_worker
 local dict_get              -- its :get, localised for the hot path
 local backends = {}         -- name -> backend entry (worker-local)
 local synced_version = nil  -- the shared-dict version `backends` was built from (nil: nothing posted yet)
 local retry_cursor = 0
+local any_log = false       -- does any backend learn from responses? If not, log() reads nothing
 
+-- Precedence (ADR 0001): affinity, then hashBy, then loadBalance.
 local function algorithm_of(b)
-  local kind = b.loadBalance
-  if type(kind) ~= "string" or not IMPLS[kind] then kind = "round_robin" end
-  return kind
+  if type(b.affinity) == "table" then return "sticky" end
+  if type(b.hashBy) == "string" and b.hashBy ~= "" then return "chash" end
+  if b.loadBalance == "ewma" then return "ewma" end
+  return "round_robin"
 end
 
 local function by_name(a, b) return a.name < b.name end
@@ -53,7 +60,8 @@ local function build_entry(b)
     local address = ep.address
     -- set_current_peer parses "::1" as host ":" and port ":1": IPv6 needs brackets (as $upstream_addr shows it)
     local host = str_find(address, ":", 1, true) and str_format("[%s]", address) or address
-    eps[i] = { address = address, host = host, port = ep.port, name = str_format("%s:%d", host, ep.port) }
+    local name = str_format("%s:%d", host, ep.port)
+    eps[i] = { address = address, host = host, port = ep.port, name = name, tried_mark = str_format(" %s,", name) }
   end
   table_sort(eps, by_name)
   local names = {}
@@ -72,7 +80,7 @@ local function sync(version)
   synced_version = version
   local data = dict:get(KEY_DATA)
   if not data then
-    backends = {}
+    backends, any_log = {}, false
     return
   end
   local list, err = cjson.decode(data)
@@ -80,7 +88,7 @@ local function sync(version)
     ngx_log(ERR, "portico: cannot decode backends version ", tostring(version), ": ", tostring(err))
     return
   end
-  local fresh = {}
+  local fresh, with_log = {}, false
   for _, raw in ipairs(list) do
     local b = build_entry(raw)
     local old = backends[b.name]
@@ -91,9 +99,12 @@ local function sync(version)
       b.impl = IMPLS[b.algorithm].new(b)
     end
     b.on_log = b.impl.log ~= nil
+    b.on_rewrite = b.impl.rewrite ~= nil
+    with_log = with_log or b.on_log
     fresh[b.name] = b
   end
   backends = fresh
+  any_log = with_log
 end
 
 function _M.init_worker()
@@ -114,16 +125,19 @@ function _M.rewrite()
   if version ~= synced_version then sync(version) end
   local b = backends[ngx_var.portico_backend]
   if not b or b.n == 0 then return ngx_exit(503) end
+  if b.on_rewrite then ngx.ctx.portico_endpoint = b.impl:rewrite() end
 end
 
--- On a retry (proxy_next_upstream) take the next endpoint not yet tried in this request.
+-- On a retry (proxy_next_upstream) take the next endpoint not yet tried in this request. $upstream_addr lists
+-- the tries as "a, b" (" : " across internal redirects); matching " host:port," keeps 10.0.0.1:80 from
+-- matching 10.0.0.1:8080.
 local function pick_untried(b)
-  local tried = ngx_var.upstream_addr or ""
+  local tried = " " .. str_gsub(ngx_var.upstream_addr or "", " : ", ", ") .. ","
   local eps, n = b.endpoints, b.n
   retry_cursor = retry_cursor + 1
   for k = 0, n - 1 do
     local ep = eps[(retry_cursor + k) % n + 1]
-    if not str_find(tried, ep.name, 1, true) then return ep end
+    if not str_find(tried, ep.tried_mark, 1, true) then return ep end
   end
   return eps[retry_cursor % n + 1]
 end
@@ -137,9 +151,10 @@ function _M.balance()
     return
   end
   local ep
-  if get_last_failure() == nil then
+  -- a backend with one endpoint gets no retries, so only the others need to ask whether this is one
+  if b.more_tries == 0 or get_last_failure() == nil then
     if b.more_tries > 0 then set_more_tries(b.more_tries) end
-    ep = b.impl:pick()
+    ep = b.on_rewrite and ngx.ctx.portico_endpoint or b.impl:pick()
   else
     ep = pick_untried(b)
   end
@@ -149,13 +164,9 @@ end
 
 -- log_by_lua: feed the response back to algorithms that learn from it (ewma).
 function _M.log()
+  if not any_log then return end
   local b = backends[ngx_var.portico_backend]
   if b and b.on_log then b.impl:log() end
-end
-
--- For tests and /debug: the worker-local view.
-function _M.get_backend(name)
-  return backends[name]
 end
 
 return _M

@@ -54,7 +54,7 @@ export function request(port: number, urlPath: string, opts: RequestOptions = {}
   });
 }
 
-/** A Node backend on 127.0.0.1 (or ::1) that answers with its id, after an optional delay. */
+/** A Node backend on 127.0.0.1 (or ::1) that answers with its id (body, X-Backend, and a cookie of its own). */
 export interface Backend { id: string; address: string; port: number; hits: number; close(): Promise<void> }
 
 export async function startBackend(id: string, delayMs = 0, address = '127.0.0.1'): Promise<Backend> {
@@ -62,7 +62,7 @@ export async function startBackend(id: string, delayMs = 0, address = '127.0.0.1
     backend.hits += 1;
     req.resume();
     const answer = (): void => {
-      res.writeHead(200, { 'content-type': 'text/plain', 'x-backend': id });
+      res.writeHead(200, { 'content-type': 'text/plain', 'x-backend': id, 'set-cookie': `backend=${id}; Path=/` });
       res.end(id);
     };
     if (delayMs > 0) setTimeout(answer, delayMs); else answer();

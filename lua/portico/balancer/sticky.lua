@@ -1,0 +1,102 @@
+-- portico.balancer.sticky: cookie affinity (ingress-nginx `affinity: cookie` semantics).
+--   persistent: the cookie holds md5("host:port") of the client's endpoint; the client stays on it for as long
+--               as it exists, otherwise it gets the next endpoint by round robin and a new cookie.
+--   balanced:   the cookie holds a random 16-hex-digit key that is placed on a consistent-hash ring of the
+--               endpoints; a client stays while the set is unchanged, and a changed set moves only the ~1/n
+--               of clients needed to rebalance (including every client of an endpoint that went away).
+-- rewrite() runs in the rewrite phase, where Set-Cookie can still be added; pick() is the fallback without a
+-- cookie for the balancer phase.
+local ring = require("portico.balancer.ring")
+local round_robin = require("portico.balancer.round_robin")
+
+local ngx = ngx
+local ngx_var = ngx.var
+local ngx_md5 = ngx.md5
+local ngx_time = ngx.time
+local ngx_http_time = ngx.http_time -- RFC 1123 date (ngx.cookie_time gives a 2-digit year)
+local math_random = math.random
+local setmetatable = setmetatable
+local type = type
+local table_concat = table.concat
+local ipairs = ipairs
+local str_format = string.format
+local str_match = string.match
+
+local _M = {}
+local mt = { __index = _M }
+
+local function cookie_attributes(a)
+  local attrs = { "; Path=", type(a.path) == "string" and a.path ~= "" and a.path or "/" }
+  if type(a.maxAge) == "number" then attrs[#attrs + 1] = str_format("; Max-Age=%d", a.maxAge) end
+  if type(a.sameSite) == "string" and a.sameSite ~= "" then attrs[#attrs + 1] = "; SameSite=" .. a.sameSite end
+  if a.secure == true then attrs[#attrs + 1] = "; Secure" end
+  attrs[#attrs + 1] = "; HttpOnly"
+  return table_concat(attrs)
+end
+
+function _M.new(backend)
+  local self = setmetatable({}, mt)
+  self:sync(backend)
+  return self
+end
+
+function _M.sync(self, backend)
+  local a = backend.affinity
+  self.persistent = a.mode == "persistent"
+  self.cookie_name = a.name
+  self.cookie_var = "cookie_" .. a.name
+  self.attributes = cookie_attributes(a)
+  self.expires = type(a.expires) == "number" and a.expires or nil
+  if self.rr then self.rr:sync(backend) else self.rr = round_robin.new(backend) end
+  if self.fingerprint ~= backend.fingerprint then
+    self.fingerprint = backend.fingerprint
+    self.endpoints = backend.endpoints
+    self.ring = nil
+    self.by_id = nil
+  end
+end
+
+function _M.pick(self)
+  return self.rr:pick()
+end
+
+local function set_cookie(self, value)
+  local cookie = self.cookie_name .. "=" .. value .. self.attributes
+  if self.expires then cookie = cookie .. "; Expires=" .. ngx_http_time(ngx_time() + self.expires) end
+  ngx.header["Set-Cookie"] = cookie
+end
+
+local function persistent(self, value)
+  local by_id = self.by_id
+  if not by_id then
+    by_id = {}
+    for _, ep in ipairs(self.endpoints) do by_id[ngx_md5(ep.name)] = ep end
+    self.by_id = by_id
+  end
+  local ep = value and by_id[value]
+  if ep then return ep end
+  ep = self.rr:pick()
+  set_cookie(self, ngx_md5(ep.name))
+  return ep
+end
+
+local function balanced(self, value)
+  local r = self.ring
+  if not r then
+    r = ring.new(self.endpoints)
+    self.ring = r
+  end
+  if value and #value == 16 and str_match(value, "^%x+$") then return r:find(value) end
+  value = str_format("%08x%08x", math_random(0, 0x7fffffff), math_random(0, 0x7fffffff))
+  set_cookie(self, value)
+  return r:find(value)
+end
+
+-- Rewrite phase: the endpoint for this request, setting the cookie when the client needs a new one.
+function _M.rewrite(self)
+  local value = ngx_var[self.cookie_var]
+  if self.persistent then return persistent(self, value) end
+  return balanced(self, value)
+end
+
+return _M
