@@ -224,3 +224,24 @@ void test('Leases, both Event APIs, EndpointSlices, Namespaces, and read-only Po
   const denied = await failure(core.deleteNode({ name: 'n1' }));
   assert.equal(denied.code, 405);
 });
+
+void test('injected faults fail only the matching requests; requireNamespaces enforces namespace lifecycle', async (t) => {
+  const { api, kc } = await startDouble({ requireNamespaces: true });
+  t.after(() => api.stop());
+  const core = kc.makeApiClient(CoreV1Api);
+  const net = kc.makeApiClient(NetworkingV1Api);
+  const noNs = await failure(net.createNamespacedIngress({ namespace: 'web', body: ingress('one') }));
+  assert.deepEqual([noNs.code, noNs.message], [404, 'namespaces "web" not found']);
+  await core.createNamespace({ body: { metadata: { name: 'web' } } });
+  const created = await net.createNamespacedIngress({ namespace: 'web', body: ingress('one') });
+  api.failRequests({ kind: 'Ingress', subresource: 'status', verb: 'update' }, { code: 500, times: 2 });
+  const body = { ...created, status: { loadBalancer: { ingress: [{ ip: '10.0.0.1' }] } } };
+  for (let i = 0; i < 2; i++) {
+    const err = await failure(net.replaceNamespacedIngressStatus({ name: 'one', namespace: 'web', body }));
+    assert.deepEqual([err.code, err.reason], [500, 'InternalError']);
+  }
+  await net.readNamespacedIngress({ name: 'one', namespace: 'web' }); // other requests are unaffected
+  const ok = await net.replaceNamespacedIngressStatus({ name: 'one', namespace: 'web', body });
+  assert.equal(ok.status?.loadBalancer?.ingress?.[0]?.ip, '10.0.0.1');
+  assert.deepEqual(api.writes('Ingress').filter((w) => w.subresource === 'status').map((w) => w.code), [500, 500, 200]);
+});

@@ -1,5 +1,5 @@
 // The verbs: get, list (resourceVersion, selectors, limit/continue), watch, create, update, patch, delete.
-import { apiVersionOf, type KindInfo } from './kinds.js';
+import { apiVersionOf, resolveKind, type KindInfo } from './kinds.js';
 import { isPlainObject, omit, parseObject, type KubeObject } from './object.js';
 import { applyPatch } from './patch.js';
 import type { ResourceRoute } from './routes.js';
@@ -8,6 +8,8 @@ import { badRequest, expired, methodNotAllowed, notFound, tooLargeResourceVersio
 import type { Preconditions, Store } from './store.js';
 import type { WatchHub } from './watch.js';
 import type { ServerResponse } from 'node:http';
+
+const NAMESPACE = resolveKind('Namespace')!; // always served: kinds.ts lists it
 
 /** A request as the handlers see it: route, query, body text and content type. */
 export interface Call {
@@ -148,7 +150,7 @@ function checkWritable(info: KindInfo, call: Call): void {
 }
 
 /** Answer a resource request; watches take over the response and return 'streaming'. */
-export function handle(store: Store, hub: WatchHub, call: Call, res: ServerResponse): Answer {
+export function handle(store: Store, hub: WatchHub, requireNs: boolean, call: Call, res: ServerResponse): Answer {
   const r = call.route;
   checkWritable(r.info, call);
   if (r.name === undefined) {
@@ -168,6 +170,9 @@ export function handle(store: Store, hub: WatchHub, call: Call, res: ServerRespo
     if (call.method === 'POST') {
       const ns = r.namespace ?? '';
       if (r.info.namespaced && ns === '') throw methodNotAllowed('create needs a namespace in the URL');
+      if (requireNs && r.info.namespaced && store.get(NAMESPACE, '', ns) === undefined) {
+        throw notFound({ group: '', plural: 'namespaces', name: ns });
+      }
       return { code: 201, body: store.create(r.info, ns, bodyObject(call), 'main') };
     }
     throw methodNotAllowed(`${call.method} is not allowed on a collection`);

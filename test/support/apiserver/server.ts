@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Faults, type FaultSpec, type RequestMatch, type RequestRecord } from './faults.js';
 import { handle, verbOf, type Answer } from './handlers.js';
 import { apiVersionOf, kindByApiVersion, resolveKind, type KindInfo } from './kinds.js';
 import { omit, type KubeObject } from './object.js';
@@ -19,20 +20,8 @@ export interface ApiServerDoubleOptions {
   readonly bookmarkIntervalMs?: number;
   /** Clock for creationTimestamp. Default: the system clock. */
   readonly now?: () => Date;
-}
-
-/** One request as the double answered it. */
-export interface RequestRecord {
-  readonly method: string;
-  readonly path: string;
-  readonly query: string;
-  readonly verb: string;
-  readonly kind: string | undefined;
-  readonly apiVersion: string | undefined;
-  readonly namespace: string | undefined;
-  readonly name: string | undefined;
-  readonly subresource: string | undefined;
-  readonly code: number;
+  /** Refuse creates in a namespace that has no Namespace object (404), as the NamespaceLifecycle admission does. */
+  readonly requireNamespaces?: boolean;
 }
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -48,12 +37,15 @@ export class ApiServerDouble {
   private readonly store: Store;
   private readonly hub: WatchHub;
   private readonly log: RequestRecord[] = [];
+  private readonly faults = new Faults();
+  private readonly requireNamespaces: boolean;
   private server: Server | undefined;
   private port = 0;
 
   constructor(opts: ApiServerDoubleOptions = {}) {
     this.store = new Store(opts.historyLimit ?? 1000, opts.now ?? (() => new Date()));
     this.hub = new WatchHub(this.store, opts.bookmarkIntervalMs ?? 1000);
+    this.requireNamespaces = opts.requireNamespaces ?? false;
   }
 
   /** Listen on 127.0.0.1 (a free port the first time, the same port after stopAcceptingConnections()). */
@@ -203,6 +195,15 @@ export class ApiServerDouble {
     this.log.length = 0;
   }
 
+  /** Make the next spec.times (default 1) requests matching `match` fail with spec.code and a Status body. */
+  failRequests(match: RequestMatch, spec: FaultSpec): void {
+    this.faults.add(match, spec);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
@@ -219,7 +220,9 @@ export class ApiServerDouble {
       } else {
         Object.assign(record, { verb: verbOf(method, r, url.searchParams), kind: r.info.kind,
           apiVersion: apiVersionOf(r.info), namespace: r.namespace, name: r.name, subresource: r.subresource });
-        answer = handle(this.store, this.hub, {
+        const fault = this.faults.take(record);
+        if (fault !== undefined) throw fault;
+        answer = handle(this.store, this.hub, this.requireNamespaces, {
           method, route: r, query: url.searchParams, body, contentType: req.headers['content-type'] ?? '',
         }, res);
       }
