@@ -3,8 +3,11 @@
    client-node's V1* models are data-only classes; object literals and spreads are how callers build request bodies. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
-  CoordinationV1Api, CoreV1Api, DiscoveryV1Api, EventsV1Api, NetworkingV1Api, PatchStrategy, VersionApi,
+  CoordinationV1Api, CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig, NetworkingV1Api, PatchStrategy, VersionApi,
   setHeaderOptions, type V1Ingress,
 } from '@kubernetes/client-node';
 import { failure, plain, startDouble } from './helpers.js';
@@ -41,6 +44,12 @@ void test('create sets server fields; get, list and 404 follow the conventions',
   assert.deepEqual([dup.code, dup.reason], [409, 'AlreadyExists']);
   const version = await kc.makeApiClient(VersionApi).getCode();
   assert.equal(version.major, '1');
+  const fromFile = new KubeConfig();
+  const dir = await mkdtemp(join(tmpdir(), 'portico-kc-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  fromFile.loadFromFile(await api.writeKubeconfig(dir));
+  const viaFile = await fromFile.makeApiClient(NetworkingV1Api).readNamespacedIngress({ name: 'one', namespace: 'web' });
+  assert.equal(viaFile.metadata?.uid, created.metadata?.uid);
 });
 
 void test('update with a stale resourceVersion is a 409 Conflict; generation follows spec changes only', async (t) => {

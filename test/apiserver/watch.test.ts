@@ -63,6 +63,12 @@ void test('a watch without resourceVersion starts with synthetic ADDED events; o
   await until(() => fresh.events.length >= 1 && replay.events.length >= 2, 'initial events');
   assert.deepEqual(names(fresh.events), ['ADDED b']);
   assert.deepEqual(names(replay.events), ['ADDED b', 'DELETED a']);
+  const future = await watch(kc, '/api/v1/configmaps', { resourceVersion: String(Number(api.resourceVersion) + 2) });
+  t.after(future.abort);
+  await api.waitForWatches(3);
+  for (const name of ['c', 'd', 'e']) api.put(cm(name));
+  await until(() => future.events.length >= 1 && fresh.events.length >= 4, 'live events');
+  assert.deepEqual(names(future.events), ['ADDED e'], 'a watch from a future resourceVersion starts after it');
 });
 
 void test('a watch from a resourceVersion older than the history gets one ERROR event with a 410 Status', async (t) => {

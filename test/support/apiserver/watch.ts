@@ -25,6 +25,8 @@ class Watcher {
   private readonly timers: NodeJS.Timeout[] = [];
   private unsubscribe: () => void = () => undefined;
   private closed = false;
+  /** Events at or below this resourceVersion were already covered (a watch from a future RV skips up to it). */
+  private after = 0;
 
   constructor(private readonly req: WatchRequest, private readonly res: ServerResponse, private readonly onClose: () => void) {
     res.on('close', () => { this.cleanup(); });
@@ -41,6 +43,7 @@ class Watcher {
       }
     } else {
       let backlog: StoreEvent[];
+      this.after = Number(rv);
       try {
         backlog = store.eventsSince(Number(rv));
       } catch (e) {
@@ -88,7 +91,7 @@ class Watcher {
 
   /** Translate a store event through the selectors: an object leaving the selection is DELETED, entering is ADDED. */
   private deliver(e: StoreEvent): void {
-    if (e.info !== this.req.info) return;
+    if (e.info !== this.req.info || e.rv <= this.after) return;
     const now = this.matches(e.object);
     const before = e.prev !== undefined && this.matches(e.prev);
     if (e.type === 'ADDED' && now) this.send('ADDED', e.object);
