@@ -35,9 +35,13 @@ export class BackendIndex {
 
   /** Resolves a backend of an Ingress in `namespace`; a missing Service or port gives an upstream with no endpoint. */
   resolve(namespace: string, ref: BackendRef, field: string): Resolved {
-    const bad = checkLabel(namespace) ?? checkServiceName(ref.serviceName)
-      ?? (ref.portName !== undefined ? checkPortName(ref.portName) : checkPortNumber(ref.portNumber));
-    if (bad) return { ok: false, field, reason: bad };
+    const checks: [string, string | undefined][] = [
+      ['metadata.namespace', checkLabel(namespace)],
+      [`${field}.service.name`, checkServiceName(ref.serviceName)],
+      ref.portName !== undefined ? [`${field}.service.port.name`, checkPortName(ref.portName)] : [`${field}.service.port.number`, checkPortNumber(ref.portNumber)],
+    ];
+    const bad = checks.find(([, reason]) => reason !== undefined);
+    if (bad?.[1]) return { ok: false, field: bad[0], reason: bad[1] };
     const portLabel = ref.portName ?? String(ref.portNumber);
     const service = this.services.get(`${namespace}/${ref.serviceName}`);
     const empty = (reason: string): Resolved => ({

@@ -83,7 +83,7 @@ export function parseManifests(file: string, text: string): ParseResult {
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true });
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
-    const line = lineCounter.linePos(doc.range[0]).line;
+    const line = lineCounter.linePos(doc.contents?.range[0] ?? doc.range[0]).line;
     if (doc.errors.length > 0) {
       out.syntaxError = true;
       for (const e of doc.errors) {

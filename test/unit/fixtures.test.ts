@@ -1,0 +1,37 @@
+// Model and renderer fixtures: each case's input.yaml against its expected model.json / nginx.conf, whole.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { basename } from 'node:path';
+import { buildModel } from '../../src/model/build.js';
+import type { ModelOptions } from '../../src/model/input.js';
+import { renderNginxConf, type RenderOptions } from '../../src/render/nginx-conf.js';
+import { backendsPayload } from '../../src/render/lua-payload.js';
+import { expected, fixtureCases, loadSnapshot } from '../support/fixtures.js';
+
+export const FIXTURE_MODEL_OPTIONS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
+  defaultBackendService: undefined, loadBalance: 'round_robin',
+};
+
+export const FIXTURE_RENDER_OPTIONS: RenderOptions = {
+  workDir: '/var/lib/portico', luaDir: '/usr/share/portico/lua', httpPort: 80, httpsPort: 443, statusPort: 10246,
+  defaultServerPort: 8181, listenAddress: '', user: undefined, workerProcesses: 'auto',
+};
+
+for (const dir of fixtureCases('model')) {
+  test(`model fixture ${basename(dir)}`, () => {
+    const model = buildModel(loadSnapshot(dir), FIXTURE_MODEL_OPTIONS);
+    const actual = `${JSON.stringify(model, null, 2)}\n`;
+    assert.equal(actual, expected(dir, 'model.json', actual));
+  });
+}
+
+for (const dir of fixtureCases('render')) {
+  test(`render fixture ${basename(dir)}`, () => {
+    const model = buildModel(loadSnapshot(dir), FIXTURE_MODEL_OPTIONS);
+    const conf = renderNginxConf(model, FIXTURE_RENDER_OPTIONS).text;
+    assert.equal(conf, expected(dir, 'nginx.conf', conf));
+    const backends = `${JSON.stringify(backendsPayload(model), null, 2)}\n`;
+    assert.equal(backends, expected(dir, 'backends.json', backends));
+  });
+}

@@ -1,0 +1,37 @@
+// Flags: ingress-nginx's names and forms (--flag=value, -flag, --bool=true), defaults, and clear errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseFlags } from '../../src/cli/flags.js';
+import { ConfigError } from '../../src/errors.js';
+
+test('defaults follow ingress-nginx', () => {
+  const c = parseFlags(['--manifests', '/m'], {});
+  assert.equal(c.httpPort, 80);
+  assert.equal(c.httpsPort, 443);
+  assert.equal(c.healthzPort, 10254);
+  assert.equal(c.statusPort, 10246);
+  assert.equal(c.defaultServerPort, 8181);
+  assert.equal(c.annotationsPrefix, 'nginx.ingress.kubernetes.io');
+  assert.equal(c.controllerClass, 'portico.dev/ingress-controller');
+  assert.equal(c.ingressClass, 'portico');
+  assert.equal(c.watchIngressWithoutClass, false);
+  assert.equal(c.syncPeriodMs, 100);
+  assert.ok(Object.isFrozen(c));
+});
+
+test('--flag=value, single-dash Go style and --bool=true/false are accepted', () => {
+  const c = parseFlags(['--manifests=/m', '-http-port=8080', '--watch-ingress-without-class=true', '--default-backend-service=infra/def'], {});
+  assert.equal(c.httpPort, 8080);
+  assert.equal(c.watchIngressWithoutClass, true);
+  assert.deepEqual(c.defaultBackendService, { namespace: 'infra', name: 'def' });
+  assert.equal(parseFlags(['--manifests=/m', '--watch-ingress-without-class=false'], {}).watchIngressWithoutClass, false);
+  assert.equal(parseFlags(['render', '--manifests', '/m'], {}).mode, 'render');
+});
+
+test('bad values are refused naming the flag', () => {
+  assert.throws(() => parseFlags(['--http-port', '99999'], {}), (e: unknown) => e instanceof ConfigError && /--http-port/.test(e.message));
+  assert.throws(() => parseFlags(['--sync-period-ms', '5'], {}), /--sync-period-ms: expected an integer >= 10/);
+  assert.throws(() => parseFlags(['--default-backend-service', 'nope'], {}), /namespace\/name/);
+  assert.throws(() => parseFlags(['--no-such-flag'], {}), ConfigError);
+  assert.throws(() => parseFlags(['--http-port', '8080', '--https-port', '8080'], {}), /must differ/);
+});
