@@ -5,6 +5,7 @@ import { Nginx, nginxVersion } from '../nginx/process.js';
 import { chooseWorkerUser } from '../nginx/worker-user.js';
 import { ManifestSource } from '../sources/manifests.js';
 import { startServer } from '../server/http.js';
+import { createMetrics } from '../server/metrics.js';
 import { buildModel } from '../model/build.js';
 import { renderNginxConf } from '../render/nginx-conf.js';
 import { Store } from '../store/store.js';
@@ -52,6 +53,13 @@ export async function runController(config: Config, log: Logger): Promise<number
     healthy: () => ctl.healthy,
     debugConfig: () => ctl.debug.conf,
     debugBackends: () => ctl.debug.backends,
+    metrics: createMetrics({
+      counters: () => ctl.counters,
+      sizes: () => {
+        const m = ctl.debug.model;
+        return { servers: m?.servers.length ?? 0, upstreams: m?.upstreams.length ?? 0, endpoints: m?.upstreams.reduce((n, u) => n + u.endpoints.length, 0) ?? 0 };
+      },
+    }).text,
   }, log);
   await source.start();
   ctl.loop.mark('startup');

@@ -105,3 +105,19 @@ export async function startPortico(args: string[], opts: { waitHealthy?: boolean
 export function syncCount(output: readonly string[], plan: string): number {
   return output.filter((l) => l.includes('"msg":"sync"') && l.includes(`"plan":"${plan}"`)).length;
 }
+
+/** nginx worker PIDs of a running Portico (children of the master named in the work dir's nginx.pid). */
+export async function workerPids(p: Running): Promise<number[]> {
+  const { readFile } = await import('node:fs/promises');
+  const master = (await readFile(join(p.workDir, 'nginx.pid'), 'utf8')).trim();
+  const children = await readFile(`/proc/${master}/task/${master}/children`, 'utf8');
+  return children.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+}
+
+/** A metric's value from Portico's /metrics. */
+export async function metric(p: Running, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${p.healthz}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`no metric ${name}`);
+  return Number(line.split(' ')[1]);
+}
