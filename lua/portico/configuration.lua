@@ -2,6 +2,7 @@
 --
 -- POST /configuration/backends  body: JSON array (ADR 0001) -> 201, or 400 with a message and nothing changed
 -- GET  /configuration/backends  -> 200 with the JSON nginx holds now (header X-Portico-Version), 404 if none yet
+-- POST/GET /configuration/certificates: see portico.certificate
 --
 -- The shared dict `portico_backends` holds two keys: "backends" (the raw JSON as posted) and "version" (an integer
 -- incremented on every accepted POST). Workers compare "version" on the request path (portico.balancer).
@@ -139,7 +140,7 @@ function _M.validate_backends(body)
   return list
 end
 
-local function read_body()
+function _M.read_body()
   ngx.req.read_body()
   local body = ngx.req.get_body_data()
   if body then return body end
@@ -152,7 +153,7 @@ local function read_body()
   return body
 end
 
-local function respond(status, text)
+function _M.respond(status, text)
   ngx.status = status
   ngx.header["Content-Type"] = "text/plain; charset=utf-8"
   ngx.print(text, "\n")
@@ -160,49 +161,49 @@ local function respond(status, text)
 end
 
 local function post_backends()
-  local body, rerr = read_body()
-  if rerr then return respond(500, "could not read the request body: " .. rerr) end
+  local body, rerr = _M.read_body()
+  if rerr then return _M.respond(500, "could not read the request body: " .. rerr) end
   local list, msg = _M.validate_backends(body)
-  if not list then return respond(400, "backends rejected, nothing changed: " .. msg) end
+  if not list then return _M.respond(400, "backends rejected, nothing changed: " .. msg) end
 
   local dict = ngx.shared[BACKENDS_DICT]
   -- safe_set never evicts the version key to make room; a full dict is an error, not a silent loss.
   local ok, err = dict:safe_set(_M.KEY_DATA, body)
-  if not ok then return respond(500, "could not store backends, nothing changed: " .. tostring(err)) end
+  if not ok then return _M.respond(500, "could not store backends, nothing changed: " .. tostring(err)) end
   -- data first, then version: a worker that sees the new version always finds the new data.
   local version, ierr = dict:incr(_M.KEY_VERSION, 1, 0)
-  if not version then return respond(500, "could not bump the backends version: " .. tostring(ierr)) end
+  if not version then return _M.respond(500, "could not bump the backends version: " .. tostring(ierr)) end
   ngx.header["X-Portico-Version"] = version
-  return respond(201, str_format("%d backends stored, version %d", #list, version))
+  return _M.respond(201, str_format("%d backends stored, version %d", #list, version))
 end
 
 local function get_backends()
   local dict = ngx.shared[BACKENDS_DICT]
   local data = dict:get(_M.KEY_DATA)
-  if not data then return respond(404, "no backends configured") end
+  if not data then return _M.respond(404, "no backends configured") end
   ngx.header["X-Portico-Version"] = dict:get(_M.KEY_VERSION)
   ngx.header["Content-Type"] = "application/json"
   ngx.print(data)
   return ngx.exit(200)
 end
 
+-- portico.certificate requires this module, so it is loaded on first use, not here.
+local function post_certificates() return require("portico.certificate").post() end
+local function get_certificates() return require("portico.certificate").get() end
+
 local routes = {
   ["/configuration/backends"] = { GET = get_backends, POST = post_backends },
+  ["/configuration/certificates"] = { GET = get_certificates, POST = post_certificates },
 }
-
--- Registers a handler table {GET=fn, POST=fn} for a path (used by portico.certificate).
-function _M.route(path, handlers)
-  routes[path] = handlers
-end
 
 -- content_by_lua in `location /configuration/` of the status server.
 function _M.call()
   local handlers = routes[ngx.var.uri]
-  if not handlers then return respond(404, "unknown configuration path " .. ngx.var.uri) end
+  if not handlers then return _M.respond(404, "unknown configuration path " .. ngx.var.uri) end
   local handler = handlers[ngx.req.get_method()]
   if not handler then
     ngx.header["Allow"] = "GET, POST"
-    return respond(405, "method not allowed")
+    return _M.respond(405, "method not allowed")
   end
   return handler()
 end

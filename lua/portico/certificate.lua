@@ -1,0 +1,168 @@
+-- portico.certificate: certificates pushed as PEM into a shared dict and served per SNI without a reload.
+--
+-- POST /configuration/certificates  {"certificates": {"<host>|*.<domain>": "<PEM chain + key>"}, "default": "<PEM>"|null}
+--   -> 201; 400 with a message and nothing changed when a host name or a PEM is bad.
+-- GET  /configuration/certificates  -> {"version": n, "hosts": [...], "default": true|false} (never the PEM).
+-- ssl_certificate_by_lua: exact host, then the one-label wildcard, then the default; with none of them the
+-- server's static ssl_certificate stays.
+local cjson = require("cjson.safe")
+local ssl = require("ngx.ssl")
+local lrucache = require("resty.lrucache")
+local configuration = require("portico.configuration")
+
+local ngx = ngx
+local ngx_log = ngx.log
+local ERR = ngx.ERR
+local type = type
+local pairs = pairs
+local tostring = tostring
+local str_find = string.find
+local str_lower = string.lower
+local str_match = string.match
+local str_sub = string.sub
+local str_format = string.format
+local table_sort = table.sort
+
+local _M = {}
+
+local DICT = "portico_certificates"
+local KEY_DATA = "certificates"
+local KEY_VERSION = "version"
+local DEFAULT = "" -- cache key of the default certificate (no host name is empty)
+local CACHE_SIZE = 1000
+
+local cache                   -- per worker: host -> { pem = <string>, cert = <cdata>, key = <cdata> }
+local hosts = {}              -- per worker: host -> PEM, from the shared dict
+local default_pem = nil
+local synced_version = nil
+
+local function valid_host(h)
+  if type(h) ~= "string" or #h > 253 then return false end
+  local rest = str_sub(h, 1, 2) == "*." and str_sub(h, 3) or h
+  return str_match(rest, "^[a-z0-9][a-z0-9.-]*$") ~= nil and str_match(rest, "[a-z0-9]$") ~= nil
+    and not str_find(rest, "..", 1, true)
+end
+
+local function parse(pem)
+  local cert, err = ssl.parse_pem_cert(pem)
+  if not cert then return nil, "certificate: " .. tostring(err) end
+  local key, kerr = ssl.parse_pem_priv_key(pem)
+  if not key then return nil, "private key: " .. tostring(kerr) end
+  return { pem = pem, cert = cert, key = key }
+end
+
+-- Returns the decoded payload, or nil and what is wrong with it. Every PEM is parsed once here, so a bad one
+-- is refused at the door instead of failing handshakes later.
+function _M.validate(body)
+  if type(body) ~= "string" or body == "" then return nil, "empty body" end
+  local payload, err = cjson.decode(body)
+  if type(payload) ~= "table" then return nil, "invalid JSON: " .. tostring(err or "expected an object") end
+  local certs = payload.certificates
+  if certs == nil or certs == cjson.null then certs = {} end
+  if type(certs) ~= "table" then return nil, "certificates: must be an object of host -> PEM" end
+  for host, pem in pairs(certs) do
+    if not valid_host(host) then
+      return nil, str_format("certificates[%s]: not a lower-case host name or *.domain", tostring(host))
+    end
+    if type(pem) ~= "string" then return nil, str_format("certificates[%s]: must be a PEM string", host) end
+    local ok, perr = parse(pem)
+    if not ok then return nil, str_format("certificates[%s]: %s", host, perr) end
+  end
+  local default = payload.default
+  if default ~= nil and default ~= cjson.null then
+    if type(default) ~= "string" then return nil, "default: must be a PEM string or null" end
+    local ok, perr = parse(default)
+    if not ok then return nil, "default: " .. perr end
+  end
+  return payload
+end
+
+function _M.post()
+  local body, rerr = configuration.read_body()
+  if rerr then return configuration.respond(500, "could not read the request body: " .. rerr) end
+  local payload, msg = _M.validate(body)
+  if not payload then return configuration.respond(400, "certificates rejected, nothing changed: " .. msg) end
+  local dict = ngx.shared[DICT]
+  local ok, err = dict:safe_set(KEY_DATA, body)
+  if not ok then return configuration.respond(500, "could not store certificates, nothing changed: " .. tostring(err)) end
+  local version = dict:incr(KEY_VERSION, 1, 0)
+  ngx.header["X-Portico-Version"] = version
+  local n = 0
+  for _ in pairs(payload.certificates or {}) do n = n + 1 end
+  return configuration.respond(201, str_format("%d certificates stored, version %d", n, version))
+end
+
+function _M.get()
+  local dict = ngx.shared[DICT]
+  local payload = cjson.decode(dict:get(KEY_DATA) or "{}") or {}
+  local list = {}
+  for host in pairs(type(payload.certificates) == "table" and payload.certificates or {}) do list[#list + 1] = host end
+  table_sort(list)
+  ngx.header["Content-Type"] = "application/json"
+  -- Debian's lua-cjson has no array_mt: an empty table would encode as {}
+  ngx.print(str_format('{"version":%d,"hosts":%s,"default":%s}', dict:get(KEY_VERSION) or 0,
+    #list == 0 and "[]" or cjson.encode(list), tostring(type(payload.default) == "string")))
+  return ngx.exit(200)
+end
+
+local function sync(dict, version)
+  synced_version = version
+  local payload = cjson.decode(dict:get(KEY_DATA) or "{}")
+  if type(payload) ~= "table" then
+    ngx_log(ERR, "portico: cannot decode certificates version ", tostring(version))
+    return
+  end
+  hosts = type(payload.certificates) == "table" and payload.certificates or {}
+  default_pem = type(payload.default) == "string" and payload.default or nil
+end
+
+-- SNI -> (cache key, PEM): exact host, then "*." + everything after the first label, then the default.
+local function lookup(name)
+  if name then
+    name = str_lower(name)
+    local pem = hosts[name]
+    if pem then return name, pem end
+    local dot = str_find(name, ".", 1, true)
+    if dot then
+      local wildcard = "*" .. str_sub(name, dot)
+      pem = hosts[wildcard]
+      if pem then return wildcard, pem end
+    end
+  end
+  return DEFAULT, default_pem
+end
+
+-- ssl_certificate_by_lua. A parsed certificate is reused while its PEM is the same string (Lua strings are
+-- interned, so the comparison is a pointer comparison): a push re-parses only what changed.
+function _M.call()
+  local dict = ngx.shared[DICT]
+  if not dict then return end
+  local version = dict:get(KEY_VERSION)
+  if version ~= synced_version then sync(dict, version) end
+
+  local name = ssl.server_name()
+  local key, pem = lookup(name)
+  if not pem then return end -- the server's static certificate stays
+
+  if not cache then cache = lrucache.new(CACHE_SIZE) end
+  local entry = cache:get(key)
+  if not entry or entry.pem ~= pem then
+    local err
+    entry, err = parse(pem)
+    if not entry then
+      ngx_log(ERR, "portico: certificate for ", key == DEFAULT and "default" or key, ": ", err)
+      return
+    end
+    cache:set(key, entry)
+  end
+
+  local ok, err = ssl.clear_certs()
+  if ok then ok, err = ssl.set_cert(entry.cert) end
+  if ok then ok, err = ssl.set_priv_key(entry.key) end
+  if not ok then
+    ngx_log(ERR, "portico: serving the certificate of ", tostring(name), ": ", err)
+    return ngx.exit(ngx.ERROR)
+  end
+end
+
+return _M

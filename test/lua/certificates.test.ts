@@ -1,0 +1,121 @@
+// Real nginx: certificates pushed to portico.certificate and chosen per SNI, rotated without a reload.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { type Nginx, freePort, startNginx } from './harness.js';
+
+/** A self-signed EC certificate for CN=cn: { cert, key, pem = cert + key }. */
+function selfSigned(dir: string, cn: string): { cert: string; key: string; pem: string } {
+  const base = path.join(dir, cn.replace('*', 'star'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-days', '2', '-subj', `/CN=${cn}`, '-keyout', `${base}.key`, '-out', `${base}.crt`], { stdio: 'ignore', timeout: 10_000 });
+  const cert = readFileSync(`${base}.crt`, 'utf8');
+  const key = readFileSync(`${base}.key`, 'utf8');
+  return { cert, key, pem: cert + key };
+}
+
+/** The CN of the certificate nginx presents for `servername` ('' sends no SNI). */
+function presented(port: number, servername: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false, timeout: 5000 }, () => {
+      const cn = socket.getPeerCertificate().subject.CN;
+      socket.destroy();
+      resolve(Array.isArray(cn) ? cn.join(',') : String(cn));
+    });
+    socket.on('timeout', () => { socket.destroy(new Error('TLS handshake timed out')); });
+    socket.on('error', reject);
+  });
+}
+
+void describe('lua certificates', () => {
+  let nginx: Nginx;
+  let dir: string;
+  let tlsPort: number;
+  const certs = new Map<string, { cert: string; key: string; pem: string }>();
+  const pem = (cn: string): string => certs.get(cn)?.pem ?? '';
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'portico-certs-'));
+    for (const cn of ['fallback', 'a.example.test', '*.wild.example.test', 'default', 'a.example.test v2']) {
+      certs.set(cn, selfSigned(dir, cn));
+    }
+    tlsPort = await freePort();
+    nginx = await startNginx({
+      httpExtra: `
+    server {
+        listen 127.0.0.1:${tlsPort} ssl;
+        ssl_certificate ${path.join(dir, 'fallback.crt')};
+        ssl_certificate_key ${path.join(dir, 'fallback.key')};
+        ssl_certificate_by_lua_block { require("portico.certificate").call() }
+        location / { return 200 "tls\\n"; }
+    }`,
+    });
+  });
+
+  after(async () => {
+    await nginx.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it('serves the static fallback before anything is posted', async () => {
+    assert.equal(await presented(tlsPort, 'a.example.test'), 'fallback');
+    const got = JSON.parse((await nginx.get('/configuration/certificates')).body) as unknown;
+    assert.deepEqual(got, { version: 0, hosts: [], default: false });
+  });
+
+  void it('chooses exact host, then one-label wildcard, then the fallback when there is no default', async () => {
+    const res = await nginx.post('/configuration/certificates', {
+      certificates: { 'a.example.test': pem('a.example.test'), '*.wild.example.test': pem('*.wild.example.test') },
+      default: null,
+    });
+    assert.equal(res.status, 201, res.body);
+    assert.equal(await presented(tlsPort, 'a.example.test'), 'a.example.test');
+    assert.equal(await presented(tlsPort, 'A.Example.Test'), 'a.example.test');
+    assert.equal(await presented(tlsPort, 'x.wild.example.test'), '*.wild.example.test');
+    assert.equal(await presented(tlsPort, 'x.y.wild.example.test'), 'fallback', 'a wildcard covers one label');
+    assert.equal(await presented(tlsPort, 'wild.example.test'), 'fallback');
+    assert.equal(await presented(tlsPort, 'other.test'), 'fallback');
+  });
+
+  void it('uses the default for unmatched names and no SNI, and rotates without a reload', async () => {
+    const workers = nginx.workerPids();
+    const res = await nginx.post('/configuration/certificates', {
+      certificates: { 'a.example.test': pem('a.example.test v2') }, default: pem('default'),
+    });
+    assert.equal(res.status, 201, res.body);
+    assert.equal(await presented(tlsPort, 'a.example.test'), 'a.example.test v2');
+    assert.equal(await presented(tlsPort, 'x.wild.example.test'), 'default');
+    assert.equal(await presented(tlsPort, ''), 'default');
+    assert.deepEqual(nginx.workerPids(), workers);
+  });
+
+  void it('rejects bad hosts and bad PEM with 400, changing nothing; GET shows hosts, never keys', async () => {
+    const before = await nginx.get('/configuration/certificates');
+    const bad: [unknown, RegExp][] = [
+      ['{oops', /invalid JSON/],
+      [{ certificates: { 'Upper.Test': pem('default') } }, /Upper\.Test/],
+      [{ certificates: { 'a.*.test': pem('default') } }, /a\.\*\.test/],
+      [{ certificates: { 'b.test': certs.get('default')?.cert } }, /b\.test.*private key/],
+      [{ certificates: { 'b.test': 'not a pem' } }, /b\.test.*certificate/],
+      [{ certificates: {}, default: 42 }, /default/],
+    ];
+    for (const [body, message] of bad) {
+      const res = await nginx.post('/configuration/certificates', body);
+      assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.body}`);
+      assert.match(res.body, message);
+    }
+    const afterwards = await nginx.get('/configuration/certificates');
+    assert.equal(afterwards.body, before.body);
+    assert.deepEqual(JSON.parse(afterwards.body), { version: 2, hosts: ['a.example.test'], default: true });
+    assert.doesNotMatch(afterwards.body, /PRIVATE KEY|BEGIN/);
+    assert.equal(await presented(tlsPort, 'a.example.test'), 'a.example.test v2');
+  });
+
+  void it('logs no Lua errors', () => {
+    assert.doesNotMatch(nginx.errorLog(), /\[(error|crit|alert|emerg)\][^\n]*(runtime error|lua entry thread|portico: )/);
+  });
+});
