@@ -52,6 +52,7 @@ export async function runController(config: Config, log: Logger): Promise<number
     healthy: () => ctl.healthy,
     debugConfig: () => ctl.debug.conf,
     debugBackends: () => ctl.debug.backends,
+    debugCerts: () => ctl.tls.debug(ctl.debug.model),
   }, log);
   await source.start();
   ctl.loop.mark('startup');

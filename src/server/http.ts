@@ -6,6 +6,8 @@ export interface ServerSources {
   healthy(): boolean;
   debugConfig(): string;
   debugBackends(): string;
+  /** Hosts, subjects, issuers and expiry of the certificates served; never keys. */
+  debugCerts?(): string;
   /** Prometheus text; undefined until metrics exist. */
   metrics?(): Promise<string>;
 }
@@ -27,6 +29,10 @@ export async function startServer(port: number, host: string, src: ServerSources
         return send(res, 200, 'text/plain', src.debugConfig());
       case '/debug/backends':
         return send(res, 200, 'application/json', src.debugBackends());
+      case '/debug/certs':
+        if (src.debugCerts) send(res, 200, 'application/json', src.debugCerts());
+        else send(res, 404, 'text/plain', 'not found\n');
+        return;
       case '/metrics':
         if (src.metrics) {
           src.metrics().then((text) => { send(res, 200, 'text/plain; version=0.0.4', text); })
