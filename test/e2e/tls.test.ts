@@ -85,7 +85,7 @@ void describe('TLS with --default-ssl-certificate', () => {
     assert.equal((await presented(portico.https, 'unknown.test')).fingerprint, pem('default').fingerprint);
     const r = await httpsGet(portico.https, 'a.test', '/hello');
     assert.equal(r.status, 200);
-    assert.equal(JSON.parse(r.body).headers['x-forwarded-proto'], 'https');
+    assert.equal((JSON.parse(r.body) as { headers: Record<string, string> }).headers['x-forwarded-proto'], 'https');
   });
 
   void it('serves a missing or invalid Secret\'s hosts with the default certificate and warns, naming Ingress and Secret', async () => {

@@ -89,7 +89,7 @@ export function h2Get(port: number, host: string, path: string): Promise<{ alpn:
   return new Promise((resolve, reject) => {
     const session = http2.connect(`https://127.0.0.1:${port}`, { servername: host, rejectUnauthorized: false });
     const timer = setTimeout(() => { session.destroy(new Error('HTTP/2 request timed out')); }, 10_000);
-    session.on('error', (err) => { clearTimeout(timer); reject(err); });
+    session.on('error', (err: Error) => { clearTimeout(timer); reject(err); });
     const req = session.request({ ':path': path, ':authority': host });
     req.on('response', (headers) => {
       const alpn = session.alpnProtocol ?? false;
@@ -100,7 +100,7 @@ export function h2Get(port: number, host: string, path: string): Promise<{ alpn:
         resolve({ alpn, status: Number(headers[':status']) });
       });
     });
-    req.on('error', (err) => { clearTimeout(timer); session.destroy(); reject(err); });
+    req.on('error', (err: Error) => { clearTimeout(timer); session.destroy(); reject(err); });
     req.end();
   });
 }
