@@ -7,11 +7,13 @@ import { EMPTY_SNAPSHOT, type ModelOptions } from '../model/input.js';
 import type { Model } from '../model/types.js';
 import { renderNginxConf, type RenderOptions } from '../render/nginx-conf.js';
 import { backendsPayload } from '../render/lua-payload.js';
-import { planApply, type DataPlaneState } from '../apply/plan.js';
+import { clientFilesChanged, planApply, type DataPlaneState } from '../apply/plan.js';
 import { Nginx } from '../nginx/process.js';
 import { Store } from '../store/store.js';
 import { SyncLoop } from './sync-loop.js';
 import { ProblemReporter } from './problems.js';
+import { TlsSync } from './tls-sync.js';
+import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 
 export function modelOptions(config: Config): ModelOptions {
   return {
@@ -20,6 +22,7 @@ export function modelOptions(config: Config): ModelOptions {
     watchIngressWithoutClass: config.watchIngressWithoutClass,
     defaultBackendService: config.defaultBackendService,
     loadBalance: config.defaultLoadBalance,
+    tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: DEFAULT_TLS_SETTINGS },
   };
 }
 
@@ -31,21 +34,23 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
   };
 }
 
-export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number }
+export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number }
 
 /** Keeps nginx in step with the store. */
 export class Controller {
   readonly store = new Store();
   readonly loop: SyncLoop;
-  readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0 };
+  readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0 };
   private running: DataPlaneState | undefined;
   private current: { model: Model; conf: string; backends: string } | undefined;
   private readonly problems: ProblemReporter;
+  readonly tls: TlsSync;
 
   constructor(private readonly config: Config, private readonly nginx: Nginx, private readonly render: RenderOptions, private readonly log: Logger) {
     this.loop = new SyncLoop(config.syncPeriodMs, (causes) => this.sync(causes), log);
     this.store.onChange((kind) => { this.loop.mark(kind); });
     this.problems = new ProblemReporter(log);
+    this.tls = new TlsSync(config.workDir, log);
   }
 
   /** True once nginx serves the configuration of the latest successful sync. */
@@ -59,7 +64,7 @@ export class Controller {
 
   /** Called when nginx restarted on its own: its shared dicts are empty, so everything is pushed again. */
   nginxRestarted(): void {
-    this.running = this.running ? { ...this.running, backends: '' } : undefined;
+    this.running = this.running ? { ...this.running, backends: '', certificates: '' } : undefined;
     this.loop.mark('nginx-restart');
   }
 
@@ -69,9 +74,12 @@ export class Controller {
     this.counters.syncs += 1;
     const model = buildModel(this.store.snapshot(), modelOptions(this.config));
     this.problems.report(model.problems);
+    this.tls.warnExpiring(model, started);
+    await this.tls.prepare();
     const conf = renderNginxConf(model, this.render);
     const backends = JSON.stringify(backendsPayload(model));
-    const next: DataPlaneState = { confHash: conf.hash, backends };
+    const certs = this.tls.state(model);
+    const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest };
     const plan = planApply(this.running, next);
     const cause = Object.fromEntries(causes);
     if (plan === 'noop') {
@@ -79,8 +87,14 @@ export class Controller {
       return;
     }
     try {
-      if (plan === 'reload') await this.reload(conf.text, conf.hash, model);
-      await this.nginx.push('backends', JSON.parse(backends) as unknown);
+      if (plan === 'reload') {
+        await this.tls.beforeReload(model);
+        await this.reload(conf.text, conf.hash, model);
+        if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
+        await this.tls.afterReload(model);
+      }
+      if (plan === 'reload' || this.running?.backends !== backends) await this.nginx.push('backends', JSON.parse(backends) as unknown);
+      if (plan === 'reload' || this.running?.certificates !== certs.digest) await this.nginx.pushRaw('certificates', certs.body);
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
       this.current = { model, conf: conf.text, backends };
