@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, parseIntAtLeast, parseObjectRef, parsePort, type Config, type LoadBalance,
+  finalizeConfig, parseIntAtLeast, parseObjectRef, parsePort, parseRiskLevel, type Config, type LoadBalance,
 } from '../config/config.js';
 
 interface FlagSpec {
@@ -34,6 +34,8 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'watch-ingress-without-class': { type: 'boolean', default: 'false', doc: 'also serve Ingresses that name no class' },
   'default-backend-service': { type: 'string', default: '', doc: 'namespace/name of the Service for unmatched requests' },
   'annotations-prefix': { type: 'string', default: 'nginx.ingress.kubernetes.io', doc: 'prefix of the annotations read' },
+  'annotations-risk-level': { type: 'string', default: 'High', doc: 'refuse annotations rated above this: Low, Medium, High or Critical' },
+  'allow-snippet-annotations': { type: 'boolean', default: 'false', doc: 'allow *-snippet annotations (also needs --annotations-risk-level=Critical)' },
   'default-load-balance': { type: 'string', default: 'round_robin', doc: 'default algorithm: round_robin or ewma' },
   'sync-period-ms': { type: 'string', default: '100', doc: 'minimum time between two syncs (>= 10)' },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
@@ -107,6 +109,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     watchIngressWithoutClass: values['watch-ingress-without-class'] === true,
     defaultBackendService: dbs ? parseObjectRef('default-backend-service', dbs) : undefined,
     annotationsPrefix: str('annotations-prefix'),
+    annotationsRiskLevel: parseRiskLevel(str('annotations-risk-level')),
+    allowSnippetAnnotations: values['allow-snippet-annotations'] === true,
     defaultLoadBalance: lb as LoadBalance,
     syncPeriodMs: parseIntAtLeast('sync-period-ms', str('sync-period-ms'), 10),
     logLevel: str('log-level'),
