@@ -59,6 +59,9 @@ const redirectArg: v.Parser<string> = (raw) => (raw === 'off' || raw === 'defaul
 const NEXT_UPSTREAM = ['error', 'timeout', 'invalid_header', 'http_500', 'http_502', 'http_503', 'http_504', 'http_403', 'http_404', 'http_429', 'non_idempotent', 'off'] as const;
 const TLS_PROTOCOLS = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 const snippet: v.Parser<string> = (raw) => v.ok(raw);
+function nonEmpty<T>(p: v.Parser<T[]>): v.Parser<T[]> {
+  return (raw) => { const r = p(raw); return r.ok && r.value.length === 0 ? v.bad('an empty list') : r; };
+}
 
 const L = 'location' as const;
 const S = 'server' as const;
@@ -88,7 +91,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('proxy-buffer-size', { type: 'size', default: '4k', risk: 'Low', scope: L, doc: 'Buffer for the first part of the response (headers).' }, v.size, (d, x) => { d.location.bufferSize = x; }),
   row('proxy-buffers-number', { type: 'int', default: '4', risk: 'Low', scope: L, doc: 'Number of response buffers (of proxy-buffer-size each).' }, v.int(1, 1024), (d, x) => { d.location.buffersNumber = x; }),
   row('proxy-request-buffering', { type: 'on|off', default: 'on', risk: 'Low', scope: L, doc: 'Reads the whole request body before sending it to the backend.' }, onOff, (d, x) => { d.location.requestBuffering = x; }),
-  row('proxy-next-upstream', { type: 'list', default: 'error timeout', risk: 'Medium', scope: L, doc: 'When to try the next endpoint (space-separated nginx conditions).' }, v.list(v.oneOf(NEXT_UPSTREAM), / +/, 12), (d, x) => { d.location.nextUpstream = x; }),
+  row('proxy-next-upstream', { type: 'list', default: 'error timeout', risk: 'Medium', scope: L, doc: 'When to try the next endpoint (space-separated nginx conditions).' }, nonEmpty(v.list(v.oneOf(NEXT_UPSTREAM), / +/, 12)), (d, x) => { d.location.nextUpstream = x; }),
   row('proxy-next-upstream-tries', { type: 'int', default: '3', risk: 'Low', scope: L, doc: 'Most endpoints tried for one request (0: no limit).' }, v.int(0, 100), (d, x) => { d.location.nextUpstreamTries = x; }),
   row('proxy-next-upstream-timeout', { type: 'seconds', default: '0', risk: 'Low', scope: L, doc: 'Time limit for trying further endpoints (0: none).' }, v.seconds(), (d, x) => { d.location.nextUpstreamTimeout = x; }),
   row('proxy-http-version', { type: 'enum', default: '1.1', risk: 'Low', scope: L, doc: 'HTTP version to the backend: 1.0 or 1.1.' }, v.oneOf(['1.0', '1.1'] as const), (d, x) => { d.location.httpVersion = x; }),
@@ -101,7 +104,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('proxy-ssl-verify-depth', { type: 'int', default: '1', risk: 'Low', scope: L, doc: "Depth of the backend's certificate chain check." }, v.int(0, 16), (d, x) => { d.location.sslVerifyDepth = x; }),
   row('proxy-ssl-name', { type: 'host', default: '', risk: 'High', scope: L, doc: "Name checked in the backend's certificate and sent as SNI." }, v.hostname, (d, x) => { d.location.sslName = x; }),
   row('proxy-ssl-server-name', { type: 'on|off', default: 'off', risk: 'Low', scope: L, doc: 'Sends SNI to the backend.' }, onOff, (d, x) => { d.location.sslServerName = x; }),
-  row('proxy-ssl-protocols', { type: 'list', default: 'TLSv1.2 TLSv1.3', risk: 'Low', scope: L, doc: 'TLS versions to the backend (space-separated).' }, v.list(v.oneOf(TLS_PROTOCOLS), / +/, 6), (d, x) => { d.location.sslProtocols = x; }),
+  row('proxy-ssl-protocols', { type: 'list', default: 'TLSv1.2 TLSv1.3', risk: 'Low', scope: L, doc: 'TLS versions to the backend (space-separated).' }, nonEmpty(v.list(v.oneOf(TLS_PROTOCOLS), / +/, 6)), (d, x) => { d.location.sslProtocols = x; }),
   row('default-backend', { type: 'service', default: '', risk: 'Low', scope: L, doc: "Service (same namespace, first port) for this Ingress's 503s and custom errors." }, v.serviceName, (d, x) => { d.location.defaultBackend = x; }),
   row('custom-http-errors', { type: 'codes', default: '', risk: 'Low', scope: L, doc: 'Status codes (comma-separated) answered by the default backend instead.' }, v.errorCodes, (d, x) => { d.location.customHttpErrors = x; }),
   row('custom-headers', { type: 'configmap', default: '', risk: 'Medium', scope: L, doc: 'ConfigMap (`namespace/name`) of response headers added to every answer.' }, v.objectRef, (d, x) => { d.location.customHeaders = x.join('/'); }),

@@ -122,7 +122,6 @@ export function snippet(text: string): string[] {
     if (ch === '}') depth -= 1;
     if (depth < 0) break;
   }
-  // eslint-disable-next-line no-control-regex
   if (depth !== 0 || /[\u0000\r]/.test(text) || text.length > 65536) refuse('the snippet', text);
   return text.split('\n');
 }

@@ -51,7 +51,7 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
     d('proxy_buffers', `${int(s.buffersNumber ?? 4)} ${size(s.bufferSize ?? g.proxyBufferSize)}`);
   }
   d('proxy_request_buffering', s.requestBuffering !== undefined ? onOff(s.requestBuffering) : undefined);
-  d('proxy_next_upstream', s.nextUpstream?.map((x) => word(x, s.nextUpstream ?? [])).join(' '));
+  d('proxy_next_upstream', s.nextUpstream?.length ? s.nextUpstream.map((x) => word(x, s.nextUpstream ?? [])).join(' ') : undefined);
   d('proxy_next_upstream_tries', s.nextUpstreamTries !== undefined ? int(s.nextUpstreamTries) : undefined);
   d('proxy_next_upstream_timeout', s.nextUpstreamTimeout !== undefined ? seconds(s.nextUpstreamTimeout) : undefined);
   d('proxy_http_version', s.httpVersion !== undefined ? word(s.httpVersion, ['1.0', '1.1']) : undefined);
@@ -67,7 +67,7 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
 function backendTls(s: LocationSettings): string[] {
   if (s.backendProtocol !== 'HTTPS' && s.backendProtocol !== 'GRPCS') return [];
   const p = s.backendProtocol === 'HTTPS' ? 'proxy' : 'grpc';
-  const protocols = s.sslProtocols ?? ['TLSv1.2', 'TLSv1.3'];
+  const protocols = s.sslProtocols?.length ? s.sslProtocols : ['TLSv1.2', 'TLSv1.3'];
   return [
     `${I}${p}_ssl_server_name ${onOff(s.sslServerName ?? false)};`,
     ...(s.sslName !== undefined ? [`${I}${p}_ssl_name ${quote(s.sslName)};`] : []),
