@@ -45,7 +45,7 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
   const from = d.location.redirectFrom;
   const to = d.location.redirectTo;
   if ((from === undefined) !== (to === undefined) && from !== 'off' && to !== 'off') {
-    errors.push({ annotation: key(from === undefined ? 'proxy-redirect-from' : 'proxy-redirect-to'), reason: 'proxy-redirect-from and proxy-redirect-to go together' });
+    errors.push({ annotation: key(from === undefined ? 'proxy-redirect-to' : 'proxy-redirect-from'), reason: 'proxy-redirect-from and proxy-redirect-to go together' });
   }
   for (const [name, field] of [['proxy-ssl-secret', 'sslSecret'], ['custom-headers', 'customHeaders']] as const) {
     const ref = d.location[field];
