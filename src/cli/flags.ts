@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, parseIntAtLeast, parseObjectRef, parsePort, type Config,
+  finalizeConfig, parseIntAtLeast, parseObjectRef, parsePort, parseRiskLevel, type Config,
 } from '../config/config.js';
 
 interface FlagSpec {
@@ -35,6 +35,8 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'default-backend-service': { type: 'string', default: '', doc: 'namespace/name of the Service for unmatched requests' },
   'default-ssl-certificate': { type: 'string', default: '', doc: 'namespace/name of the TLS Secret for hosts without their own certificate' },
   'annotations-prefix': { type: 'string', default: 'nginx.ingress.kubernetes.io', doc: 'prefix of the annotations read' },
+  'annotations-risk-level': { type: 'string', default: 'High', doc: 'refuse annotations rated above this: Low, Medium, High or Critical' },
+  'allow-snippet-annotations': { type: 'boolean', default: 'false', doc: 'allow *-snippet annotations (also needs --annotations-risk-level=Critical)' },
   'default-load-balance': { type: 'string', default: 'round_robin', doc: 'default algorithm: round_robin or ewma' },
   'sync-period-ms': { type: 'string', default: '100', doc: 'minimum time between two syncs (>= 10)' },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
@@ -109,6 +111,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     defaultBackendService: dbs ? parseObjectRef('default-backend-service', dbs) : undefined,
     defaultSslCertificate: opt('default-ssl-certificate') ? parseObjectRef('default-ssl-certificate', str('default-ssl-certificate')) : undefined,
     annotationsPrefix: str('annotations-prefix'),
+    annotationsRiskLevel: parseRiskLevel(str('annotations-risk-level')),
+    allowSnippetAnnotations: values['allow-snippet-annotations'] === true,
     defaultLoadBalance: lb,
     syncPeriodMs: parseIntAtLeast('sync-period-ms', str('sync-period-ms'), 10),
     logLevel: str('log-level'),

@@ -1,5 +1,6 @@
 // The frozen runtime configuration: every flag's typed value, validated once.
 import { ConfigError } from '../errors.js';
+import { RISK_ORDER, type RiskLevel } from '../model/settings.js';
 
 export type LoadBalance = 'round_robin' | 'ewma';
 
@@ -26,6 +27,9 @@ export interface Config {
   readonly defaultBackendService: { namespace: string; name: string } | undefined;
   readonly defaultSslCertificate: { namespace: string; name: string } | undefined;
   readonly annotationsPrefix: string;
+  /** Annotations rated above this are refused (ingress-nginx 1.12+ default: High). */
+  readonly annotationsRiskLevel: RiskLevel;
+  readonly allowSnippetAnnotations: boolean;
   readonly defaultLoadBalance: LoadBalance;
   readonly syncPeriodMs: number;
   readonly logLevel: string;
@@ -72,5 +76,13 @@ export function finalizeConfig(config: Config): Readonly<Config> {
   if (!/^[A-Za-z0-9][A-Za-z0-9./-]*$/.test(config.annotationsPrefix)) {
     throw new ConfigError(`--annotations-prefix: not a valid annotation prefix: ${JSON.stringify(config.annotationsPrefix)}`);
   }
+  if (config.configmap !== undefined) parseObjectRef('configmap', config.configmap);
   return Object.freeze({ ...config });
+}
+
+/** Validates --annotations-risk-level. */
+export function parseRiskLevel(value: string): RiskLevel {
+  const hit = RISK_ORDER.find((r) => r.toLowerCase() === value.toLowerCase());
+  if (!hit) throw new ConfigError(`--annotations-risk-level: expected one of ${RISK_ORDER.join(', ')}, got ${JSON.stringify(value)}`);
+  return hit;
 }

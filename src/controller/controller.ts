@@ -3,9 +3,9 @@ import type { Config } from '../config/config.js';
 import { errorMessage, NginxTestError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { buildModel } from '../model/build.js';
-import { EMPTY_SNAPSHOT, type ModelOptions } from '../model/input.js';
+import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../model/input.js';
 import type { Model } from '../model/types.js';
-import { renderNginxConf, type RenderOptions } from '../render/nginx-conf.js';
+import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
 import { backendsPayload } from '../render/lua-payload.js';
 import { clientFilesChanged, planApply, type DataPlaneState } from '../apply/plan.js';
 import { Nginx } from '../nginx/process.js';
@@ -14,6 +14,7 @@ import { SyncLoop } from './sync-loop.js';
 import { ProblemReporter } from './problems.js';
 import { TlsSync } from './tls-sync.js';
 import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
+import { AnnotationStage } from './annotations.js';
 
 export function modelOptions(config: Config): ModelOptions {
   return {
@@ -34,6 +35,18 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
   };
 }
 
+/** Snapshot → annotation stage → model → nginx.conf; the model's problems include the annotation stage's. */
+export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions): { model: Model; conf: RenderedConf } {
+  const opts = modelOptions(config);
+  const st = stage.run(snap, opts);
+  const built = buildModel(st.snapshot, { ...opts, loadBalance: st.global.loadBalance ?? opts.loadBalance }, st.input);
+  const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
+  const dbs = config.defaultBackendService;
+  const defaultUpstream = dbs ? model.upstreams.find((u) => u.service.namespace === dbs.namespace && u.service.name === dbs.name)?.name : undefined;
+  const conf = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, defaultUpstream });
+  return { model, conf };
+}
+
 export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number }
 
 /** Keeps nginx in step with the store. */
@@ -45,12 +58,14 @@ export class Controller {
   private current: { model: Model; conf: string; backends: string } | undefined;
   private readonly problems: ProblemReporter;
   readonly tls: TlsSync;
+  private readonly annotations: AnnotationStage;
 
   constructor(private readonly config: Config, private readonly nginx: Nginx, private readonly render: RenderOptions, private readonly log: Logger) {
     this.loop = new SyncLoop(config.syncPeriodMs, (causes) => this.sync(causes), log);
     this.store.onChange((kind) => { this.loop.mark(kind); });
     this.problems = new ProblemReporter(log);
     this.tls = new TlsSync(config.workDir, log);
+    this.annotations = new AnnotationStage(config, log);
   }
 
   /** True once nginx serves the configuration of the latest successful sync. */
@@ -72,11 +87,10 @@ export class Controller {
   async sync(causes: ReadonlyMap<string, number>): Promise<void> {
     const started = Date.now();
     this.counters.syncs += 1;
-    const model = buildModel(this.store.snapshot(), modelOptions(this.config));
+    const { model, conf } = buildAndRender(this.annotations, this.store.snapshot(), this.config, this.render);
     this.problems.report(model.problems);
     this.tls.warnExpiring(model, started);
     await this.tls.prepare();
-    const conf = renderNginxConf(model, this.render);
     const backends = JSON.stringify(backendsPayload(model));
     const certs = this.tls.state(model);
     const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest };

@@ -6,10 +6,9 @@ import { chooseWorkerUser } from '../nginx/worker-user.js';
 import { ManifestSource } from '../sources/manifests.js';
 import { startServer } from '../server/http.js';
 import { createMetrics } from '../server/metrics.js';
-import { buildModel } from '../model/build.js';
-import { renderNginxConf } from '../render/nginx-conf.js';
 import { Store } from '../store/store.js';
-import { Controller, modelOptions, renderOptions } from './controller.js';
+import { Controller, buildAndRender, renderOptions } from './controller.js';
+import { AnnotationStage } from './annotations.js';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 
@@ -30,9 +29,9 @@ export async function renderOnce(config: Config, log: Logger): Promise<string> {
   const source = makeSource(config, store, log);
   await source.start();
   source.stop();
-  const model = buildModel(store.snapshot(), modelOptions(config));
+  const { model, conf } = buildAndRender(new AnnotationStage(config, log), store.snapshot(), config, renderOptions(config, undefined));
   for (const p of model.problems) log.warn(`${p.object.kind} ${p.object.namespace}/${p.object.name} ${p.field}: ${p.reason}`);
-  return renderNginxConf(model, renderOptions(config, undefined)).text;
+  return conf.text;
 }
 
 /** Runs until SIGINT/SIGTERM; returns the exit code. */

@@ -3,11 +3,14 @@ import type { Ingress, ModelOptions, Snapshot } from './input.js';
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import { BackendIndex, type BackendRef } from './backends.js';
 import { classSelector } from './classes.js';
-import { checkHost, checkLabel, checkPath } from './names.js';
-import { compileLocations, normalizePath, type PathRule } from './routes.js';
+import { checkHost, checkLabel, checkPath, checkPathRelaxed, checkRegexPath } from './names.js';
+import { compileLocations, normalizePath, regexLocations, type PathRule } from './routes.js';
+import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings } from './settings.js';
 import { buildTls } from './tls.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import type { Model, ObjectRef, Problem, Server, Target, Upstream } from './types.js';
+
+const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true };
 
 const NOT_FOUND: Target = { kind: 'not-found' };
 
@@ -34,11 +37,15 @@ class Builder {
   readonly upstreams = new Map<string, Upstream>();
   /** host ('' = no host) → path rules, each path+type claimed by the oldest Ingress. */
   readonly rules = new Map<string, Map<string, PathRule>>();
+  /** host → regex path → rule (use-regex and rewrite-target paths). */
+  readonly regexRules = new Map<string, Map<string, PathRule>>();
   readonly hostDefaults = new Map<string, Target>();
+  /** host → server settings, each field from the oldest Ingress of the host that set it. */
+  readonly hostSettings = new Map<string, ServerSettings>();
   globalDefault: Target | undefined;
   readonly served: ObjectRef[] = [];
 
-  constructor(private readonly index: BackendIndex) {}
+  constructor(private readonly index: BackendIndex, private readonly annotations: AnnotationInput, private readonly snapshot: Snapshot) {}
 
   problem(object: ObjectRef, field: string, reason: string, severity: Problem['severity'] = 'dropped'): void {
     this.problems.push({ object, field, reason, severity });
@@ -60,17 +67,36 @@ class Builder {
     return { kind: 'upstream', upstream: r.upstream.name, ingress: ref };
   }
 
+  /** The Ingress's settings, with its default-backend annotation resolved to an upstream. */
+  private settingsOf(ref: ObjectRef): IngressSettings {
+    const s = this.annotations.settings.get(`${ref.namespace}/${ref.name}`) ?? NO_SETTINGS;
+    const name = s.location.defaultBackend;
+    if (name === undefined) return s;
+    const svc = this.snapshot.services.find((x) => x.metadata?.namespace === ref.namespace && x.metadata.name === name);
+    const port = svc?.spec?.ports?.[0];
+    const backend = { service: { name, port: port?.name ? { name: port.name } : { number: port?.port ?? 80 } } };
+    const t = this.target(ref, backend, 'metadata.annotations.default-backend');
+    return t?.kind === 'upstream' ? { ...s, location: { ...s.location, defaultBackendUpstream: t.upstream } } : s;
+  }
+
+  private addServerSettings(host: string, s: ServerSettings): void {
+    const had = this.hostSettings.get(host) ?? {};
+    this.hostSettings.set(host, { ...s, ...had });
+  }
+
   addIngress(ing: Ingress): void {
     const ref = refOf(ing);
     const badNs = checkLabel(ref.namespace) ?? (ref.name ? undefined : 'metadata.name is required');
     if (badNs) { this.problem(ref, 'metadata', badNs); return; }
+    const settings = this.settingsOf(ref);
     const hosts: string[] = [];
     (ing.spec?.rules ?? []).forEach((rule, i) => {
       const host = (rule.host ?? '').toLowerCase();
       const badHost = host === '' ? undefined : checkHost(host);
       if (badHost) { this.problem(ref, `spec.rules[${i}].host`, badHost); return; }
       hosts.push(host);
-      (rule.http?.paths ?? []).forEach((p, j) => { this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`); });
+      if (host !== '') this.addServerSettings(host, settings.server);
+      (rule.http?.paths ?? []).forEach((p, j) => { this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`, settings); });
     });
     if (ing.spec?.defaultBackend) {
       const t = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend');
@@ -82,18 +108,21 @@ class Builder {
     this.served.push(ref);
   }
 
-  private addPath(ref: ObjectRef, host: string, p: { path?: string; pathType: string; backend: IngressBackend }, field: string): void {
+  private addPath(ref: ObjectRef, host: string, p: { path?: string; pathType: string; backend: IngressBackend }, field: string, settings: IngressSettings): void {
     const type = p.pathType === 'Exact' ? 'Exact' : p.pathType === 'Prefix' || p.pathType === 'ImplementationSpecific' ? 'Prefix' : undefined;
     if (!type) { this.problem(ref, `${field}.pathType`, `${JSON.stringify(p.pathType)} is not Exact, Prefix or ImplementationSpecific`); return; }
     const raw = p.path ?? '/';
-    const bad = checkPath(raw);
+    const regex = type === 'Prefix' && (settings.location.useRegex === true || settings.location.rewriteTarget !== undefined);
+    const bad = regex ? checkRegexPath(raw) : this.annotations.strictPaths ? checkPath(raw) : checkPathRelaxed(raw);
     if (bad) { this.problem(ref, `${field}.path`, bad); return; }
-    const target = this.target(ref, p.backend, `${field}.backend`);
-    if (!target) return;
-    const path = normalizePath(raw, type);
-    const table = this.rules.get(host) ?? new Map<string, PathRule>();
-    this.rules.set(host, table);
-    const key = `${type} ${path}`;
+    const plain = this.target(ref, p.backend, `${field}.backend`);
+    if (plain?.kind !== 'upstream') return;
+    const path = regex ? raw : normalizePath(raw, type);
+    const target: Target = settings === NO_SETTINGS ? plain : { ...plain, settings: settings.location, rule: { path, regex } };
+    const tables = regex ? this.regexRules : this.rules;
+    const table = tables.get(host) ?? new Map<string, PathRule>();
+    tables.set(host, table);
+    const key = `${regex ? 'Regex' : type} ${path}`;
     const holder = table.get(key);
     if (holder && holder.target.kind === 'upstream') {
       const owner = holder.target.ingress;
@@ -113,22 +142,26 @@ function wildcardOf(host: string): string | undefined {
 
 function sortedServers(b: Builder, fallback: Target): Server[] {
   const rulesOf = (h: string): PathRule[] => [...(b.rules.get(h)?.values() ?? [])];
-  const hosts = new Set([...b.rules.keys(), ...b.hostDefaults.keys()].filter((h) => h !== ''));
+  const regexOf = (h: string): PathRule[] => [...(b.regexRules.get(h)?.values() ?? [])];
+  const hosts = new Set([...b.rules.keys(), ...b.regexRules.keys(), ...b.hostDefaults.keys()].filter((h) => h !== ''));
   const servers: Server[] = [];
   for (const host of [...hosts].sort()) {
     const wild = host.startsWith('*.') ? undefined : wildcardOf(host);
     const tiers = [rulesOf(host), ...(wild && hosts.has(wild) ? [rulesOf(wild)] : []), rulesOf('')];
+    const regexTiers = [regexOf(host), ...(wild && hosts.has(wild) ? [regexOf(wild)] : []), regexOf('')];
     const own = b.hostDefaults.get(host) ?? (wild ? b.hostDefaults.get(wild) : undefined);
-    servers.push({ host, locations: compileLocations(tiers, own ?? fallback) });
+    const settings = b.hostSettings.get(host);
+    const locations = [...regexLocations(regexTiers), ...compileLocations(tiers, own ?? fallback)];
+    servers.push({ host, locations, ...(settings && Object.keys(settings).length > 0 ? { settings } : {}) });
   }
-  servers.push({ host: '_', locations: compileLocations([rulesOf('')], fallback) });
+  servers.push({ host: '_', locations: [...regexLocations([regexOf('')]), ...compileLocations([rulesOf('')], fallback)] });
   return servers;
 }
 
 /** Builds the model. Pure: the same snapshot and options always give the same model. */
-export function buildModel(snapshot: Snapshot, opts: ModelOptions): Model {
+export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: AnnotationInput = NO_ANNOTATIONS): Model {
   const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance);
-  const b = new Builder(index);
+  const b = new Builder(index, annotations, snapshot);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
   for (const ing of served) b.addIngress(ing);

@@ -64,6 +64,31 @@ export function checkPath(value: string): string | undefined {
   return undefined;
 }
 
+/** Relaxed path check when strict-validate-path-type is off: printable, and nothing nginx.conf would read as syntax. */
+export function checkPathRelaxed(value: string): string | undefined {
+  if (!/^\/[\x21-\x7e]{0,1023}$/.test(value) || /["'`;{}$\\#]/.test(value)) {
+    return `${JSON.stringify(clip(value))} is not a valid path: it must start with '/', hold printable characters, and no quotes, braces, ';', '$', '#' or backslashes`;
+  }
+  return undefined;
+}
+
+/**
+ * A path regular expression (use-regex, rewrite-target): starts with '/', printable, no quotes or ';', at most 512,
+ * compiles; lookaround and backreferences are refused because PCRE (nginx) and JavaScript differ there.
+ */
+export function checkRegexPath(value: string): string | undefined {
+  if (!value.startsWith('/') || value.length > 512 || !/^[\x21-\x7e]+$/.test(value) || /["'`;]/.test(value)) {
+    return `${JSON.stringify(clip(value))} is not a path regex: it must start with '/', hold at most 512 printable characters, and no quotes or ';'`;
+  }
+  if (/\(\?[^:]|\\[1-9kgpPQE]/.test(value)) return `${JSON.stringify(clip(value))} uses a regex feature Portico refuses (lookaround, backreferences)`;
+  try {
+    new RegExp(value, 'u');
+  } catch (err) {
+    return `${JSON.stringify(clip(value))} is not a valid regular expression: ${(err as Error).message}`;
+  }
+  return undefined;
+}
+
 /** Shortens a hostile value for messages (the whole value may be megabytes). */
 export function clip(value: string, max = 80): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;

@@ -81,3 +81,22 @@ export function nginxPick(locations: readonly Location[], uri: string): Location
   }
   return best;
 }
+
+/**
+ * Regex locations (use-regex, rewrite-target): nginx tries them in file order after exact matches, so the first
+ * tier comes first and, within a tier, longer patterns first (as ingress-nginx orders them). A pattern repeated
+ * in a later tier is left to the earlier one.
+ */
+export function regexLocations(tiers: readonly (readonly PathRule[])[]): Location[] {
+  const seen = new Set<string>();
+  const out: Location[] = [];
+  for (const rules of tiers) {
+    const sorted = [...rules].sort((a, b) => b.path.length - a.path.length || a.path.localeCompare(b.path));
+    for (const r of sorted) {
+      if (seen.has(r.path)) continue;
+      seen.add(r.path);
+      out.push({ match: 'regex', path: r.path, target: r.target });
+    }
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 // The model: what nginx must do, as plain data. No Kubernetes API types, no annotation modules.
 import type { TlsModel } from './tls-types.js';
+import type { LocationSettings, ServerSettings } from './settings.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -27,12 +28,18 @@ export interface Upstream {
 
 /** Where a matched request goes. */
 export type Target =
-  | { readonly kind: 'upstream'; readonly upstream: string; readonly ingress: ObjectRef }
+  | {
+    readonly kind: 'upstream'; readonly upstream: string; readonly ingress: ObjectRef;
+    /** What the Ingress's annotations asked for its paths; absent: the global settings. */
+    readonly settings?: LocationSettings;
+    /** The Ingress path this target came from (rewrite-target rewrites from it). */
+    readonly rule?: { readonly path: string; readonly regex: boolean };
+  }
   | { readonly kind: 'not-found' };
 
-/** One nginx location: `= path` (exact) or `path` (prefix, ending in '/' unless it is '/'). */
+/** One nginx location: `= path` (exact), `path` (prefix, ending in '/' unless it is '/'), or `~* "^path"` (use-regex). */
 export interface Location {
-  readonly match: 'exact' | 'prefix';
+  readonly match: 'exact' | 'prefix' | 'regex';
   readonly path: string;
   readonly target: Target;
 }
@@ -41,6 +48,8 @@ export interface Location {
 export interface Server {
   readonly host: string;
   readonly locations: readonly Location[];
+  /** Server annotations of the oldest Ingress of the host that set each one. */
+  readonly settings?: ServerSettings;
 }
 
 /** Why an object, or a part of one, was left out of the model. */

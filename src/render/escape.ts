@@ -25,6 +25,12 @@ export function quoteLiteral(value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
+/** A log format: quoted; `$` only before a variable name (the ConfigMap parser allows known variables only). */
+export function logFormat(value: string): string {
+  if (/\$(?![A-Za-z_{])/.test(value)) refuse('the log format', value);
+  return quoteLiteral(value);
+}
+
 /** An identifier of Portico's own making (zone, upstream and variable names). */
 export function ident(value: string): string {
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,250}$/.test(value)) refuse('the identifier', value);
@@ -49,4 +55,73 @@ export function serverName(host: string): string {
   if (!/^(\*\.)?[a-z0-9.-]+$/.test(host)) refuse('the host', host);
   if (host.startsWith('*.')) return quoteLiteral(`~^[^.]+${host.slice(1).replace(/\./g, '\\.')}$`);
   return quote(host);
+}
+
+// Typed helpers for settings: each checks the shape it renders, so a value validation missed still never escapes.
+
+/** An nginx size (`1m`, `8k`, `0`). */
+export function size(value: string): string {
+  if (!/^\d{1,9}[kmg]?$/.test(value)) refuse('the size', value);
+  return value;
+}
+
+/** A duration in whole seconds (`60s`). */
+export function seconds(value: number): string {
+  return `${int(value)}s`;
+}
+
+export function onOff(value: boolean): string {
+  return value ? 'on' : 'off';
+}
+
+/** One of a fixed set of bare words (enums of the table). */
+export function word<T extends string>(value: T, allowed: readonly T[]): T {
+  if (!allowed.includes(value) || !/^[A-Za-z0-9_.-]+$/.test(value)) refuse('the word', value);
+  return value;
+}
+
+/** A header name token, bare. */
+export function headerName(value: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/.test(value)) refuse('the header name', value);
+  return value;
+}
+
+/** A regular expression (location `~*`, rewrite): quoted; nginx never expands variables there, so `$` is an anchor. */
+export function regex(value: string): string {
+  if (/\s/.test(value) || value.length > 1024) refuse('the regex', value);
+  return quoteLiteral(value);
+}
+
+/** A rewrite replacement: quoted, `$` only as a capture reference `$1`-`$9`. */
+export function rewriteReplacement(value: string): string {
+  if (CONTROL.test(value) || /\$(?![1-9])/.test(value) || value.length > 1024) refuse('the rewrite target', value);
+  return quoteLiteral(value);
+}
+
+/** A quoted string made of a trusted prefix of Portico's own (which may use variables) and a user value (which may not). */
+export function quoteAfter(trustedPrefix: string, value: string): string {
+  return `"${trustedPrefix}${quote(value).slice(1)}`;
+}
+
+/** An IP address or CIDR, bare. */
+export function cidr(value: string): string {
+  if (!/^[0-9a-fA-F.:]{2,39}(\/\d{1,3})?$/.test(value)) refuse('the address', value);
+  return value;
+}
+
+/**
+ * The one raw path: a snippet an administrator allowed (--allow-snippet-annotations and a Critical risk level).
+ * Still refused when it carries NUL or unbalanced braces, which would break out of its block.
+ */
+export function snippet(text: string): string[] {
+  let depth = 0;
+  const bare = text.replace(/"(\\.|[^"\\])*"|'(\\.|[^'\\])*'|#[^\n]*/g, '');
+  if (/["']/.test(bare)) refuse('the snippet with an unterminated quote', text);
+  for (const ch of bare) {
+    if (ch === '{') depth += 1;
+    if (ch === '}') depth -= 1;
+    if (depth < 0) break;
+  }
+  if (depth !== 0 || /[\u0000\r]/.test(text) || text.length > 65536) refuse('the snippet', text);
+  return text.split('\n');
 }

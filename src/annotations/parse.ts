@@ -1,0 +1,82 @@
+// Pure parsing of one Ingress's annotations through the table: typed settings, or the reasons they were refused.
+import { RISK_ORDER, type IngressSettings, type RiskLevel } from '../model/settings.js';
+import { BY_KEY, NOT_YET, type Draft } from './table.js';
+
+export interface ParseOptions {
+  /** e.g. `nginx.ingress.kubernetes.io`. */
+  readonly prefix: string;
+  /** Annotations rated above this level are refused. */
+  readonly riskLevel: RiskLevel;
+  readonly allowSnippets: boolean;
+  /** Namespace of the Ingress: object references in annotations may not leave it. */
+  readonly namespace: string;
+}
+
+export interface AnnotationError {
+  /** The full annotation key. */
+  readonly annotation: string;
+  readonly reason: string;
+}
+
+export interface Parsed {
+  readonly settings: IngressSettings;
+  readonly errors: readonly AnnotationError[];
+}
+
+function riskAbove(risk: RiskLevel, level: RiskLevel): boolean {
+  return RISK_ORDER.indexOf(risk) > RISK_ORDER.indexOf(level);
+}
+
+/** Why a known annotation may not be used under these options, or undefined. */
+function gate(name: string, o: ParseOptions): string | undefined {
+  if (NOT_YET.includes(name)) return 'Portico does not implement this annotation yet; the Ingress is refused rather than served without it';
+  const spec = BY_KEY.get(name);
+  if (!spec) return undefined;
+  if (spec.snippet && !o.allowSnippets) return 'snippet annotations are refused unless --allow-snippet-annotations is set';
+  if (riskAbove(spec.risk, o.riskLevel)) return `the annotation is rated ${spec.risk}, above --annotations-risk-level ${o.riskLevel}`;
+  return undefined;
+}
+
+/** Checks annotations that only make sense together, and those naming objects in other namespaces. */
+function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: AnnotationError[]): void {
+  const r = d.redirect;
+  if (r.temporal !== undefined) d.location.redirect = { url: r.temporal, code: r.temporalCode ?? 302 };
+  else if (r.permanent !== undefined) d.location.redirect = { url: r.permanent, code: r.permanentCode ?? 301 };
+  const from = d.location.redirectFrom;
+  const to = d.location.redirectTo;
+  if ((from === undefined) !== (to === undefined) && from !== 'off' && to !== 'off') {
+    errors.push({ annotation: key(from === undefined ? 'proxy-redirect-to' : 'proxy-redirect-from'), reason: 'proxy-redirect-from and proxy-redirect-to go together' });
+  }
+  for (const [name, field] of [['proxy-ssl-secret', 'sslSecret'], ['custom-headers', 'customHeaders']] as const) {
+    const ref = d.location[field];
+    if (ref === undefined) continue;
+    const [ns, obj] = ref.split('/');
+    if (ns !== '' && ns !== o.namespace) {
+      errors.push({ annotation: key(name), reason: `${ref} is in another namespace than the Ingress (${o.namespace})` });
+    }
+    d.location[field] = `${o.namespace}/${obj ?? ''}`;
+  }
+}
+
+/** Parses the annotations under `o.prefix`; other annotations are ignored. Errors name the annotation and why. */
+export function parseAnnotations(annotations: Readonly<Record<string, string>> | undefined, o: ParseOptions): Parsed {
+  const draft: Draft = { location: {}, server: {}, redirect: {} };
+  const errors: AnnotationError[] = [];
+  const key = (name: string): string => `${o.prefix}/${name}`;
+  for (const full of Object.keys(annotations ?? {}).sort()) {
+    if (!full.startsWith(`${o.prefix}/`)) continue;
+    const name = full.slice(o.prefix.length + 1);
+    const raw = annotations?.[full] ?? '';
+    const refused = gate(name, o);
+    if (refused) {
+      errors.push({ annotation: full, reason: refused });
+      continue;
+    }
+    const spec = BY_KEY.get(name);
+    if (!spec) continue;
+    const reason = spec.apply(spec.snippet ? raw : raw.trim(), draft);
+    if (reason !== undefined) errors.push({ annotation: full, reason });
+  }
+  combine(draft, o, key, errors);
+  return { settings: { location: draft.location, server: draft.server }, errors };
+}

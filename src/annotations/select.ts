@@ -1,0 +1,95 @@
+// Failure closed, purely: each Ingress is served in its last form whose annotations all parsed, or not at all.
+import type { ConfigMap, Ingress, Snapshot } from '../model/input.js';
+import type { AnnotationInput, IngressSettings, RiskLevel } from '../model/settings.js';
+import type { ObjectRef, Problem } from '../model/types.js';
+import { parseAnnotations, type AnnotationError } from './parse.js';
+import { headerName, headerValue } from './values.js';
+
+/** An Ingress as last accepted, with the settings its annotations gave. */
+export interface Accepted {
+  readonly ingress: Ingress;
+  readonly settings: IngressSettings;
+}
+
+export interface SelectOptions {
+  readonly prefix: string;
+  readonly riskLevel: RiskLevel;
+  readonly allowSnippets: boolean;
+  readonly strictPaths: boolean;
+  /** True for the Ingresses this controller serves (others are not parsed nor reported). */
+  readonly ours: (ing: Ingress) => boolean;
+}
+
+export interface Selection {
+  /** The snapshot with each Ingress replaced by its last valid form (or removed). */
+  readonly snapshot: Snapshot;
+  readonly input: AnnotationInput;
+  readonly problems: readonly Problem[];
+  /** The new last-valid table, for the next sync. */
+  readonly lastValid: ReadonlyMap<string, Accepted>;
+}
+
+function keyOf(ing: Ingress): string {
+  return `${ing.metadata?.namespace ?? 'default'}/${ing.metadata?.name ?? ''}`;
+}
+
+/** Reads a ConfigMap of headers (`namespace/name`): each key a header name, each value its value. */
+export function headersFrom(configMaps: readonly ConfigMap[], ref: string): { headers: [string, string][]; error?: string } {
+  const [ns, name] = ref.split('/');
+  const cm = configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
+  if (!cm) return { headers: [], error: `ConfigMap ${ref} not found` };
+  const headers: [string, string][] = [];
+  for (const k of Object.keys(cm.data ?? {}).sort()) {
+    const n = headerName(k);
+    const v = headerValue(cm.data?.[k] ?? '');
+    if (!n.ok) return { headers: [], error: `ConfigMap ${ref}: ${n.reason}` };
+    if (!v.ok) return { headers: [], error: `ConfigMap ${ref} key ${k}: ${v.reason}` };
+    headers.push([n.value, v.value]);
+  }
+  return { headers };
+}
+
+/** Parses an Ingress's annotations and resolves the ConfigMaps they name. */
+function settle(ing: Ingress, snap: Snapshot, o: SelectOptions): { settings: IngressSettings; errors: AnnotationError[] } {
+  const namespace = ing.metadata?.namespace ?? 'default';
+  const parsed = parseAnnotations(ing.metadata?.annotations, { prefix: o.prefix, riskLevel: o.riskLevel, allowSnippets: o.allowSnippets, namespace });
+  const errors = [...parsed.errors];
+  let settings = parsed.settings;
+  const ref = settings.location.customHeaders;
+  if (ref !== undefined) {
+    const r = headersFrom(snap.configMaps, ref);
+    if (r.error !== undefined) errors.push({ annotation: `${o.prefix}/custom-headers`, reason: r.error });
+    settings = { ...settings, location: { ...settings.location, responseHeaders: r.headers } };
+  }
+  return { settings, errors };
+}
+
+/**
+ * Parses the annotations of our Ingresses. An Ingress with a refused annotation keeps its last accepted form
+ * (a 'degraded' problem) or is left out (a 'dropped' one); every problem names the annotation and why.
+ */
+export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Accepted>, o: SelectOptions): Selection {
+  const lastValid = new Map<string, Accepted>();
+  const settings = new Map<string, IngressSettings>();
+  const problems: Problem[] = [];
+  const ingresses: Ingress[] = [];
+  for (const ing of snap.ingresses) {
+    if (!o.ours(ing)) {
+      ingresses.push(ing);
+      continue;
+    }
+    const key = keyOf(ing);
+    const { settings: s, errors } = settle(ing, snap, o);
+    const chosen: Accepted | undefined = errors.length === 0 ? { ingress: ing, settings: s } : previous.get(key);
+    const object: ObjectRef = { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
+    for (const e of errors) {
+      const keeps = chosen ? 'the Ingress keeps its last valid form' : 'the Ingress is not served';
+      problems.push({ object, field: `metadata.annotations[${e.annotation}]`, reason: `${e.reason}; ${keeps}`, severity: chosen ? 'degraded' : 'dropped' });
+    }
+    if (!chosen) continue;
+    lastValid.set(key, chosen);
+    settings.set(key, chosen.settings);
+    ingresses.push(chosen.ingress);
+  }
+  return { snapshot: { ...snap, ingresses }, input: { settings, strictPaths: o.strictPaths }, problems, lastValid };
+}

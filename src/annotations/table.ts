@@ -1,0 +1,145 @@
+// The declarative annotation table: key, type, default, validator, risk, scope and doc of every annotation read.
+import type { IngressSettings, LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
+import * as v from './values.js';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** What parsers write into while reading one Ingress's annotations. */
+export interface Draft {
+  location: Mutable<LocationSettings>;
+  server: Mutable<ServerSettings>;
+  /** Values that only mean something together; parse.ts combines them. */
+  redirect: { permanent?: string; permanentCode?: number; temporal?: string; temporalCode?: number };
+}
+
+export type Scope = 'server' | 'location' | 'upstream';
+
+/** One row of the table. `apply` validates the raw value and writes it into the draft, or returns the reason. */
+export interface AnnotationSpec {
+  readonly key: string;
+  readonly type: string;
+  readonly default: string;
+  readonly risk: RiskLevel;
+  readonly scope: Scope;
+  readonly doc: string;
+  /** Snippets: also need --allow-snippet-annotations. */
+  readonly snippet?: boolean;
+  readonly apply: (raw: string, draft: Draft) => string | undefined;
+}
+
+interface Meta { type: string; default: string; risk: RiskLevel; scope: Scope; doc: string; snippet?: boolean }
+
+function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (d: Draft, value: T) => void): AnnotationSpec {
+  return {
+    key, ...meta,
+    apply: (raw, draft) => {
+      const r = parse(raw);
+      if (!r.ok) return r.reason;
+      set(draft, r.value);
+      return undefined;
+    },
+  };
+}
+
+const onOff: v.Parser<boolean> = (raw) => (raw === 'on' ? v.ok(true) : raw === 'off' ? v.ok(false) : v.bad(`${v.show(raw)} is not on or off`));
+
+/** `off`, or two tokens `from to`, each checked by `part`. */
+function pair(part: v.Parser<string>): v.Parser<readonly [string, string] | 'off'> {
+  return (raw) => {
+    if (raw === 'off') return v.ok('off');
+    const parts = raw.split(' ');
+    if (parts.length !== 2) return v.bad(`${v.show(raw)} is not "off" or "FROM TO"`);
+    const [a, b] = parts.map(part);
+    if (!a?.ok) return a ?? v.bad('missing FROM');
+    if (!b?.ok) return b ?? v.bad('missing TO');
+    return v.ok([a.value, b.value] as const);
+  };
+}
+
+/** `name` or `namespace/name` of a Secret (the namespace rule is checked in parse.ts). */
+const SECRET_REF = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+const secretRef: v.Parser<string> = (raw) => (SECRET_REF.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a Secret name or namespace/name`));
+
+const redirectArg: v.Parser<string> = (raw) => (raw === 'off' || raw === 'default' ? v.ok(raw) : raw.startsWith('/') ? v.uriPath(raw) : v.httpUrl(raw));
+const NEXT_UPSTREAM = ['error', 'timeout', 'invalid_header', 'http_500', 'http_502', 'http_503', 'http_504', 'http_403', 'http_404', 'http_429', 'non_idempotent', 'off'] as const;
+const TLS_PROTOCOLS = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+const snippet: v.Parser<string> = (raw) => v.ok(raw);
+function nonEmpty<T>(p: v.Parser<T[]>): v.Parser<T[]> {
+  return (raw) => { const r = p(raw); return r.ok && r.value.length === 0 ? v.bad('an empty list') : r; };
+}
+
+const L = 'location' as const;
+const S = 'server' as const;
+
+
+/** Every annotation Portico reads, without its prefix. */
+export const ANNOTATIONS: readonly AnnotationSpec[] = [
+  row('rewrite-target', { type: 'path', default: '', risk: 'Medium', scope: L, doc: 'Rewrites the request path to this target; `$1`-`$9` refer to capture groups of the path (makes the paths regexes).' }, v.rewriteTarget, (d, x) => { d.location.rewriteTarget = x; }),
+  row('use-regex', { type: 'bool', default: 'false', risk: 'Low', scope: L, doc: "Treats this Ingress's Prefix and ImplementationSpecific paths as case-insensitive regular expressions." }, v.bool, (d, x) => { d.location.useRegex = x; }),
+  row('app-root', { type: 'path', default: '', risk: 'Medium', scope: L, doc: 'Redirects requests for `/` to this path (302).' }, v.uriPath, (d, x) => { d.location.appRoot = x; }),
+  row('permanent-redirect', { type: 'url', default: '', risk: 'Medium', scope: L, doc: 'Answers every request with a redirect to this URL.' }, v.httpUrl, (d, x) => { d.redirect.permanent = x; }),
+  row('permanent-redirect-code', { type: 'int', default: '301', risk: 'Low', scope: L, doc: 'Status code of permanent-redirect (300-308).' }, v.int(300, 308), (d, x) => { d.redirect.permanentCode = x; }),
+  row('temporal-redirect', { type: 'url', default: '', risk: 'Medium', scope: L, doc: 'Answers every request with a temporary redirect to this URL; wins over permanent-redirect.' }, v.httpUrl, (d, x) => { d.redirect.temporal = x; }),
+  row('temporal-redirect-code', { type: 'int', default: '302', risk: 'Low', scope: L, doc: 'Status code of temporal-redirect (300-308).' }, v.int(300, 308), (d, x) => { d.redirect.temporalCode = x; }),
+  row('from-to-www-redirect', { type: 'bool', default: 'false', risk: 'Low', scope: S, doc: 'Redirects `www.host` to `host` (or the reverse) with 308.' }, v.bool, (d, x) => { d.server.fromToWwwRedirect = x; }),
+  row('x-forwarded-prefix', { type: 'path', default: '', risk: 'Medium', scope: L, doc: 'Sends this value as the X-Forwarded-Prefix request header.' }, v.uriPath, (d, x) => { d.location.xForwardedPrefix = x; }),
+  row('upstream-vhost', { type: 'host', default: '', risk: 'Low', scope: L, doc: 'Sends this Host header to the backend.' }, v.hostPort, (d, x) => { d.location.upstreamVhost = x; }),
+  row('server-alias', { type: 'host list', default: '', risk: 'High', scope: S, doc: 'More host names (comma-separated) for the servers of this Ingress.' }, v.list(v.hostname, /\s*,\s*/, 32), (d, x) => { d.server.serverAlias = x; }),
+  row('preserve-trailing-slash', { type: 'bool', default: 'false', risk: 'Medium', scope: L, doc: 'Keeps the trailing slash of the path when redirecting to HTTPS.' }, v.bool, (d, x) => { d.location.preserveTrailingSlash = x; }),
+  row('backend-protocol', { type: 'enum', default: 'HTTP', risk: 'Low', scope: L, doc: 'Protocol to the backend: HTTP, HTTPS, GRPC or GRPCS.' }, v.oneOf(['HTTP', 'HTTPS', 'GRPC', 'GRPCS'] as const, true), (d, x) => { d.location.backendProtocol = x; }),
+  row('proxy-connect-timeout', { type: 'seconds', default: '5', risk: 'Low', scope: L, doc: 'Timeout to connect to the backend.' }, v.seconds(3600), (d, x) => { d.location.connectTimeout = x; }),
+  row('proxy-send-timeout', { type: 'seconds', default: '60', risk: 'Low', scope: L, doc: 'Timeout between two writes to the backend.' }, v.seconds(), (d, x) => { d.location.sendTimeout = x; }),
+  row('proxy-read-timeout', { type: 'seconds', default: '60', risk: 'Low', scope: L, doc: 'Timeout between two reads from the backend.' }, v.seconds(), (d, x) => { d.location.readTimeout = x; }),
+  row('proxy-body-size', { type: 'size', default: '1m', risk: 'Medium', scope: L, doc: 'Largest request body; above it nginx answers 413 (`0`: no limit).' }, v.size, (d, x) => { d.location.bodySize = x; }),
+  row('client-body-buffer-size', { type: 'size', default: '8k', risk: 'Low', scope: L, doc: 'Buffer for the request body before it goes to a temp file.' }, v.bufferSize, (d, x) => { d.location.clientBodyBufferSize = x; }),
+  row('proxy-buffering', { type: 'on|off', default: 'off', risk: 'Low', scope: L, doc: 'Buffers responses from the backend.' }, onOff, (d, x) => { d.location.buffering = x; }),
+  row('proxy-buffer-size', { type: 'size', default: '4k', risk: 'Low', scope: L, doc: 'Buffer for the first part of the response (headers).' }, v.bufferSize, (d, x) => { d.location.bufferSize = x; }),
+  row('proxy-buffers-number', { type: 'int', default: '4', risk: 'Low', scope: L, doc: 'Number of response buffers (of proxy-buffer-size each); at least 3, as nginx needs busy buffers below all but one.' }, v.int(3, 1024), (d, x) => { d.location.buffersNumber = x; }),
+  row('proxy-request-buffering', { type: 'on|off', default: 'on', risk: 'Low', scope: L, doc: 'Reads the whole request body before sending it to the backend.' }, onOff, (d, x) => { d.location.requestBuffering = x; }),
+  row('proxy-next-upstream', { type: 'list', default: 'error timeout', risk: 'Medium', scope: L, doc: 'When to try the next endpoint (space-separated nginx conditions).' }, nonEmpty(v.list(v.oneOf(NEXT_UPSTREAM), / +/, 12)), (d, x) => { d.location.nextUpstream = x; }),
+  row('proxy-next-upstream-tries', { type: 'int', default: '3', risk: 'Low', scope: L, doc: 'Most endpoints tried for one request (0: no limit).' }, v.int(0, 100), (d, x) => { d.location.nextUpstreamTries = x; }),
+  row('proxy-next-upstream-timeout', { type: 'seconds', default: '0', risk: 'Low', scope: L, doc: 'Time limit for trying further endpoints (0: none).' }, v.seconds(), (d, x) => { d.location.nextUpstreamTimeout = x; }),
+  row('proxy-http-version', { type: 'enum', default: '1.1', risk: 'Low', scope: L, doc: 'HTTP version to the backend: 1.0 or 1.1.' }, v.oneOf(['1.0', '1.1'] as const), (d, x) => { d.location.httpVersion = x; }),
+  row('proxy-redirect-from', { type: 'url', default: 'off', risk: 'Medium', scope: L, doc: 'First argument of proxy_redirect (with proxy-redirect-to).' }, redirectArg, (d, x) => { d.location.redirectFrom = x; }),
+  row('proxy-redirect-to', { type: 'url', default: 'off', risk: 'Medium', scope: L, doc: 'Second argument of proxy_redirect.' }, redirectArg, (d, x) => { d.location.redirectTo = x; }),
+  row('proxy-cookie-domain', { type: 'pair', default: 'off', risk: 'Medium', scope: L, doc: 'Rewrites the domain of Set-Cookie headers: `FROM TO`.' }, pair(v.hostname), (d, x) => { d.location.cookieDomain = x; }),
+  row('proxy-cookie-path', { type: 'pair', default: 'off', risk: 'Medium', scope: L, doc: 'Rewrites the path of Set-Cookie headers: `FROM TO`.' }, pair(v.uriPath), (d, x) => { d.location.cookiePath = x; }),
+  row('connection-proxy-header', { type: 'token', default: '', risk: 'Low', scope: L, doc: 'Value of the Connection header sent to the backend.' }, v.oneOf(['keep-alive', 'close', 'upgrade'] as const, true), (d, x) => { d.location.connectionHeader = x.toLowerCase(); }),
+  row('proxy-ssl-verify', { type: 'on|off', default: 'off', risk: 'Low', scope: L, doc: "Verifies the backend's certificate." }, onOff, (d, x) => { d.location.sslVerify = x; }),
+  row('proxy-ssl-verify-depth', { type: 'int', default: '1', risk: 'Low', scope: L, doc: "Depth of the backend's certificate chain check." }, v.int(0, 16), (d, x) => { d.location.sslVerifyDepth = x; }),
+  row('proxy-ssl-name', { type: 'host', default: '', risk: 'High', scope: L, doc: "Name checked in the backend's certificate and sent as SNI." }, v.hostname, (d, x) => { d.location.sslName = x; }),
+  row('proxy-ssl-server-name', { type: 'on|off', default: 'off', risk: 'Low', scope: L, doc: 'Sends SNI to the backend.' }, onOff, (d, x) => { d.location.sslServerName = x; }),
+  row('proxy-ssl-protocols', { type: 'list', default: 'TLSv1.2 TLSv1.3', risk: 'Low', scope: L, doc: 'TLS versions to the backend (space-separated).' }, nonEmpty(v.list(v.oneOf(TLS_PROTOCOLS), / +/, 6)), (d, x) => { d.location.sslProtocols = x; }),
+  row('default-backend', { type: 'service', default: '', risk: 'Low', scope: L, doc: "Service (same namespace, first port) for this Ingress's 503s and custom errors." }, v.serviceName, (d, x) => { d.location.defaultBackend = x; }),
+  row('custom-http-errors', { type: 'codes', default: '', risk: 'Low', scope: L, doc: 'Status codes (comma-separated) answered by the default backend instead.' }, v.errorCodes, (d, x) => { d.location.customHttpErrors = x; }),
+  row('custom-headers', { type: 'configmap', default: '', risk: 'Medium', scope: L, doc: 'ConfigMap (`namespace/name`) of response headers added to every answer.' }, v.objectRef, (d, x) => { d.location.customHeaders = x.join('/'); }),
+  row('ssl-redirect', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Redirects HTTP to HTTPS when the host has TLS.' }, v.bool, (d, x) => { d.location.sslRedirect = x; }),
+  row('force-ssl-redirect', { type: 'bool', default: 'false', risk: 'Medium', scope: L, doc: 'Redirects HTTP to HTTPS (308) even without TLS in the Ingress.' }, v.bool, (d, x) => { d.location.forceSslRedirect = x; }),
+  // auth-tls-*: validated here (fail closed); src/model/tls.ts turns them into the server's client-certificate check.
+  row('auth-tls-secret', { type: 'secret', default: '', risk: 'Medium', scope: S, doc: 'Secret (`name` or `namespace/name`) with `ca.crt` (and optional `ca.crl`) for client certificates.' }, secretRef, () => undefined),
+  row('auth-tls-verify-client', { type: 'enum', default: 'on', risk: 'Medium', scope: S, doc: 'Client certificate check: on, off, optional or optional_no_ca.' }, v.oneOf(['on', 'off', 'optional', 'optional_no_ca'] as const), () => undefined),
+  row('auth-tls-verify-depth', { type: 'int', default: '1', risk: 'Low', scope: S, doc: 'Depth of the client certificate chain check.' }, v.int(1, 999), () => undefined),
+  row('auth-tls-error-page', { type: 'url', default: '', risk: 'High', scope: S, doc: 'URL to redirect to when the client certificate check fails.' }, v.httpUrl, () => undefined),
+  row('auth-tls-pass-certificate-to-upstream', { type: 'bool', default: 'false', risk: 'Low', scope: S, doc: 'Passes the client certificate to the backend in the `ssl-client-cert` header.' }, v.bool, () => undefined),
+  row('configuration-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: L, snippet: true, doc: 'Raw nginx directives in each location (refused unless snippets are allowed).' }, snippet, (d, x) => { d.location.configurationSnippet = x; }),
+  row('server-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in each server (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.serverSnippet = x; }),
+  row('stream-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in the stream block (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.streamSnippet = x; }),
+];
+
+/**
+ * ingress-nginx annotations Portico does not implement yet. An Ingress using one is refused rather than served
+ * without the protection or behaviour it asked for (fail closed). Issue 7 moves them into ANNOTATIONS.
+ */
+export const NOT_YET: readonly string[] = [
+  'auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-method', 'auth-signin', 'auth-signin-redirect-param',
+  'auth-response-headers', 'auth-request-redirect', 'auth-cache-key', 'auth-cache-duration', 'auth-always-set-cookie',
+  'auth-proxy-set-headers', 'auth-snippet', 'enable-global-auth', 'auth-tls-match-cn', 'whitelist-source-range', 'allowlist-source-range',
+  'denylist-source-range', 'limit-rps', 'limit-rpm', 'limit-connections', 'limit-burst-multiplier', 'limit-whitelist', 'limit-allowlist',
+  'limit-rate', 'limit-rate-after', 'enable-cors', 'cors-allow-origin', 'cors-allow-methods', 'cors-allow-headers',
+  'cors-allow-credentials', 'cors-expose-headers', 'cors-max-age', 'canary', 'canary-by-header', 'canary-by-header-value',
+  'canary-by-header-pattern', 'canary-by-cookie', 'canary-weight', 'canary-weight-total', 'mirror-target', 'mirror-request-body',
+  'mirror-host', 'satisfy', 'service-upstream', 'proxy-ssl-secret', 'affinity', 'session-cookie-name', 'upstream-hash-by', 'ssl-passthrough', 'modsecurity-snippet',
+];
+
+export const BY_KEY: ReadonlyMap<string, AnnotationSpec> = new Map(ANNOTATIONS.map((a) => [a.key, a]));
+
+export type { IngressSettings };

@@ -1,0 +1,71 @@
+// The annotation stage of a sync: global ConfigMap, header ConfigMaps and last valid Ingresses, kept across syncs.
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log.js';
+import { parseConfigMap } from '../annotations/configmap.js';
+import { headersFrom, selectIngresses, type Accepted } from '../annotations/select.js';
+import { classSelector } from '../model/classes.js';
+import type { ModelOptions, Snapshot } from '../model/input.js';
+import { GLOBAL_DEFAULTS, type AnnotationInput, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
+import type { Problem } from '../model/types.js';
+
+export interface StageResult {
+  readonly snapshot: Snapshot;
+  readonly input: AnnotationInput;
+  readonly problems: readonly Problem[];
+  readonly global: GlobalSettings;
+  readonly headers: ResolvedHeaders;
+}
+
+/** Holds what must survive between syncs: the last parsed global settings and the last valid Ingresses. */
+export class AnnotationStage {
+  private global: GlobalSettings = GLOBAL_DEFAULTS;
+  private lastValid: ReadonlyMap<string, Accepted> = new Map();
+  private readonly logged = new Set<string>();
+
+  constructor(private readonly config: Config, private readonly log: Logger) {}
+
+  private once(key: string, fn: () => void): void {
+    if (this.logged.has(key)) return;
+    this.logged.add(key);
+    fn();
+  }
+
+  /** Parses the global ConfigMap (--configmap); a refused value keeps its previous one, unknown keys are logged once. */
+  private globals(snap: Snapshot): GlobalSettings {
+    const ref = this.config.configmap;
+    if (ref === undefined) return this.global;
+    const [ns, name] = ref.split('/');
+    const cm = snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
+    const r = parseConfigMap(cm?.data, this.global);
+    for (const k of r.unknown) this.once(`unknown ${k}`, () => { this.log.warn({ configmap: ref, key: k }, `ConfigMap ${ref}: unknown key ${k} ignored`); });
+    for (const e of r.errors) {
+      this.once(`bad ${e.key} ${e.reason}`, () => { this.log.warn({ configmap: ref, key: e.key }, `ConfigMap ${ref} ${e.key}: ${e.reason}; keeping the previous value`); });
+    }
+    this.global = r.settings;
+    return r.settings;
+  }
+
+  private headers(snap: Snapshot, g: GlobalSettings): ResolvedHeaders {
+    const read = (ref: string | undefined, key: string): [string, string][] => {
+      if (ref === undefined) return [];
+      const r = headersFrom(snap.configMaps, ref);
+      if (r.error !== undefined) this.once(`${key} ${r.error}`, () => { this.log.warn({ key }, `ConfigMap ${key}: ${r.error ?? ''}; no headers added`); });
+      return r.headers;
+    };
+    return { add: read(g.addHeaders, 'add-headers'), proxySet: read(g.proxySetHeaders, 'proxy-set-headers') };
+  }
+
+  /** Runs the stage on one snapshot. */
+  run(snap: Snapshot, opts: ModelOptions): StageResult {
+    const global = this.globals(snap);
+    const sel = selectIngresses(snap, this.lastValid, {
+      prefix: this.config.annotationsPrefix,
+      riskLevel: global.annotationsRiskLevel ?? this.config.annotationsRiskLevel,
+      allowSnippets: global.allowSnippetAnnotations ?? this.config.allowSnippetAnnotations,
+      strictPaths: global.strictValidatePathType,
+      ours: classSelector(snap.ingressClasses, opts),
+    });
+    this.lastValid = sel.lastValid;
+    return { snapshot: sel.snapshot, input: sel.input, problems: sel.problems, global, headers: this.headers(snap, global) };
+  }
+}

@@ -1,0 +1,151 @@
+// Typed settings the model carries: what annotations and the global ConfigMap asked for, already validated.
+
+/** A size nginx understands: digits with an optional k/m/g unit (`1m`, `8k`, `0`). */
+export type Size = string;
+/** A duration in seconds. */
+export type Seconds = number;
+
+export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
+
+/** Settings of the locations of one Ingress. Absent fields inherit the global (http-level) value. */
+export interface LocationSettings {
+  readonly rewriteTarget?: string;
+  readonly useRegex?: boolean;
+  readonly appRoot?: string;
+  readonly redirect?: { readonly url: string; readonly code: number };
+  readonly xForwardedPrefix?: string;
+  readonly upstreamVhost?: string;
+  readonly backendProtocol?: BackendProtocol;
+  readonly connectTimeout?: Seconds;
+  readonly sendTimeout?: Seconds;
+  readonly readTimeout?: Seconds;
+  readonly bodySize?: Size;
+  readonly clientBodyBufferSize?: Size;
+  readonly buffering?: boolean;
+  readonly bufferSize?: Size;
+  readonly buffersNumber?: number;
+  readonly requestBuffering?: boolean;
+  readonly nextUpstream?: readonly string[];
+  readonly nextUpstreamTries?: number;
+  readonly nextUpstreamTimeout?: Seconds;
+  readonly httpVersion?: '1.0' | '1.1';
+  readonly redirectFrom?: string;
+  readonly redirectTo?: string;
+  readonly cookieDomain?: readonly [string, string] | 'off';
+  readonly cookiePath?: readonly [string, string] | 'off';
+  readonly connectionHeader?: string;
+  readonly sslVerify?: boolean;
+  readonly sslVerifyDepth?: number;
+  readonly sslName?: string;
+  readonly sslServerName?: boolean;
+  readonly sslProtocols?: readonly string[];
+  /** Namespace-local Secret name holding the CA (and client cert) for backend TLS. */
+  readonly sslSecret?: string;
+  readonly customHttpErrors?: readonly number[];
+  /** Service name (same namespace) for this Ingress's 503s and custom errors. */
+  readonly defaultBackend?: string;
+  /** The upstream the model resolved `defaultBackend` to. */
+  readonly defaultBackendUpstream?: string;
+  readonly sslRedirect?: boolean;
+  readonly forceSslRedirect?: boolean;
+  readonly preserveTrailingSlash?: boolean;
+  readonly serviceUpstream?: boolean;
+  /** Response headers from the `custom-headers` ConfigMap, resolved by the model. */
+  readonly customHeaders?: string;
+  readonly responseHeaders?: readonly (readonly [string, string])[];
+  readonly configurationSnippet?: string;
+}
+
+/** Settings of the servers (hosts) of one Ingress; the oldest Ingress of a host wins. */
+export interface ServerSettings {
+  readonly serverAlias?: readonly string[];
+  readonly fromToWwwRedirect?: boolean;
+  readonly serverSnippet?: string;
+  readonly streamSnippet?: string;
+}
+
+/** Everything the annotations of one Ingress asked for. */
+export interface IngressSettings {
+  readonly location: LocationSettings;
+  readonly server: ServerSettings;
+}
+
+export const NO_SETTINGS: IngressSettings = Object.freeze({ location: Object.freeze({}), server: Object.freeze({}) });
+
+export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
+export const RISK_ORDER: readonly RiskLevel[] = ['Low', 'Medium', 'High', 'Critical'];
+
+/** The global settings of the ConfigMap, with ingress-nginx's defaults. */
+export interface GlobalSettings {
+  readonly proxyBodySize: Size;
+  readonly proxyConnectTimeout: Seconds;
+  readonly proxyReadTimeout: Seconds;
+  readonly proxySendTimeout: Seconds;
+  readonly proxyBuffering: boolean;
+  readonly proxyBufferSize: Size;
+  readonly clientBodyBufferSize: Size;
+  readonly sslRedirect: boolean;
+  readonly hsts: boolean;
+  readonly hstsMaxAge: number;
+  readonly hstsIncludeSubdomains: boolean;
+  readonly hstsPreload: boolean;
+  readonly useHttp2: boolean;
+  readonly useForwardedHeaders: boolean;
+  readonly computeFullForwardedFor: boolean;
+  readonly forwardedForHeader: string;
+  readonly enableRealIp: boolean;
+  readonly proxyRealIpCidr: readonly string[];
+  readonly useProxyProtocol: boolean;
+  readonly serverTokens: boolean;
+  readonly keepAlive: Seconds;
+  readonly keepAliveRequests: number;
+  readonly upstreamKeepaliveConnections: number;
+  readonly upstreamKeepaliveTimeout: Seconds;
+  readonly upstreamKeepaliveRequests: number;
+  readonly workerProcesses: number | 'auto';
+  readonly maxWorkerConnections: number;
+  readonly workerShutdownTimeout: Seconds;
+  readonly logFormatUpstream: string | undefined;
+  readonly logFormatEscapeJson: boolean;
+  readonly accessLogPath: string | undefined;
+  readonly errorLogLevel: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit' | 'alert' | 'emerg';
+  /** Undefined: the --default-load-balance flag. */
+  readonly loadBalance: 'round_robin' | 'ewma' | undefined;
+  readonly customHttpErrors: readonly number[];
+  /** `namespace/name` of a ConfigMap of response headers, and what the controller resolved it to. */
+  readonly addHeaders: string | undefined;
+  readonly proxySetHeaders: string | undefined;
+  readonly allowSnippetAnnotations: boolean | undefined;
+  readonly annotationsRiskLevel: RiskLevel | undefined;
+  readonly strictValidatePathType: boolean;
+  readonly blockCidrs: readonly string[];
+  readonly blockUserAgents: readonly string[];
+}
+
+/** ingress-nginx's defaults of the global ConfigMap. */
+export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
+  proxyBodySize: '1m', proxyConnectTimeout: 5, proxyReadTimeout: 60, proxySendTimeout: 60, proxyBuffering: false,
+  proxyBufferSize: '4k', clientBodyBufferSize: '8k', sslRedirect: true, hsts: true, hstsMaxAge: 31536000,
+  hstsIncludeSubdomains: true, hstsPreload: false, useHttp2: true, useForwardedHeaders: false, computeFullForwardedFor: false,
+  forwardedForHeader: 'X-Forwarded-For', enableRealIp: false, proxyRealIpCidr: ['0.0.0.0/0'], useProxyProtocol: false,
+  serverTokens: false, keepAlive: 75, keepAliveRequests: 1000, upstreamKeepaliveConnections: 320, upstreamKeepaliveTimeout: 60,
+  upstreamKeepaliveRequests: 10000, workerProcesses: 'auto', maxWorkerConnections: 16384, workerShutdownTimeout: 240,
+  logFormatUpstream: undefined, logFormatEscapeJson: false, accessLogPath: undefined, errorLogLevel: 'notice',
+  loadBalance: undefined, customHttpErrors: [], addHeaders: undefined, proxySetHeaders: undefined,
+  allowSnippetAnnotations: undefined, annotationsRiskLevel: undefined, strictValidatePathType: true, blockCidrs: [],
+  blockUserAgents: [],
+});
+
+/** Header sets resolved from the ConfigMaps named by `add-headers` and `proxy-set-headers`. */
+export interface ResolvedHeaders {
+  readonly add: readonly (readonly [string, string])[];
+  readonly proxySet: readonly (readonly [string, string])[];
+}
+
+/** What the annotation step hands to translation: settings per Ingress (`namespace/name`) and path strictness. */
+export interface AnnotationInput {
+  readonly settings: ReadonlyMap<string, IngressSettings>;
+  readonly strictPaths: boolean;
+}
+
+export const NO_HEADERS: ResolvedHeaders = Object.freeze({ add: [], proxySet: [] });

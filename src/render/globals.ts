@@ -1,0 +1,97 @@
+// Renders the global ConfigMap settings at http level, and the request/response header sets locations repeat.
+import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
+import { cidr, headerName, int, onOff, quote, quoteLiteral, seconds, size } from './escape.js';
+
+export interface HeaderOverrides {
+  readonly host?: string;
+  readonly prefix?: string;
+  readonly connection?: string;
+  readonly extra?: readonly (readonly [string, string])[];
+}
+
+/**
+ * The proxy_set_header list. nginx inherits http-level proxy_set_header only into locations that set none, so a
+ * location that sets one of its own gets the whole list again from here, with its overrides.
+ */
+export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOverrides = {}, indent = '    '): string[] {
+  const fwd = g.useForwardedHeaders;
+  const pairs: [string, string][] = [
+    ['Host', o.host !== undefined ? quote(o.host) : '$best_http_host'],
+    ['Upgrade', '$http_upgrade'],
+    ['Connection', o.connection !== undefined ? quote(o.connection) : '$connection_upgrade'],
+    ['X-Request-ID', '$req_id'],
+    ['X-Real-IP', '$remote_addr'],
+    ['X-Forwarded-For', g.computeFullForwardedFor ? '$proxy_add_x_forwarded_for' : '$remote_addr'],
+    ['X-Forwarded-Host', fwd ? '$portico_fwd_host' : '$best_http_host'],
+    ['X-Forwarded-Port', fwd ? '$portico_fwd_port' : '$server_port'],
+    ['X-Forwarded-Proto', fwd ? '$portico_fwd_proto' : '$scheme'],
+    ['X-Forwarded-Scheme', fwd ? '$portico_fwd_proto' : '$scheme'],
+    ['X-Scheme', fwd ? '$portico_fwd_proto' : '$scheme'],
+    ['X-Original-URI', '$request_uri'],
+    ['Proxy', '""'],
+  ];
+  if (o.prefix !== undefined) pairs.push(['X-Forwarded-Prefix', quote(o.prefix)]);
+  for (const [name, value] of [...h.proxySet, ...(o.extra ?? [])]) pairs.push([headerName(name), quote(value)]);
+  return pairs.map(([name, value]) => `${indent}proxy_set_header ${name} ${value};`);
+}
+
+/** add_header lines (replacing, like proxy_set_header, every inherited one). */
+export function addHeaders(headers: readonly (readonly [string, string])[], indent: string): string[] {
+  return headers.map(([name, value]) => `${indent}add_header ${headerName(name)} ${quote(value)} always;`);
+}
+
+function forwardedMaps(g: GlobalSettings): string[] {
+  if (!g.useForwardedHeaders) return [];
+  return [
+    "    map $http_x_forwarded_proto $portico_fwd_proto { default $http_x_forwarded_proto; '' $scheme; }",
+    "    map $http_x_forwarded_port $portico_fwd_port { default $http_x_forwarded_port; '' $server_port; }",
+    "    map $http_x_forwarded_host $portico_fwd_host { default $http_x_forwarded_host; '' $best_http_host; }",
+  ];
+}
+
+function realIp(g: GlobalSettings): string[] {
+  if (g.useProxyProtocol) return ['    real_ip_header proxy_protocol;', ...g.proxyRealIpCidr.map((c) => `    set_real_ip_from ${cidr(c)};`)];
+  if (!g.enableRealIp && !g.useForwardedHeaders) return [];
+  return [
+    `    real_ip_header ${headerName(g.forwardedForHeader)};`,
+    '    real_ip_recursive on;',
+    ...g.proxyRealIpCidr.map((c) => `    set_real_ip_from ${cidr(c)};`),
+  ];
+}
+
+function blocks(g: GlobalSettings): string[] {
+  const lines = g.blockCidrs.map((c) => `    deny ${cidr(c)};`);
+  if (g.blockUserAgents.length > 0) {
+    lines.push('    map $http_user_agent $portico_block_ua {', '        default 0;');
+    for (const ua of g.blockUserAgents) lines.push(`        ${ua.startsWith('~') ? quoteLiteral(ua) : quote(ua)} 1;`);
+    lines.push('    }');
+  }
+  return lines;
+}
+
+/** http-level directives from the ConfigMap (defaults of every location). */
+export function httpGlobals(g: GlobalSettings, h: ResolvedHeaders): string[] {
+  const buffer = size(g.proxyBufferSize);
+  return [
+    `    server_tokens ${onOff(g.serverTokens)};`,
+    `    keepalive_timeout ${seconds(g.keepAlive)}; keepalive_requests ${int(g.keepAliveRequests)};`,
+    `    client_max_body_size ${size(g.proxyBodySize)}; client_body_buffer_size ${size(g.clientBodyBufferSize)};`,
+    '    proxy_http_version 1.1;',
+    `    proxy_connect_timeout ${seconds(g.proxyConnectTimeout)}; proxy_send_timeout ${seconds(g.proxySendTimeout)}; proxy_read_timeout ${seconds(g.proxyReadTimeout)};`,
+    `    proxy_buffering ${onOff(g.proxyBuffering)}; proxy_request_buffering on; proxy_buffer_size ${buffer}; proxy_buffers 4 ${buffer};`,
+    '    proxy_next_upstream error timeout; proxy_next_upstream_tries 3;',
+    '    proxy_redirect off;',
+    ...forwardedMaps(g),
+    ...realIp(g),
+    ...blocks(g),
+    ...proxyHeaders(g, h),
+    ...addHeaders(h.add, '    '),
+  ];
+}
+
+/** The upstream block's keepalive line (after balancer_by_lua: see NGINX-NOTES.md). */
+export function upstreamKeepalive(g: GlobalSettings): string {
+  const n = g.upstreamKeepaliveConnections;
+  if (n === 0) return '';
+  return `        keepalive ${int(n)}; keepalive_time 1h; keepalive_timeout ${seconds(g.upstreamKeepaliveTimeout)}; keepalive_requests ${int(g.upstreamKeepaliveRequests)};`;
+}

@@ -1,0 +1,174 @@
+// Renders one Ingress's annotation settings inside its locations and servers; every value goes through escape.ts.
+import type { GlobalSettings, LocationSettings, ResolvedHeaders } from '../model/settings.js';
+import type { Location, ObjectRef, Server } from '../model/types.js';
+import {
+  ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word,
+} from './escape.js';
+import { addHeaders, proxyHeaders } from './globals.js';
+
+const I = '            ';
+const SYSTEM_CAS = '/etc/ssl/certs/ca-certificates.crt';
+
+/** What location rendering needs besides the location. */
+export interface SettingsContext {
+  readonly global: GlobalSettings;
+  readonly headers: ResolvedHeaders;
+  /** The upstream of --default-backend-service, if any: the default target of custom errors. */
+  readonly defaultUpstream: string | undefined;
+}
+
+type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
+
+function escapeRegex(path: string): string {
+  return path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function redirects(s: LocationSettings): string[] {
+  const out: string[] = [];
+  if (s.redirect) out.push(`${I}return ${int(s.redirect.code)} ${quote(s.redirect.url)};`);
+  if (s.appRoot !== undefined) out.push(`${I}if ($uri = /) { return 302 ${quoteAfter('$scheme://$http_host', s.appRoot)}; }`);
+  return out;
+}
+
+function rewrite(t: UpstreamTarget, s: LocationSettings): string[] {
+  if (s.rewriteTarget === undefined || !t.rule) return [];
+  const pattern = t.rule.regex ? t.rule.path : escapeRegex(t.rule.path);
+  return [`${I}rewrite ${regex(`(?i)${pattern}`)} ${rewriteReplacement(s.rewriteTarget)} break;`];
+}
+
+function proxyBuffers(s: LocationSettings, g: GlobalSettings): string[] {
+  const out: string[] = [];
+  if (s.bufferSize !== undefined) out.push(`${I}proxy_buffer_size ${size(s.bufferSize)};`);
+  if (s.buffersNumber === undefined && s.bufferSize === undefined) return out;
+  const each = size(s.bufferSize ?? g.proxyBufferSize);
+  out.push(`${I}proxy_buffers ${int(s.buffersNumber ?? 4)} ${each};`);
+  // nginx's default busy size (two buffers) must stay below all buffers but one: with 3 buffers it is one.
+  if (s.buffersNumber === 3) out.push(`${I}proxy_busy_buffers_size ${each};`);
+  return out;
+}
+
+function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
+  const out: string[] = [];
+  const d = (name: string, value: string | undefined): void => { if (value !== undefined) out.push(`${I}${name} ${value};`); };
+  d('proxy_connect_timeout', s.connectTimeout !== undefined ? seconds(s.connectTimeout) : undefined);
+  d('proxy_send_timeout', s.sendTimeout !== undefined ? seconds(s.sendTimeout) : undefined);
+  d('proxy_read_timeout', s.readTimeout !== undefined ? seconds(s.readTimeout) : undefined);
+  d('client_max_body_size', s.bodySize !== undefined ? size(s.bodySize) : undefined);
+  d('client_body_buffer_size', s.clientBodyBufferSize !== undefined ? size(s.clientBodyBufferSize) : undefined);
+  d('proxy_buffering', s.buffering !== undefined ? onOff(s.buffering) : undefined);
+  out.push(...proxyBuffers(s, g));
+  d('proxy_request_buffering', s.requestBuffering !== undefined ? onOff(s.requestBuffering) : undefined);
+  d('proxy_next_upstream', s.nextUpstream?.length ? s.nextUpstream.map((x) => word(x, s.nextUpstream ?? [])).join(' ') : undefined);
+  d('proxy_next_upstream_tries', s.nextUpstreamTries !== undefined ? int(s.nextUpstreamTries) : undefined);
+  d('proxy_next_upstream_timeout', s.nextUpstreamTimeout !== undefined ? seconds(s.nextUpstreamTimeout) : undefined);
+  d('proxy_http_version', s.httpVersion !== undefined ? word(s.httpVersion, ['1.0', '1.1']) : undefined);
+  if (s.redirectFrom !== undefined && s.redirectFrom !== 'off' && s.redirectTo !== undefined && s.redirectTo !== 'off') {
+    d('proxy_redirect', s.redirectFrom === 'default' ? 'default' : `${quote(s.redirectFrom)} ${quote(s.redirectTo)}`);
+  }
+  const pair = (v: readonly [string, string] | 'off'): string => (v === 'off' ? 'off' : `${quote(v[0])} ${quote(v[1])}`);
+  d('proxy_cookie_domain', s.cookieDomain !== undefined ? pair(s.cookieDomain) : undefined);
+  d('proxy_cookie_path', s.cookiePath !== undefined ? pair(s.cookiePath) : undefined);
+  return out;
+}
+
+function backendTls(s: LocationSettings): string[] {
+  if (s.backendProtocol !== 'HTTPS' && s.backendProtocol !== 'GRPCS') return [];
+  const p = s.backendProtocol === 'HTTPS' ? 'proxy' : 'grpc';
+  const protocols = s.sslProtocols?.length ? s.sslProtocols : ['TLSv1.2', 'TLSv1.3'];
+  return [
+    `${I}${p}_ssl_server_name ${onOff(s.sslServerName ?? false)};`,
+    ...(s.sslName !== undefined ? [`${I}${p}_ssl_name ${quote(s.sslName)};`] : []),
+    `${I}${p}_ssl_protocols ${protocols.map((x) => word(x, protocols)).join(' ')};`,
+    ...(s.sslVerify ? [`${I}${p}_ssl_verify on;`, `${I}${p}_ssl_verify_depth ${int(s.sslVerifyDepth ?? 1)};`, `${I}${p}_ssl_trusted_certificate ${quote(SYSTEM_CAS)};`] : []),
+  ];
+}
+
+function pass(s: LocationSettings): string {
+  switch (s.backendProtocol) {
+    case 'HTTPS': return `${I}proxy_pass https://portico_balancer;`;
+    case 'GRPC': return `${I}grpc_pass grpc://portico_balancer;`;
+    case 'GRPCS': return `${I}grpc_pass grpcs://portico_balancer;`;
+    default: return `${I}proxy_pass http://portico_balancer;`;
+  }
+}
+
+/** Codes and upstream of this location's custom error pages, or undefined. */
+export function errorPages(t: UpstreamTarget, ctx: SettingsContext): { codes: readonly number[]; upstream: string } | undefined {
+  const s = t.settings ?? {};
+  const upstream = s.defaultBackendUpstream ?? ctx.defaultUpstream;
+  const codes = [...new Set([...(s.customHttpErrors ?? ctx.global.customHttpErrors), ...(s.defaultBackendUpstream ? [503] : [])])].sort();
+  return upstream !== undefined && codes.length > 0 ? { codes, upstream } : undefined;
+}
+
+export function errorLocationName(upstream: string, code: number): string {
+  return `@portico_error_${ident(upstream)}_${int(code)}`;
+}
+
+/** The directives of an upstream location after `set $portico_backend`: settings, then the pass. */
+export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] {
+  const s = t.settings ?? {};
+  const out = [...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
+  if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined) {
+    out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader }, I));
+  }
+  if (s.responseHeaders !== undefined) out.push(...addHeaders([...ctx.headers.add, ...s.responseHeaders], I));
+  const errors = errorPages(t, ctx);
+  if (errors) {
+    out.push(`${I}proxy_intercept_errors on;`);
+    for (const code of errors.codes) out.push(`${I}error_page ${int(code)} = ${errorLocationName(errors.upstream, code)};`);
+  }
+  out.push(...backendTls(s));
+  if (s.configurationSnippet !== undefined) out.push(...snippet(s.configurationSnippet).map((l) => `${I}${l}`));
+  out.push(pass(s));
+  return out;
+}
+
+/** The named locations a server's custom error pages go to: the default backend, told which code and why. */
+export function errorLocations(server: Server, ctx: SettingsContext): string[] {
+  const made = new Map<string, { upstream: string; code: number; ingress: ObjectRef }>();
+  for (const l of server.locations) {
+    if (l.target.kind !== 'upstream') continue;
+    const e = errorPages(l.target, ctx);
+    for (const code of e?.codes ?? []) if (e) made.set(errorLocationName(e.upstream, code), { upstream: e.upstream, code, ingress: l.target.ingress });
+  }
+  return [...made].sort(([a], [b]) => a.localeCompare(b)).flatMap(([name, e]) => [
+    `        location ${name} {`,
+    `            set $portico_backend ${quote(ident(e.upstream))};`,
+    ...proxyHeaders(ctx.global, ctx.headers, { extra: [['X-Code', String(e.code)], ['X-Namespace', e.ingress.namespace], ['X-Ingress-Name', e.ingress.name]] }, I),
+    `${I}proxy_set_header X-Format $http_accept;`,
+    `${I}proxy_pass http://portico_balancer;`,
+    '        }',
+  ]);
+}
+
+/** server_name with the host's aliases. */
+export function serverNames(s: Server): string {
+  return [s.host, ...(s.settings?.serverAlias ?? [])].map(serverName).join(' ');
+}
+
+/** Server-level lines: blocked user agents, server snippet, custom error locations. */
+export function serverBody(s: Server, ctx: SettingsContext): string[] {
+  return [
+    ...(ctx.global.blockUserAgents.length > 0 ? ['        if ($portico_block_ua) { return 403; }'] : []),
+    ...(s.settings?.serverSnippet !== undefined ? snippet(s.settings.serverSnippet).map((l) => `        ${l}`) : []),
+    ...errorLocations(s, ctx),
+  ];
+}
+
+/** from-to-www-redirect: a server for the other name (www. added or removed) answering 308 to the host. */
+export function wwwRedirectServer(s: Server, listen: string): string[] {
+  if (!s.settings?.fromToWwwRedirect || s.host === '_' || s.host.startsWith('*.')) return [];
+  const other = s.host.startsWith('www.') ? s.host.slice(4) : `www.${s.host}`;
+  return [
+    '    server {',
+    `        server_name ${serverName(other)};`,
+    `        ${listen}`,
+    `        return 308 ${quoteAfter('$scheme://', s.host).slice(0, -1)}$request_uri";`,
+    '    }',
+  ];
+}
+
+/** The head of a location line for regex locations (`~* "^path"`), case-insensitive as in ingress-nginx. */
+export function regexHead(path: string): string {
+  return `location ~* ${regex(`^${path}`)} {`;
+}

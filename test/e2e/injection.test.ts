@@ -1,0 +1,194 @@
+// Injection: hostile values in every annotation, ConfigMap key, host, path, service, port and Secret reference are
+// refused with a reason, or render into a configuration that `nginx -t` accepts and whose directive tree is the one
+// the model asked for (compared with the same Ingresses carrying a harmless sentinel value).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { makeSelfSigned } from '../../src/tls/self-signed.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfigMap } from '../../src/annotations/configmap.js';
+import { CONFIGMAP_KEYS } from '../../src/annotations/configmap.js';
+import { selectIngresses } from '../../src/annotations/select.js';
+import { ANNOTATIONS, NOT_YET } from '../../src/annotations/table.js';
+import { buildModel } from '../../src/model/build.js';
+import { classSelector } from '../../src/model/classes.js';
+import type { Ingress, ModelOptions, Snapshot } from '../../src/model/input.js';
+import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings } from '../../src/model/settings.js';
+import { renderNginxConf, type RenderOptions } from '../../src/render/nginx-conf.js';
+import { Nginx } from '../../src/nginx/process.js';
+import { createLogger } from '../../src/log.js';
+import { ingress, ingressClass, service, slice } from '../support/objects.js';
+import { configMap } from '../support/manifests.js';
+import { parseNginx, walk, type Directive } from '../support/nginx-tree.js';
+import { REPO } from '../support/portico.js';
+
+const P = 'nginx.ingress.kubernetes.io';
+const OPTS: ModelOptions = { controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false, defaultBackendService: undefined, loadBalance: 'round_robin' };
+
+const CORPUS: string[] = [
+  '"', "'", '";', '"; } server { listen 1; } #', '}', '{', ';', 'a;b', 'a b', '\n', 'x\nload_module /tmp/evil.so;', '#', '# comment',
+  '$host', '${host}', '$1', '$request_uri', '\\', '\\"', 'a\\', '} location / { return 200 "pwn"; } #', 'include /etc/passwd;',
+  'load_module /tmp/x.so;', 'content_by_lua_block { os.execute("id") }', '" ; access_by_lua "os.execute(1)', '\u0000', 'a\u0000b',
+  '\u0001', '\r\n', '\t', '\u007f', 'x'.repeat(100_000), '/a"b', '/$x', '/a;b', '/a{b}', '/a b', '/a#b', '/a\nb',
+  'http://x.test/";return 200 "x', 'https://evil.test/$request_uri', 'http://a.test/}', '1m;', '60s;', 'true;', '1k include x',
+  '*', '..', '../../etc/passwd', 'a\u2028b', 'é', '%00', '/a%0aB', '/\\x', "/' ", '/}', '/(?=x)', '/(a', '(?i)', '/ok',
+  'ok', 'on;', 'off }', '404;500', '404,500 }', 'TLSv1.2; ssl_x', 'a.test,b"c', 'a.test\nb', '0x10', '-1', '1e3', '99999999999',
+  'default/x;y', 'ns/../x', 'UPPER', 'keep-alive"', 'GRPC;', 'HTTPS }', '/$2;', '/${1}', '/$0', '~*.*', '~"', 'a/b/c',
+];
+
+const FRAGMENTS = ['"', "'", ';', '{', '}', '#', '$', '\\', '\n', '\u0000', ' ', '/', 'a', 'x.test', '1', 'm', 's', 'on', 'http://', ',',
+  'include', 'load_module', 'by_lua', 'return 200', '(', ')', '*', '~', '%', '.', '-', '=', ':', '?', '&', '\t', '\r', '$1', '404'];
+
+function generated(n: number, seed: number): string[] {
+  let s = seed;
+  const rand = (): number => { s = (s * 1103515245 + 12345) % 2 ** 31; return s / 2 ** 31; };
+  return Array.from({ length: n }, () => Array.from({ length: 1 + Math.floor(rand() * 6) }, () =>
+    (rand() < 0.85 ? FRAGMENTS[Math.floor(rand() * FRAGMENTS.length)]! : String.fromCharCode(Math.floor(rand() * 128)))).join(''));
+}
+
+/** A harmless value of each annotation, rendered in place of the hostile one to get the expected tree. */
+const SENTINEL: Record<string, string> = {
+  'rewrite-target': '/x', 'app-root': '/x', 'permanent-redirect': 'http://a.test/', 'temporal-redirect': 'http://a.test/',
+  'x-forwarded-prefix': '/p', 'upstream-vhost': 'a.test', 'server-alias': 'alias.test', 'default-backend': 'svc',
+  'custom-http-errors': '404', 'custom-headers': 'hdrs', 'proxy-ssl-name': 'a.test', 'connection-proxy-header': 'close',
+};
+const LISTY = new Set(['proxy-cookie-domain', 'proxy-cookie-path', 'proxy-redirect-from', 'proxy-redirect-to', 'server-alias', 'custom-http-errors', 'proxy-next-upstream', 'proxy-ssl-protocols', 'custom-headers', 'from-to-www-redirect']);
+
+let workDir = '';
+let nginx: Nginx;
+const stats = { tried: 0, refused: 0, nginxTests: 0 };
+
+function render(snap: Snapshot, global: GlobalSettings = GLOBAL_DEFAULTS): { text: string; refused: Set<string> } {
+  const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: false, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS) });
+  const model = buildModel(sel.snapshot, OPTS, sel.input);
+  const refused = new Set([...sel.problems, ...model.problems].filter((p) => p.severity === 'dropped').map((p) => p.object.name));
+  const o: RenderOptions = { workDir, luaDir: join(REPO, 'lua'), httpPort: 18080, httpsPort: 18443, statusPort: 18246, defaultServerPort: 18181, listenAddress: '127.0.0.1', user: undefined, workerProcesses: 1, global, headers: NO_HEADERS };
+  return { text: renderNginxConf(model, o).text, refused };
+}
+
+function snapshotOf(ingresses: Ingress[]): Snapshot {
+  return {
+    ingresses, ingressClasses: [ingressClass('portico')], services: [service('svc')], endpointSlices: [slice('svc', 8080, ['10.0.0.1'])],
+    secrets: [], configMaps: [configMap('hdrs', { 'X-A': 'b' })],
+  };
+}
+
+/** Names, nesting and argument counts (argument counts dropped for list-valued slots). */
+function shape(tree: readonly Directive[], listy: boolean): string {
+  return tree.map((d) => `${d.name}${listy ? '' : `/${d.args.length}`}${d.lua !== undefined ? `<${d.lua}>` : ''}${d.block ? `{${shape(d.block, listy)}}` : ''}`)
+    .filter((x, i, all) => !listy || all[i - 1] !== x).join(';');
+}
+
+const serversOf = (tree: readonly Directive[]): Directive[] => (tree.find((d) => d.name === 'http')?.block ?? []).filter((d) => d.name === 'server');
+const outside = (tree: readonly Directive[]): string => JSON.stringify(tree.map((d) => (d.name === 'http' ? { ...d, block: d.block?.filter((x) => x.name !== 'server') } : d)));
+
+/** Checks one rendered batch against its sentinel twin; runs `nginx -t` on it. */
+/** For path slots the number of locations varies; each location must still look like one the sentinel has. */
+function pathShape(server: readonly Directive[], allowed: ReadonlySet<string>, label: string): string {
+  for (const l of server.filter((d) => d.name === 'location')) assert.ok(allowed.has(shape(l.block ?? [], false)), `${label}: unexpected location ${shape(l.block ?? [], false)}`);
+  return shape(server.filter((d) => d.name !== 'location'), false);
+}
+
+async function check(label: string, hostile: string, expected: string, listy: boolean | 'paths', accepted: number): Promise<void> {
+  const got = parseNginx(hostile);
+  const want = parseNginx(expected);
+  assert.equal(outside(got), outside(want), `${label}: main/http-level directives differ`);
+  const wantServer = serversOf(want).find((s) => s.args.length === 0 && s.block?.some((d) => d.name === 'server_name' && d.args[0] === 'h0.inj.test'));
+  const user = serversOf(got).filter((s) => s.block?.some((d) => d.name === 'server_name' && d.args[0] !== '_') && !s.block.some((d) => d.name === 'return'));
+  assert.equal(user.length, accepted, `${label}: ${user.length} servers for ${accepted} accepted Ingresses`);
+  if (wantServer && listy === 'paths') {
+    const allowed = new Set(serversOf(want).flatMap((x) => (x.block ?? []).filter((d) => d.name === 'location').map((l) => shape(l.block ?? [], false))));
+    for (const s of user) assert.equal(pathShape(s.block ?? [], allowed, label), pathShape(wantServer.block ?? [], allowed, label), `${label}: server tree differs`);
+  } else if (wantServer) {
+    // Each server is compared with its twin in the expected render (same name), else with the sentinel's.
+    const nameOf = (x: Directive): string | undefined => x.block?.find((d) => d.name === 'server_name')?.args[0];
+    const twins = new Map(serversOf(want).map((x) => [nameOf(x), x] as const));
+    for (const s of user) {
+      const twin: Directive = twins.get(nameOf(s)) ?? wantServer;
+      assert.equal(shape(s.block ?? [], listy === true), shape(twin.block ?? [], listy === true), `${label}: server tree differs`);
+    }
+  }
+  for (const { d } of walk(got)) {
+    assert.ok(!['include', 'access_by_lua_block', 'content_by_lua_block', 'access_by_lua', 'content_by_lua'].includes(d.name) || d.lua === 'require("portico.configuration").call()', `${label}: ${d.name}`);
+  }
+  if (accepted > 0) {
+    stats.nginxTests += 1;
+    await nginx.test(hostile);
+  }
+}
+
+before(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'portico-inject-'));
+  nginx = new Nginx({ binary: '/usr/sbin/nginx', workDir, statusPort: 18246, log: createLogger('silent') });
+  await nginx.prepare(undefined, undefined);
+  await makeSelfSigned(workDir); // the static fallback certificate every rendered configuration names
+});
+after(async () => { await rm(workDir, { recursive: true, force: true }); });
+
+type Slot = { name: string; make: (v: string, i: number) => Ingress; sentinel: string; listy: boolean | 'paths' };
+
+const ing = (i: number, o: { annotations?: Record<string, string>; host?: string; path?: string; service?: string; port?: number | string; type?: 'Prefix' | 'ImplementationSpecific' }): Ingress =>
+  ingress(`i${i}`, { host: o.host ?? `h${i}.inj.test`, className: 'portico', annotations: o.annotations, paths: [{ path: o.path ?? '/', type: o.type ?? 'Prefix', service: o.service ?? 'svc', port: o.port ?? 80 }] });
+
+const SLOTS: Slot[] = [
+  ...ANNOTATIONS.map((a) => ({ name: a.key, sentinel: SENTINEL[a.key] ?? a.default, listy: LISTY.has(a.key), make: (v: string, i: number) => ing(i, { annotations: { [`${P}/${a.key}`]: v } }) })),
+  ...NOT_YET.slice(0, 4).map((k) => ({ name: k, sentinel: 'x', listy: false, make: (v: string, i: number) => ing(i, { annotations: { [`${P}/${k}`]: v } }) })),
+  { name: 'host', sentinel: 'h0.inj.test', listy: false, make: (v, i) => ing(i, { host: i === 0 ? 'h0.inj.test' : v }) },
+  { name: 'path', sentinel: '/x', listy: 'paths', make: (v, i) => ing(i, { path: v }) },
+  { name: 'regex path', sentinel: '/x', listy: 'paths', make: (v, i) => ing(i, { path: v, type: 'ImplementationSpecific', annotations: { [`${P}/use-regex`]: 'true' } }) },
+  { name: 'service name', sentinel: 'svc', listy: false, make: (v, i) => ing(i, { service: v }) },
+  { name: 'port name', sentinel: 'http', listy: false, make: (v, i) => ing(i, { port: v }) },
+  { name: 'tls secret', sentinel: 's', listy: false, make: (v, i) => { const x = ing(i, {}); return { ...x, spec: { ...x.spec, tls: [{ hosts: [`h${i}.inj.test`], secretName: v }] } }; } },
+];
+
+void test('hostile values in every annotation, host, path, service, port and Secret reference', async () => {
+  const values = [...CORPUS, ...generated(10_000, 7)];
+  const perSlot = new Map<string, { tried: number; refused: number }>();
+  for (const [k, slot] of SLOTS.entries()) {
+    // Every slot gets the whole fixed corpus; the generated values are spread over the slots.
+    const mine = [...CORPUS, ...values.slice(CORPUS.length).filter((_, j) => j % SLOTS.length === k)];
+    for (let start = 0; start < mine.length; start += 200) {
+      const batch = mine.slice(start, start + 200);
+      // Ingress 0 always carries the sentinel, so the expected server tree exists in both renders.
+      const hostile = render(snapshotOf([slot.make(slot.sentinel, 0), ...batch.map((v, j) => slot.make(v, j + 1))]));
+      // A value of letters and digits only cannot carry a directive; it may legitimately change the shape (use-regex: t),
+      // so its twin is itself. Every other value is compared with the sentinel's shape.
+      const twin = (v: string): string => (/^[A-Za-z0-9]*$/.test(v) ? v : slot.sentinel);
+      const expected = render(snapshotOf([slot.make(slot.sentinel, 0), ...batch.map((v, j) => slot.make(twin(v), j + 1))]));
+      const refused = batch.filter((_, j) => hostile.refused.has(`i${j + 1}`)).length;
+      const accepted = batch.length - refused + (hostile.refused.has('i0') ? 0 : 1);
+      await check(`${slot.name} batch ${start}`, hostile.text, expected.text, slot.listy, accepted);
+      const s = perSlot.get(slot.name) ?? { tried: 0, refused: 0 };
+      perSlot.set(slot.name, { tried: s.tried + batch.length, refused: s.refused + refused });
+      stats.tried += batch.length;
+      stats.refused += refused;
+    }
+  }
+  process.stdout.write(`injection (Ingress slots): tried ${stats.tried}, refused ${stats.refused}, nginx -t runs ${stats.nginxTests}\n`);
+  for (const [name, s] of perSlot) process.stdout.write(`  ${name}: tried ${s.tried}, refused ${s.refused}\n`);
+  assert.ok(stats.tried >= 10_000);
+});
+
+void test('hostile values in every ConfigMap key', async () => {
+  let tried = 0;
+  let refused = 0;
+  let tests = 0;
+  const snap = snapshotOf([ing(0, {})]);
+  const expected = render(snap).text;
+  for (const key of CONFIGMAP_KEYS) {
+    for (const v of CORPUS) {
+      tried += 1;
+      const r = parseConfigMap({ [key.key]: v });
+      if (r.errors.length > 0) { refused += 1; continue; }
+      const text = render(snap, r.settings).text;
+      const got = parseNginx(text);
+      // Accepted values may change http-level settings, never the set of directive kinds outside the allowed ones.
+      const names = new Set(walk(parseNginx(expected)).map(({ d }) => d.name));
+      for (const { d, path } of walk(got)) assert.ok(path.at(-1) === 'map' || names.has(d.name) || ['real_ip_header', 'real_ip_recursive', 'set_real_ip_from', 'deny', 'map', 'default', 'log_format', 'add_header', 'if'].includes(d.name) || /^[~"A-Za-z0-9]/.test(d.name), `${key.key}=${JSON.stringify(v.slice(0, 40))}: ${d.name}`);
+      tests += 1;
+      await nginx.test(text);
+    }
+  }
+  process.stdout.write(`injection (ConfigMap keys): tried ${tried}, refused ${refused}, nginx -t runs ${tests}\n`);
+});
