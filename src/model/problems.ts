@@ -1,0 +1,12 @@
+// The one wording of a Problem, shared by the log, Kubernetes Events and the admission webhook.
+import type { Problem } from './types.js';
+
+/** `Ingress ns/name spec.rules[0].host: reason` — the same text wherever a problem is shown. */
+export function describeProblem(p: Problem): string {
+  return `${p.object.kind} ${p.object.namespace}/${p.object.name} ${p.field}: ${p.reason}`;
+}
+
+/** True when two references name the same object. */
+export function sameObject(a: Problem['object'], b: Problem['object']): boolean {
+  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
+}
