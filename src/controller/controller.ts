@@ -33,6 +33,9 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
 
 export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number }
 
+/** A sync that left nginx serving `model` (plan noop included), for status and Events. */
+export interface AppliedSync { readonly model: Model; readonly plan: 'noop' | 'dynamic' | 'reload'; readonly reloaded: boolean }
+
 /** Keeps nginx in step with the store. */
 export class Controller {
   readonly store = new Store();
@@ -40,7 +43,9 @@ export class Controller {
   readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0 };
   private running: DataPlaneState | undefined;
   private current: { model: Model; conf: string; backends: string } | undefined;
-  private readonly problems: ProblemReporter;
+  readonly problems: ProblemReporter;
+  /** Called after every sync whose configuration nginx serves. */
+  readonly applied: ((sync: AppliedSync) => void)[] = [];
 
   constructor(private readonly config: Config, private readonly nginx: Nginx, private readonly render: RenderOptions, private readonly log: Logger) {
     this.loop = new SyncLoop(config.syncPeriodMs, (causes) => this.sync(causes), log);
@@ -76,8 +81,10 @@ export class Controller {
     const cause = Object.fromEntries(causes);
     if (plan === 'noop') {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
+      for (const l of this.applied) l({ model, plan, reloaded: false });
       return;
     }
+    const reloads = this.counters.reloads;
     try {
       if (plan === 'reload') await this.reload(conf.text, conf.hash, model);
       await this.nginx.push('backends', JSON.parse(backends) as unknown);
@@ -85,6 +92,7 @@ export class Controller {
       this.running = next;
       this.current = { model, conf: conf.text, backends };
       this.log.info({ cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters }, 'sync');
+      for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });
     } catch (err) {
       this.counters.failedUpdates += 1;
       this.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');
