@@ -10,6 +10,7 @@ export const ErrorCodes = {
   NGINX_START_FAILED: 'PORTICO_NGINX_START_FAILED',
   NGINX_CONFIG_PUSH_FAILED: 'PORTICO_NGINX_CONFIG_PUSH_FAILED',
   API_UNREACHABLE: 'PORTICO_API_UNREACHABLE',
+  TLS_SETUP_FAILED: 'PORTICO_TLS_SETUP_FAILED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

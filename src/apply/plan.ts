@@ -6,12 +6,21 @@ export interface DataPlaneState {
   readonly confHash: string;
   /** The backends payload, serialized (compared as text). */
   readonly backends: string;
+  /** Digest of the certificates payload (the payload holds keys, so only its digest is kept). */
+  readonly certificates: string;
+  /** Digest of the client-certificate CA files nginx.conf names (they change only with a reload). */
+  readonly clientFiles: string;
 }
 
 export type Plan = 'noop' | 'dynamic' | 'reload';
 
-/** `noop` when equal; `dynamic` when only what Lua holds changed; `reload` when nginx.conf changed. */
+/** `noop` when equal; `dynamic` when only what Lua holds (backends, certificates) changed; `reload` when nginx.conf changed. */
 export function planApply(running: DataPlaneState | undefined, next: DataPlaneState): Plan {
   if (!running || running.confHash !== next.confHash) return 'reload';
-  return running.backends === next.backends ? 'noop' : 'dynamic';
+  return running.backends === next.backends && running.certificates === next.certificates ? 'noop' : 'dynamic';
+}
+
+/** True when a reload is (also) caused by a change of client-certificate CA files: counted apart (docs/adr/0003). */
+export function clientFilesChanged(running: DataPlaneState | undefined, next: DataPlaneState): boolean {
+  return running !== undefined && running.clientFiles !== next.clientFiles;
 }

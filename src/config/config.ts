@@ -24,6 +24,7 @@ export interface Config {
   readonly ingressClass: string;
   readonly watchIngressWithoutClass: boolean;
   readonly defaultBackendService: { namespace: string; name: string } | undefined;
+  readonly defaultSslCertificate: { namespace: string; name: string } | undefined;
   readonly annotationsPrefix: string;
   readonly defaultLoadBalance: LoadBalance;
   readonly syncPeriodMs: number;

@@ -7,11 +7,13 @@ import { EMPTY_SNAPSHOT, type ModelOptions } from '../model/input.js';
 import type { Model } from '../model/types.js';
 import { renderNginxConf, type RenderOptions } from '../render/nginx-conf.js';
 import { backendsPayload } from '../render/lua-payload.js';
-import { planApply, type DataPlaneState } from '../apply/plan.js';
+import { clientFilesChanged, planApply, type DataPlaneState } from '../apply/plan.js';
 import { Nginx } from '../nginx/process.js';
 import { Store } from '../store/store.js';
 import { SyncLoop } from './sync-loop.js';
 import { ProblemReporter } from './problems.js';
+import { TlsSync } from './tls-sync.js';
+import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 
 export function modelOptions(config: Config): ModelOptions {
   return {
@@ -20,6 +22,7 @@ export function modelOptions(config: Config): ModelOptions {
     watchIngressWithoutClass: config.watchIngressWithoutClass,
     defaultBackendService: config.defaultBackendService,
     loadBalance: config.defaultLoadBalance,
+    tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: DEFAULT_TLS_SETTINGS },
   };
 }
 
@@ -31,7 +34,7 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
   };
 }
 
-export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number }
+export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number }
 
 /** A sync that left nginx serving `model` (plan noop included), for status and Events. */
 export interface AppliedSync { readonly model: Model; readonly plan: 'noop' | 'dynamic' | 'reload'; readonly reloaded: boolean }
@@ -40,10 +43,11 @@ export interface AppliedSync { readonly model: Model; readonly plan: 'noop' | 'd
 export class Controller {
   readonly store = new Store();
   readonly loop: SyncLoop;
-  readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0 };
+  readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0 };
   private running: DataPlaneState | undefined;
   private current: { model: Model; conf: string; backends: string } | undefined;
   readonly problems: ProblemReporter;
+  readonly tls: TlsSync;
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
 
@@ -51,6 +55,7 @@ export class Controller {
     this.loop = new SyncLoop(config.syncPeriodMs, (causes) => this.sync(causes), log);
     this.store.onChange((kind) => { this.loop.mark(kind); });
     this.problems = new ProblemReporter(log);
+    this.tls = new TlsSync(config.workDir, log);
   }
 
   /** True once nginx serves the configuration of the latest successful sync. */
@@ -64,7 +69,7 @@ export class Controller {
 
   /** Called when nginx restarted on its own: its shared dicts are empty, so everything is pushed again. */
   nginxRestarted(): void {
-    this.running = this.running ? { ...this.running, backends: '' } : undefined;
+    this.running = this.running ? { ...this.running, backends: '', certificates: '' } : undefined;
     this.loop.mark('nginx-restart');
   }
 
@@ -74,9 +79,12 @@ export class Controller {
     this.counters.syncs += 1;
     const model = buildModel(this.store.snapshot(), modelOptions(this.config));
     this.problems.report(model.problems);
+    this.tls.warnExpiring(model, started);
+    await this.tls.prepare();
     const conf = renderNginxConf(model, this.render);
     const backends = JSON.stringify(backendsPayload(model));
-    const next: DataPlaneState = { confHash: conf.hash, backends };
+    const certs = this.tls.state(model);
+    const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest };
     const plan = planApply(this.running, next);
     const cause = Object.fromEntries(causes);
     if (plan === 'noop') {
@@ -86,8 +94,14 @@ export class Controller {
     }
     const reloads = this.counters.reloads;
     try {
-      if (plan === 'reload') await this.reload(conf.text, conf.hash, model);
-      await this.nginx.push('backends', JSON.parse(backends) as unknown);
+      if (plan === 'reload') {
+        await this.tls.beforeReload(model);
+        await this.reload(conf.text, conf.hash, model);
+        if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
+        await this.tls.afterReload(model);
+      }
+      if (plan === 'reload' || this.running?.backends !== backends) await this.nginx.push('backends', JSON.parse(backends) as unknown);
+      if (plan === 'reload' || this.running?.certificates !== certs.digest) await this.nginx.pushRaw('certificates', certs.body);
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
       this.current = { model, conf: conf.text, backends };

@@ -61,6 +61,7 @@ export async function runController(config: Config, log: Logger): Promise<number
         return { servers: m?.servers.length ?? 0, upstreams: m?.upstreams.length ?? 0, endpoints: m?.upstreams.reduce((n, u) => n + u.endpoints.length, 0) ?? 0 };
       },
     }).text,
+    debugCerts: () => ctl.tls.debug(ctl.debug.model),
   }, log);
   await source.start();
   ctl.loop.mark('startup');

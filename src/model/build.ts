@@ -5,6 +5,8 @@ import { BackendIndex, type BackendRef } from './backends.js';
 import { classSelector } from './classes.js';
 import { checkHost, checkLabel, checkPath } from './names.js';
 import { compileLocations, normalizePath, type PathRule } from './routes.js';
+import { buildTls } from './tls.js';
+import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import type { Model, ObjectRef, Problem, Server, Target, Upstream } from './types.js';
 
 const NOT_FOUND: Target = { kind: 'not-found' };
@@ -128,7 +130,8 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions): Model {
   const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance);
   const b = new Builder(index);
   const ours = classSelector(snapshot.ingressClasses, opts);
-  for (const ing of snapshot.ingresses.filter(ours).sort(byAge)) b.addIngress(ing);
+  const served = snapshot.ingresses.filter(ours).sort(byAge);
+  for (const ing of served) b.addIngress(ing);
   let fallback = b.globalDefault ?? NOT_FOUND;
   if (!b.globalDefault && opts.defaultBackendService) {
     const { namespace, name } = opts.defaultBackendService;
@@ -139,5 +142,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions): Model {
     fallback = b.target(flagRef, backend, '--default-backend-service') ?? NOT_FOUND;
   }
   const upstreams = [...b.upstreams.values()].sort((x, y) => x.name.localeCompare(y.name));
-  return { servers: sortedServers(b, fallback), upstreams, ingresses: b.served, problems: b.problems };
+  const servers = sortedServers(b, fallback);
+  const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS);
+  return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems], tls: tls.tls };
 }

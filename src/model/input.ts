@@ -2,6 +2,7 @@
 import type { Ingress, IngressClass } from 'kubernetes-types/networking/v1.js';
 import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { TlsOptions } from './tls-types.js';
 
 export type { Ingress, IngressClass, ConfigMap, Secret, Service, EndpointSlice };
 
@@ -22,6 +23,8 @@ export interface ModelOptions {
   readonly watchIngressWithoutClass: boolean;
   readonly defaultBackendService: { readonly namespace: string; readonly name: string } | undefined;
   readonly loadBalance: 'round_robin' | 'ewma';
+  /** TLS: annotation prefix, default certificate, global settings (model/tls.ts); absent: DEFAULT_TLS_OPTIONS. */
+  readonly tls?: TlsOptions;
 }
 
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({

@@ -1,4 +1,5 @@
 // The model: what nginx must do, as plain data. No Kubernetes API types, no annotation modules.
+import type { TlsModel } from './tls-types.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -57,4 +58,6 @@ export interface Model {
   /** Ingresses (namespace/name) that the model serves, for status and Events. */
   readonly ingresses: readonly ObjectRef[];
   readonly problems: readonly Problem[];
+  /** Certificates, redirects, HSTS and client auth (model/tls.ts). */
+  readonly tls: TlsModel;
 }

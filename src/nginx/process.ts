@@ -129,8 +129,13 @@ export class Nginx {
 
   /** POSTs a JSON payload to nginx's Lua configuration endpoint (`backends`, `certificates`). */
   async push(what: string, payload: unknown): Promise<void> {
+    await this.pushRaw(what, JSON.stringify(payload));
+  }
+
+  /** POSTs an already serialized JSON body; error messages carry nginx's answer, never the body (it may hold keys). */
+  async pushRaw(what: string, body: string): Promise<void> {
     const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
-      method: 'POST', body: JSON.stringify(payload), headers: { 'content-type': 'application/json' },
+      method: 'POST', body, headers: { 'content-type': 'application/json' },
     }).catch((err: unknown) => {
       throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} failed: ${errorMessage(err)}`);
     });

@@ -6,6 +6,8 @@ export interface ServerSources {
   healthy(): boolean;
   debugConfig(): string;
   debugBackends(): string;
+  /** Hosts, subjects, issuers and expiry of the certificates served; never keys. */
+  debugCerts?(): string;
   /** Prometheus text; undefined until metrics exist. */
   metrics?(): Promise<string>;
 }
@@ -23,6 +25,8 @@ function route(path: string, src: ServerSources): [number, string, string] {
       return [200, 'text/plain', src.debugConfig()];
     case '/debug/backends':
       return [200, 'application/json', src.debugBackends()];
+    case '/debug/certs':
+      return src.debugCerts ? [200, 'application/json', src.debugCerts()] : [404, 'text/plain', 'not found\n'];
     default:
       return [404, 'text/plain', 'not found\n'];
   }

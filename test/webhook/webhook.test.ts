@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import childProcess from 'node:child_process';
 import fs from 'node:fs';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'node:https';
@@ -17,7 +17,8 @@ import type { Ingress, ModelOptions } from '../../src/model/input.js';
 import { ProblemReporter } from '../../src/controller/problems.js';
 import { startWebhook, type Webhook } from '../../src/webhook/server.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
-import { makeCert, type TestCert } from '../support/certs.js';
+import { makeCert, type Pem } from '../support/certs.js';
+import { tmpdir } from 'node:os';
 
 const OPTS: ModelOptions = {
   controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
@@ -83,7 +84,8 @@ function review(operation: string, object: unknown, uid = `uid-${Math.random()}`
 interface Answer { status: number; body: string; json: () => { response: { uid: string; allowed: boolean; status?: { code: number; message: string }; warnings?: string[] } } }
 
 describe('validating admission webhook', () => {
-  let cert: TestCert;
+  let cert: Pem;
+  let certDir = '';
   let hook: Webhook;
   let hooks: ReturnType<typeof hookSideEffects>;
   let childrenBefore: string[];
@@ -93,7 +95,7 @@ describe('validating admission webhook', () => {
 
   const post = (body: unknown, method = 'POST'): Promise<Answer> => new Promise((resolve, reject) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port: hook.port, path: '/networking/v1/ingresses', method, ca: cert.cert, agent: false,
+    const req = request({ host: '127.0.0.1', port: hook.port, path: '/networking/v1/ingresses', method, ca: cert.cert, servername: 'localhost', agent: false,
       headers: { 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -107,7 +109,10 @@ describe('validating admission webhook', () => {
   });
 
   before(async () => {
-    cert = makeCert();
+    certDir = mkdtempSync(join(tmpdir(), 'portico-webhook-'));
+    cert = makeCert(certDir, 'localhost', { sans: ['localhost'] });
+    writeFileSync(join(certDir, 'tls.crt'), cert.cert);
+    writeFileSync(join(certDir, 'tls.key'), cert.key, { mode: 0o600 });
     store.upsert('IngressClass', ingressClass('portico'));
     store.upsert('IngressClass', ingressClass('other', 'example.com/other'));
     for (let i = 0; i < STORE_SIZE; i++) {
@@ -115,7 +120,7 @@ describe('validating admission webhook', () => {
       store.upsert('Ingress', ingress(`app-${i}`, { className: 'portico', host: `app-${i}.example.com`, paths: [{ path: '/', type: 'Prefix', service: `svc-${i}` }, { path: `/api/v${i % 7}`, type: 'Exact', service: `svc-${i}` }] }));
     }
     store.upsert('Service', service('web'));
-    hook = await startWebhook({ host: '127.0.0.1', port: 0, certFile: cert.certFile, keyFile: cert.keyFile, snapshot: () => store.snapshot(), modelOptions: OPTS, log, reloadIntervalMs: 0 });
+    hook = await startWebhook({ host: '127.0.0.1', port: 0, certFile: join(certDir, 'tls.crt'), keyFile: join(certDir, 'tls.key'), snapshot: () => store.snapshot(), modelOptions: OPTS, log, reloadIntervalMs: 0 });
     childrenBefore = children();
     hooks = hookSideEffects();
   });
@@ -123,7 +128,7 @@ describe('validating admission webhook', () => {
   after(async () => {
     hooks.restore();
     await hook.close();
-    rmSync(cert.dir, { recursive: true, force: true });
+    rmSync(certDir, { recursive: true, force: true });
   });
 
   test('a valid Ingress is allowed and the uid is echoed', async () => {
@@ -195,8 +200,8 @@ describe('validating admission webhook', () => {
     assert.deepEqual(children(), childrenBefore);
     assert.ok(logged.some((l) => l.includes('admission refused')), 'refusals are logged');
     // The hooks see writes through named ESM imports too, so an empty list means something.
-    writeFileSync(join(cert.dir, 'probe-sync'), 'x');
-    await writeFile(join(cert.dir, 'probe-async'), 'x');
+    writeFileSync(join(certDir, 'probe-sync'), 'x');
+    await writeFile(join(certDir, 'probe-async'), 'x');
     assert.equal(hooks.calls.length, 2, hooks.calls.join(', '));
   });
 });

@@ -1,0 +1,110 @@
+// Reading certificate Secrets: a `tls.crt`/`tls.key` pair checked to belong together, or a `ca.crt` bundle.
+import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import type { Secret } from './input.js';
+import { Sensitive, type Certificate, type CertificateInfo } from './tls-types.js';
+import type { ObjectRef } from './types.js';
+
+export type Read<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+
+const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** One key of a Secret as text: `stringData` (manifests in local mode) over base64 `data` (the API). */
+export function secretText(secret: Secret, key: string): string | undefined {
+  const plain = secret.stringData?.[key];
+  if (typeof plain === 'string') return plain;
+  const data = secret.data?.[key];
+  return typeof data === 'string' ? Buffer.from(data, 'base64').toString('utf8') : undefined;
+}
+
+/** Finds a Secret in the snapshot by namespace and name. */
+export function findSecret(secrets: readonly Secret[], ref: ObjectRef): Secret | undefined {
+  return secrets.find((s) => s.metadata?.namespace === ref.namespace && s.metadata.name === ref.name);
+}
+
+function oneLine(dn: string): string {
+  return dn.split('\n').filter(Boolean).join(', ');
+}
+
+/** What may be shown about a parsed certificate. */
+export function certificateInfo(x509: X509Certificate): CertificateInfo {
+  const dnsNames = (x509.subjectAltName ?? '').split(', ')
+    .filter((s) => s.startsWith('DNS:')).map((s) => s.slice(4));
+  return {
+    subject: oneLine(x509.subject),
+    issuer: oneLine(x509.issuer),
+    notBefore: new Date(x509.validFrom).toISOString(),
+    notAfter: new Date(x509.validTo).toISOString(),
+    fingerprint: x509.fingerprint256,
+    dnsNames,
+  };
+}
+
+/**
+ * A TLS Secret as a certificate. Refused, with the reason: missing, no `tls.crt`/`tls.key`, not PEM, or a key that
+ * does not belong to the certificate. Reasons never quote Secret data.
+ */
+export function readTlsSecret(secret: Secret | undefined, ref: ObjectRef): Read<Certificate> {
+  const id = `${ref.namespace}/${ref.name}`;
+  if (!secret) return { ok: false, reason: `Secret ${id} not found` };
+  const crt = secretText(secret, 'tls.crt');
+  const key = secretText(secret, 'tls.key');
+  if (!crt || !key) return { ok: false, reason: `Secret ${id} has no tls.crt and tls.key` };
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(crt);
+  } catch {
+    return { ok: false, reason: `Secret ${id}: tls.crt is not a PEM certificate` };
+  }
+  try {
+    if (!x509.checkPrivateKey(createPrivateKey(key))) {
+      return { ok: false, reason: `Secret ${id}: tls.key is not the private key of tls.crt` };
+    }
+  } catch {
+    return { ok: false, reason: `Secret ${id}: tls.key is not an unencrypted PEM private key` };
+  }
+  const pem = `${crt.trim()}\n${key.trim()}\n`;
+  return { ok: true, value: { id, secret: { ...ref, kind: 'Secret' }, ...certificateInfo(x509), pem: new Sensitive(pem) } };
+}
+
+/** True when a certificate serves `host`: SAN (or CN without SAN) for names, the exact `*.suffix` SAN for wildcards. */
+export function covers(cert: Certificate, host: string): boolean {
+  const cn = /(?:^|, )CN=([^,]+)/.exec(cert.subject)?.[1];
+  const names = cert.dnsNames.length > 0 ? cert.dnsNames : cn ? [cn] : [];
+  return names.some((n) => {
+    const name = n.toLowerCase();
+    if (host.startsWith('*.') || !name.startsWith('*.')) return name === host;
+    const dot = host.indexOf('.');
+    return dot > 0 && host.slice(dot) === name.slice(1);
+  });
+}
+
+export interface CaBundle {
+  readonly caPem: string;
+  readonly crlPem: string | undefined;
+  readonly caDigest: string;
+  readonly crlDigest: string | undefined;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** A Secret holding `ca.crt` (one or more PEM certificates) and optionally `ca.crl`, for client-certificate auth. */
+export function readCaSecret(secret: Secret | undefined, ref: ObjectRef): Read<CaBundle> {
+  const id = `${ref.namespace}/${ref.name}`;
+  if (!secret) return { ok: false, reason: `Secret ${id} not found` };
+  const ca = secretText(secret, 'ca.crt');
+  if (!ca) return { ok: false, reason: `Secret ${id} has no ca.crt` };
+  const blocks = ca.match(PEM_CERT) ?? [];
+  try {
+    if (blocks.length === 0) throw new Error('no certificate');
+    for (const b of blocks) new X509Certificate(b);
+  } catch {
+    return { ok: false, reason: `Secret ${id}: ca.crt is not a bundle of PEM certificates` };
+  }
+  const caPem = `${blocks.join('\n')}\n`;
+  const crl = secretText(secret, 'ca.crl');
+  if (crl !== undefined && !/^-----BEGIN X509 CRL-----[\s\S]+-----END X509 CRL-----\s*$/.test(crl.trim())) {
+    return { ok: false, reason: `Secret ${id}: ca.crl is not a PEM CRL` };
+  }
+  const crlPem = crl === undefined ? undefined : `${crl.trim()}\n`;
+  return { ok: true, value: { caPem, crlPem, caDigest: sha256(caPem), crlDigest: crlPem ? sha256(crlPem) : undefined } };
+}

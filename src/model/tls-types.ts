@@ -1,0 +1,148 @@
+// The TLS part of the model: certificates per host, client-certificate auth per server, redirect and HSTS settings.
+import type { ObjectRef } from './types.js';
+
+const REDACTED = '[redacted]';
+
+/**
+ * Key material (a PEM chain plus its private key). It never serializes: JSON, util.inspect, template strings and
+ * logs all see `[redacted]`; only `reveal()` gives the text, and only the Lua payload calls it.
+ */
+export class Sensitive {
+  readonly #value: string;
+
+  constructor(value: string) {
+    this.#value = value;
+  }
+
+  reveal(): string {
+    return this.#value;
+  }
+
+  toJSON(): string {
+    return REDACTED;
+  }
+
+  toString(): string {
+    return REDACTED;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return REDACTED;
+  }
+}
+
+/** What may be shown about a certificate: never the key. */
+export interface CertificateInfo {
+  readonly subject: string;
+  readonly issuer: string;
+  /** ISO 8601. */
+  readonly notBefore: string;
+  readonly notAfter: string;
+  /** SHA-256 of the DER, colon-separated upper-case hex (as openssl and node:crypto print it). */
+  readonly fingerprint: string;
+  readonly dnsNames: readonly string[];
+}
+
+/** A usable `kubernetes.io/tls` Secret: its certificate chain and key, checked to belong together. */
+export interface Certificate extends CertificateInfo {
+  /** `namespace/name` of the Secret. */
+  readonly id: string;
+  readonly secret: ObjectRef;
+  readonly pem: Sensitive;
+}
+
+/** Which certificate serves one TLS host (an exact name or `*.suffix`). */
+export interface HostCertificate {
+  readonly host: string;
+  /** The oldest Ingress listing the host in spec.tls. */
+  readonly ingress: ObjectRef;
+  /** Certificate id, or undefined when the host is served with the default certificate. */
+  readonly certificate: string | undefined;
+}
+
+export type VerifyClient = 'on' | 'off' | 'optional' | 'optional_no_ca';
+
+/** Client-certificate authentication of one server (stock nginx sets it per server, from files: a reload). */
+export interface ClientAuth {
+  readonly ingress: ObjectRef;
+  readonly secret: ObjectRef;
+  /** PEM of the CA bundle (`ca.crt`) and the optional CRL (`ca.crl`): public material. */
+  readonly caPem: string;
+  readonly crlPem: string | undefined;
+  /** sha256 of the PEM: names the file written in the work directory. */
+  readonly caDigest: string;
+  readonly crlDigest: string | undefined;
+  readonly verify: VerifyClient;
+  readonly depth: number;
+  readonly errorPage: string | undefined;
+  readonly passCertificate: boolean;
+}
+
+/** TLS decisions about one model server. */
+export interface TlsServer {
+  readonly host: string;
+  /** The host is listed in spec.tls of some Ingress: it redirects HTTP (ssl-redirect) and sends HSTS. */
+  readonly tls: boolean;
+  readonly clientAuth: ClientAuth | undefined;
+}
+
+/** Per-Ingress settings for the locations that Ingress owns. */
+export interface IngressTls {
+  readonly sslRedirect: boolean;
+  readonly forceSslRedirect: boolean;
+  /** Set when the Ingress asked for client-certificate auth that cannot be applied: its paths answer 503. */
+  readonly denied: string | undefined;
+}
+
+/** Global TLS settings (flags today; ConfigMap keys `ssl-protocols`, `ssl-ciphers`, `use-http2`, `hsts*` later). */
+export interface TlsSettings {
+  readonly protocols: string;
+  readonly ciphers: string;
+  readonly http2: boolean;
+  readonly sslRedirect: boolean;
+  readonly hsts: boolean;
+  readonly hstsMaxAge: number;
+  readonly hstsIncludeSubdomains: boolean;
+  readonly hstsPreload: boolean;
+}
+
+export interface TlsModel {
+  readonly settings: TlsSettings;
+  /** Usable certificates, sorted by id. */
+  readonly certificates: readonly Certificate[];
+  /** TLS hosts, sorted. */
+  readonly hosts: readonly HostCertificate[];
+  /** Id of the `--default-ssl-certificate`, or undefined: the self-signed certificate generated at start. */
+  readonly defaultCertificate: string | undefined;
+  /** One entry per model server host that has TLS or client auth, sorted. */
+  readonly servers: readonly TlsServer[];
+  /** `namespace/name` of an Ingress → its settings; Ingresses with every default are left out. */
+  readonly ingresses: Readonly<Record<string, IngressTls>>;
+}
+
+/** ingress-nginx's defaults (`ssl-protocols`, `ssl-ciphers`, `use-http2`, `ssl-redirect`, `hsts*`). */
+export const DEFAULT_TLS_SETTINGS: TlsSettings = Object.freeze({
+  protocols: 'TLSv1.2 TLSv1.3',
+  ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:'
+    + 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:'
+    + 'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384',
+  http2: true,
+  sslRedirect: true,
+  hsts: true,
+  hstsMaxAge: 31536000,
+  hstsIncludeSubdomains: true,
+  hstsPreload: false,
+});
+
+/** The parts of the configuration TLS translation depends on. */
+export interface TlsOptions {
+  readonly annotationsPrefix: string;
+  readonly defaultCertificate: { readonly namespace: string; readonly name: string } | undefined;
+  readonly settings: TlsSettings;
+}
+
+export const DEFAULT_TLS_OPTIONS: TlsOptions = Object.freeze({
+  annotationsPrefix: 'nginx.ingress.kubernetes.io',
+  defaultCertificate: undefined,
+  settings: DEFAULT_TLS_SETTINGS,
+});

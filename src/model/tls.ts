@@ -1,0 +1,156 @@
+// TLS translation: spec.tls and the TLS annotations of the served Ingresses → certificates per host, client auth.
+import type { Ingress, Secret } from './input.js';
+import { checkHost, checkLabel } from './names.js';
+import { readTlsAnnotations, type AuthTlsAnnotations } from './tls-annotations.js';
+import { covers, findSecret, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
+import type {
+  Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer,
+} from './tls-types.js';
+import type { ObjectRef, Problem } from './types.js';
+
+type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
+
+/** Builds the TLS part of one model; every Secret is read once. */
+class TlsBuilder {
+  readonly problems: Problem[] = [];
+  private readonly certs = new Map<string, Read<Certificate>>();
+  readonly used = new Map<string, Certificate>();
+  readonly hosts = new Map<string, HostCertificate>();
+  readonly clientAuth = new Map<string, ClientAuth>();
+  readonly ingresses: Record<string, IngressTls> = {};
+
+  constructor(private readonly secrets: readonly Secret[], private readonly opts: TlsOptions) {}
+
+  readonly problem: AddProblem = (object, field, reason, severity = 'degraded') => {
+    this.problems.push({ object, field, reason, severity });
+  };
+
+  certificate(ref: ObjectRef): Read<Certificate> {
+    const id = `${ref.namespace}/${ref.name}`;
+    let read = this.certs.get(id);
+    if (!read) {
+      read = readTlsSecret(findSecret(this.secrets, ref), ref);
+      this.certs.set(id, read);
+    }
+    return read;
+  }
+
+  /** spec.tls of one Ingress: each host gets the certificate of the oldest Ingress that lists it. */
+  addTls(ing: Ingress, ref: ObjectRef): void {
+    (ing.spec?.tls ?? []).forEach((entry, i) => {
+      const field = `spec.tls[${i}]`;
+      const secretName = entry.secretName ?? '';
+      const secretRef: ObjectRef = { kind: 'Secret', namespace: ref.namespace, name: secretName };
+      const read = secretName ? this.certificate(secretRef) : undefined;
+      for (const [j, raw] of (entry.hosts ?? []).entries()) {
+        const host = raw.toLowerCase();
+        const bad = checkHost(host);
+        if (bad) { this.problem(ref, `${field}.hosts[${j}]`, bad, 'dropped'); continue; }
+        const holder = this.hosts.get(host);
+        if (holder) {
+          const same = holder.ingress.namespace === ref.namespace && holder.ingress.name === ref.name;
+          if (!same) this.problem(ref, `${field}.hosts[${j}]`, `the certificate of ${host} comes from the older Ingress ${holder.ingress.namespace}/${holder.ingress.name}`, 'dropped');
+          continue;
+        }
+        this.hosts.set(host, { host, ingress: ref, certificate: this.pick(read, host, ref, field) });
+      }
+    });
+  }
+
+  private pick(read: Read<Certificate> | undefined, host: string, ref: ObjectRef, field: string): string | undefined {
+    if (!read) return undefined; // no secretName: the default certificate, as ingress-nginx does
+    if (!read.ok) {
+      this.problem(ref, `${field}.secretName`, `${read.reason}; ${host} is served with the default certificate`);
+      return undefined;
+    }
+    if (!covers(read.value, host)) {
+      this.problem(ref, `${field}.secretName`, `the certificate of Secret ${read.value.id} (${read.value.subject}) does not cover ${host}; ${host} is served with the default certificate`);
+      return undefined;
+    }
+    this.used.set(read.value.id, read.value);
+    return read.value.id;
+  }
+
+  /** Client-certificate auth for the hosts of one Ingress (the oldest Ingress asking for it wins a host). */
+  addClientAuth(ref: ObjectRef, auth: AuthTlsAnnotations, hosts: readonly string[]): string | undefined {
+    const field = `metadata.annotations[${this.opts.annotationsPrefix}/auth-tls-secret]`;
+    const parts = auth.secret.split('/');
+    const [namespace, name] = parts.length === 2 ? [parts[0] ?? '', parts[1] ?? ''] : [ref.namespace, auth.secret];
+    const bad = parts.length > 2 || checkLabel(name) || checkLabel(namespace) ? `${JSON.stringify(auth.secret.slice(0, 80))} is not a Secret name or namespace/name`
+      : namespace !== ref.namespace ? `Secret ${namespace}/${name} is in another namespace; only Secrets of the Ingress's own namespace are used` : undefined;
+    const secret: ObjectRef = { kind: 'Secret', namespace, name };
+    const read = bad ? { ok: false as const, reason: bad } : readCaSecret(findSecret(this.secrets, secret), secret);
+    if (!read.ok) {
+      this.problem(ref, field, `${read.reason}; the paths of this Ingress answer 503`);
+      return read.reason;
+    }
+    for (const host of hosts) {
+      if (this.clientAuth.has(host)) continue;
+      this.clientAuth.set(host, {
+        ingress: ref, secret, ...read.value, verify: auth.verify, depth: auth.depth, errorPage: auth.errorPage, passCertificate: auth.passCertificate,
+      });
+    }
+    return undefined;
+  }
+
+  addIngress(ing: Ingress): void {
+    const ref: ObjectRef = { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
+    if (!ref.name || checkLabel(ref.namespace)) return; // refused whole by the main builder
+    this.addTls(ing, ref);
+    const ann = readTlsAnnotations(ing.metadata?.annotations, this.opts.annotationsPrefix);
+    for (const p of ann.problems) this.problem(ref, p.field, p.reason);
+    const hosts = [...new Set((ing.spec?.rules ?? []).map((r) => (r.host ?? '').toLowerCase()).filter((h) => h && !checkHost(h)))];
+    const denied = ann.authTls ? this.addClientAuth(ref, ann.authTls, hosts) : undefined;
+    const entry: IngressTls = {
+      sslRedirect: ann.sslRedirect ?? this.opts.settings.sslRedirect,
+      forceSslRedirect: ann.forceSslRedirect ?? false,
+      denied,
+    };
+    const isDefault = entry.sslRedirect === this.opts.settings.sslRedirect && !entry.forceSslRedirect && !denied;
+    if (!isDefault) this.ingresses[`${ref.namespace}/${ref.name}`] = entry;
+  }
+
+  defaultCertificate(): string | undefined {
+    const d = this.opts.defaultCertificate;
+    if (!d) return undefined;
+    const ref: ObjectRef = { kind: 'Secret', namespace: d.namespace, name: d.name };
+    const read = this.certificate(ref);
+    if (!read.ok) {
+      this.problem(ref, '--default-ssl-certificate', `${read.reason}; the self-signed certificate is the default`);
+      return undefined;
+    }
+    this.used.set(read.value.id, read.value);
+    return read.value.id;
+  }
+}
+
+const byKey = <T>(key: (t: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+
+/**
+ * The TLS model for the served Ingresses, oldest first (the order of `byAge`), and the hosts of the model's servers.
+ * Pure: certificates are parsed, never fetched; time is not read (expiry is checked by the controller).
+ */
+export function buildTls(
+  ingresses: readonly Ingress[], secrets: readonly Secret[], serverHosts: readonly string[], opts: TlsOptions,
+): { tls: TlsModel; problems: Problem[] } {
+  const b = new TlsBuilder(secrets, opts);
+  for (const ing of ingresses) b.addIngress(ing);
+  const defaultCertificate = b.defaultCertificate();
+  const servers: TlsServer[] = [];
+  for (const host of [...serverHosts].sort()) {
+    const dot = host.indexOf('.');
+    const wild = dot > 0 && !host.startsWith('*.') ? `*${host.slice(dot)}` : undefined;
+    const tls = b.hosts.has(host) || (wild !== undefined && b.hosts.has(wild));
+    const clientAuth = b.clientAuth.get(host);
+    if (tls || clientAuth) servers.push({ host, tls, clientAuth });
+  }
+  const tls: TlsModel = {
+    settings: opts.settings,
+    certificates: [...b.used.values()].sort(byKey((c) => c.id)),
+    hosts: [...b.hosts.values()].sort(byKey((h) => h.host)),
+    defaultCertificate,
+    servers,
+    ingresses: Object.fromEntries(Object.entries(b.ingresses).sort(byKey(([k]) => k))),
+  };
+  return { tls, problems: b.problems };
+}

@@ -1,0 +1,123 @@
+// Renders the TLS model: nginx.conf lines (http, server, location level) and the certificates payload for Lua.
+import type { Location } from '../model/types.js';
+import type { CertificateInfo, TlsModel, TlsServer } from '../model/tls-types.js';
+import { UnsafeValueError } from '../errors.js';
+import { filePath, ident, int, quote } from './escape.js';
+
+/** Files in the work directory: the self-signed fallback (nginx -t needs a static certificate) and CA bundles. */
+export const FALLBACK_CERT = 'ssl/default.crt';
+export const FALLBACK_KEY = 'ssl/default.key';
+export const caFile = (digest: string): string => `ssl/ca-${ident(digest.slice(0, 32))}.pem`;
+export const crlFile = (digest: string): string => `ssl/crl-${ident(digest.slice(0, 32))}.pem`;
+
+/** `Strict-Transport-Security` value of the settings. */
+export function hstsValue(tls: TlsModel): string {
+  const s = tls.settings;
+  return `max-age=${int(s.hstsMaxAge)}${s.hstsIncludeSubdomains ? '; includeSubDomains' : ''}${s.hstsPreload ? '; preload' : ''}`;
+}
+
+function protocols(value: string): string {
+  const list = value.split(/\s+/).filter(Boolean);
+  if (list.length === 0 || list.some((p) => !/^(SSLv[23]|TLSv1(\.[0-3])?)$/.test(p))) {
+    throw new UnsafeValueError(`refusing to render ssl_protocols ${JSON.stringify(value.slice(0, 80))}`);
+  }
+  return list.join(' ');
+}
+
+/** http{} level: protocols, ciphers, session cache, the static fallback certificate, HSTS and client-cert headers. */
+export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
+  const w = (p: string): string => filePath(`${workDir}/${p}`);
+  return [
+    `    ssl_protocols ${protocols(tls.settings.protocols)};`,
+    `    ssl_ciphers ${quote(tls.settings.ciphers)};`,
+    '    ssl_session_cache shared:SSL:10m; ssl_session_timeout 10m; ssl_session_tickets off;',
+    '    ssl_buffer_size 4k;',
+    `    ssl_certificate ${w(FALLBACK_CERT)};`,
+    `    ssl_certificate_key ${w(FALLBACK_KEY)};`,
+    `    map $https $portico_hsts { on ${quote(hstsValue(tls))}; default ""; }`,
+    // $portico_client_auth is set in every server: "" (no client auth), "verify" or "pass" (also the certificate).
+    '    map $portico_client_auth $portico_ssl_client_verify { "" ""; default $ssl_client_verify; }',
+    '    map $portico_client_auth $portico_ssl_client_s_dn { "" ""; default $ssl_client_s_dn; }',
+    '    map $portico_client_auth $portico_ssl_client_i_dn { "" ""; default $ssl_client_i_dn; }',
+    '    map $portico_client_auth $portico_ssl_client_cert { pass $ssl_client_escaped_cert; default ""; }',
+    '    proxy_set_header ssl-client-verify $portico_ssl_client_verify;',
+    '    proxy_set_header ssl-client-subject-dn $portico_ssl_client_s_dn;',
+    '    proxy_set_header ssl-client-issuer-dn $portico_ssl_client_i_dn;',
+    '    proxy_set_header ssl-client-cert $portico_ssl_client_cert;',
+  ];
+}
+
+/** Parameters of the HTTPS `listen` of every server (after the address). */
+export function tlsListenParams(tls: TlsModel): string {
+  return tls.settings.http2 ? ' ssl http2' : ' ssl';
+}
+
+function serverOf(tls: TlsModel, host: string): TlsServer | undefined {
+  return tls.servers.find((s) => s.host === host);
+}
+
+/** server{} level: the Lua certificate hook, HSTS for TLS hosts, client-certificate auth. */
+export function tlsServerLines(tls: TlsModel, host: string, workDir: string): string[] {
+  const s = serverOf(tls, host);
+  const ca = s?.clientAuth;
+  const lines = ['        ssl_certificate_by_lua_block { require("portico.certificate").call() }'];
+  if (s?.tls && tls.settings.hsts) lines.push('        add_header Strict-Transport-Security $portico_hsts always;');
+  if (!ca) return [...lines, '        set $portico_client_auth "";'];
+  const w = (p: string): string => filePath(`${workDir}/${p}`);
+  lines.push(`        ssl_client_certificate ${w(caFile(ca.caDigest))};`);
+  lines.push(`        ssl_verify_client ${ident(ca.verify)};`);
+  lines.push(`        ssl_verify_depth ${int(ca.depth)};`);
+  if (ca.crlDigest) lines.push(`        ssl_crl ${w(crlFile(ca.crlDigest))};`);
+  if (ca.errorPage) lines.push(`        error_page 495 496 = ${quote(ca.errorPage)};`);
+  lines.push(`        set $portico_client_auth ${ca.passCertificate ? '"pass"' : '"verify"'};`);
+  return lines;
+}
+
+/** location{} level: 503 for a denied Ingress, else the 308 to HTTPS when ssl-redirect or force-ssl-redirect asks. */
+export function tlsLocationLines(tls: TlsModel, host: string, l: Location): string[] {
+  const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
+  const own = owner ? tls.ingresses[`${owner.namespace}/${owner.name}`] : undefined;
+  if (own?.denied) return ['            return 503;'];
+  const hasTls = serverOf(tls, host)?.tls ?? false;
+  const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
+  return redirect ? ['            if ($scheme = "http") { return 308 https://$host$request_uri; }'] : [];
+}
+
+/** The body of `POST /configuration/certificates`: host → PEM chain + key, and the default. Holds keys: never log it. */
+export interface CertificatesPayload {
+  readonly certificates: Readonly<Record<string, string>>;
+  readonly default: string;
+}
+
+/** The payload for Lua; `fallbackPem` is the self-signed certificate and key, used when no default Secret is usable. */
+export function certificatesPayload(tls: TlsModel, fallbackPem: string): CertificatesPayload {
+  const pem = new Map(tls.certificates.map((c) => [c.id, c.pem.reveal()]));
+  const certificates: Record<string, string> = {};
+  for (const h of tls.hosts) {
+    const p = h.certificate ? pem.get(h.certificate) : undefined;
+    if (p) certificates[h.host] = p;
+  }
+  const def = tls.defaultCertificate ? pem.get(tls.defaultCertificate) : undefined;
+  return { certificates, default: def ?? fallbackPem };
+}
+
+const info = (c: CertificateInfo): CertificateInfo => ({
+  subject: c.subject, issuer: c.issuer, notBefore: c.notBefore, notAfter: c.notAfter, fingerprint: c.fingerprint, dnsNames: c.dnsNames,
+});
+
+/** `/debug/certs`: hosts, subjects, issuers, expiry and fingerprints; never a key. */
+export function certificatesDebug(tls: TlsModel, fallback: CertificateInfo): unknown {
+  const byId = new Map(tls.certificates.map((c) => [c.id, c]));
+  const defaultCert = tls.defaultCertificate ? byId.get(tls.defaultCertificate) : undefined;
+  return {
+    default: defaultCert ? { source: `Secret ${defaultCert.id}`, ...info(defaultCert) } : { source: 'self-signed', ...info(fallback) },
+    hosts: tls.hosts.map((h) => {
+      const c = h.certificate ? byId.get(h.certificate) : undefined;
+      return { host: h.host, ingress: `${h.ingress.namespace}/${h.ingress.name}`, secret: c ? c.id : null, ...(c ? info(c) : { default: true }) };
+    }),
+    clientAuth: tls.servers.filter((s) => s.clientAuth).map((s) => ({
+      host: s.host, secret: `${s.clientAuth?.secret.namespace ?? ''}/${s.clientAuth?.secret.name ?? ''}`,
+      verify: s.clientAuth?.verify, depth: s.clientAuth?.depth, passCertificate: s.clientAuth?.passCertificate,
+    })),
+  };
+}

@@ -1,0 +1,177 @@
+// The pure TLS parts: translation to the TLS model, annotations, rendered lines, payload, plan, redaction.
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { buildModel } from '../../src/model/build.js';
+import type { ModelOptions, Snapshot } from '../../src/model/input.js';
+import { readTlsAnnotations } from '../../src/model/tls-annotations.js';
+import { DEFAULT_TLS_SETTINGS, Sensitive, type TlsModel } from '../../src/model/tls-types.js';
+import { certificatesPayload, tlsLocationLines, tlsServerLines } from '../../src/render/tls.js';
+import { clientFilesChanged, planApply } from '../../src/apply/plan.js';
+import { makeCert, type Pem } from '../support/certs.js';
+import { ingressClass, service } from '../support/objects.js';
+import { caSecret, hostIngress, tlsSecret } from '../support/tls-manifests.js';
+
+const OPTS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
+  defaultBackendService: undefined, loadBalance: 'round_robin',
+  tls: { annotationsPrefix: 'example.com', defaultCertificate: { namespace: 'default', name: 'def' }, settings: DEFAULT_TLS_SETTINGS },
+};
+
+function snapshot(parts: Partial<Snapshot>): Snapshot {
+  return { ingresses: [], ingressClasses: [ingressClass('portico')], services: [service('web')], endpointSlices: [], secrets: [], configMaps: [], ...parts };
+}
+
+void describe('TLS model', () => {
+  let dir: string;
+  let a: Pem; let wild: Pem; let def: Pem; let ca: Pem;
+  let tls: TlsModel;
+  let problems: unknown[];
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'portico-tls-unit-'));
+    a = makeCert(dir, 'a.test', { sans: ['a.test'] });
+    wild = makeCert(dir, '*.w.test', { sans: ['*.w.test'] });
+    def = makeCert(dir, 'def.test', { sans: ['def.test'] });
+    ca = makeCert(dir, 'CA', { isCa: true });
+    const model = buildModel(snapshot({
+      secrets: [tlsSecret('a', a), tlsSecret('wild', wild), tlsSecret('def', def), caSecret('ca', ca.cert)],
+      ingresses: [
+        hostIngress('one', 'a.test', { created: '2026-01-01T00:00:00Z', tls: [{ hosts: ['a.test', 'A.W.test'], secretName: 'a' }] }),
+        hostIngress('two', 'a.test', { created: '2026-01-02T00:00:00Z', tls: [{ hosts: ['a.test'], secretName: 'wild' }, { hosts: ['x.w.test', '*.w.test'], secretName: 'wild' }, { hosts: ['nosecret.test'] }] }),
+        hostIngress('three', 'x.w.test', { created: '2026-01-03T00:00:00Z', annotations: {
+          'example.com/ssl-redirect': 'false', 'example.com/auth-tls-secret': 'ca', 'example.com/auth-tls-verify-client': 'optional',
+        } }),
+        hostIngress('four', 'gone.test', { created: '2026-01-04T00:00:00Z', annotations: { 'example.com/auth-tls-secret': 'other/ca' } }),
+      ],
+    }), OPTS);
+    tls = model.tls;
+    problems = model.problems.filter((p) => p.field.startsWith('spec.tls') || p.field.startsWith('metadata'));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const info = (p: Pem, subject: string, names: string[]) => ({ subject, issuer: subject, fingerprint: p.fingerprint, dnsNames: names });
+
+  void it('maps TLS hosts to certificates (oldest Ingress wins), servers and Ingress settings, whole', () => {
+    // Validity dates depend on the clock at generation; the test checks they are ISO dates, then compares the rest whole.
+    for (const c of tls.certificates) assert.match(`${c.notBefore} ${c.notAfter}`, /^\d{4}-\d\d-\d\dT\S+Z \d{4}-\d\d-\d\dT\S+Z$/);
+    const strip = {
+      ...tls,
+      certificates: tls.certificates.map((c) => ({ id: c.id, secret: c.secret, subject: c.subject, issuer: c.issuer, fingerprint: c.fingerprint, dnsNames: c.dnsNames, pem: c.pem instanceof Sensitive })),
+    };
+    const ing = (name: string) => ({ kind: 'Ingress', namespace: 'default', name });
+    const caAuth = tls.servers.find((s) => s.host === 'x.w.test')?.clientAuth;
+    assert.deepEqual(strip, {
+      settings: DEFAULT_TLS_SETTINGS,
+      certificates: [
+        { id: 'default/a', secret: { kind: 'Secret', namespace: 'default', name: 'a' }, ...info(a, 'CN=a.test', ['a.test']), pem: true },
+        { id: 'default/def', secret: { kind: 'Secret', namespace: 'default', name: 'def' }, ...info(def, 'CN=def.test', ['def.test']), pem: true },
+        { id: 'default/wild', secret: { kind: 'Secret', namespace: 'default', name: 'wild' }, ...info(wild, 'CN=*.w.test', ['*.w.test']), pem: true },
+      ],
+      hosts: [
+        { host: '*.w.test', ingress: ing('two'), certificate: 'default/wild' },
+        { host: 'a.test', ingress: ing('one'), certificate: 'default/a' },
+        { host: 'a.w.test', ingress: ing('one'), certificate: undefined },
+        { host: 'nosecret.test', ingress: ing('two'), certificate: undefined },
+        { host: 'x.w.test', ingress: ing('two'), certificate: 'default/wild' },
+      ],
+      defaultCertificate: 'default/def',
+      servers: [
+        { host: 'a.test', tls: true, clientAuth: undefined },
+        { host: 'x.w.test', tls: true, clientAuth: {
+          ingress: ing('three'), secret: { kind: 'Secret', namespace: 'default', name: 'ca' }, caPem: `${ca.cert.trim()}\n`, crlPem: undefined,
+          caDigest: caAuth?.caDigest, crlDigest: undefined, verify: 'optional', depth: 1, errorPage: undefined, passCertificate: false,
+        } },
+      ],
+      ingresses: {
+        'default/four': { sslRedirect: true, forceSslRedirect: false, denied: 'Secret other/ca is in another namespace; only Secrets of the Ingress\'s own namespace are used' },
+        'default/three': { sslRedirect: false, forceSslRedirect: false, denied: undefined },
+      },
+    });
+    assert.match(caAuth?.caDigest ?? '', /^[0-9a-f]{64}$/);
+  });
+
+  void it('reports what it left out or degraded, naming Ingress and Secret', () => {
+    assert.deepEqual(problems, [
+      { object: { kind: 'Ingress', namespace: 'default', name: 'one' }, field: 'spec.tls[0].secretName', severity: 'degraded',
+        reason: 'the certificate of Secret default/a (CN=a.test) does not cover a.w.test; a.w.test is served with the default certificate' },
+      { object: { kind: 'Ingress', namespace: 'default', name: 'two' }, field: 'spec.tls[0].hosts[0]', severity: 'dropped',
+        reason: 'the certificate of a.test comes from the older Ingress default/one' },
+      { object: { kind: 'Ingress', namespace: 'default', name: 'four' }, field: 'metadata.annotations[example.com/auth-tls-secret]', severity: 'degraded',
+        reason: 'Secret other/ca is in another namespace; only Secrets of the Ingress\'s own namespace are used; the paths of this Ingress answer 503' },
+    ]);
+  });
+
+  void it('renders server and location lines: hook, HSTS, client auth, redirect, denial', () => {
+    assert.deepEqual(tlsServerLines(tls, 'x.w.test', '/w'), [
+      '        ssl_certificate_by_lua_block { require("portico.certificate").call() }',
+      '        add_header Strict-Transport-Security $portico_hsts always;',
+      `        ssl_client_certificate "/w/ssl/ca-${tls.servers[1]!.clientAuth!.caDigest.slice(0, 32)}.pem";`,
+      '        ssl_verify_client optional;',
+      '        ssl_verify_depth 1;',
+      '        set $portico_client_auth "verify";',
+    ]);
+    assert.deepEqual(tlsServerLines(tls, '_', '/w'), [
+      '        ssl_certificate_by_lua_block { require("portico.certificate").call() }',
+      '        set $portico_client_auth "";',
+    ]);
+    const loc = (name: string) => ({ match: 'prefix' as const, path: '/', target: { kind: 'upstream' as const, upstream: 'u', ingress: { kind: 'Ingress', namespace: 'default', name } } });
+    const redirect = ['            if ($scheme = "http") { return 308 https://$host$request_uri; }'];
+    assert.deepEqual(tlsLocationLines(tls, 'a.test', loc('one')), redirect);
+    assert.deepEqual(tlsLocationLines(tls, 'x.w.test', loc('three')), [], 'ssl-redirect: false');
+    assert.deepEqual(tlsLocationLines(tls, 'gone.test', loc('four')), ['            return 503;']);
+    assert.deepEqual(tlsLocationLines(tls, 'plain.test', { match: 'prefix', path: '/', target: { kind: 'not-found' } }), []);
+  });
+
+  void it('builds the Lua payload: hosts with a usable certificate, and the default', () => {
+    const p = certificatesPayload(tls, 'FALLBACK');
+    assert.deepEqual(Object.keys(p.certificates), ['*.w.test', 'a.test', 'x.w.test']);
+    assert.equal(p.certificates['a.test'], `${a.cert.trim()}\n${a.key.trim()}\n`);
+    assert.equal(p.default, `${def.cert.trim()}\n${def.key.trim()}\n`);
+    assert.equal(certificatesPayload({ ...tls, defaultCertificate: undefined }, 'FALLBACK').default, 'FALLBACK');
+  });
+
+  void it('never serializes key material', () => {
+    const text = JSON.stringify(tls) + inspect(tls, { depth: 10 }) + String(tls.certificates[0]?.pem);
+    for (const line of a.key.split('\n').filter((l) => l.length > 20 && !l.startsWith('-'))) assert.ok(!text.includes(line));
+    assert.ok(text.includes('[redacted]'));
+  });
+});
+
+void describe('TLS annotations', () => {
+  const P = 'nginx.ingress.kubernetes.io';
+  void it('reads booleans as Go does and falls back on bad values with a reason', () => {
+    assert.deepEqual(readTlsAnnotations({ [`${P}/ssl-redirect`]: 'False', [`${P}/force-ssl-redirect`]: 'yes' }, P), {
+      sslRedirect: false, forceSslRedirect: undefined, authTls: undefined,
+      problems: [{ field: `metadata.annotations[${P}/force-ssl-redirect]`, reason: '"yes" is not a boolean; the default is used' }],
+    });
+  });
+  void it('reads auth-tls-* with defaults, and refuses an error page that could break out of nginx.conf', () => {
+    assert.deepEqual(readTlsAnnotations({
+      [`${P}/auth-tls-secret`]: 'ns/ca', [`${P}/auth-tls-verify-depth`]: '0', [`${P}/auth-tls-error-page`]: 'https://x/"; return 200;',
+    }, P), {
+      sslRedirect: undefined, forceSslRedirect: undefined,
+      authTls: { secret: 'ns/ca', verify: 'on', depth: 1, errorPage: undefined, passCertificate: false },
+      problems: [
+        { field: `metadata.annotations[${P}/auth-tls-verify-depth]`, reason: '"0" is not an integer 1-999; 1 is used' },
+        { field: `metadata.annotations[${P}/auth-tls-error-page]`, reason: 'not an absolute http(s) URL without spaces, quotes, $ or ;; ignored' },
+      ],
+    });
+    assert.equal(readTlsAnnotations({ 'other.io/auth-tls-secret': 'ca' }, P).authTls, undefined, 'only the configured prefix is read');
+  });
+});
+
+void describe('plan with certificates', () => {
+  const s = { confHash: 'h', backends: '[]', certificates: 'c1', clientFiles: 'f' };
+  void it('is dynamic for a certificate-only change, noop when equal, reload for nginx.conf', () => {
+    assert.equal(planApply(s, { ...s, certificates: 'c2' }), 'dynamic');
+    assert.equal(planApply(s, { ...s }), 'noop');
+    assert.equal(planApply(s, { ...s, confHash: 'h2', clientFiles: 'g' }), 'reload');
+    assert.equal(clientFilesChanged(s, { ...s, confHash: 'h2', clientFiles: 'g' }), true);
+    assert.equal(clientFilesChanged(s, { ...s, confHash: 'h2' }), false);
+    assert.equal(clientFilesChanged(undefined, s), false);
+  });
+});
