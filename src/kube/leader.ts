@@ -63,6 +63,10 @@ export class LeaderElector {
     this.t = electionTimings(opts.ttlMs);
   }
 
+  get identity(): string {
+    return this.opts.identity;
+  }
+
   /** True while this replica holds the Lease and renewed it within the renew deadline (checked at each call). */
   get isLeader(): boolean {
     return this.leading && Date.now() - this.lastRenew < this.t.renewDeadlineMs;
