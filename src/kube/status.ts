@@ -76,6 +76,12 @@ export class StatusUpdater {
     if (leading) void this.refresh().then(() => { this.kick(); });
   }
 
+  /** Resolves when no pass is running or queued. */
+  async idle(): Promise<void> {
+    while (this.pending) await this.chain;
+    await this.chain;
+  }
+
   /** Runs one pass after the current one; passes never overlap and a burst of kicks gives one more pass. */
   private kick(): void {
     if (this.pending || this.stopped) return;
