@@ -10,3 +10,13 @@ export function describeProblem(p: Problem): string {
 export function sameObject(a: Problem['object'], b: Problem['object']): boolean {
   return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 }
+
+/** The Event reason of a problem: a short CamelCase word a user can filter on (kubectl get events --field-selector). */
+export function problemReason(p: Problem): string {
+  if (p.reason.includes('is already served by the older Ingress')) return 'PathConflict';
+  if (/^Service .* not found/.test(p.reason)) return 'ServiceNotFound';
+  if (/^Service .* has no port/.test(p.reason)) return 'ServicePortNotFound';
+  if (/Secret/.test(p.reason)) return 'SecretProblem';
+  if (p.field.startsWith('metadata.annotations')) return 'InvalidAnnotation';
+  return p.severity === 'dropped' ? 'Invalid' : 'Degraded';
+}
