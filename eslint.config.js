@@ -32,7 +32,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/model/**/*.ts', 'src/render/**/*.ts', 'src/apply/plan.ts'],
+    files: ['src/model/**/*.ts', 'src/render/**/*.ts', 'src/apply/plan.ts', 'src/webhook/review.ts', 'src/status/address.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, parseIntAtLeast, parseObjectRef, parsePort, parseRiskLevel, type Config,
+  finalizeConfig, parseAddressList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, type Config,
 } from '../config/config.js';
 
 interface FlagSpec {
@@ -39,6 +39,16 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'allow-snippet-annotations': { type: 'boolean', default: 'false', doc: 'allow *-snippet annotations (also needs --annotations-risk-level=Critical)' },
   'default-load-balance': { type: 'string', default: 'round_robin', doc: 'default algorithm: round_robin or ewma' },
   'sync-period-ms': { type: 'string', default: '100', doc: 'minimum time between two syncs (>= 10)' },
+  'election-id': { type: 'string', default: 'portico-leader', doc: 'name of the Lease replicas elect a leader on (in POD_NAMESPACE)' },
+  'election-ttl': { type: 'string', default: '30s', doc: 'how long a leader keeps the Lease without renewing it' },
+  'publish-service': { type: 'string', default: '', doc: "namespace/name of the Service whose address is written to Ingress status" },
+  'publish-status-address': { type: 'string', default: '', doc: 'comma-separated IPs or hostnames written to Ingress status' },
+  'update-status': { type: 'boolean', default: 'true', doc: 'write status.loadBalancer of the Ingresses served (leader only)' },
+  'update-status-on-shutdown': { type: 'boolean', default: 'true', doc: 'clear that status when the last replica stops' },
+  'report-node-internal-ip-address': { type: 'boolean', default: 'false', doc: "use nodes' InternalIP, not ExternalIP, in status" },
+  'validating-webhook': { type: 'string', default: '', doc: 'address of the validating admission webhook, e.g. :8443 (off when empty)' },
+  'validating-webhook-certificate': { type: 'string', default: '', doc: "PEM certificate file of the webhook's HTTPS server" },
+  'validating-webhook-key': { type: 'string', default: '', doc: "PEM key file of the webhook's HTTPS server" },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
   'help': { type: 'boolean', default: 'false', doc: 'print this help' },
 };
@@ -51,6 +61,7 @@ function normalizeArgv(argv: readonly string[]): string[] {
     const m = /^--([a-z-]+)=(true|false)$/.exec(arg);
     if (m?.[1] && FLAGS[m[1]]?.type === 'boolean') {
       if (m[2] === 'true') out.push(`--${m[1]}`);
+      else if (FLAGS[m[1]]?.default === 'true') out.push(`--no-${m[1]}`);
       continue;
     }
     out.push(arg);
@@ -67,6 +78,7 @@ export function helpText(): string {
 /** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
 export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean } {
   const options = Object.fromEntries(Object.entries(FLAGS).map(([name, f]) => [name, { type: f.type }]));
+  for (const [name, f] of Object.entries(FLAGS)) if (f.type === 'boolean' && f.default === 'true') options[`no-${name}`] = { type: 'boolean' };
   let parsed;
   try {
     parsed = parseArgs({ args: normalizeArgv(argv), options, allowPositionals: true, strict: true });
@@ -79,6 +91,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     return typeof v === 'string' ? v : (FLAGS[name]?.default ?? '');
   };
   const opt = (name: string): string | undefined => str(name) || undefined;
+  const bool = (name: string): boolean => values[`no-${name}`] !== true && (values[name] === true || FLAGS[name]?.default === 'true');
   const mode = positionals[0] === 'render' ? 'render' : 'run';
   if (positionals.length > 0 && (positionals[0] !== 'render' || positionals.length > 1)) {
     throw new ConfigError(`unexpected argument ${JSON.stringify(positionals.join(' '))} (commands: render)`);
@@ -88,6 +101,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     throw new ConfigError(`--default-load-balance: expected round_robin or ewma, got ${JSON.stringify(lb)}`);
   }
   const dbs = opt('default-backend-service');
+  const publishService = opt('publish-service');
+  const webhook = opt('validating-webhook');
   const config = finalizeConfig({
     mode,
     manifests: opt('manifests'),
@@ -116,6 +131,18 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     defaultLoadBalance: lb,
     syncPeriodMs: parseIntAtLeast('sync-period-ms', str('sync-period-ms'), 10),
     logLevel: str('log-level'),
+    electionId: str('election-id'),
+    electionTtlMs: parseDuration('election-ttl', str('election-ttl'), 1000),
+    publishService: publishService ? parseObjectRef('publish-service', publishService) : undefined,
+    publishStatusAddress: parseAddressList('publish-status-address', str('publish-status-address')),
+    updateStatus: bool('update-status'),
+    updateStatusOnShutdown: bool('update-status-on-shutdown'),
+    reportNodeInternalIp: bool('report-node-internal-ip-address'),
+    podName: env['POD_NAME'] || undefined,
+    podNamespace: env['POD_NAMESPACE'] || undefined,
+    validatingWebhook: webhook ? parseListenAddress('validating-webhook', webhook) : undefined,
+    validatingWebhookCertificate: opt('validating-webhook-certificate'),
+    validatingWebhookKey: opt('validating-webhook-key'),
   });
   return Object.freeze({ ...config, help: values['help'] === true });
 }

@@ -33,6 +33,20 @@ export interface Config {
   readonly defaultLoadBalance: LoadBalance;
   readonly syncPeriodMs: number;
   readonly logLevel: string;
+  /** Leader election and status (issue 8). */
+  readonly electionId: string;
+  readonly electionTtlMs: number;
+  readonly publishService: { namespace: string; name: string } | undefined;
+  readonly publishStatusAddress: readonly string[];
+  readonly updateStatus: boolean;
+  readonly updateStatusOnShutdown: boolean;
+  readonly reportNodeInternalIp: boolean;
+  /** POD_NAME / POD_NAMESPACE: the Lease identity, where the Lease lives, the object RELOAD Events are about. */
+  readonly podName: string | undefined;
+  readonly podNamespace: string | undefined;
+  readonly validatingWebhook: { host: string; port: number } | undefined;
+  readonly validatingWebhookCertificate: string | undefined;
+  readonly validatingWebhookKey: string | undefined;
 }
 
 /** Splits `namespace/name`, the form every ingress-nginx object-reference flag takes. */
@@ -62,6 +76,30 @@ export function parseIntAtLeast(flag: string, value: string, min: number): numbe
   return n;
 }
 
+/** A Go duration of one unit (`30s`, `1500ms`, `2m`, `1h`) in milliseconds, at least `minMs`. */
+export function parseDuration(flag: string, value: string, minMs: number): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+  const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+  const ms = m?.[1] && m[2] ? Math.round(Number(m[1]) * scale[m[2] as keyof typeof scale]) : NaN;
+  if (!(ms >= minMs)) throw new ConfigError(`--${flag}: expected a duration like 30s or 1500ms, at least ${minMs} ms, got ${JSON.stringify(value)}`);
+  return ms;
+}
+
+/** `host:port` or `:port` (every address), as --validating-webhook takes it. */
+export function parseListenAddress(flag: string, value: string): { host: string; port: number } {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):(\d+)$/.exec(value);
+  if (!m || m[2] === undefined) throw new ConfigError(`--${flag}: expected [host]:port, e.g. :8443, got ${JSON.stringify(value)}`);
+  return { host: (m[1] ?? '').replace(/^\[|\]$/g, ''), port: parsePort(flag, m[2]) };
+}
+
+/** Comma-separated IPs or DNS names (--publish-status-address). */
+export function parseAddressList(flag: string, value: string): string[] {
+  const list = value.split(',').map((a) => a.trim()).filter((a) => a !== '');
+  const bad = list.find((a) => !/^[0-9a-fA-F:.]+$/.test(a) && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(a));
+  if (bad !== undefined) throw new ConfigError(`--${flag}: ${JSON.stringify(bad)} is neither an IP address nor a DNS name`);
+  return list;
+}
+
 /** Checks cross-flag rules and freezes the result. */
 export function finalizeConfig(config: Config): Readonly<Config> {
   const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.statusPort, config.defaultServerPort];
@@ -77,6 +115,12 @@ export function finalizeConfig(config: Config): Readonly<Config> {
     throw new ConfigError(`--annotations-prefix: not a valid annotation prefix: ${JSON.stringify(config.annotationsPrefix)}`);
   }
   if (config.configmap !== undefined) parseObjectRef('configmap', config.configmap);
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(config.electionId) || config.electionId.length > 253) {
+    throw new ConfigError(`--election-id: not a valid Lease name: ${JSON.stringify(config.electionId)}`);
+  }
+  if (config.validatingWebhook && (!config.validatingWebhookCertificate || !config.validatingWebhookKey)) {
+    throw new ConfigError('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (PEM files)');
+  }
   return Object.freeze({ ...config });
 }
 

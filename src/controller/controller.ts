@@ -15,6 +15,7 @@ import { ProblemReporter } from './problems.js';
 import { TlsSync } from './tls-sync.js';
 import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 import { AnnotationStage } from './annotations.js';
+import type { Checker } from '../webhook/review.js';
 
 export function modelOptions(config: Config): ModelOptions {
   return {
@@ -47,7 +48,25 @@ export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: C
   return { model, conf };
 }
 
+/**
+ * The webhook's judge: the annotation stage (fresh, so nothing is remembered between reviews) and the model, exactly
+ * as a sync runs them, without rendering anything.
+ */
+export function admissionChecker(config: Config, log: Logger): Checker {
+  const options = modelOptions(config);
+  return {
+    options,
+    problems: (snap) => {
+      const st = new AnnotationStage(config, log).run(snap, options);
+      return [...st.problems, ...buildModel(st.snapshot, options, st.input).problems];
+    },
+  };
+}
+
 export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number }
+
+/** A sync that left nginx serving `model` (plan noop included), for status and Events. */
+export interface AppliedSync { readonly model: Model; readonly plan: 'noop' | 'dynamic' | 'reload'; readonly reloaded: boolean }
 
 /** Keeps nginx in step with the store. */
 export class Controller {
@@ -56,9 +75,11 @@ export class Controller {
   readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0 };
   private running: DataPlaneState | undefined;
   private current: { model: Model; conf: string; backends: string } | undefined;
-  private readonly problems: ProblemReporter;
+  readonly problems: ProblemReporter;
   readonly tls: TlsSync;
   private readonly annotations: AnnotationStage;
+  /** Called after every sync whose configuration nginx serves. */
+  readonly applied: ((sync: AppliedSync) => void)[] = [];
 
   constructor(private readonly config: Config, private readonly nginx: Nginx, private readonly render: RenderOptions, private readonly log: Logger) {
     this.loop = new SyncLoop(config.syncPeriodMs, (causes) => this.sync(causes), log);
@@ -98,8 +119,10 @@ export class Controller {
     const cause = Object.fromEntries(causes);
     if (plan === 'noop') {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
+      for (const l of this.applied) l({ model, plan, reloaded: false });
       return;
     }
+    const reloads = this.counters.reloads;
     try {
       if (plan === 'reload') {
         await this.tls.beforeReload(model);
@@ -113,6 +136,7 @@ export class Controller {
       this.running = next;
       this.current = { model, conf: conf.text, backends };
       this.log.info({ cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters }, 'sync');
+      for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });
     } catch (err) {
       this.counters.failedUpdates += 1;
       this.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');

@@ -1,6 +1,7 @@
 // Reports objects left out of the model: one log line when a problem appears, not on every sync.
 import type { Logger } from '../log.js';
 import type { Problem } from '../model/types.js';
+import { describeProblem } from '../model/problems.js';
 
 export type ProblemSink = (problem: Problem) => void;
 
@@ -22,7 +23,7 @@ export class ProblemReporter {
       now.add(key);
       if (this.seen.has(key)) continue;
       const object = `${p.object.kind} ${p.object.namespace}/${p.object.name}`;
-      this.log.warn({ object, field: p.field, severity: p.severity }, `${object} ${p.field}: ${p.reason}`);
+      this.log.warn({ object, field: p.field, severity: p.severity }, describeProblem(p));
       for (const s of this.sinks) s(p);
     }
     this.seen = now;

@@ -7,10 +7,11 @@ import { ManifestSource } from '../sources/manifests.js';
 import { startServer } from '../server/http.js';
 import { createMetrics } from '../server/metrics.js';
 import { Store } from '../store/store.js';
-import { Controller, buildAndRender, renderOptions } from './controller.js';
+import { Controller, admissionChecker, buildAndRender, renderOptions } from './controller.js';
 import { AnnotationStage } from './annotations.js';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
+import { startWebhook } from '../webhook/server.js';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
 export interface Source {
@@ -63,6 +64,9 @@ export async function runController(config: Config, log: Logger): Promise<number
   }, log);
   await source.start();
   ctl.loop.mark('startup');
+  const { validatingWebhook: hookAt, validatingWebhookCertificate: certFile, validatingWebhookKey: keyFile } = config;
+  const webhook = hookAt && certFile && keyFile ? await startWebhook({ ...hookAt, certFile, keyFile, log,
+    snapshot: () => ctl.store.snapshot(), checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })) }) : undefined;
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => { resolve('SIGINT'); });
     process.once('SIGTERM', () => { resolve('SIGTERM'); });
@@ -71,6 +75,7 @@ export async function runController(config: Config, log: Logger): Promise<number
   source.stop();
   ctl.loop.stop();
   server.close();
+  await webhook?.close();
   await nginx.stop();
   log.info('stopped');
   return 0;

@@ -1,0 +1,60 @@
+// Cluster duties beside the data plane: leader election, Ingress status and Events, hooked onto the controller.
+import { hostname } from 'node:os';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log.js';
+import { describeProblem, problemReason } from '../model/problems.js';
+import { EventRecorder } from '../kube/events.js';
+import { LeaderElector } from '../kube/leader.js';
+import { StatusUpdater } from '../kube/status.js';
+import type { Controller } from './controller.js';
+
+/** The API connection, as src/kube hands it out (only src/kube names client-node's types). */
+export type KubeConnection = ConstructorParameters<typeof LeaderElector>[0]['kc'];
+
+export interface Duties {
+  /** Clears status if this is the last replica (--update-status-on-shutdown), releases the Lease, flushes Events. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Events: a Warning for every problem the model reports, `Sync` on each Ingress whose new version nginx now serves,
+ * `RELOAD` on this pod when nginx reloads. With --update-status, Lease election and the status writer.
+ */
+export async function startDuties(kc: KubeConnection, config: Config, ctl: Controller, log: Logger): Promise<Duties> {
+  const instance = config.podName ?? `${hostname()}-${process.pid}`;
+  const events = new EventRecorder({ kc, log, controller: config.controllerClass, instance });
+  ctl.problems.addSink((p) => {
+    events.emit({ regarding: p.object, type: 'Warning', reason: problemReason(p), action: 'Validate', note: describeProblem(p) });
+  });
+  const announced = new Map<string, string | undefined>();
+  ctl.applied.push(({ model, reloaded }) => {
+    const byKey = new Map(ctl.store.snapshot().ingresses.map((i) => [`${i.metadata?.namespace ?? ''}/${i.metadata?.name ?? ''}`, i]));
+    for (const ref of model.ingresses) {
+      const key = `${ref.namespace}/${ref.name}`;
+      const rv = byKey.get(key)?.metadata?.resourceVersion;
+      if (announced.has(key) && announced.get(key) === rv) continue;
+      announced.set(key, rv);
+      events.emit({ regarding: ref, type: 'Normal', reason: 'Sync', action: 'Sync', note: 'Configuration applied: nginx serves this Ingress' });
+    }
+    if (reloaded && config.podName && config.podNamespace) {
+      events.emit({ regarding: { kind: 'Pod', namespace: config.podNamespace, name: config.podName }, type: 'Normal', reason: 'RELOAD',
+        action: 'Reload', note: 'nginx reloaded with a new configuration' });
+    }
+  });
+  if (!config.updateStatus) return { stop: () => events.flush() };
+  // The writer asks the elector at every write, so it stops writing the moment the Lease is lost.
+  const writer: StatusUpdater = new StatusUpdater({ kc, log, isLeader: () => leader.isLeader, publishStatusAddress: config.publishStatusAddress,
+    publishService: config.publishService, useInternalIp: config.reportNodeInternalIp, podName: config.podName, podNamespace: config.podNamespace });
+  const leader: LeaderElector = new LeaderElector({ kc, log, namespace: config.podNamespace ?? 'default', name: config.electionId, identity: instance,
+    ttlMs: config.electionTtlMs, onChange: (leading) => { writer.leadershipChanged(leading); } });
+  ctl.applied.push(({ model }) => { writer.update(ctl.store.snapshot(), model.ingresses); });
+  await writer.start();
+  leader.start();
+  return {
+    stop: async () => {
+      await writer.stop(config.updateStatusOnShutdown);
+      await leader.stop(true);
+      await events.flush();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+// The one wording of a Problem, shared by the log, Kubernetes Events and the admission webhook.
+import type { Problem } from './types.js';
+
+/** `Ingress ns/name spec.rules[0].host: reason` — the same text wherever a problem is shown. */
+export function describeProblem(p: Problem): string {
+  return `${p.object.kind} ${p.object.namespace}/${p.object.name} ${p.field}: ${p.reason}`;
+}
+
+/** True when two references name the same object. */
+export function sameObject(a: Problem['object'], b: Problem['object']): boolean {
+  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
+}
+
+/** The Event reason of a problem: a short CamelCase word a user can filter on (kubectl get events --field-selector). */
+export function problemReason(p: Problem): string {
+  if (p.reason.includes('is already served by the older Ingress')) return 'PathConflict';
+  if (/^Service .* not found/.test(p.reason)) return 'ServiceNotFound';
+  if (/^Service .* has no port/.test(p.reason)) return 'ServicePortNotFound';
+  if (/Secret/.test(p.reason)) return 'SecretProblem';
+  if (p.field.startsWith('metadata.annotations')) return 'InvalidAnnotation';
+  return p.severity === 'dropped' ? 'Invalid' : 'Degraded';
+}

@@ -1,0 +1,121 @@
+// The admission decision for Ingresses: pure model code only — no process, no file, no nginx, nothing executed.
+//
+// ingress-nginx's webhook rendered the candidate into nginx.conf and ran `nginx -t` on it, so a hostile Ingress
+// reached code that executed (CVE-2025-1974). Here the candidate only ever goes through buildModel, the same pure
+// translation every sync runs, and the answer is the list of problems it reports for that Ingress.
+import type { Ingress, ModelOptions, Snapshot } from '../model/input.js';
+import { buildModel } from '../model/build.js';
+import { classSelector } from '../model/classes.js';
+import { describeProblem } from '../model/problems.js';
+import type { Problem } from '../model/types.js';
+
+export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
+/** At most this many problems are spelled out in one answer (a hostile Ingress may have thousands). */
+const MAX_LISTED = 20;
+
+/** How candidates are judged: the model options (for the class) and the problems a snapshot gives. */
+export interface Checker {
+  readonly options: ModelOptions;
+  problems(snapshot: Snapshot): readonly Problem[];
+}
+
+/** The plain model's judgement (no annotation stage): used where no configuration is at hand, e.g. tests. */
+export function modelChecker(options: ModelOptions): Checker {
+  return { options, problems: (snapshot) => buildModel(snapshot, options).problems };
+}
+
+/** What Portico would do with a candidate Ingress. */
+export type Verdict =
+  | { readonly allowed: true; readonly why: 'not-ingress' | 'operation' | 'not-ours' | 'valid'; readonly warnings: readonly string[] }
+  | { readonly allowed: false; readonly message: string; readonly warnings: readonly string[] };
+
+export interface AdmissionResponse {
+  readonly uid: string;
+  readonly allowed: boolean;
+  readonly status?: { readonly code: number; readonly reason: string; readonly message: string };
+  readonly warnings?: readonly string[];
+}
+
+export interface AdmissionReviewReply {
+  readonly apiVersion: typeof ADMISSION_API_VERSION;
+  readonly kind: 'AdmissionReview';
+  readonly response: AdmissionResponse;
+}
+
+/** An answer to one HTTP request: a review reply, or a 400 for a body that is not an AdmissionReview v1. */
+export type ReviewOutcome =
+  | { readonly ok: true; readonly reply: AdmissionReviewReply; readonly verdict: Verdict }
+  | { readonly ok: false; readonly error: string };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function listed(lines: readonly string[]): string[] {
+  const head = lines.slice(0, MAX_LISTED);
+  return lines.length > MAX_LISTED ? [...head, `… and ${lines.length - MAX_LISTED} more`] : head;
+}
+
+/**
+ * Decides on one candidate Ingress against what the store holds. Another class's Ingress is allowed untouched;
+ * ours is refused when the model would leave any part of it out ('dropped' problems), with the same text the log
+ * and the Warning Event give; 'degraded' problems (e.g. a Service that does not exist yet) only warn.
+ */
+export function admitIngress(candidate: Ingress, snapshot: Snapshot, check: Checker): Verdict {
+  if (!classSelector(snapshot.ingressClasses, check.options)(candidate)) return { allowed: true, why: 'not-ours', warnings: [] };
+  const ns = candidate.metadata?.namespace ?? 'default';
+  const name = candidate.metadata?.name ?? '';
+  const others = snapshot.ingresses.filter((i) => (i.metadata?.namespace ?? 'default') !== ns || i.metadata?.name !== name);
+  let problems;
+  try {
+    problems = check.problems({ ...snapshot, ingresses: [...others, candidate] });
+  } catch (err) {
+    // Only a body the API server would never send (its schema validation runs first) gets here.
+    return { allowed: false, message: `Ingress ${ns}/${name} is malformed: ${err instanceof Error ? err.message : String(err)}`, warnings: [] };
+  }
+  const mine = problems.filter((p) => p.object.kind === 'Ingress' && p.object.namespace === ns && p.object.name === name);
+  const dropped = mine.filter((p) => p.severity === 'dropped').map(describeProblem);
+  const warnings = listed(mine.filter((p) => p.severity === 'degraded').map(describeProblem));
+  if (dropped.length > 0) return { allowed: false, message: listed(dropped).join('; '), warnings };
+  return { allowed: true, why: 'valid', warnings };
+}
+
+/** The candidate of a review request, with its namespace filled in from the request when the object omits it. */
+function candidateOf(request: Record<string, unknown>): Ingress | undefined {
+  const object = request['object'];
+  if (!isRecord(object)) return undefined;
+  const meta = isRecord(object['metadata']) ? object['metadata'] : {};
+  const namespace = typeof meta['namespace'] === 'string' && meta['namespace'] !== '' ? meta['namespace'] : request['namespace'];
+  const name = typeof meta['name'] === 'string' && meta['name'] !== '' ? meta['name'] : request['name'];
+  // The API server validated the object against the Ingress schema before calling us; buildModel is also guarded.
+  return { ...object, metadata: { ...meta, namespace, name } } as Ingress;
+}
+
+function decide(request: Record<string, unknown>, snapshot: Snapshot, check: Checker): Verdict {
+  const kind = request['kind'];
+  if (!isRecord(kind) || kind['group'] !== 'networking.k8s.io' || kind['kind'] !== 'Ingress') {
+    return { allowed: true, why: 'not-ingress', warnings: [] };
+  }
+  const operation = request['operation'];
+  if (operation !== 'CREATE' && operation !== 'UPDATE') return { allowed: true, why: 'operation', warnings: [] };
+  const candidate = candidateOf(request);
+  if (!candidate) return { allowed: false, message: 'the review request carries no Ingress object', warnings: [] };
+  return admitIngress(candidate, snapshot, check);
+}
+
+/** Answers one AdmissionReview v1 body (already JSON-parsed). */
+export function reviewAdmission(body: unknown, snapshot: Snapshot, check: Checker): ReviewOutcome {
+  if (!isRecord(body) || body['apiVersion'] !== ADMISSION_API_VERSION || body['kind'] !== 'AdmissionReview') {
+    return { ok: false, error: `expected an AdmissionReview of ${ADMISSION_API_VERSION}` };
+  }
+  const request = body['request'];
+  if (!isRecord(request) || typeof request['uid'] !== 'string' || request['uid'] === '') {
+    return { ok: false, error: 'the AdmissionReview has no request.uid' };
+  }
+  const verdict = decide(request, snapshot, check);
+  const warnings = verdict.warnings.length > 0 ? { warnings: verdict.warnings } : {};
+  const response: AdmissionResponse = verdict.allowed
+    ? { uid: request['uid'], allowed: true, ...warnings }
+    : { uid: request['uid'], allowed: false, status: { code: 400, reason: 'BadRequest', message: verdict.message }, ...warnings };
+  return { ok: true, verdict, reply: { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response } };
+}
