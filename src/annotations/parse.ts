@@ -1,5 +1,5 @@
 // Pure parsing of one Ingress's annotations through the table: typed settings, or the reasons they were refused.
-import { RISK_ORDER, type IngressSettings, type RiskLevel } from '../model/settings.js';
+import { RISK_ORDER, type IngressSettings, type RiskLevel, type UpstreamSettings } from '../model/settings.js';
 import { BY_KEY, NOT_YET, type Draft } from './table.js';
 
 export interface ParseOptions {
@@ -37,6 +37,22 @@ function gate(name: string, o: ParseOptions): string | undefined {
   return undefined;
 }
 
+/** The upstream settings: affinity only with `affinity: cookie`, its cookie defaults as ingress-nginx's. */
+function upstreamOf(d: Draft): UpstreamSettings {
+  const u = d.upstream;
+  const c = d.cookie;
+  const affinity = u.affinity === 'cookie' ? {
+    mode: c.mode ?? 'balanced', name: c.name ?? 'INGRESSCOOKIE', path: c.path ?? '/',
+    ...(c.maxAge !== undefined ? { maxAge: c.maxAge } : {}), ...(c.expires !== undefined ? { expires: c.expires } : {}),
+    ...(c.sameSite !== undefined ? { sameSite: c.sameSite } : {}), ...(c.secure !== undefined ? { secure: c.secure } : {}),
+  } as const : undefined;
+  return {
+    ...(u.loadBalance !== undefined ? { loadBalance: u.loadBalance } : {}),
+    ...(u.hashBy !== undefined ? { hashBy: u.hashBy } : {}),
+    ...(affinity ? { affinity } : {}),
+  };
+}
+
 /** Checks annotations that only make sense together, and those naming objects in other namespaces. */
 function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: AnnotationError[]): void {
   const r = d.redirect;
@@ -60,7 +76,7 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
 
 /** Parses the annotations under `o.prefix`; other annotations are ignored. Errors name the annotation and why. */
 export function parseAnnotations(annotations: Readonly<Record<string, string>> | undefined, o: ParseOptions): Parsed {
-  const draft: Draft = { location: {}, server: {}, redirect: {} };
+  const draft: Draft = { location: {}, server: {}, redirect: {}, upstream: {}, cookie: {} };
   const errors: AnnotationError[] = [];
   const key = (name: string): string => `${o.prefix}/${name}`;
   for (const full of Object.keys(annotations ?? {}).sort()) {
@@ -78,5 +94,5 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
     if (reason !== undefined) errors.push({ annotation: full, reason });
   }
   combine(draft, o, key, errors);
-  return { settings: { location: draft.location, server: draft.server }, errors };
+  return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft) }, errors };
 }

@@ -9,6 +9,8 @@ export interface Draft {
   server: Mutable<ServerSettings>;
   /** Values that only mean something together; parse.ts combines them. */
   redirect: { permanent?: string; permanentCode?: number; temporal?: string; temporalCode?: number };
+  upstream: { loadBalance?: 'round_robin' | 'ewma'; hashBy?: string; affinity?: 'cookie' | 'none' };
+  cookie: { mode?: 'balanced' | 'persistent'; name?: string; path?: string; maxAge?: number; expires?: number; sameSite?: 'None' | 'Lax' | 'Strict'; secure?: boolean };
 }
 
 export type Scope = 'server' | 'location' | 'upstream';
@@ -59,6 +61,12 @@ function pair(part: v.Parser<string>): v.Parser<readonly [string, string] | 'off
 const SECRET_REF = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const secretRef: v.Parser<string> = (raw) => (SECRET_REF.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a Secret name or namespace/name`));
 
+/** An nginx variable expression for hashing: variables (`$name`, `${name}`) and plain separators, at least one variable. */
+const hashBy: v.Parser<string> = (raw) => (/^(\$[a-z_][a-z0-9_]*|\$\{[a-z_][a-z0-9_]*\}|[A-Za-z0-9_.:/-]){1,32}$/.test(raw) && raw.includes('$')
+  ? v.ok(raw) : v.bad(`${v.show(raw)} is not an nginx variable expression such as $request_uri`));
+/** A cookie name: an RFC 6265 token. */
+const cookieName: v.Parser<string> = (raw) => (/^[A-Za-z0-9!#%&'*+.^_`|~-]{1,64}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a cookie name`));
+
 const redirectArg: v.Parser<string> = (raw) => (raw === 'off' || raw === 'default' ? v.ok(raw) : raw.startsWith('/') ? v.uriPath(raw) : v.httpUrl(raw));
 const NEXT_UPSTREAM = ['error', 'timeout', 'invalid_header', 'http_500', 'http_502', 'http_503', 'http_504', 'http_403', 'http_404', 'http_429', 'non_idempotent', 'off'] as const;
 const TLS_PROTOCOLS = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
@@ -69,6 +77,7 @@ function nonEmpty<T>(p: v.Parser<T[]>): v.Parser<T[]> {
 
 const L = 'location' as const;
 const S = 'server' as const;
+const U = 'upstream' as const;
 
 
 /** Every annotation Portico reads, without its prefix. */
@@ -114,6 +123,17 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('custom-headers', { type: 'configmap', default: '', risk: 'Medium', scope: L, doc: 'ConfigMap (`namespace/name`) of response headers added to every answer.' }, v.objectRef, (d, x) => { d.location.customHeaders = x.join('/'); }),
   row('ssl-redirect', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Redirects HTTP to HTTPS when the host has TLS.' }, v.bool, (d, x) => { d.location.sslRedirect = x; }),
   row('force-ssl-redirect', { type: 'bool', default: 'false', risk: 'Medium', scope: L, doc: 'Redirects HTTP to HTTPS (308) even without TLS in the Ingress.' }, v.bool, (d, x) => { d.location.forceSslRedirect = x; }),
+  // Load balancing: upstream scope, sent to the Lua balancer as JSON (never rendered into nginx.conf).
+  row('load-balance', { type: 'enum', default: 'round_robin', risk: 'Low', scope: U, doc: 'Algorithm: round_robin or ewma (latency-aware).' }, v.oneOf(['round_robin', 'ewma'] as const), (d, x) => { d.upstream.loadBalance = x; }),
+  row('upstream-hash-by', { type: 'nginx variables', default: '', risk: 'High', scope: U, doc: 'Consistent hashing on an nginx variable expression, e.g. `$request_uri` or `$remote_addr`.' }, hashBy, (d, x) => { d.upstream.hashBy = x; }),
+  row('affinity', { type: 'enum', default: '', risk: 'Low', scope: U, doc: 'Session affinity: `cookie` pins a client to one endpoint.' }, v.oneOf(['cookie', 'none'] as const), (d, x) => { d.upstream.affinity = x; }),
+  row('affinity-mode', { type: 'enum', default: 'balanced', risk: 'Medium', scope: U, doc: '`balanced` re-spreads clients when endpoints are added; `persistent` never moves a client whose endpoint lives.' }, v.oneOf(['balanced', 'persistent'] as const), (d, x) => { d.cookie.mode = x; }),
+  row('session-cookie-name', { type: 'token', default: 'INGRESSCOOKIE', risk: 'Medium', scope: U, doc: 'Name of the affinity cookie.' }, cookieName, (d, x) => { d.cookie.name = x; }),
+  row('session-cookie-path', { type: 'path', default: '/', risk: 'Medium', scope: U, doc: 'Path of the affinity cookie.' }, v.uriPath, (d, x) => { d.cookie.path = x; }),
+  row('session-cookie-max-age', { type: 'int', default: '', risk: 'Medium', scope: U, doc: 'Max-Age of the affinity cookie, in seconds.' }, v.int(1, 315_360_000), (d, x) => { d.cookie.maxAge = x; }),
+  row('session-cookie-expires', { type: 'int', default: '', risk: 'Medium', scope: U, doc: 'Expires of the affinity cookie, in seconds from now.' }, v.int(1, 315_360_000), (d, x) => { d.cookie.expires = x; }),
+  row('session-cookie-samesite', { type: 'enum', default: '', risk: 'Medium', scope: U, doc: 'SameSite of the affinity cookie: None, Lax or Strict.' }, v.oneOf(['None', 'Lax', 'Strict'] as const), (d, x) => { d.cookie.sameSite = x; }),
+  row('session-cookie-secure', { type: 'bool', default: 'false', risk: 'Medium', scope: U, doc: 'Sets Secure on the affinity cookie.' }, v.bool, (d, x) => { d.cookie.secure = x; }),
   // auth-tls-*: validated here (fail closed); src/model/tls.ts turns them into the server's client-certificate check.
   row('auth-tls-secret', { type: 'secret', default: '', risk: 'Medium', scope: S, doc: 'Secret (`name` or `namespace/name`) with `ca.crt` (and optional `ca.crl`) for client certificates.' }, secretRef, () => undefined),
   row('auth-tls-verify-client', { type: 'enum', default: 'on', risk: 'Medium', scope: S, doc: 'Client certificate check: on, off, optional or optional_no_ca.' }, v.oneOf(['on', 'off', 'optional', 'optional_no_ca'] as const), () => undefined),
@@ -137,7 +157,7 @@ export const NOT_YET: readonly string[] = [
   'limit-rate', 'limit-rate-after', 'enable-cors', 'cors-allow-origin', 'cors-allow-methods', 'cors-allow-headers',
   'cors-allow-credentials', 'cors-expose-headers', 'cors-max-age', 'canary', 'canary-by-header', 'canary-by-header-value',
   'canary-by-header-pattern', 'canary-by-cookie', 'canary-weight', 'canary-weight-total', 'mirror-target', 'mirror-request-body',
-  'mirror-host', 'satisfy', 'service-upstream', 'proxy-ssl-secret', 'affinity', 'session-cookie-name', 'upstream-hash-by', 'ssl-passthrough', 'modsecurity-snippet',
+  'mirror-host', 'satisfy', 'service-upstream', 'proxy-ssl-secret', 'ssl-passthrough', 'modsecurity-snippet',
 ];
 
 export const BY_KEY: ReadonlyMap<string, AnnotationSpec> = new Map(ANNOTATIONS.map((a) => [a.key, a]));

@@ -66,6 +66,8 @@ export class BackendIndex {
       servicePort: port,
       endpoints,
       loadBalance: this.loadBalance,
+      hashBy: '',
+      affinity: null,
     };
   }
 

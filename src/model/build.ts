@@ -5,7 +5,7 @@ import { BackendIndex, type BackendRef } from './backends.js';
 import { classSelector } from './classes.js';
 import { checkHost, checkLabel, checkPath, checkPathRelaxed, checkRegexPath } from './names.js';
 import { compileLocations, normalizePath, regexLocations, type PathRule } from './routes.js';
-import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings } from './settings.js';
+import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings, type UpstreamSettings } from './settings.js';
 import { buildTls } from './tls.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import type { Model, ObjectRef, Problem, Server, Target, Upstream } from './types.js';
@@ -51,7 +51,10 @@ class Builder {
     this.problems.push({ object, field, reason, severity });
   }
 
-  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string): Target | undefined {
+  /** Upstream settings per upstream name, each field from the oldest Ingress that set it. */
+  readonly upstreamSettings = new Map<string, UpstreamSettings>();
+
+  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string, up?: UpstreamSettings): Target | undefined {
     const b = backendRef(backend);
     if (!b) {
       this.problem(ref, field, backend?.resource ? 'resource backends are not supported' : 'backend.service is required');
@@ -64,6 +67,7 @@ class Builder {
     }
     if (r.problem) this.problem(ref, r.problem.field, r.problem.reason, 'degraded');
     if (!this.upstreams.has(r.upstream.name)) this.upstreams.set(r.upstream.name, r.upstream);
+    if (up) this.upstreamSettings.set(r.upstream.name, { ...up, ...this.upstreamSettings.get(r.upstream.name) });
     return { kind: 'upstream', upstream: r.upstream.name, ingress: ref };
   }
 
@@ -99,7 +103,7 @@ class Builder {
       (rule.http?.paths ?? []).forEach((p, j) => { this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`, settings); });
     });
     if (ing.spec?.defaultBackend) {
-      const t = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend');
+      const t = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend', settings.upstream);
       if (t) {
         this.globalDefault ??= t;
         for (const h of hosts) if (!this.hostDefaults.has(h)) this.hostDefaults.set(h, t);
@@ -115,7 +119,7 @@ class Builder {
     const regex = type === 'Prefix' && (settings.location.useRegex === true || settings.location.rewriteTarget !== undefined);
     const bad = regex ? checkRegexPath(raw) : this.annotations.strictPaths ? checkPath(raw) : checkPathRelaxed(raw);
     if (bad) { this.problem(ref, `${field}.path`, bad); return; }
-    const plain = this.target(ref, p.backend, `${field}.backend`);
+    const plain = this.target(ref, p.backend, `${field}.backend`, settings.upstream);
     if (plain?.kind !== 'upstream') return;
     const path = regex ? raw : normalizePath(raw, type);
     const target: Target = settings === NO_SETTINGS ? plain : { ...plain, settings: settings.location, rule: { path, regex } };
@@ -174,7 +178,10 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     const backend = { service: { name, port: port?.name ? { name: port.name } : { number: port?.port ?? 80 } } };
     fallback = b.target(flagRef, backend, '--default-backend-service') ?? NOT_FOUND;
   }
-  const upstreams = [...b.upstreams.values()].sort((x, y) => x.name.localeCompare(y.name));
+  const upstreams = [...b.upstreams.values()].sort((x, y) => x.name.localeCompare(y.name)).map((u) => {
+    const s = b.upstreamSettings.get(u.name);
+    return s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null } : u;
+  });
   const servers = sortedServers(b, fallback);
   const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS);
   return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems], tls: tls.tls };

@@ -65,9 +65,29 @@ export interface ServerSettings {
 }
 
 /** Everything the annotations of one Ingress asked for. */
+/** Cookie session affinity (ingress-nginx's `affinity: cookie` and `session-cookie-*`). */
+export interface Affinity {
+  readonly mode: 'balanced' | 'persistent';
+  readonly name: string;
+  readonly path: string;
+  readonly maxAge?: number;
+  readonly expires?: number;
+  readonly sameSite?: 'None' | 'Lax' | 'Strict';
+  readonly secure?: boolean;
+}
+
+/** How the Lua balancer picks peers for the Services an Ingress names (the oldest Ingress of a Service wins). */
+export interface UpstreamSettings {
+  readonly loadBalance?: 'round_robin' | 'ewma';
+  /** An nginx variable expression, e.g. `$request_uri`; evaluated by Lua, never rendered into nginx.conf. */
+  readonly hashBy?: string;
+  readonly affinity?: Affinity;
+}
+
 export interface IngressSettings {
   readonly location: LocationSettings;
   readonly server: ServerSettings;
+  readonly upstream?: UpstreamSettings;
 }
 
 export const NO_SETTINGS: IngressSettings = Object.freeze({ location: Object.freeze({}), server: Object.freeze({}) });

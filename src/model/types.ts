@@ -1,6 +1,6 @@
 // The model: what nginx must do, as plain data. No Kubernetes API types, no annotation modules.
 import type { TlsModel } from './tls-types.js';
-import type { LocationSettings, ServerSettings } from './settings.js';
+import type { Affinity, LocationSettings, ServerSettings } from './settings.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -24,6 +24,10 @@ export interface Upstream {
   /** Ready endpoints, or serving-but-terminating ones when no endpoint is ready. */
   readonly endpoints: readonly Endpoint[];
   readonly loadBalance: 'round_robin' | 'ewma';
+  /** Consistent-hash key (an nginx variable expression), or '' for none. */
+  readonly hashBy: string;
+  /** Cookie affinity, or null. Precedence in the balancer: affinity, then hashBy, then loadBalance. */
+  readonly affinity: Affinity | null;
 }
 
 /** Where a matched request goes. */

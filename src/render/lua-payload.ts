@@ -1,12 +1,13 @@
 // The JSON payloads POSTed to nginx's Lua configuration endpoint (docs/adr/0001).
 import type { Model } from '../model/types.js';
+import type { Affinity } from '../model/settings.js';
 
 export interface BackendPayload {
   readonly name: string;
   readonly endpoints: readonly { readonly address: string; readonly port: number }[];
   readonly loadBalance: string;
   readonly hashBy: string;
-  readonly affinity: null;
+  readonly affinity: Affinity | null;
 }
 
 /** The backend list for `POST /configuration/backends`, in the model's (sorted) order. */
@@ -15,7 +16,7 @@ export function backendsPayload(model: Model): BackendPayload[] {
     name: u.name,
     endpoints: u.endpoints.map((e) => ({ address: e.address, port: e.port })),
     loadBalance: u.loadBalance,
-    hashBy: '',
-    affinity: null,
+    hashBy: u.hashBy,
+    affinity: u.affinity,
   }));
 }
