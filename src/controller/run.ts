@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { Nginx, nginxVersion } from '../nginx/process.js';
 import { chooseWorkerUser } from '../nginx/worker-user.js';
 import { ManifestSource } from '../sources/manifests.js';
+import { KubeSource } from '../kube/source.js';
 import { startServer } from '../server/http.js';
 import { buildModel } from '../model/build.js';
 import { renderNginxConf } from '../render/nginx-conf.js';
@@ -18,9 +19,11 @@ export interface Source {
   stop(): void;
 }
 
+/** Local mode with --manifests; otherwise the Kubernetes API (--kubeconfig, KUBECONFIG, or in-cluster). */
 function makeSource(config: Config, store: Store, log: Logger): Source {
   if (config.manifests) return new ManifestSource(config.manifests, store, log);
-  throw new ConfigError('no source: give --manifests DIR (local mode) or --kubeconfig FILE');
+  if (config.mode === 'render') throw new ConfigError('portico render reads --manifests DIR only');
+  return new KubeSource(config, store, log);
 }
 
 /** `portico render`: the nginx.conf a folder produces, without starting anything. */
@@ -53,8 +56,19 @@ export async function runController(config: Config, log: Logger): Promise<number
     debugConfig: () => ctl.debug.conf,
     debugBackends: () => ctl.debug.backends,
   }, log);
-  await source.start();
+  ctl.loop.hold();
+  try {
+    await source.start();
+  } catch (err) {
+    // Nothing may keep the process alive after a failed start: the caller exits non-zero.
+    source.stop();
+    ctl.loop.stop();
+    server.close();
+    await nginx.stop();
+    throw err;
+  }
   ctl.loop.mark('startup');
+  ctl.loop.release();
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => { resolve('SIGINT'); });
     process.once('SIGTERM', () => { resolve('SIGTERM'); });
