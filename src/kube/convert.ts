@@ -9,10 +9,9 @@ const TIMESTAMPS = ['creationTimestamp', 'deletionTimestamp'] as const;
  * milliseconds. The model orders Ingresses by comparing these strings, so both paths must give the same text.
  */
 export function apiTime(value: unknown): string | undefined {
-  if (!(value instanceof Date) && typeof value !== 'string') return undefined;
-  const date = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(date.getTime())) return typeof value === 'string' ? value : undefined;
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (typeof value === 'string') return value; // already as the API wrote it
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) return undefined;
+  return value.toISOString().replace(/\.000Z$/, 'Z');
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -25,14 +24,12 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * Returns undefined for a value that is not an object with metadata.
  */
 export function toPlain(kind: string, value: unknown): KubeObject | undefined {
-  const json: unknown = JSON.parse(JSON.stringify(value ?? null));
-  if (!isRecord(json) || !isRecord(json['metadata'])) return undefined;
-  const meta: Record<string, unknown> = { ...json['metadata'] };
+  if (!isRecord(value) || !isRecord(value['metadata'])) return undefined;
+  const times = Object.fromEntries(TIMESTAMPS.map((f) => [f, apiTime((value['metadata'] as Record<string, unknown>)[f])]));
+  const json = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  const meta: Record<string, unknown> = { ...(json['metadata'] as Record<string, unknown>) };
   delete meta['managedFields'];
-  for (const field of TIMESTAMPS) {
-    const t = apiTime(meta[field]);
-    if (t !== undefined) meta[field] = t;
-  }
+  for (const field of TIMESTAMPS) if (times[field] !== undefined) meta[field] = times[field];
   const obj: Record<string, unknown> = { ...json, metadata: meta };
   // Items of a list carry no kind or apiVersion; manifests and watch events do.
   if (obj['kind'] === undefined) obj['kind'] = kind;
