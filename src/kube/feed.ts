@@ -42,6 +42,23 @@ export function describeError(err: unknown): string {
   return status === undefined ? detail : `HTTP ${status}: ${detail}`;
 }
 
+/**
+ * client-node's Watch prepares credentials (exec plugins, token files) outside its try block, so a failure there
+ * rejects a promise nobody awaits: the process would die, or the informer would stop without an `error` event.
+ * Here every failure reaches `done`, so the informer reports it and the feed restarts.
+ */
+export class SafeWatch extends Watch {
+  override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+    try {
+      return await super.watch(path, queryParams, callback, done);
+    } catch (err) {
+      done(err);
+      return new AbortController();
+    }
+  }
+}
+
 /** Lists every page (limit/continue); every page belongs to the first page's resourceVersion. */
 async function listAll(list: ListPage, namespace: string | undefined, sel: { fieldSelector?: string; labelSelector?: string }):
 Promise<KubernetesListObject<KubernetesObject>> {
@@ -84,7 +101,8 @@ export class Feed {
       handlers.listed(all.items);
       return all;
     };
-    this.informer = new ListWatch(watchPath(resource, namespace), new Watch(opts.kc), listFn, false, labelSelector, resource.fieldSelector);
+    this.informer = new ListWatch(watchPath(resource, namespace), new SafeWatch(opts.kc), listFn, false, labelSelector,
+      resource.fieldSelector);
     this.informer.on(ADD, (o) => { handlers.changed('add', o); });
     this.informer.on(UPDATE, (o) => { handlers.changed('update', o); });
     this.informer.on(DELETE, (o) => { handlers.changed('delete', o); });

@@ -1,7 +1,8 @@
-// What client-node hands over (typed class instances from lists, raw JSON from watches) becomes the same plain object.
+// src/kube units: typed list items and raw watch objects convert alike; Secrets trimmed; watch failures reach done().
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { V1Ingress, V1ObjectMeta } from '@kubernetes/client-node';
+import { KubeConfig, V1Ingress, V1ObjectMeta } from '@kubernetes/client-node';
+import { SafeWatch } from '../../src/kube/feed.js';
 import { apiTime, toPlain } from '../../src/kube/convert.js';
 
 const wire = {
@@ -42,4 +43,14 @@ void test('Secrets of types Portico does not read lose their data', () => {
   assert.deepEqual((tls as { data?: unknown }).data, { 'tls.crt': 'eA==' });
   const opaque = toPlain('Secret', { metadata: { name: 'o', namespace: 'x' }, data: { auth: 'eA==' } });
   assert.deepEqual((opaque as { data?: unknown }).data, { auth: 'eA==' }, 'a Secret without a type is Opaque');
+});
+
+void test('a credential failure while starting a watch reaches done() instead of an unhandled rejection', async () => {
+  const kc = new KubeConfig();
+  kc.loadFromClusterAndUser({ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: false }, { name: 'u' });
+  kc.applyToFetchOptions = () => Promise.reject(new Error('exec plugin failed'));
+  const errors: unknown[] = [];
+  const controller = await new SafeWatch(kc).watch('/api/v1/services', {}, () => undefined, (err) => { errors.push(err); });
+  assert.ok(controller instanceof AbortController);
+  assert.equal(String(errors[0]), 'Error: exec plugin failed');
 });
