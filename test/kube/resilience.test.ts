@@ -1,6 +1,8 @@
 // Portico against a misbehaving API: dropped watches, expired resourceVersions, bursts, outages, no API at start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { ApiServerDouble } from '../support/apiserver/index.js';
 import { startPortico, until, who } from '../support/portico.js';
 import { healthz, put, route, serves, startCluster, syncLines } from './cluster.js';
@@ -97,6 +99,7 @@ void test('no API at start: a non-zero exit and a message naming the address and
   const api = new ApiServerDouble();
   await api.start();
   const kubeconfig = await api.writeKubeconfig();
+  t.after(() => rm(dirname(kubeconfig), { recursive: true, force: true }));
   await api.stop(); // the port is now closed
   const p = await startPortico(['--kubeconfig', kubeconfig], { waitHealthy: false });
   t.after(async () => { await p.stop(); });
@@ -111,4 +114,22 @@ void test('no API at start: a non-zero exit and a message naming the address and
   assert.ok(fatal.includes(api.url), `the message names ${api.url}: ${fatal}`);
   assert.match(fatal, /ECONNREFUSED/);
   assert.match(fatal, /PORTICO_API_UNREACHABLE/);
+});
+
+void test('--apiserver-host replaces the kubeconfig server; alone it works like kubectl proxy (plain http)', async (t) => {
+  const c = await startCluster(['one']);
+  t.after(() => c.stop());
+  put(c.api, route('app', 'app.test', 'one'));
+  const closed = new ApiServerDouble();
+  await closed.start();
+  const wrong = await closed.writeKubeconfig();
+  t.after(() => rm(dirname(wrong), { recursive: true, force: true }));
+  await closed.stop();
+  const viaOverride = await startPortico(['--kubeconfig', wrong, '--apiserver-host', c.api.url]);
+  t.after(async () => { await viaOverride.stop(); });
+  await serves(viaOverride, 'app.test', 'one');
+  const alone = await startPortico(['--apiserver-host', c.api.url], { env: { KUBECONFIG: '' } });
+  t.after(async () => { await alone.stop(); });
+  await serves(alone, 'app.test', 'one');
+  assert.ok(alone.output.some((l) => l.includes('--apiserver-host without credentials')));
 });
