@@ -10,6 +10,7 @@ const BACKOFF_FIRST_MS = 250;
 const BACKOFF_MAX_MS = 10_000;
 /** An informer that ran this long since its last restart starts its backoff over. */
 const BACKOFF_RESET_MS = 60_000;
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 export type Change = 'add' | 'update' | 'delete';
 
@@ -59,6 +60,23 @@ export class SafeWatch extends Watch {
   }
 }
 
+/**
+ * Drops the two biggest fields Portico never reads from the informer's own cache (it keeps what it is handed, and
+ * reads only name, namespace and resourceVersion), so a big cluster's objects are not held twice at full size.
+ */
+function slim<T extends KubernetesObject>(obj: T): T {
+  const meta = obj.metadata;
+  if (meta) {
+    delete meta.managedFields;
+    if (meta.annotations?.[LAST_APPLIED] !== undefined) meta.annotations = omitKey(meta.annotations, LAST_APPLIED);
+  }
+  return obj;
+}
+
+function omitKey(record: Record<string, string>, key: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
+}
+
 /** Lists every page (limit/continue); every page belongs to the first page's resourceVersion. */
 async function listAll(list: ListPage, namespace: string | undefined, sel: { fieldSelector?: string; labelSelector?: string }):
 Promise<KubernetesListObject<KubernetesObject>> {
@@ -67,7 +85,7 @@ Promise<KubernetesListObject<KubernetesObject>> {
   let next: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const res = await list(namespace, { ...sel, limit: PAGE_SIZE, ...(next ? { _continue: next } : {}) });
-    items.push(...res.items);
+    for (const item of res.items) items.push(slim(item));
     if (page === 0) resourceVersion = res.metadata?.resourceVersion ?? '';
     next = res.metadata?._continue;
     if (!next) return { apiVersion: res.apiVersion ?? 'v1', kind: res.kind ?? 'List', metadata: Object.assign(new V1ListMeta(), { resourceVersion }), items };
@@ -103,8 +121,8 @@ export class Feed {
     };
     this.informer = new ListWatch(watchPath(resource, namespace), new SafeWatch(opts.kc), listFn, false, labelSelector,
       resource.fieldSelector);
-    this.informer.on(ADD, (o) => { handlers.changed('add', o); });
-    this.informer.on(UPDATE, (o) => { handlers.changed('update', o); });
+    this.informer.on(ADD, (o) => { handlers.changed('add', slim(o)); });
+    this.informer.on(UPDATE, (o) => { handlers.changed('update', slim(o)); });
     this.informer.on(DELETE, (o) => { handlers.changed('delete', o); });
     this.informer.on(ERROR, (err: unknown) => { this.onError(err); });
   }
