@@ -66,7 +66,12 @@ export async function startCluster(ids: readonly string[], namespaces: readonly 
 
 /** Waits until `host`/ is answered by `expected` (a backend id or a status code). */
 export async function serves(p: Running, host: string, expected: string, timeoutMs = 5000): Promise<number> {
-  return until(`${host} served by ${expected}`, async () => (await who(p.http, host, '/')) === expected, timeoutMs);
+  try {
+    return await until(`${host} served by ${expected}`, async () => (await who(p.http, host, '/')) === expected, timeoutMs);
+  } catch (err) {
+    const tail = p.output.filter((l) => !l.includes('"nginx":')).slice(-15).join('\n');
+    throw new Error(`${String(err)}; Portico's last log lines:\n${tail}`);
+  }
 }
 
 export async function healthz(p: Running): Promise<number> {

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { slice } from '../support/objects.js';
-import { syncCount, type Running } from '../support/portico.js';
+import { syncCount, until, type Running } from '../support/portico.js';
 import { put, route, serves, startCluster, type Cluster } from './cluster.js';
 
 describe('kube source', () => {
@@ -21,6 +21,8 @@ describe('kube source', () => {
 
   test('the state listed at start is served by the first sync', async () => {
     await serves(p, 'app.test', 'one');
+    await until('the first sync logged', () => syncCount(p.output, 'reload') >= 1);
+    await new Promise((r) => setTimeout(r, 300));
     assert.equal(syncCount(p.output, 'reload'), 1, 'one reload for the whole first state, not one per kind');
     assert.ok(p.output.some((l) => l.includes('"msg":"connected to the Kubernetes API"') && l.includes(c.api.url)));
   });
