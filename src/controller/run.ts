@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { Nginx, nginxVersion } from '../nginx/process.js';
 import { chooseWorkerUser } from '../nginx/worker-user.js';
 import { ManifestSource } from '../sources/manifests.js';
+import { KubeSource } from '../kube/source.js';
 import { startServer } from '../server/http.js';
 import { createMetrics } from '../server/metrics.js';
 import { Store } from '../store/store.js';
@@ -12,6 +13,8 @@ import { AnnotationStage } from './annotations.js';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 import { startWebhook } from '../webhook/server.js';
+import { startDuties } from './duties.js';
+import { loadConnection } from '../kube/connect.js';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
 export interface Source {
@@ -19,9 +22,11 @@ export interface Source {
   stop(): void;
 }
 
+/** Local mode with --manifests; otherwise the Kubernetes API (--kubeconfig, KUBECONFIG, or in-cluster). */
 function makeSource(config: Config, store: Store, log: Logger): Source {
   if (config.manifests) return new ManifestSource(config.manifests, store, log);
-  throw new ConfigError('no source: give --manifests DIR (local mode) or --kubeconfig FILE');
+  if (config.mode === 'render') throw new ConfigError('portico render reads --manifests DIR only');
+  return new KubeSource(config, store, log);
 }
 
 /** `portico render`: the nginx.conf a folder produces, without starting anything. */
@@ -62,8 +67,21 @@ export async function runController(config: Config, log: Logger): Promise<number
     }).text,
     debugCerts: () => ctl.tls.debug(ctl.debug.model),
   }, log);
-  await source.start();
+  ctl.loop.hold();
+  try {
+    await source.start();
+  } catch (err) {
+    // Nothing may keep the process alive after a failed start: the caller exits non-zero.
+    source.stop();
+    ctl.loop.stop();
+    server.close();
+    await nginx.stop();
+    throw err;
+  }
   ctl.loop.mark('startup');
+  ctl.loop.release();
+  // Leader election, Ingress status and Events exist only against a cluster.
+  const duties = config.manifests ? undefined : await startDuties(loadConnection(config).kc, config, ctl, log);
   const { validatingWebhook: hookAt, validatingWebhookCertificate: certFile, validatingWebhookKey: keyFile } = config;
   const webhook = hookAt && certFile && keyFile ? await startWebhook({ ...hookAt, certFile, keyFile, log,
     snapshot: () => ctl.store.snapshot(), checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })) }) : undefined;
@@ -72,6 +90,7 @@ export async function runController(config: Config, log: Logger): Promise<number
     process.once('SIGTERM', () => { resolve('SIGTERM'); });
   });
   log.info({ signal }, 'stopping');
+  await duties?.stop();
   source.stop();
   ctl.loop.stop();
   server.close();

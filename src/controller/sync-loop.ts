@@ -14,6 +14,7 @@ export class SyncLoop {
   private timer: NodeJS.Timeout | undefined;
   private lastStart = 0;
   private stopped = false;
+  private held = false;
   private idleWaiters: (() => void)[] = [];
   syncs = 0;
 
@@ -26,8 +27,18 @@ export class SyncLoop {
     this.schedule();
   }
 
+  /** Marks are counted but no sync starts until release(): a source's first lists land as one sync. */
+  hold(): void {
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
+    this.schedule();
+  }
+
   private schedule(): void {
-    if (this.running || this.timer || this.causes.size === 0) return;
+    if (this.held || this.running || this.timer || this.causes.size === 0) return;
     const wait = Math.max(0, this.lastStart + this.minIntervalMs - Date.now());
     this.timer = setTimeout(() => { this.timer = undefined; void this.runOnce(); }, wait);
   }
@@ -51,7 +62,7 @@ export class SyncLoop {
 
   /** Resolves when no sync is running or pending. */
   idle(): Promise<void> {
-    if (!this.running && !this.timer && this.causes.size === 0) return Promise.resolve();
+    if (!this.running && !this.timer && (this.held || this.causes.size === 0)) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 

@@ -1,0 +1,165 @@
+// One informer (client-node ListWatch) for one resource: paged lists, and a restart with backoff after any error.
+import { ADD, DELETE, ERROR, ListWatch, UPDATE, V1ListMeta, Watch } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../log.js';
+import { watchPath, type Apis, type ListPage, type Resource } from './resources.js';
+
+const PAGE_SIZE = 500;
+const MAX_PAGES = 1000;
+const BACKOFF_FIRST_MS = 250;
+const BACKOFF_MAX_MS = 10_000;
+/** An informer that ran this long since its last restart starts its backoff over. */
+const BACKOFF_RESET_MS = 60_000;
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+export type Change = 'add' | 'update' | 'delete';
+
+/** What a feed reports. Both only store objects; neither does any work. */
+export interface FeedHandlers {
+  /** A complete list (the first one, or a relist after 410 Gone or an outage), before per-object callbacks. */
+  listed(items: readonly KubernetesObject[]): void;
+  changed(change: Change, obj: KubernetesObject): void;
+}
+
+export interface FeedOptions {
+  readonly resource: Resource;
+  readonly kc: KubeConfig;
+  readonly apis: Apis;
+  readonly namespace: string | undefined;
+  readonly labelSelector: string | undefined;
+}
+
+/** The HTTP status and message of whatever client-node threw or passed to `error` callbacks. */
+export function describeError(err: unknown): string {
+  const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: unknown } | undefined;
+  const status = typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
+  let detail = typeof e?.message === 'string' ? e.message : String(err);
+  if (typeof e?.body === 'string') {
+    try {
+      const m = (JSON.parse(e.body) as { message?: unknown }).message;
+      if (typeof m === 'string') detail = m;
+    } catch { /* not a Status */ }
+  }
+  return status === undefined ? detail : `HTTP ${status}: ${detail}`;
+}
+
+/**
+ * client-node's Watch prepares credentials (exec plugins, token files) outside its try block, so a failure there
+ * rejects a promise nobody awaits: the process would die, or the informer would stop without an `error` event.
+ * Here every failure reaches `done`, so the informer reports it and the feed restarts.
+ */
+export class SafeWatch extends Watch {
+  override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+    try {
+      return await super.watch(path, queryParams, callback, done);
+    } catch (err) {
+      done(err);
+      return new AbortController();
+    }
+  }
+}
+
+/**
+ * Drops the two biggest fields Portico never reads from the informer's own cache (it keeps what it is handed, and
+ * reads only name, namespace and resourceVersion), so a big cluster's objects are not held twice at full size.
+ */
+function slim<T extends KubernetesObject>(obj: T): T {
+  const meta = obj.metadata;
+  if (meta) {
+    delete meta.managedFields;
+    if (meta.annotations?.[LAST_APPLIED] !== undefined) meta.annotations = omitKey(meta.annotations, LAST_APPLIED);
+  }
+  return obj;
+}
+
+function omitKey(record: Record<string, string>, key: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
+}
+
+/** Lists every page (limit/continue); every page belongs to the first page's resourceVersion. */
+async function listAll(list: ListPage, namespace: string | undefined, sel: { fieldSelector?: string; labelSelector?: string }):
+Promise<KubernetesListObject<KubernetesObject>> {
+  const items: KubernetesObject[] = [];
+  let resourceVersion = '';
+  let next: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = await list(namespace, { ...sel, limit: PAGE_SIZE, ...(next ? { _continue: next } : {}) });
+    for (const item of res.items) items.push(slim(item));
+    if (page === 0) resourceVersion = res.metadata?.resourceVersion ?? '';
+    next = res.metadata?._continue;
+    if (!next) return { apiVersion: res.apiVersion ?? 'v1', kind: res.kind ?? 'List', metadata: Object.assign(new V1ListMeta(), { resourceVersion }), items };
+  }
+  throw new Error(`more than ${PAGE_SIZE * MAX_PAGES} objects in one list`);
+}
+
+/** Keeps one resource in step: list, watch, and after any error start again (client-node relists after 410). */
+export class Feed {
+  private readonly informer: ListWatch<KubernetesObject>;
+  private readonly name: string;
+  private stopped = false;
+  private listed = false;
+  private lastError: unknown;
+  private failures = 0;
+  private lastRestart = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private starting: Promise<void> = Promise.resolve();
+
+  constructor(opts: FeedOptions, private readonly handlers: FeedHandlers, private readonly log: Logger) {
+    const { resource, namespace, labelSelector } = opts;
+    this.name = resource.feed;
+    const list = resource.list(opts.apis);
+    const selectors = { ...(resource.fieldSelector ? { fieldSelector: resource.fieldSelector } : {}), ...(labelSelector ? { labelSelector } : {}) };
+    const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
+      if (this.stopped) throw new Error('stopped');
+      const all = await listAll(list, namespace, selectors);
+      if (this.stopped) throw new Error('stopped');
+      this.listed = true;
+      this.log.debug({ feed: this.name, objects: all.items.length, resourceVersion: all.metadata?.resourceVersion }, 'listed');
+      handlers.listed(all.items);
+      return all;
+    };
+    this.informer = new ListWatch(watchPath(resource, namespace), new SafeWatch(opts.kc), listFn, false, labelSelector,
+      resource.fieldSelector);
+    this.informer.on(ADD, (o) => { handlers.changed('add', slim(o)); });
+    this.informer.on(UPDATE, (o) => { handlers.changed('update', slim(o)); });
+    this.informer.on(DELETE, (o) => { handlers.changed('delete', o); });
+    this.informer.on(ERROR, (err: unknown) => { this.onError(err); });
+  }
+
+  /** Lists once and starts watching; throws (with the API's reason) when the first list fails. */
+  async start(): Promise<void> {
+    this.starting = this.informer.start();
+    await this.starting;
+    if (!this.listed) throw new Error(`cannot list ${this.name}: ${describeError(this.lastError)}`);
+  }
+
+  /** The objects the informer holds now (class instances or raw JSON; convert before use). */
+  cached(): readonly KubernetesObject[] {
+    return this.informer.list();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    void this.informer.stop();
+    // A watch that was still connecting when stop() came is only known once start() settles.
+    void this.starting.then(() => this.informer.stop(), () => undefined);
+  }
+
+  private onError(err: unknown): void {
+    this.lastError = err;
+    if (this.stopped || !this.listed) return; // before the first list, start() reports it
+    if (Date.now() - this.lastRestart > BACKOFF_RESET_MS) this.failures = 0;
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.failures);
+    this.failures += 1;
+    this.log.warn({ feed: this.name, err: describeError(err), retryMs: delay }, 'watch failed; nginx keeps serving the last state');
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.stopped) return;
+      this.lastRestart = Date.now();
+      this.starting = this.informer.start();
+    }, delay);
+  }
+}

@@ -1,0 +1,100 @@
+// The resources Portico lists and watches: their API paths, list calls and selectors; deploy/rbac.yaml follows it.
+import {
+  CoreV1Api, DiscoveryV1Api, NetworkingV1Api,
+  type KubeConfig, type KubernetesListObject, type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { Kind } from '../store/kinds.js';
+
+/** One page of a list call: the query parameters every typed list function takes. */
+export interface PageQuery {
+  readonly fieldSelector?: string;
+  readonly labelSelector?: string;
+  readonly limit: number;
+  readonly _continue?: string;
+}
+
+export type ListPage = (namespace: string | undefined, q: PageQuery) => Promise<KubernetesListObject<KubernetesObject>>;
+
+/** The typed API clients the list calls use. */
+export interface Apis {
+  readonly core: CoreV1Api;
+  readonly net: NetworkingV1Api;
+  readonly discovery: DiscoveryV1Api;
+}
+
+export function makeApis(kc: KubeConfig): Apis {
+  return { core: kc.makeApiClient(CoreV1Api), net: kc.makeApiClient(NetworkingV1Api), discovery: kc.makeApiClient(DiscoveryV1Api) };
+}
+
+/** A watched resource. `feed` names one informer; two feeds may fill one store kind (Secrets of two types). */
+export interface Resource {
+  readonly feed: string;
+  readonly kind: Kind | 'Namespace';
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** Server-side filter: Secrets of types Portico never reads are never sent, so never held in memory. */
+  readonly fieldSelector?: string;
+  readonly list: (apis: Apis) => ListPage;
+}
+
+/** Secret types Portico reads: TLS certificates, and Opaque for basic-auth files. */
+export const SECRET_TYPES = ['kubernetes.io/tls', 'Opaque'] as const;
+
+export const RESOURCES: readonly Resource[] = Object.freeze([
+  { feed: 'Ingress', kind: 'Ingress', group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', namespaced: true,
+    list: ({ net }) => (namespace, q) => namespace ? net.listNamespacedIngress({ namespace, ...q }) : net.listIngressForAllNamespaces(q) },
+  { feed: 'IngressClass', kind: 'IngressClass', group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', namespaced: false,
+    list: ({ net }) => (_ns, q) => net.listIngressClass(q) },
+  { feed: 'Service', kind: 'Service', group: '', version: 'v1', plural: 'services', namespaced: true,
+    list: ({ core }) => (namespace, q) => namespace ? core.listNamespacedService({ namespace, ...q }) : core.listServiceForAllNamespaces(q) },
+  { feed: 'EndpointSlice', kind: 'EndpointSlice', group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', namespaced: true,
+    list: ({ discovery }) => (namespace, q) => namespace
+      ? discovery.listNamespacedEndpointSlice({ namespace, ...q }) : discovery.listEndpointSliceForAllNamespaces(q) },
+  ...SECRET_TYPES.map((type) => ({
+    feed: `Secret/${type}`, kind: 'Secret' as const, group: '', version: 'v1', plural: 'secrets', namespaced: true,
+    fieldSelector: `type=${type}`,
+    list: ({ core }: Apis): ListPage => (namespace, q) => namespace
+      ? core.listNamespacedSecret({ namespace, ...q }) : core.listSecretForAllNamespaces(q),
+  })),
+  { feed: 'ConfigMap', kind: 'ConfigMap', group: '', version: 'v1', plural: 'configmaps', namespaced: true,
+    list: ({ core }) => (namespace, q) => namespace
+      ? core.listNamespacedConfigMap({ namespace, ...q }) : core.listConfigMapForAllNamespaces(q) },
+]);
+
+/** Watched only with --watch-namespace-selector: the namespaces whose objects Portico keeps. */
+export const NAMESPACES: Resource = Object.freeze({
+  feed: 'Namespace', kind: 'Namespace', group: '', version: 'v1', plural: 'namespaces', namespaced: false,
+  list: ({ core }: Apis): ListPage => (_ns, q) => core.listNamespace(q),
+});
+
+/** The watch path of a resource, within one namespace or across all. */
+export function watchPath(r: Resource, namespace: string | undefined): string {
+  const prefix = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+  return namespace && r.namespaced ? `${prefix}/namespaces/${namespace}/${r.plural}` : `${prefix}/${r.plural}`;
+}
+
+/** The verbs Portico uses on every resource above (informers only list and watch). */
+export const VERBS = ['list', 'watch'] as const;
+
+/** `group/plural` of everything Portico reads, for the RBAC check. */
+export function readResources(): string[] {
+  return [...new Set([...RESOURCES, NAMESPACES].map((r) => `${r.group}/${r.plural}`))].sort();
+}
+
+/**
+ * What the cluster duties call beyond the watches (`group/resource` → verbs): status writes (status.ts), the
+ * status address inputs (status-inputs.ts) and Events (events.ts). Leases are in LEASE_VERBS, granted by a Role in
+ * the controller's own namespace. deploy/rbac.yaml is checked against both.
+ */
+export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
+  'networking.k8s.io/ingresses/status': ['patch'],
+  '/services': ['get'],
+  '/pods': ['get', 'list'],
+  '/nodes': ['get'],
+  'events.k8s.io/events': ['create', 'patch'],
+};
+
+/** Leader election on a coordination.k8s.io/v1 Lease (leader.ts). */
+export const LEASE_VERBS: readonly string[] = ['create', 'get', 'update', 'watch'];

@@ -1,0 +1,95 @@
+// The Kubernetes API source: one feed per watched resource, scoped by namespace, mirrored into the store.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/store.js';
+import { KINDS, type Kind, type KubeObject } from '../store/kinds.js';
+import { loadConnection, probe, type ConnectOptions } from './connect.js';
+import { namespaceOf, toPlain } from './convert.js';
+import { Feed, type Change } from './feed.js';
+import { NAMESPACES, RESOURCES, makeApis, type Resource } from './resources.js';
+
+export interface KubeSourceOptions extends ConnectOptions {
+  readonly watchNamespace: string | undefined;
+  readonly watchNamespaceSelector: string | undefined;
+}
+
+/**
+ * Lists and watches the API into the store. Handlers only convert and store; the sync loop does the work. A relist
+ * replaces a kind whole (idempotent); with --watch-namespace-selector only objects of matching namespaces are kept,
+ * and a namespace whose labels start or stop matching brings its objects in or takes them out.
+ */
+export class KubeSource {
+  private readonly feeds = new Map<Resource, Feed>();
+  private namespaces: Feed | undefined;
+  /** Namespaces whose objects are kept; undefined when there is no selector (all of them). */
+  private allowed: ReadonlySet<string> | undefined;
+
+  constructor(private readonly opts: KubeSourceOptions, private readonly store: Store, private readonly log: Logger) {
+    if (opts.watchNamespaceSelector !== undefined) this.allowed = new Set();
+  }
+
+  /** Checks that the API answers, then lists everything once; throws API_UNREACHABLE or the failed list's reason. */
+  async start(): Promise<void> {
+    const conn = loadConnection(this.opts);
+    const version = await probe(conn);
+    this.log.info({ server: conn.server, from: conn.from, version, namespace: this.opts.watchNamespace ?? '(all)',
+      namespaceSelector: this.opts.watchNamespaceSelector }, 'connected to the Kubernetes API');
+    const apis = makeApis(conn.kc);
+    const base = { kc: conn.kc, apis, namespace: this.opts.watchNamespace };
+    if (this.opts.watchNamespaceSelector !== undefined) {
+      this.namespaces = new Feed({ ...base, resource: NAMESPACES, namespace: undefined, labelSelector: this.opts.watchNamespaceSelector }, {
+        listed: (items) => { this.setAllowed(items); },
+        changed: () => { this.setAllowed(this.namespaces?.cached() ?? []); },
+      }, this.log);
+      await this.namespaces.start();
+    }
+    for (const resource of RESOURCES) {
+      this.feeds.set(resource, new Feed({ ...base, resource, labelSelector: undefined }, {
+        listed: (items) => { this.replace(resource.kind as Kind, resource, items); },
+        changed: (change, obj) => { this.apply(resource.kind as Kind, change, obj); },
+      }, this.log));
+    }
+    await Promise.all([...this.feeds.values()].map((f) => f.start()));
+    const counts = Object.fromEntries((Object.keys(KINDS) as Kind[]).map((k) => [k, this.store.count(k)]));
+    this.log.info({ objects: counts }, 'initial lists done; watching');
+  }
+
+  stop(): void {
+    this.namespaces?.stop();
+    for (const f of this.feeds.values()) f.stop();
+  }
+
+  private inScope(kind: Kind, obj: KubeObject): boolean {
+    return this.allowed === undefined || !KINDS[kind].namespaced || this.allowed.has(namespaceOf(obj));
+  }
+
+  private apply(kind: Kind, change: Change, raw: KubernetesObject): void {
+    const obj = toPlain(kind, raw);
+    if (!obj) return;
+    if (change === 'delete') this.store.remove(kind, obj);
+    else if (this.inScope(kind, obj)) this.store.upsert(kind, obj);
+  }
+
+  /** A (re)list of one feed: the kind becomes that list plus what the kind's other feeds hold, in scope. */
+  private replace(kind: Kind, listed: Resource | undefined, items: readonly KubernetesObject[]): void {
+    const all: KubeObject[] = [];
+    for (const [resource, feed] of this.feeds) {
+      if (resource.kind !== kind) continue;
+      for (const raw of resource === listed ? items : feed.cached()) {
+        const obj = toPlain(kind, raw);
+        if (obj && this.inScope(kind, obj)) all.push(obj);
+      }
+    }
+    this.store.replaceKind(kind, all);
+  }
+
+  /** New set of matching namespaces; when it differs, every namespaced kind is filtered again. */
+  private setAllowed(namespaces: readonly KubernetesObject[]): void {
+    const next = new Set(namespaces.map((n) => n.metadata?.name ?? ''));
+    const prev = this.allowed;
+    if (prev && prev.size === next.size && [...next].every((n) => prev.has(n))) return;
+    this.allowed = next;
+    this.log.info({ namespaces: [...next].sort() }, 'namespaces matching --watch-namespace-selector changed');
+    for (const kind of Object.keys(KINDS) as Kind[]) if (KINDS[kind].namespaced) this.replace(kind, undefined, []);
+  }
+}
