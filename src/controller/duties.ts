@@ -2,11 +2,22 @@
 import { hostname } from 'node:os';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
+import type { Ingress } from '../model/input.js';
 import { describeProblem, problemReason } from '../model/problems.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusUpdater } from '../kube/status.js';
 import type { Controller } from './controller.js';
+
+/**
+ * What a `Sync` Event announces: the Ingress as configured (spec: generation; annotations), not its status, so the
+ * leader's own status writes do not announce the same configuration again. resourceVersion when there is no generation.
+ */
+export function configuredVersion(ing: Ingress | undefined): string | undefined {
+  const meta = ing?.metadata;
+  if (meta?.generation === undefined) return meta?.resourceVersion;
+  return `${meta.generation}|${JSON.stringify(meta.annotations ?? {})}`;
+}
 
 /** The API connection, as src/kube hands it out (only src/kube names client-node's types). */
 export type KubeConnection = ConstructorParameters<typeof LeaderElector>[0]['kc'];
@@ -31,9 +42,9 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
     const byKey = new Map(ctl.store.snapshot().ingresses.map((i) => [`${i.metadata?.namespace ?? ''}/${i.metadata?.name ?? ''}`, i]));
     for (const ref of model.ingresses) {
       const key = `${ref.namespace}/${ref.name}`;
-      const rv = byKey.get(key)?.metadata?.resourceVersion;
-      if (announced.has(key) && announced.get(key) === rv) continue;
-      announced.set(key, rv);
+      const version = configuredVersion(byKey.get(key));
+      if (announced.has(key) && announced.get(key) === version) continue;
+      announced.set(key, version);
       events.emit({ regarding: ref, type: 'Normal', reason: 'Sync', action: 'Sync', note: 'Configuration applied: nginx serves this Ingress' });
     }
     if (reloaded && config.podName && config.podNamespace) {

@@ -85,9 +85,17 @@ export async function runController(config: Config, log: Logger): Promise<number
   const { validatingWebhook: hookAt, validatingWebhookCertificate: certFile, validatingWebhookKey: keyFile } = config;
   const webhook = hookAt && certFile && keyFile ? await startWebhook({ ...hookAt, certFile, keyFile, log,
     snapshot: () => ctl.store.snapshot(), checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })) }) : undefined;
+  // The handlers stay for the whole shutdown: a second signal (kubectl, a supervisor, Ctrl-C twice) must not kill the
+  // process halfway, leaving nginx orphaned and the Lease held until it expires.
+  let stopping = false;
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => { resolve('SIGINT'); });
-    process.once('SIGTERM', () => { resolve('SIGTERM'); });
+    const onSignal = (sig: NodeJS.Signals): void => {
+      if (stopping) { log.info({ signal: sig }, 'already stopping'); return; }
+      stopping = true;
+      resolve(sig);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
   log.info({ signal }, 'stopping');
   await duties?.stop();

@@ -10,8 +10,8 @@ export interface Cluster {
   readonly api: ApiServerDouble;
   readonly kubeconfig: string;
   readonly backends: ReadonlyMap<string, Backend>;
-  /** Starts Portico against the double with extra flags. */
-  portico(args?: string[], opts?: { waitHealthy?: boolean }): Promise<Running>;
+  /** Starts Portico against the double with extra flags (and environment, e.g. POD_NAME). */
+  portico(args?: string[], opts?: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv }): Promise<Running>;
   /** Stops every Portico (SIGTERM), the backends and the double; returns Portico's exit codes. */
   stop(): Promise<(number | null)[]>;
 }
