@@ -29,7 +29,7 @@ const secretRef: v.Parser<string> = (raw) => { const r = v.objectRef(raw); retur
 export const realm: v.Parser<string> = (raw) => (/^[A-Za-z0-9 _.,:/@()!?+=-]{1,128}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a realm (letters, digits, spaces and _.,:/@()!?+=-, at most 128)`));
 export const method: v.Parser<string> = v.oneOf(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const, true);
 export const redirectParam: v.Parser<string> = (raw) => (/^[A-Za-z0-9_.-]{1,64}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a query parameter name`));
-export const headerList: v.Parser<string[]> = v.list(v.headerName, /\s*,\s*/, 32);
+export const headerList: v.Parser<string[]> = (raw) => { const r = v.list(v.headerName, /\s*,\s*/, 32)(raw); return r.ok && r.value.length === 0 ? v.bad('an empty list') : r; };
 /** Variables a cache key may name: fixed ones and the families with a suffix (an unknown one would fail nginx -t). */
 const KEY_VARS = /^(remote_user|remote_addr|host|http_host|request_uri|uri|args|scheme|server_name|(http|cookie|arg)_[a-z0-9_]{1,64})$/;
 export const cacheKey: v.Parser<string> = (raw) => {

@@ -1,5 +1,6 @@
-// htpasswd files of basic auth in the work dir: one stable file per Ingress, rewritten in place (no reload needed).
+// Files of auth: htpasswd files in the work dir (one per Ingress, rewritten in place: no reload), the system resolvers.
 import { chown, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Model } from '../model/types.js';
 
@@ -51,4 +52,11 @@ export async function pruneAuthFiles(workDir: string, model: Model): Promise<num
     removed += 1;
   }
   return removed;
+}
+
+/** The name servers of /etc/resolv.conf (IP addresses only), for auth-url host names; none when unreadable. */
+export async function systemResolvers(file = '/etc/resolv.conf'): Promise<string[]> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const found = [...text.matchAll(/^\s*nameserver\s+([0-9a-fA-F.:]{2,39})\s*$/gm)].map((m) => m[1] ?? '');
+  return [...new Set(found.filter((a) => isIP(a) !== 0))].slice(0, 3);
 }

@@ -96,7 +96,10 @@ function authLocation(e: ExternalAuth): string[] {
     ...(e.method !== undefined ? [`${I}proxy_method ${word(e.method, ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])};`] : []),
     ...cacheLines(e, id),
     ...(e.snippet !== undefined ? snippet(e.snippet).map((l) => `${I}${l}`) : []),
-    `${I}proxy_pass ${quote(e.url)};`,
+    // A variable: nginx resolves the host per request (resolver below), so a name that does not resolve can never
+    // make `nginx -t` refuse the whole configuration; the auth request then fails, and the location with it (500).
+    `${I}set $portico_auth_url ${quote(e.url)};`,
+    `${I}proxy_pass $portico_auth_url;`,
     '        }',
   ];
   if (e.signin === undefined) return lines;
@@ -121,9 +124,21 @@ export function authLocations(server: Server): string[] {
   return [...made].sort(([x], [y]) => x.localeCompare(y)).flatMap(([, e]) => authLocation(e));
 }
 
-/** http{} lines: the auth cache zone, only when some location caches auth responses (small: 1m of keys, 64m on disk). */
-export function authHttpLines(model: Model, workDir: string): string[] {
-  const caches = model.servers.some((s) => s.locations.some((l) => l.target.kind === 'upstream' && l.target.settings?.auth?.external?.cacheKey !== undefined));
-  if (!caches) return [];
-  return [`    proxy_cache_path ${filePath(`${workDir}/tmp/auth_cache`)} levels=1:2 keys_zone=${CACHE_ZONE}:1m max_size=64m inactive=30m use_temp_path=off;`];
+function resolverAddress(a: string): string {
+  if (!/^[0-9a-fA-F.:]{2,39}$/.test(a)) refuse('the resolver', a);
+  return a.includes(':') ? `[${a}]` : a;
+}
+
+/**
+ * http{} lines, only when some location uses external auth: the resolver for auth-url host names (the system's, from
+ * /etc/resolv.conf) and the auth cache zone when some location caches (small: 1m of keys, 64m on disk).
+ */
+export function authHttpLines(model: Model, workDir: string, resolvers: readonly string[] = []): string[] {
+  const externals = model.servers.flatMap((s) => s.locations.map((l) => (l.target.kind === 'upstream' ? l.target.settings?.auth?.external : undefined)));
+  if (!externals.some((e) => e !== undefined)) return [];
+  return [
+    ...(resolvers.length > 0 ? [`    resolver ${resolvers.map(resolverAddress).join(' ')} valid=30s;`] : []),
+    ...(externals.some((e) => e?.cacheKey !== undefined)
+      ? [`    proxy_cache_path ${filePath(`${workDir}/tmp/auth_cache`)} levels=1:2 keys_zone=${CACHE_ZONE}:1m max_size=64m inactive=30m use_temp_path=off;`] : []),
+  ];
 }
