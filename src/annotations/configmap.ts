@@ -3,6 +3,7 @@ import { GLOBAL_DEFAULTS, RISK_ORDER, type GlobalSettings, type RiskLevel } from
 
 export { GLOBAL_DEFAULTS };
 import * as v from './values.js';
+import { AUTH_CONFIGMAP_KEYS } from './configmap-auth.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -97,6 +98,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('annotations-risk-level', 'annotationsRiskLevel', 'High', 'Highest annotation risk accepted (overrides the flag).', risk),
   key('strict-validate-path-type', 'strictValidatePathType', 'true', 'Exact and Prefix paths may hold only letters, digits and `_ - . /`.', v.bool),
   key('block-cidrs', 'blockCidrs', '', 'Client addresses (comma-separated CIDRs) refused with 403.', v.list(v.cidr, csv, 1024)),
+  ...AUTH_CONFIGMAP_KEYS,
   key('block-user-agents', 'blockUserAgents', '', 'User agents (comma-separated; `~regex` allowed) refused with 403.', v.list(userAgent, csv, 256)),
 ];
 

@@ -1,6 +1,7 @@
 // Pure parsing of one Ingress's annotations through the table: typed settings, or the reasons they were refused.
 import { RISK_ORDER, type IngressSettings, type RiskLevel, type UpstreamSettings } from '../model/settings.js';
 import { BY_KEY, NOT_YET, type Draft } from './table.js';
+import { combineAuth } from './table-auth.js';
 
 export interface ParseOptions {
   /** e.g. `nginx.ingress.kubernetes.io`. */
@@ -76,7 +77,7 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
 
 /** Parses the annotations under `o.prefix`; other annotations are ignored. Errors name the annotation and why. */
 export function parseAnnotations(annotations: Readonly<Record<string, string>> | undefined, o: ParseOptions): Parsed {
-  const draft: Draft = { location: {}, server: {}, redirect: {}, upstream: {}, cookie: {} };
+  const draft: Draft = { location: {}, server: {}, redirect: {}, upstream: {}, cookie: {}, auth: {} };
   const errors: AnnotationError[] = [];
   const key = (name: string): string => `${o.prefix}/${name}`;
   for (const full of Object.keys(annotations ?? {}).sort()) {
@@ -94,5 +95,6 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
     if (reason !== undefined) errors.push({ annotation: full, reason });
   }
   combine(draft, o, key, errors);
+  combineAuth(draft, key, errors);
   return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft) }, errors };
 }

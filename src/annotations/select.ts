@@ -4,6 +4,8 @@ import type { AnnotationInput, IngressSettings, RiskLevel } from '../model/setti
 import type { ObjectRef, Problem } from '../model/types.js';
 import { parseAnnotations, type AnnotationError } from './parse.js';
 import { headerName, headerValue } from './values.js';
+import { resolveAuth } from './auth-resolve.js';
+import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from '../model/settings-auth.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
 export interface Accepted {
@@ -18,6 +20,8 @@ export interface SelectOptions {
   readonly strictPaths: boolean;
   /** True for the Ingresses this controller serves (others are not parsed nor reported). */
   readonly ours: (ing: Ingress) => boolean;
+  /** Global auth and cross-namespace settings of the ConfigMap (default: none). */
+  readonly auth?: GlobalAuthSettings;
 }
 
 export interface Selection {
@@ -88,7 +92,9 @@ export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Ac
     }
     if (!chosen) continue;
     lastValid.set(key, chosen);
-    settings.set(key, chosen.settings);
+    const auth = resolveAuth(chosen.settings, snap, object, { prefix: o.prefix, global: o.auth ?? GLOBAL_AUTH_DEFAULTS });
+    problems.push(...auth.problems);
+    settings.set(key, auth.settings);
     ingresses.push(chosen.ingress);
   }
   return { snapshot: { ...snap, ingresses }, input: { settings, strictPaths: o.strictPaths }, problems, lastValid };

@@ -1,6 +1,7 @@
 // The declarative annotation table: key, type, default, validator, risk, scope and doc of every annotation read.
 import type { IngressSettings, LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
 import * as v from './values.js';
+import { AUTH_ANNOTATIONS, AUTH_KEYS, type AuthDraft } from './table-auth.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** What parsers write into while reading one Ingress's annotations. */
@@ -10,6 +11,7 @@ export interface Draft {
   /** Values that only mean something together; parse.ts combines them. */
   redirect: { permanent?: string; permanentCode?: number; temporal?: string; temporalCode?: number };
   upstream: { loadBalance?: 'round_robin' | 'ewma'; hashBy?: string; affinity?: 'cookie' | 'none' };
+  auth: AuthDraft;
   cookie: { mode?: 'balanced' | 'persistent'; name?: string; path?: string; maxAge?: number; expires?: number; sameSite?: 'None' | 'Lax' | 'Strict'; secure?: boolean };
 }
 
@@ -140,6 +142,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('auth-tls-verify-depth', { type: 'int', default: '1', risk: 'Low', scope: S, doc: 'Depth of the client certificate chain check.' }, v.int(1, 999), () => undefined),
   row('auth-tls-error-page', { type: 'url', default: '', risk: 'High', scope: S, doc: 'URL to redirect to when the client certificate check fails.' }, v.httpUrl, () => undefined),
   row('auth-tls-pass-certificate-to-upstream', { type: 'bool', default: 'false', risk: 'Low', scope: S, doc: 'Passes the client certificate to the backend in the `ssl-client-cert` header.' }, v.bool, () => undefined),
+  ...AUTH_ANNOTATIONS,
   row('configuration-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: L, snippet: true, doc: 'Raw nginx directives in each location (refused unless snippets are allowed).' }, snippet, (d, x) => { d.location.configurationSnippet = x; }),
   row('server-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in each server (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.serverSnippet = x; }),
   row('stream-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in the stream block (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.streamSnippet = x; }),
@@ -158,7 +161,7 @@ export const NOT_YET: readonly string[] = [
   'cors-allow-credentials', 'cors-expose-headers', 'cors-max-age', 'canary', 'canary-by-header', 'canary-by-header-value',
   'canary-by-header-pattern', 'canary-by-cookie', 'canary-weight', 'canary-weight-total', 'mirror-target', 'mirror-request-body',
   'mirror-host', 'satisfy', 'service-upstream', 'proxy-ssl-secret', 'ssl-passthrough', 'modsecurity-snippet',
-];
+].filter((k) => !AUTH_KEYS.has(k)); // auth and access lists: src/annotations/table-auth.ts
 
 export const BY_KEY: ReadonlyMap<string, AnnotationSpec> = new Map(ANNOTATIONS.map((a) => [a.key, a]));
 

@@ -64,6 +64,7 @@ export class AnnotationStage {
       allowSnippets: global.allowSnippetAnnotations ?? this.config.allowSnippetAnnotations,
       strictPaths: global.strictValidatePathType,
       ours: classSelector(snap.ingressClasses, opts),
+      auth: global,
     });
     this.lastValid = sel.lastValid;
     return { snapshot: sel.snapshot, input: sel.input, problems: sel.problems, global, headers: this.headers(snap, global) };

@@ -13,6 +13,7 @@ import { Store } from '../store/store.js';
 import { SyncLoop } from './sync-loop.js';
 import { ProblemReporter } from './problems.js';
 import { TlsSync } from './tls-sync.js';
+import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
 import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 import { AnnotationStage } from './annotations.js';
 import type { Checker } from '../webhook/review.js';
@@ -112,6 +113,8 @@ export class Controller {
     this.problems.report(model.problems);
     this.tls.warnExpiring(model, started);
     await this.tls.prepare();
+    const authWritten = await writeAuthFiles(this.config.workDir, model);
+    if (authWritten > 0) this.log.info({ files: authWritten }, 'wrote htpasswd files (nginx reads them per request: no reload)');
     const backends = JSON.stringify(backendsPayload(model));
     const certs = this.tls.state(model);
     const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest };
@@ -120,6 +123,7 @@ export class Controller {
     if (plan === 'noop') {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
       for (const l of this.applied) l({ model, plan, reloaded: false });
+      await pruneAuthFiles(this.config.workDir, model);
       return;
     }
     const reloads = this.counters.reloads;
@@ -137,6 +141,7 @@ export class Controller {
       this.current = { model, conf: conf.text, backends };
       this.log.info({ cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters }, 'sync');
       for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });
+      await pruneAuthFiles(this.config.workDir, model);
     } catch (err) {
       this.counters.failedUpdates += 1;
       this.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');

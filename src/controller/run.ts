@@ -10,6 +10,7 @@ import { createMetrics } from '../server/metrics.js';
 import { Store } from '../store/store.js';
 import { Controller, admissionChecker, buildAndRender, renderOptions } from './controller.js';
 import { AnnotationStage } from './annotations.js';
+import { systemResolvers } from './auth-files.js';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 import { startWebhook } from '../webhook/server.js';
@@ -51,7 +52,7 @@ export async function runController(config: Config, log: Logger): Promise<number
     onRestart: () => { restarted.handler(); },
   });
   await nginx.prepare(user.uid, user.gid);
-  const ctl = new Controller(config, nginx, renderOptions(config, user.name), log);
+  const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name), resolvers: await systemResolvers() }, log);
   restarted.handler = () => { ctl.nginxRestarted(); };
   const source = makeSource(config, ctl.store, log);
   const server = await startServer(config.healthzPort, '', {

@@ -103,7 +103,9 @@ class Builder {
       (rule.http?.paths ?? []).forEach((p, j) => { this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`, settings); });
     });
     if (ing.spec?.defaultBackend) {
-      const t = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend', settings.upstream);
+      const plain = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend', settings.upstream);
+      // The default backend of an Ingress with auth or access lists is guarded like its paths.
+      const t = plain?.kind === 'upstream' && settings.location.auth ? { ...plain, settings: settings.location } : plain;
       if (t) {
         this.globalDefault ??= t;
         for (const h of hosts) if (!this.hostDefaults.has(h)) this.hostDefaults.set(h, t);

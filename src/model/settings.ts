@@ -1,4 +1,5 @@
 // Typed settings the model carries: what annotations and the global ConfigMap asked for, already validated.
+import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 
 /** A size nginx understands: digits with an optional k/m/g unit (`1m`, `8k`, `0`). */
 export type Size = string;
@@ -54,6 +55,8 @@ export interface LocationSettings {
   readonly customHeaders?: string;
   readonly responseHeaders?: readonly (readonly [string, string])[];
   readonly configurationSnippet?: string;
+  /** Authentication and access lists (model/settings-auth.ts). */
+  readonly auth?: LocationAuth;
 }
 
 /** Settings of the servers (hosts) of one Ingress; the oldest Ingress of a host wins. */
@@ -96,7 +99,7 @@ export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 export const RISK_ORDER: readonly RiskLevel[] = ['Low', 'Medium', 'High', 'Critical'];
 
 /** The global settings of the ConfigMap, with ingress-nginx's defaults. */
-export interface GlobalSettings {
+export interface GlobalSettings extends GlobalAuthSettings {
   readonly proxyBodySize: Size;
   readonly proxyConnectTimeout: Seconds;
   readonly proxyReadTimeout: Seconds;
@@ -153,7 +156,7 @@ export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
   logFormatUpstream: undefined, logFormatEscapeJson: false, accessLogPath: undefined, errorLogLevel: 'notice',
   loadBalance: undefined, customHttpErrors: [], addHeaders: undefined, proxySetHeaders: undefined,
   allowSnippetAnnotations: undefined, annotationsRiskLevel: undefined, strictValidatePathType: true, blockCidrs: [],
-  blockUserAgents: [],
+  blockUserAgents: [], ...GLOBAL_AUTH_DEFAULTS,
 });
 
 /** Header sets resolved from the ConfigMaps named by `add-headers` and `proxy-set-headers`. */

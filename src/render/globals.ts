@@ -1,12 +1,14 @@
 // Renders the global ConfigMap settings at http level, and the request/response header sets locations repeat.
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
-import { cidr, headerName, int, onOff, quote, quoteLiteral, seconds, size } from './escape.js';
+import { cidr, headerName, ident, int, onOff, quote, quoteLiteral, seconds, size } from './escape.js';
 
 export interface HeaderOverrides {
   readonly host?: string;
   readonly prefix?: string;
   readonly connection?: string;
   readonly extra?: readonly (readonly [string, string])[];
+  /** [header, variable name] pairs of Portico's own (auth response headers): rendered as `$name`. */
+  readonly vars?: readonly (readonly [string, string])[];
 }
 
 /**
@@ -32,6 +34,7 @@ export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOve
   ];
   if (o.prefix !== undefined) pairs.push(['X-Forwarded-Prefix', quote(o.prefix)]);
   for (const [name, value] of [...h.proxySet, ...(o.extra ?? [])]) pairs.push([headerName(name), quote(value)]);
+  for (const [name, v] of o.vars ?? []) pairs.push([headerName(name), `$${ident(v)}`]);
   return pairs.map(([name, value]) => `${indent}proxy_set_header ${name} ${value};`);
 }
 

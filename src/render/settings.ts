@@ -5,6 +5,7 @@ import {
   ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word,
 } from './escape.js';
 import { addHeaders, proxyHeaders } from './globals.js';
+import { authLines, authLocations, authUpstreamVars } from './auth.js';
 
 const I = '            ';
 const SYSTEM_CAS = '/etc/ssl/certs/ca-certificates.crt';
@@ -107,9 +108,10 @@ export function errorLocationName(upstream: string, code: number): string {
 /** The directives of an upstream location after `set $portico_backend`: settings, then the pass. */
 export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] {
   const s = t.settings ?? {};
-  const out = [...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
-  if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined) {
-    out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader }, I));
+  const out = [...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
+  const vars = authUpstreamVars(s);
+  if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0) {
+    out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars }, I));
   }
   if (s.responseHeaders !== undefined) out.push(...addHeaders([...ctx.headers.add, ...s.responseHeaders], I));
   const errors = errorPages(t, ctx);
@@ -152,6 +154,7 @@ export function serverBody(s: Server, ctx: SettingsContext): string[] {
     ...(ctx.global.blockUserAgents.length > 0 ? ['        if ($portico_block_ua) { return 403; }'] : []),
     ...(s.settings?.serverSnippet !== undefined ? snippet(s.settings.serverSnippet).map((l) => `        ${l}`) : []),
     ...errorLocations(s, ctx),
+    ...authLocations(s),
   ];
 }
 

@@ -52,8 +52,22 @@ const SENTINEL: Record<string, string> = {
   'rewrite-target': '/x', 'app-root': '/x', 'permanent-redirect': 'http://a.test/', 'temporal-redirect': 'http://a.test/',
   'x-forwarded-prefix': '/p', 'upstream-vhost': 'a.test', 'server-alias': 'alias.test', 'default-backend': 'svc',
   'custom-http-errors': '404', 'custom-headers': 'hdrs', 'proxy-ssl-name': 'a.test', 'connection-proxy-header': 'close',
+  'auth-type': 'basic', 'auth-secret': 'missing', 'auth-secret-type': 'auth-file', 'auth-realm': 'r', 'auth-url': 'http://127.0.0.1:9/auth',
+  'auth-method': 'GET', 'auth-signin': 'http://a.test/signin', 'auth-signin-redirect-param': 'rd', 'auth-response-headers': 'X-User',
+  'auth-request-redirect': '/x', 'auth-cache-key': '$remote_user', 'auth-cache-duration': '200 5m', 'auth-proxy-set-headers': 'missing',
+  'allowlist-source-range': '10.0.0.0/8', 'whitelist-source-range': '10.0.0.0/8', 'denylist-source-range': '10.0.0.0/8', 'satisfy': 'any',
 };
-const LISTY = new Set(['proxy-cookie-domain', 'proxy-cookie-path', 'proxy-redirect-from', 'proxy-redirect-to', 'server-alias', 'custom-http-errors', 'proxy-next-upstream', 'proxy-ssl-protocols', 'custom-headers', 'from-to-www-redirect']);
+/**
+ * A Secret or ConfigMap that a valid hostile name points to does not exist, so its paths answer 503: the sentinels of
+ * auth-secret and auth-proxy-set-headers name missing objects too. Auth annotations mean something only with their companions: each slot carries them beside the hostile value. */
+const BASIC = { 'auth-type': 'basic', 'auth-secret': 'htp' };
+const EXTERNAL = { 'auth-url': 'http://127.0.0.1:9/auth', 'auth-signin': 'http://a.test/signin', 'auth-response-headers': 'X-User', 'auth-cache-key': '$remote_user' };
+const COMPANIONS: Record<string, Record<string, string>> = {
+  'auth-type': BASIC, 'auth-secret': BASIC, 'auth-secret-type': BASIC, 'auth-realm': BASIC, 'satisfy': { ...BASIC, 'allowlist-source-range': '10.0.0.0/8' },
+  ...Object.fromEntries(['auth-url', 'auth-method', 'auth-signin', 'auth-signin-redirect-param', 'auth-response-headers', 'auth-request-redirect',
+    'auth-cache-key', 'auth-cache-duration', 'auth-always-set-cookie', 'auth-proxy-set-headers', 'enable-global-auth'].map((k) => [k, EXTERNAL])),
+};
+const LISTY = new Set(['allowlist-source-range', 'whitelist-source-range', 'denylist-source-range', 'auth-response-headers', 'auth-cache-duration', 'proxy-cookie-domain', 'proxy-cookie-path', 'proxy-redirect-from', 'proxy-redirect-to', 'server-alias', 'custom-http-errors', 'proxy-next-upstream', 'proxy-ssl-protocols', 'custom-headers', 'from-to-www-redirect']);
 
 let workDir = '';
 let nginx: Nginx;
@@ -70,7 +84,8 @@ function render(snap: Snapshot, global: GlobalSettings = GLOBAL_DEFAULTS): { tex
 function snapshotOf(ingresses: Ingress[]): Snapshot {
   return {
     ingresses, ingressClasses: [ingressClass('portico')], services: [service('svc')], endpointSlices: [slice('svc', 8080, ['10.0.0.1'])],
-    secrets: [], configMaps: [configMap('hdrs', { 'X-A': 'b' })],
+    secrets: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'htp', namespace: 'default' }, stringData: { auth: 'u:{SHA}xjbo4jj9evl+LlAPjG8PTAvtr7A=\n' } }],
+    configMaps: [configMap('hdrs', { 'X-A': 'b' })],
   };
 }
 
@@ -132,7 +147,8 @@ const ing = (i: number, o: { annotations?: Record<string, string>; host?: string
   ingress(`i${i}`, { host: o.host ?? `h${i}.inj.test`, className: 'portico', annotations: o.annotations, paths: [{ path: o.path ?? '/', type: o.type ?? 'Prefix', service: o.service ?? 'svc', port: o.port ?? 80 }] });
 
 const SLOTS: Slot[] = [
-  ...ANNOTATIONS.map((a) => ({ name: a.key, sentinel: SENTINEL[a.key] ?? a.default, listy: LISTY.has(a.key), make: (v: string, i: number) => ing(i, { annotations: { [`${P}/${a.key}`]: v } }) })),
+  ...ANNOTATIONS.map((a) => ({ name: a.key, sentinel: SENTINEL[a.key] ?? a.default, listy: LISTY.has(a.key), make: (v: string, i: number) => ing(i, { annotations: {
+    ...Object.fromEntries(Object.entries(COMPANIONS[a.key] ?? {}).map(([k, x]) => [`${P}/${k}`, x])), [`${P}/${a.key}`]: v } }) })),
   ...NOT_YET.slice(0, 4).map((k) => ({ name: k, sentinel: 'x', listy: false, make: (v: string, i: number) => ing(i, { annotations: { [`${P}/${k}`]: v } }) })),
   { name: 'host', sentinel: 'h0.inj.test', listy: false, make: (v, i) => ing(i, { host: i === 0 ? 'h0.inj.test' : v }) },
   { name: 'path', sentinel: '/x', listy: 'paths', make: (v, i) => ing(i, { path: v }) },

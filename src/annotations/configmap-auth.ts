@@ -1,0 +1,33 @@
+// ConfigMap keys of global external auth (global-auth-*) and cross-namespace references, spliced into CONFIGMAP_KEYS.
+import type { GlobalSettings } from '../model/settings.js';
+import type { KeySpec } from './configmap.js';
+import { cacheDuration, cacheKey, headerList, method, redirectParam } from './table-auth.js';
+import * as v from './values.js';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function key<F extends keyof GlobalSettings>(name: string, field: F, def: string, doc: string, parse: v.Parser<GlobalSettings[F]>): KeySpec {
+  return {
+    key: name, field, default: def, doc,
+    apply: (raw: string, g: Mutable<GlobalSettings>) => {
+      const r = parse(raw);
+      if (!r.ok) return r.reason;
+      g[field] = r.value;
+      return undefined;
+    },
+  };
+}
+
+/** The keys (global-auth-snippet is not one: raw nginx is logged as an unknown key); the global-auth-* family applies to every Ingress that does not say `enable-global-auth: "false"`. */
+export const AUTH_CONFIGMAP_KEYS: readonly KeySpec[] = [
+  key('allow-cross-namespace-resources', 'allowCrossNamespaceResources', 'false', 'Lets auth-secret name a Secret of another namespace (`namespace/name`).', v.bool),
+  key('global-auth-url', 'globalAuthUrl', '', 'External auth service for every Ingress (as auth-url).', v.httpUrl),
+  key('global-auth-method', 'globalAuthMethod', '', 'HTTP method of global-auth-url.', method),
+  key('global-auth-signin', 'globalAuthSignin', '', 'Where a 401 from global-auth-url redirects.', v.httpUrl),
+  key('global-auth-signin-redirect-param', 'globalAuthSigninRedirectParam', 'rd', 'Query parameter of global-auth-signin carrying the original URL.', redirectParam),
+  key('global-auth-response-headers', 'globalAuthResponseHeaders', '', 'Headers of the global auth response copied to the backend request.', headerList),
+  key('global-auth-request-redirect', 'globalAuthRequestRedirect', '', 'X-Auth-Request-Redirect sent to global-auth-url.', v.httpUrl),
+  key('global-auth-cache-key', 'globalAuthCacheKey', '', 'Cache key of global auth responses (known nginx variables).', cacheKey),
+  key('global-auth-cache-duration', 'globalAuthCacheDuration', '200 202 401 5m', 'How long global auth responses are cached, per status code.', cacheDuration),
+  key('global-auth-always-set-cookie', 'globalAuthAlwaysSetCookie', 'false', "Sends the global auth response's Set-Cookie with every answer.", v.bool),
+];
