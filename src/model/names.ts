@@ -55,6 +55,8 @@ export function checkHost(value: string): string | undefined {
 
 /** An Exact or Prefix path: absolute, strict characters only, no `//`, `/./` or `/../` segments. */
 export function checkPath(value: string): string | undefined {
+  const reserved = checkReserved(value);
+  if (reserved) return reserved;
   if (!STRICT_PATH.test(value)) {
     return `${JSON.stringify(clip(value))} is not a valid path: it must start with '/' and contain only letters, digits, '_', '-', '.' and '/'`;
   }
@@ -64,8 +66,17 @@ export function checkPath(value: string): string | undefined {
   return undefined;
 }
 
+/** Paths under /_portico are Portico's own internal locations (external auth, mirrors): a clash would fail nginx -t. */
+export const RESERVED_PATH_PREFIX = '/_portico';
+
+function checkReserved(value: string): string | undefined {
+  return value.startsWith(RESERVED_PATH_PREFIX) ? `${JSON.stringify(clip(value))} is reserved: paths under ${RESERVED_PATH_PREFIX} are Portico's internal locations` : undefined;
+}
+
 /** Relaxed path check when strict-validate-path-type is off: printable, and nothing nginx.conf would read as syntax. */
 export function checkPathRelaxed(value: string): string | undefined {
+  const reserved = checkReserved(value);
+  if (reserved) return reserved;
   if (!/^\/[\x21-\x7e]{0,1023}$/.test(value) || /["'`;{}$\\#]/.test(value)) {
     return `${JSON.stringify(clip(value))} is not a valid path: it must start with '/', hold printable characters, and no quotes, braces, ';', '$', '#' or backslashes`;
   }
