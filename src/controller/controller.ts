@@ -16,6 +16,7 @@ import { TlsSync } from './tls-sync.js';
 import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
 import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 import { AnnotationStage } from './annotations.js';
+import { Quarantine, blame } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
 export function modelOptions(config: Config): ModelOptions {
@@ -79,6 +80,7 @@ export class Controller {
   readonly problems: ProblemReporter;
   readonly tls: TlsSync;
   private readonly annotations: AnnotationStage;
+  private readonly quarantine = new Quarantine();
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
 
@@ -109,10 +111,10 @@ export class Controller {
   async sync(causes: ReadonlyMap<string, number>): Promise<void> {
     const started = Date.now();
     this.counters.syncs += 1;
-    const { model, conf } = buildAndRender(this.annotations, this.store.snapshot(), this.config, this.render);
-    this.problems.report(model.problems);
-    this.tls.warnExpiring(model, started);
     await this.tls.prepare();
+    const { model, conf } = await this.buildTested();
+    this.problems.report([...model.problems, ...this.quarantine.problems()]);
+    this.tls.warnExpiring(model, started);
     const authWritten = await writeAuthFiles(this.config.workDir, model);
     if (authWritten > 0) this.log.info({ files: authWritten }, 'wrote htpasswd files (nginx reads them per request: no reload)');
     const backends = JSON.stringify(backendsPayload(model));
@@ -146,6 +148,30 @@ export class Controller {
       this.counters.failedUpdates += 1;
       this.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');
       if (!(err instanceof NginxTestError)) this.running = undefined;
+    }
+  }
+
+  /**
+   * Builds and renders; when nginx -t refuses the result, the Ingresses of the server block it names are held out
+   * and the rest is rendered again (at most three rounds). A refusal it cannot pin on Ingresses is left to apply,
+   * which keeps the last good configuration serving.
+   */
+  private async buildTested(): Promise<{ model: Model; conf: RenderedConf }> {
+    for (let round = 0; ; round++) {
+      const snap = this.quarantine.filter(this.store.snapshot());
+      const built = buildAndRender(this.annotations, snap, this.config, this.render);
+      if (round === 3 || built.conf.hash === this.running?.confHash) return built;
+      try {
+        await this.tls.beforeReload(built.model); // client CA files must exist for nginx -t
+        await this.nginx.test(built.conf.text);
+        return built;
+      } catch (err) {
+        if (!(err instanceof NginxTestError)) throw err;
+        const refs = blame(err.message, built.conf.text, built.model);
+        if (refs.length === 0) return built;
+        this.log.error({ ingresses: refs.map((r) => `${r.namespace}/${r.name}`), err: err.message }, 'nginx refused the configuration; leaving out the Ingresses of the server it names');
+        this.quarantine.add(refs, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');
+      }
     }
   }
 

@@ -25,6 +25,8 @@ export class Nginx {
   private stopping = false;
   private confHash = '';
   private restarts = 0;
+  /** The text of the candidate file when it passed `nginx -t` and has not been swapped in yet. */
+  private tested: string | undefined;
 
   constructor(private readonly o: NginxOptions) {}
 
@@ -49,6 +51,8 @@ export class Nginx {
   /** Runs `nginx -t` on a candidate; throws NginxTestError carrying nginx's own message. */
   async test(conf: string): Promise<string> {
     const candidate = join(this.o.workDir, 'nginx.conf.candidate');
+    if (this.tested === conf) return candidate;
+    this.tested = undefined;
     await writeFile(candidate, conf, { mode: 0o600 });
     try {
       await run(this.o.binary, ['-t', '-q', '-p', this.o.workDir, '-e', 'stderr', '-c', candidate], { timeout: 120_000 });
@@ -56,6 +60,8 @@ export class Nginx {
       const stderr = (err as { stderr?: string }).stderr ?? errorMessage(err);
       throw new NginxTestError(`nginx -t refused the new configuration: ${stderr.trim()}`);
     }
+    // The candidate on disk is this text, tested: apply() right after need not test it again.
+    this.tested = conf;
     return candidate;
   }
 
@@ -63,6 +69,7 @@ export class Nginx {
   async apply(conf: string, hash: string): Promise<'started' | 'reloaded'> {
     const candidate = await this.test(conf);
     await rename(candidate, join(this.o.workDir, 'nginx.conf'));
+    this.tested = undefined;
     this.confHash = hash;
     if (!this.running) {
       await this.start();

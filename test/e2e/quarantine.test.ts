@@ -1,0 +1,63 @@
+// When nginx -t refuses a configuration, only the Ingresses of the server it names are left out; the rest applies.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startBackend, type Backend } from '../support/backends.js';
+import { ingress, ingressClass } from '../support/objects.js';
+import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
+import { REPO, startPortico, until, who, type Running } from '../support/portico.js';
+import { blame, serverAt, Quarantine } from '../../src/controller/quarantine.js';
+import type { Model } from '../../src/model/types.js';
+import { EMPTY_SNAPSHOT } from '../../src/model/input.js';
+
+test('serverAt and blame find the server block and the Ingresses nginx refused', () => {
+  const conf = ['http {', '    server {', '        server_name "a.test";', '        listen 80;', '        location / {', '            x;', '        }', '    }', '}'].join('\n');
+  assert.equal(serverAt(conf, 6), 'a.test');
+  assert.equal(serverAt(conf, 1), undefined);
+  const ref = { kind: 'Ingress', namespace: 'ns', name: 'a' };
+  const model = { servers: [{ host: 'a.test', locations: [{ match: 'prefix', path: '/', target: { kind: 'upstream', upstream: 'ns_s_80', ingress: ref } }] }] } as unknown as Model;
+  assert.deepEqual(blame('nginx: [emerg] bad in /w/nginx.conf.candidate:6', conf, model), [ref]);
+  assert.deepEqual(blame('nginx: [emerg] bad in /w/nginx.conf.candidate:1', conf, model), []);
+  const q = new Quarantine();
+  const snap = { ...EMPTY_SNAPSHOT, ingresses: [ingress('a', { namespace: 'ns', host: 'a.test', paths: [] })] };
+  q.add([ref], snap, 'bad');
+  assert.equal(q.filter(snap).ingresses.length, 0);
+  assert.equal(q.problems().length, 1);
+  const changed = { ...snap, ingresses: [{ ...snap.ingresses[0]!, metadata: { ...snap.ingresses[0]!.metadata, resourceVersion: '2' } }] };
+  assert.equal(q.filter(changed).ingresses.length, 1, 'a changed Ingress leaves quarantine');
+  assert.equal(q.problems().length, 0);
+});
+
+describe('an Ingress whose configuration nginx refuses', () => {
+  let backend: Backend;
+  let dir = '';
+  let portico: Running;
+
+  before(async () => {
+    backend = await startBackend('ok');
+    dir = await manifestDir();
+    await writeManifests(dir, 'base.yaml', [ingressClass('portico'), ...serviceFor('web', [backend]),
+      ingress('good', { className: 'portico', host: 'good.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
+    portico = await startPortico(['--manifests', dir, '--nginx-binary', join(REPO, 'test/support/bin/poison-nginx')]);
+  });
+
+  after(async () => {
+    await portico?.stop();
+    await backend.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('is left out with a warning naming it, and every other Ingress keeps updating', async () => {
+    await writeManifests(dir, 'bad.yaml', [ingress('poison', { className: 'portico', host: 'poison.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+      ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
+    await until('later.test served', async () => (await who(portico.http, 'later.test', '/')) === 'ok', 5000);
+    assert.equal(await who(portico.http, 'poison.test', '/'), '404');
+    assert.equal(await who(portico.http, 'good.test', '/'), 'ok');
+    assert.ok(portico.output.some((l) => l.includes('Ingress default/poison') && l.includes('left out until it changes')));
+    // Once the Ingress changes it is tried again: here it moves to a host nginx accepts.
+    await writeManifests(dir, 'bad.yaml', [ingress('poison', { className: 'portico', host: 'cured.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+      ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
+    await until('cured.test served', async () => (await who(portico.http, 'cured.test', '/')) === 'ok', 5000);
+  });
+});
