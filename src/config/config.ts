@@ -32,6 +32,8 @@ export interface Config {
   readonly allowSnippetAnnotations: boolean;
   readonly defaultLoadBalance: LoadBalance;
   readonly syncPeriodMs: number;
+  /** nginx worker_processes: a count, or 'auto' (one per CPU). */
+  readonly workerProcesses: number | 'auto';
   readonly logLevel: string;
   /** Leader election and status (issue 8). */
   readonly electionId: string;
