@@ -1,0 +1,144 @@
+// Shared pieces of the benchmarks: hand-written nginx instances, wrk runs, CPU pinning, small statistics.
+// Everything listens on 127.0.0.1 only; every process is stopped by its PID; every loop is bounded.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+export const NGINX = '/usr/sbin/nginx';
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A hand-written nginx (master + workers) started by the bench, pinned with taskset. */
+export interface HandNginx {
+  readonly dir: string;
+  readonly proc: ChildProcess;
+  workers(): Promise<number[]>;
+  stop(): Promise<void>;
+}
+
+/** Children of a process (the nginx workers of a master). */
+export async function childPids(pid: number): Promise<number[]> {
+  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  return text.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+}
+
+/** Starts `nginx -c <conf>` in a fresh directory (0755 so that `nobody` workers can use it), pinned to `cpus`. */
+export async function startNginx(name: string, conf: (dir: string) => string, cpus: string, probePort: number): Promise<HandNginx> {
+  const dir = await mkdtemp(join(tmpdir(), `portico-bench-${name}-`));
+  await chmod(dir, 0o755);
+  await mkdir(join(dir, 'logs'));
+  await mkdir(join(dir, 'tmp'));
+  await writeFile(join(dir, 'nginx.conf'), conf(dir));
+  const proc = spawn('taskset', ['-c', cpus, NGINX, '-p', dir, '-e', 'stderr', '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process on;'],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr?.setEncoding('utf8').on('data', (c: string) => { if (stderr.length < 20_000) stderr += c; });
+  const exited = new Promise<void>((resolve) => { proc.once('exit', () => { resolve(); }); });
+  const handle: HandNginx = {
+    dir, proc,
+    workers: async () => (proc.pid === undefined ? [] : childPids(proc.pid)),
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGQUIT');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  for (let i = 0; i < 200; i += 1) {
+    if (proc.exitCode !== null) break;
+    const ok = await fetch(`http://127.0.0.1:${probePort}/`, { headers: { connection: 'close' } }).then(() => true, () => false);
+    if (ok) return handle;
+    await sleep(25);
+  }
+  await handle.stop();
+  throw new Error(`nginx ${name} did not start:\n${stderr}`);
+}
+
+/** Pins a process to `cpus` (all of its threads). */
+export async function pin(pid: number, cpus: string): Promise<void> {
+  await run('taskset', ['-a', '-p', '-c', cpus, String(pid)]);
+}
+
+/** Nanoseconds a process has run on a CPU (from /proc/PID/schedstat). */
+export async function cpuNs(pid: number): Promise<number> {
+  const text = await readFile(`/proc/${pid}/schedstat`, 'utf8').catch(() => '0');
+  return Number(text.split(' ')[0] ?? 0);
+}
+
+export interface WrkResult {
+  readonly requests: number;
+  readonly rps: number;
+  readonly p50ms: number;
+  readonly p99ms: number;
+  readonly non2xx: number;
+  readonly socketErrors: number;
+}
+
+function ms(text: string | undefined): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(text ?? '');
+  if (!m?.[1]) return Number.NaN;
+  const v = Number(m[1]);
+  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+}
+
+/** One wrk run (1 thread) pinned to `cpus`, bounded by `seconds` (+ a kill timer). */
+export async function wrk(url: string, host: string, o: { seconds: number; connections: number; cpus: string }): Promise<WrkResult> {
+  const { stdout } = await run('taskset', ['-c', o.cpus, 'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '2s', '--latency', '-H', `Host: ${host}`, url],
+    { timeout: (o.seconds + 15) * 1000, killSignal: 'SIGKILL' });
+  const line = (re: RegExp): RegExpExecArray | null => re.exec(stdout);
+  const sock = line(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
+  return {
+    requests: Number(line(/(\d+) requests in/)?.[1] ?? 0),
+    rps: Number(line(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0),
+    p50ms: ms(line(/^\s+50%\s+(\S+)/m)?.[1]),
+    p99ms: ms(line(/^\s+99%\s+(\S+)/m)?.[1]),
+    non2xx: Number(line(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0),
+    socketErrors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+  };
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Nearest-rank percentile (p in 0..100). */
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+export const fmt = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+/** Reads `--name value` / `--name=value` integer options with defaults and bounds. */
+export function intArg(argv: readonly string[], name: string, def: number, min: number, max: number): number {
+  let raw: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i]!;
+    if (a === `--${name}`) raw = argv[i + 1];
+    else if (a.startsWith(`--${name}=`)) raw = a.slice(name.length + 3);
+  }
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name}: expected an integer ${min}-${max}, got ${raw}`);
+  return n;
+}
+
+/** A tiny, fast backend: hand-written nginx answering `return 200` on each port, one worker pinned to `cpus`. */
+export function backendConf(ports: readonly number[]): (dir: string) => string {
+  return (dir) => `worker_processes 1;
+pid ${dir}/nginx.pid;
+events { worker_connections 16384; multi_accept on; }
+http {
+    access_log off;
+    keepalive_timeout 300s; keepalive_requests 1000000;
+${ports.map((p) => `    server { listen 127.0.0.1:${p} backlog=4096; location / { return 200 "ok ${p}\\n"; } }`).join('\n')}
+}
+`;
+}
