@@ -36,5 +36,6 @@ test('bad values are refused naming the flag', () => {
   assert.throws(() => parseFlags(['--default-backend-service', 'nope'], {}), /namespace\/name/);
   assert.throws(() => parseFlags(['--no-such-flag'], {}), ConfigError);
   assert.throws(() => parseFlags(['--worker-processes', '0'], {}), /--worker-processes: expected an integer >= 1/);
+  assert.throws(() => parseFlags(['--manifests', '/m', '--work-dir', `/${'w'.repeat(90)}`], {}), /--work-dir: at most 80 bytes/);
   assert.throws(() => parseFlags(['--http-port', '8080', '--https-port', '8080'], {}), /must differ/);
 });
