@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: hand-written nginx instances, wrk runs, CPU pinning, small statistics.
 // Everything listens on 127.0.0.1 only; every process is stopped by its PID; every loop is bounded.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,13 +25,13 @@ export async function childPids(pid: number): Promise<number[]> {
 }
 
 /** Starts `nginx -c <conf>` in a fresh directory (0755 so that `nobody` workers can use it), pinned to `cpus`. */
-export async function startNginx(name: string, conf: (dir: string) => string, cpus: string, probePort: number): Promise<HandNginx> {
+export async function startNginx(name: string, conf: (dir: string) => string, cpus: string, probePort: number, binary = NGINX): Promise<HandNginx> {
   const dir = await mkdtemp(join(tmpdir(), `portico-bench-${name}-`));
   await chmod(dir, 0o755);
   await mkdir(join(dir, 'logs'));
   await mkdir(join(dir, 'tmp'));
   await writeFile(join(dir, 'nginx.conf'), conf(dir));
-  const proc = spawn('taskset', ['-c', cpus, NGINX, '-p', dir, '-e', 'stderr', '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process on;'],
+  const proc = spawn('taskset', ['-c', cpus, binary, '-p', dir, '-e', 'stderr', '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process on;'],
     { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr?.setEncoding('utf8').on('data', (c: string) => { if (stderr.length < 20_000) stderr += c; });
@@ -47,7 +47,7 @@ export async function startNginx(name: string, conf: (dir: string) => string, cp
       await rm(dir, { recursive: true, force: true });
     },
   };
-  for (let i = 0; i < 200; i += 1) {
+  for (let i = 0; i < 1200; i += 1) { // 30 s: under valgrind nginx + LuaJIT start slowly
     if (proc.exitCode !== null) break;
     const ok = await fetch(`http://127.0.0.1:${probePort}/`, { headers: { connection: 'close' } }).then(() => true, () => false);
     if (ok) return handle;
@@ -141,4 +141,41 @@ http {
 ${ports.map((p) => `    server { listen 127.0.0.1:${p} backlog=4096; location / { return 200 "ok ${p}\\n"; } }`).join('\n')}
 }
 `;
+}
+
+/**
+ * callgrind: an nginx wrapper that runs nginx under `valgrind --tool=callgrind` (one profile file per process), and
+ * the instructions a process executed between zeroing and dumping its counters. Instructions per request are
+ * deterministic to a fraction of a percent, where requests/s on a shared machine is not.
+ */
+export async function callgrindWrapper(dir: string): Promise<string> {
+  const script = join(dir, 'nginx-callgrind.sh');
+  // callgrind_control cannot reach forked workers, so nginx runs as one process (master_process off): the master
+  // is the worker. Fine for a benchmark that never reloads.
+  await writeFile(script, `#!/bin/bash
+args=(); for a in "$@"; do args+=("\${a/master_process on;/master_process off;}"); done
+exec valgrind -q --tool=callgrind --smc-check=all-non-file --callgrind-out-file=${dir}/cg.%p.out ${NGINX} "\${args[@]}"
+`, { mode: 0o755 });
+  return script;
+}
+
+export async function callgrindZero(pid: number): Promise<void> {
+  await run('callgrind_control', ['-z', String(pid)], { timeout: 30_000 });
+}
+
+/** Dumps `pid`'s counters and returns the instructions since the last zero. */
+export async function callgrindDump(dir: string, pid: number): Promise<number> {
+  const before = new Set(await readdir(dir));
+  await run('callgrind_control', ['-d', String(pid)], { timeout: 30_000 });
+  for (let i = 0; i < 200; i += 1) {
+    const fresh = (await readdir(dir)).filter((f) => f.startsWith(`cg.${pid}.out.`) && !before.has(f));
+    if (fresh.length > 0) {
+      await sleep(200);
+      const text = await readFile(join(dir, fresh[0]!), 'utf8');
+      const m = /^(?:summary|totals): (\d+)/m.exec(text);
+      if (m?.[1]) return Number(m[1]);
+    }
+    await sleep(50);
+  }
+  throw new Error(`no callgrind dump for ${pid} in ${dir}: ${(await readdir(dir)).join(" ")}`);
 }

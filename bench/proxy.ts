@@ -1,6 +1,9 @@
 // bench/proxy: requests/s and latency through Portico's nginx vs hand-written nginx with a static upstream.
 //
-//   npm run bench:proxy -- [--rounds 6] [--seconds 5] [--connections 50] [--workers 1]
+//   npm run bench:proxy -- [--rounds 6] [--seconds 5] [--connections 50] [--workers 1] [--callgrind]
+//
+// --callgrind: instead of timing, run every nginx under valgrind's callgrind and report the instructions the proxy's
+// worker executes per request (deterministic to a fraction of a percent on a busy machine; no kernel time).
 //
 // Sides, all the same /usr/sbin/nginx, the same worker count, the proxy's workers pinned to CPU 0 and wrk plus the
 // backend pinned to CPU 1, measured in interleaved rounds (the order rotates each round):
@@ -10,13 +13,15 @@
 // The backend is a second hand-written nginx answering `return 200` on two ports (two endpoints, round robin).
 // All sides log every request with Portico's `portico` log format to a file, buffer=64k flush=1s.
 import { execFile } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingress, ingressClass, service, slice } from '../test/support/objects.js';
 import { manifestDir, writeManifests } from '../test/support/manifests.js';
 import { freePort, startPortico, type Running } from '../test/support/portico.js';
 import {
-  backendConf, childPids, cpuNs, fmt, intArg, median, pin, sleep, startNginx, wrk, type HandNginx, type WrkResult,
+  backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, cpuNs, fmt, intArg, median, pin, sleep,
+  startNginx, wrk, type HandNginx, type WrkResult,
 } from './lib.js';
 
 const argv = process.argv.slice(2);
@@ -24,6 +29,7 @@ const ROUNDS = intArg(argv, 'rounds', 6, 1, 50);
 const SECONDS = intArg(argv, 'seconds', 5, 1, 60);
 const CONNECTIONS = intArg(argv, 'connections', 50, 1, 1000);
 const WORKERS = intArg(argv, 'workers', 1, 1, 8);
+const CALLGRIND = argv.includes('--callgrind');
 const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
@@ -32,7 +38,8 @@ const LOG_FORMAT = `    log_format portico '$remote_addr - $remote_user [$time_l
                        '"$http_referer" "$http_user_agent" $request_length $request_time '
                        '[$portico_backend] $upstream_addr $upstream_status $upstream_response_time $req_id';`;
 
-// The proxy settings and headers of src/render/nginx-conf.ts, written out by hand.
+// The proxy headers and maps of src/render/nginx-conf.ts and src/render/tls.ts, written out by hand (the four
+// ssl-client-* headers are set, empty, on every request of every server, as Portico renders them).
 const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
     map $http_host $best_http_host { default $http_host; '' $host; }
     proxy_set_header Host $best_http_host;
@@ -47,12 +54,20 @@ const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default upgrad
     proxy_set_header X-Forwarded-Scheme $scheme;
     proxy_set_header X-Scheme $scheme;
     proxy_set_header X-Original-URI $request_uri;
-    proxy_set_header Proxy "";`;
+    proxy_set_header Proxy "";
+    map $portico_client_auth $portico_ssl_client_verify { "" ""; default $ssl_client_verify; }
+    map $portico_client_auth $portico_ssl_client_s_dn { "" ""; default $ssl_client_s_dn; }
+    map $portico_client_auth $portico_ssl_client_i_dn { "" ""; default $ssl_client_i_dn; }
+    map $portico_client_auth $portico_ssl_client_cert { pass $ssl_client_escaped_cert; default ""; }
+    proxy_set_header ssl-client-verify $portico_ssl_client_verify;
+    proxy_set_header ssl-client-subject-dn $portico_ssl_client_s_dn;
+    proxy_set_header ssl-client-issuer-dn $portico_ssl_client_i_dn;
+    proxy_set_header ssl-client-cert $portico_ssl_client_cert;`;
 
 const MINIMAL_HEADERS = `    proxy_set_header Host $host;
     proxy_set_header Connection "";`;
 
-function handConf(port: number, backends: readonly number[], headers: string): (dir: string) => string {
+function handConf(port: number, backends: readonly number[], headers: string, serverExtra: string): (dir: string) => string {
   return (dir) => `worker_processes ${WORKERS};
 pid ${dir}/nginx.pid;
 events { worker_connections 16384; multi_accept on; }
@@ -77,7 +92,7 @@ ${backends.map((p) => `        server 127.0.0.1:${p};`).join('\n')}
     }
     server {
         server_name ${HOST};
-        listen 127.0.0.1:${port} default_server reuseport backlog=4096;
+        listen 127.0.0.1:${port} default_server reuseport backlog=4096;${serverExtra}
         location / {
             set $portico_backend default_bench_80;
             proxy_pass http://static_backend;
@@ -92,6 +107,8 @@ interface Side {
   readonly port: number;
   workers(): Promise<number[]>;
   readonly rounds: (WrkResult & { cpuUsPerReq: number })[];
+  /** The process that serves requests under --callgrind (master_process off). */
+  readonly master: number;
 }
 
 async function measure(side: Side, seconds: number): Promise<WrkResult & { cpuUsPerReq: number }> {
@@ -108,6 +125,14 @@ async function main(): Promise<void> {
   const stopAll = async (): Promise<void> => { for (const s of stops.reverse()) await s().catch(() => undefined); };
   process.once('SIGINT', () => { void stopAll().then(() => process.exit(130)); });
   try {
+    let cgDir = '';
+    let binary: string | undefined;
+    if (CALLGRIND) {
+      cgDir = await mkdtemp(join(tmpdir(), 'portico-bench-cg-'));
+      await chmod(cgDir, 0o777); // nginx workers (another user) write their own profile files
+      stops.push(() => rm(cgDir, { recursive: true, force: true }));
+      binary = await callgrindWrapper(cgDir);
+    }
     const backendPorts = [await freePort(), await freePort()];
     const backend: HandNginx = await startNginx('backend', backendConf(backendPorts), CLIENT_CPUS, backendPorts[0]!);
     stops.push(() => backend.stop());
@@ -122,28 +147,33 @@ async function main(): Promise<void> {
       ...backendPorts.map((p, i) => slice('bench', p, ['127.0.0.1'], { name: `bench-${i}` })),
       ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }] }),
     ]);
-    const portico: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info']);
+    const portico: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info',
+      ...(binary ? ['--nginx-binary', binary] : [])]);
     stops.push(() => portico.stop());
     const masterPid = Number((await readFile(join(portico.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [masterPid, ...(await childPids(masterPid))]) await pin(pid, PROXY_CPUS);
 
     const samePort = await freePort();
-    const same = await startNginx('same', handConf(samePort, backendPorts, SAME_HEADERS), PROXY_CPUS, samePort);
+    const same = await startNginx('same', handConf(samePort, backendPorts, SAME_HEADERS, '\n        set $portico_client_auth "";'), PROXY_CPUS, samePort, binary);
     stops.push(() => same.stop());
     const minimalPort = await freePort();
-    const minimal = await startNginx('minimal', handConf(minimalPort, backendPorts, MINIMAL_HEADERS), PROXY_CPUS, minimalPort);
+    const minimal = await startNginx('minimal', handConf(minimalPort, backendPorts, MINIMAL_HEADERS, ''), PROXY_CPUS, minimalPort, binary);
     stops.push(() => minimal.stop());
 
     const sides: Side[] = [
-      { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [] },
-      { name: 'same', port: samePort, workers: () => same.workers(), rounds: [] },
-      { name: 'minimal', port: minimalPort, workers: () => minimal.workers(), rounds: [] },
+      { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [], master: masterPid },
+      { name: 'same', port: samePort, workers: () => same.workers(), rounds: [], master: same.proc.pid ?? 0 },
+      { name: 'minimal', port: minimalPort, workers: () => minimal.workers(), rounds: [], master: minimal.proc.pid ?? 0 },
     ];
-    for (const s of sides) {
+    for (const s of CALLGRIND ? [] : sides) {
       const w = await s.workers();
       if (w.length !== WORKERS) throw new Error(`${s.name}: expected ${WORKERS} nginx workers, found ${w.length}`);
     }
 
+    if (CALLGRIND) {
+      await instructions(sides, cgDir);
+      return;
+    }
     console.log(`bench/proxy: ${ROUNDS} rounds x ${sides.length} sides x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}, ${WORKERS} nginx worker(s) on CPU ${PROXY_CPUS}, wrk + backend on CPU ${CLIENT_CPUS}`);
     console.log(`nginx: ${NGINX_VERSION}; access_log on every side: file, format "portico", buffer=64k flush=1s`);
     for (const s of sides) await measure(s, 1); // warm-up: keepalive pools, LuaJIT traces
@@ -160,6 +190,29 @@ async function main(): Promise<void> {
     report(sides);
   } finally {
     await stopAll();
+  }
+}
+
+/** --callgrind: instructions per request in each side's worker, `ROUNDS` times, interleaved. */
+async function instructions(sides: readonly Side[], cgDir: string): Promise<void> {
+  console.log(`bench/proxy --callgrind: instructions per request in the proxy's nginx worker, ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}`);
+  const per = new Map<string, number[]>(sides.map((s) => [s.name, []]));
+  for (const s of sides) await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 3, connections: CONNECTIONS, cpus: CLIENT_CPUS }); // warm-up, JIT
+  for (let r = 0; r < ROUNDS; r += 1) {
+    for (const s of sides) {
+      const worker = s.master;
+      await callgrindZero(worker);
+      const w = await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: SECONDS, connections: CONNECTIONS, cpus: CLIENT_CPUS });
+      const ir = await callgrindDump(cgDir, worker);
+      const perReq = ir / Math.max(1, w.requests);
+      per.get(s.name)!.push(perReq);
+      console.log(`  round ${r + 1} ${s.name.padEnd(8)} ${fmt(perReq)} instructions/request (${w.requests} requests, ${w.non2xx + w.socketErrors} errors)`);
+    }
+  }
+  const ref = median(per.get('same') ?? []);
+  for (const s of sides) {
+    const xs = per.get(s.name) ?? [];
+    console.log(`${s.name.padEnd(8)} median ${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), ratio to same ${fmt(median(xs) / ref, 3)}`);
   }
 }
 
