@@ -49,6 +49,8 @@ local synced_version = nil  -- the shared-dict version `backends` was built from
 local retry_cursor = 0
 local any_log = false       -- does any backend learn from responses? If not, log() reads nothing
 local unavailable = nil     -- the 503 peer (init_worker's opts.unavailable)
+local cell = nil            -- the version cell shared with the other workers (portico.configuration), or nil
+local cell_seen = nil       -- its value when this worker last asked the dict
 
 -- Precedence (ADR 0001): affinity, then hashBy, then loadBalance.
 local function algorithm_of(b)
@@ -124,6 +126,8 @@ function _M.init_worker(opts)
   end
   dict_get = dict.get
   math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
+  cell = configuration.version_cell()
+  if cell then cell_seen = cell[0] end -- the cell first: a POST landing in between is seen on the next request
   sync(dict_get(dict, KEY_VERSION))
 end
 
@@ -162,11 +166,21 @@ local function to_unavailable(name)
   if not ok then ngx_log(ERR, "portico: set_current_peer ", unavailable, ": ", err) end
 end
 
--- balancer_by_lua: bring the table up to date (one shared-dict read, so a change lands on the next request) and set
+-- balancer_by_lua: bring the table up to date (one load of the version cell, or one shared-dict read without it, so a
+-- change lands on the next request) and set
 -- the peer. The first try also grants up to n-1 retries; nginx caps them with proxy_next_upstream_tries.
 function _M.balance()
-  local version = dict_get(dict, KEY_VERSION)
-  if version ~= synced_version then sync(version) end
+  if cell then
+    local seen = cell[0]
+    if seen ~= cell_seen then
+      cell_seen = seen
+      local version = dict_get(dict, KEY_VERSION)
+      if version ~= synced_version then sync(version) end
+    end
+  else
+    local version = dict_get(dict, KEY_VERSION)
+    if version ~= synced_version then sync(version) end
+  end
   local name = ngx_var.portico_backend
   local b = backends[name]
   if b == nil or b.n == 0 then return to_unavailable(name) end

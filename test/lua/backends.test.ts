@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  type Backend, type Nginx, endpointsOf, proxiedLocation, request, startBackend, startNginx, tally,
+  type Backend, type Nginx, endpointsOf, proxiedLocation, request, sleep, startBackend, startNginx, tally,
 } from './harness.js';
 
 void describe('lua backends (round robin)', () => {
@@ -124,6 +124,19 @@ void describe('lua backends (round robin)', () => {
     for (const g of gone) await g.close();
     assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints }])).status, 201);
     assert.deepEqual([...(await tally(nginx.port, 10))], [['a', 10]]);
+  });
+
+  void it('after a reload (SIGHUP) old and new workers still see every change on their next request', async () => {
+    assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints: endpointsOf(a()) }])).status, 201);
+    const before = nginx.workerPids();
+    process.kill(nginx.pid, 'SIGHUP');
+    for (let i = 0; i < 200 && nginx.workerPids().some((p) => before.includes(p)); i += 1) await sleep(25);
+    assert.equal(nginx.workerPids().filter((p) => before.includes(p)).length, 0, 'new workers');
+    assert.deepEqual([...(await tally(nginx.port, 6))], [['a', 6]], 'the backends survived the reload');
+    for (const [id, next] of [['b', b()], ['c', c()], ['a', a()]] as const) {
+      assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints: endpointsOf(next) }])).status, 201);
+      assert.deepEqual([...(await tally(nginx.port, 6))], [[id, 6]]);
+    }
   });
 
   void it('logs no Lua errors', () => {
