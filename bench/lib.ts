@@ -68,6 +68,13 @@ export async function cpuNs(pid: number): Promise<number> {
   return Number(text.split(' ')[0] ?? 0);
 }
 
+/** User and system CPU time of a process in clock ticks (from /proc/PID/stat). */
+export async function cpuTicks(pid: number): Promise<{ user: number; system: number }> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(f[11] ?? 0), system: Number(f[12] ?? 0) };
+}
+
 export interface WrkResult {
   readonly requests: number;
   readonly rps: number;
