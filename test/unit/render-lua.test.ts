@@ -46,3 +46,17 @@ test('the 503 server listens on a unix socket in the work directory, and the bal
   assert.match(conf, /listen "unix:\/w\/unavailable\.sock";\n {8}access_log off;\n {8}location \/ \{ return 503; \}/);
   assert.match(conf, /init_worker\(\{ unavailable = "unix:\/w\/unavailable\.sock" \}\)/);
 });
+
+test('hooks follow the balancer precedence: affinity (rewrite), then hashBy (none), then ewma (log)', async () => {
+  const { luaHooks } = await import('../../src/render/nginx-conf.js');
+  const base = { name: 'ns_web_80', service: { kind: 'Service', namespace: 'ns', name: 'web' }, servicePort: 80, endpoints: [] };
+  const affinity = { mode: 'balanced', name: 'route' } as unknown as NonNullable<Parameters<typeof luaHooks>[0]>['affinity'];
+  const up = (o: Record<string, unknown>): Parameters<typeof luaHooks>[0] => ({ ...base, loadBalance: 'round_robin', hashBy: '', affinity: null, ...o });
+  assert.deepEqual(luaHooks(up({})), []);
+  assert.deepEqual(luaHooks(undefined), []);
+  assert.deepEqual(luaHooks(up({ hashBy: '$request_uri', loadBalance: 'ewma' })), []);
+  assert.match(luaHooks(up({ loadBalance: 'ewma' })).join(), /log_by_lua_block \{ require\("portico.balancer"\).log\(\) \}/);
+  const sticky = luaHooks(up({ affinity, hashBy: '$request_uri', loadBalance: 'ewma' })).join();
+  assert.match(sticky, /rewrite_by_lua_block \{ require\("portico.balancer"\).rewrite\(\) \}/);
+  assert.doesNotMatch(sticky, /log_by_lua/);
+});
