@@ -137,8 +137,18 @@ export function intArg(argv: readonly string[], name: string, def: number, min: 
   return n;
 }
 
-/** A tiny, fast backend: hand-written nginx answering `return 200` on each port, one worker pinned to `cpus`. */
-export function backendConf(ports: readonly number[]): (dir: string) => string {
+/** Connections the backend nginx has accepted so far (stub_status on its `statusPort`), or NaN. */
+export async function backendAccepts(statusPort: number): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${statusPort}/`, { headers: { connection: 'close' } }).then((r) => r.text(), () => '');
+  const m = /\n\s*(\d+)\s+(\d+)\s+(\d+)/.exec(text);
+  return m?.[1] ? Number(m[1]) : Number.NaN;
+}
+
+/**
+ * A tiny, fast backend: hand-written nginx answering `return 200` on each port, one worker pinned to `cpus`; with
+ * `statusPort`, also stub_status there (to count the connections proxies open: keepalive should keep it near 0).
+ */
+export function backendConf(ports: readonly number[], statusPort?: number): (dir: string) => string {
   return (dir) => `worker_processes 1;
 pid ${dir}/nginx.pid;
 events { worker_connections 16384; multi_accept on; }
@@ -146,6 +156,7 @@ http {
     access_log off;
     keepalive_timeout 300s; keepalive_requests 1000000;
 ${ports.map((p) => `    server { listen 127.0.0.1:${p} backlog=4096; location / { return 200 "ok ${p}\\n"; } }`).join('\n')}
+${statusPort ? `    server { listen 127.0.0.1:${statusPort}; location / { stub_status; } }` : ''}
 }
 `;
 }

@@ -20,7 +20,7 @@ import { ingress, ingressClass, service, slice } from '../test/support/objects.j
 import { manifestDir, writeManifests } from '../test/support/manifests.js';
 import { freePort, startPortico, type Running } from '../test/support/portico.js';
 import {
-  backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, cpuNs, cpuTicks, fmt, intArg, median, pin, sleep,
+  backendAccepts, backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, cpuNs, cpuTicks, fmt, intArg, median, pin, sleep,
   startNginx, wrk, type HandNginx, type WrkResult,
 } from './lib.js';
 
@@ -111,19 +111,22 @@ interface Side {
   readonly master: number;
 }
 
-type Measured = WrkResult & { cpuUsPerReq: number; userShare: number };
+type Measured = WrkResult & { cpuUsPerReq: number; userShare: number; backendConns: number };
+let BACKEND_STATUS = 0;
 
 async function measure(side: Side, seconds: number): Promise<Measured> {
   const workers = await side.workers();
   const before = await Promise.all(workers.map(cpuNs));
   const ticks0 = await Promise.all(workers.map(cpuTicks));
+  const accepts0 = await backendAccepts(BACKEND_STATUS);
   const r = await wrk(`http://127.0.0.1:${side.port}/`, HOST, { seconds, connections: CONNECTIONS, cpus: CLIENT_CPUS });
   const after = await Promise.all(workers.map(cpuNs));
   const ticks1 = await Promise.all(workers.map(cpuTicks));
+  const accepts1 = await backendAccepts(BACKEND_STATUS);
   const ns = after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0);
   const user = ticks1.reduce((a, t) => a + t.user, 0) - ticks0.reduce((a, t) => a + t.user, 0);
   const system = ticks1.reduce((a, t) => a + t.system, 0) - ticks0.reduce((a, t) => a + t.system, 0);
-  return { ...r, cpuUsPerReq: r.requests > 0 ? ns / r.requests / 1000 : Number.NaN, userShare: user / Math.max(1, user + system) };
+  return { ...r, cpuUsPerReq: r.requests > 0 ? ns / r.requests / 1000 : Number.NaN, userShare: user / Math.max(1, user + system), backendConns: accepts1 - accepts0 - 1 };
 }
 
 async function main(): Promise<void> {
@@ -140,7 +143,8 @@ async function main(): Promise<void> {
       binary = await callgrindWrapper(cgDir);
     }
     const backendPorts = [await freePort(), await freePort()];
-    const backend: HandNginx = await startNginx('backend', backendConf(backendPorts), CLIENT_CPUS, backendPorts[0]!);
+    BACKEND_STATUS = await freePort();
+    const backend: HandNginx = await startNginx('backend', backendConf(backendPorts, BACKEND_STATUS), CLIENT_CPUS, backendPorts[0]!);
     stops.push(() => backend.stop());
 
     // Portico in local mode: one Ingress, one Service, one EndpointSlice with the two backend ports... as two
@@ -183,13 +187,13 @@ async function main(): Promise<void> {
     console.log(`bench/proxy: ${ROUNDS} rounds x ${sides.length} sides x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}, ${WORKERS} nginx worker(s) on CPU ${PROXY_CPUS}, wrk + backend on CPU ${CLIENT_CPUS}`);
     console.log(`nginx: ${NGINX_VERSION}; access_log on every side: file, format "portico", buffer=64k flush=1s`);
     for (const s of sides) await measure(s, 1); // warm-up: keepalive pools, LuaJIT traces
-    console.log('round  side      req/s   p50 ms  p99 ms  CPU us/req  errors');
+    console.log('round  side      req/s   p50 ms  p99 ms  CPU us/req  errors  new backend conns');
     for (let r = 0; r < ROUNDS; r += 1) {
       const order = sides.map((_, i) => sides[(i + r) % sides.length]!);
       for (const s of order) {
         const m = await measure(s, SECONDS);
         s.rounds.push(m);
-        console.log(`${String(r + 1).padStart(5)}  ${s.name.padEnd(8)} ${fmt(m.rps).padStart(7)}  ${fmt(m.p50ms, 2).padStart(6)}  ${fmt(m.p99ms, 2).padStart(6)}  ${fmt(m.cpuUsPerReq, 2).padStart(10)}  ${m.non2xx + m.socketErrors}`);
+        console.log(`${String(r + 1).padStart(5)}  ${s.name.padEnd(8)} ${fmt(m.rps).padStart(7)}  ${fmt(m.p50ms, 2).padStart(6)}  ${fmt(m.p99ms, 2).padStart(6)}  ${fmt(m.cpuUsPerReq, 2).padStart(10)}  ${String(m.non2xx + m.socketErrors).padStart(6)}  ${m.backendConns}`);
         await sleep(200);
       }
     }
