@@ -131,11 +131,22 @@ function _M.init_worker(opts)
   sync(dict_get(dict, KEY_VERSION))
 end
 
--- rewrite_by_lua, rendered only where an algorithm picks in the rewrite phase (e.g. to set a cookie): bring the
--- table up to date (one shared-dict read), answer 503 when the backend is unknown or has no endpoint, and pick.
-function _M.rewrite()
+-- Brings the worker-local table up to date: one load of the version cell (one shared-dict read without a cell), and
+-- the dict only when the cell changed. A change lands on the next request.
+local function refresh()
+  if cell then
+    local seen = cell[0]
+    if seen == cell_seen then return end
+    cell_seen = seen
+  end
   local version = dict_get(dict, KEY_VERSION)
   if version ~= synced_version then sync(version) end
+end
+
+-- rewrite_by_lua, rendered only where an algorithm picks in the rewrite phase (e.g. to set a cookie): bring the
+-- table up to date, answer 503 when the backend is unknown or has no endpoint, and pick.
+function _M.rewrite()
+  refresh()
   local b = backends[ngx_var.portico_backend]
   if not b or b.n == 0 then return ngx_exit(503) end
   if b.on_rewrite then ngx.ctx.portico_endpoint = b.impl:rewrite() end
@@ -166,21 +177,10 @@ local function to_unavailable(name)
   if not ok then ngx_log(ERR, "portico: set_current_peer ", unavailable, ": ", err) end
 end
 
--- balancer_by_lua: bring the table up to date (one load of the version cell, or one shared-dict read without it, so a
--- change lands on the next request) and set
--- the peer. The first try also grants up to n-1 retries; nginx caps them with proxy_next_upstream_tries.
+-- balancer_by_lua: bring the table up to date and set the peer. The first try also grants up to n-1 retries; nginx
+-- caps them with proxy_next_upstream_tries.
 function _M.balance()
-  if cell then
-    local seen = cell[0]
-    if seen ~= cell_seen then
-      cell_seen = seen
-      local version = dict_get(dict, KEY_VERSION)
-      if version ~= synced_version then sync(version) end
-    end
-  else
-    local version = dict_get(dict, KEY_VERSION)
-    if version ~= synced_version then sync(version) end
-  end
+  refresh()
   local name = ngx_var.portico_backend
   local b = backends[name]
   if b == nil or b.n == 0 then return to_unavailable(name) end
