@@ -1,5 +1,11 @@
--- portico.balancer: per-worker backend table kept in step with the shared dict, and the three request hooks
--- (rewrite, balance, log) of the single Lua-balanced upstream `portico_balancer` (ADR 0001).
+-- portico.balancer: per-worker backend table kept in step with the shared dict, and the request hooks of the single
+-- Lua-balanced upstream `portico_balancer` (ADR 0001).
+--
+-- Hot path: a location proxied to a round-robin backend runs Lua once, in balance(): one shared-dict version read,
+-- one table lookup, a round-robin bump and set_current_peer. rewrite() and log() run only where nginx.conf asks for
+-- them (an algorithm that picks in the rewrite phase, or learns from responses). A backend that is unknown or has no
+-- endpoint is sent to the `unavailable` peer given to init_worker(): an nginx server that answers 503 (ngx.exit(503)
+-- in the balancer phase would give 500 on stock nginx).
 local cjson = require("cjson.safe")
 local ngx_balancer = require("ngx.balancer")
 local configuration = require("portico.configuration")
@@ -42,6 +48,9 @@ local backends = {}         -- name -> backend entry (worker-local)
 local synced_version = nil  -- the shared-dict version `backends` was built from (nil: nothing posted yet)
 local retry_cursor = 0
 local any_log = false       -- does any backend learn from responses? If not, log() reads nothing
+local unavailable = nil     -- the 503 peer (init_worker's opts.unavailable)
+local cell = nil            -- the version cell shared with the other workers (portico.configuration), or nil
+local cell_seen = nil       -- its value when this worker last asked the dict
 
 -- Precedence (ADR 0001): affinity, then hashBy, then loadBalance.
 local function algorithm_of(b)
@@ -107,7 +116,9 @@ local function sync(version)
   any_log = with_log
 end
 
-function _M.init_worker()
+-- opts.unavailable: the peer ("unix:/path" or "host:port") of a server answering 503 for every request.
+function _M.init_worker(opts)
+  unavailable = opts and opts.unavailable
   dict = ngx.shared[configuration.BACKENDS_DICT]
   if not dict then
     ngx_log(ERR, "portico: lua_shared_dict ", configuration.BACKENDS_DICT, " is not configured")
@@ -115,14 +126,27 @@ function _M.init_worker()
   end
   dict_get = dict.get
   math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
+  cell = configuration.version_cell()
+  if cell then cell_seen = cell[0] end -- the cell first: a POST landing in between is seen on the next request
   sync(dict_get(dict, KEY_VERSION))
 end
 
--- rewrite_by_lua: bring the table up to date (one shared-dict read) and answer 503 when the backend is
--- unknown or has no endpoint.
-function _M.rewrite()
+-- Brings the worker-local table up to date: one load of the version cell (one shared-dict read without a cell), and
+-- the dict only when the cell changed. A change lands on the next request.
+local function refresh()
+  if cell then
+    local seen = cell[0]
+    if seen == cell_seen then return end
+    cell_seen = seen
+  end
   local version = dict_get(dict, KEY_VERSION)
   if version ~= synced_version then sync(version) end
+end
+
+-- rewrite_by_lua, rendered only where an algorithm picks in the rewrite phase (e.g. to set a cookie): bring the
+-- table up to date, answer 503 when the backend is unknown or has no endpoint, and pick.
+function _M.rewrite()
+  refresh()
   local b = backends[ngx_var.portico_backend]
   if not b or b.n == 0 then return ngx_exit(503) end
   if b.on_rewrite then ngx.ctx.portico_endpoint = b.impl:rewrite() end
@@ -142,19 +166,31 @@ local function pick_untried(b)
   return eps[retry_cursor % n + 1]
 end
 
--- balancer_by_lua: set the peer. The first try also grants up to n-1 retries; nginx caps them with
--- proxy_next_upstream_tries.
-function _M.balance()
-  local b = backends[ngx_var.portico_backend]
-  if not b or b.n == 0 then
-    ngx_log(WARN, "portico: backend ", tostring(ngx_var.portico_backend), " vanished before the balancer phase")
+-- Sends the request to the server that answers 503 (unknown backend, no endpoint). Without one, nginx's
+-- placeholder peer fails the request (502).
+local function to_unavailable(name)
+  if not unavailable then
+    ngx_log(ERR, "portico: backend ", tostring(name), " has no endpoint and no 503 peer is configured")
     return
   end
+  local ok, err = set_current_peer(unavailable)
+  if not ok then ngx_log(ERR, "portico: set_current_peer ", unavailable, ": ", err) end
+end
+
+-- balancer_by_lua: bring the table up to date and set the peer. The first try also grants up to n-1 retries; nginx
+-- caps them with proxy_next_upstream_tries.
+function _M.balance()
+  refresh()
+  local name = ngx_var.portico_backend
+  local b = backends[name]
+  if b == nil or b.n == 0 then return to_unavailable(name) end
   local ep
+  local more = b.more_tries
   -- a backend with one endpoint gets no retries, so only the others need to ask whether this is one
-  if b.more_tries == 0 or get_last_failure() == nil then
-    if b.more_tries > 0 then set_more_tries(b.more_tries) end
-    ep = b.on_rewrite and ngx.ctx.portico_endpoint or b.impl:pick()
+  if more == 0 or get_last_failure() == nil then
+    if more > 0 then set_more_tries(more) end
+    if b.on_rewrite then ep = ngx.ctx.portico_endpoint end
+    if ep == nil then ep = b.impl:pick() end
   else
     ep = pick_untried(b)
   end
@@ -162,7 +198,7 @@ function _M.balance()
   if not ok then ngx_log(ERR, "portico: set_current_peer ", ep.name, ": ", err) end
 end
 
--- log_by_lua: feed the response back to algorithms that learn from it (ewma).
+-- log_by_lua, rendered only where an algorithm learns from responses (ewma): feed the response back to it.
 function _M.log()
   if not any_log then return end
   local b = backends[ngx_var.portico_backend]

@@ -49,6 +49,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'validating-webhook': { type: 'string', default: '', doc: 'address of the validating admission webhook, e.g. :8443 (off when empty)' },
   'validating-webhook-certificate': { type: 'string', default: '', doc: "PEM certificate file of the webhook's HTTPS server" },
   'validating-webhook-key': { type: 'string', default: '', doc: "PEM key file of the webhook's HTTPS server" },
+  'worker-processes': { type: 'string', default: 'auto', doc: "nginx's worker_processes: a count >= 1, or auto (one per CPU)" },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
   'help': { type: 'boolean', default: 'false', doc: 'print this help' },
 };
@@ -130,6 +131,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     allowSnippetAnnotations: values['allow-snippet-annotations'] === true,
     defaultLoadBalance: lb,
     syncPeriodMs: parseIntAtLeast('sync-period-ms', str('sync-period-ms'), 10),
+    workerProcesses: str('worker-processes') === 'auto' ? 'auto' : parseIntAtLeast('worker-processes', str('worker-processes'), 1),
     logLevel: str('log-level'),
     electionId: str('election-id'),
     electionTtlMs: parseDuration('election-ttl', str('election-ttl'), 1000),

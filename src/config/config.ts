@@ -32,6 +32,8 @@ export interface Config {
   readonly allowSnippetAnnotations: boolean;
   readonly defaultLoadBalance: LoadBalance;
   readonly syncPeriodMs: number;
+  /** nginx worker_processes: a count, or 'auto' (one per CPU). */
+  readonly workerProcesses: number | 'auto';
   readonly logLevel: string;
   /** Leader election and status (issue 8). */
   readonly electionId: string;
@@ -120,6 +122,10 @@ export function finalizeConfig(config: Config): Readonly<Config> {
   }
   if (config.validatingWebhook && (!config.validatingWebhookCertificate || !config.validatingWebhookKey)) {
     throw new ConfigError('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (PEM files)');
+  }
+  // nginx listens on a unix socket in the work directory (the 503 server, docs/adr/0001); sun_path holds 107 bytes.
+  if (Buffer.byteLength(config.workDir.replace(/\/$/, '')) > 80) {
+    throw new ConfigError(`--work-dir: at most 80 bytes long (nginx keeps a unix socket in it), got ${JSON.stringify(config.workDir)}`);
   }
   return Object.freeze({ ...config });
 }

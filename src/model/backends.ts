@@ -68,6 +68,7 @@ export class BackendIndex {
       loadBalance: this.loadBalance,
       hashBy: '',
       affinity: null,
+      tuned: false,
     };
   }
 

@@ -182,7 +182,8 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   }
   const upstreams = [...b.upstreams.values()].sort((x, y) => x.name.localeCompare(y.name)).map((u) => {
     const s = b.upstreamSettings.get(u.name);
-    return s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null } : u;
+    const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
+    return s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
   });
   const servers = sortedServers(b, fallback);
   const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS);

@@ -28,6 +28,8 @@ export interface Upstream {
   readonly hashBy: string;
   /** Cookie affinity, or null. Precedence in the balancer: affinity, then hashBy, then loadBalance. */
   readonly affinity: Affinity | null;
+  /** An Ingress set a balancing annotation for it: its locations keep every Lua hook, so switching algorithms stays dynamic. */
+  readonly tuned: boolean;
 }
 
 /** Where a matched request goes. */

@@ -1,11 +1,12 @@
 // The only module that runs nginx: test, start, reload, supervise, stop, and talk to its Lua configuration endpoint.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdir, rename, writeFile, chmod, readFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile, chmod, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { NginxTestError, PorticoError, ErrorCodes, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
 
 const run = promisify(execFile);
 const TEMP_DIRS = ['tmp/client_body', 'tmp/proxy', 'tmp/fastcgi', 'tmp/uwsgi', 'tmp/scgi', 'logs'];
@@ -83,6 +84,8 @@ export class Nginx {
 
   private async start(): Promise<void> {
     this.stopping = false;
+    // nginx removes its unix sockets when it exits, but not after a SIGKILL; a stale one would fail the bind.
+    await rm(join(this.o.workDir, UNAVAILABLE_SOCKET), { force: true });
     const child = spawn(this.o.binary, ['-p', this.o.workDir, '-e', 'stderr', '-c', join(this.o.workDir, 'nginx.conf'), '-g', 'daemon off; master_process on;'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });

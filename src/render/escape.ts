@@ -37,6 +37,12 @@ export function ident(value: string): string {
   return value;
 }
 
+/** A double-quoted Lua string literal (inside a *_by_lua_block) for a value of Portico's own, such as a path. */
+export function luaString(value: string): string {
+  if (CONTROL.test(value) || value.length > 4096) refuse('the Lua string', value);
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
 /** A non-negative integer. */
 export function int(value: number): string {
   if (!Number.isSafeInteger(value) || value < 0) refuse('the number', String(value));

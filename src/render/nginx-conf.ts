@@ -1,10 +1,10 @@
 // Renders the model into nginx.conf text. Pure: the same model and options always give the same text.
 import { createHash } from 'node:crypto';
-import type { Location, Model, Server } from '../model/types.js';
+import type { Location, Model, Server, Upstream } from '../model/types.js';
 import { tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines } from './tls.js';
 import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
-import { filePath, ident, int, logFormat, quote, seconds, word } from './escape.js';
+import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, upstreamKeepalive } from './globals.js';
 import { authHttpLines } from './auth.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
@@ -44,6 +44,9 @@ function accessLog(o: RenderOptions, g: GlobalSettings): string[] {
 }
 
 const HASH_PLACEHOLDER = '@@CONFIG_HASH@@';
+/** The unix socket (in the work directory) of the server that answers 503 for backends without endpoints. */
+export const UNAVAILABLE_SOCKET = 'unavailable.sock';
+const unavailablePeer = (o: RenderOptions): string => `unix:${o.workDir.replace(/\/$/, '')}/${UNAVAILABLE_SOCKET}`;
 const MODULES = ['ndk_http_module', 'ngx_http_lua_module'];
 
 function listen(address: string, port: number, extra = ''): string {
@@ -87,7 +90,7 @@ function main(o: RenderOptions, tls: TlsModel): string[] {
     '    lua_shared_dict portico_backends 64m;',
     '    lua_shared_dict portico_certificates 32m;',
     '    init_by_lua_block { require("portico.configuration").init() }',
-    '    init_worker_by_lua_block { require("portico.balancer").init_worker() }',
+    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} }) }`,
     '    upstream portico_balancer {',
     '        server 0.0.0.1;',
     '        balancer_by_lua_block { require("portico.balancer").balance() }',
@@ -116,10 +119,36 @@ function internalServers(o: RenderOptions): string[] {
     '        location = /healthz { return 200 "ok\\n"; }',
     '        location / { return 404 "default backend - 404\\n"; }',
     '    }',
+    // The balancer sends requests for a backend without endpoints here (ADR 0001): the hot path runs no Lua
+    // before the balancer, and ngx.exit(503) in the balancer phase would answer 500 on stock nginx.
+    '    server {',
+    `        listen ${quote(unavailablePeer(o))};`,
+    '        access_log off;',
+    '        location / { return 503; }',
+    '    }',
   ];
 }
 
-function location(l: Location, ctx: SettingsContext, extra: string[]): string[] {
+const REWRITE_HOOK = '            rewrite_by_lua_block { require("portico.balancer").rewrite() }';
+const LOG_HOOK = '            log_by_lua_block { require("portico.balancer").log() }';
+
+/**
+ * The Lua hooks a location proxying to `upstream` needs besides the balancer (ADR 0001). Each hook costs a Lua VM
+ * entry on every request, so a plain upstream (round robin or consistent hashing) runs Lua once, in the balancer.
+ * Cookie affinity picks in the rewrite phase (to set its cookie) and ewma learns in the log phase. An upstream an
+ * Ingress tuned with a balancing annotation keeps both hooks, so changing its algorithm is a dynamic update, not a
+ * reload. An unknown upstream (missing Service) needs none: it answers 503.
+ */
+export function luaHooks(upstream: Upstream | undefined): string[] {
+  if (upstream === undefined) return [];
+  if (upstream.tuned) return [REWRITE_HOOK, LOG_HOOK];
+  if (upstream.affinity !== null) return [REWRITE_HOOK];
+  if (upstream.hashBy !== '') return [];
+  if (upstream.loadBalance === 'ewma') return [LOG_HOOK];
+  return [];
+}
+
+function location(l: Location, ctx: SettingsContext, extra: string[], upstreams: ReadonlyMap<string, Upstream>): string[] {
   const head = l.match === 'regex' ? `        ${regexHead(l.path)}` : `        location ${l.match === 'exact' ? '= ' : ''}${quote(l.path)} {`;
   if (l.target.kind === 'not-found') {
     return [head, '            set $portico_backend "";', ...extra, '            return 404 "default backend - 404\\n";', '        }'];
@@ -128,14 +157,15 @@ function location(l: Location, ctx: SettingsContext, extra: string[]): string[] 
     head,
     `            set $portico_backend ${quote(ident(l.target.upstream))};`,
     ...extra,
+    ...luaHooks(upstreams.get(l.target.upstream)),
     ...locationBody(l.target, ctx),
     '        }',
   ];
 }
 
-function server(s: Server, o: RenderOptions, tls: TlsModel): string[] {
+function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>): string[] {
   const catchAll = s.host === '_';
-  const ctx = ctxOf(o);
+  const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)) };
   const proxyProtocol = ctx.global.useProxyProtocol ? ' proxy_protocol' : '';
   // No reuseport: with it, connections queued on old workers' sockets are served by the old configuration after a reload.
   const first = catchAll ? ' default_server backlog=4096' : '';
@@ -145,10 +175,8 @@ function server(s: Server, o: RenderOptions, tls: TlsModel): string[] {
     `        ${listen(o.listenAddress, o.httpPort, `${proxyProtocol}${first}`)}`,
     `        ${listen(o.listenAddress, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`)}`,
     ...tlsServerLines(tls, s.host, o.workDir),
-    '        rewrite_by_lua_block { require("portico.balancer").rewrite() }',
-    '        log_by_lua_block { require("portico.balancer").log() }',
     ...serverBody(s, ctx),
-    ...s.locations.flatMap((l) => location(l, ctx, tlsLocationLines(tls, s.host, l))),
+    ...s.locations.flatMap((l) => location(l, ctx, tlsLocationLines(tls, s.host, l), upstreams)),
     '    }',
     ...wwwRedirectServer(s, listen(o.listenAddress, o.httpPort, proxyProtocol)),
   ];
@@ -162,7 +190,8 @@ export interface RenderedConf {
 
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
-  const body = [...main(o, model.tls), ...authHttpLines(model, o.workDir, o.resolvers), ...internalServers(o), ...model.servers.flatMap((s) => server(s, o, model.tls)), '}', ''].join('\n');
+  const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
+  const body = [...main(o, model.tls), ...authHttpLines(model, o.workDir, o.resolvers), ...internalServers(o), ...model.servers.flatMap((s) => server(s, o, model.tls, upstreams)), '}', ''].join('\n');
   const hash = createHash('sha256').update(body).digest('hex');
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash };
 }

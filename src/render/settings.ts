@@ -16,6 +16,8 @@ export interface SettingsContext {
   readonly headers: ResolvedHeaders;
   /** The upstream of --default-backend-service, if any: the default target of custom errors. */
   readonly defaultUpstream: string | undefined;
+  /** The Lua hooks (rewrite_by_lua / log_by_lua lines) a location proxying to this upstream needs (ADR 0001). */
+  readonly luaHooks?: (upstream: string) => readonly string[];
 }
 
 type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
@@ -136,6 +138,7 @@ export function errorLocations(server: Server, ctx: SettingsContext): string[] {
   return [...made].sort(([a], [b]) => a.localeCompare(b)).flatMap(([name, e]) => [
     `        location ${name} {`,
     `            set $portico_backend ${quote(ident(e.upstream))};`,
+    ...(ctx.luaHooks?.(e.upstream) ?? []),
     ...proxyHeaders(ctx.global, ctx.headers, { extra: [['X-Code', String(e.code)], ['X-Namespace', e.ingress.namespace], ['X-Ingress-Name', e.ingress.name]] }, I),
     `${I}proxy_set_header X-Format $http_accept;`,
     `${I}proxy_pass http://portico_balancer;`,

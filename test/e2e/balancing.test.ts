@@ -87,6 +87,16 @@ describe('balancing annotations', () => {
       for (let i = 0; i < 6; i++) seen.add(await who(portico.http, 'hash.test', '/same'));
       return seen.size === 3;
     }, 2000);
+    // Round robin → ewma, and balanced → persistent affinity: still Lua only.
+    await writeManifests(dir, 'ing.yaml', [
+      app('hash', 'hash.test', 'hashed', { [`${P}/load-balance`]: 'ewma' }),
+      app('sticky', 'sticky.test', 'sticky', { [`${P}/affinity`]: 'cookie', [`${P}/session-cookie-name`]: 'route', [`${P}/affinity-mode`]: 'persistent' }),
+    ]);
+    await until('ewma pushed', async () => {
+      const backends = await (await fetch(`http://127.0.0.1:${portico.healthz}/debug/backends`)).text();
+      return backends.includes('"loadBalance":"ewma"') && backends.includes('"mode":"persistent"');
+    }, 2000);
+    assert.equal(await who(portico.http, 'hash.test', '/').then((id) => id.startsWith('b')), true);
     assert.deepEqual(await workerPids(portico), pids);
     assert.equal(await metric(portico, 'portico_reloads_total'), reloads);
   });

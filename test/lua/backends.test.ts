@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  type Backend, type Nginx, endpointsOf, proxiedLocation, request, startBackend, startNginx, tally,
+  type Backend, type Nginx, endpointsOf, proxiedLocation, request, sleep, startBackend, startNginx, tally,
 } from './harness.js';
 
 void describe('lua backends (round robin)', () => {
@@ -12,8 +12,9 @@ void describe('lua backends (round robin)', () => {
   before(async () => {
     for (const id of ['a', 'b', 'c', 'd']) pool.push(await startBackend(id));
     nginx = await startNginx({
-      locations: proxiedLocation('/', 'web') + proxiedLocation('/unknown', 'nobody-here-80')
-        + proxiedLocation('/empty', 'empty-80'),
+      locations: proxiedLocation('/', 'web', { hooks: false }) + proxiedLocation('/unknown', 'nobody-here-80', { hooks: false })
+        + proxiedLocation('/empty', 'empty-80', { hooks: false }) + proxiedLocation('/hooked/unknown', 'nobody-here-80')
+        + proxiedLocation('/hooked/empty', 'empty-80'),
     });
   });
 
@@ -55,8 +56,11 @@ void describe('lua backends (round robin)', () => {
   });
 
   void it('answers 503 for an unknown backend and for one without endpoints', async () => {
-    assert.equal((await request(nginx.port, '/unknown')).status, 503);
-    assert.equal((await request(nginx.port, '/empty')).status, 503);
+    // from the balancer through the 503 server (no rewrite hook), and from rewrite() where one is rendered
+    for (const uri of ['/unknown', '/empty', '/hooked/unknown', '/hooked/empty']) {
+      assert.equal((await request(nginx.port, uri)).status, 503, uri);
+    }
+    assert.doesNotMatch(nginx.errorLog(), /\[error\]/);
   });
 
   void it('applies a changed list on the very next request, without a reload', async () => {
@@ -120,6 +124,19 @@ void describe('lua backends (round robin)', () => {
     for (const g of gone) await g.close();
     assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints }])).status, 201);
     assert.deepEqual([...(await tally(nginx.port, 10))], [['a', 10]]);
+  });
+
+  void it('after a reload (SIGHUP) old and new workers still see every change on their next request', async () => {
+    assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints: endpointsOf(a()) }])).status, 201);
+    const before = nginx.workerPids();
+    process.kill(nginx.pid, 'SIGHUP');
+    for (let i = 0; i < 200 && nginx.workerPids().some((p) => before.includes(p)); i += 1) await sleep(25);
+    assert.equal(nginx.workerPids().filter((p) => before.includes(p)).length, 0, 'new workers');
+    assert.deepEqual([...(await tally(nginx.port, 6))], [['a', 6]], 'the backends survived the reload');
+    for (const [id, next] of [['b', b()], ['c', c()], ['a', a()]] as const) {
+      assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints: endpointsOf(next) }])).status, 201);
+      assert.deepEqual([...(await tally(nginx.port, 6))], [[id, 6]]);
+    }
   });
 
   void it('logs no Lua errors', () => {

@@ -100,13 +100,18 @@ export interface Nginx {
   stop(): Promise<void>;
 }
 
-/** The proxied location block the TypeScript renderer emits (ADR 0001). */
-export function proxiedLocation(loc: string, backend: string): string {
+/**
+ * A proxied location as the TypeScript renderer emits it (ADR 0001). `hooks`: also run portico.balancer's rewrite()
+ * and log(), as rendered for algorithms that pick in the rewrite phase or learn from responses; without them (round
+ * robin) the balancer is the only Lua the request runs.
+ */
+export function proxiedLocation(loc: string, backend: string, opts: { hooks?: boolean } = {}): string {
+  const hooks = opts.hooks ?? true;
   return `
         location ${loc} {
-            set $portico_backend "${backend}";
+            set $portico_backend "${backend}";${hooks ? `
             rewrite_by_lua_block { require("portico.balancer").rewrite() }
-            log_by_lua_block { require("portico.balancer").log() }
+            log_by_lua_block { require("portico.balancer").log() }` : ''}
             proxy_pass http://portico_balancer;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
@@ -134,7 +139,7 @@ http {
     lua_shared_dict portico_backends 64m;
     lua_shared_dict portico_certificates 32m;
     init_by_lua_block { require("portico.configuration").init() }
-    init_worker_by_lua_block { require("portico.balancer").init_worker() }
+    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = "unix:${dir}/unavailable.sock" }) }
 
     upstream portico_balancer {
         server 0.0.0.1;
@@ -149,6 +154,11 @@ http {
             content_by_lua_block { require("portico.configuration").call() }
         }
         location = /healthz { return 200; }
+    }
+
+    server {
+        listen unix:${dir}/unavailable.sock;
+        location / { return 503; }
     }
 
     server {

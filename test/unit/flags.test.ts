@@ -16,6 +16,7 @@ test('defaults follow ingress-nginx', () => {
   assert.equal(c.ingressClass, 'portico');
   assert.equal(c.watchIngressWithoutClass, false);
   assert.equal(c.syncPeriodMs, 100);
+  assert.equal(c.workerProcesses, 'auto');
   assert.ok(Object.isFrozen(c));
 });
 
@@ -26,6 +27,7 @@ test('--flag=value, single-dash Go style and --bool=true/false are accepted', ()
   assert.deepEqual(c.defaultBackendService, { namespace: 'infra', name: 'def' });
   assert.equal(parseFlags(['--manifests=/m', '--watch-ingress-without-class=false'], {}).watchIngressWithoutClass, false);
   assert.equal(parseFlags(['render', '--manifests', '/m'], {}).mode, 'render');
+  assert.equal(parseFlags(['--manifests=/m', '--worker-processes=2'], {}).workerProcesses, 2);
 });
 
 test('bad values are refused naming the flag', () => {
@@ -33,5 +35,7 @@ test('bad values are refused naming the flag', () => {
   assert.throws(() => parseFlags(['--sync-period-ms', '5'], {}), /--sync-period-ms: expected an integer >= 10/);
   assert.throws(() => parseFlags(['--default-backend-service', 'nope'], {}), /namespace\/name/);
   assert.throws(() => parseFlags(['--no-such-flag'], {}), ConfigError);
+  assert.throws(() => parseFlags(['--worker-processes', '0'], {}), /--worker-processes: expected an integer >= 1/);
+  assert.throws(() => parseFlags(['--manifests', '/m', '--work-dir', `/${'w'.repeat(90)}`], {}), /--work-dir: at most 80 bytes/);
   assert.throws(() => parseFlags(['--http-port', '8080', '--https-port', '8080'], {}), /must differ/);
 });

@@ -24,7 +24,8 @@ function _M.sync(self, backend)
 end
 
 function _M.pick(self)
-  local i = self.i % self.n + 1
+  local i = self.i + 1
+  if i > self.n then i = 1 end
   self.i = i
   return self.endpoints[i]
 end

@@ -1,0 +1,256 @@
+// bench/proxy: requests/s and latency through Portico's nginx vs hand-written nginx with a static upstream.
+//
+//   npm run bench:proxy -- [--rounds 6] [--seconds 5] [--connections 50] [--workers 1] [--callgrind]
+//
+// --callgrind: instead of timing, run every nginx under valgrind's callgrind and report the instructions the proxy's
+// worker executes per request (deterministic to a fraction of a percent on a busy machine; no kernel time).
+//
+// Sides, all the same /usr/sbin/nginx, the same worker count, the proxy's workers pinned to CPU 0 and wrk plus the
+// backend pinned to CPU 1, measured in interleaved rounds (the order rotates each round):
+//   portico   the real `portico` command in local mode on a manifest folder (Lua balancer, rendered nginx.conf)
+//   same      hand-written nginx.conf: static `upstream` + keepalive, the same proxy headers, maps and access log
+//   minimal   hand-written nginx.conf: static `upstream` + keepalive, only the headers keepalive needs, same access log
+// The backend is a second hand-written nginx answering `return 200` on two ports (two endpoints, round robin).
+// All sides log every request with Portico's `portico` log format to a file, buffer=64k flush=1s.
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ingress, ingressClass, service, slice } from '../test/support/objects.js';
+import { manifestDir, writeManifests } from '../test/support/manifests.js';
+import { freePort, startPortico, type Running } from '../test/support/portico.js';
+import {
+  backendAccepts, backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, cpuNs, cpuTicks, fmt, intArg, median, pin, sleep,
+  startNginx, wrk, type HandNginx, type WrkResult,
+} from './lib.js';
+
+const argv = process.argv.slice(2);
+const ROUNDS = intArg(argv, 'rounds', 6, 1, 50);
+const SECONDS = intArg(argv, 'seconds', 5, 1, 60);
+const CONNECTIONS = intArg(argv, 'connections', 50, 1, 1000);
+const WORKERS = intArg(argv, 'workers', 1, 1, 8);
+const CALLGRIND = argv.includes('--callgrind');
+const PROXY_CPUS = '0';
+const CLIENT_CPUS = '1';
+const HOST = 'bench.test';
+
+const LOG_FORMAT = `    log_format portico '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
+                       '"$http_referer" "$http_user_agent" $request_length $request_time '
+                       '[$portico_backend] $upstream_addr $upstream_status $upstream_response_time $req_id';`;
+
+// The proxy headers and maps of src/render/nginx-conf.ts and src/render/tls.ts, written out by hand (the four
+// ssl-client-* headers are set, empty, on every request of every server, as Portico renders them).
+const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
+    map $http_host $best_http_host { default $http_host; '' $host; }
+    proxy_set_header Host $best_http_host;
+    proxy_set_header Upgrade $http_upgrade;
+    proxy_set_header Connection $connection_upgrade;
+    proxy_set_header X-Request-ID $req_id;
+    proxy_set_header X-Real-IP $remote_addr;
+    proxy_set_header X-Forwarded-For $remote_addr;
+    proxy_set_header X-Forwarded-Host $best_http_host;
+    proxy_set_header X-Forwarded-Port $server_port;
+    proxy_set_header X-Forwarded-Proto $scheme;
+    proxy_set_header X-Forwarded-Scheme $scheme;
+    proxy_set_header X-Scheme $scheme;
+    proxy_set_header X-Original-URI $request_uri;
+    proxy_set_header Proxy "";
+    map $portico_client_auth $portico_ssl_client_verify { "" ""; default $ssl_client_verify; }
+    map $portico_client_auth $portico_ssl_client_s_dn { "" ""; default $ssl_client_s_dn; }
+    map $portico_client_auth $portico_ssl_client_i_dn { "" ""; default $ssl_client_i_dn; }
+    map $portico_client_auth $portico_ssl_client_cert { pass $ssl_client_escaped_cert; default ""; }
+    proxy_set_header ssl-client-verify $portico_ssl_client_verify;
+    proxy_set_header ssl-client-subject-dn $portico_ssl_client_s_dn;
+    proxy_set_header ssl-client-issuer-dn $portico_ssl_client_i_dn;
+    proxy_set_header ssl-client-cert $portico_ssl_client_cert;`;
+
+const MINIMAL_HEADERS = `    proxy_set_header Host $host;
+    proxy_set_header Connection "";`;
+
+function handConf(port: number, backends: readonly number[], headers: string, serverExtra: string): (dir: string) => string {
+  return (dir) => `worker_processes ${WORKERS};
+pid ${dir}/nginx.pid;
+events { worker_connections 16384; multi_accept on; }
+http {
+    client_body_temp_path ${dir}/tmp;
+    proxy_temp_path ${dir}/tmp;
+${LOG_FORMAT}
+    access_log ${dir}/logs/access.log portico buffer=64k flush=1s;
+    server_tokens off;
+    sendfile on; tcp_nopush on; tcp_nodelay on;
+    keepalive_timeout 75s; keepalive_requests 1000;
+    map $http_x_request_id $req_id { default $http_x_request_id; '' $request_id; }
+    proxy_http_version 1.1;
+    proxy_connect_timeout 5s; proxy_send_timeout 60s; proxy_read_timeout 60s;
+    proxy_buffering off; proxy_request_buffering on; proxy_buffer_size 4k; proxy_buffers 4 4k;
+    proxy_next_upstream error timeout; proxy_next_upstream_tries 3;
+    proxy_redirect off;
+${headers}
+    upstream static_backend {
+${backends.map((p) => `        server 127.0.0.1:${p};`).join('\n')}
+        keepalive 320; keepalive_time 1h; keepalive_timeout 60s; keepalive_requests 10000;
+    }
+    server {
+        server_name ${HOST};
+        listen 127.0.0.1:${port} default_server reuseport backlog=4096;${serverExtra}
+        location / {
+            set $portico_backend default_bench_80;
+            proxy_pass http://static_backend;
+        }
+    }
+}
+`;
+}
+
+interface Side {
+  readonly name: string;
+  readonly port: number;
+  workers(): Promise<number[]>;
+  readonly rounds: Measured[];
+  /** The process that serves requests under --callgrind (master_process off). */
+  readonly master: number;
+}
+
+type Measured = WrkResult & { cpuUsPerReq: number; userShare: number; backendConns: number };
+let BACKEND_STATUS = 0;
+
+async function measure(side: Side, seconds: number): Promise<Measured> {
+  const workers = await side.workers();
+  const before = await Promise.all(workers.map(cpuNs));
+  const ticks0 = await Promise.all(workers.map(cpuTicks));
+  const accepts0 = await backendAccepts(BACKEND_STATUS);
+  const r = await wrk(`http://127.0.0.1:${side.port}/`, HOST, { seconds, connections: CONNECTIONS, cpus: CLIENT_CPUS });
+  const after = await Promise.all(workers.map(cpuNs));
+  const ticks1 = await Promise.all(workers.map(cpuTicks));
+  const accepts1 = await backendAccepts(BACKEND_STATUS);
+  const ns = after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0);
+  const user = ticks1.reduce((a, t) => a + t.user, 0) - ticks0.reduce((a, t) => a + t.user, 0);
+  const system = ticks1.reduce((a, t) => a + t.system, 0) - ticks0.reduce((a, t) => a + t.system, 0);
+  return { ...r, cpuUsPerReq: r.requests > 0 ? ns / r.requests / 1000 : Number.NaN, userShare: user / Math.max(1, user + system), backendConns: accepts1 - accepts0 - 1 };
+}
+
+async function main(): Promise<void> {
+  const stops: (() => Promise<unknown>)[] = [];
+  const stopAll = async (): Promise<void> => { for (const s of stops.reverse()) await s().catch(() => undefined); };
+  process.once('SIGINT', () => { void stopAll().then(() => process.exit(130)); });
+  try {
+    let cgDir = '';
+    let binary: string | undefined;
+    if (CALLGRIND) {
+      cgDir = await mkdtemp(join(tmpdir(), 'portico-bench-cg-'));
+      await chmod(cgDir, 0o777); // nginx workers (another user) write their own profile files
+      stops.push(() => rm(cgDir, { recursive: true, force: true }));
+      binary = await callgrindWrapper(cgDir);
+    }
+    const backendPorts = [await freePort(), await freePort()];
+    BACKEND_STATUS = await freePort();
+    const backend: HandNginx = await startNginx('backend', backendConf(backendPorts, BACKEND_STATUS), CLIENT_CPUS, backendPorts[0]!);
+    stops.push(() => backend.stop());
+
+    // Portico in local mode: one Ingress, one Service, one EndpointSlice with the two backend ports... as two
+    // EndpointSlices (a slice's ports apply to all of its endpoints, and both endpoints are 127.0.0.1).
+    const dir = await manifestDir();
+    stops.push(() => rm(dir, { recursive: true, force: true }));
+    await writeManifests(dir, 'bench.yaml', [
+      ingressClass('portico'),
+      service('bench'),
+      ...backendPorts.map((p, i) => slice('bench', p, ['127.0.0.1'], { name: `bench-${i}` })),
+      ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }] }),
+    ]);
+    const portico: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info',
+      ...(binary ? ['--nginx-binary', binary] : [])]);
+    stops.push(() => portico.stop());
+    const masterPid = Number((await readFile(join(portico.workDir, 'nginx.pid'), 'utf8')).trim());
+    for (const pid of [masterPid, ...(await childPids(masterPid))]) await pin(pid, PROXY_CPUS);
+
+    const samePort = await freePort();
+    const same = await startNginx('same', handConf(samePort, backendPorts, SAME_HEADERS, '\n        set $portico_client_auth "";'), PROXY_CPUS, samePort, binary);
+    stops.push(() => same.stop());
+    const minimalPort = await freePort();
+    const minimal = await startNginx('minimal', handConf(minimalPort, backendPorts, MINIMAL_HEADERS, ''), PROXY_CPUS, minimalPort, binary);
+    stops.push(() => minimal.stop());
+
+    const sides: Side[] = [
+      { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [], master: masterPid },
+      { name: 'same', port: samePort, workers: () => same.workers(), rounds: [], master: same.proc.pid ?? 0 },
+      { name: 'minimal', port: minimalPort, workers: () => minimal.workers(), rounds: [], master: minimal.proc.pid ?? 0 },
+    ];
+    for (const s of CALLGRIND ? [] : sides) {
+      const w = await s.workers();
+      if (w.length !== WORKERS) throw new Error(`${s.name}: expected ${WORKERS} nginx workers, found ${w.length}`);
+    }
+
+    if (CALLGRIND) {
+      await instructions(sides, cgDir);
+      return;
+    }
+    console.log(`bench/proxy: ${ROUNDS} rounds x ${sides.length} sides x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}, ${WORKERS} nginx worker(s) on CPU ${PROXY_CPUS}, wrk + backend on CPU ${CLIENT_CPUS}`);
+    console.log(`nginx: ${NGINX_VERSION}; access_log on every side: file, format "portico", buffer=64k flush=1s`);
+    for (const s of sides) await measure(s, 1); // warm-up: keepalive pools, LuaJIT traces
+    console.log('round  side      req/s   p50 ms  p99 ms  CPU us/req  errors  new backend conns');
+    for (let r = 0; r < ROUNDS; r += 1) {
+      const order = sides.map((_, i) => sides[(i + r) % sides.length]!);
+      for (const s of order) {
+        const m = await measure(s, SECONDS);
+        s.rounds.push(m);
+        console.log(`${String(r + 1).padStart(5)}  ${s.name.padEnd(8)} ${fmt(m.rps).padStart(7)}  ${fmt(m.p50ms, 2).padStart(6)}  ${fmt(m.p99ms, 2).padStart(6)}  ${fmt(m.cpuUsPerReq, 2).padStart(10)}  ${String(m.non2xx + m.socketErrors).padStart(6)}  ${m.backendConns}`);
+        await sleep(200);
+      }
+    }
+    report(sides);
+  } finally {
+    await stopAll();
+  }
+}
+
+/** --callgrind: instructions per request in each side's worker, `ROUNDS` times, interleaved. */
+async function instructions(sides: readonly Side[], cgDir: string): Promise<void> {
+  console.log(`bench/proxy --callgrind: instructions per request in the proxy's nginx worker, ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}`);
+  const per = new Map<string, number[]>(sides.map((s) => [s.name, []]));
+  for (const s of sides) await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 3, connections: CONNECTIONS, cpus: CLIENT_CPUS }); // warm-up, JIT
+  for (let r = 0; r < ROUNDS; r += 1) {
+    for (const s of sides) {
+      const worker = s.master;
+      await callgrindZero(worker);
+      const w = await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: SECONDS, connections: CONNECTIONS, cpus: CLIENT_CPUS });
+      const ir = await callgrindDump(cgDir, worker);
+      const perReq = ir / Math.max(1, w.requests);
+      per.get(s.name)!.push(perReq);
+      console.log(`  round ${r + 1} ${s.name.padEnd(8)} ${fmt(perReq)} instructions/request (${w.requests} requests, ${w.non2xx + w.socketErrors} errors)`);
+    }
+  }
+  const ref = median(per.get('same') ?? []);
+  for (const s of sides) {
+    const xs = per.get(s.name) ?? [];
+    console.log(`${s.name.padEnd(8)} median ${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), ratio to same ${fmt(median(xs) / ref, 3)}`);
+  }
+}
+
+function report(sides: readonly Side[]): void {
+  const [p, ...refs] = sides as [Side, ...Side[]];
+  console.log('\nmedians over rounds (min-max):');
+  for (const s of sides) {
+    const rps = s.rounds.map((m) => m.rps);
+    const p99 = s.rounds.map((m) => m.p99ms);
+    const cpu = s.rounds.map((m) => m.cpuUsPerReq);
+    console.log(`  ${s.name.padEnd(8)} ${fmt(median(rps))} req/s (${fmt(Math.min(...rps))}-${fmt(Math.max(...rps))}, best ${fmt(Math.max(...rps))}), user share of worker CPU ${fmt(100 * median(s.rounds.map((m) => m.userShare)))}%, p50 ${fmt(median(s.rounds.map((m) => m.p50ms)), 2)} ms, p99 ${fmt(median(p99), 2)} ms (${fmt(Math.min(...p99), 2)}-${fmt(Math.max(...p99), 2)}), CPU ${fmt(median(cpu), 2)} us/req (${fmt(Math.min(...cpu), 2)}-${fmt(Math.max(...cpu), 2)})`);
+  }
+  console.log('\nportico / hand-written (ratio of medians; per-round paired ratios: median, min-max):');
+  for (const ref of refs) {
+    const paired = (f: (m: Measured) => number): number[] => p.rounds.map((m, i) => f(m) / f(ref.rounds[i]!));
+    const rr = paired((m) => m.rps);
+    const pr = paired((m) => m.p99ms);
+    const cr = paired((m) => m.cpuUsPerReq);
+    console.log(`  vs ${ref.name.padEnd(8)} rps ${fmt(median(p.rounds.map((m) => m.rps)) / median(ref.rounds.map((m) => m.rps)), 3)} (paired ${fmt(median(rr), 3)}, ${fmt(Math.min(...rr), 3)}-${fmt(Math.max(...rr), 3)})`
+      + `  p99 ${fmt(median(p.rounds.map((m) => m.p99ms)) / median(ref.rounds.map((m) => m.p99ms)), 3)} (paired ${fmt(median(pr), 3)}, ${fmt(Math.min(...pr), 3)}-${fmt(Math.max(...pr), 3)})`
+      + `  CPU/req ${fmt(median(p.rounds.map((m) => m.cpuUsPerReq)) / median(ref.rounds.map((m) => m.cpuUsPerReq)), 3)} (paired ${fmt(median(cr), 3)}, ${fmt(Math.min(...cr), 3)}-${fmt(Math.max(...cr), 3)})`
+      + `  best-of-${p.rounds.length} rps ${fmt(Math.max(...p.rounds.map((m) => m.rps)) / Math.max(...ref.rounds.map((m) => m.rps)), 3)}`);
+  }
+  const errors = sides.reduce((a, s) => a + s.rounds.reduce((b, m) => b + m.non2xx + m.socketErrors, 0), 0);
+  console.log(`\nnon-2xx + socket errors, all sides: ${errors}`);
+}
+
+const NGINX_VERSION = await new Promise<string>((resolve) => {
+  execFile('/usr/sbin/nginx', ['-v'], (_e, _o, stderr) => { resolve(stderr.trim()); });
+});
+await main();
