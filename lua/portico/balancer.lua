@@ -3,6 +3,7 @@
 local cjson = require("cjson.safe")
 local ngx_balancer = require("ngx.balancer")
 local configuration = require("portico.configuration")
+local canary = require("portico.canary")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -100,6 +101,7 @@ local function sync(version)
     end
     b.on_log = b.impl.log ~= nil
     b.on_rewrite = b.impl.rewrite ~= nil
+    if type(b.canary) == "table" then canary.prepare(b.canary) else b.canary = nil end
     with_log = with_log or b.on_log
     fresh[b.name] = b
   end
@@ -124,6 +126,11 @@ function _M.rewrite()
   local version = dict_get(dict, KEY_VERSION)
   if version ~= synced_version then sync(version) end
   local b = backends[ngx_var.portico_backend]
+  if b and b.canary and canary.wanted(b.canary) then
+    -- a canary with no endpoint (or unknown) leaves the request on the main backend
+    local alt = backends[b.canary.backend]
+    if alt and alt.n > 0 then b = alt; ngx_var.portico_backend = alt.name end
+  end
   if not b or b.n == 0 then return ngx_exit(503) end
   if b.on_rewrite then ngx.ctx.portico_endpoint = b.impl:rewrite() end
 end

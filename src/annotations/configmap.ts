@@ -3,6 +3,7 @@ import { GLOBAL_DEFAULTS, RISK_ORDER, type GlobalSettings, type RiskLevel } from
 
 export { GLOBAL_DEFAULTS };
 import * as v from './values.js';
+import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -98,6 +99,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('strict-validate-path-type', 'strictValidatePathType', 'true', 'Exact and Prefix paths may hold only letters, digits and `_ - . /`.', v.bool),
   key('block-cidrs', 'blockCidrs', '', 'Client addresses (comma-separated CIDRs) refused with 403.', v.list(v.cidr, csv, 1024)),
   key('block-user-agents', 'blockUserAgents', '', 'User agents (comma-separated; `~regex` allowed) refused with 403.', v.list(userAgent, csv, 256)),
+  ...TRAFFIC_CONFIGMAP_KEYS,
 ];
 
 const BY_NAME = new Map(CONFIGMAP_KEYS.map((k) => [k.key, k]));

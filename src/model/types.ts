@@ -1,6 +1,7 @@
 // The model: what nginx must do, as plain data. No Kubernetes API types, no annotation modules.
 import type { TlsModel } from './tls-types.js';
 import type { Affinity, LocationSettings, ServerSettings } from './settings.js';
+import type { CanaryPolicy } from './settings-traffic.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -28,6 +29,8 @@ export interface Upstream {
   readonly hashBy: string;
   /** Cookie affinity, or null. Precedence in the balancer: affinity, then hashBy, then loadBalance. */
   readonly affinity: Affinity | null;
+  /** Requests the Lua balancer may send to another backend instead (canary Ingresses, docs/adr/0005). */
+  readonly canary?: CanaryPolicy;
 }
 
 /** Where a matched request goes. */

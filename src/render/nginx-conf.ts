@@ -6,6 +6,7 @@ import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, quote, seconds, word } from './escape.js';
 import { httpGlobals, upstreamKeepalive } from './globals.js';
+import { trafficHttp } from './traffic.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 
 export interface RenderOptions {
@@ -159,7 +160,7 @@ export interface RenderedConf {
 
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
-  const body = [...main(o, model.tls), ...internalServers(o), ...model.servers.flatMap((s) => server(s, o, model.tls)), '}', ''].join('\n');
+  const body = [...main(o, model.tls), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o), ...model.servers.flatMap((s) => server(s, o, model.tls)), '}', ''].join('\n');
   const hash = createHash('sha256').update(body).digest('hex');
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash };
 }

@@ -5,6 +5,7 @@ import {
   ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word,
 } from './escape.js';
 import { addHeaders, proxyHeaders } from './globals.js';
+import { trafficLocation, trafficServer } from './traffic.js';
 
 const I = '            ';
 const SYSTEM_CAS = '/etc/ssl/certs/ca-certificates.crt';
@@ -107,7 +108,7 @@ export function errorLocationName(upstream: string, code: number): string {
 /** The directives of an upstream location after `set $portico_backend`: settings, then the pass. */
 export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] {
   const s = t.settings ?? {};
-  const out = [...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
+  const out = [...trafficLocation(t, ctx, I), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
   if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined) {
     out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader }, I));
   }
@@ -150,6 +151,7 @@ export function serverNames(s: Server): string {
 export function serverBody(s: Server, ctx: SettingsContext): string[] {
   return [
     ...(ctx.global.blockUserAgents.length > 0 ? ['        if ($portico_block_ua) { return 403; }'] : []),
+    ...trafficServer(s, ctx.global, ctx.headers),
     ...(s.settings?.serverSnippet !== undefined ? snippet(s.settings.serverSnippet).map((l) => `        ${l}`) : []),
     ...errorLocations(s, ctx),
   ];

@@ -1,0 +1,89 @@
+// Canary Ingresses: kept apart from the oldest-wins path rule, attached as a policy to the main path's backend.
+import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
+import type { Ingress } from './input.js';
+import { normalizePath, type PathRule } from './routes.js';
+import type { AnnotationInput, IngressSettings } from './settings.js';
+import type { CanaryPolicy, CanarySettings } from './settings-traffic.js';
+import type { ObjectRef, Problem, Target } from './types.js';
+
+/** What the canary step needs from the model builder. */
+export interface CanaryBuilder {
+  readonly rules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>;
+  readonly regexRules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>;
+  readonly served: ObjectRef[];
+  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string): Target | undefined;
+  problem(object: ObjectRef, field: string, reason: string, severity?: Problem['severity']): void;
+}
+
+function refOf(ing: Ingress): ObjectRef {
+  return { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
+}
+
+function settingsOf(a: AnnotationInput, ing: Ingress): IngressSettings | undefined {
+  const r = refOf(ing);
+  return a.settings.get(`${r.namespace}/${r.name}`);
+}
+
+/** True for an Ingress annotated `canary: "true"`: it adds no paths of its own. */
+export function isCanary(a: AnnotationInput, ing: Ingress): boolean {
+  return settingsOf(a, ing)?.location.traffic?.canary?.enabled === true;
+}
+
+function policyOf(c: CanarySettings, backend: string): CanaryPolicy {
+  return {
+    backend, header: c.header ?? '', headerValue: c.headerValue ?? '', headerPattern: c.headerPattern ?? '',
+    cookie: c.cookie ?? '', weight: c.weight ?? 0, weightTotal: c.weightTotal ?? 100,
+  };
+}
+
+const same = (a: CanaryPolicy, b: CanaryPolicy): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Attaches each canary Ingress (oldest first) to the main paths with its host, path and path type. A canary path
+ * with no main path is a problem and not served; a main backend takes the policy of its oldest canary only.
+ * Returns main upstream name → policy.
+ */
+export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: AnnotationInput): Map<string, CanaryPolicy> {
+  const policies = new Map<string, { policy: CanaryPolicy; owner: ObjectRef }>();
+  for (const ing of canaries) {
+    const ref = refOf(ing);
+    const s = settingsOf(a, ing);
+    const c = s?.location.traffic?.canary ?? {};
+    if ((c.weight ?? 0) > (c.weightTotal ?? 100)) {
+      b.problem(ref, 'metadata.annotations.canary-weight', `canary-weight ${c.weight ?? 0} is above canary-weight-total ${c.weightTotal ?? 100}; the canary is not served`);
+      continue;
+    }
+    const regex = s?.location.useRegex === true || s?.location.rewriteTarget !== undefined;
+    let attached = 0;
+    (ing.spec?.rules ?? []).forEach((rule, i) => {
+      const host = (rule.host ?? '').toLowerCase();
+      (rule.http?.paths ?? []).forEach((p, j) => {
+        const field = `spec.rules[${i}].http.paths[${j}]`;
+        const type = p.pathType === 'Exact' ? 'Exact' : 'Prefix';
+        const isRegex = regex && type === 'Prefix';
+        const path = isRegex ? p.path ?? '/' : normalizePath(p.path ?? '/', type);
+        const main = (isRegex ? b.regexRules : b.rules).get(host)?.get(`${isRegex ? 'Regex' : type} ${path}`);
+        if (main?.target.kind !== 'upstream') {
+          b.problem(ref, `${field}.path`, `canary path ${type} ${host || '*'}${path} has no main Ingress path with the same host and path; it is not served`);
+          return;
+        }
+        const t = b.target(ref, p.backend, `${field}.backend`);
+        if (t?.kind !== 'upstream') return;
+        if (t.upstream === main.target.upstream) {
+          b.problem(ref, `${field}.backend`, 'the canary backend is the main path\'s own backend; the canary is not served');
+          return;
+        }
+        const policy = policyOf(c, t.upstream);
+        const had = policies.get(main.target.upstream);
+        if (had && !same(had.policy, policy)) {
+          b.problem(ref, `${field}.path`, `backend ${main.target.upstream} already has a canary from the older Ingress ${had.owner.namespace}/${had.owner.name}; this canary path is not served`);
+          return;
+        }
+        policies.set(main.target.upstream, { policy, owner: ref });
+        attached += 1;
+      });
+    });
+    if (attached > 0) b.served.push(ref);
+  }
+  return new Map([...policies].map(([k, v]) => [k, v.policy]));
+}
