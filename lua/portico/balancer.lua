@@ -101,7 +101,7 @@ local function sync(version)
     end
     b.on_log = b.impl.log ~= nil
     b.on_rewrite = b.impl.rewrite ~= nil
-    if type(b.canary) == "table" then canary.prepare(b.canary) else b.canary = nil end
+    if type(b.canary) == "table" then canary.prepare_all(b.canary) else b.canary = nil end
     with_log = with_log or b.on_log
     fresh[b.name] = b
   end
@@ -126,9 +126,10 @@ function _M.rewrite()
   local version = dict_get(dict, KEY_VERSION)
   if version ~= synced_version then sync(version) end
   local b = backends[ngx_var.portico_backend]
-  if b and b.canary and canary.wanted(b.canary) then
-    -- a canary with no endpoint (or unknown) leaves the request on the main backend
-    local alt = backends[b.canary.backend]
+  if b and b.canary then
+    -- the policy of this location's route (ADR 0005); a canary with no endpoint leaves the request on the main backend
+    local policy = b.canary[ngx_var.portico_canary or ""]
+    local alt = policy and canary.wanted(policy) and backends[policy.backend]
     if alt and alt.n > 0 then b = alt; ngx_var.portico_backend = alt.name end
   end
   if not b or b.n == 0 then return ngx_exit(503) end

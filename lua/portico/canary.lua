@@ -5,6 +5,7 @@ local ngx_var = ngx.var
 local re_find = ngx.re.find
 local math_random = math.random
 local type = type
+local pairs = pairs
 local str_match = string.match
 local str_lower = string.lower
 local str_gsub = string.gsub
@@ -16,8 +17,8 @@ local function is_int(v, min, max)
   return type(v) == "number" and v == math_floor(v) and v >= min and v <= max
 end
 
--- Returns nil, or a message saying what is wrong with `c` (the "canary" object of one backend).
-function _M.validate(c, at)
+-- Returns nil, or a message saying what is wrong with one policy.
+local function validate_policy(c, at)
   if type(c) ~= "table" then return at .. ": must be an object" end
   if type(c.backend) ~= "string" or not str_match(c.backend, "^[a-z0-9_.-]+$") then
     return at .. ".backend: must match [a-z0-9_.-]+"
@@ -39,11 +40,27 @@ function _M.validate(c, at)
   return nil
 end
 
--- Adds the nginx variable names the decision reads (once per sync, not per request).
-function _M.prepare(c)
-  c.header_var = c.header ~= "" and ("http_" .. str_gsub(str_lower(c.header), "-", "_")) or nil
-  c.cookie_var = c.cookie ~= "" and ("cookie_" .. c.cookie) or nil
-  return c
+-- Returns nil, or a message saying what is wrong with `cs`, the "canary" object of one backend: route key -> policy.
+function _M.validate(cs, at)
+  if type(cs) ~= "table" then return at .. ": must be an object" end
+  local n = 0
+  for key, c in pairs(cs) do
+    n = n + 1
+    if type(key) ~= "string" or not str_match(key, "^[a-z0-9_.-]+$") then return at .. ": route keys must match [a-z0-9_.-]+" end
+    local msg = validate_policy(c, at .. "." .. key)
+    if msg then return msg end
+  end
+  if n ~= 0 and #cs ~= 0 then return at .. ": must be an object" end
+  return nil
+end
+
+-- Adds the nginx variable names each decision reads (once per sync, not per request).
+function _M.prepare_all(cs)
+  for _, c in pairs(cs) do
+    c.header_var = c.header ~= "" and ("http_" .. str_gsub(str_lower(c.header), "-", "_")) or nil
+    c.cookie_var = c.cookie ~= "" and ("cookie_" .. c.cookie) or nil
+  end
+  return cs
 end
 
 -- true: route this request to the canary backend.

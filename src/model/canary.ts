@@ -1,4 +1,5 @@
 // Canary Ingresses: kept apart from the oldest-wins path rule, attached as a policy to the main path's backend.
+import { createHash } from 'node:crypto';
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Ingress } from './input.js';
 import { normalizePath, type PathRule } from './routes.js';
@@ -8,8 +9,8 @@ import type { ObjectRef, Problem, Target } from './types.js';
 
 /** What the canary step needs from the model builder. */
 export interface CanaryBuilder {
-  readonly rules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>;
-  readonly regexRules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>;
+  readonly rules: ReadonlyMap<string, Map<string, PathRule>>;
+  readonly regexRules: ReadonlyMap<string, Map<string, PathRule>>;
   readonly served: ObjectRef[];
   target(ref: ObjectRef, backend: IngressBackend | undefined, field: string): Target | undefined;
   problem(object: ObjectRef, field: string, reason: string, severity?: Problem['severity']): void;
@@ -36,15 +37,19 @@ function policyOf(c: CanarySettings, backend: string): CanaryPolicy {
   };
 }
 
-const same = (a: CanaryPolicy, b: CanaryPolicy): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** The route key of one main path: the location sets `$portico_canary` to it; Lua finds the policy by it. */
+export function routeKey(host: string, ruleKey: string): string {
+  return `c${createHash('sha256').update(`${host} ${ruleKey}`).digest('hex').slice(0, 12)}`;
+}
 
 /**
- * Attaches each canary Ingress (oldest first) to the main paths with its host, path and path type. A canary path
- * with no main path is a problem and not served; a main backend takes the policy of its oldest canary only.
- * Returns main upstream name → policy.
+ * Attaches each canary Ingress (oldest first) to the main paths with its host, path and path type: the main rule's
+ * target gets a route key, and its backend a policy under that key. A canary path with no main path is a problem
+ * and not served; a main path takes its oldest canary only. Returns main upstream name → route key → policy.
  */
-export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: AnnotationInput): Map<string, CanaryPolicy> {
-  const policies = new Map<string, { policy: CanaryPolicy; owner: ObjectRef }>();
+export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: AnnotationInput): Map<string, Record<string, CanaryPolicy>> {
+  const owners = new Map<string, ObjectRef>();
+  const out = new Map<string, Record<string, CanaryPolicy>>();
   for (const ing of canaries) {
     const ref = refOf(ing);
     const s = settingsOf(a, ing);
@@ -62,28 +67,32 @@ export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: A
         const type = p.pathType === 'Exact' ? 'Exact' : 'Prefix';
         const isRegex = regex && type === 'Prefix';
         const path = isRegex ? p.path ?? '/' : normalizePath(p.path ?? '/', type);
-        const main = (isRegex ? b.regexRules : b.rules).get(host)?.get(`${isRegex ? 'Regex' : type} ${path}`);
-        if (main?.target.kind !== 'upstream') {
+        const ruleKey = `${isRegex ? 'Regex' : type} ${path}`;
+        const table = (isRegex ? b.regexRules : b.rules).get(host);
+        const main = table?.get(ruleKey);
+        if (!table || main?.target.kind !== 'upstream') {
           b.problem(ref, `${field}.path`, `canary path ${type} ${host || '*'}${path} has no main Ingress path with the same host and path; it is not served`);
+          return;
+        }
+        const key = routeKey(host, ruleKey);
+        const had = owners.get(key);
+        if (had) {
+          b.problem(ref, `${field}.path`, `${type} ${host || '*'}${path} already has a canary from the older Ingress ${had.namespace}/${had.name}; this canary path is not served`);
           return;
         }
         const t = b.target(ref, p.backend, `${field}.backend`);
         if (t?.kind !== 'upstream') return;
         if (t.upstream === main.target.upstream) {
-          b.problem(ref, `${field}.backend`, 'the canary backend is the main path\'s own backend; the canary is not served');
+          b.problem(ref, `${field}.backend`, "the canary backend is the main path's own backend; the canary path is not served");
           return;
         }
-        const policy = policyOf(c, t.upstream);
-        const had = policies.get(main.target.upstream);
-        if (had && !same(had.policy, policy)) {
-          b.problem(ref, `${field}.path`, `backend ${main.target.upstream} already has a canary from the older Ingress ${had.owner.namespace}/${had.owner.name}; this canary path is not served`);
-          return;
-        }
-        policies.set(main.target.upstream, { policy, owner: ref });
+        owners.set(key, ref);
+        table.set(ruleKey, { ...main, target: { ...main.target, canary: key } });
+        out.set(main.target.upstream, { ...out.get(main.target.upstream), [key]: policyOf(c, t.upstream) });
         attached += 1;
       });
     });
     if (attached > 0) b.served.push(ref);
   }
-  return new Map([...policies].map(([k, v]) => [k, v.policy]));
+  return out;
 }

@@ -29,8 +29,8 @@ export interface Upstream {
   readonly hashBy: string;
   /** Cookie affinity, or null. Precedence in the balancer: affinity, then hashBy, then loadBalance. */
   readonly affinity: Affinity | null;
-  /** Requests the Lua balancer may send to another backend instead (canary Ingresses, docs/adr/0005). */
-  readonly canary?: CanaryPolicy;
+  /** Canary policies by route key: requests the Lua balancer may send to another backend instead (docs/adr/0005). */
+  readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
 
 /** Where a matched request goes. */
@@ -41,6 +41,8 @@ export type Target =
     readonly settings?: LocationSettings;
     /** The Ingress path this target came from (rewrite-target rewrites from it). */
     readonly rule?: { readonly path: string; readonly regex: boolean };
+    /** Route key of a path with a canary: the policy under this key in the backend's `canary` applies (docs/adr/0005). */
+    readonly canary?: string;
   }
   | { readonly kind: 'not-found' };
 

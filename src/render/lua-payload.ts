@@ -9,7 +9,7 @@ export interface BackendPayload {
   readonly loadBalance: string;
   readonly hashBy: string;
   readonly affinity: Affinity | null;
-  readonly canary?: CanaryPolicy;
+  readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
 
 /** The backend list for `POST /configuration/backends`, in the model's (sorted) order. */
