@@ -52,8 +52,14 @@ const SENTINEL: Record<string, string> = {
   'rewrite-target': '/x', 'app-root': '/x', 'permanent-redirect': 'http://a.test/', 'temporal-redirect': 'http://a.test/',
   'x-forwarded-prefix': '/p', 'upstream-vhost': 'a.test', 'server-alias': 'alias.test', 'default-backend': 'svc',
   'custom-http-errors': '404', 'custom-headers': 'hdrs', 'proxy-ssl-name': 'a.test', 'connection-proxy-header': 'close',
+  // limit-rps, -rpm and -connections keep their default 0: a zone's size counts its Ingresses, and the sentinel twins
+  // of refused values would count in the expected render only.
+  'limit-whitelist': '10.0.0.0/8', 'limit-allowlist': '10.0.0.0/8',
+  'limit-rate': '100', 'limit-rate-after': '10', 'enable-cors': 'true', 'cors-allow-origin': 'https://a.test', 'cors-expose-headers': 'X-A',
+  'canary-by-header': 'X-Canary', 'canary-by-header-value': 'yes', 'canary-by-header-pattern': '^a.*', 'canary-by-cookie': 'c',
+  'mirror-target': 'http://a.test/m', 'mirror-host': 'a.test', 'enable-access-log': 'false', 'enable-rewrite-log': 'true',
 };
-const LISTY = new Set(['proxy-cookie-domain', 'proxy-cookie-path', 'proxy-redirect-from', 'proxy-redirect-to', 'server-alias', 'custom-http-errors', 'proxy-next-upstream', 'proxy-ssl-protocols', 'custom-headers', 'from-to-www-redirect']);
+const LISTY = new Set(['limit-whitelist', 'limit-allowlist', 'proxy-cookie-domain', 'proxy-cookie-path', 'proxy-redirect-from', 'proxy-redirect-to', 'server-alias', 'custom-http-errors', 'proxy-next-upstream', 'proxy-ssl-protocols', 'custom-headers', 'from-to-www-redirect']);
 
 let workDir = '';
 let nginx: Nginx;
