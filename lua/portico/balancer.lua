@@ -9,6 +9,7 @@
 local cjson = require("cjson.safe")
 local ngx_balancer = require("ngx.balancer")
 local configuration = require("portico.configuration")
+local canary = require("portico.canary")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -109,6 +110,7 @@ local function sync(version)
     end
     b.on_log = b.impl.log ~= nil
     b.on_rewrite = b.impl.rewrite ~= nil
+    if type(b.canary) == "table" then canary.prepare_all(b.canary) else b.canary = nil end
     with_log = with_log or b.on_log
     fresh[b.name] = b
   end
@@ -148,6 +150,12 @@ end
 function _M.rewrite()
   refresh()
   local b = backends[ngx_var.portico_backend]
+  if b and b.canary then
+    -- the policy of this location's route (ADR 0006); a canary with no endpoint leaves the request on the main backend
+    local policy = b.canary[ngx_var.portico_canary or ""]
+    local alt = policy and canary.wanted(policy) and backends[policy.backend]
+    if alt and alt.n > 0 then b = alt; ngx_var.portico_backend = alt.name end
+  end
   if not b or b.n == 0 then return ngx_exit(503) end
   if b.on_rewrite then ngx.ctx.portico_endpoint = b.impl:rewrite() end
 end

@@ -152,6 +152,10 @@ local function check_backend(b, at, seen)
   if not is_absent(b.hashBy) and (type(b.hashBy) ~= "string" or not valid_hash_by(b.hashBy)) then
     return at .. ".hashBy: must be \"\" or an nginx variable expression such as $request_uri"
   end
+  if not is_absent(b.canary) then
+    local msg = require("portico.canary").validate(b.canary, at .. ".canary")
+    if msg then return msg end
+  end
   if not is_absent(b.affinity) then
     return check_affinity(b.affinity, at .. ".affinity")
   end

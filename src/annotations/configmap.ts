@@ -4,6 +4,7 @@ import { GLOBAL_DEFAULTS, RISK_ORDER, type GlobalSettings, type RiskLevel } from
 export { GLOBAL_DEFAULTS };
 import * as v from './values.js';
 import { AUTH_CONFIGMAP_KEYS } from './configmap-auth.js';
+import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -100,6 +101,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('block-cidrs', 'blockCidrs', '', 'Client addresses (comma-separated CIDRs) refused with 403.', v.list(v.cidr, csv, 1024)),
   ...AUTH_CONFIGMAP_KEYS,
   key('block-user-agents', 'blockUserAgents', '', 'User agents (comma-separated; `~regex` allowed) refused with 403.', v.list(userAgent, csv, 256)),
+  ...TRAFFIC_CONFIGMAP_KEYS,
 ];
 
 const BY_NAME = new Map(CONFIGMAP_KEYS.map((k) => [k.key, k]));

@@ -2,6 +2,7 @@
 import type { IngressSettings, LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
 import * as v from './values.js';
 import { AUTH_ANNOTATIONS, AUTH_KEYS, type AuthDraft } from './table-auth.js';
+import { TRAFFIC_ANNOTATIONS } from './table-traffic.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** What parsers write into while reading one Ingress's annotations. */
@@ -145,6 +146,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   ...AUTH_ANNOTATIONS,
   row('configuration-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: L, snippet: true, doc: 'Raw nginx directives in each location (refused unless snippets are allowed).' }, snippet, (d, x) => { d.location.configurationSnippet = x; }),
   row('server-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in each server (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.serverSnippet = x; }),
+  ...TRAFFIC_ANNOTATIONS,
   row('stream-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in the stream block (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.streamSnippet = x; }),
 ];
 
@@ -156,11 +158,8 @@ export const NOT_YET: readonly string[] = [
   'auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-method', 'auth-signin', 'auth-signin-redirect-param',
   'auth-response-headers', 'auth-request-redirect', 'auth-cache-key', 'auth-cache-duration', 'auth-always-set-cookie',
   'auth-proxy-set-headers', 'auth-snippet', 'enable-global-auth', 'auth-tls-match-cn', 'whitelist-source-range', 'allowlist-source-range',
-  'denylist-source-range', 'limit-rps', 'limit-rpm', 'limit-connections', 'limit-burst-multiplier', 'limit-whitelist', 'limit-allowlist',
-  'limit-rate', 'limit-rate-after', 'enable-cors', 'cors-allow-origin', 'cors-allow-methods', 'cors-allow-headers',
-  'cors-allow-credentials', 'cors-expose-headers', 'cors-max-age', 'canary', 'canary-by-header', 'canary-by-header-value',
-  'canary-by-header-pattern', 'canary-by-cookie', 'canary-weight', 'canary-weight-total', 'mirror-target', 'mirror-request-body',
-  'mirror-host', 'satisfy', 'service-upstream', 'proxy-ssl-secret', 'ssl-passthrough', 'modsecurity-snippet',
+  'denylist-source-range',
+  'satisfy', 'service-upstream', 'proxy-ssl-secret', 'ssl-passthrough', 'modsecurity-snippet',
 ].filter((k) => !AUTH_KEYS.has(k)); // auth and access lists: src/annotations/table-auth.ts
 
 export const BY_KEY: ReadonlyMap<string, AnnotationSpec> = new Map(ANNOTATIONS.map((a) => [a.key, a]));

@@ -7,6 +7,7 @@ import { checkHost, checkLabel, checkPath, checkPathRelaxed, checkRegexPath } fr
 import { compileLocations, normalizePath, regexLocations, type PathRule } from './routes.js';
 import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings, type UpstreamSettings } from './settings.js';
 import { buildTls } from './tls.js';
+import { addCanaries, isCanary } from './canary.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import type { Model, ObjectRef, Problem, Server, Target, Upstream } from './types.js';
 
@@ -170,7 +171,8 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const b = new Builder(index, annotations, snapshot);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
-  for (const ing of served) b.addIngress(ing);
+  for (const ing of served) if (!isCanary(annotations, ing)) b.addIngress(ing);
+  const canaries = addCanaries(b, served.filter((ing) => isCanary(annotations, ing)), annotations);
   let fallback = b.globalDefault ?? NOT_FOUND;
   if (!b.globalDefault && opts.defaultBackendService) {
     const { namespace, name } = opts.defaultBackendService;
@@ -183,7 +185,9 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const upstreams = [...b.upstreams.values()].sort((x, y) => x.name.localeCompare(y.name)).map((u) => {
     const s = b.upstreamSettings.get(u.name);
     const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
-    return s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
+    const c = canaries.get(u.name);
+    const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
+    return c ? { ...v, canary: c } : v;
   });
   const servers = sortedServers(b, fallback);
   const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS);

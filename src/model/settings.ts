@@ -1,5 +1,6 @@
 // Typed settings the model carries: what annotations and the global ConfigMap asked for, already validated.
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
+import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
 
 /** A size nginx understands: digits with an optional k/m/g unit (`1m`, `8k`, `0`). */
 export type Size = string;
@@ -57,6 +58,8 @@ export interface LocationSettings {
   readonly configurationSnippet?: string;
   /** Authentication and access lists (model/settings-auth.ts). */
   readonly auth?: LocationAuth;
+  /** Rate limits, CORS, mirroring, logs and canary (model/settings-traffic.ts). */
+  readonly traffic?: TrafficSettings;
 }
 
 /** Settings of the servers (hosts) of one Ingress; the oldest Ingress of a host wins. */
@@ -99,7 +102,7 @@ export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 export const RISK_ORDER: readonly RiskLevel[] = ['Low', 'Medium', 'High', 'Critical'];
 
 /** The global settings of the ConfigMap, with ingress-nginx's defaults. */
-export interface GlobalSettings extends GlobalAuthSettings {
+export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals {
   readonly proxyBodySize: Size;
   readonly proxyConnectTimeout: Seconds;
   readonly proxyReadTimeout: Seconds;
@@ -147,6 +150,7 @@ export interface GlobalSettings extends GlobalAuthSettings {
 
 /** ingress-nginx's defaults of the global ConfigMap. */
 export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
+  ...TRAFFIC_GLOBAL_DEFAULTS,
   proxyBodySize: '1m', proxyConnectTimeout: 5, proxyReadTimeout: 60, proxySendTimeout: 60, proxyBuffering: false,
   proxyBufferSize: '4k', clientBodyBufferSize: '8k', sslRedirect: true, hsts: true, hstsMaxAge: 31536000,
   hstsIncludeSubdomains: true, hstsPreload: false, useHttp2: true, useForwardedHeaders: false, computeFullForwardedFor: false,

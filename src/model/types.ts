@@ -1,6 +1,7 @@
 // The model: what nginx must do, as plain data. No Kubernetes API types, no annotation modules.
 import type { TlsModel } from './tls-types.js';
 import type { Affinity, LocationSettings, ServerSettings } from './settings.js';
+import type { CanaryPolicy } from './settings-traffic.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -30,6 +31,8 @@ export interface Upstream {
   readonly affinity: Affinity | null;
   /** An Ingress set a balancing annotation for it: its locations keep every Lua hook, so switching algorithms stays dynamic. */
   readonly tuned: boolean;
+  /** Canary policies by route key: requests the Lua balancer may send to another backend instead (docs/adr/0006). */
+  readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
 
 /** Where a matched request goes. */
@@ -40,6 +43,8 @@ export type Target =
     readonly settings?: LocationSettings;
     /** The Ingress path this target came from (rewrite-target rewrites from it). */
     readonly rule?: { readonly path: string; readonly regex: boolean };
+    /** Route key of a path with a canary: the policy under this key in the backend's `canary` applies (docs/adr/0006). */
+    readonly canary?: string;
   }
   | { readonly kind: 'not-found' };
 

@@ -1,6 +1,7 @@
 // The JSON payloads POSTed to nginx's Lua configuration endpoint (docs/adr/0001).
 import type { Model } from '../model/types.js';
 import type { Affinity } from '../model/settings.js';
+import type { CanaryPolicy } from '../model/settings-traffic.js';
 
 export interface BackendPayload {
   readonly name: string;
@@ -8,6 +9,7 @@ export interface BackendPayload {
   readonly loadBalance: string;
   readonly hashBy: string;
   readonly affinity: Affinity | null;
+  readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
 
 /** The backend list for `POST /configuration/backends`, in the model's (sorted) order. */
@@ -18,5 +20,6 @@ export function backendsPayload(model: Model): BackendPayload[] {
     loadBalance: u.loadBalance,
     hashBy: u.hashBy,
     affinity: u.affinity,
+    ...(u.canary ? { canary: u.canary } : {}),
   }));
 }

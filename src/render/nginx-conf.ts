@@ -7,6 +7,7 @@ import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders 
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, upstreamKeepalive } from './globals.js';
 import { authHttpLines } from './auth.js';
+import { trafficHttp } from './traffic.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 
 export interface RenderOptions {
@@ -135,17 +136,18 @@ const LOG_HOOK = '            log_by_lua_block { require("portico.balancer").log
 /**
  * The Lua hooks a location proxying to `upstream` needs besides the balancer (ADR 0001). Each hook costs a Lua VM
  * entry on every request, so a plain upstream (round robin or consistent hashing) runs Lua once, in the balancer.
- * Cookie affinity picks in the rewrite phase (to set its cookie) and ewma learns in the log phase. An upstream an
+ * Cookie affinity and canaries pick in the rewrite phase (a cookie to set, a backend to switch to) and ewma learns
+ * in the log phase. An upstream an
  * Ingress tuned with a balancing annotation keeps both hooks, so changing its algorithm is a dynamic update, not a
  * reload. An unknown upstream (missing Service) needs none: it answers 503.
  */
 export function luaHooks(upstream: Upstream | undefined): string[] {
   if (upstream === undefined) return [];
   if (upstream.tuned) return [REWRITE_HOOK, LOG_HOOK];
-  if (upstream.affinity !== null) return [REWRITE_HOOK];
-  if (upstream.hashBy !== '') return [];
-  if (upstream.loadBalance === 'ewma') return [LOG_HOOK];
-  return [];
+  // A canary is decided in the rewrite phase, before the balancer (docs/adr/0006-traffic-policy.md).
+  const rewrite = upstream.affinity !== null || upstream.canary !== undefined;
+  const log = upstream.affinity === null && upstream.hashBy === '' && upstream.loadBalance === 'ewma';
+  return [...(rewrite ? [REWRITE_HOOK] : []), ...(log ? [LOG_HOOK] : [])];
 }
 
 function location(l: Location, ctx: SettingsContext, extra: string[], upstreams: ReadonlyMap<string, Upstream>): string[] {
@@ -191,7 +193,8 @@ export interface RenderedConf {
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-  const body = [...main(o, model.tls), ...authHttpLines(model, o.workDir, o.resolvers), ...internalServers(o), ...model.servers.flatMap((s) => server(s, o, model.tls, upstreams)), '}', ''].join('\n');
+  const body = [...main(o, model.tls), ...authHttpLines(model, o.workDir, o.resolvers), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o),
+    ...model.servers.flatMap((s) => server(s, o, model.tls, upstreams)), '}', ''].join('\n');
   const hash = createHash('sha256').update(body).digest('hex');
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash };
 }

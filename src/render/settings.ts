@@ -6,6 +6,7 @@ import {
 } from './escape.js';
 import { addHeaders, proxyHeaders } from './globals.js';
 import { authLines, authLocations, authUpstreamVars } from './auth.js';
+import { trafficLocation, trafficServer } from './traffic.js';
 
 const I = '            ';
 const SYSTEM_CAS = '/etc/ssl/certs/ca-certificates.crt';
@@ -110,7 +111,7 @@ export function errorLocationName(upstream: string, code: number): string {
 /** The directives of an upstream location after `set $portico_backend`: settings, then the pass. */
 export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] {
   const s = t.settings ?? {};
-  const out = [...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
+  const out = [...trafficLocation(t, ctx, I), ...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
   const vars = authUpstreamVars(s);
   if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0) {
     out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars }, I));
@@ -155,6 +156,7 @@ export function serverNames(s: Server): string {
 export function serverBody(s: Server, ctx: SettingsContext): string[] {
   return [
     ...(ctx.global.blockUserAgents.length > 0 ? ['        if ($portico_block_ua) { return 403; }'] : []),
+    ...trafficServer(s, ctx.global, ctx.headers),
     ...(s.settings?.serverSnippet !== undefined ? snippet(s.settings.serverSnippet).map((l) => `        ${l}`) : []),
     ...errorLocations(s, ctx),
     ...authLocations(s),

@@ -56,6 +56,12 @@ const SENTINEL: Record<string, string> = {
   'auth-method': 'GET', 'auth-signin': 'http://a.test/signin', 'auth-signin-redirect-param': 'rd', 'auth-response-headers': 'X-User',
   'auth-request-redirect': '/x', 'auth-cache-key': '$remote_user', 'auth-cache-duration': '200 5m', 'auth-proxy-set-headers': 'missing',
   'allowlist-source-range': '10.0.0.0/8', 'whitelist-source-range': '10.0.0.0/8', 'denylist-source-range': '10.0.0.0/8', 'satisfy': 'any',
+  // limit-rps, -rpm and -connections keep their default 0: a zone's size counts its Ingresses, and the sentinel twins
+  // of refused values would count in the expected render only.
+  'limit-whitelist': '10.0.0.0/8', 'limit-allowlist': '10.0.0.0/8',
+  'limit-rate': '100', 'limit-rate-after': '10', 'enable-cors': 'true', 'cors-allow-origin': 'https://a.test', 'cors-expose-headers': 'X-A',
+  'canary-by-header': 'X-Canary', 'canary-by-header-value': 'yes', 'canary-by-header-pattern': '^a.*', 'canary-by-cookie': 'c',
+  'mirror-target': 'http://a.test/m', 'mirror-host': 'a.test', 'enable-access-log': 'false', 'enable-rewrite-log': 'true',
 };
 /**
  * A Secret or ConfigMap that a valid hostile name points to does not exist, so its paths answer 503: the sentinels of
@@ -67,7 +73,7 @@ const COMPANIONS: Record<string, Record<string, string>> = {
   ...Object.fromEntries(['auth-url', 'auth-method', 'auth-signin', 'auth-signin-redirect-param', 'auth-response-headers', 'auth-request-redirect',
     'auth-cache-key', 'auth-cache-duration', 'auth-always-set-cookie', 'auth-proxy-set-headers', 'enable-global-auth'].map((k) => [k, EXTERNAL])),
 };
-const LISTY = new Set(['allowlist-source-range', 'whitelist-source-range', 'denylist-source-range', 'auth-response-headers', 'auth-cache-duration', 'proxy-cookie-domain', 'proxy-cookie-path', 'proxy-redirect-from', 'proxy-redirect-to', 'server-alias', 'custom-http-errors', 'proxy-next-upstream', 'proxy-ssl-protocols', 'custom-headers', 'from-to-www-redirect']);
+const LISTY = new Set(['limit-whitelist', 'limit-allowlist', 'allowlist-source-range', 'whitelist-source-range', 'denylist-source-range', 'auth-response-headers', 'auth-cache-duration', 'proxy-cookie-domain', 'proxy-cookie-path', 'proxy-redirect-from', 'proxy-redirect-to', 'server-alias', 'custom-http-errors', 'proxy-next-upstream', 'proxy-ssl-protocols', 'custom-headers', 'from-to-www-redirect']);
 
 let workDir = '';
 let nginx: Nginx;

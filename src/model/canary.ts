@@ -1,0 +1,98 @@
+// Canary Ingresses: kept apart from the oldest-wins path rule, attached as a policy to the main path's backend.
+import { createHash } from 'node:crypto';
+import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
+import type { Ingress } from './input.js';
+import { normalizePath, type PathRule } from './routes.js';
+import type { AnnotationInput, IngressSettings } from './settings.js';
+import type { CanaryPolicy, CanarySettings } from './settings-traffic.js';
+import type { ObjectRef, Problem, Target } from './types.js';
+
+/** What the canary step needs from the model builder. */
+export interface CanaryBuilder {
+  readonly rules: ReadonlyMap<string, Map<string, PathRule>>;
+  readonly regexRules: ReadonlyMap<string, Map<string, PathRule>>;
+  readonly served: ObjectRef[];
+  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string): Target | undefined;
+  problem(object: ObjectRef, field: string, reason: string, severity?: Problem['severity']): void;
+}
+
+function refOf(ing: Ingress): ObjectRef {
+  return { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
+}
+
+function settingsOf(a: AnnotationInput, ing: Ingress): IngressSettings | undefined {
+  const r = refOf(ing);
+  return a.settings.get(`${r.namespace}/${r.name}`);
+}
+
+/** True for an Ingress annotated `canary: "true"`: it adds no paths of its own. */
+export function isCanary(a: AnnotationInput, ing: Ingress): boolean {
+  return settingsOf(a, ing)?.location.traffic?.canary?.enabled === true;
+}
+
+function policyOf(c: CanarySettings, backend: string): CanaryPolicy {
+  return {
+    backend, header: c.header ?? '', headerValue: c.headerValue ?? '', headerPattern: c.headerPattern ?? '',
+    cookie: c.cookie ?? '', weight: c.weight ?? 0, weightTotal: c.weightTotal ?? 100,
+  };
+}
+
+/** The route key of one main path: the location sets `$portico_canary` to it; Lua finds the policy by it. */
+export function routeKey(host: string, ruleKey: string): string {
+  return `c${createHash('sha256').update(`${host} ${ruleKey}`).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Attaches each canary Ingress (oldest first) to the main paths with its host, path and path type: the main rule's
+ * target gets a route key, and its backend a policy under that key. A canary path with no main path is a problem
+ * and not served; a main path takes its oldest canary only. Returns main upstream name → route key → policy.
+ */
+export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: AnnotationInput): Map<string, Record<string, CanaryPolicy>> {
+  const owners = new Map<string, ObjectRef>();
+  const out = new Map<string, Record<string, CanaryPolicy>>();
+  for (const ing of canaries) {
+    const ref = refOf(ing);
+    const s = settingsOf(a, ing);
+    const c = s?.location.traffic?.canary ?? {};
+    if ((c.weight ?? 0) > (c.weightTotal ?? 100)) {
+      b.problem(ref, 'metadata.annotations.canary-weight', `canary-weight ${c.weight ?? 0} is above canary-weight-total ${c.weightTotal ?? 100}; the canary is not served`);
+      continue;
+    }
+    const regex = s?.location.useRegex === true || s?.location.rewriteTarget !== undefined;
+    let attached = 0;
+    (ing.spec?.rules ?? []).forEach((rule, i) => {
+      const host = (rule.host ?? '').toLowerCase();
+      (rule.http?.paths ?? []).forEach((p, j) => {
+        const field = `spec.rules[${i}].http.paths[${j}]`;
+        const type = p.pathType === 'Exact' ? 'Exact' : 'Prefix';
+        const isRegex = regex && type === 'Prefix';
+        const path = isRegex ? p.path ?? '/' : normalizePath(p.path ?? '/', type);
+        const ruleKey = `${isRegex ? 'Regex' : type} ${path}`;
+        const table = (isRegex ? b.regexRules : b.rules).get(host);
+        const main = table?.get(ruleKey);
+        if (!table || main?.target.kind !== 'upstream') {
+          b.problem(ref, `${field}.path`, `canary path ${type} ${host || '*'}${path} has no main Ingress path with the same host and path; it is not served`);
+          return;
+        }
+        const key = routeKey(host, ruleKey);
+        const had = owners.get(key);
+        if (had) {
+          b.problem(ref, `${field}.path`, `${type} ${host || '*'}${path} already has a canary from the older Ingress ${had.namespace}/${had.name}; this canary path is not served`);
+          return;
+        }
+        const t = b.target(ref, p.backend, `${field}.backend`);
+        if (t?.kind !== 'upstream') return;
+        if (t.upstream === main.target.upstream) {
+          b.problem(ref, `${field}.backend`, "the canary backend is the main path's own backend; the canary path is not served");
+          return;
+        }
+        owners.set(key, ref);
+        table.set(ruleKey, { ...main, target: { ...main.target, canary: key } });
+        out.set(main.target.upstream, { ...out.get(main.target.upstream), [key]: policyOf(c, t.upstream) });
+        attached += 1;
+      });
+    });
+    if (attached > 0) b.served.push(ref);
+  }
+  return out;
+}
