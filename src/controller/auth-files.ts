@@ -1,8 +1,9 @@
 // Files of auth: htpasswd files in the work dir (one per Ingress, rewritten in place: no reload), the system resolvers.
-import { chown, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Model } from '../model/types.js';
+import { writeAtomic } from '../workfiles.js';
 
 /** The files the model names: relative path → htpasswd text (checked user:hash lines). */
 export function authFiles(model: Model): Map<string, string> {
@@ -33,9 +34,7 @@ export async function writeAuthFiles(workDir: string, model: Model): Promise<num
     const path = join(workDir, rel);
     const old = await readFile(path, 'utf8').catch(() => undefined);
     if (old === content) continue;
-    await writeFile(`${path}.tmp`, content, { mode: 0o600 });
-    if (owner) await chown(`${path}.tmp`, owner.uid, owner.gid);
-    await rename(`${path}.tmp`, path);
+    await writeAtomic(path, content, owner);
     written += 1;
   }
   return written;

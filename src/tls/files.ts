@@ -1,8 +1,9 @@
 // Client-certificate CA and CRL files in the work directory (mode 0600): stock nginx reads them only on a reload.
-import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TlsModel } from '../model/tls-types.js';
 import { caFile, crlFile } from '../render/tls.js';
+import { writeAtomic } from '../workfiles.js';
 
 /** The files the model needs: relative path → content. Public material only (CA bundles and CRLs). */
 export function clientFiles(tls: TlsModel): Map<string, string> {
@@ -23,8 +24,7 @@ export async function writeClientFiles(workDir: string, tls: TlsModel): Promise<
     const path = join(workDir, rel);
     const exists = await stat(path).then(() => true, () => false);
     if (exists) continue;
-    await writeFile(`${path}.tmp`, content, { mode: 0o600 });
-    await rename(`${path}.tmp`, path);
+    await writeAtomic(path, content);
     written += 1;
   }
   return written;
