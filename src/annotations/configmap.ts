@@ -3,6 +3,7 @@ import { GLOBAL_DEFAULTS, RISK_ORDER, type GlobalSettings, type RiskLevel } from
 
 export { GLOBAL_DEFAULTS };
 import * as v from './values.js';
+import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 import { AUTH_CONFIGMAP_KEYS } from './configmap-auth.js';
 import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
 
@@ -16,6 +17,14 @@ export interface KeySpec {
   readonly doc: string;
   readonly apply: (raw: string, g: Mutable<GlobalSettings>) => string | undefined;
 }
+
+const sslProtocols: v.Parser<string> = (raw) => {
+  const list = raw.split(/\s+/).filter(Boolean);
+  const ok = list.length > 0 && list.length <= 6 && list.every((p) => /^(SSLv3|TLSv1(\.[123])?)$/.test(p));
+  return ok ? v.ok(list.join(' ')) : v.bad(`${v.show(raw)} is not a list of TLS versions (e.g. TLSv1.2 TLSv1.3)`);
+};
+const sslCiphers: v.Parser<string> = (raw) => (/^[A-Za-z0-9:+!@=_.-]{1,2048}$/.test(raw)
+  ? v.ok(raw) : v.bad(`${v.show(raw)} is not an OpenSSL cipher list`));
 
 function key<F extends keyof GlobalSettings>(name: string, field: F, def: string, doc: string, parse: v.Parser<GlobalSettings[F]>): KeySpec {
   return {
@@ -72,6 +81,8 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('hsts-include-subdomains', 'hstsIncludeSubdomains', 'true', 'includeSubDomains in HSTS.', v.bool),
   key('hsts-preload', 'hstsPreload', 'false', 'preload in HSTS.', v.bool),
   key('use-http2', 'useHttp2', 'true', 'HTTP/2 on the HTTPS port.', v.bool),
+  key('ssl-protocols', 'sslProtocols', 'TLSv1.2 TLSv1.3', 'TLS versions offered on the HTTPS port (space-separated).', sslProtocols),
+  key('ssl-ciphers', 'sslCiphers', DEFAULT_TLS_SETTINGS.ciphers, 'OpenSSL cipher list for TLS up to 1.2.', sslCiphers),
   key('use-forwarded-headers', 'useForwardedHeaders', 'false', 'Trusts X-Forwarded-* from the client (behind another proxy).', v.bool),
   key('compute-full-forwarded-for', 'computeFullForwardedFor', 'false', 'Appends the client address to X-Forwarded-For instead of replacing it.', v.bool),
   key('forwarded-for-header', 'forwardedForHeader', 'X-Forwarded-For', 'Header holding the client address.', v.headerName),

@@ -16,6 +16,7 @@ import { TlsSync } from './tls-sync.js';
 import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
 import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 import { AnnotationStage } from './annotations.js';
+import { tlsSettingsOf } from '../model/settings.js';
 import { Quarantine, blame } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
@@ -42,7 +43,8 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
 export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions): { model: Model; conf: RenderedConf } {
   const opts = modelOptions(config);
   const st = stage.run(snap, opts);
-  const built = buildModel(st.snapshot, { ...opts, loadBalance: st.global.loadBalance ?? opts.loadBalance }, st.input);
+  const tls = opts.tls ? { ...opts.tls, settings: tlsSettingsOf(st.global) } : undefined;
+  const built = buildModel(st.snapshot, { ...opts, loadBalance: st.global.loadBalance ?? opts.loadBalance, ...(tls ? { tls } : {}) }, st.input);
   const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
   const dbs = config.defaultBackendService;
   const defaultUpstream = dbs ? model.upstreams.find((u) => u.service.namespace === dbs.namespace && u.service.name === dbs.name)?.name : undefined;

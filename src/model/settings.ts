@@ -1,4 +1,5 @@
 // Typed settings the model carries: what annotations and the global ConfigMap asked for, already validated.
+import { DEFAULT_TLS_SETTINGS, type TlsSettings } from './tls-types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
 
@@ -116,6 +117,10 @@ export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals {
   readonly hstsIncludeSubdomains: boolean;
   readonly hstsPreload: boolean;
   readonly useHttp2: boolean;
+  /** TLS versions offered on the HTTPS port, e.g. `TLSv1.2 TLSv1.3`. */
+  readonly sslProtocols: string;
+  /** OpenSSL cipher list for TLS up to 1.2. */
+  readonly sslCiphers: string;
   readonly useForwardedHeaders: boolean;
   readonly computeFullForwardedFor: boolean;
   readonly forwardedForHeader: string;
@@ -153,7 +158,8 @@ export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
   ...TRAFFIC_GLOBAL_DEFAULTS,
   proxyBodySize: '1m', proxyConnectTimeout: 5, proxyReadTimeout: 60, proxySendTimeout: 60, proxyBuffering: false,
   proxyBufferSize: '4k', clientBodyBufferSize: '8k', sslRedirect: true, hsts: true, hstsMaxAge: 31536000,
-  hstsIncludeSubdomains: true, hstsPreload: false, useHttp2: true, useForwardedHeaders: false, computeFullForwardedFor: false,
+  hstsIncludeSubdomains: true, hstsPreload: false, useHttp2: true,
+  sslProtocols: DEFAULT_TLS_SETTINGS.protocols, sslCiphers: DEFAULT_TLS_SETTINGS.ciphers, useForwardedHeaders: false, computeFullForwardedFor: false,
   forwardedForHeader: 'X-Forwarded-For', enableRealIp: false, proxyRealIpCidr: ['0.0.0.0/0'], useProxyProtocol: false,
   serverTokens: false, keepAlive: 75, keepAliveRequests: 1000, upstreamKeepaliveConnections: 320, upstreamKeepaliveTimeout: 60,
   upstreamKeepaliveRequests: 10000, workerProcesses: 'auto', maxWorkerConnections: 16384, workerShutdownTimeout: 240,
@@ -176,3 +182,11 @@ export interface AnnotationInput {
 }
 
 export const NO_HEADERS: ResolvedHeaders = Object.freeze({ add: [], proxySet: [] });
+
+/** The TLS part of the global ConfigMap, as the TLS model takes it. */
+export function tlsSettingsOf(g: GlobalSettings): TlsSettings {
+  return {
+    protocols: g.sslProtocols, ciphers: g.sslCiphers, http2: g.useHttp2, sslRedirect: g.sslRedirect, hsts: g.hsts,
+    hstsMaxAge: g.hstsMaxAge, hstsIncludeSubdomains: g.hstsIncludeSubdomains, hstsPreload: g.hstsPreload,
+  };
+}
