@@ -130,14 +130,18 @@ function resolverAddress(a: string): string {
 }
 
 /**
- * http{} lines, only when some location uses external auth: the resolver for auth-url host names (the system's, from
- * /etc/resolv.conf) and the auth cache zone when some location caches (small: 1m of keys, 64m on disk).
+ * The resolver for host names nginx looks up per request (auth-url, mirror-target: proxied through variables, so a
+ * name that does not resolve never fails nginx -t): the system's, from /etc/resolv.conf.
  */
-export function authHttpLines(model: Model, workDir: string, resolvers: readonly string[] = []): string[] {
+export function resolverLines(resolvers: readonly string[] = []): string[] {
+  return resolvers.length > 0 ? [`    resolver ${resolvers.map(resolverAddress).join(' ')} valid=30s;`] : [];
+}
+
+/** http{} lines, only when some location uses external auth: the auth cache zone when some location caches (small: 1m of keys, 64m on disk). */
+export function authHttpLines(model: Model, workDir: string): string[] {
   const externals = model.servers.flatMap((s) => s.locations.map((l) => (l.target.kind === 'upstream' ? l.target.settings?.auth?.external : undefined)));
   if (!externals.some((e) => e !== undefined)) return [];
   return [
-    ...(resolvers.length > 0 ? [`    resolver ${resolvers.map(resolverAddress).join(' ')} valid=30s;`] : []),
     ...(externals.some((e) => e?.cacheKey !== undefined)
       ? [`    proxy_cache_path ${filePath(`${workDir}/tmp/auth_cache`)} levels=1:2 keys_zone=${CACHE_ZONE}:1m max_size=64m inactive=30m use_temp_path=off;`] : []),
   ];

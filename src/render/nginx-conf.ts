@@ -6,7 +6,7 @@ import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, upstreamKeepalive } from './globals.js';
-import { authHttpLines } from './auth.js';
+import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 
@@ -193,7 +193,7 @@ export interface RenderedConf {
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-  const body = [...main(o, model.tls), ...authHttpLines(model, o.workDir, o.resolvers), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o),
+  const body = [...main(o, model.tls), ...resolverLines(o.resolvers), ...authHttpLines(model, o.workDir), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o),
     ...model.servers.flatMap((s) => server(s, o, model.tls, upstreams)), '}', ''].join('\n');
   const hash = createHash('sha256').update(body).digest('hex');
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash };

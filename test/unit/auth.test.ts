@@ -7,7 +7,7 @@ import { parseConfigMap } from '../../src/annotations/configmap.js';
 import { classSelector } from '../../src/model/classes.js';
 import type { ModelOptions, Secret, Snapshot } from '../../src/model/input.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type LocationSettings } from '../../src/model/settings.js';
-import { authHttpLines, authLocations, externalId } from '../../src/render/auth.js';
+import { authHttpLines, authLocations, externalId, resolverLines } from '../../src/render/auth.js';
 import { locationBody } from '../../src/render/settings.js';
 import { proxyHeaders } from '../../src/render/globals.js';
 import type { Model, Server } from '../../src/model/types.js';
@@ -157,9 +157,10 @@ void test('the server gets one auth location per setup; http gets the resolver a
     `${I}return 302 "https://login.test/?next=$scheme://$http_host$portico_escaped_uri";`, '        }',
   ]);
   const model = { servers: [server] } as unknown as Model; // only servers are read
-  assert.deepEqual(authHttpLines(model, '/w', ['10.96.0.10', 'fd00::a']), [
-    '    resolver 10.96.0.10 [fd00::a] valid=30s;',
+  assert.deepEqual(resolverLines(['10.96.0.10', 'fd00::a']), ['    resolver 10.96.0.10 [fd00::a] valid=30s;']);
+  assert.deepEqual(resolverLines([]), []);
+  assert.deepEqual(authHttpLines(model, '/w'), [
     '    proxy_cache_path "/w/tmp/auth_cache" levels=1:2 keys_zone=portico_auth:1m max_size=64m inactive=30m use_temp_path=off;',
   ]);
-  assert.deepEqual(authHttpLines({ servers: [] } as unknown as Model, '/w', ['10.96.0.10']), []);
+  assert.deepEqual(authHttpLines({ servers: [] } as unknown as Model, '/w'), []);
 });
