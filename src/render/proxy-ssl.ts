@@ -20,7 +20,8 @@ export function backendTls(s: LocationSettings): string[] {
   const p = s.backendProtocol === 'HTTPS' ? 'proxy' : 'grpc';
   const protocols = s.sslProtocols?.length ? s.sslProtocols : ['TLSv1.2', 'TLSv1.3'];
   const files = s.proxySsl?.denied === undefined ? s.proxySsl : undefined;
-  const trusted = files ? caFile(files.caDigest) : s.sslVerify ? SYSTEM_CAS : undefined;
+  // A denied Secret trusts nothing (the location answers 503 anyway); no Secret: the system CAs when verifying.
+  const trusted = files ? caFile(files.caDigest) : s.sslVerify && !s.proxySsl ? SYSTEM_CAS : undefined;
   return [
     `${I}${p}_ssl_server_name ${onOff(s.sslServerName ?? false)};`,
     ...(s.sslName !== undefined ? [`${I}${p}_ssl_name ${quote(s.sslName)};`] : []),
