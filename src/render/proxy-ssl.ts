@@ -16,12 +16,12 @@ export function proxySslDenied(s: LocationSettings): string[] {
 
 /** The backend TLS lines of a location; none unless the backend protocol is HTTPS or GRPCS. */
 export function backendTls(s: LocationSettings): string[] {
-  if (s.backendProtocol !== 'HTTPS' && s.backendProtocol !== 'GRPCS') return [];
+  // A denied Secret renders no TLS lines (proxy_ssl_verify without a trusted file fails nginx -t): the location is a 503.
+  if ((s.backendProtocol !== 'HTTPS' && s.backendProtocol !== 'GRPCS') || s.proxySsl?.denied !== undefined) return [];
   const p = s.backendProtocol === 'HTTPS' ? 'proxy' : 'grpc';
   const protocols = s.sslProtocols?.length ? s.sslProtocols : ['TLSv1.2', 'TLSv1.3'];
-  const files = s.proxySsl?.denied === undefined ? s.proxySsl : undefined;
-  // A denied Secret trusts nothing (the location answers 503 anyway); no Secret: the system CAs when verifying.
-  const trusted = files ? caFile(files.caDigest) : s.sslVerify && !s.proxySsl ? SYSTEM_CAS : undefined;
+  const files = s.proxySsl;
+  const trusted = files ? caFile(files.caDigest) : s.sslVerify ? SYSTEM_CAS : undefined;
   return [
     `${I}${p}_ssl_server_name ${onOff(s.sslServerName ?? false)};`,
     ...(s.sslName !== undefined ? [`${I}${p}_ssl_name ${quote(s.sslName)};`] : []),
