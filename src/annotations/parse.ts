@@ -50,6 +50,7 @@ function upstreamOf(d: Draft): UpstreamSettings {
   return {
     ...(u.loadBalance !== undefined ? { loadBalance: u.loadBalance } : {}),
     ...(u.hashBy !== undefined ? { hashBy: u.hashBy } : {}),
+    ...(u.serviceUpstream !== undefined ? { serviceUpstream: u.serviceUpstream } : {}),
     ...(affinity ? { affinity } : {}),
   };
 }
@@ -64,7 +65,7 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
   if ((from === undefined) !== (to === undefined) && from !== 'off' && to !== 'off') {
     errors.push({ annotation: key(from === undefined ? 'proxy-redirect-to' : 'proxy-redirect-from'), reason: 'proxy-redirect-from and proxy-redirect-to go together' });
   }
-  for (const [name, field] of [['proxy-ssl-secret', 'sslSecret'], ['custom-headers', 'customHeaders']] as const) {
+  for (const [name, field] of [['custom-headers', 'customHeaders']] as const) {
     const ref = d.location[field];
     if (ref === undefined) continue;
     const [ns, obj] = ref.split('/');

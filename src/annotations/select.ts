@@ -5,6 +5,7 @@ import type { ObjectRef, Problem } from '../model/types.js';
 import { parseAnnotations, type AnnotationError } from './parse.js';
 import { headerName, headerValue } from './values.js';
 import { resolveAuth } from './auth-resolve.js';
+import { resolveProxySsl } from './proxy-ssl-resolve.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from '../model/settings-auth.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
@@ -92,9 +93,11 @@ export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Ac
     }
     if (!chosen) continue;
     lastValid.set(key, chosen);
-    const auth = resolveAuth(chosen.settings, snap, object, { prefix: o.prefix, global: o.auth ?? GLOBAL_AUTH_DEFAULTS });
-    problems.push(...auth.problems);
-    settings.set(key, auth.settings);
+    const global = o.auth ?? GLOBAL_AUTH_DEFAULTS;
+    const auth = resolveAuth(chosen.settings, snap, object, { prefix: o.prefix, global });
+    const ssl = resolveProxySsl(auth.settings, snap, object, { prefix: o.prefix, allowCrossNamespace: global.allowCrossNamespaceResources });
+    problems.push(...auth.problems, ...ssl.problems);
+    settings.set(key, ssl.settings);
     ingresses.push(chosen.ingress);
   }
   return { snapshot: { ...snap, ingresses }, input: { settings, strictPaths: o.strictPaths }, problems, lastValid };

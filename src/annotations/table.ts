@@ -11,7 +11,7 @@ export interface Draft {
   server: Mutable<ServerSettings>;
   /** Values that only mean something together; parse.ts combines them. */
   redirect: { permanent?: string; permanentCode?: number; temporal?: string; temporalCode?: number };
-  upstream: { loadBalance?: 'round_robin' | 'ewma'; hashBy?: string; affinity?: 'cookie' | 'none' };
+  upstream: { loadBalance?: 'round_robin' | 'ewma'; hashBy?: string; affinity?: 'cookie' | 'none'; serviceUpstream?: boolean };
   auth: AuthDraft;
   cookie: { mode?: 'balanced' | 'persistent'; name?: string; path?: string; maxAge?: number; expires?: number; sameSite?: 'None' | 'Lax' | 'Strict'; secure?: boolean };
 }
@@ -120,12 +120,14 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('proxy-ssl-verify-depth', { type: 'int', default: '1', risk: 'Low', scope: L, doc: "Depth of the backend's certificate chain check." }, v.int(0, 16), (d, x) => { d.location.sslVerifyDepth = x; }),
   row('proxy-ssl-name', { type: 'host', default: '', risk: 'High', scope: L, doc: "Name checked in the backend's certificate and sent as SNI." }, v.hostname, (d, x) => { d.location.sslName = x; }),
   row('proxy-ssl-server-name', { type: 'on|off', default: 'off', risk: 'Low', scope: L, doc: 'Sends SNI to the backend.' }, onOff, (d, x) => { d.location.sslServerName = x; }),
+  row('proxy-ssl-secret', { type: 'secret', default: '', risk: 'Medium', scope: L, doc: 'Secret (`name`, or `namespace/name` with allow-cross-namespace-resources) with `ca.crt` (and optional `ca.crl`, `tls.crt`/`tls.key` for a client certificate) for TLS to the backend.' }, secretRef, (d, x) => { d.location.sslSecret = x; }),
   row('proxy-ssl-protocols', { type: 'list', default: 'TLSv1.2 TLSv1.3', risk: 'Low', scope: L, doc: 'TLS versions to the backend (space-separated).' }, nonEmpty(v.list(v.oneOf(TLS_PROTOCOLS), / +/, 6)), (d, x) => { d.location.sslProtocols = x; }),
   row('default-backend', { type: 'service', default: '', risk: 'Low', scope: L, doc: "Service (same namespace, first port) for this Ingress's 503s and custom errors." }, v.serviceName, (d, x) => { d.location.defaultBackend = x; }),
   row('custom-http-errors', { type: 'codes', default: '', risk: 'Low', scope: L, doc: 'Status codes (comma-separated) answered by the default backend instead.' }, v.errorCodes, (d, x) => { d.location.customHttpErrors = x; }),
   row('custom-headers', { type: 'configmap', default: '', risk: 'Medium', scope: L, doc: 'ConfigMap (`namespace/name`) of response headers added to every answer.' }, v.objectRef, (d, x) => { d.location.customHeaders = x.join('/'); }),
   row('ssl-redirect', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Redirects HTTP to HTTPS when the host has TLS.' }, v.bool, (d, x) => { d.location.sslRedirect = x; }),
   row('force-ssl-redirect', { type: 'bool', default: 'false', risk: 'Medium', scope: L, doc: 'Redirects HTTP to HTTPS (308) even without TLS in the Ingress.' }, v.bool, (d, x) => { d.location.forceSslRedirect = x; }),
+  row('service-upstream', { type: 'bool', default: 'false', risk: 'Low', scope: U, doc: "Proxies to the Service's cluster IP and port instead of its pod endpoints (not for headless Services)." }, v.bool, (d, x) => { d.upstream.serviceUpstream = x; }),
   // Load balancing: upstream scope, sent to the Lua balancer as JSON (never rendered into nginx.conf).
   row('load-balance', { type: 'enum', default: 'round_robin', risk: 'Low', scope: U, doc: 'Algorithm: round_robin or ewma (latency-aware).' }, v.oneOf(['round_robin', 'ewma'] as const), (d, x) => { d.upstream.loadBalance = x; }),
   row('upstream-hash-by', { type: 'nginx variables', default: '', risk: 'High', scope: U, doc: 'Consistent hashing on an nginx variable expression, e.g. `$request_uri` or `$remote_addr`.' }, hashBy, (d, x) => { d.upstream.hashBy = x; }),
@@ -159,7 +161,7 @@ export const NOT_YET: readonly string[] = [
   'auth-response-headers', 'auth-request-redirect', 'auth-cache-key', 'auth-cache-duration', 'auth-always-set-cookie',
   'auth-proxy-set-headers', 'auth-snippet', 'enable-global-auth', 'auth-tls-match-cn', 'whitelist-source-range', 'allowlist-source-range',
   'denylist-source-range',
-  'satisfy', 'service-upstream', 'proxy-ssl-secret', 'ssl-passthrough', 'modsecurity-snippet',
+  'satisfy', 'ssl-passthrough', 'modsecurity-snippet',
 ].filter((k) => !AUTH_KEYS.has(k)); // auth and access lists: src/annotations/table-auth.ts
 
 export const BY_KEY: ReadonlyMap<string, AnnotationSpec> = new Map(ANNOTATIONS.map((a) => [a.key, a]));

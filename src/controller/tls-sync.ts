@@ -37,18 +37,18 @@ export class TlsSync {
   state(model: Model): CertificatesState {
     if (!this.fallback) throw new Error('TlsSync.prepare() must run before state()');
     const body = JSON.stringify(certificatesPayload(model.tls, this.fallback.pem.reveal()));
-    const files = [...clientFiles(model.tls).keys()].sort().join('\n');
+    const files = [...clientFiles(model).keys()].sort().join('\n');
     return { body, digest: sha256(body), clientFilesDigest: sha256(files) };
   }
 
   /** CA and CRL files must exist before nginx -t reads the new configuration. */
   async beforeReload(model: Model): Promise<void> {
-    const written = await writeClientFiles(this.workDir, model.tls);
-    if (written > 0) this.log.info({ files: written }, 'wrote client-certificate CA files; applying them needs a reload');
+    const written = await writeClientFiles(this.workDir, model);
+    if (written > 0) this.log.info({ files: written }, 'wrote CA and client-certificate files; applying them needs a reload');
   }
 
   async afterReload(model: Model): Promise<void> {
-    await pruneClientFiles(this.workDir, model.tls);
+    await pruneClientFiles(this.workDir, model);
   }
 
   /** Logs a warning once per certificate (by fingerprint) that expires within 14 days or has expired. */

@@ -59,6 +59,19 @@ export class BackendIndex {
     return { ok: true, upstream: this.upstream(namespace, ref.serviceName, String(port.port), port.port, endpoints) };
   }
 
+  /**
+   * `service-upstream`: the Service's cluster IP and port as the only endpoint (kube-proxy balances), or why it
+   * cannot be (a headless Service); undefined when the Service or port is missing (already a Problem).
+   */
+  clusterEndpoint(u: Upstream): Endpoint | string | undefined {
+    const id = `${u.service.namespace}/${u.service.name}`;
+    const ip = this.services.get(id)?.spec?.clusterIP;
+    if (u.servicePort === 0 || !this.services.has(id)) return undefined;
+    if (ip === undefined || ip === '' || ip === 'None') return `Service ${id} has no cluster IP (headless); service-upstream is ignored and the pod endpoints are used`;
+    if (!isIp(ip)) return `Service ${id} has cluster IP ${JSON.stringify(ip.slice(0, 64))}, not an IP address; service-upstream is ignored and the pod endpoints are used`;
+    return { address: ip, port: u.servicePort };
+  }
+
   private upstream(namespace: string, service: string, portLabel: string, port: number, endpoints: Endpoint[]): Upstream {
     return {
       name: `${namespace}_${service}_${portLabel}`,

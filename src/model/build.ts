@@ -54,6 +54,8 @@ class Builder {
 
   /** Upstream settings per upstream name, each field from the oldest Ingress that set it. */
   readonly upstreamSettings = new Map<string, UpstreamSettings>();
+  /** The oldest Ingress that set service-upstream for an upstream (named by its Problem). */
+  readonly serviceUpstreamBy = new Map<string, ObjectRef>();
 
   target(ref: ObjectRef, backend: IngressBackend | undefined, field: string, up?: UpstreamSettings): Target | undefined {
     const b = backendRef(backend);
@@ -69,6 +71,7 @@ class Builder {
     if (r.problem) this.problem(ref, r.problem.field, r.problem.reason, 'degraded');
     if (!this.upstreams.has(r.upstream.name)) this.upstreams.set(r.upstream.name, r.upstream);
     if (up) this.upstreamSettings.set(r.upstream.name, { ...up, ...this.upstreamSettings.get(r.upstream.name) });
+    if (up?.serviceUpstream !== undefined && !this.serviceUpstreamBy.has(r.upstream.name)) this.serviceUpstreamBy.set(r.upstream.name, ref);
     return { kind: 'upstream', upstream: r.upstream.name, ingress: ref };
   }
 
@@ -105,8 +108,9 @@ class Builder {
     });
     if (ing.spec?.defaultBackend) {
       const plain = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend', settings.upstream);
-      // The default backend of an Ingress with auth or access lists is guarded like its paths.
-      const t = plain?.kind === 'upstream' && settings.location.auth ? { ...plain, settings: settings.location } : plain;
+      // The default backend of an Ingress with auth, access lists or an unreadable proxy-ssl-secret is guarded like its paths.
+      const guarded = settings.location.auth !== undefined || settings.location.proxySsl?.denied !== undefined;
+      const t = plain?.kind === 'upstream' && guarded ? { ...plain, settings: settings.location } : plain;
       if (t) {
         this.globalDefault ??= t;
         for (const h of hosts) if (!this.hostDefaults.has(h)) this.hostDefaults.set(h, t);
@@ -186,6 +190,9 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     const s = b.upstreamSettings.get(u.name);
     const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
     const c = canaries.get(u.name);
+    const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
+    if (typeof ep === 'string') b.problem(b.serviceUpstreamBy.get(u.name) ?? u.service, 'metadata.annotations.service-upstream', ep, 'degraded');
+    if (typeof ep === 'object') u = { ...u, endpoints: [ep] };
     const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
     return c ? { ...v, canary: c } : v;
   });

@@ -1,5 +1,5 @@
 // Typed settings the model carries: what annotations and the global ConfigMap asked for, already validated.
-import { DEFAULT_TLS_SETTINGS, type TlsSettings } from './tls-types.js';
+import { DEFAULT_TLS_SETTINGS, type Sensitive, type TlsSettings } from './tls-types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
 
@@ -42,8 +42,10 @@ export interface LocationSettings {
   readonly sslName?: string;
   readonly sslServerName?: boolean;
   readonly sslProtocols?: readonly string[];
-  /** Namespace-local Secret name holding the CA (and client cert) for backend TLS. */
+  /** Secret (`name` or `namespace/name`) holding `ca.crt` (and a client `tls.crt`/`tls.key`) for backend TLS. */
   readonly sslSecret?: string;
+  /** What the model resolved `sslSecret` to: the files nginx reads, or why it could not (the paths answer 503). */
+  readonly proxySsl?: ProxySsl;
   readonly customHttpErrors?: readonly number[];
   /** Service name (same namespace) for this Ingress's 503s and custom errors. */
   readonly defaultBackend?: string;
@@ -52,7 +54,6 @@ export interface LocationSettings {
   readonly sslRedirect?: boolean;
   readonly forceSslRedirect?: boolean;
   readonly preserveTrailingSlash?: boolean;
-  readonly serviceUpstream?: boolean;
   /** Response headers from the `custom-headers` ConfigMap, resolved by the model. */
   readonly customHeaders?: string;
   readonly responseHeaders?: readonly (readonly [string, string])[];
@@ -62,6 +63,20 @@ export interface LocationSettings {
   /** Rate limits, CORS, mirroring, logs and canary (model/settings-traffic.ts). */
   readonly traffic?: TrafficSettings;
 }
+
+/** Backend TLS material from a `proxy-ssl-secret`; file names are digests of their content. */
+export type ProxySsl =
+  | {
+    readonly secret: string;
+    readonly denied?: undefined;
+    readonly caPem: string;
+    readonly caDigest: string;
+    readonly crlPem?: string;
+    readonly crlDigest?: string;
+    /** A client certificate for the backend: `tls.crt` and `tls.key` in one PEM file. */
+    readonly client?: { readonly digest: string; readonly pem: Sensitive };
+  }
+  | { readonly secret: string; readonly denied: string };
 
 /** Settings of the servers (hosts) of one Ingress; the oldest Ingress of a host wins. */
 export interface ServerSettings {
@@ -89,6 +104,8 @@ export interface UpstreamSettings {
   /** An nginx variable expression, e.g. `$request_uri`; evaluated by Lua, never rendered into nginx.conf. */
   readonly hashBy?: string;
   readonly affinity?: Affinity;
+  /** `service-upstream`: one endpoint, the Service's cluster IP and port, instead of the pod endpoints. */
+  readonly serviceUpstream?: boolean;
 }
 
 export interface IngressSettings {

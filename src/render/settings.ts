@@ -7,9 +7,9 @@ import {
 import { addHeaders, proxyHeaders } from './globals.js';
 import { authLines, authLocations, authUpstreamVars } from './auth.js';
 import { trafficLocation, trafficServer } from './traffic.js';
+import { backendTls, proxySslDenied } from './proxy-ssl.js';
 
 const I = '            ';
-const SYSTEM_CAS = '/etc/ssl/certs/ca-certificates.crt';
 
 /** What location rendering needs besides the location. */
 export interface SettingsContext {
@@ -75,18 +75,6 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
   return out;
 }
 
-function backendTls(s: LocationSettings): string[] {
-  if (s.backendProtocol !== 'HTTPS' && s.backendProtocol !== 'GRPCS') return [];
-  const p = s.backendProtocol === 'HTTPS' ? 'proxy' : 'grpc';
-  const protocols = s.sslProtocols?.length ? s.sslProtocols : ['TLSv1.2', 'TLSv1.3'];
-  return [
-    `${I}${p}_ssl_server_name ${onOff(s.sslServerName ?? false)};`,
-    ...(s.sslName !== undefined ? [`${I}${p}_ssl_name ${quote(s.sslName)};`] : []),
-    `${I}${p}_ssl_protocols ${protocols.map((x) => word(x, protocols)).join(' ')};`,
-    ...(s.sslVerify ? [`${I}${p}_ssl_verify on;`, `${I}${p}_ssl_verify_depth ${int(s.sslVerifyDepth ?? 1)};`, `${I}${p}_ssl_trusted_certificate ${quote(SYSTEM_CAS)};`] : []),
-  ];
-}
-
 function pass(s: LocationSettings): string {
   switch (s.backendProtocol) {
     case 'HTTPS': return `${I}proxy_pass https://portico_balancer;`;
@@ -111,7 +99,7 @@ export function errorLocationName(upstream: string, code: number): string {
 /** The directives of an upstream location after `set $portico_backend`: settings, then the pass. */
 export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] {
   const s = t.settings ?? {};
-  const out = [...trafficLocation(t, ctx, I), ...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
+  const out = [...proxySslDenied(s), ...trafficLocation(t, ctx, I), ...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
   const vars = authUpstreamVars(s);
   if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0) {
     out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars }, I));

@@ -1,26 +1,39 @@
-// Client-certificate CA and CRL files in the work directory (mode 0600): stock nginx reads them only on a reload.
+// CA, CRL and backend client-certificate files in the work directory (mode 0600): stock nginx reads them only on a reload.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TlsModel } from '../model/tls-types.js';
+import type { Model } from '../model/types.js';
+import { proxyClientFile } from '../render/proxy-ssl.js';
 import { caFile, crlFile } from '../render/tls.js';
 import { writeAtomic } from '../workfiles.js';
 
-/** The files the model needs: relative path → content. Public material only (CA bundles and CRLs). */
-export function clientFiles(tls: TlsModel): Map<string, string> {
+/**
+ * The files the model needs: relative path → content. CA bundles and CRLs of client-certificate auth (auth-tls-*)
+ * and of backend TLS (proxy-ssl-secret), and backend client certificates with their keys.
+ */
+export function clientFiles(model: Model): Map<string, string> {
   const files = new Map<string, string>();
-  for (const s of tls.servers) {
+  for (const s of model.tls.servers) {
     const ca = s.clientAuth;
     if (!ca) continue;
     files.set(caFile(ca.caDigest), ca.caPem);
     if (ca.crlDigest && ca.crlPem) files.set(crlFile(ca.crlDigest), ca.crlPem);
   }
+  for (const s of model.servers) {
+    for (const l of s.locations) {
+      const p = l.target.kind === 'upstream' ? l.target.settings?.proxySsl : undefined;
+      if (p === undefined || p.denied !== undefined) continue;
+      files.set(caFile(p.caDigest), p.caPem);
+      if (p.crlDigest !== undefined && p.crlPem !== undefined) files.set(crlFile(p.crlDigest), p.crlPem);
+      if (p.client) files.set(proxyClientFile(p.client.digest), p.client.pem.reveal());
+    }
+  }
   return files;
 }
 
 /** Writes the missing files before `nginx -t` reads them. Names are content digests: a file never changes in place. */
-export async function writeClientFiles(workDir: string, tls: TlsModel): Promise<number> {
+export async function writeClientFiles(workDir: string, model: Model): Promise<number> {
   let written = 0;
-  for (const [rel, content] of clientFiles(tls)) {
+  for (const [rel, content] of clientFiles(model)) {
     const path = join(workDir, rel);
     const exists = await stat(path).then(() => true, () => false);
     if (exists) continue;
@@ -30,11 +43,11 @@ export async function writeClientFiles(workDir: string, tls: TlsModel): Promise<
   return written;
 }
 
-/** Removes CA and CRL files the running configuration no longer names (after a successful reload). */
-export async function pruneClientFiles(workDir: string, tls: TlsModel): Promise<void> {
-  const keep = new Set([...clientFiles(tls).keys()].map((rel) => rel.slice('ssl/'.length)));
+/** Removes CA, CRL and client-certificate files the running configuration no longer names (after a successful reload). */
+export async function pruneClientFiles(workDir: string, model: Model): Promise<void> {
+  const keep = new Set([...clientFiles(model).keys()].map((rel) => rel.slice('ssl/'.length)));
   const names = await readdir(join(workDir, 'ssl')).catch(() => [] as string[]);
   for (const name of names) {
-    if (/^(ca|crl)-[0-9a-f]+\.pem$/.test(name) && !keep.has(name)) await rm(join(workDir, 'ssl', name), { force: true });
+    if (/^(ca|crl|proxy-client)-[0-9a-f]+\.pem$/.test(name) && !keep.has(name)) await rm(join(workDir, 'ssl', name), { force: true });
   }
 }

@@ -62,6 +62,8 @@ const SENTINEL: Record<string, string> = {
   'limit-rate': '100', 'limit-rate-after': '10', 'enable-cors': 'true', 'cors-allow-origin': 'https://a.test', 'cors-expose-headers': 'X-A',
   'canary-by-header': 'X-Canary', 'canary-by-header-value': 'yes', 'canary-by-header-pattern': '^a.*', 'canary-by-cookie': 'c',
   'mirror-target': 'http://a.test/m', 'mirror-host': 'a.test', 'enable-access-log': 'false', 'enable-rewrite-log': 'true',
+  // A hostile name that parses names a missing Secret too: both answer 503 with no proxy_ssl_* line (nginx -t must pass).
+  'proxy-ssl-secret': 'missing', 'service-upstream': 'true',
 };
 /**
  * A Secret or ConfigMap that a valid hostile name points to does not exist, so its paths answer 503: the sentinels of
@@ -69,6 +71,7 @@ const SENTINEL: Record<string, string> = {
 const BASIC = { 'auth-type': 'basic', 'auth-secret': 'htp' };
 const EXTERNAL = { 'auth-url': 'http://127.0.0.1:9/auth', 'auth-signin': 'http://a.test/signin', 'auth-response-headers': 'X-User', 'auth-cache-key': '$remote_user' };
 const COMPANIONS: Record<string, Record<string, string>> = {
+  'proxy-ssl-secret': { 'backend-protocol': 'HTTPS', 'proxy-ssl-verify': 'on' },
   'auth-type': BASIC, 'auth-secret': BASIC, 'auth-secret-type': BASIC, 'auth-realm': BASIC, 'satisfy': { ...BASIC, 'allowlist-source-range': '10.0.0.0/8' },
   ...Object.fromEntries(['auth-url', 'auth-method', 'auth-signin', 'auth-signin-redirect-param', 'auth-response-headers', 'auth-request-redirect',
     'auth-cache-key', 'auth-cache-duration', 'auth-always-set-cookie', 'auth-proxy-set-headers', 'enable-global-auth'].map((k) => [k, EXTERNAL])),
@@ -147,13 +150,14 @@ before(async () => {
 });
 after(async () => { await rm(workDir, { recursive: true, force: true }); });
 
-type Slot = { name: string; make: (v: string, i: number) => Ingress; sentinel: string; listy: boolean | 'paths' };
+/** `trims`: the slot's value is trimmed before it is parsed (annotations other than snippets, see parse.ts). */
+type Slot = { name: string; make: (v: string, i: number) => Ingress; sentinel: string; listy: boolean | 'paths'; trims?: boolean };
 
 const ing = (i: number, o: { annotations?: Record<string, string>; host?: string; path?: string; service?: string; port?: number | string; type?: 'Prefix' | 'ImplementationSpecific' }): Ingress =>
   ingress(`i${i}`, { host: o.host ?? `h${i}.inj.test`, className: 'portico', annotations: o.annotations, paths: [{ path: o.path ?? '/', type: o.type ?? 'Prefix', service: o.service ?? 'svc', port: o.port ?? 80 }] });
 
 const SLOTS: Slot[] = [
-  ...ANNOTATIONS.map((a) => ({ name: a.key, sentinel: SENTINEL[a.key] ?? a.default, listy: LISTY.has(a.key), make: (v: string, i: number) => ing(i, { annotations: {
+  ...ANNOTATIONS.map((a) => ({ name: a.key, sentinel: SENTINEL[a.key] ?? a.default, listy: LISTY.has(a.key), trims: a.snippet !== true, make: (v: string, i: number) => ing(i, { annotations: {
     ...Object.fromEntries(Object.entries(COMPANIONS[a.key] ?? {}).map(([k, x]) => [`${P}/${k}`, x])), [`${P}/${a.key}`]: v } }) })),
   ...NOT_YET.slice(0, 4).map((k) => ({ name: k, sentinel: 'x', listy: false, make: (v: string, i: number) => ing(i, { annotations: { [`${P}/${k}`]: v } }) })),
   { name: 'host', sentinel: 'h0.inj.test', listy: false, make: (v, i) => ing(i, { host: i === 0 ? 'h0.inj.test' : v }) },
@@ -175,8 +179,9 @@ void test('hostile values in every annotation, host, path, service, port and Sec
       // Ingress 0 always carries the sentinel, so the expected server tree exists in both renders.
       const hostile = render(snapshotOf([slot.make(slot.sentinel, 0), ...batch.map((v, j) => slot.make(v, j + 1))]));
       // A value of letters and digits only cannot carry a directive; it may legitimately change the shape (use-regex: t),
-      // so its twin is itself. Every other value is compared with the sentinel's shape.
-      const twin = (v: string): string => (/^[A-Za-z0-9]*$/.test(v) ? v : slot.sentinel);
+      // so its twin is itself (trimmed where the parser trims: ' 404' is read as 404). Every other value is compared
+      // with the sentinel's shape.
+      const twin = (v: string): string => { const t = slot.trims ? v.trim() : v; return /^[A-Za-z0-9]*$/.test(t) ? t : slot.sentinel; };
       const expected = render(snapshotOf([slot.make(slot.sentinel, 0), ...batch.map((v, j) => slot.make(twin(v), j + 1))]));
       const refused = batch.filter((_, j) => hostile.refused.has(`i${j + 1}`)).length;
       const accepted = batch.length - refused + (hostile.refused.has('i0') ? 0 : 1);

@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
+import { selectIngresses } from '../../src/annotations/select.js';
 import { buildModel } from '../../src/model/build.js';
+import { classSelector } from '../../src/model/classes.js';
 import type { ModelOptions } from '../../src/model/input.js';
 import { renderNginxConf, type RenderOptions } from '../../src/render/nginx-conf.js';
 import { backendsPayload } from '../../src/render/lua-payload.js';
@@ -33,5 +35,19 @@ for (const dir of fixtureCases('render')) {
     assert.equal(conf, expected(dir, 'nginx.conf', conf));
     const backends = `${JSON.stringify(backendsPayload(model), null, 2)}\n`;
     assert.equal(backends, expected(dir, 'backends.json', backends));
+  });
+}
+
+// Annotated cases: the annotation stage first (prefix nginx.ingress.kubernetes.io), then the model, compared whole.
+for (const dir of fixtureCases('annotated')) {
+  test(`annotated fixture ${basename(dir)}`, () => {
+    const snap = loadSnapshot(dir);
+    const sel = selectIngresses(snap, new Map(), {
+      prefix: 'nginx.ingress.kubernetes.io', riskLevel: 'High', allowSnippets: false, strictPaths: true,
+      ours: classSelector(snap.ingressClasses, FIXTURE_MODEL_OPTIONS),
+    });
+    const model = buildModel(sel.snapshot, FIXTURE_MODEL_OPTIONS, sel.input);
+    const actual = `${JSON.stringify({ problems: [...sel.problems, ...model.problems], upstreams: model.upstreams }, null, 2)}\n`;
+    assert.equal(actual, expected(dir, 'model.json', actual));
   });
 }
