@@ -31,7 +31,7 @@ export class AnnotationStage {
   }
 
   /** Parses the global ConfigMap (--configmap); a refused value keeps its previous one, unknown keys are logged once. */
-  private globals(snap: Snapshot): GlobalSettings {
+  private globals(snap: Snapshot, trial: boolean): GlobalSettings {
     const ref = this.config.configmap;
     if (ref === undefined) return this.global;
     const [ns, name] = ref.split('/');
@@ -41,7 +41,7 @@ export class AnnotationStage {
     for (const e of r.errors) {
       this.once(`bad ${e.key} ${e.reason}`, () => { this.log.warn({ configmap: ref, key: e.key }, `ConfigMap ${ref} ${e.key}: ${e.reason}; keeping the previous value`); });
     }
-    this.global = r.settings;
+    if (!trial) this.global = r.settings;
     return r.settings;
   }
 
@@ -56,8 +56,9 @@ export class AnnotationStage {
   }
 
   /** Runs the stage on one snapshot. */
-  run(snap: Snapshot, opts: ModelOptions): StageResult {
-    const global = this.globals(snap);
+  /** Runs the stage on one snapshot; a `trial` run (quarantine's search) changes nothing kept between syncs. */
+  run(snap: Snapshot, opts: ModelOptions, trial = false): StageResult {
+    const global = this.globals(snap, trial);
     const sel = selectIngresses(snap, this.lastValid, {
       prefix: this.config.annotationsPrefix,
       riskLevel: global.annotationsRiskLevel ?? this.config.annotationsRiskLevel,
@@ -66,7 +67,7 @@ export class AnnotationStage {
       ours: classSelector(snap.ingressClasses, opts),
       auth: global,
     });
-    this.lastValid = sel.lastValid;
+    if (!trial) this.lastValid = sel.lastValid;
     return { snapshot: sel.snapshot, input: sel.input, problems: sel.problems, global, headers: this.headers(snap, global) };
   }
 }

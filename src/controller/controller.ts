@@ -4,7 +4,7 @@ import { errorMessage, NginxTestError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { buildModel } from '../model/build.js';
 import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../model/input.js';
-import type { Model } from '../model/types.js';
+import type { Model, ObjectRef } from '../model/types.js';
 import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
 import { backendsPayload } from '../render/lua-payload.js';
 import { clientFilesChanged, planApply, type DataPlaneState } from '../apply/plan.js';
@@ -17,7 +17,7 @@ import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
 import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 import { AnnotationStage } from './annotations.js';
 import { tlsSettingsOf } from '../model/settings.js';
-import { Quarantine, blame } from './quarantine.js';
+import { Quarantine, bisect, blame } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
 export function modelOptions(config: Config): ModelOptions {
@@ -40,9 +40,9 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
 }
 
 /** Snapshot → annotation stage → model → nginx.conf; the model's problems include the annotation stage's. */
-export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions): { model: Model; conf: RenderedConf } {
+export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions, trial = false): { model: Model; conf: RenderedConf } {
   const opts = modelOptions(config);
-  const st = stage.run(snap, opts);
+  const st = stage.run(snap, opts, trial);
   const tls = opts.tls ? { ...opts.tls, settings: tlsSettingsOf(st.global) } : undefined;
   const built = buildModel(st.snapshot, { ...opts, loadBalance: st.global.loadBalance ?? opts.loadBalance, ...(tls ? { tls } : {}) }, st.input);
   const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
@@ -170,11 +170,31 @@ export class Controller {
       } catch (err) {
         if (!(err instanceof NginxTestError)) throw err;
         const refs = blame(err.message, built.conf.text, built.model);
+        if (refs.length === 0) refs.push(...await this.bisectRefusal(snap, built.model));
         if (refs.length === 0) return built;
         this.log.error({ ingresses: refs.map((r) => `${r.namespace}/${r.name}`), err: err.message }, 'nginx refused the configuration; leaving out the Ingresses of the server it names');
         this.quarantine.add(refs, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');
       }
     }
+  }
+
+  /** For a refusal without a line: the one Ingress whose removal makes nginx -t pass, found by halving. */
+  private async bisectRefusal(snap: Snapshot, model: Model): Promise<ObjectRef[]> {
+    const keys = model.ingresses.map((r) => `${r.namespace}/${r.name}`);
+    const culprit = await bisect(keys, async (excluded) => {
+      const without = { ...snap, ingresses: snap.ingresses.filter((i) => !excluded.has(`${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`)) };
+      const trial = buildAndRender(this.annotations, without, this.config, this.render, true);
+      try {
+        await this.tls.beforeReload(trial.model);
+        await this.nginx.test(trial.conf.text);
+        return true;
+      } catch (err) {
+        if (err instanceof NginxTestError) return false;
+        throw err;
+      }
+    });
+    const ref = culprit === undefined ? undefined : model.ingresses.find((r) => `${r.namespace}/${r.name}` === culprit);
+    return ref ? [ref] : [];
   }
 
   private async reload(text: string, hash: string, model: Model): Promise<void> {

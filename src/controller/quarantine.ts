@@ -67,3 +67,21 @@ export class Quarantine {
     }));
   }
 }
+
+/**
+ * Finds one Ingress whose presence makes `passes` fail, by halving (at most `budget` calls): for a refusal nginx
+ * gives without a line. `passes(excluded)` answers whether the configuration without `excluded` passes nginx -t.
+ * Undefined when even the configuration without any of `keys` fails (not an Ingress's doing) or the budget ends.
+ */
+export async function bisect(keys: readonly string[], passes: (excluded: ReadonlySet<string>) => Promise<boolean>, budget = 16): Promise<string | undefined> {
+  let suspects = [...keys];
+  let calls = 0;
+  const ok = async (excluded: readonly string[]): Promise<boolean> => { calls += 1; return passes(new Set(excluded)); };
+  if (suspects.length === 0 || !(await ok(suspects))) return undefined;
+  while (suspects.length > 1 && calls < budget) {
+    const half = suspects.slice(0, Math.ceil(suspects.length / 2));
+    // Without `half` it passes: a culprit is in `half`; otherwise one is in the other half.
+    suspects = (await ok(half)) ? half : suspects.slice(half.length);
+  }
+  return suspects.length === 1 ? suspects[0] : undefined;
+}

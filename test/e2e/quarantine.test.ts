@@ -7,7 +7,7 @@ import { startBackend, type Backend } from '../support/backends.js';
 import { ingress, ingressClass } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { REPO, startPortico, until, who, type Running } from '../support/portico.js';
-import { blame, serverAt, Quarantine } from '../../src/controller/quarantine.js';
+import { bisect, blame, serverAt, Quarantine } from '../../src/controller/quarantine.js';
 import type { Model } from '../../src/model/types.js';
 import { EMPTY_SNAPSHOT } from '../../src/model/input.js';
 
@@ -27,6 +27,16 @@ test('serverAt and blame find the server block and the Ingresses nginx refused',
   const changed = { ...snap, ingresses: [{ ...snap.ingresses[0]!, metadata: { ...snap.ingresses[0]!.metadata, resourceVersion: '2' } }] };
   assert.equal(q.filter(changed).ingresses.length, 1, 'a changed Ingress leaves quarantine');
   assert.equal(q.problems().length, 0);
+});
+
+test('bisect finds the one key whose presence fails, within its budget, and gives up on a global failure', async () => {
+  const keys = Array.from({ length: 100 }, (_, i) => `ns/i${i}`);
+  let calls = 0;
+  const found = await bisect(keys, async (excluded) => { calls += 1; return excluded.has('ns/i73'); });
+  assert.equal(found, 'ns/i73');
+  assert.ok(calls <= 8, `${calls} calls for 100 keys`);
+  assert.equal(await bisect(keys, async () => false), undefined, 'failing without every key: not an Ingress');
+  assert.equal(await bisect([], async () => true), undefined);
 });
 
 describe('an Ingress whose configuration nginx refuses', () => {
@@ -59,5 +69,15 @@ describe('an Ingress whose configuration nginx refuses', () => {
     await writeManifests(dir, 'bad.yaml', [ingress('poison', { className: 'portico', host: 'cured.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
       ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
     await until('cured.test served', async () => (await who(portico.http, 'cured.test', '/')) === 'ok', 5000);
+  });
+
+  test('a refusal that names no line is pinned on its Ingress by halving', async () => {
+    await writeManifests(dir, 'silent.yaml', [
+      ...['s1', 's2', 's3', 's4', 's5'].map((n) => ingress(n, { className: 'portico', host: `${n}.test`, paths: [{ path: '/', type: 'Prefix', service: 'web' }] })),
+      ingress('silent', { className: 'portico', host: 'silent.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+    ]);
+    await until('s5.test served', async () => (await who(portico.http, 's5.test', '/')) === 'ok', 10_000);
+    assert.equal(await who(portico.http, 'silent.test', '/'), '404');
+    assert.ok(portico.output.some((l) => l.includes('Ingress default/silent') && l.includes('left out until it changes')));
   });
 });
