@@ -17,6 +17,7 @@ import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
 import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
 import { AnnotationStage } from './annotations.js';
 import { tlsSettingsOf } from '../model/settings.js';
+import { refreshEndpoints } from '../model/refresh.js';
 import { Quarantine, bisect, blame } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
@@ -78,7 +79,9 @@ export class Controller {
   readonly loop: SyncLoop;
   readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0 };
   private running: DataPlaneState | undefined;
-  private current: { model: Model; conf: string; backends: string } | undefined;
+  private current: { model: Model; rendered: RenderedConf; backends: string } | undefined;
+  /** The last sync ended applied (or equal): only then may an EndpointSlice-only change skip the full build. */
+  private lastOk = false;
   readonly problems: ProblemReporter;
   readonly tls: TlsSync;
   private readonly annotations: AnnotationStage;
@@ -100,7 +103,7 @@ export class Controller {
   }
 
   get debug(): { conf: string; backends: string; model: Model | undefined } {
-    return { conf: this.current?.conf ?? '', backends: this.current?.backends ?? '[]', model: this.current?.model };
+    return { conf: this.current?.rendered.text ?? '', backends: this.current?.backends ?? '[]', model: this.current?.model };
   }
 
   /** Called when nginx restarted on its own: its shared dicts are empty, so everything is pushed again. */
@@ -114,7 +117,12 @@ export class Controller {
     const started = Date.now();
     this.counters.syncs += 1;
     await this.tls.prepare();
-    const { model, conf } = await this.buildTested();
+    // Endpoint churn is the common change: it only needs the upstreams' endpoints again (model/refresh.ts).
+    const endpointsOnly = this.lastOk && [...causes.keys()].every((k) => k === 'EndpointSlice');
+    this.lastOk = false;
+    const { model, conf } = endpointsOnly && this.current
+      ? { model: refreshEndpoints(this.current.model, this.store.snapshot()), conf: this.current.rendered }
+      : await this.buildTested();
     this.problems.report([...model.problems, ...this.quarantine.problems()]);
     this.tls.warnExpiring(model, started);
     const authWritten = await writeAuthFiles(this.config.workDir, model);
@@ -128,6 +136,8 @@ export class Controller {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
       for (const l of this.applied) l({ model, plan, reloaded: false });
       await pruneAuthFiles(this.config.workDir, model);
+      this.current = { model, rendered: conf, backends };
+      this.lastOk = true;
       return;
     }
     const reloads = this.counters.reloads;
@@ -142,7 +152,8 @@ export class Controller {
       if (plan === 'reload' || this.running?.certificates !== certs.digest) await this.nginx.pushRaw('certificates', certs.body);
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
-      this.current = { model, conf: conf.text, backends };
+      this.current = { model, rendered: conf, backends };
+      this.lastOk = true;
       this.log.info({ cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters }, 'sync');
       for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });
       await pruneAuthFiles(this.config.workDir, model);

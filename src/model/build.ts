@@ -192,7 +192,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     const c = canaries.get(u.name);
     const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
     if (typeof ep === 'string') b.problem(b.serviceUpstreamBy.get(u.name) ?? u.service, 'metadata.annotations.service-upstream', ep, 'degraded');
-    if (typeof ep === 'object') u = { ...u, endpoints: [ep] };
+    if (typeof ep === 'object') u = { ...u, endpoints: [ep], serviceUpstream: true };
     const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
     return c ? { ...v, canary: c } : v;
   });

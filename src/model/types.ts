@@ -31,6 +31,8 @@ export interface Upstream {
   readonly affinity: Affinity | null;
   /** An Ingress set a balancing annotation for it: its locations keep every Lua hook, so switching algorithms stays dynamic. */
   readonly tuned: boolean;
+  /** service-upstream: the one endpoint is the Service's cluster IP, not its pods. */
+  readonly serviceUpstream?: boolean;
   /** Canary policies by route key: requests the Lua balancer may send to another backend instead (docs/adr/0006). */
   readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
