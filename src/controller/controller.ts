@@ -160,7 +160,10 @@ export class Controller {
     } catch (err) {
       this.counters.failedUpdates += 1;
       this.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');
-      if (!(err instanceof NginxTestError)) this.running = undefined;
+      if (err instanceof NginxTestError) return; // nothing to retry until something changes
+      // nginx was not reachable or answered an error: push everything again shortly, nothing is dropped.
+      this.running = undefined;
+      setTimeout(() => { this.loop.mark('retry'); }, 1000).unref();
     }
   }
 
