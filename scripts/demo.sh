@@ -23,4 +23,4 @@ Edit examples/demo.yaml while it runs: changes apply within a second. Ctrl-C sto
 
 TXT
 node bin/portico.js --manifests examples --http-port 8080 --https-port 8443 --healthz-port 10254 \
-  --status-port 10246 --default-server-port 8181 --work-dir "$WORK"
+  --status-port 10246 --work-dir "$WORK"

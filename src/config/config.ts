@@ -16,7 +16,8 @@ export interface Config {
   readonly httpsPort: number;
   readonly healthzPort: number;
   readonly statusPort: number;
-  readonly defaultServerPort: number;
+  /** Port of the built-in default backend server; undefined: not opened (nginx answers unmatched requests itself). */
+  readonly defaultServerPort: number | undefined;
   readonly listenAddress: string;
   readonly workDir: string;
   readonly luaDir: string;
@@ -104,7 +105,7 @@ export function parseAddressList(flag: string, value: string): string[] {
 
 /** Checks cross-flag rules and freezes the result. */
 export function finalizeConfig(config: Config): Readonly<Config> {
-  const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.statusPort, config.defaultServerPort];
+  const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.statusPort, ...(config.defaultServerPort === undefined ? [] : [config.defaultServerPort])];
   if (new Set(ports).size !== ports.length) {
     throw new ConfigError(
       `--http-port, --https-port, --healthz-port, --status-port and --default-server-port must differ, got ${ports.join(', ')}`,

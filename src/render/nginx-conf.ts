@@ -16,7 +16,7 @@ export interface RenderOptions {
   readonly httpPort: number;
   readonly httpsPort: number;
   readonly statusPort: number;
-  readonly defaultServerPort: number;
+  readonly defaultServerPort: number | undefined;
   readonly listenAddress: string;
   /** Worker user (see docs/adr/0002); undefined: nginx's default. */
   readonly user: readonly [string, string] | undefined;
@@ -114,12 +114,14 @@ function internalServers(o: RenderOptions): string[] {
     `        location = /portico/config-hash { return 200 "${HASH_PLACEHOLDER}"; }`,
     '        location / { return 404; }',
     '    }',
-    '    server {',
-    `        ${listen('127.0.0.1', o.defaultServerPort)}`,
-    '        access_log off;',
-    '        location = /healthz { return 200 "ok\\n"; }',
-    '        location / { return 404 "default backend - 404\\n"; }',
-    '    }',
+    ...(o.defaultServerPort === undefined ? [] : [
+      '    server {',
+      `        ${listen('127.0.0.1', o.defaultServerPort)}`,
+      '        access_log off;',
+      '        location = /healthz { return 200 "ok\\n"; }',
+      '        location / { return 404 "default backend - 404\\n"; }',
+      '    }',
+    ]),
     // The balancer sends requests for a backend without endpoints here (ADR 0001): the hot path runs no Lua
     // before the balancer, and ngx.exit(503) in the balancer phase would answer 500 on stock nginx.
     '    server {',

@@ -58,7 +58,7 @@ export async function until(what: string, fn: () => Promise<boolean> | boolean, 
 }
 
 export interface Running {
-  readonly http: number; readonly https: number; readonly healthz: number; readonly status: number; readonly defaultServer: number;
+  readonly http: number; readonly https: number; readonly healthz: number; readonly status: number;
   readonly workDir: string;
   readonly proc: ChildProcess;
   /** Everything Portico printed (JSON log lines). */
@@ -66,13 +66,16 @@ export interface Running {
   stop(): Promise<number | null>;
 }
 
-/** Starts `portico` with every port picked free and a 0700 mktemp work dir; resolves when /healthz is 200. */
+/**
+ * Starts `portico` with the flags of the issue's command line (every port picked free) and a 0700 mktemp work dir;
+ * resolves when /healthz is 200.
+ */
 export async function startPortico(args: string[], opts: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Running> {
-  const [http, https, healthz, status, defaultServer] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const workDir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
   const proc = spawn(process.execPath, [join(REPO, 'bin/portico.js'), ...args,
     `--http-port=${http}`, '--https-port', String(https), '--healthz-port', String(healthz), '--status-port', String(status),
-    '--default-server-port', String(defaultServer), '--work-dir', workDir, '--log-level', 'debug'],
+    '--work-dir', workDir, '--log-level', 'debug'],
   { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   const output: string[] = [];
   const collect = (chunk: Buffer) => { for (const l of chunk.toString('utf8').split('\n')) if (l) output.push(l); };
@@ -80,7 +83,7 @@ export async function startPortico(args: string[], opts: { waitHealthy?: boolean
   proc.stderr?.on('data', collect);
   const exited = new Promise<number | null>((resolve) => { proc.once('exit', (code) => { resolve(code); }); });
   const running: Running = {
-    http, https, healthz, status, defaultServer, workDir, proc, output,
+    http, https, healthz, status, workDir, proc, output,
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);

@@ -10,7 +10,8 @@ test('defaults follow ingress-nginx', () => {
   assert.equal(c.httpsPort, 443);
   assert.equal(c.healthzPort, 10254);
   assert.equal(c.statusPort, 10246);
-  assert.equal(c.defaultServerPort, 8181);
+  assert.equal(c.defaultServerPort, undefined, 'the built-in default server is opened only on request');
+  assert.equal(parseFlags(['--manifests', '/m', '--default-server-port=8181'], {}).defaultServerPort, 8181);
   assert.equal(c.annotationsPrefix, 'nginx.ingress.kubernetes.io');
   assert.equal(c.controllerClass, 'portico.dev/ingress-controller');
   assert.equal(c.ingressClass, 'portico');
