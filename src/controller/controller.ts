@@ -12,23 +12,23 @@ import { Nginx } from '../nginx/process.js';
 import { Store } from '../store/store.js';
 import { SyncLoop } from './sync-loop.js';
 import { ProblemReporter } from './problems.js';
-import { TlsSync } from './tls-sync.js';
+import { TlsSync, type CertificatesState } from './tls-sync.js';
 import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
-import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
+import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
 import { AnnotationStage } from './annotations.js';
 import { tlsSettingsOf } from '../model/settings.js';
 import { refreshEndpoints } from '../model/refresh.js';
 import { Quarantine, bisect, blame } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
-export function modelOptions(config: Config): ModelOptions {
+export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETTINGS): ModelOptions {
   return {
     controllerClass: config.controllerClass,
     ingressClass: config.ingressClass,
     watchIngressWithoutClass: config.watchIngressWithoutClass,
     defaultBackendService: config.defaultBackendService,
     loadBalance: config.defaultLoadBalance,
-    tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: DEFAULT_TLS_SETTINGS },
+    tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
   };
 }
 
@@ -44,8 +44,7 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
 export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions, trial = false): { model: Model; conf: RenderedConf } {
   const opts = modelOptions(config);
   const st = stage.run(snap, opts, trial);
-  const tls = opts.tls ? { ...opts.tls, settings: tlsSettingsOf(st.global) } : undefined;
-  const built = buildModel(st.snapshot, { ...opts, loadBalance: st.global.loadBalance ?? opts.loadBalance, ...(tls ? { tls } : {}) }, st.input);
+  const built = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance }, st.input);
   const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
   const dbs = config.defaultBackendService;
   const defaultUpstream = dbs ? model.upstreams.find((u) => u.service.namespace === dbs.namespace && u.service.name === dbs.name)?.name : undefined;
@@ -79,7 +78,7 @@ export class Controller {
   readonly loop: SyncLoop;
   readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0 };
   private running: DataPlaneState | undefined;
-  private current: { model: Model; rendered: RenderedConf; backends: string } | undefined;
+  private current: { model: Model; rendered: RenderedConf; backends: string; certs: CertificatesState } | undefined;
   /** The last sync ended applied (or equal): only then may an EndpointSlice-only change skip the full build. */
   private lastOk = false;
   readonly problems: ProblemReporter;
@@ -118,25 +117,28 @@ export class Controller {
     this.counters.syncs += 1;
     await this.tls.prepare();
     // Endpoint churn is the common change: it only needs the upstreams' endpoints again (model/refresh.ts).
-    const endpointsOnly = this.lastOk && [...causes.keys()].every((k) => k === 'EndpointSlice');
+    // Everything but the upstreams' endpoints (nginx.conf, certificates, htpasswd files) is then the running one.
+    const last = this.lastOk && [...causes.keys()].every((k) => k === 'EndpointSlice') ? this.current : undefined;
     this.lastOk = false;
-    const { model, conf } = endpointsOnly && this.current
-      ? { model: refreshEndpoints(this.current.model, this.store.snapshot()), conf: this.current.rendered }
+    const { model, conf } = last
+      ? { model: refreshEndpoints(last.model, this.store.snapshot()), conf: last.rendered }
       : await this.buildTested();
     this.problems.report([...model.problems, ...this.quarantine.problems()]);
     this.tls.warnExpiring(model, started);
-    const authWritten = await writeAuthFiles(this.config.workDir, model);
-    if (authWritten > 0) this.log.info({ files: authWritten }, 'wrote htpasswd files (nginx reads them per request: no reload)');
+    if (!last) {
+      const authWritten = await writeAuthFiles(this.config.workDir, model);
+      if (authWritten > 0) this.log.info({ files: authWritten }, 'wrote htpasswd files (nginx reads them per request: no reload)');
+    }
     const backends = JSON.stringify(backendsPayload(model));
-    const certs = this.tls.state(model);
+    const certs = last?.certs ?? this.tls.state(model);
     const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest };
     const plan = planApply(this.running, next);
     const cause = Object.fromEntries(causes);
     if (plan === 'noop') {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
       for (const l of this.applied) l({ model, plan, reloaded: false });
-      await pruneAuthFiles(this.config.workDir, model);
-      this.current = { model, rendered: conf, backends };
+      if (!last) await pruneAuthFiles(this.config.workDir, model);
+      this.current = { model, rendered: conf, backends, certs };
       this.lastOk = true;
       return;
     }
@@ -152,11 +154,11 @@ export class Controller {
       if (plan === 'reload' || this.running?.certificates !== certs.digest) await this.nginx.pushRaw('certificates', certs.body);
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
-      this.current = { model, rendered: conf, backends };
+      this.current = { model, rendered: conf, backends, certs };
       this.lastOk = true;
       this.log.info({ cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters }, 'sync');
       for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });
-      await pruneAuthFiles(this.config.workDir, model);
+      if (!last) await pruneAuthFiles(this.config.workDir, model);
     } catch (err) {
       this.counters.failedUpdates += 1;
       this.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');

@@ -2,21 +2,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  type Backend, type BackendJson, type Nginx, endpointsOf, request, startBackend, startNginx, tally,
+  type Nginx, backendPool, endpointsOf, request, startBackend, startNginx, tally,
 } from './harness.js';
 
 void describe('lua balancer algorithms', () => {
   let nginx: Nginx;
-  const pool: Backend[] = [];
-  const byId = (id: string): Backend => {
-    const found = pool.find((x) => x.id === id);
-    if (!found) throw new Error(`backend ${id} not started`);
-    return found;
-  };
-  const post = async (list: BackendJson[]): Promise<void> => {
-    const res = await nginx.post('/configuration/backends', list);
-    assert.equal(res.status, 201, res.body);
-  };
+  const { pool, byId, post } = backendPool(() => nginx);
   /** Which backend answers each URI (every URI asked `times` times; all answers must agree). */
   const owners = async (uris: string[], times: number): Promise<Map<string, string>> => {
     const owner = new Map<string, string>();

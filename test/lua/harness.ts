@@ -2,8 +2,8 @@
 // small HTTP helpers. Every process started here is stopped by its PID; every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, chmodSync, writeFileSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,17 +13,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '..', '..', '..');
 const NGINX = '/usr/sbin/nginx';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => { resolve(port); });
-    });
-  });
-}
+export { freePort } from '../support/portico.js';
+import { freePort } from '../support/portico.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -265,4 +256,21 @@ Promise<Map<string, number>> {
     seen.set(key, (seen.get(key) ?? 0) + 1);
   }
   return seen;
+}
+
+/** The backends of one test file, by id, and a POST of a backend list that must be accepted (201). */
+export function backendPool(nginx: () => Nginx): { pool: Backend[]; byId: (id: string) => Backend; post: (list: BackendJson[]) => Promise<void> } {
+  const pool: Backend[] = [];
+  return {
+    pool,
+    byId: (id) => {
+      const found = pool.find((x) => x.id === id);
+      if (!found) throw new Error(`backend ${id} not started`);
+      return found;
+    },
+    post: async (list) => {
+      const res = await nginx().post('/configuration/backends', list);
+      assert.equal(res.status, 201, res.body);
+    },
+  };
 }

@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  type Backend, type BackendJson, type Nginx, endpointsOf, request, startBackend, startNginx,
+  type BackendJson, type Nginx, backendPool, endpointsOf, request, startBackend, startNginx,
 } from './harness.js';
 
 const COOKIE = 'INGRESSCOOKIE';
@@ -11,16 +11,7 @@ interface Visit { backend: string; setCookie: string | undefined; cookies: strin
 
 void describe('lua cookie affinity', () => {
   let nginx: Nginx;
-  const pool: Backend[] = [];
-  const byId = (id: string): Backend => {
-    const found = pool.find((x) => x.id === id);
-    if (!found) throw new Error(`backend ${id} not started`);
-    return found;
-  };
-  const post = async (list: BackendJson[]): Promise<void> => {
-    const res = await nginx.post('/configuration/backends', list);
-    assert.equal(res.status, 201, res.body);
-  };
+  const { pool, byId, post } = backendPool(() => nginx);
   const affinity = (mode: string, ...ids: string[]): BackendJson[] => [{
     name: 'web', endpoints: endpointsOf(...ids.map(byId)),
     affinity: { mode, name: COOKIE, path: '/', maxAge: 3600, expires: 7200, sameSite: 'Lax', secure: true },
