@@ -197,3 +197,29 @@ export async function callgrindDump(dir: string, pid: number): Promise<number> {
   }
   throw new Error(`no callgrind dump for ${pid} in ${dir}: ${(await readdir(dir)).join(" ")}`);
 }
+
+/**
+ * Runs `load` with `strace -c -f` attached to `pids` and returns the calls per syscall name. strace slows the traced
+ * process down several times, so only the counts per request mean anything, never the times.
+ */
+export async function syscallCounts(pids: readonly number[], load: () => Promise<number>): Promise<{ requests: number; calls: Map<string, number> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-bench-strace-'));
+  const out = join(dir, 'strace.txt');
+  const tracer = spawn('strace', ['-c', '-f', '-o', out, ...pids.flatMap((p) => ['-p', String(p)])], { stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    await sleep(500); // attached
+    const requests = await load();
+    const exited = new Promise((r) => tracer.once('exit', r));
+    tracer.kill('SIGINT');
+    await Promise.race([exited, sleep(5000)]);
+    const calls = new Map<string, number>();
+    for (const line of (await readFile(out, 'utf8')).split('\n')) {
+      const m = /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$/.exec(line);
+      if (m?.[2] && m[2] !== 'total') calls.set(m[2], Number(m[1]));
+    }
+    return { requests, calls };
+  } finally {
+    if (tracer.exitCode === null) tracer.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
+}

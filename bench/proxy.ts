@@ -20,7 +20,7 @@ import { ingress, ingressClass, service, slice } from '../test/support/objects.j
 import { manifestDir, writeManifests } from '../test/support/manifests.js';
 import { freePort, startPortico, type Running } from '../test/support/portico.js';
 import {
-  backendAccepts, backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, cpuNs, cpuTicks, fmt, intArg, median, pin, sleep,
+  backendAccepts, backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, syscallCounts, cpuNs, cpuTicks, fmt, intArg, median, pin, sleep,
   startNginx, wrk, type HandNginx, type WrkResult,
 } from './lib.js';
 
@@ -30,6 +30,10 @@ const SECONDS = intArg(argv, 'seconds', 5, 1, 60);
 const CONNECTIONS = intArg(argv, 'connections', 50, 1, 1000);
 const WORKERS = intArg(argv, 'workers', 1, 1, 8);
 const CALLGRIND = argv.includes('--callgrind');
+/** --syscalls: count each side's syscalls per request under strace instead of timing. */
+const SYSCALLS = argv.includes('--syscalls');
+/** --keep-profiles: leave the callgrind dumps for callgrind_annotate and print where they are. */
+const KEEP_PROFILES = argv.includes('--keep-profiles');
 const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
@@ -67,8 +71,27 @@ const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default upgrad
 const MINIMAL_HEADERS = `    proxy_set_header Host $host;
     proxy_set_header Connection "";`;
 
-function handConf(port: number, backends: readonly number[], headers: string, serverExtra: string): (dir: string) => string {
-  return (dir) => `worker_processes ${WORKERS};
+// The `floor` side: `same`, but its upstream is balanced by the smallest useful balancer_by_lua (round robin over
+// the two ports in a Lua upvalue, no lookup of any kind): the cost of the Lua balancer itself on this nginx build,
+// which no Lua-balanced configuration can go below.
+const FLOOR_LUA = `load_module /usr/lib/nginx/modules/ndk_http_module.so;
+load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;
+`;
+function floorUpstream(backends: readonly number[]): string {
+  return `    init_by_lua_block {
+        local set_current_peer = require("ngx.balancer").set_current_peer
+        local ports, i = { ${backends.join(', ')} }, 0
+        package.loaded.floor = { balance = function() i = i % #ports + 1; set_current_peer("127.0.0.1", ports[i]) end }
+    }
+    upstream static_backend {
+        server 0.0.0.1;
+        balancer_by_lua_block { require("floor").balance() }`;
+}
+
+function handConf(port: number, backends: readonly number[], headers: string, serverExtra: string, lua = false): (dir: string) => string {
+  const upstream = lua ? floorUpstream(backends) : `    upstream static_backend {
+${backends.map((p) => `        server 127.0.0.1:${p};`).join('\n')}`;
+  return (dir) => `${lua ? FLOOR_LUA : ''}worker_processes ${WORKERS};
 pid ${dir}/nginx.pid;
 events { worker_connections 16384; multi_accept on; }
 http {
@@ -86,8 +109,7 @@ ${LOG_FORMAT}
     proxy_next_upstream error timeout; proxy_next_upstream_tries 3;
     proxy_redirect off;
 ${headers}
-    upstream static_backend {
-${backends.map((p) => `        server 127.0.0.1:${p};`).join('\n')}
+${upstream}
         keepalive 320; keepalive_time 1h; keepalive_timeout 60s; keepalive_requests 10000;
     }
     server {
@@ -139,7 +161,8 @@ async function main(): Promise<void> {
     if (CALLGRIND) {
       cgDir = await mkdtemp(join(tmpdir(), 'portico-bench-cg-'));
       await chmod(cgDir, 0o777); // nginx workers (another user) write their own profile files
-      stops.push(() => rm(cgDir, { recursive: true, force: true }));
+      if (KEEP_PROFILES) console.log(`callgrind dumps kept in ${cgDir}`);
+      else stops.push(() => rm(cgDir, { recursive: true, force: true }));
       binary = await callgrindWrapper(cgDir);
     }
     const backendPorts = [await freePort(), await freePort()];
@@ -169,11 +192,15 @@ async function main(): Promise<void> {
     const minimalPort = await freePort();
     const minimal = await startNginx('minimal', handConf(minimalPort, backendPorts, MINIMAL_HEADERS, ''), PROXY_CPUS, minimalPort, binary);
     stops.push(() => minimal.stop());
+    const floorPort = await freePort();
+    const floor = await startNginx('floor', handConf(floorPort, backendPorts, SAME_HEADERS, '\n        set $portico_client_auth "";', true), PROXY_CPUS, floorPort, binary);
+    stops.push(() => floor.stop());
 
     const sides: Side[] = [
       { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [], master: masterPid },
       { name: 'same', port: samePort, workers: () => same.workers(), rounds: [], master: same.proc.pid ?? 0 },
       { name: 'minimal', port: minimalPort, workers: () => minimal.workers(), rounds: [], master: minimal.proc.pid ?? 0 },
+      { name: 'floor', port: floorPort, workers: () => floor.workers(), rounds: [], master: floor.proc.pid ?? 0 },
     ];
     for (const s of CALLGRIND ? [] : sides) {
       const w = await s.workers();
@@ -182,6 +209,10 @@ async function main(): Promise<void> {
 
     if (CALLGRIND) {
       await instructions(sides, cgDir);
+      return;
+    }
+    if (SYSCALLS) {
+      await syscalls(sides);
       return;
     }
     console.log(`bench/proxy: ${ROUNDS} rounds x ${sides.length} sides x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}, ${WORKERS} nginx worker(s) on CPU ${PROXY_CPUS}, wrk + backend on CPU ${CLIENT_CPUS}`);
@@ -226,6 +257,23 @@ async function instructions(sides: readonly Side[], cgDir: string): Promise<void
   }
 }
 
+/** --syscalls: each side's syscalls per request (strace -c on its workers), to compare kernel work, not time. */
+async function syscalls(sides: readonly Side[]): Promise<void> {
+  console.log(`bench/proxy --syscalls: syscalls per request in the proxy's nginx workers under strace -c, ${SECONDS}s each, wrk -t1 -c${CONNECTIONS}`);
+  const per = new Map<string, Map<string, number>>();
+  for (const s of sides) {
+    await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 1, connections: CONNECTIONS, cpus: CLIENT_CPUS });
+    const { requests, calls } = await syscallCounts(await s.workers(), async () =>
+      (await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: SECONDS, connections: CONNECTIONS, cpus: CLIENT_CPUS })).requests);
+    per.set(s.name, new Map([...calls].map(([k, v]) => [k, v / Math.max(1, requests)])));
+    console.log(`  ${s.name}: ${requests} requests`);
+  }
+  const names = [...new Set([...per.values()].flatMap((m) => [...m.keys()]))].sort();
+  console.log(`${'syscall'.padEnd(14)}${sides.map((s) => s.name.padStart(10)).join('')}`);
+  for (const n of names) console.log(`${n.padEnd(14)}${sides.map((s) => fmt(per.get(s.name)?.get(n) ?? 0, 3).padStart(10)).join('')}`);
+  console.log(`${'total'.padEnd(14)}${sides.map((s) => fmt([...(per.get(s.name)?.values() ?? [])].reduce((a, b) => a + b, 0), 3).padStart(10)).join('')}`);
+}
+
 function report(sides: readonly Side[]): void {
   const [p, ...refs] = sides as [Side, ...Side[]];
   console.log('\nmedians over rounds (min-max):');
@@ -245,6 +293,12 @@ function report(sides: readonly Side[]): void {
       + `  p99 ${fmt(median(p.rounds.map((m) => m.p99ms)) / median(ref.rounds.map((m) => m.p99ms)), 3)} (paired ${fmt(median(pr), 3)}, ${fmt(Math.min(...pr), 3)}-${fmt(Math.max(...pr), 3)})`
       + `  CPU/req ${fmt(median(p.rounds.map((m) => m.cpuUsPerReq)) / median(ref.rounds.map((m) => m.cpuUsPerReq)), 3)} (paired ${fmt(median(cr), 3)}, ${fmt(Math.min(...cr), 3)}-${fmt(Math.max(...cr), 3)})`
       + `  best-of-${p.rounds.length} rps ${fmt(Math.max(...p.rounds.map((m) => m.rps)) / Math.max(...ref.rounds.map((m) => m.rps)), 3)}`);
+  }
+  const floor = sides.find((s) => s.name === 'floor');
+  const same = sides.find((s) => s.name === 'same');
+  if (floor && same) {
+    const rr = floor.rounds.map((m, i) => m.rps / same.rounds[i]!.rps);
+    console.log(`\nfloor / same (what any balancer_by_lua costs on this nginx): rps ${fmt(median(floor.rounds.map((m) => m.rps)) / median(same.rounds.map((m) => m.rps)), 3)} (paired ${fmt(median(rr), 3)}, ${fmt(Math.min(...rr), 3)}-${fmt(Math.max(...rr), 3)})`);
   }
   const errors = sides.reduce((a, s) => a + s.rounds.reduce((b, m) => b + m.non2xx + m.socketErrors, 0), 0);
   console.log(`\nnon-2xx + socket errors, all sides: ${errors}`);
