@@ -43,18 +43,55 @@ export function describeError(err: unknown): string {
   return status === undefined ? detail : `HTTP ${status}: ${detail}`;
 }
 
+/** How long the API server keeps one watch open: 5-10 minutes, randomised so that watches do not all end together. */
+function watchTimeoutSeconds(): number {
+  return 300 + Math.floor(Math.random() * 300);
+}
+const WATCH_GRACE_MS = 30_000;
+
+export interface WatchLimits {
+  /** The timeoutSeconds asked of the API server for each watch. */
+  readonly timeoutSeconds: () => number;
+  /** How long after timeoutSeconds a watch the server has not ended is taken as a dead connection. */
+  readonly graceMs: number;
+}
+
 /**
- * client-node's Watch prepares credentials (exec plugins, token files) outside its try block, so a failure there
- * rejects a promise nobody awaits: the process would die, or the informer would stop without an `error` event.
- * Here every failure reaches `done`, so the informer reports it and the feed restarts.
+ * client-node's Watch with two guards:
+ * - it prepares credentials (exec plugins, token files) outside its try block, so a failure there rejects a promise
+ *   nobody awaits: the process would die, or the informer would stop without an `error` event. Here every failure
+ *   reaches `done`, so the informer reports it and the feed restarts;
+ * - a watch on a connection that died without a FIN or RST (a half-open TCP connection: a NAT or an API server
+ *   host gone) would wait forever. Each watch asks the server to end it after `timeoutSeconds` (client-go does the
+ *   same), and one still open `graceMs` later is aborted and reported as an error, so the feed lists again.
  */
 export class SafeWatch extends Watch {
+  constructor(config: KubeConfig, private readonly limits: WatchLimits = { timeoutSeconds: watchTimeoutSeconds, graceMs: WATCH_GRACE_MS }) {
+    super(config);
+  }
+
   override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>,
     callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
-    try {
-      return await super.watch(path, queryParams, callback, done);
-    } catch (err) {
+    const timeoutSeconds = typeof queryParams.timeoutSeconds === 'number' ? queryParams.timeoutSeconds : this.limits.timeoutSeconds();
+    let ended = false;
+    let controller: AbortController | undefined;
+    const finish = (err: unknown): void => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
       done(err);
+    };
+    const timer = setTimeout(() => {
+      finish(new Error(`watch ${path}: still open ${timeoutSeconds}s + ${this.limits.graceMs / 1000}s after it began although the API server was asked to end it after ${timeoutSeconds}s; the connection is taken as dead`));
+      controller?.abort(); // after finish: the abort's own error is not the one reported
+    }, timeoutSeconds * 1000 + this.limits.graceMs);
+    timer.unref();
+    try {
+      controller = await super.watch(path, { ...queryParams, timeoutSeconds }, callback, finish);
+      if (ended) controller.abort(); // given up on while the response headers were awaited
+      return controller;
+    } catch (err) {
+      finish(err);
       return new AbortController();
     }
   }

@@ -42,6 +42,9 @@ class TlsBuilder {
       const secretName = entry.secretName ?? '';
       const secretRef: ObjectRef = { kind: 'Secret', namespace: ref.namespace, name: secretName };
       const read = secretName ? this.certificate(secretRef) : undefined;
+      if ((entry.hosts ?? []).length === 0 && read && !read.ok) {
+        this.problem(ref, `${field}.secretName`, `${read.reason}; the hosts of this Ingress are served with the default certificate`);
+      }
       for (const [j, raw] of (entry.hosts ?? []).entries()) {
         const host = raw.toLowerCase();
         const bad = checkHost(host);
@@ -55,6 +58,23 @@ class TlsBuilder {
         this.hosts.set(host, { host, ingress: ref, certificate: this.pick(read, host, ref, field) });
       }
     });
+  }
+
+  /**
+   * A rule host of the Ingress that no spec.tls entry lists (e.g. an entry without hosts) takes the certificate of
+   * the first of the Ingress's TLS Secrets that covers it, as ingress-nginx does (it checks the certificate's names).
+   * Hosts still without a certificate stay plain HTTP.
+   */
+  addCovered(ing: Ingress, ref: ObjectRef, ruleHosts: readonly string[]): void {
+    const reads = (ing.spec?.tls ?? []).flatMap((e) => (e.secretName ? [this.certificate({ kind: 'Secret', namespace: ref.namespace, name: e.secretName })] : []));
+    if (reads.length === 0) return;
+    for (const host of ruleHosts) {
+      if (this.hosts.has(host)) continue;
+      const found = reads.find((r) => r.ok && covers(r.value, host));
+      if (!found?.ok) continue;
+      this.used.set(found.value.id, found.value);
+      this.hosts.set(host, { host, ingress: ref, certificate: found.value.id });
+    }
   }
 
   private pick(read: Read<Certificate> | undefined, host: string, ref: ObjectRef, field: string): string | undefined {
@@ -100,6 +120,7 @@ class TlsBuilder {
     const ann = readTlsAnnotations(ing.metadata?.annotations, this.opts.annotationsPrefix);
     for (const p of ann.problems) this.problem(ref, p.field, p.reason);
     const hosts = [...new Set((ing.spec?.rules ?? []).map((r) => (r.host ?? '').toLowerCase()).filter((h) => h && !checkHost(h)))];
+    this.addCovered(ing, ref, hosts);
     const denied = ann.authTls ? this.addClientAuth(ref, ann.authTls, hosts) : undefined;
     const entry: IngressTls = {
       sslRedirect: ann.sslRedirect ?? this.opts.settings.sslRedirect,

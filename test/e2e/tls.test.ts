@@ -44,12 +44,13 @@ void describe('TLS with --default-ssl-certificate', () => {
     c.set('default', makeCert(fixtures, 'default.test', { sans: ['default.test'] }));
     c.set('missing', makeCert(fixtures, 'missing.test', { sans: ['missing.test'] }));
     c.set('soon', makeCert(fixtures, 'soon.test', { sans: ['soon.test'], days: 3 }));
+    c.set('hostless', makeCert(fixtures, 'hostless.test', { sans: ['hostless.test'] }));
     aSecret = pem('a');
     backend = await startBackend('web');
     objects = () => [
       ...webObjects(backend.port),
       tlsSecret('a-tls', aSecret), tlsSecret('b-tls', pem('b')), tlsSecret('wild-tls', pem('wild')),
-      tlsSecret('default-tls', pem('default')), tlsSecret('soon-tls', pem('soon')),
+      tlsSecret('default-tls', pem('default')), tlsSecret('soon-tls', pem('soon')), tlsSecret('hostless-tls', pem('hostless')),
       // b's key does not belong to its certificate: invalid
       tlsSecret('broken-tls', { cert: pem('b').cert, key: pem('a').key }),
       hostIngress('a', 'a.test', { tls: [{ hosts: ['a.test'], secretName: 'a-tls' }], created: '2026-01-01T00:00:00Z' }),
@@ -61,6 +62,8 @@ void describe('TLS with --default-ssl-certificate', () => {
       hostIngress('broken', 'broken.test', { tls: [{ hosts: ['broken.test'], secretName: 'broken-tls' }] }),
       hostIngress('soon', 'soon.test', { tls: [{ hosts: ['soon.test'], secretName: 'soon-tls' }] }),
       hostIngress('plain', 'plain.test'),
+      // spec.tls without hosts: the rule host its certificate covers is served with it, as ingress-nginx does
+      hostIngress('hostless', 'hostless.test', { tls: [{ secretName: 'hostless-tls' }] }),
       hostIngress('forced', 'forced.test', { annotations: { 'nginx.ingress.kubernetes.io/force-ssl-redirect': 'true' } }),
       hostIngress('noredirect', 'noredirect.test', { tls: [{ hosts: ['noredirect.test'], secretName: 'default-tls' }], annotations: { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' } }),
       ...extra,
@@ -86,6 +89,13 @@ void describe('TLS with --default-ssl-certificate', () => {
     const r = await httpsGet(portico.https, 'a.test', '/hello');
     assert.equal(r.status, 200);
     assert.equal((JSON.parse(r.body) as { headers: Record<string, string> }).headers['x-forwarded-proto'], 'https');
+  });
+
+  void it('serves a spec.tls entry without hosts for the rule hosts its certificate covers, and redirects them', async () => {
+    assert.equal((await presented(portico.https, 'hostless.test')).fingerprint, pem('hostless').fingerprint);
+    const r = await get(portico.http, 'hostless.test', '/p?q=1');
+    assert.equal(r.status, 308);
+    assert.equal(r.headers.location, 'https://hostless.test/p?q=1');
   });
 
   void it('serves a missing or invalid Secret\'s hosts with the default certificate and warns, naming Ingress and Secret', async () => {

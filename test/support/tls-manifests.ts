@@ -19,7 +19,7 @@ export function caSecret(name: string, caCert: string, namespace = 'default'): S
 }
 
 /** An Ingress for `host` (path / to Service web) with optional spec.tls and annotations. */
-export function hostIngress(name: string, host: string, opts: { tls?: { hosts: string[]; secretName?: string }[]; annotations?: Record<string, string>; created?: string } = {}): Ingress {
+export function hostIngress(name: string, host: string, opts: { tls?: { hosts?: string[]; secretName?: string }[]; annotations?: Record<string, string>; created?: string } = {}): Ingress {
   const ing = ingress(name, { host, className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'web', port: 80 }], ...opts });
   return opts.tls ? { ...ing, spec: { ...ing.spec, tls: opts.tls } } : ing;
 }

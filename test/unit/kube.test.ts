@@ -1,6 +1,9 @@
-// src/kube units: typed list items and raw watch objects convert alike; Secrets trimmed; watch failures reach done().
+// src/kube units: typed list items and raw watch objects convert alike; Secrets trimmed; watch failures, and
+// watches gone silent, reach done().
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig, V1Ingress, V1ObjectMeta } from '@kubernetes/client-node';
 import { SafeWatch } from '../../src/kube/feed.js';
 import { apiTime, toPlain } from '../../src/kube/convert.js';
@@ -53,4 +56,35 @@ void test('a credential failure while starting a watch reaches done() instead of
   const controller = await new SafeWatch(kc).watch('/api/v1/services', {}, () => undefined, (err) => { errors.push(err); });
   assert.ok(controller instanceof AbortController);
   assert.equal(String(errors[0]), 'Error: exec plugin failed');
+});
+
+void test('a watch whose connection goes silent past its timeoutSeconds is aborted and reported, so the feed lists again', async () => {
+  // A "half-open" API server: it answers the watch with 200 and then never writes or closes, as a connection whose
+  // peer vanished without a FIN looks from the client side.
+  const urls: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    urls.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.flushHeaders();
+  });
+  server.on('connection', (s) => { sockets.add(s); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const kc = new KubeConfig();
+    kc.loadFromClusterAndUser({ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }, { name: 'u' });
+    const started = Date.now();
+    const failed = new Promise<unknown>((resolve) => {
+      void new SafeWatch(kc, { timeoutSeconds: () => 1, graceMs: 500 }).watch('/api/v1/services', { resourceVersion: '5' }, () => undefined, resolve);
+    });
+    const err = await Promise.race([failed, new Promise((r) => setTimeout(() => { r('still waiting after 10 s'); }, 10_000))]);
+    const elapsed = Date.now() - started;
+    assert.match(String(err), /watch \/api\/v1\/services: still open 1s \+ 0\.5s .*taken as dead/);
+    assert.ok(elapsed >= 1400 && elapsed < 5000, `reported after ${elapsed} ms`);
+    assert.match(urls[0] ?? '', /[?&]timeoutSeconds=1(&|$)/, 'the API server was asked to end the watch');
+    assert.match(urls[0] ?? '', /[?&]resourceVersion=5(&|$)/);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

@@ -105,6 +105,33 @@ void describe('TLS model', () => {
     ]);
   });
 
+  void it('gives a rule host no spec.tls entry lists the first of its Ingress\'s certificates that covers it', () => {
+    const d = mkdtempSync(join(tmpdir(), 'portico-tls-unit-'));
+    try {
+      const w = makeCert(d, '*.w.test', { sans: ['*.w.test'] });
+      const b = makeCert(d, 'b.test', { sans: ['b.test'] });
+      const m = buildModel(snapshot({
+        secrets: [tlsSecret('wild', w), tlsSecret('b', b)],
+        ingresses: [
+          hostIngress('old', 'x.w.test', { created: '2026-01-01T00:00:00Z', tls: [{ secretName: 'b' }, { secretName: 'wild' }] }),
+          hostIngress('plain', 'plain.test', { created: '2026-01-02T00:00:00Z', tls: [{ secretName: 'wild' }] }),
+          hostIngress('young', 'x.w.test', { created: '2026-01-03T00:00:00Z', tls: [{ hosts: ['x.w.test'], secretName: 'b' }] }),
+          hostIngress('missing', 'm.w.test', { created: '2026-01-04T00:00:00Z', tls: [{ secretName: 'nope' }] }),
+        ],
+      }), OPTS);
+      const ing = (name: string) => ({ kind: 'Ingress', namespace: 'default', name });
+      assert.deepEqual(m.tls.hosts, [{ host: 'x.w.test', ingress: ing('old'), certificate: 'default/wild' }], 'plain.test: no certificate covers it');
+      assert.deepEqual(m.tls.servers.map((s) => [s.host, s.tls]), [['x.w.test', true]]);
+      assert.deepEqual(m.tls.certificates.map((c) => c.id), ['default/wild']);
+      assert.deepEqual(m.problems.filter((p) => p.field.startsWith('spec.tls')).map((p) => [p.object.name, p.field, p.reason]), [
+        ['young', 'spec.tls[0].hosts[0]', 'the certificate of x.w.test comes from the older Ingress default/old'],
+        ['missing', 'spec.tls[0].secretName', 'Secret default/nope not found; the hosts of this Ingress are served with the default certificate'],
+      ]);
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   void it('renders server and location lines: hook, HSTS, client auth, redirect, denial', () => {
     assert.deepEqual(tlsServerLines(tls, 'x.w.test', '/w'), [
       '        ssl_certificate_by_lua_block { require("portico.certificate").call() }',
