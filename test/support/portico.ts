@@ -10,15 +10,26 @@ import { fileURLToPath } from 'node:url';
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A free TCP port on 127.0.0.1 (bound and released; good enough for tests on one machine). */
+/** Ports this process handed out: the kernel may give a just-closed port again, and two listeners must not share one. */
+const handedOut = new Set<number>();
+
+/** A free 127.0.0.1 port not handed out before in this process (bounded: 50 tries). */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => { resolve(port); });
+  for (let i = 0; i < 50; i++) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const { port: p } = srv.address() as AddressInfo;
+        srv.close(() => { resolve(p); });
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port not handed out before in 50 tries');
 }
 
 export interface Reply { status: number; headers: IncomingHttpHeaders; body: string }
