@@ -3,7 +3,7 @@ import { GLOBAL_DEFAULTS, RISK_ORDER, type GlobalSettings, type RiskLevel } from
 
 export { GLOBAL_DEFAULTS };
 import * as v from './values.js';
-import { DEFAULT_TLS_SETTINGS } from '../model/tls-types.js';
+import { DEFAULT_TLS_SETTINGS, REDIRECT_CODES, type RedirectCode } from '../model/tls-types.js';
 import { AUTH_CONFIGMAP_KEYS } from './configmap-auth.js';
 import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
 
@@ -22,6 +22,10 @@ const sslProtocols: v.Parser<string> = (raw) => {
   const list = raw.split(/\s+/).filter(Boolean);
   const ok = list.length > 0 && list.length <= 6 && list.every((p) => /^(SSLv3|TLSv1(\.[123])?)$/.test(p));
   return ok ? v.ok(list.join(' ')) : v.bad(`${v.show(raw)} is not a list of TLS versions (e.g. TLSv1.2 TLSv1.3)`);
+};
+const redirectCode: v.Parser<RedirectCode> = (raw) => {
+  const code = REDIRECT_CODES.find((c) => String(c) === raw.trim());
+  return code !== undefined ? v.ok(code) : v.bad(`${v.show(raw)} is not one of ${REDIRECT_CODES.join(', ')}`);
 };
 const sslCiphers: v.Parser<string> = (raw) => (/^[A-Za-z0-9:+!@=_.-]{1,2048}$/.test(raw)
   ? v.ok(raw) : v.bad(`${v.show(raw)} is not an OpenSSL cipher list`));
@@ -76,6 +80,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('proxy-buffer-size', 'proxyBufferSize', '4k', 'Buffer for response headers.', v.bufferSize),
   key('client-body-buffer-size', 'clientBodyBufferSize', '8k', 'Buffer for request bodies.', v.bufferSize),
   key('ssl-redirect', 'sslRedirect', 'true', 'Redirects HTTP to HTTPS on hosts with TLS.', v.bool),
+  key('http-redirect-code', 'httpRedirectCode', '308', 'Status of the HTTP to HTTPS redirect: 301, 302, 307 or 308.', redirectCode),
   key('hsts', 'hsts', 'true', 'Sends Strict-Transport-Security on HTTPS.', v.bool),
   key('hsts-max-age', 'hstsMaxAge', '31536000', 'max-age of HSTS.', v.int(0, 2 ** 31 - 1)),
   key('hsts-include-subdomains', 'hstsIncludeSubdomains', 'true', 'includeSubDomains in HSTS.', v.bool),

@@ -1,5 +1,5 @@
 // Typed settings the model carries: what annotations and the global ConfigMap asked for, already validated.
-import { DEFAULT_TLS_SETTINGS, type Sensitive, type TlsSettings } from './tls-types.js';
+import { DEFAULT_TLS_SETTINGS, type RedirectCode, type Sensitive, type TlsSettings } from './tls-types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
 
@@ -129,6 +129,7 @@ export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals {
   readonly proxyBufferSize: Size;
   readonly clientBodyBufferSize: Size;
   readonly sslRedirect: boolean;
+  readonly httpRedirectCode: RedirectCode;
   readonly hsts: boolean;
   readonly hstsMaxAge: number;
   readonly hstsIncludeSubdomains: boolean;
@@ -174,7 +175,7 @@ export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals {
 export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
   ...TRAFFIC_GLOBAL_DEFAULTS,
   proxyBodySize: '1m', proxyConnectTimeout: 5, proxyReadTimeout: 60, proxySendTimeout: 60, proxyBuffering: false,
-  proxyBufferSize: '4k', clientBodyBufferSize: '8k', sslRedirect: true, hsts: true, hstsMaxAge: 31536000,
+  proxyBufferSize: '4k', clientBodyBufferSize: '8k', sslRedirect: true, httpRedirectCode: 308, hsts: true, hstsMaxAge: 31536000,
   hstsIncludeSubdomains: true, hstsPreload: false, useHttp2: true,
   sslProtocols: DEFAULT_TLS_SETTINGS.protocols, sslCiphers: DEFAULT_TLS_SETTINGS.ciphers, useForwardedHeaders: false, computeFullForwardedFor: false,
   forwardedForHeader: 'X-Forwarded-For', enableRealIp: false, proxyRealIpCidr: ['0.0.0.0/0'], useProxyProtocol: false,
@@ -203,7 +204,7 @@ export const NO_HEADERS: ResolvedHeaders = Object.freeze({ add: [], proxySet: []
 /** The TLS part of the global ConfigMap, as the TLS model takes it. */
 export function tlsSettingsOf(g: GlobalSettings): TlsSettings {
   return {
-    protocols: g.sslProtocols, ciphers: g.sslCiphers, http2: g.useHttp2, sslRedirect: g.sslRedirect, hsts: g.hsts,
+    protocols: g.sslProtocols, ciphers: g.sslCiphers, http2: g.useHttp2, sslRedirect: g.sslRedirect, redirectCode: g.httpRedirectCode, hsts: g.hsts,
     hstsMaxAge: g.hstsMaxAge, hstsIncludeSubdomains: g.hstsIncludeSubdomains, hstsPreload: g.hstsPreload,
   };
 }

@@ -94,12 +94,18 @@ export interface IngressTls {
   readonly denied: string | undefined;
 }
 
+/** The statuses ingress-nginx allows for its redirects (`http-redirect-code`). */
+export const REDIRECT_CODES = [301, 302, 307, 308] as const;
+export type RedirectCode = typeof REDIRECT_CODES[number];
+
 /** Global TLS settings (flags today; ConfigMap keys `ssl-protocols`, `ssl-ciphers`, `use-http2`, `hsts*` later). */
 export interface TlsSettings {
   readonly protocols: string;
   readonly ciphers: string;
   readonly http2: boolean;
   readonly sslRedirect: boolean;
+  /** Status of the HTTP to HTTPS redirect (ConfigMap `http-redirect-code`). */
+  readonly redirectCode: RedirectCode;
   readonly hsts: boolean;
   readonly hstsMaxAge: number;
   readonly hstsIncludeSubdomains: boolean;
@@ -128,6 +134,7 @@ export const DEFAULT_TLS_SETTINGS: TlsSettings = Object.freeze({
     + 'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384',
   http2: true,
   sslRedirect: true,
+  redirectCode: 308,
   hsts: true,
   hstsMaxAge: 31536000,
   hstsIncludeSubdomains: true,

@@ -73,14 +73,14 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   return lines;
 }
 
-/** location{} level: 503 for a denied Ingress, else the 308 to HTTPS when ssl-redirect or force-ssl-redirect asks. */
+/** location{} level: 503 for a denied Ingress, else the redirect to HTTPS (http-redirect-code, 308) when ssl-redirect or force-ssl-redirect asks. */
 export function tlsLocationLines(tls: TlsModel, host: string, l: Location): string[] {
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
   const own = owner ? tls.ingresses[`${owner.namespace}/${owner.name}`] : undefined;
   if (own?.denied) return ['            return 503;'];
   const hasTls = serverOf(tls, host)?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
-  return redirect ? ['            if ($scheme = "http") { return 308 https://$host$request_uri; }'] : [];
+  return redirect ? [`            if ($scheme = "http") { return ${int(tls.settings.redirectCode)} https://$host$request_uri; }`] : [];
 }
 
 /** The body of `POST /configuration/certificates`: host → PEM chain + key, and the default. Holds keys: never log it. */

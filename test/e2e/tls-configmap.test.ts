@@ -1,4 +1,4 @@
-// End to end: the global ConfigMap's TLS keys (use-http2, ssl-protocols, ssl-redirect, hsts-*) reach nginx.
+// End to end: the global ConfigMap's TLS keys (use-http2, ssl-protocols, ssl-redirect, http-redirect-code, hsts-*) reach nginx.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -70,6 +70,16 @@ describe('TLS settings from the global ConfigMap', () => {
     assert.equal((await h2Get(portico.https, 'a.test', '/')).alpn, 'h2');
     assert.equal(await handshake(portico.https, 'TLSv1.2'), 'TLSv1.2');
     assert.equal((await httpsGet(portico.https, 'a.test', '/')).headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
+  });
+
+  test('http-redirect-code sets the redirect\'s status; a code ingress-nginx does not allow is refused', async () => {
+    writeManifests(dir, [...objects, configMap({ 'http-redirect-code': '301' })]);
+    await until('301 redirect', async () => (await get(portico.http, 'a.test', '/')).status === 301, 5000);
+    const r = await get(portico.http, 'a.test', '/p?q=1');
+    assert.equal(r.headers.location, 'https://a.test/p?q=1');
+    writeManifests(dir, [...objects, configMap({ 'http-redirect-code': '200' })]);
+    await until('the refusal logged', () => portico.output.some((l) => l.includes('http-redirect-code') && l.includes('keeping the previous value')), 5000);
+    assert.equal((await get(portico.http, 'a.test', '/')).status, 301, 'the previous value stays');
   });
 
   test('a bad value is refused with a log line and the key keeps its previous value', async () => {
