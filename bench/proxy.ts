@@ -23,6 +23,7 @@ import {
   backendAccepts, backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, syscallCounts, cpuNs, cpuTicks, fmt, intArg, median, pin, sleep,
   startNginx, wrk, type HandNginx, type WrkResult,
 } from './lib.js';
+import { handConf, MINIMAL_HEADERS, SAME_HEADERS } from './hand-conf.js';
 
 const argv = process.argv.slice(2);
 const ROUNDS = intArg(argv, 'rounds', 6, 1, 50);
@@ -37,92 +38,9 @@ const KEEP_PROFILES = argv.includes('--keep-profiles');
 const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
+/** Portico renders this in every server{} without client-certificate auth. */
+const CLIENT_AUTH = '\n        set $portico_client_auth "";';
 
-const LOG_FORMAT = `    log_format portico '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
-                       '"$http_referer" "$http_user_agent" $request_length $request_time '
-                       '[$portico_backend] $upstream_addr $upstream_status $upstream_response_time $req_id';`;
-
-// The proxy headers and maps of src/render/nginx-conf.ts and src/render/tls.ts, written out by hand (the four
-// ssl-client-* headers are set, empty, on every request of every server, as Portico renders them).
-const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
-    map $http_host $best_http_host { default $http_host; '' $host; }
-    proxy_set_header Host $best_http_host;
-    proxy_set_header Upgrade $http_upgrade;
-    proxy_set_header Connection $connection_upgrade;
-    proxy_set_header X-Request-ID $req_id;
-    proxy_set_header X-Real-IP $remote_addr;
-    proxy_set_header X-Forwarded-For $remote_addr;
-    proxy_set_header X-Forwarded-Host $best_http_host;
-    proxy_set_header X-Forwarded-Port $server_port;
-    proxy_set_header X-Forwarded-Proto $scheme;
-    proxy_set_header X-Forwarded-Scheme $scheme;
-    proxy_set_header X-Scheme $scheme;
-    proxy_set_header X-Original-URI $request_uri;
-    proxy_set_header Proxy "";
-    map $portico_client_auth $portico_ssl_client_verify { "" ""; default $ssl_client_verify; }
-    map $portico_client_auth $portico_ssl_client_s_dn { "" ""; default $ssl_client_s_dn; }
-    map $portico_client_auth $portico_ssl_client_i_dn { "" ""; default $ssl_client_i_dn; }
-    map $portico_client_auth $portico_ssl_client_cert { pass $ssl_client_escaped_cert; default ""; }
-    proxy_set_header ssl-client-verify $portico_ssl_client_verify;
-    proxy_set_header ssl-client-subject-dn $portico_ssl_client_s_dn;
-    proxy_set_header ssl-client-issuer-dn $portico_ssl_client_i_dn;
-    proxy_set_header ssl-client-cert $portico_ssl_client_cert;`;
-
-const MINIMAL_HEADERS = `    proxy_set_header Host $host;
-    proxy_set_header Connection "";`;
-
-// The `floor` side: `same`, but its upstream is balanced by the smallest useful balancer_by_lua (round robin over
-// the two ports in a Lua upvalue, no lookup of any kind): the cost of the Lua balancer itself on this nginx build,
-// which no Lua-balanced configuration can go below.
-const FLOOR_LUA = `load_module /usr/lib/nginx/modules/ndk_http_module.so;
-load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;
-`;
-function floorUpstream(backends: readonly number[]): string {
-  return `    init_by_lua_block {
-        local set_current_peer = require("ngx.balancer").set_current_peer
-        local ports, i = { ${backends.join(', ')} }, 0
-        package.loaded.floor = { balance = function() i = i % #ports + 1; set_current_peer("127.0.0.1", ports[i]) end }
-    }
-    upstream static_backend {
-        server 0.0.0.1;
-        balancer_by_lua_block { require("floor").balance() }`;
-}
-
-function handConf(port: number, backends: readonly number[], headers: string, serverExtra: string, lua = false): (dir: string) => string {
-  const upstream = lua ? floorUpstream(backends) : `    upstream static_backend {
-${backends.map((p) => `        server 127.0.0.1:${p};`).join('\n')}`;
-  return (dir) => `${lua ? FLOOR_LUA : ''}worker_processes ${WORKERS};
-pid ${dir}/nginx.pid;
-events { worker_connections 16384; multi_accept on; }
-http {
-    client_body_temp_path ${dir}/tmp;
-    proxy_temp_path ${dir}/tmp;
-${LOG_FORMAT}
-    access_log ${dir}/logs/access.log portico buffer=64k flush=1s;
-    server_tokens off;
-    sendfile on; tcp_nopush on; tcp_nodelay on;
-    keepalive_timeout 75s; keepalive_requests 1000;
-    map $http_x_request_id $req_id { default $http_x_request_id; '' $request_id; }
-    proxy_http_version 1.1;
-    proxy_connect_timeout 5s; proxy_send_timeout 60s; proxy_read_timeout 60s;
-    proxy_buffering off; proxy_request_buffering on; proxy_buffer_size 4k; proxy_buffers 4 4k;
-    proxy_next_upstream error timeout; proxy_next_upstream_tries 3;
-    proxy_redirect off;
-${headers}
-${upstream}
-        keepalive 320; keepalive_time 1h; keepalive_timeout 60s; keepalive_requests 10000;
-    }
-    server {
-        server_name ${HOST};
-        listen 127.0.0.1:${port} default_server reuseport backlog=4096;${serverExtra}
-        location / {
-            set $portico_backend default_bench_80;
-            proxy_pass http://static_backend;
-        }
-    }
-}
-`;
-}
 
 interface Side {
   readonly name: string;
@@ -187,13 +105,13 @@ async function main(): Promise<void> {
     for (const pid of [masterPid, ...(await childPids(masterPid))]) await pin(pid, PROXY_CPUS);
 
     const samePort = await freePort();
-    const same = await startNginx('same', handConf(samePort, backendPorts, SAME_HEADERS, '\n        set $portico_client_auth "";'), PROXY_CPUS, samePort, binary);
+    const same = await startNginx('same', handConf({ port: samePort, backends: backendPorts, workers: WORKERS, host: HOST, headers: SAME_HEADERS, serverExtra: CLIENT_AUTH }), PROXY_CPUS, samePort, binary);
     stops.push(() => same.stop());
     const minimalPort = await freePort();
-    const minimal = await startNginx('minimal', handConf(minimalPort, backendPorts, MINIMAL_HEADERS, ''), PROXY_CPUS, minimalPort, binary);
+    const minimal = await startNginx('minimal', handConf({ port: minimalPort, backends: backendPorts, workers: WORKERS, host: HOST, headers: MINIMAL_HEADERS, serverExtra: '' }), PROXY_CPUS, minimalPort, binary);
     stops.push(() => minimal.stop());
     const floorPort = await freePort();
-    const floor = await startNginx('floor', handConf(floorPort, backendPorts, SAME_HEADERS, '\n        set $portico_client_auth "";', true), PROXY_CPUS, floorPort, binary);
+    const floor = await startNginx('floor', handConf({ port: floorPort, backends: backendPorts, workers: WORKERS, host: HOST, headers: SAME_HEADERS, serverExtra: CLIENT_AUTH, lua: true }), PROXY_CPUS, floorPort, binary);
     stops.push(() => floor.stop());
 
     const sides: Side[] = [
