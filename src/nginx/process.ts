@@ -24,6 +24,8 @@ export interface NginxOptions {
 export class Nginx {
   private child: ChildProcess | undefined;
   private stopping = false;
+  /** Set by stop(), for good: a sync still in flight when the process stops must not start a new nginx. */
+  private closed = false;
   private confHash = '';
   private restarts = 0;
   /** The text of the candidate file when it passed `nginx -t` and has not been swapped in yet. */
@@ -68,6 +70,7 @@ export class Nginx {
 
   /** Tests, swaps in and (re)loads a configuration; resolves once nginx serves it. `hash` identifies it. */
   async apply(conf: string, hash: string): Promise<'started' | 'reloaded'> {
+    if (this.closed) throw new Error('nginx is stopped: the configuration is not applied');
     const candidate = await this.test(conf);
     await rename(candidate, join(this.o.workDir, 'nginx.conf'));
     this.tested = undefined;
@@ -83,6 +86,7 @@ export class Nginx {
   }
 
   private async start(): Promise<void> {
+    if (this.closed) throw new Error('nginx is stopped: not starting it again');
     this.stopping = false;
     // nginx removes its unix sockets when it exits, but not after a SIGKILL; a stale one would fail the bind.
     await rm(join(this.o.workDir, UNAVAILABLE_SOCKET), { force: true });
@@ -164,6 +168,7 @@ export class Nginx {
 
   /** Graceful stop: SIGQUIT lets workers finish their requests; SIGKILL after `graceMs`. */
   async stop(graceMs = 10_000): Promise<void> {
+    this.closed = true;
     this.stopping = true;
     const child = this.child;
     if (!child || !this.running) return;
