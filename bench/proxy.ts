@@ -104,21 +104,18 @@ async function main(): Promise<void> {
     const masterPid = Number((await readFile(join(portico.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [masterPid, ...(await childPids(masterPid))]) await pin(pid, PROXY_CPUS);
 
-    const samePort = await freePort();
-    const same = await startNginx('same', handConf({ port: samePort, backends: backendPorts, workers: WORKERS, host: HOST, headers: SAME_HEADERS, serverExtra: CLIENT_AUTH }), PROXY_CPUS, samePort, binary);
-    stops.push(() => same.stop());
-    const minimalPort = await freePort();
-    const minimal = await startNginx('minimal', handConf({ port: minimalPort, backends: backendPorts, workers: WORKERS, host: HOST, headers: MINIMAL_HEADERS, serverExtra: '' }), PROXY_CPUS, minimalPort, binary);
-    stops.push(() => minimal.stop());
-    const floorPort = await freePort();
-    const floor = await startNginx('floor', handConf({ port: floorPort, backends: backendPorts, workers: WORKERS, host: HOST, headers: SAME_HEADERS, serverExtra: CLIENT_AUTH, lua: true }), PROXY_CPUS, floorPort, binary);
-    stops.push(() => floor.stop());
-
+    /** One hand-written side: its own port, stopped with the rest. */
+    const hand = async (name: string, headers: string, serverExtra: string, lua = false): Promise<Side> => {
+      const port = await freePort();
+      const n = await startNginx(name, handConf({ port, backends: backendPorts, workers: WORKERS, host: HOST, headers, serverExtra, lua }), PROXY_CPUS, port, binary);
+      stops.push(() => n.stop());
+      return { name, port, workers: () => n.workers(), rounds: [], master: n.proc.pid ?? 0 };
+    };
     const sides: Side[] = [
       { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [], master: masterPid },
-      { name: 'same', port: samePort, workers: () => same.workers(), rounds: [], master: same.proc.pid ?? 0 },
-      { name: 'minimal', port: minimalPort, workers: () => minimal.workers(), rounds: [], master: minimal.proc.pid ?? 0 },
-      { name: 'floor', port: floorPort, workers: () => floor.workers(), rounds: [], master: floor.proc.pid ?? 0 },
+      await hand('same', SAME_HEADERS, CLIENT_AUTH),
+      await hand('minimal', MINIMAL_HEADERS, ''),
+      await hand('floor', SAME_HEADERS, CLIENT_AUTH, true),
     ];
     for (const s of CALLGRIND ? [] : sides) {
       const w = await s.workers();
@@ -192,6 +189,12 @@ async function syscalls(sides: readonly Side[]): Promise<void> {
   console.log(`${'total'.padEnd(14)}${sides.map((s) => fmt([...(per.get(s.name)?.values() ?? [])].reduce((a, b) => a + b, 0), 3).padStart(10)).join('')}`);
 }
 
+/** `a`/`b` of `f`: the ratio of the medians, then the per-round paired ratios' median and min-max. */
+function ratio(a: Side, b: Side, f: (m: Measured) => number): string {
+  const paired = a.rounds.map((m, i) => f(m) / f(b.rounds[i]!));
+  return `${fmt(median(a.rounds.map(f)) / median(b.rounds.map(f)), 3)} (paired ${fmt(median(paired), 3)}, ${fmt(Math.min(...paired), 3)}-${fmt(Math.max(...paired), 3)})`;
+}
+
 function report(sides: readonly Side[]): void {
   const [p, ...refs] = sides as [Side, ...Side[]];
   console.log('\nmedians over rounds (min-max):');
@@ -203,21 +206,12 @@ function report(sides: readonly Side[]): void {
   }
   console.log('\nportico / hand-written (ratio of medians; per-round paired ratios: median, min-max):');
   for (const ref of refs) {
-    const paired = (f: (m: Measured) => number): number[] => p.rounds.map((m, i) => f(m) / f(ref.rounds[i]!));
-    const rr = paired((m) => m.rps);
-    const pr = paired((m) => m.p99ms);
-    const cr = paired((m) => m.cpuUsPerReq);
-    console.log(`  vs ${ref.name.padEnd(8)} rps ${fmt(median(p.rounds.map((m) => m.rps)) / median(ref.rounds.map((m) => m.rps)), 3)} (paired ${fmt(median(rr), 3)}, ${fmt(Math.min(...rr), 3)}-${fmt(Math.max(...rr), 3)})`
-      + `  p99 ${fmt(median(p.rounds.map((m) => m.p99ms)) / median(ref.rounds.map((m) => m.p99ms)), 3)} (paired ${fmt(median(pr), 3)}, ${fmt(Math.min(...pr), 3)}-${fmt(Math.max(...pr), 3)})`
-      + `  CPU/req ${fmt(median(p.rounds.map((m) => m.cpuUsPerReq)) / median(ref.rounds.map((m) => m.cpuUsPerReq)), 3)} (paired ${fmt(median(cr), 3)}, ${fmt(Math.min(...cr), 3)}-${fmt(Math.max(...cr), 3)})`
+    console.log(`  vs ${ref.name.padEnd(8)} rps ${ratio(p, ref, (m) => m.rps)}  p99 ${ratio(p, ref, (m) => m.p99ms)}  CPU/req ${ratio(p, ref, (m) => m.cpuUsPerReq)}`
       + `  best-of-${p.rounds.length} rps ${fmt(Math.max(...p.rounds.map((m) => m.rps)) / Math.max(...ref.rounds.map((m) => m.rps)), 3)}`);
   }
   const floor = sides.find((s) => s.name === 'floor');
   const same = sides.find((s) => s.name === 'same');
-  if (floor && same) {
-    const rr = floor.rounds.map((m, i) => m.rps / same.rounds[i]!.rps);
-    console.log(`\nfloor / same (what any balancer_by_lua costs on this nginx): rps ${fmt(median(floor.rounds.map((m) => m.rps)) / median(same.rounds.map((m) => m.rps)), 3)} (paired ${fmt(median(rr), 3)}, ${fmt(Math.min(...rr), 3)}-${fmt(Math.max(...rr), 3)})`);
-  }
+  if (floor && same) console.log(`\nfloor / same (what any balancer_by_lua costs on this nginx): rps ${ratio(floor, same, (m) => m.rps)}`);
   const errors = sides.reduce((a, s) => a + s.rounds.reduce((b, m) => b + m.non2xx + m.socketErrors, 0), 0);
   console.log(`\nnon-2xx + socket errors, all sides: ${errors}`);
 }

@@ -173,7 +173,7 @@ end
 -- table up to date, answer 503 when the backend is unknown or has no endpoint, and pick.
 function _M.rewrite()
   refresh()
-  local b = backends[ngx_var.portico_backend]
+  local b = backends[backend_name()]
   if b and b.canary then
     -- the policy of this location's route (ADR 0006); a canary with no endpoint leaves the request on the main backend
     local policy = b.canary[ngx_var.portico_canary or ""]
@@ -233,7 +233,7 @@ end
 -- log_by_lua, rendered only where an algorithm learns from responses (ewma): feed the response back to it.
 function _M.log()
   if not any_log then return end
-  local b = backends[ngx_var.portico_backend]
+  local b = backends[backend_name()]
   if b and b.on_log then b.impl:log() end
 end
 

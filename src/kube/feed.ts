@@ -72,7 +72,7 @@ export class SafeWatch extends Watch {
 
   override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>,
     callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
-    const timeoutSeconds = typeof queryParams.timeoutSeconds === 'number' ? queryParams.timeoutSeconds : this.limits.timeoutSeconds();
+    const timeoutSeconds = this.limits.timeoutSeconds();
     let ended = false;
     let controller: AbortController | undefined;
     const finish = (err: unknown): void => {

@@ -98,7 +98,7 @@ export interface IngressTls {
 export const REDIRECT_CODES = [301, 302, 307, 308] as const;
 export type RedirectCode = typeof REDIRECT_CODES[number];
 
-/** Global TLS settings (flags today; ConfigMap keys `ssl-protocols`, `ssl-ciphers`, `use-http2`, `hsts*` later). */
+/** Global TLS settings, from the ConfigMap (`ssl-protocols`, `ssl-ciphers`, `use-http2`, `ssl-redirect`, `http-redirect-code`, `hsts*`). */
 export interface TlsSettings {
   readonly protocols: string;
   readonly ciphers: string;

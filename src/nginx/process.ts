@@ -23,8 +23,7 @@ export interface NginxOptions {
 /** Runs one nginx master as a child process under a work directory. */
 export class Nginx {
   private child: ChildProcess | undefined;
-  private stopping = false;
-  /** Set by stop(), for good: a sync still in flight when the process stops must not start a new nginx. */
+  /** Set by stop(), for good: nginx is not restarted, and a sync still in flight must not start a new one. */
   private closed = false;
   private confHash = '';
   private restarts = 0;
@@ -87,7 +86,6 @@ export class Nginx {
 
   private async start(): Promise<void> {
     if (this.closed) throw new Error('nginx is stopped: not starting it again');
-    this.stopping = false;
     // nginx removes its unix sockets when it exits, but not after a SIGKILL; a stale one would fail the bind.
     await rm(join(this.o.workDir, UNAVAILABLE_SOCKET), { force: true });
     const child = spawn(this.o.binary, ['-p', this.o.workDir, '-e', 'stderr', '-c', join(this.o.workDir, 'nginx.conf'), '-g', 'daemon off; master_process on;'], {
@@ -112,12 +110,12 @@ export class Nginx {
   private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.child !== child) return;
     this.child = undefined;
-    if (this.stopping) return;
+    if (this.closed) return;
     this.restarts += 1;
     const delay = Math.min(5000, 100 * 2 ** Math.min(this.restarts, 6));
     this.o.log.error({ code, signal, restartInMs: delay }, 'nginx exited unexpectedly; restarting it');
     setTimeout(() => {
-      if (this.stopping || this.running) return;
+      if (this.closed || this.running) return;
       this.start().then(() => { this.restarts = 0; this.o.onRestart?.(); })
         .catch((err: unknown) => { this.o.log.error({ err: errorMessage(err) }, 'nginx restart failed'); });
     }, delay).unref();
@@ -169,7 +167,6 @@ export class Nginx {
   /** Graceful stop: SIGQUIT lets workers finish their requests; SIGKILL after `graceMs`. */
   async stop(graceMs = 10_000): Promise<void> {
     this.closed = true;
-    this.stopping = true;
     const child = this.child;
     if (!child || !this.running) return;
     const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });

@@ -53,7 +53,7 @@ function _M.sync(self, backend)
   if self.fingerprint ~= backend.fingerprint then
     self.fingerprint = backend.fingerprint
     self.endpoints = backend.endpoints
-    self.ring = nil -- built on first use, so workers never pay for backends they do not serve
+    self.ring = nil -- rebuilt on first use (ring.of)
   end
 end
 
@@ -69,12 +69,7 @@ function _M.key(self)
 end
 
 function _M.pick(self)
-  local r = self.ring
-  if not r then
-    r = ring.new(self.endpoints)
-    self.ring = r
-  end
-  return r:find(self:key())
+  return ring.of(self):find(self:key())
 end
 
 return _M

@@ -36,6 +36,17 @@ function _M.new(endpoints)
 end
 
 -- The endpoint owning key: the first point clockwise from crc32(key).
+-- The ring of `owner.endpoints`, built on first use and kept in `owner.ring` (an owner's sync() clears it when
+-- its endpoints change), so workers never pay for backends they do not serve.
+function _M.of(owner)
+  local r = owner.ring
+  if not r then
+    r = _M.new(owner.endpoints)
+    owner.ring = r
+  end
+  return r
+end
+
 function _M.find(self, key)
   local size = self.size
   if size == 0 then return nil end

@@ -81,11 +81,7 @@ local function persistent(self, value)
 end
 
 local function balanced(self, value)
-  local r = self.ring
-  if not r then
-    r = ring.new(self.endpoints)
-    self.ring = r
-  end
+  local r = ring.of(self)
   if value and #value == 16 and str_match(value, "^%x+$") then return r:find(value) end
   value = str_format("%08x%08x", math_random(0, 0x7fffffff), math_random(0, 0x7fffffff))
   set_cookie(self, value)
