@@ -25,6 +25,8 @@ export interface Config {
   readonly controllerClass: string;
   readonly ingressClass: string;
   readonly watchIngressWithoutClass: boolean;
+  /** A host belongs to the namespace of its oldest Ingress; other namespaces' rules, aliases and TLS on it are refused (docs/adr/0008). */
+  readonly strictHostOwnership: boolean;
   readonly defaultBackendService: { namespace: string; name: string } | undefined;
   readonly defaultSslCertificate: { namespace: string; name: string } | undefined;
   readonly annotationsPrefix: string;

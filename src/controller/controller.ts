@@ -28,6 +28,7 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     watchIngressWithoutClass: config.watchIngressWithoutClass,
     defaultBackendService: config.defaultBackendService,
     loadBalance: config.defaultLoadBalance,
+    strictHostOwnership: config.strictHostOwnership,
     tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
   };
 }

@@ -23,6 +23,8 @@ export interface ModelOptions {
   readonly watchIngressWithoutClass: boolean;
   readonly defaultBackendService: { readonly namespace: string; readonly name: string } | undefined;
   readonly loadBalance: 'round_robin' | 'ewma';
+  /** A host belongs to the namespace of its oldest Ingress (docs/adr/0008); absent: false. */
+  readonly strictHostOwnership?: boolean;
   /** TLS: annotation prefix, default certificate, global settings (model/tls.ts); absent: DEFAULT_TLS_OPTIONS. */
   readonly tls?: TlsOptions;
 }
