@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, parseAddressList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, type Config,
+  finalizeConfig, parseAddressList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseUserName, type Config,
 } from '../config/config.js';
 
 interface FlagSpec {
@@ -24,6 +24,8 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'http-port': { type: 'string', default: '80', doc: 'port for HTTP traffic' },
   'https-port': { type: 'string', default: '443', doc: 'port for HTTPS traffic' },
   'healthz-port': { type: 'string', default: '10254', doc: 'port of /healthz, /metrics and /debug' },
+  'healthz-host': { type: 'string', default: '', doc: 'address the healthz port binds (default: all addresses)' },
+  'debug-remote-access': { type: 'boolean', default: 'false', doc: 'answer /debug/* to peers other than loopback (default: 403 to them)' },
   'status-port': { type: 'string', default: '10246', doc: "port of nginx's internal configuration endpoint (127.0.0.1)" },
   'default-server-port': { type: 'string', default: '', doc: 'port of the built-in default backend on 127.0.0.1 (404, /healthz 200); not opened unless given, so instances never collide on it' },
   'listen-address': { type: 'string', default: '', doc: 'address for the traffic ports (default: all addresses)' },
@@ -50,6 +52,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'validating-webhook': { type: 'string', default: '', doc: 'address of the validating admission webhook, e.g. :8443 (off when empty)' },
   'validating-webhook-certificate': { type: 'string', default: '', doc: "PEM certificate file of the webhook's HTTPS server" },
   'validating-webhook-key': { type: 'string', default: '', doc: "PEM key file of the webhook's HTTPS server" },
+  'worker-user': { type: 'string', default: '', doc: 'user nginx workers run as when Portico is root (default: www-data if it exists, else nobody; root only if named)' },
   'worker-processes': { type: 'string', default: 'auto', doc: "nginx's worker_processes: a count >= 1, or auto (one per CPU)" },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
   'help': { type: 'boolean', default: 'false', doc: 'print this help' },
@@ -116,6 +119,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     httpPort: parsePort('http-port', str('http-port')),
     httpsPort: parsePort('https-port', str('https-port')),
     healthzPort: parsePort('healthz-port', str('healthz-port')),
+    healthzHost: parseHost('healthz-host', str('healthz-host')),
+    debugRemoteAccess: values['debug-remote-access'] === true,
     statusPort: parsePort('status-port', str('status-port')),
     defaultServerPort: opt('default-server-port') === undefined ? undefined : parsePort('default-server-port', str('default-server-port')),
     listenAddress: str('listen-address'),
@@ -133,6 +138,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     allowSnippetAnnotations: values['allow-snippet-annotations'] === true,
     defaultLoadBalance: lb,
     syncPeriodMs: parseIntAtLeast('sync-period-ms', str('sync-period-ms'), 10),
+    workerUser: opt('worker-user') === undefined ? undefined : parseUserName('worker-user', str('worker-user')),
     workerProcesses: str('worker-processes') === 'auto' ? 'auto' : parseIntAtLeast('worker-processes', str('worker-processes'), 1),
     logLevel: str('log-level'),
     electionId: str('election-id'),

@@ -1,4 +1,5 @@
 // The frozen runtime configuration: every flag's typed value, validated once.
+import { isIP } from 'node:net';
 import { ConfigError } from '../errors.js';
 import { RISK_ORDER, type RiskLevel } from '../model/settings.js';
 
@@ -15,6 +16,10 @@ export interface Config {
   readonly httpPort: number;
   readonly httpsPort: number;
   readonly healthzPort: number;
+  /** Address the healthz port binds; '' means every address (kubelet probes and Prometheus reach it). */
+  readonly healthzHost: string;
+  /** Whether /debug/* answers peers other than loopback (docs/adr/0009). */
+  readonly debugRemoteAccess: boolean;
   readonly statusPort: number;
   /** Port of the built-in default backend server; undefined: not opened (nginx answers unmatched requests itself). */
   readonly defaultServerPort: number | undefined;
@@ -37,6 +42,8 @@ export interface Config {
   readonly syncPeriodMs: number;
   /** nginx worker_processes: a count, or 'auto' (one per CPU). */
   readonly workerProcesses: number | 'auto';
+  /** --worker-user: who nginx workers run as when Portico is root; undefined: www-data, else nobody (docs/adr/0009). */
+  readonly workerUser: string | undefined;
   readonly logLevel: string;
   /** Leader election and status (issue 8). */
   readonly electionId: string;
@@ -95,6 +102,19 @@ export function parseListenAddress(flag: string, value: string): { host: string;
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):(\d+)$/.exec(value);
   if (!m || m[2] === undefined) throw new ConfigError(`--${flag}: expected [host]:port, e.g. :8443, got ${JSON.stringify(value)}`);
   return { host: (m[1] ?? '').replace(/^\[|\]$/g, ''), port: parsePort(flag, m[2]) };
+}
+
+/** An IP address (v4, or v6 with or without brackets) or '' for every address (--healthz-host). */
+export function parseHost(flag: string, value: string): string {
+  const host = value.replace(/^\[(.*)\]$/, '$1');
+  if (host !== '' && !isIP(host)) throw new ConfigError(`--${flag}: expected an IP address, e.g. 127.0.0.1, got ${JSON.stringify(value)}`);
+  return host;
+}
+
+/** A user name as /etc/passwd holds it (--worker-user); nginx's `user` directive takes it. */
+export function parseUserName(flag: string, value: string): string {
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/i.test(value)) throw new ConfigError(`--${flag}: expected a user name like www-data, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** Comma-separated IPs or DNS names (--publish-status-address). */
