@@ -46,7 +46,15 @@ class Builder {
   globalDefault: Target | undefined;
   readonly served: ObjectRef[] = [];
 
-  constructor(private readonly index: BackendIndex, private readonly annotations: AnnotationInput, private readonly snapshot: Snapshot) {}
+  /** namespace/name → Service (the first of equal keys, as `find` took it): one lookup per default-backend annotation. */
+  private readonly services = new Map<string, Snapshot['services'][number]>();
+
+  constructor(private readonly index: BackendIndex, private readonly annotations: AnnotationInput, snapshot: Snapshot) {
+    for (const s of snapshot.services) {
+      const key = JSON.stringify([s.metadata?.namespace, s.metadata?.name]);
+      if (!this.services.has(key)) this.services.set(key, s);
+    }
+  }
 
   problem(object: ObjectRef, field: string, reason: string, severity: Problem['severity'] = 'dropped'): void {
     this.problems.push({ object, field, reason, severity });
@@ -80,7 +88,7 @@ class Builder {
     const s = this.annotations.settings.get(`${ref.namespace}/${ref.name}`) ?? NO_SETTINGS;
     const name = s.location.defaultBackend;
     if (name === undefined) return s;
-    const svc = this.snapshot.services.find((x) => x.metadata?.namespace === ref.namespace && x.metadata.name === name);
+    const svc = this.services.get(JSON.stringify([ref.namespace, name]));
     const port = svc?.spec?.ports?.[0];
     const backend = { service: { name, port: port?.name ? { name: port.name } : { number: port?.port ?? 80 } } };
     const t = this.target(ref, backend, 'metadata.annotations.default-backend');
