@@ -2,11 +2,13 @@
 import type { Ingress, Secret } from './input.js';
 import { checkHost, checkLabel } from './names.js';
 import { readTlsAnnotations, type AuthTlsAnnotations } from './tls-annotations.js';
-import { covers, findSecret, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
+import { covers, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
 import type {
   Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer,
 } from './tls-types.js';
 import type { ObjectRef, Problem } from './types.js';
+
+const secretKey = (namespace: string | undefined, name: string | undefined): string => JSON.stringify([namespace, name]);
 
 type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
 
@@ -19,7 +21,19 @@ class TlsBuilder {
   readonly clientAuth = new Map<string, ClientAuth>();
   readonly ingresses: Record<string, IngressTls> = {};
 
-  constructor(private readonly secrets: readonly Secret[], private readonly opts: TlsOptions) {}
+  /** Secrets by namespace and name (the first of equal keys, as `findSecret` takes it): one lookup per reference. */
+  private readonly secrets = new Map<string, Secret>();
+
+  constructor(secrets: readonly Secret[], private readonly opts: TlsOptions) {
+    for (const s of secrets) {
+      const key = secretKey(s.metadata?.namespace, s.metadata?.name);
+      if (!this.secrets.has(key)) this.secrets.set(key, s);
+    }
+  }
+
+  private secret(ref: ObjectRef): Secret | undefined {
+    return this.secrets.get(secretKey(ref.namespace, ref.name));
+  }
 
   readonly problem: AddProblem = (object, field, reason, severity = 'degraded') => {
     this.problems.push({ object, field, reason, severity });
@@ -29,7 +43,7 @@ class TlsBuilder {
     const id = `${ref.namespace}/${ref.name}`;
     let read = this.certs.get(id);
     if (!read) {
-      read = readTlsSecret(findSecret(this.secrets, ref), ref);
+      read = readTlsSecret(this.secret(ref), ref);
       this.certs.set(id, read);
     }
     return read;
@@ -99,7 +113,7 @@ class TlsBuilder {
     const bad = parts.length > 2 || checkLabel(name) || checkLabel(namespace) ? `${JSON.stringify(auth.secret.slice(0, 80))} is not a Secret name or namespace/name`
       : namespace !== ref.namespace ? `Secret ${namespace}/${name} is in another namespace; only Secrets of the Ingress's own namespace are used` : undefined;
     const secret: ObjectRef = { kind: 'Secret', namespace, name };
-    const read = bad ? { ok: false as const, reason: bad } : readCaSecret(findSecret(this.secrets, secret), secret);
+    const read = bad ? { ok: false as const, reason: bad } : readCaSecret(this.secret(secret), secret);
     if (!read.ok) {
       this.problem(ref, field, `${read.reason}; the paths of this Ingress answer 503`);
       return read.reason;
