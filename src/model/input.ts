@@ -3,6 +3,7 @@ import type { Ingress, IngressClass } from 'kubernetes-types/networking/v1.js';
 import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { TlsOptions } from './tls-types.js';
+import type { TargetPolicy } from './targets.js';
 
 export type { Ingress, IngressClass, ConfigMap, Secret, Service, EndpointSlice };
 
@@ -27,6 +28,8 @@ export interface ModelOptions {
   readonly strictHostOwnership?: boolean;
   /** TLS: annotation prefix, default certificate, global settings (model/tls.ts); absent: DEFAULT_TLS_OPTIONS. */
   readonly tls?: TlsOptions;
+  /** Where upstream, mirror and auth targets may point (model/targets.ts); absent: DEFAULT_TARGET_POLICY, the strictest. */
+  readonly targets?: TargetPolicy;
 }
 
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
