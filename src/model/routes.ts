@@ -43,11 +43,57 @@ export function route(tiers: readonly (readonly PathRule[])[], uri: string, pref
   return undefined;
 }
 
+/** One tier indexed by path: Exact rules (the last of equal paths wins, as in `matchTier`) and Prefix rules (the first). */
+interface TierIndex {
+  readonly exact: Map<string, PathRule>;
+  readonly prefix: Map<string, PathRule>;
+}
+
+function indexTier(rules: readonly PathRule[]): TierIndex {
+  const exact = new Map<string, PathRule>();
+  const prefix = new Map<string, PathRule>();
+  for (const rule of rules) {
+    if (rule.type === 'Exact') exact.set(rule.path, rule);
+    else if (!prefix.has(rule.path)) prefix.set(rule.path, rule);
+  }
+  return { exact, prefix };
+}
+
+/**
+ * `matchTier` in O(length of uri): an Exact rule equal to the uri is the longest possible hit and beats a Prefix
+ * tie; else the uri's element prefixes are tried longest first (the uri, each part before a '/', then '/' and '').
+ * A uri that does not start with '/' (never a request, never a model path) takes the reference scan.
+ */
+function lookupTier(tier: TierIndex, rules: readonly PathRule[], uri: string, prefixOnly: boolean): PathRule | undefined {
+  if (!uri.startsWith('/')) return matchTier(rules, uri, prefixOnly);
+  const exact = prefixOnly ? undefined : tier.exact.get(uri);
+  if (exact) return exact;
+  if (tier.prefix.size === 0) return undefined;
+  let hit = tier.prefix.get(uri);
+  for (let i = uri.lastIndexOf('/', uri.length - 1); hit === undefined && i > 0; i = uri.lastIndexOf('/', i - 1)) {
+    hit = tier.prefix.get(uri.slice(0, i));
+  }
+  return hit ?? tier.prefix.get('/') ?? tier.prefix.get('');
+}
+
+/** `route` over tiers indexed once: the same answer for every uri, in O(length of uri) per lookup. */
+export function indexRoutes(tiers: readonly (readonly PathRule[])[]): (uri: string, prefixOnly?: boolean) => Target | undefined {
+  const indexed = tiers.map((rules) => ({ rules, index: indexTier(rules) }));
+  return (uri, prefixOnly = false) => {
+    for (const { rules, index } of indexed) {
+      const hit = lookupTier(index, rules, uri, prefixOnly);
+      if (hit) return hit.target;
+    }
+    return undefined;
+  };
+}
+
 /**
  * Compiles tiers of rules into nginx locations that give the same answer as `route` for every request path.
  * nginx takes an `= path` location first, else the longest prefix location; each location's target is
  * therefore the answer of `route` for the paths that location catches. Every prefix location `p/` gets an exact
  * twin `= p`, so nginx never answers a 301 of its own for `p` (its auto-redirect for locations ending in '/').
+ * O(n log n) in the number of rules: one sort, and one indexed lookup per location (`indexRoutes`).
  */
 export function compileLocations(tiers: readonly (readonly PathRule[])[], fallback: Target): Location[] {
   const exact = new Set<string>();
@@ -61,12 +107,13 @@ export function compileLocations(tiers: readonly (readonly PathRule[])[], fallba
       prefix.add(`${rule.path}/`);
     }
   }
+  const lookup = indexRoutes(tiers);
   const locations: Location[] = [];
   for (const path of [...exact].sort()) {
-    locations.push({ match: 'exact', path, target: route(tiers, path) ?? fallback });
+    locations.push({ match: 'exact', path, target: lookup(path) ?? fallback });
   }
   for (const path of [...prefix].sort()) {
-    locations.push({ match: 'prefix', path, target: route(tiers, path, true) ?? fallback });
+    locations.push({ match: 'prefix', path, target: lookup(path, true) ?? fallback });
   }
   return locations;
 }

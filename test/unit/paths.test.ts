@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildModel } from '../../src/model/build.js';
-import { compileLocations, nginxPick, route, type PathRule } from '../../src/model/routes.js';
+import fc from 'fast-check';
+import { compileLocations, indexRoutes, nginxPick, normalizePath, route, type PathRule } from '../../src/model/routes.js';
+import { compileLocationsQuadratic } from '../support/routes-reference.js';
 import type { ModelOptions, Snapshot } from '../../src/model/input.js';
 import type { Model, Target } from '../../src/model/types.js';
 import { PATH_TABLE } from '../support/path-table.js';
@@ -95,4 +97,38 @@ test('compiled locations answer like the reference matcher for 20,000 random tab
     }
   }
   assert.equal(checked, 20000);
+});
+
+// Property-based (fast-check): the indexed route table against the reference scan, on generated tables and requests.
+const segment = fc.constantFrom('a', 'b', 'ab', 'a.b', 'c', '');
+const rawPath = fc.tuple(fc.array(segment, { maxLength: 4 }), fc.boolean())
+  .map(([parts, slash]) => `/${parts.join('/')}${slash && parts.length > 0 ? '/' : ''}`);
+/** Tiers as the model makes them (Prefix paths normalized), or any paths at all (duplicates, trailing '/', '//'). */
+function tiersOf(normalized: boolean): fc.Arbitrary<PathRule[][]> {
+  const rule = fc.tuple(fc.constantFrom('Exact' as const, 'Prefix' as const), normalized ? rawPath : fc.oneof(rawPath, fc.constant('')))
+    .map(([type, path]) => ({ type, path: normalized ? normalizePath(path, type) : path }));
+  return fc.array(fc.array(rule, { maxLength: 6 }), { maxLength: 3 }).map((tiers) => tiers.map((rules, t) => rules.map((r, i) => ({
+    ...r, target: { kind: 'upstream' as const, upstream: `t${t}r${i}`, ingress: { kind: 'Ingress', namespace: 'n', name: 'x' } },
+  }))));
+}
+
+test('property: the indexed lookup returns the very rule the reference scan returns, for any tiers and uri', () => {
+  fc.assert(fc.property(tiersOf(false), rawPath, fc.boolean(), (tiers, uri, prefixOnly) => {
+    assert.equal(indexRoutes(tiers)(uri, prefixOnly), route(tiers, uri, prefixOnly));
+  }), { numRuns: 20000 });
+});
+
+test('property: compileLocations is the quadratic compiler of before issue 13, whole', () => {
+  const fallback: Target = { kind: 'not-found' };
+  fc.assert(fc.property(tiersOf(false), (tiers) => {
+    assert.deepEqual(compileLocations(tiers, fallback), compileLocationsQuadratic(tiers, fallback));
+  }), { numRuns: 5000 });
+});
+
+test('property: nginx choosing among the compiled locations serves what the reference matcher says', () => {
+  const fallback: Target = { kind: 'not-found' };
+  fc.assert(fc.property(tiersOf(true), fc.array(rawPath, { minLength: 1, maxLength: 8 }), (tiers, uris) => {
+    const locations = compileLocations(tiers, fallback);
+    for (const uri of uris) assert.equal(nginxPick(locations, uri)?.target, route(tiers, uri) ?? fallback, uri);
+  }), { numRuns: 5000 });
 });
