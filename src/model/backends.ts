@@ -1,7 +1,8 @@
 // Service backends: a Service port resolved through EndpointSlices to pod IP:port endpoints.
 import type { EndpointSlice, Service } from './input.js';
 import { checkLabel, checkPortName, checkPortNumber, checkServiceName } from './names.js';
-import type { Endpoint, Upstream } from './types.js';
+import { DEFAULT_TARGET_POLICY, refuseAddress, type TargetPolicy } from './targets.js';
+import type { Endpoint, Problem, Upstream } from './types.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
@@ -20,8 +21,13 @@ export type Resolved =
 export class BackendIndex {
   private readonly services = new Map<string, Service>();
   private readonly slices = new Map<string, EndpointSlice[]>();
+  /** Endpoints left out by the target policy, by slice and position (one Problem each, however often resolved). */
+  private readonly refused = new Map<string, Problem>();
 
-  constructor(services: readonly Service[], slices: readonly EndpointSlice[], private readonly loadBalance: Upstream['loadBalance']) {
+  constructor(
+    services: readonly Service[], slices: readonly EndpointSlice[], private readonly loadBalance: Upstream['loadBalance'],
+    private readonly policy: TargetPolicy = DEFAULT_TARGET_POLICY,
+  ) {
     for (const s of services) this.services.set(`${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`, s);
     for (const slice of slices) {
       const svc = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
@@ -69,6 +75,8 @@ export class BackendIndex {
     if (u.servicePort === 0 || !this.services.has(id)) return undefined;
     if (ip === undefined || ip === '' || ip === 'None') return `Service ${id} has no cluster IP (headless); service-upstream is ignored and the pod endpoints are used`;
     if (!isIp(ip)) return `Service ${id} has cluster IP ${JSON.stringify(ip.slice(0, 64))}, not an IP address; service-upstream is ignored and the pod endpoints are used`;
+    const refused = refuseAddress(ip, u.servicePort, this.policy);
+    if (refused) return `Service ${id} cluster IP refused: ${refused}; service-upstream is ignored and the pod endpoints are used`;
     return { address: ip, port: u.servicePort };
   }
 
@@ -93,9 +101,9 @@ export class BackendIndex {
       if (slice.addressType === 'FQDN') continue;
       const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName)?.port;
       if (port === undefined || checkPortNumber(port)) continue;
-      for (const ep of slice.endpoints) {
+      for (const [i, ep] of slice.endpoints.entries()) {
         const address = ep.addresses[0];
-        if (address === undefined || !isIp(address)) continue;
+        if (address === undefined || !isIp(address) || this.refuse(slice, i, service, { address, port })) continue;
         const c = ep.conditions ?? {};
         const isReady = c.ready ?? true;
         const isServing = c.serving ?? isReady;
@@ -106,6 +114,22 @@ export class BackendIndex {
     }
     const chosen = ready.size > 0 ? ready : terminating;
     return [...chosen.values()].sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
+  }
+
+  /** True (and a Problem) when the target policy refuses an endpoint: the rest of the upstream stays. */
+  private refuse(slice: EndpointSlice, i: number, service: string, ep: Endpoint): boolean {
+    const why = refuseAddress(ep.address, ep.port, this.policy);
+    if (why === undefined) return false;
+    const object = { kind: 'EndpointSlice', namespace: slice.metadata?.namespace ?? 'default', name: slice.metadata?.name ?? '' };
+    const field = `endpoints[${i}].addresses[0]`;
+    const reason = `endpoint ${ep.address} port ${ep.port} of Service ${object.namespace}/${service} is refused: ${why}; it is left out`;
+    this.refused.set(`${object.namespace}/${object.name}|${field}|${ep.port}`, { object, field, reason, severity: 'degraded' });
+    return true;
+  }
+
+  /** The Problems of endpoints the target policy left out, in a stable order. */
+  refusedEndpoints(): Problem[] {
+    return [...this.refused.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, p]) => p);
   }
 }
 

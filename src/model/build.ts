@@ -179,7 +179,7 @@ function sortedServers(b: Builder, fallback: Target): Server[] {
 
 /** Builds the model. Pure: the same snapshot and options always give the same model. */
 export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: AnnotationInput = NO_ANNOTATIONS): Model {
-  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance);
+  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets);
   const b = new Builder(index, annotations, snapshot);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
@@ -206,5 +206,5 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   });
   const servers = sortedServers(b, fallback);
   const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS);
-  return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems], tls: tls.tls };
+  return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls };
 }
