@@ -7,6 +7,7 @@ import { headerName, headerValue } from './values.js';
 import { resolveAuth } from './auth-resolve.js';
 import { resolveProxySsl } from './proxy-ssl-resolve.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from '../model/settings-auth.js';
+import { refuseUrl, type TargetPolicy } from '../model/targets.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
 export interface Accepted {
@@ -23,6 +24,8 @@ export interface SelectOptions {
   readonly ours: (ing: Ingress) => boolean;
   /** Global auth and cross-namespace settings of the ConfigMap (default: none). */
   readonly auth?: GlobalAuthSettings;
+  /** Where mirror-target and auth-url may point (absent: DEFAULT_TARGET_POLICY). */
+  readonly targets?: TargetPolicy;
 }
 
 export interface Selection {
@@ -54,11 +57,20 @@ export function headersFrom(configMaps: readonly ConfigMap[], ref: string): { he
   return { headers };
 }
 
+/** The URLs an Ingress proxies to (mirror-target, auth-url) that the target policy refuses; redirects are the browser's. */
+function refusedTargets(s: IngressSettings, o: SelectOptions): AnnotationError[] {
+  const urls: [string, string | undefined][] = [['mirror-target', s.location.traffic?.mirror?.target], ['auth-url', s.location.auth?.external?.url]];
+  return urls.flatMap(([name, url]) => {
+    const reason = url === undefined ? undefined : refuseUrl(url, o.targets);
+    return reason === undefined ? [] : [{ annotation: `${o.prefix}/${name}`, reason }];
+  });
+}
+
 /** Parses an Ingress's annotations and resolves the ConfigMaps they name. */
 function settle(ing: Ingress, snap: Snapshot, o: SelectOptions): { settings: IngressSettings; errors: AnnotationError[] } {
   const namespace = ing.metadata?.namespace ?? 'default';
   const parsed = parseAnnotations(ing.metadata?.annotations, { prefix: o.prefix, riskLevel: o.riskLevel, allowSnippets: o.allowSnippets, namespace });
-  const errors = [...parsed.errors];
+  const errors = [...parsed.errors, ...refusedTargets(parsed.settings, o)];
   let settings = parsed.settings;
   const ref = settings.location.customHeaders;
   if (ref !== undefined) {

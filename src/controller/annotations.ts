@@ -66,6 +66,7 @@ export class AnnotationStage {
       strictPaths: global.strictValidatePathType,
       ours: classSelector(snap.ingressClasses, opts),
       auth: global,
+      targets: opts.targets,
     });
     if (!trial) this.lastValid = sel.lastValid;
     return { snapshot: sel.snapshot, input: sel.input, problems: sel.problems, global, headers: this.headers(snap, global) };
