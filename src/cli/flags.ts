@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, parseAddressList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseUserName, type Config,
+  finalizeConfig, loopbackUpstreamsDefault, parseAddressList, parseCidrList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseUserName, type Config,
 } from '../config/config.js';
 
 interface FlagSpec {
@@ -52,6 +52,8 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'validating-webhook': { type: 'string', default: '', doc: 'address of the validating admission webhook, e.g. :8443 (off when empty)' },
   'validating-webhook-certificate': { type: 'string', default: '', doc: "PEM certificate file of the webhook's HTTPS server" },
   'validating-webhook-key': { type: 'string', default: '', doc: "PEM key file of the webhook's HTTPS server" },
+  'allow-loopback-upstreams': { type: 'boolean', default: 'auto', doc: "let tenants' backends, mirror-target and auth-url use loopback, never on Portico's own ports (default: true in local mode or outside a pod, false in a pod)" },
+  'allow-upstream-cidrs': { type: 'string', default: '', doc: 'comma-separated CIDRs tenant targets may use although refused (link-local, multicast...), e.g. 169.254.20.10/32' },
   'worker-user': { type: 'string', default: '', doc: 'user nginx workers run as when Portico is root (default: www-data if it exists, else nobody; root only if named)' },
   'worker-processes': { type: 'string', default: 'auto', doc: "nginx's worker_processes: a count >= 1, or auto (one per CPU)" },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
@@ -66,7 +68,7 @@ function normalizeArgv(argv: readonly string[]): string[] {
     const m = /^--([a-z-]+)=(true|false)$/.exec(arg);
     if (m?.[1] && FLAGS[m[1]]?.type === 'boolean') {
       if (m[2] === 'true') out.push(`--${m[1]}`);
-      else if (FLAGS[m[1]]?.default === 'true') out.push(`--no-${m[1]}`);
+      else if (FLAGS[m[1]]?.default !== 'false') out.push(`--no-${m[1]}`);
       continue;
     }
     out.push(arg);
@@ -83,7 +85,7 @@ export function helpText(): string {
 /** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
 export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean } {
   const options = Object.fromEntries(Object.entries(FLAGS).map(([name, f]) => [name, { type: f.type }]));
-  for (const [name, f] of Object.entries(FLAGS)) if (f.type === 'boolean' && f.default === 'true') options[`no-${name}`] = { type: 'boolean' };
+  for (const [name, f] of Object.entries(FLAGS)) if (f.type === 'boolean' && f.default !== 'false') options[`no-${name}`] = { type: 'boolean' };
   let parsed;
   try {
     parsed = parseArgs({ args: normalizeArgv(argv), options, allowPositionals: true, strict: true });
@@ -153,6 +155,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     validatingWebhook: webhook ? parseListenAddress('validating-webhook', webhook) : undefined,
     validatingWebhookCertificate: opt('validating-webhook-certificate'),
     validatingWebhookKey: opt('validating-webhook-key'),
+    allowLoopbackUpstreams: values['allow-loopback-upstreams'] === true || (values['no-allow-loopback-upstreams'] !== true && loopbackUpstreamsDefault(opt('manifests'), env)),
+    allowUpstreamCidrs: parseCidrList('allow-upstream-cidrs', str('allow-upstream-cidrs')),
   });
   return Object.freeze({ ...config, help: values['help'] === true });
 }

@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import { ConfigError } from '../errors.js';
 import { RISK_ORDER, type RiskLevel } from '../model/settings.js';
+import { parseCidr } from '../model/targets.js';
 
 export type LoadBalance = 'round_robin' | 'ewma';
 
@@ -59,6 +60,10 @@ export interface Config {
   readonly validatingWebhook: { host: string; port: number } | undefined;
   readonly validatingWebhookCertificate: string | undefined;
   readonly validatingWebhookKey: string | undefined;
+  /** --allow-loopback-upstreams: tenant targets may be loopback (never on Portico's own ports); see loopbackUpstreamsDefault. */
+  readonly allowLoopbackUpstreams: boolean;
+  /** --allow-upstream-cidrs: ranges tenant targets may use although their class is refused (docs/adr/0007). */
+  readonly allowUpstreamCidrs: readonly string[];
 }
 
 /** Splits `namespace/name`, the form every ingress-nginx object-reference flag takes. */
@@ -122,6 +127,23 @@ export function parseAddressList(flag: string, value: string): string[] {
   const list = value.split(',').map((a) => a.trim()).filter((a) => a !== '');
   const bad = list.find((a) => !/^[0-9a-fA-F:.]+$/.test(a) && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(a));
   if (bad !== undefined) throw new ConfigError(`--${flag}: ${JSON.stringify(bad)} is neither an IP address nor a DNS name`);
+  return list;
+}
+
+/**
+ * --allow-loopback-upstreams when not given. In a pod (POD_NAME or KUBERNETES_SERVICE_HOST set), loopback is the
+ * controller's own pod, or with hostNetwork the node's own services: refused. In local mode (the operator writes every
+ * manifest) or outside a pod, loopback is the operator's own machine: allowed.
+ */
+export function loopbackUpstreamsDefault(manifests: string | undefined, env: NodeJS.ProcessEnv): boolean {
+  return manifests !== undefined || !(env['POD_NAME'] || env['KUBERNETES_SERVICE_HOST']);
+}
+
+/** Comma-separated CIDRs (--allow-upstream-cidrs); a bare address is its own /32 or /128. */
+export function parseCidrList(flag: string, value: string): string[] {
+  const list = value.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const bad = list.find((c) => parseCidr(c) === undefined);
+  if (bad !== undefined) throw new ConfigError(`--${flag}: ${JSON.stringify(bad)} is not a CIDR such as 169.254.20.10/32 or fd00::/8`);
   return list;
 }
 
