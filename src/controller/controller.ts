@@ -18,6 +18,7 @@ import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
 import { AnnotationStage } from './annotations.js';
 import { tlsSettingsOf } from '../model/settings.js';
 import { refreshEndpoints } from '../model/refresh.js';
+import { targetPolicy } from './target-policy.js';
 import { Quarantine, bisect, blame } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
@@ -30,6 +31,7 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     loadBalance: config.defaultLoadBalance,
     strictHostOwnership: config.strictHostOwnership,
     tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
+    targets: targetPolicy(config),
   };
 }
 
@@ -122,7 +124,7 @@ export class Controller {
     const last = this.lastOk && [...causes.keys()].every((k) => k === 'EndpointSlice') ? this.current : undefined;
     this.lastOk = false;
     const { model, conf } = last
-      ? { model: refreshEndpoints(last.model, this.store.snapshot()), conf: last.rendered }
+      ? { model: refreshEndpoints(last.model, this.store.snapshot(), targetPolicy(this.config)), conf: last.rendered }
       : await this.buildTested();
     this.problems.report([...model.problems, ...this.quarantine.problems()]);
     this.tls.warnExpiring(model, started);
