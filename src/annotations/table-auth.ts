@@ -1,5 +1,4 @@
 // The authentication and access-list rows of the annotation table, their value parsers, and how they combine.
-import { isIP } from 'node:net';
 import type { RiskLevel } from '../model/settings.js';
 import type { LocationAuth } from '../model/settings-auth.js';
 import type { AnnotationSpec, Draft, Scope } from './table.js';
@@ -44,14 +43,7 @@ export const cacheDuration: v.Parser<string[]> = (raw) => {
   const ok1 = parts.length <= 16 && /^\d{1,6}[smhd]?$/.test(time) && parts.slice(0, -1).every((c) => c === 'any' || /^[1-5]\d\d$/.test(c));
   return ok1 ? v.ok(parts) : v.bad(`${v.show(raw)} is not status codes followed by a time, e.g. 200 202 401 5m`);
 };
-/** One IPv4 or IPv6 address or CIDR, checked by node:net (no zone ids, prefix in range). */
-export const cidr: v.Parser<string> = (raw) => {
-  const [addr = '', prefix, extra] = raw.split('/');
-  const family = isIP(addr);
-  const max = family === 4 ? 32 : 128;
-  const okPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
-  return family !== 0 && okPrefix && extra === undefined && !addr.includes('%') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an IP address or CIDR`);
-};
+export const cidr = v.cidr;
 export const cidrList: v.Parser<string[]> = (raw) => { const r = v.list(cidr, /\s*,\s*/, 4096)(raw); return r.ok && r.value.length === 0 ? v.bad('an empty list') : r; };
 
 const L = (type: string, def: string, risk: RiskLevel, doc: string): Meta => ({ type, default: def, risk, doc });

@@ -31,7 +31,12 @@ const origin: v.Parser<string> = (raw) => {
   return ORIGIN.test(o) && o.length <= 253 ? v.ok(o) : v.bad(`${v.show(raw)} is not an origin (http(s)://host[:port], the host may start with *.)`);
 };
 /** `*`, or a comma-separated list of origins. */
-export const origins: v.Parser<string[]> = (raw) => (raw.trim() === '*' ? v.ok(['*']) : nonEmpty(v.list(origin, csv, 64))(raw));
+export const origins: v.Parser<string[]> = (raw) => {
+  if (raw.trim() === '*') return v.ok(['*']);
+  // An origin named twice is one origin (nginx would refuse the duplicate key of the map they become).
+  const r = nonEmpty(v.list(origin, csv, 64))(raw);
+  return r.ok ? v.ok([...new Set(r.value)]) : r;
+};
 const method: v.Parser<string> = (raw) => (/^[A-Za-z]{1,20}$/.test(raw) ? v.ok(raw.toUpperCase()) : v.bad(`${v.show(raw)} is not an HTTP method`));
 const headerOrStar: v.Parser<string> = (raw) => (raw === '*' ? v.ok('*') : v.headerName(raw));
 function nonEmpty<T>(p: v.Parser<T[]>): v.Parser<T[]> {
@@ -48,6 +53,8 @@ const cookieName: v.Parser<string> = (raw) => (/^[A-Za-z0-9!#%&'*+.^_`|~-]{1,64}
  */
 export const headerPattern: v.Parser<string> = (raw) => {
   if (!/^[\x20-\x7e]{1,256}$/.test(raw)) return v.bad(`${v.show(raw)} is not a pattern (printable ASCII, 1 to 256 characters)`);
+  const outside = v.pcreCommon(raw);
+  if (outside) return v.bad(`${v.show(raw)}: ${outside}`);
   try {
     new RegExp(raw.replace(/^\(\?i\)/, ''));
   } catch {
@@ -71,7 +78,7 @@ const rate = v.int(0, 1_000_000);
 export const TRAFFIC_ANNOTATIONS: readonly AnnotationSpec[] = [
   row('limit-rps', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Requests per second from one client address to this Ingress (0: no limit); above it, limit-req-status-code.' }, rate, (t, x) => { t.limit = { ...t.limit, rps: x }; }),
   row('limit-rpm', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Requests per minute from one client address to this Ingress (0: no limit).' }, rate, (t, x) => { t.limit = { ...t.limit, rpm: x }; }),
-  row('limit-connections', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Concurrent connections from one client address (0: no limit); above it, limit-conn-status-code.' }, rate, (t, x) => { t.limit = { ...t.limit, connections: x }; }),
+  row('limit-connections', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Concurrent connections from one client address (0: no limit, at most 65535); above it, limit-conn-status-code.' }, v.int(0, 65535), (t, x) => { t.limit = { ...t.limit, connections: x }; }),
   row('limit-burst-multiplier', { type: 'int', default: '5', risk: 'Low', scope: L, doc: 'Burst of limit-rps and limit-rpm: the rate times this.' }, v.int(1, 1000), (t, x) => { t.limit = { ...t.limit, burstMultiplier: x }; }),
   row('limit-whitelist', { type: 'cidr list', default: '', risk: 'Low', scope: L, doc: 'Client CIDRs (comma-separated) never rate-limited.' }, v.list(v.cidr, csv, 256), (t, x) => { t.limit = { ...t.limit, whitelist: x }; }),
   row('limit-allowlist', { type: 'cidr list', default: '', risk: 'Low', scope: L, doc: 'Alias of limit-whitelist.' }, v.list(v.cidr, csv, 256), (t, x) => { t.limit = { ...t.limit, whitelist: x }; }),

@@ -134,7 +134,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('affinity', { type: 'enum', default: '', risk: 'Low', scope: U, doc: 'Session affinity: `cookie` pins a client to one endpoint.' }, v.oneOf(['cookie', 'none'] as const), (d, x) => { d.upstream.affinity = x; }),
   row('affinity-mode', { type: 'enum', default: 'balanced', risk: 'Medium', scope: U, doc: '`balanced` re-spreads clients when endpoints are added; `persistent` never moves a client whose endpoint lives.' }, v.oneOf(['balanced', 'persistent'] as const), (d, x) => { d.cookie.mode = x; }),
   row('session-cookie-name', { type: 'token', default: 'INGRESSCOOKIE', risk: 'Medium', scope: U, doc: 'Name of the affinity cookie.' }, cookieName, (d, x) => { d.cookie.name = x; }),
-  row('session-cookie-path', { type: 'path', default: '/', risk: 'Medium', scope: U, doc: 'Path of the affinity cookie.' }, v.uriPath, (d, x) => { d.cookie.path = x; }),
+  row('session-cookie-path', { type: 'path', default: '/', risk: 'Medium', scope: U, doc: 'Path of the affinity cookie.' }, v.cookiePath, (d, x) => { d.cookie.path = x; }),
   row('session-cookie-max-age', { type: 'int', default: '', risk: 'Medium', scope: U, doc: 'Max-Age of the affinity cookie, in seconds.' }, v.int(1, 315_360_000), (d, x) => { d.cookie.maxAge = x; }),
   row('session-cookie-expires', { type: 'int', default: '', risk: 'Medium', scope: U, doc: 'Expires of the affinity cookie, in seconds from now.' }, v.int(1, 315_360_000), (d, x) => { d.cookie.expires = x; }),
   row('session-cookie-samesite', { type: 'enum', default: '', risk: 'Medium', scope: U, doc: 'SameSite of the affinity cookie: None, Lax or Strict.' }, v.oneOf(['None', 'Lax', 'Strict'] as const), (d, x) => { d.cookie.sameSite = x; }),

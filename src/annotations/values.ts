@@ -1,4 +1,5 @@
 // Pure value parsers shared by annotations and ConfigMap keys: strict syntax, or the reason it was refused.
+import { isIP } from 'node:net';
 import type { Size } from '../model/settings.js';
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
@@ -74,7 +75,12 @@ export function list<T>(item: Parser<T>, sep: RegExp = /[\s,]+/, max = 64): Pars
 }
 
 /** HTTP status codes for error pages (400-599). */
-export const errorCodes: Parser<number[]> = list(int(400, 599), /\s*,\s*/);
+/** Status codes nginx's error_page takes: 400-599, except 499 (nginx refuses to intercept its own "client closed"). */
+const errorCode: Parser<number> = (raw) => {
+  const r = int(400, 599)(raw);
+  return r.ok && r.value === 499 ? bad('499 (client closed the connection) cannot be intercepted by nginx') : r;
+};
+export const errorCodes: Parser<number[]> = list(errorCode, /\s*,\s*/);
 
 const HOST = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
 
@@ -95,6 +101,24 @@ export const uriPath: Parser<string> = (raw) => {
   if (raw.length > 1024 || !PATH_CHARS.test(raw)) return bad(`${show(raw)} is not an absolute path (it must start with '/' and hold only URI path characters)`);
   return ok(raw);
 };
+
+/**
+ * The regular-expression syntax JavaScript and PCRE read alike, so that what this check accepts is what nginx's
+ * ngx.re compiles (portico.canary checks the same subset, test/lua/validity.test.ts compares both): escapes only of
+ * punctuation and of d D w W s S b B n t; groups only `(...)` and `(?:...)`, and `(?i)` at the very start; no empty
+ * class. Returns what is outside the subset, or undefined.
+ */
+export function pcreCommon(raw: string): string | undefined {
+  const escape = /\\([^dDwWsSbBnt\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e])/.exec(raw);
+  if (escape) return `the escape \\${escape[1] ?? ''} reads differently in PCRE and JavaScript; write the character itself or a class`;
+  const body = raw.replace(/^\(\?i\)/, '').replace(/\\./g, '');
+  if (/\(\?(?!:)/.test(body)) return 'only (...) and (?:...) groups are taken (and (?i) at the start)';
+  if (/\[\^?\]/.test(body)) return 'an empty character class reads differently in PCRE and JavaScript';
+  return undefined;
+}
+
+/** A cookie Path attribute: an absolute path without ';', which would end the attribute (portico.balancer checks the same). */
+export const cookiePath: Parser<string> = (raw) => (raw.includes(';') ? bad(`${show(raw)} is not a cookie path: ';' would end the attribute`) : uriPath(raw));
 
 /** A rewrite target: an absolute path, optional query, with `$1`-`$9` capture references and nothing else after `$`. */
 export const rewriteTarget: Parser<string> = (raw) => {
@@ -122,11 +146,17 @@ export const headerName: Parser<string> = (raw) =>
 export const headerValue: Parser<string> = (raw) =>
   (/^[\x20-\x23\x25-\x7e]{0,1024}$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a header value (printable ASCII without '$', at most 1024)`));
 
-/** An IPv4 or IPv6 address or CIDR. */
+/**
+ * One IPv4 or IPv6 address or CIDR, checked by node:net (no zone ids, prefix in range), at most 45 characters before
+ * the prefix (an IPv6 address with a dotted IPv4 tail), exactly what render/escape.ts cidr() and nginx take.
+ */
 export const cidr: Parser<string> = (raw) => {
-  const v4 = /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\/(3[0-2]|[12]?\d))?$/;
-  const v6 = /^[0-9a-fA-F:]{2,39}(\/(12[0-8]|1[01]\d|[1-9]?\d))?$/;
-  return v4.test(raw) || (v6.test(raw) && raw.includes(':')) ? ok(raw) : bad(`${show(raw)} is not an IP address or CIDR`);
+  const [addr = '', prefix, extra] = raw.split('/');
+  const family = isIP(addr);
+  const max = family === 4 ? 32 : 128;
+  const okPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
+  const ok1 = family !== 0 && addr.length <= 45 && okPrefix && extra === undefined && !addr.includes('%');
+  return ok1 ? ok(raw) : bad(`${show(raw)} is not an IP address or CIDR`);
 };
 
 /** `name` or `namespace/name` of an object; returns [namespace or '', name]. */

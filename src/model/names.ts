@@ -55,7 +55,7 @@ export function checkHost(value: string): string | undefined {
 
 /** An Exact or Prefix path: absolute, strict characters only, no `//`, `/./` or `/../` segments. */
 export function checkPath(value: string): string | undefined {
-  const reserved = checkReserved(value);
+  const reserved = checkReserved(value) ?? checkLength(value);
   if (reserved) return reserved;
   if (!STRICT_PATH.test(value)) {
     return `${JSON.stringify(clip(value))} is not a valid path: it must start with '/' and contain only letters, digits, '_', '-', '.' and '/'`;
@@ -68,6 +68,13 @@ export function checkPath(value: string): string | undefined {
 
 /** Paths under /_portico are Portico's own internal locations (external auth, mirrors): a clash would fail nginx -t. */
 export const RESERVED_PATH_PREFIX = '/_portico';
+
+/** Longest path taken: a prefix location adds '/', and render/escape.ts quotes at most 4096 characters. */
+export const MAX_PATH = 4000;
+
+function checkLength(value: string): string | undefined {
+  return value.length > MAX_PATH ? `a path of ${value.length} characters is longer than ${MAX_PATH}, the most nginx.conf takes here` : undefined;
+}
 
 function checkReserved(value: string): string | undefined {
   return value.startsWith(RESERVED_PATH_PREFIX) ? `${JSON.stringify(clip(value))} is reserved: paths under ${RESERVED_PATH_PREFIX} are Portico's internal locations` : undefined;

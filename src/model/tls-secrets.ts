@@ -16,6 +16,21 @@ export function secretText(secret: Secret, key: string): string | undefined {
   return typeof data === 'string' ? Buffer.from(data, 'base64').toString('utf8') : undefined;
 }
 
+/**
+ * True when `text` is nothing but PEM blocks (and whitespace), each labelled as `label` allows and each parsed by
+ * `parse`: a trailing broken block would pass node's parse of the first one and fail nginx's (ngx.ssl) of the whole.
+ */
+function onlyPemBlocks(text: string, label: RegExp, parse: (block: string) => unknown): boolean {
+  const blocks = text.match(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g) ?? [];
+  let rest = text;
+  for (const b of blocks) {
+    if (!label.test(/^-----BEGIN ([A-Z0-9 ]+)-----/.exec(b)?.[1] ?? '')) return false;
+    try { parse(b); } catch { return false; }
+    rest = rest.replace(b, '');
+  }
+  return blocks.length > 0 && rest.trim() === '';
+}
+
 /** Finds a Secret in the snapshot by namespace and name. */
 export function findSecret(secrets: readonly Secret[], ref: ObjectRef): Secret | undefined {
   return secrets.find((s) => s.metadata?.namespace === ref.namespace && s.metadata.name === ref.name);
@@ -49,6 +64,12 @@ export function readTlsSecret(secret: Secret | undefined, ref: ObjectRef): Read<
   const crt = secretText(secret, 'tls.crt');
   const key = secretText(secret, 'tls.key');
   if (!crt || !key) return { ok: false, reason: `Secret ${id} has no tls.crt and tls.key` };
+  if (!onlyPemBlocks(crt, /^CERTIFICATE$/, (b) => new X509Certificate(b))) {
+    return { ok: false, reason: `Secret ${id}: tls.crt must hold only PEM CERTIFICATE blocks, each a valid certificate` };
+  }
+  if (!onlyPemBlocks(key, /^(RSA |EC |)PRIVATE KEY$/, (b) => createPrivateKey(b)) || (key.match(/-----BEGIN /g)?.length ?? 0) !== 1) {
+    return { ok: false, reason: `Secret ${id}: tls.key must hold exactly one unencrypted PEM private key` };
+  }
   let x509: X509Certificate;
   try {
     x509 = new X509Certificate(crt);

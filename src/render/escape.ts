@@ -111,7 +111,7 @@ export function quoteAfter(trustedPrefix: string, value: string): string {
 
 /** An IP address or CIDR, bare. */
 export function cidr(value: string): string {
-  if (!/^[0-9a-fA-F.:]{2,39}(\/\d{1,3})?$/.test(value)) refuse('the address', value);
+  if (!/^[0-9a-fA-F.:]{2,45}(\/\d{1,3})?$/.test(value)) refuse('the address', value);
   return value;
 }
 
