@@ -4,7 +4,7 @@ import { errorMessage, NginxTestError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { buildModel } from '../model/build.js';
 import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../model/input.js';
-import type { Model, ObjectRef } from '../model/types.js';
+import type { Model } from '../model/types.js';
 import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
 import { backendsPayload } from '../render/lua-payload.js';
 import { clientFilesChanged, planApply, type DataPlaneState } from '../apply/plan.js';
@@ -19,7 +19,7 @@ import { AnnotationStage } from './annotations.js';
 import { tlsSettingsOf } from '../model/settings.js';
 import { refreshEndpoints } from '../model/refresh.js';
 import { targetPolicy } from './target-policy.js';
-import { Quarantine, bisect, blame } from './quarantine.js';
+import { Quarantine, blame, culprit, keyOf } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
 export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETTINGS): ModelOptions {
@@ -69,6 +69,11 @@ export function admissionChecker(config: Config, log: Logger): Checker {
     },
   };
 }
+
+/** Rounds of hold-and-rebuild one sync may take (each finds one bad Ingress). */
+const MAX_ROUNDS = 6;
+
+const ingressKey = (i: Snapshot['ingresses'][number]): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
 
 export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number }
 
@@ -173,47 +178,64 @@ export class Controller {
   }
 
   /**
-   * Builds and renders; when nginx -t refuses the result, the Ingresses of the server block it names are held out
-   * and the rest is rendered again (at most three rounds). A refusal it cannot pin on Ingresses is left to apply,
-   * which keeps the last good configuration serving.
+   * Builds, renders and tests. When the renderer or nginx -t refuses the result, the one Ingress that caused it is
+   * found (nginx's line first, then by halving: quarantine.ts), held out with a Warning, and the rest is built
+   * again, at most MAX_ROUNDS times. A refusal no Ingress explains is left to apply, which keeps the last good
+   * configuration serving.
    */
   private async buildTested(): Promise<{ model: Model; conf: RenderedConf }> {
     for (let round = 0; ; round++) {
       const snap = this.quarantine.filter(this.store.snapshot());
-      const built = buildAndRender(this.annotations, snap, this.config, this.render);
-      if (round === 3 || built.conf.hash === this.running?.confHash) return built;
+      const last = round === MAX_ROUNDS;
+      let built: { model: Model; conf: RenderedConf };
+      try {
+        built = buildAndRender(this.annotations, snap, this.config, this.render);
+      } catch (err) {
+        // A value the model let through and the renderer's escaping refused: never the whole sync.
+        const key = last ? undefined : await culprit([], snap.ingresses.map(ingressKey), async (ex) => this.trial(snap, ex, false));
+        if (key === undefined) throw err;
+        this.hold(key, snap, `render: ${errorMessage(err)}`);
+        continue;
+      }
+      if (last || built.conf.hash === this.running?.confHash) return built;
       try {
         await this.tls.beforeReload(built.model); // client CA files must exist for nginx -t
         await this.nginx.test(built.conf.text);
         return built;
       } catch (err) {
         if (!(err instanceof NginxTestError)) throw err;
-        const refs = blame(err.message, built.conf.text, built.model);
-        if (refs.length === 0) refs.push(...await this.bisectRefusal(snap, built.model));
-        if (refs.length === 0) return built;
-        this.log.error({ ingresses: refs.map((r) => `${r.namespace}/${r.name}`), err: err.message }, 'nginx refused the configuration; leaving out the Ingresses of the server it names');
-        this.quarantine.add(refs, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');
+        const hints = blame(err.message, built.conf.text, built.model).map(keyOf);
+        const key = await culprit(hints, built.model.ingresses.map(keyOf), async (ex) => this.trial(snap, ex, true));
+        if (key === undefined) return built;
+        this.hold(key, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');
       }
     }
   }
 
-  /** For a refusal without a line: the one Ingress whose removal makes nginx -t pass, found by halving. */
-  private async bisectRefusal(snap: Snapshot, model: Model): Promise<ObjectRef[]> {
-    const keys = model.ingresses.map((r) => `${r.namespace}/${r.name}`);
-    const culprit = await bisect(keys, async (excluded) => {
-      const without = { ...snap, ingresses: snap.ingresses.filter((i) => !excluded.has(`${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`)) };
-      const trial = buildAndRender(this.annotations, without, this.config, this.render, true);
-      try {
-        await this.tls.beforeReload(trial.model);
-        await this.nginx.test(trial.conf.text);
-        return true;
-      } catch (err) {
-        if (err instanceof NginxTestError) return false;
-        throw err;
-      }
-    });
-    const ref = culprit === undefined ? undefined : model.ingresses.find((r) => `${r.namespace}/${r.name}` === culprit);
-    return ref ? [ref] : [];
+  private hold(key: string, snap: Snapshot, reason: string): void {
+    const [namespace = '', name = ''] = key.split('/');
+    this.log.error({ ingress: key, err: reason }, 'the configuration made from this Ingress was refused; leaving it out, the rest is applied');
+    this.quarantine.add([{ kind: 'Ingress', namespace, name }], snap, reason);
+  }
+
+  /** Whether the snapshot without `excluded` renders (and, with `nginxTest`, passes nginx -t). */
+  private async trial(snap: Snapshot, excluded: ReadonlySet<string>, nginxTest: boolean): Promise<boolean> {
+    const without = { ...snap, ingresses: snap.ingresses.filter((i) => !excluded.has(ingressKey(i))) };
+    let trial: { model: Model; conf: RenderedConf };
+    try {
+      trial = buildAndRender(this.annotations, without, this.config, this.render, true);
+    } catch {
+      return false;
+    }
+    if (!nginxTest) return true;
+    try {
+      await this.tls.beforeReload(trial.model);
+      await this.nginx.test(trial.conf.text);
+      return true;
+    } catch (err) {
+      if (err instanceof NginxTestError) return false;
+      throw err;
+    }
   }
 
   private async reload(text: string, hash: string, model: Model): Promise<void> {

@@ -1,21 +1,23 @@
-// The safety net behind validation: when nginx -t refuses a configuration, the Ingresses of the server block it
-// names are left out (until they change) and the rest is applied, so one Ingress never blocks every other update.
+// The safety net behind validation: when nginx -t (or the renderer) refuses a configuration, the one Ingress that
+// caused it is found and left out (until it changes), and the rest is applied: one Ingress never blocks the others.
 import type { Snapshot } from '../model/input.js';
 import type { Model, ObjectRef, Problem } from '../model/types.js';
+import { locationHead } from '../render/nginx-conf.js';
 
-function keyOf(ref: ObjectRef): string {
+export function keyOf(ref: ObjectRef): string {
   return `${ref.namespace}/${ref.name}`;
 }
 
-/** The server_name of the server block around `line` (1-based) of a rendered nginx.conf, if the line is in one. */
-export function serverAt(conf: string, line: number): string | undefined {
-  const lines = conf.split('\n');
+const ingressKey = (i: Snapshot['ingresses'][number]): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
+
+/** The server_name of the server block around `line` (1-based) of a rendered nginx.conf, and that block's first line. */
+function serverBlockAt(lines: readonly string[], line: number): { host: string; start: number } | undefined {
   for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
     const text = lines[i] ?? '';
     if (text === '    server {') {
       for (let j = i + 1; j < lines.length && j < i + 4; j++) {
         const m = /^ {8}server_name ("(?:[^"\\]|\\.)*"|\S+)/.exec(lines[j] ?? '');
-        if (m?.[1]) return m[1].startsWith('"') ? m[1].slice(1, -1).replace(/\\(.)/g, '$1') : m[1];
+        if (m?.[1]) return { host: m[1].startsWith('"') ? m[1].slice(1, -1).replace(/\\(.)/g, '$1') : m[1], start: i };
       }
       return undefined;
     }
@@ -24,20 +26,45 @@ export function serverAt(conf: string, line: number): string | undefined {
   return undefined;
 }
 
-/** The Ingresses whose routes the server block nginx refused carries (from `...candidate:LINE` in its message). */
+/** The server_name of the server block around `line` (1-based) of a rendered nginx.conf, if the line is in one. */
+export function serverAt(conf: string, line: number): string | undefined {
+  return serverBlockAt(conf.split('\n'), line)?.host;
+}
+
+/**
+ * The Ingresses nginx's refusal points at (from `...candidate:LINE` in its message), most likely first: the Ingress
+ * of the location holding the line, then the other Ingresses of its server block. Empty: the line is outside any
+ * server of the model (http level, a www redirect), or nginx named no line.
+ */
 export function blame(message: string, conf: string, model: Model): ObjectRef[] {
   const line = /\.candidate:(\d+)/.exec(message)?.[1];
   if (line === undefined) return [];
-  const host = serverAt(conf, Number(line));
-  const server = host === undefined ? undefined : model.servers.find((s) => s.host === host);
+  const lines = conf.split('\n');
+  const block = serverBlockAt(lines, Number(line));
+  const server = block === undefined ? undefined : model.servers.find((s) => s.host === block.host);
+  if (!block || !server) return [];
+  let head: string | undefined;
+  for (let i = Number(line) - 1; i > block.start; i--) {
+    const text = lines[i] ?? '';
+    if (text.startsWith('        location ')) { head = text; break; }
+    if (text === '        }' && i < Number(line) - 1) break; // the line is after a location, at server level
+  }
   const refs = new Map<string, ObjectRef>();
-  for (const l of server?.locations ?? []) if (l.target.kind === 'upstream') refs.set(keyOf(l.target.ingress), l.target.ingress);
+  const at = head === undefined ? undefined : server.locations.find((l) => locationHead(l) === head);
+  if (at?.target.kind === 'upstream') refs.set(keyOf(at.target.ingress), at.target.ingress);
+  for (const l of server.locations) if (l.target.kind === 'upstream') refs.set(keyOf(l.target.ingress), l.target.ingress);
   return [...refs.values()];
 }
 
-/** Ingresses held out of the model, each until its resourceVersion changes. */
+/** Ingresses held out of the model, each until its resourceVersion changes or an Ingress it was held beside is deleted. */
 export class Quarantine {
   private readonly held = new Map<string, { rv: string | undefined; reason: string; ref: ObjectRef }>();
+  /** The Ingresses present when the last one was held: when one of them is gone, every hold is tried again. */
+  private present = new Set<string>();
+
+  get size(): number {
+    return this.held.size;
+  }
 
   /** Holds `refs` at their current versions in `snap`. */
   add(refs: readonly ObjectRef[], snap: Snapshot, reason: string): void {
@@ -45,13 +72,19 @@ export class Quarantine {
       const ing = snap.ingresses.find((i) => i.metadata?.namespace === ref.namespace && i.metadata.name === ref.name);
       this.held.set(keyOf(ref), { rv: ing?.metadata?.resourceVersion, reason, ref });
     }
+    this.present = new Set(snap.ingresses.map(ingressKey));
   }
 
-  /** The snapshot without held Ingresses; an Ingress that changed since it was held is released. */
+  /**
+   * The snapshot without held Ingresses. An Ingress that changed since it was held is released; when an Ingress
+   * present at the last hold was deleted, all are released, so a hold never outlives the Ingress that caused it.
+   */
   filter(snap: Snapshot): Snapshot {
     if (this.held.size === 0) return snap;
+    const keys = new Set(snap.ingresses.map(ingressKey));
+    if ([...this.present].some((k) => !keys.has(k))) this.held.clear();
     const ingresses = snap.ingresses.filter((i) => {
-      const key = `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
+      const key = ingressKey(i);
       const h = this.held.get(key);
       if (h && h.rv !== i.metadata?.resourceVersion) this.held.delete(key);
       return !this.held.has(key);
@@ -69,9 +102,9 @@ export class Quarantine {
 }
 
 /**
- * Finds one Ingress whose presence makes `passes` fail, by halving (at most `budget` calls): for a refusal nginx
- * gives without a line. `passes(excluded)` answers whether the configuration without `excluded` passes nginx -t.
- * Undefined when even the configuration without any of `keys` fails (not an Ingress's doing) or the budget ends.
+ * Finds one key whose presence makes `passes` fail, by halving (at most `budget` calls). `passes(excluded)` answers
+ * whether the configuration without `excluded` passes. Undefined when even the configuration without any of `keys`
+ * fails (not these keys' doing) or the budget ends.
  */
 export async function bisect(keys: readonly string[], passes: (excluded: ReadonlySet<string>) => Promise<boolean>, budget = 16): Promise<string | undefined> {
   let suspects = [...keys];
@@ -84,4 +117,18 @@ export async function bisect(keys: readonly string[], passes: (excluded: Readonl
     suspects = (await ok(half)) ? half : suspects.slice(half.length);
   }
   return suspects.length === 1 ? suspects[0] : undefined;
+}
+
+/**
+ * The one Ingress to hold: the first of `hints` whose absence alone makes `passes` succeed, else one found by
+ * halving the hints, else by halving `all`.
+ */
+export async function culprit(hints: readonly string[], all: readonly string[], passes: (excluded: ReadonlySet<string>) => Promise<boolean>): Promise<string | undefined> {
+  const first = hints[0];
+  if (first !== undefined && await passes(new Set([first]))) return first;
+  if (hints.length > 1) {
+    const found = await bisect(hints, passes);
+    if (found !== undefined) return found;
+  }
+  return bisect(all, passes);
 }

@@ -152,8 +152,13 @@ export function luaHooks(upstream: Upstream | undefined): string[] {
   return [...(rewrite ? [REWRITE_HOOK] : []), ...(log ? [LOG_HOOK] : [])];
 }
 
+/** The first line of a location block, as rendered (also how quarantine finds the location nginx named). */
+export function locationHead(l: Pick<Location, 'match' | 'path'>): string {
+  return l.match === 'regex' ? `        ${regexHead(l.path)}` : `        location ${l.match === 'exact' ? '= ' : ''}${quote(l.path)} {`;
+}
+
 function location(l: Location, ctx: SettingsContext, extra: string[], upstreams: ReadonlyMap<string, Upstream>): string[] {
-  const head = l.match === 'regex' ? `        ${regexHead(l.path)}` : `        location ${l.match === 'exact' ? '= ' : ''}${quote(l.path)} {`;
+  const head = locationHead(l);
   if (l.target.kind === 'not-found') {
     return [head, '            set $portico_backend "";', ...extra, '            return 404 "default backend - 404\\n";', '        }'];
   }
