@@ -1,5 +1,5 @@
 // Files of auth: htpasswd files in the work dir (one per Ingress, rewritten in place: no reload), the system resolvers.
-import { chown, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Model } from '../model/types.js';
@@ -18,23 +18,23 @@ export function authFiles(model: Model): Map<string, string> {
 }
 
 /**
- * Writes the files whose content changed, atomically (temp file + rename), mode 0600. nginx opens
- * auth_basic_user_file on every request, so a changed Secret takes effect without a reload. As root, files belong to
- * the work dir's owner, the user nginx workers run as (docs/adr/0002). Returns the number of files written.
+ * Writes the files whose content changed, atomically (temp file + rename). nginx workers open auth_basic_user_file on
+ * every request, so a changed Secret takes effect without a reload. Files are 0640, owned by Portico and by the group
+ * of the `auth` folder, which Nginx.prepare() gives the workers' group: workers read them, never write them, and
+ * other users read nothing (docs/adr/0009). Returns the number of files written.
  */
 export async function writeAuthFiles(workDir: string, model: Model): Promise<number> {
   const files = authFiles(model);
   if (files.size === 0) return 0;
   const dir = join(workDir, 'auth');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const owner = process.getuid?.() === 0 ? await stat(workDir) : undefined;
-  if (owner) await chown(dir, owner.uid, owner.gid);
+  await mkdir(dir, { recursive: true, mode: 0o750 });
+  const owner = process.getuid?.() === 0 ? { uid: 0, gid: (await stat(dir)).gid } : undefined;
   let written = 0;
   for (const [rel, content] of files) {
     const path = join(workDir, rel);
     const old = await readFile(path, 'utf8').catch(() => undefined);
     if (old === content) continue;
-    await writeAtomic(path, content, owner);
+    await writeAtomic(path, content, owner, 0o640);
     written += 1;
   }
   return written;

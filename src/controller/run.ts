@@ -2,7 +2,7 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { Nginx, nginxVersion } from '../nginx/process.js';
-import { chooseWorkerUser } from '../nginx/worker-user.js';
+import { chooseWorkerUser, grantTraverse } from '../nginx/worker-user.js';
 import { ManifestSource } from '../sources/manifests.js';
 import { KubeSource } from '../kube/source.js';
 import { startServer } from '../server/http.js';
@@ -45,7 +45,8 @@ export async function renderOnce(config: Config, log: Logger): Promise<string> {
 export async function runController(config: Config, log: Logger): Promise<number> {
   log.info({ ...(await nginxVersion(config.nginxBinary)) }, 'nginx version');
   await mkdir(config.workDir, { recursive: true });
-  const user = await chooseWorkerUser(config.workDir);
+  const user = await chooseWorkerUser(config.workerUser, log);
+  await grantTraverse(config.workDir, config.luaDir, user, log);
   const restarted = { handler: (): void => undefined };
   const nginx = new Nginx({
     binary: config.nginxBinary, workDir: config.workDir, statusPort: config.statusPort, log,
@@ -55,7 +56,7 @@ export async function runController(config: Config, log: Logger): Promise<number
   const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name), resolvers: await systemResolvers() }, log);
   restarted.handler = () => { ctl.nginxRestarted(); };
   const source = makeSource(config, ctl.store, log);
-  const server = await startServer(config.healthzPort, '', {
+  const server = await startServer({ port: config.healthzPort, host: config.healthzHost, debugRemoteAccess: config.debugRemoteAccess }, {
     healthy: () => ctl.healthy,
     debugConfig: () => ctl.debug.conf,
     debugBackends: () => ctl.debug.backends,

@@ -1,12 +1,13 @@
 // The only module that runs nginx: test, start, reload, supervise, stop, and talk to its Lua configuration endpoint.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdir, rename, writeFile, chmod, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, rename, writeFile, chmod, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { NginxTestError, PorticoError, ErrorCodes, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
+import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
 
 const run = promisify(execFile);
 const TEMP_DIRS = ['tmp/client_body', 'tmp/proxy', 'tmp/fastcgi', 'tmp/uwsgi', 'tmp/scgi', 'logs'];
@@ -29,6 +30,11 @@ export class Nginx {
   private restarts = 0;
   /** The text of the candidate file when it passed `nginx -t` and has not been swapped in yet. */
   private tested: string | undefined;
+  /**
+   * The configuration endpoint's secret for this start (docs/adr/0007): in nginx's environment and in each request
+   * to /configuration/*, never in nginx.conf, a log line or /debug.
+   */
+  private readonly token = randomBytes(32).toString('hex');
 
   constructor(private readonly o: NginxOptions) {}
 
@@ -40,13 +46,17 @@ export class Nginx {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Creates the work directory and nginx's temp folders (see docs/adr/0002 for their owner and modes). */
+  /**
+   * Creates the work directory and nginx's temp folders (docs/adr/0009): as root, the temp folders belong to the
+   * workers (they write request bodies there), and `auth` is root:workers' group 0750 (they read htpasswd files only).
+   */
   async prepare(workerUid: number | undefined, workerGid: number | undefined): Promise<void> {
-    for (const d of ['', ...TEMP_DIRS]) await mkdir(join(this.o.workDir, d), { recursive: true });
+    for (const d of ['', ...TEMP_DIRS, 'auth']) await mkdir(join(this.o.workDir, d), { recursive: true });
     if (workerUid !== undefined && workerGid !== undefined && process.getuid?.() === 0) {
-      const { chown } = await import('node:fs/promises');
       for (const d of TEMP_DIRS) await chown(join(this.o.workDir, d), workerUid, workerGid);
+      await chown(join(this.o.workDir, 'auth'), 0, workerGid);
     }
+    await chmod(join(this.o.workDir, 'auth'), 0o750);
     await chmod(join(this.o.workDir, 'logs'), 0o755);
   }
 
@@ -89,7 +99,8 @@ export class Nginx {
     // nginx removes its unix sockets when it exits, but not after a SIGKILL; a stale one would fail the bind.
     await rm(join(this.o.workDir, UNAVAILABLE_SOCKET), { force: true });
     const child = spawn(this.o.binary, ['-p', this.o.workDir, '-e', 'stderr', '-c', join(this.o.workDir, 'nginx.conf'), '-g', 'daemon off; master_process on;'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      // Only the token: nothing else of Portico's environment (service account paths, secrets) reaches nginx.
+      stdio: ['ignore', 'ignore', 'pipe'], env: { [CONFIG_TOKEN_ENV]: this.token },
     });
     this.child = child;
     let buffered = '';
@@ -147,7 +158,7 @@ export class Nginx {
   /** POSTs an already serialized JSON body; error messages carry nginx's answer, never the body (it may hold keys). */
   async pushRaw(what: string, body: string): Promise<void> {
     const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
-      method: 'POST', body, headers: { 'content-type': 'application/json' },
+      method: 'POST', body, headers: { 'content-type': 'application/json', 'x-portico-token': this.token },
     }).catch((err: unknown) => {
       throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} failed: ${errorMessage(err)}`);
     });

@@ -1,5 +1,6 @@
-// Portico's own HTTP server on --healthz-port: /healthz and the /debug pages (never keys).
+// Portico's own HTTP server on --healthz-port: /healthz, /metrics, and the /debug pages (never keys; loopback only).
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { BlockList, isIP } from 'node:net';
 import type { Logger } from '../log.js';
 
 export interface ServerSources {
@@ -32,12 +33,42 @@ function route(path: string, src: ServerSources): [number, string, string] {
   }
 }
 
+/** Where the server listens and who may read /debug/*: --healthz-port, --healthz-host ('' = all), --debug-remote-access. */
+export interface ServerOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly debugRemoteAccess: boolean;
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Pure: whether a peer address (IPv4, IPv6 in any notation, or IPv4-mapped IPv6) is loopback. */
+export function isLoopbackPeer(address: string | undefined): boolean {
+  const family = address === undefined ? 0 : isIP(address);
+  return family !== 0 && LOOPBACK.check(address ?? '', family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Pure: the refusal of a /debug page to `peer`, or undefined when it may read it. */
+export function debugRefusal(path: string, peer: string | undefined, remoteAllowed: boolean): string | undefined {
+  if (!path.startsWith('/debug/') || remoteAllowed || isLoopbackPeer(peer)) return undefined;
+  return `/debug/* answers only loopback peers (127.0.0.1, ::1), not ${peer ?? 'an unknown peer'}: ` +
+    'read it from inside the pod (kubectl exec, or kubectl port-forward), or start Portico with --debug-remote-access\n';
+}
+
 /** Starts the server; resolves once it listens. */
-export async function startServer(port: number, host: string, src: ServerSources, log: Logger): Promise<Server> {
+export async function startServer(o: ServerOptions, src: ServerSources, log: Logger): Promise<Server> {
+  const { port, host } = o;
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       send(res, 405, 'text/plain', 'method not allowed\n');
+      return;
+    }
+    const refused = debugRefusal(path, req.socket.remoteAddress, o.debugRemoteAccess);
+    if (refused !== undefined) {
+      send(res, 403, 'text/plain', refused);
       return;
     }
     if (path === '/metrics' && src.metrics) {
@@ -52,6 +83,6 @@ export async function startServer(port: number, host: string, src: ServerSources
     server.once('error', reject);
     server.listen(port, host || undefined, () => { server.off('error', reject); resolve(); });
   });
-  log.info({ port, host: host || '*' }, 'health and debug server listening');
+  log.info({ port, host: host || '*', debugRemoteAccess: o.debugRemoteAccess }, 'health and debug server listening');
   return server;
 }

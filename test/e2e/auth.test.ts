@@ -108,10 +108,10 @@ void describe('authentication and access lists (real nginx, 0700 work dir)', () 
     assert.ok(warned('digest authentication is not supported'));
   });
 
-  void it('htpasswd files are 0600 in the work dir, one per Ingress; a Secret change needs no reload', async () => {
+  void it('htpasswd files are 0640 in the work dir (workers read, never write), one per Ingress; a Secret change needs no reload', async () => {
     const files = readdirSync(join(portico.workDir, 'auth')).sort();
     assert.deepEqual(files, ['default.all.htpasswd', 'default.any.htpasswd', 'default.basic.htpasswd', 'default.map.htpasswd']);
-    for (const f of files) assert.equal(statSync(join(portico.workDir, 'auth', f)).mode & 0o777, 0o600);
+    for (const f of files) assert.equal(statSync(join(portico.workDir, 'auth', f)).mode & 0o777, 0o640);
     const reloads = syncCount(portico.output, 'reload');
     await dir.write('secrets.json', secrets(`${SHA}\n`));
     await until('ann is gone', async () => (await get(portico.http, 'basic.test', '/', { headers: basic('ann', 'secret1') })).status === 401);
