@@ -3,6 +3,7 @@
 -- POST /configuration/backends  body: JSON array (ADR 0001) -> 201, or 400 with a message and nothing changed
 -- GET  /configuration/backends  -> 200 with the JSON nginx holds now (header X-Portico-Version), 404 if none yet
 -- POST/GET /configuration/certificates: see portico.certificate
+-- Every request must carry X-Portico-Token (portico.token), else 403 and nothing read or changed.
 --
 -- The shared dict `portico_backends` holds two keys: "backends" (the raw JSON as posted) and "version" (an integer
 -- incremented on every accepted POST). Workers compare "version" on the request path (portico.balancer), through a
@@ -60,6 +61,7 @@ end
 
 -- init_by_lua (the master, before the workers fork).
 function _M.init()
+  require("portico.token").init()
   local ok, c = pcall(map_cell)
   if ok then cell = c else ngx.log(ngx.WARN, "portico: no shared version cell, workers read the dict: ", tostring(c)) end
 end
@@ -240,6 +242,8 @@ local routes = {
 
 -- content_by_lua in `location /configuration/` of the status server.
 function _M.call()
+  -- Only Portico, before any other work: the per-start token (portico.token, docs/adr/0007).
+  if not require("portico.token").check() then return _M.respond(403, "forbidden: the configuration endpoint answers Portico only") end
   local handlers = routes[ngx.var.uri]
   if not handlers then return _M.respond(404, "unknown configuration path " .. ngx.var.uri) end
   local handler = handlers[ngx.req.get_method()]

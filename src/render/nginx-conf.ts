@@ -49,6 +49,8 @@ const HASH_PLACEHOLDER = '@@CONFIG_HASH@@';
 export const UNAVAILABLE_SOCKET = 'unavailable.sock';
 const unavailablePeer = (o: RenderOptions): string => `unix:${o.workDir.replace(/\/$/, '')}/${UNAVAILABLE_SOCKET}`;
 const MODULES = ['ndk_http_module', 'ngx_http_lua_module'];
+/** The environment variable that carries the configuration endpoint's token to nginx (docs/adr/0007); never its value here. */
+export const CONFIG_TOKEN_ENV = 'PORTICO_CONFIG_TOKEN';
 
 function listen(address: string, port: number, extra = ''): string {
   const where = address === '' ? int(port) : address.includes(':') ? `[${address}]:${int(port)}` : `${address}:${int(port)}`;
@@ -66,6 +68,7 @@ function main(o: RenderOptions, tls: TlsModel): string[] {
     `worker_processes ${workers === 'auto' ? 'auto' : int(workers)};`,
     `worker_shutdown_timeout ${seconds(g.workerShutdownTimeout)};`,
     `pid ${w('nginx.pid')};`,
+    `env ${ident(CONFIG_TOKEN_ENV)};`,
     `error_log stderr ${word(g.errorLogLevel, LOG_LEVELS)};`,
     `events { worker_connections ${int(g.maxWorkerConnections)}; multi_accept on; }`,
     'http {',

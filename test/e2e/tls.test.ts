@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
 import { h2Get, httpsGet, keyLines, makeCert, presented, type Pem } from '../support/certs.js';
-import { get, startPortico, syncCount, until, type Running } from '../support/portico.js';
+import { configToken, get, startPortico, TOKEN_NGINX, syncCount, until, type Running } from '../support/portico.js';
 import { hostIngress, nginxWorkers, tlsSecret, webObjects, writeManifests } from '../support/tls-manifests.js';
 
 /** Every file under `dir` (bounded), for the key-leak check. */
@@ -69,7 +69,7 @@ void describe('TLS with --default-ssl-certificate', () => {
       ...extra,
     ];
     writeManifests(manifests, objects());
-    portico = await startPortico(['--manifests', manifests, '--default-ssl-certificate', 'default/default-tls']);
+    portico = await startPortico(['--manifests', manifests, '--default-ssl-certificate', 'default/default-tls', '--nginx-binary', TOKEN_NGINX]);
   });
 
   after(async () => {
@@ -168,7 +168,7 @@ void describe('TLS with --default-ssl-certificate', () => {
     const secrets = [...c.values()].flatMap((p) => keyLines(p.key));
     assert.ok(secrets.length > 10);
     const pages = await Promise.all(['/debug/certs', '/debug/config', '/debug/backends'].map((p) => get(portico.healthz, 'localhost', p)));
-    const lua = await get(portico.status, 'localhost', '/configuration/certificates');
+    const lua = await get(portico.status, 'localhost', '/configuration/certificates', { headers: { 'x-portico-token': await configToken(portico) } });
     assert.equal(lua.status, 200);
     const texts = [...portico.output, ...pages.map((p) => p.body), lua.body, JSON.stringify(lua.headers)];
     for (const file of filesUnder(portico.workDir)) texts.push(readFileSync(file, 'utf8'));

@@ -1,6 +1,7 @@
 // Test support for the Lua data plane: starts a real nginx with a hand-written conf, real Node backends, and
 // small HTTP helpers. Every process started here is stopped by its PID; every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, chmodSync, writeFileSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -80,10 +81,14 @@ export interface NginxOptions {
   httpExtra?: string;
   /** Locations of the traffic server; default: `location /` proxied to backend "web". */
   locations?: string;
+  /** PORTICO_CONFIG_TOKEN in nginx's environment (default: a random one; '' for none). */
+  token?: string;
 }
 
 export interface Nginx {
   dir: string; port: number; statusPort: number; pid: number;
+  /** The configuration endpoint's token; post() and get() send it (X-Portico-Token). */
+  token: string;
   post(urlPath: string, body: unknown): Promise<Reply>;
   get(urlPath: string, opts?: RequestOptions): Promise<Reply>;
   workerPids(): number[];
@@ -116,6 +121,7 @@ function renderConf(dir: string, port: number, statusPort: number, opts: NginxOp
   return `load_module /usr/lib/nginx/modules/ndk_http_module.so;
 load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;
 worker_processes ${opts.workers ?? 2};
+env PORTICO_CONFIG_TOKEN;
 error_log ${dir}/error.log info;
 events { worker_connections 1024; }
 http {
@@ -194,9 +200,10 @@ export async function startNginx(opts: NginxOptions = {}): Promise<Nginx> {
   const port = await freePort();
   const statusPort = await freePort();
   const conf = path.join(dir, 'nginx.conf');
+  const token = opts.token ?? randomBytes(32).toString('hex');
   writeFileSync(conf, renderConf(dir, port, statusPort, opts));
   const child = spawn(NGINX, ['-p', dir, '-c', conf, '-g', `daemon off; master_process on; pid ${dir}/nginx.pid;`],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { PORTICO_CONFIG_TOKEN: token } });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => { stderr += c.toString(); });
   const pid = child.pid ?? 0;
@@ -215,10 +222,10 @@ export async function startNginx(opts: NginxOptions = {}): Promise<Nginx> {
     rmSync(dir, { recursive: true, force: true });
   };
   const nginx: Nginx = {
-    dir, port, statusPort, pid, errorLog, stop,
+    dir, port, statusPort, pid, token, errorLog, stop,
     post: (urlPath, body) => request(statusPort, urlPath,
-      { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    get: (urlPath, o) => request(statusPort, urlPath, o),
+      { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'x-portico-token': token } }),
+    get: (urlPath, o) => request(statusPort, urlPath, { ...o, headers: { 'x-portico-token': token, ...o?.headers } }),
     workerPids: () => childrenOf(pid),
   };
   for (let i = 0; i < 100; i++) {

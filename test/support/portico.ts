@@ -135,3 +135,12 @@ export async function metric(p: Running, name: string): Promise<number> {
   if (!line) throw new Error(`no metric ${name}`);
   return Number(line.split(' ')[1]);
 }
+
+/** An nginx that also tells tests the configuration endpoint's token (test/support/bin/token-nginx): give it as --nginx-binary. */
+export const TOKEN_NGINX = join(REPO, 'test/support/bin/token-nginx');
+
+/** The configuration endpoint's token of a Portico started with `--nginx-binary TOKEN_NGINX` (docs/adr/0007). */
+export async function configToken(p: Running): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  return readFile(join(p.workDir, 'test-config-token'), 'utf8');
+}
