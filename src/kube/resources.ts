@@ -84,17 +84,22 @@ export function readResources(): string[] {
 }
 
 /**
- * What the cluster duties call beyond the watches (`group/resource` → verbs): status writes (status.ts), the
- * status address inputs (status-inputs.ts) and Events (events.ts). Leases are in LEASE_VERBS, granted by a Role in
- * the controller's own namespace. deploy/rbac.yaml is checked against both.
+ * What the cluster duties call beyond the watches in any namespace (`group/resource` → verbs): status writes
+ * (status.ts), the --publish-service Service and the nodes of the controller's pods (status-inputs.ts), and Events
+ * on Ingresses in their own namespaces (events.ts). deploy/rbac.yaml grants them with a ClusterRole.
  */
 export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
   'networking.k8s.io/ingresses/status': ['patch'],
   '/services': ['get'],
-  '/pods': ['get', 'list'],
   '/nodes': ['get'],
   'events.k8s.io/events': ['create', 'patch'],
 };
 
-/** Leader election on a coordination.k8s.io/v1 Lease (leader.ts). */
-export const LEASE_VERBS: readonly string[] = ['create', 'get', 'update', 'watch'];
+/**
+ * What Portico calls only in its own namespace (POD_NAMESPACE), granted by a Role there: leader election on a Lease
+ * (leader.ts), and its own pod and its replicas, for the status address and the last-replica check (status-inputs.ts).
+ */
+export const OWN_NAMESPACE_VERBS: Readonly<Record<string, readonly string[]>> = {
+  'coordination.k8s.io/leases': ['create', 'get', 'update', 'watch'],
+  '/pods': ['get', 'list'],
+};
