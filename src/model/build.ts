@@ -4,12 +4,14 @@ import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import { BackendIndex, type BackendRef } from './backends.js';
 import { classSelector } from './classes.js';
 import { checkHost, checkLabel, checkPath, checkPathRelaxed, checkRegexPath } from './names.js';
-import { compileLocations, normalizePath, regexLocations, type PathRule } from './routes.js';
+import { normalizePath, type PathRule } from './routes.js';
+import { HostOwners } from './hosts.js';
+import { buildServers } from './servers.js';
 import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings, type UpstreamSettings } from './settings.js';
 import { buildTls } from './tls.js';
 import { addCanaries, isCanary } from './canary.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
-import type { Model, ObjectRef, Problem, Server, Target, Upstream } from './types.js';
+import type { Model, ObjectRef, Problem, Target, Upstream } from './types.js';
 
 const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true };
 
@@ -45,11 +47,19 @@ class Builder {
   readonly hostSettings = new Map<string, ServerSettings>();
   globalDefault: Target | undefined;
   readonly served: ObjectRef[] = [];
+  /** host → the Ingress whose server-alias / from-to-www-redirect the host took; regex rule → its field (model/servers.ts). */
+  readonly aliasBy = new Map<string, ObjectRef>();
+  readonly wwwBy = new Map<string, ObjectRef>();
+  readonly regexField = new Map<PathRule, string>();
+  /** Age rank of every served Ingress (`namespace/name` → 0 for the oldest), and back. */
+  private readonly ranks = new Map<string, number>();
+  private readonly byRank: ObjectRef[] = [];
 
   /** namespace/name → Service (the first of equal keys, as `find` took it): one lookup per default-backend annotation. */
   private readonly services = new Map<string, Snapshot['services'][number]>();
 
-  constructor(private readonly index: BackendIndex, private readonly annotations: AnnotationInput, snapshot: Snapshot) {
+  constructor(private readonly index: BackendIndex, private readonly annotations: AnnotationInput, snapshot: Snapshot, oldestFirst: readonly Ingress[], readonly owners: HostOwners) {
+    for (const ing of oldestFirst) { const r = refOf(ing); this.ranks.set(`${r.namespace}/${r.name}`, this.byRank.length); this.byRank.push(r); }
     for (const s of snapshot.services) {
       const key = JSON.stringify([s.metadata?.namespace, s.metadata?.name]);
       if (!this.services.has(key)) this.services.set(key, s);
@@ -59,6 +69,10 @@ class Builder {
   problem(object: ObjectRef, field: string, reason: string, severity: Problem['severity'] = 'dropped'): void {
     this.problems.push({ object, field, reason, severity });
   }
+
+  rankOf(ref: ObjectRef): number { return this.ranks.get(`${ref.namespace}/${ref.name}`) ?? this.byRank.length; }
+  refOf(rank: number): ObjectRef { return this.byRank[rank] ?? { kind: 'Ingress', namespace: '', name: '' }; }
+  refusal(ref: ObjectRef, host: string): string | undefined { return host === '' ? undefined : this.owners.refusal(ref, host); }
 
   /** Upstream settings per upstream name, each field from the oldest Ingress that set it. */
   readonly upstreamSettings = new Map<string, UpstreamSettings>();
@@ -95,8 +109,10 @@ class Builder {
     return t?.kind === 'upstream' ? { ...s, location: { ...s.location, defaultBackendUpstream: t.upstream } } : s;
   }
 
-  private addServerSettings(host: string, s: ServerSettings): void {
+  private addServerSettings(host: string, s: ServerSettings, ref: ObjectRef): void {
     const had = this.hostSettings.get(host) ?? {};
+    if (s.serverAlias !== undefined && had.serverAlias === undefined) this.aliasBy.set(host, ref);
+    if (s.fromToWwwRedirect !== undefined && had.fromToWwwRedirect === undefined) this.wwwBy.set(host, ref);
     this.hostSettings.set(host, { ...s, ...had });
   }
 
@@ -110,8 +126,10 @@ class Builder {
       const host = (rule.host ?? '').toLowerCase();
       const badHost = host === '' ? undefined : checkHost(host);
       if (badHost) { this.problem(ref, `spec.rules[${i}].host`, badHost); return; }
+      const refused = this.refusal(ref, host);
+      if (refused) { this.problem(ref, `spec.rules[${i}].host`, refused); return; }
       hosts.push(host);
-      if (host !== '') this.addServerSettings(host, settings.server);
+      if (host !== '') this.addServerSettings(host, settings.server, ref);
       (rule.http?.paths ?? []).forEach((p, j) => { this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`, settings); });
     });
     if (ing.spec?.defaultBackend) {
@@ -150,39 +168,19 @@ class Builder {
       }
       return;
     }
-    table.set(key, { path, type, target });
+    const rule: PathRule = { path, type, target };
+    table.set(key, rule);
+    if (regex) this.regexField.set(rule, field);
   }
-}
-
-function wildcardOf(host: string): string | undefined {
-  const dot = host.indexOf('.');
-  return dot > 0 ? `*${host.slice(dot)}` : undefined;
-}
-
-function sortedServers(b: Builder, fallback: Target): Server[] {
-  const rulesOf = (h: string): PathRule[] => [...(b.rules.get(h)?.values() ?? [])];
-  const regexOf = (h: string): PathRule[] => [...(b.regexRules.get(h)?.values() ?? [])];
-  const hosts = new Set([...b.rules.keys(), ...b.regexRules.keys(), ...b.hostDefaults.keys()].filter((h) => h !== ''));
-  const servers: Server[] = [];
-  for (const host of [...hosts].sort()) {
-    const wild = host.startsWith('*.') ? undefined : wildcardOf(host);
-    const tiers = [rulesOf(host), ...(wild && hosts.has(wild) ? [rulesOf(wild)] : []), rulesOf('')];
-    const regexTiers = [regexOf(host), ...(wild && hosts.has(wild) ? [regexOf(wild)] : []), regexOf('')];
-    const own = b.hostDefaults.get(host) ?? (wild ? b.hostDefaults.get(wild) : undefined);
-    const settings = b.hostSettings.get(host);
-    const locations = [...regexLocations(regexTiers), ...compileLocations(tiers, own ?? fallback)];
-    servers.push({ host, locations, ...(settings && Object.keys(settings).length > 0 ? { settings } : {}) });
-  }
-  servers.push({ host: '_', locations: [...regexLocations([regexOf('')]), ...compileLocations([rulesOf('')], fallback)] });
-  return servers;
 }
 
 /** Builds the model. Pure: the same snapshot and options always give the same model. */
 export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: AnnotationInput = NO_ANNOTATIONS): Model {
   const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets);
-  const b = new Builder(index, annotations, snapshot);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
+  const owners = new HostOwners(served.filter((ing) => !isCanary(annotations, ing)), opts.strictHostOwnership === true);
+  const b = new Builder(index, annotations, snapshot, served, owners);
   for (const ing of served) if (!isCanary(annotations, ing)) b.addIngress(ing);
   const canaries = addCanaries(b, served.filter((ing) => isCanary(annotations, ing)), annotations);
   let fallback = b.globalDefault ?? NOT_FOUND;
@@ -204,7 +202,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
     return c ? { ...v, canary: c } : v;
   });
-  const servers = sortedServers(b, fallback);
-  const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS);
+  const servers = buildServers(b, fallback);
+  const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, (r, h) => owners.refusal(r, h));
   return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls };
 }

@@ -14,6 +14,8 @@ export interface CanaryBuilder {
   readonly served: ObjectRef[];
   target(ref: ObjectRef, backend: IngressBackend | undefined, field: string): Target | undefined;
   problem(object: ObjectRef, field: string, reason: string, severity?: Problem['severity']): void;
+  /** Why an Ingress may not use a host (--strict-host-ownership, model/hosts.ts), else undefined. */
+  refusal(object: ObjectRef, host: string): string | undefined;
 }
 
 function refOf(ing: Ingress): ObjectRef {
@@ -62,6 +64,8 @@ export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: A
     let attached = 0;
     (ing.spec?.rules ?? []).forEach((rule, i) => {
       const host = (rule.host ?? '').toLowerCase();
+      const refused = b.refusal(ref, host);
+      if (refused) { b.problem(ref, `spec.rules[${i}].host`, refused); return; }
       (rule.http?.paths ?? []).forEach((p, j) => {
         const field = `spec.rules[${i}].http.paths[${j}]`;
         const type = p.pathType === 'Exact' ? 'Exact' : 'Prefix';

@@ -1,5 +1,6 @@
 // The one wording of a Problem, shared by the log, Kubernetes Events and the admission webhook.
 import type { Problem } from './types.js';
+import { HOST_CONFLICT } from './hosts.js';
 
 /** `Ingress ns/name spec.rules[0].host: reason` — the same text wherever a problem is shown. */
 export function describeProblem(p: Problem): string {
@@ -14,6 +15,8 @@ export function sameObject(a: Problem['object'], b: Problem['object']): boolean 
 /** The Event reason of a problem: a short CamelCase word a user can filter on (kubectl get events --field-selector). */
 export function problemReason(p: Problem): string {
   if (p.reason.includes('is already served by the older Ingress')) return 'PathConflict';
+  if (p.reason.includes(HOST_CONFLICT)) return 'HostConflict';
+  if (p.reason.includes('could capture paths of the older Ingress')) return 'PathConflict';
   if (/^Service .* not found/.test(p.reason)) return 'ServiceNotFound';
   if (/^Service .* has no port/.test(p.reason)) return 'ServicePortNotFound';
   if (/Secret/.test(p.reason)) return 'SecretProblem';

@@ -12,6 +12,9 @@ const secretKey = (namespace: string | undefined, name: string | undefined): str
 
 type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
 
+/** Why an Ingress may not use a host (--strict-host-ownership, model/hosts.ts), else undefined. */
+export type HostRefusal = (ingress: ObjectRef, host: string) => string | undefined;
+
 /** Builds the TLS part of one model; every Secret is read once. */
 class TlsBuilder {
   readonly problems: Problem[] = [];
@@ -24,7 +27,7 @@ class TlsBuilder {
   /** Secrets by namespace and name (the first of equal keys, as `findSecret` takes it): one lookup per reference. */
   private readonly secrets = new Map<string, Secret>();
 
-  constructor(secrets: readonly Secret[], private readonly opts: TlsOptions) {
+  constructor(secrets: readonly Secret[], private readonly opts: TlsOptions, private readonly refusal: HostRefusal = () => undefined) {
     for (const s of secrets) {
       const key = secretKey(s.metadata?.namespace, s.metadata?.name);
       if (!this.secrets.has(key)) this.secrets.set(key, s);
@@ -63,6 +66,8 @@ class TlsBuilder {
         const host = raw.toLowerCase();
         const bad = checkHost(host);
         if (bad) { this.problem(ref, `${field}.hosts[${j}]`, bad, 'dropped'); continue; }
+        const refused = this.refusal(ref, host);
+        if (refused) { this.problem(ref, `${field}.hosts[${j}]`, refused, 'dropped'); continue; }
         const holder = this.hosts.get(host);
         if (holder) {
           const same = holder.ingress.namespace === ref.namespace && holder.ingress.name === ref.name;
@@ -133,7 +138,7 @@ class TlsBuilder {
     this.addTls(ing, ref);
     const ann = readTlsAnnotations(ing.metadata?.annotations, this.opts.annotationsPrefix);
     for (const p of ann.problems) this.problem(ref, p.field, p.reason);
-    const hosts = [...new Set((ing.spec?.rules ?? []).map((r) => (r.host ?? '').toLowerCase()).filter((h) => h && !checkHost(h)))];
+    const hosts = [...new Set((ing.spec?.rules ?? []).map((r) => (r.host ?? '').toLowerCase()).filter((h) => h && !checkHost(h) && !this.refusal(ref, h)))];
     this.addCovered(ing, ref, hosts);
     const denied = ann.authTls ? this.addClientAuth(ref, ann.authTls, hosts) : undefined;
     const entry: IngressTls = {
@@ -166,9 +171,9 @@ const byKey = <T>(key: (t: T) => string) => (a: T, b: T): number => (key(a) < ke
  * Pure: certificates are parsed, never fetched; time is not read (expiry is checked by the controller).
  */
 export function buildTls(
-  ingresses: readonly Ingress[], secrets: readonly Secret[], serverHosts: readonly string[], opts: TlsOptions,
+  ingresses: readonly Ingress[], secrets: readonly Secret[], serverHosts: readonly string[], opts: TlsOptions, refusal?: HostRefusal,
 ): { tls: TlsModel; problems: Problem[] } {
-  const b = new TlsBuilder(secrets, opts);
+  const b = new TlsBuilder(secrets, opts, refusal);
   for (const ing of ingresses) b.addIngress(ing);
   const defaultCertificate = b.defaultCertificate();
   const servers: TlsServer[] = [];
