@@ -1,6 +1,7 @@
 // The traffic-policy rows of the annotation table (rate limits, CORS, canary, mirroring, logs) and their ConfigMap keys.
 import type { GlobalSettings, RiskLevel } from '../model/settings.js';
 import type { TrafficSettings } from '../model/settings-traffic.js';
+import { regexSafety } from '../model/regex-safety.js';
 import type { KeySpec } from './configmap.js';
 import type { AnnotationSpec, Draft, Scope } from './table.js';
 import * as v from './values.js';
@@ -49,7 +50,8 @@ const cookieName: v.Parser<string> = (raw) => (/^[A-Za-z0-9!#%&'*+.^_`|~-]{1,64}
 /**
  * A header pattern for canary-by-header-pattern: printable ASCII, at most 256 characters, and a regular expression
  * JavaScript compiles (PCRE's syntax is a superset of the accepted subset; a leading `(?i)` is allowed). Lua checks
- * it again with ngx.re before it is used.
+ * it again with ngx.re before it is used. Nested quantifiers are refused (model/regex-safety.ts): the header value is
+ * the client's, so a pattern that backtracks exponentially lets any client spend a worker's time.
  */
 export const headerPattern: v.Parser<string> = (raw) => {
   if (!/^[\x20-\x7e]{1,256}$/.test(raw)) return v.bad(`${v.show(raw)} is not a pattern (printable ASCII, 1 to 256 characters)`);
@@ -60,7 +62,8 @@ export const headerPattern: v.Parser<string> = (raw) => {
   } catch {
     return v.bad(`${v.show(raw)} is not a valid regular expression`);
   }
-  return v.ok(raw);
+  const unsafe = regexSafety(raw);
+  return unsafe ? v.bad(`${v.show(raw)} is refused: ${unsafe}`) : v.ok(raw);
 };
 
 /** An http(s) URL, optionally followed by `$request_uri` (as in ingress-nginx's examples); no other variable. */

@@ -1,4 +1,5 @@
 // Validation of every name and path that reaches the model: the first line of defence against injection.
+import { regexSafety } from './regex-safety.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -92,7 +93,8 @@ export function checkPathRelaxed(value: string): string | undefined {
 
 /**
  * A path regular expression (use-regex, rewrite-target): starts with '/', printable, no quotes or ';', at most 512,
- * compiles; lookaround and backreferences are refused because PCRE (nginx) and JavaScript differ there.
+ * compiles; lookaround and backreferences are refused because PCRE (nginx) and JavaScript differ there, and
+ * nested quantifiers because they backtrack exponentially on every request (model/regex-safety.ts).
  */
 export function checkRegexPath(value: string): string | undefined {
   if (!value.startsWith('/') || value.length > 512 || !/^[\x21-\x7e]+$/.test(value) || /["'`;]/.test(value)) {
@@ -104,7 +106,8 @@ export function checkRegexPath(value: string): string | undefined {
   } catch (err) {
     return `${JSON.stringify(clip(value))} is not a valid regular expression: ${(err as Error).message}`;
   }
-  return undefined;
+  const unsafe = regexSafety(value);
+  return unsafe ? `${JSON.stringify(clip(value))} is refused: ${unsafe}` : undefined;
 }
 
 /** Shortens a hostile value for messages (the whole value may be megabytes). */
