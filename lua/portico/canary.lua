@@ -9,12 +9,50 @@ local pairs = pairs
 local str_match = string.match
 local str_lower = string.lower
 local str_gsub = string.gsub
+local str_sub = string.sub
+local str_find = string.find
+local str_byte = string.byte
 local math_floor = math.floor
 
 local _M = {}
 
 local function is_int(v, min, max)
   return type(v) == "number" and v == math_floor(v) and v >= min and v <= max
+end
+
+-- True when every byte of s is printable ASCII (32-126), '$' too unless no_dollar.
+local function printable(s, no_dollar)
+  for i = 1, #s do
+    local b = str_byte(s, i)
+    if b < 32 or b > 126 or (no_dollar and b == 36) then return false end
+  end
+  return true
+end
+
+-- Escapes both PCRE and JavaScript read alike: d D w W s S b B n t and punctuation.
+local PLAIN_ESCAPE = "dDwWsSbBnt!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
+-- The model's pcreCommon (src/annotations/values.ts), written again: nil, or what is outside the shared syntax.
+local function pcre_common(p)
+  local i = 1
+  while i <= #p do
+    if str_sub(p, i, i) == "\\" then
+      local c = str_sub(p, i + 1, i + 1)
+      if c == "" or not str_find(PLAIN_ESCAPE, c, 1, true) then return "the escape \\" .. c .. " reads differently in PCRE and JavaScript" end
+      i = i + 2
+    else
+      i = i + 1
+    end
+  end
+  local body = (str_gsub(p, "^%(%?i%)", ""))
+  body = (str_gsub(body, "\\.", ""))
+  local at = str_find(body, "(?", 1, true)
+  while at do
+    if str_sub(body, at + 2, at + 2) ~= ":" then return "only (...) and (?:...) groups are taken" end
+    at = str_find(body, "(?", at + 1, true)
+  end
+  if str_find(body, "%[%^?%]") then return "an empty character class reads differently in PCRE and JavaScript" end
+  return nil
 end
 
 -- Returns nil, or a message saying what is wrong with one policy.
@@ -26,9 +64,15 @@ local function validate_policy(c, at)
   if type(c.header) ~= "string" or (c.header ~= "" and not str_match(c.header, "^[%w][%w-]*$")) or #c.header > 64 then
     return at .. ".header: must be \"\" or a header name"
   end
-  if type(c.headerValue) ~= "string" or #c.headerValue > 1024 then return at .. ".headerValue: must be a string" end
-  if type(c.headerPattern) ~= "string" or #c.headerPattern > 256 then return at .. ".headerPattern: must be a string" end
+  if type(c.headerValue) ~= "string" or #c.headerValue > 1024 or not printable(c.headerValue, true) then
+    return at .. ".headerValue: must be printable ASCII without '$', at most 1024"
+  end
+  if type(c.headerPattern) ~= "string" or #c.headerPattern > 256 or not printable(c.headerPattern) then
+    return at .. ".headerPattern: must be printable ASCII, at most 256"
+  end
   if c.headerPattern ~= "" then
+    local outside = pcre_common(c.headerPattern)
+    if outside then return at .. ".headerPattern: " .. outside end
     local _, _, err = re_find("", c.headerPattern, "jo")
     if err then return at .. ".headerPattern: " .. err end
   end

@@ -51,8 +51,9 @@ local function parse(pem)
   return { pem = pem, cert = cert, key = key }
 end
 
--- Returns the decoded payload, or nil and what is wrong with it. Every PEM is parsed once here, so a bad one
--- is refused at the door instead of failing handshakes later.
+-- Returns the decoded payload without its bad entries and the list of those ({ name, reason }), or nil and what is
+-- wrong with the body itself. Every PEM is parsed once here, so a bad one is dropped at the door instead of failing
+-- handshakes later, and never takes the other hosts' certificates with it (issue 13).
 function _M.validate(body)
   if type(body) ~= "string" or body == "" then return nil, "empty body" end
   local payload, err = cjson.decode(body)
@@ -60,28 +61,42 @@ function _M.validate(body)
   local certs = payload.certificates
   if certs == nil or certs == cjson.null then certs = {} end
   if type(certs) ~= "table" then return nil, "certificates: must be an object of host -> PEM" end
+  local rejected = {}
+  local function reject(name, reason) rejected[#rejected + 1] = { name = name, reason = reason } end
+  local kept = {}
   for host, pem in pairs(certs) do
     if not valid_host(host) then
-      return nil, str_format("certificates[%s]: not a lower-case host name or *.domain", tostring(host))
+      reject(tostring(host), str_format("certificates[%s]: not a lower-case host name or *.domain", tostring(host)))
+    elseif type(pem) ~= "string" then
+      reject(host, str_format("certificates[%s]: must be a PEM string", host))
+    else
+      local ok, perr = parse(pem)
+      if ok then kept[host] = pem else reject(host, str_format("certificates[%s]: %s", host, perr)) end
     end
-    if type(pem) ~= "string" then return nil, str_format("certificates[%s]: must be a PEM string", host) end
-    local ok, perr = parse(pem)
-    if not ok then return nil, str_format("certificates[%s]: %s", host, perr) end
   end
+  payload.certificates = kept
   local default = payload.default
   if default ~= nil and default ~= cjson.null then
-    if type(default) ~= "string" then return nil, "default: must be a PEM string or null" end
-    local ok, perr = parse(default)
-    if not ok then return nil, "default: " .. perr end
+    local ok, perr
+    if type(default) ~= "string" then ok, perr = nil, "must be a PEM string or null" else ok, perr = parse(default) end
+    if not ok then
+      reject("default", "default: " .. perr)
+      payload.default = nil
+    end
   end
-  return payload
+  return payload, rejected
 end
 
 function _M.post()
   local body, rerr = configuration.read_body()
   if rerr then return configuration.respond(500, "could not read the request body: " .. rerr) end
-  local payload, msg = _M.validate(body)
-  if not payload then return configuration.respond(400, "certificates rejected, nothing changed: " .. msg) end
+  local payload, rejected = _M.validate(body)
+  if not payload then return configuration.respond(400, "certificates rejected, nothing changed: " .. rejected) end
+  if #rejected > 0 then
+    -- Store what was kept (its PEMs are never logged: only the host names and nginx's reason).
+    body = cjson.encode(payload)
+    ngx.log(ngx.WARN, "portico: dropped ", #rejected, " invalid certificates:", configuration.rejected_lines(rejected))
+  end
   local dict = ngx.shared[DICT]
   local ok, err = dict:safe_set(KEY_DATA, body)
   if not ok then return configuration.respond(500, "could not store certificates, nothing changed: " .. tostring(err)) end
@@ -89,7 +104,7 @@ function _M.post()
   ngx.header["X-Portico-Version"] = version
   local n = 0
   for _ in pairs(payload.certificates or {}) do n = n + 1 end
-  return configuration.respond(201, str_format("%d certificates stored, version %d", n, version))
+  return configuration.respond(201, str_format("%d certificates stored, version %d", n, version) .. configuration.rejected_lines(rejected))
 end
 
 function _M.get()

@@ -79,22 +79,65 @@ local function is_absent(v)
   return v == nil or v == json_null
 end
 
+-- The validity rules below are the TypeScript model's, written again (test/lua/validity.test.ts proves them equal).
+
+local function valid_octet(o)
+  return o ~= nil and (o == "0" or str_match(o, "^[1-9]%d?%d?$") ~= nil) and tonumber(o) <= 255
+end
+
 local function valid_ipv4(s)
-  local a, b, c, d = str_match(s, "^(%d%d?%d?)%.(%d%d?%d?)%.(%d%d?%d?)%.(%d%d?%d?)$")
-  if not a then return false end
-  return tonumber(a) <= 255 and tonumber(b) <= 255 and tonumber(c) <= 255 and tonumber(d) <= 255
+  local a, b, c, d = str_match(s, "^(%d+)%.(%d+)%.(%d+)%.(%d+)$")
+  return valid_octet(a) and valid_octet(b) and valid_octet(c) and valid_octet(d)
 end
 
+-- Colon-separated hex groups ("" is none), or -1 when one is not 1-4 hex digits.
+local function hex_groups(part)
+  if part == "" then return 0 end
+  local n = 0
+  for g in (part .. ":"):gmatch("([^:]*):") do
+    if not str_match(g, "^%x%x?%x?%x?$") then return -1 end
+    n = n + 1
+  end
+  return n
+end
+
+-- Without brackets or zone (ADR 0001): eight groups, or fewer around one "::", the last two optionally dotted IPv4.
 local function valid_ipv6(s)
-  -- without brackets (ADR); hex groups, "::" and an optional dotted IPv4 tail. nginx does the exact parse.
-  return #s >= 2 and #s <= 45 and str_find(s, ":", 1, true) ~= nil and str_match(s, "^[%x:.]+$") ~= nil
+  if #s < 2 or #s > 45 or not str_match(s, "^[%x:.]+$") then return false end
+  local head, max = s, 8
+  local v4 = str_match(s, ":(%d+%.%d+%.%d+%.%d+)$")
+  if v4 then
+    if not valid_ipv4(v4) then return false end
+    head = s:sub(1, #s - #v4)
+    if s:sub(#head - 1, #head) ~= "::" then head = head:sub(1, #head - 1) end
+    max = 6
+  elseif str_find(s, ".", 1, true) then
+    return false
+  end
+  local at = str_find(head, "::", 1, true)
+  if not at then return hex_groups(head) == max end
+  if str_find(head, "::", at + 2, true) then return false end
+  local left, right = hex_groups(head:sub(1, at - 1)), hex_groups(head:sub(at + 2))
+  return left >= 0 and right >= 0 and left + right <= max - 1
 end
 
--- hashBy: literal text and $var / ${var} references; at least one variable.
+-- hashBy: at most 32 tokens, each $var, ${var} (lower-case names) or one of [A-Za-z0-9_.:/-]; at least one variable.
 local function valid_hash_by(s)
   if s == "" then return true end
-  local rest = s:gsub("%${[%w_]+}", "\0"):gsub("%$[%w_]+", "\0")
-  return str_find(rest, "\0", 1, true) ~= nil and str_find(rest, "$", 1, true) == nil
+  local i, tokens, vars = 1, 0, 0
+  while i <= #s do
+    local v = str_match(s, "^%$[a-z_][a-z0-9_]*", i) or str_match(s, "^%${[a-z_][a-z0-9_]*}", i)
+    if v then
+      vars = vars + 1
+    else
+      v = str_match(s, "^[%w_.:/-]", i)
+      if not v then return false end
+    end
+    i = i + #v
+    tokens = tokens + 1
+    if tokens > 32 then return false end
+  end
+  return vars > 0
 end
 
 local SAMESITE = { None = true, Lax = true, Strict = true }
@@ -105,11 +148,11 @@ local function check_affinity(a, at)
     return at .. ".mode: must be \"balanced\" or \"persistent\""
   end
   -- cookie-name token (RFC 6265): no separators, no spaces, no control characters
-  if type(a.name) ~= "string" or not str_match(a.name, "^[%w!#%%&'*+.^_`|~-]+$") or #a.name > 256 then
+  if type(a.name) ~= "string" or not str_match(a.name, "^[%w!#%%&'*+.^_`|~-]+$") or #a.name > 64 then
     return at .. ".name: must be a cookie name"
   end
-  if not is_absent(a.path) and (type(a.path) ~= "string" or not str_match(a.path, "^/[^;%c]*$")) then
-    return at .. ".path: must start with / and contain no ';' or control characters"
+  if not is_absent(a.path) and (type(a.path) ~= "string" or #a.path > 1024 or not str_match(a.path, "^/[%w%-._~!&'()*+,=:@/%%]*$")) then
+    return at .. ".path: must be an absolute path of URI characters without ';', at most 1024"
   end
   if not is_absent(a.maxAge) and not is_integer(a.maxAge, 0, 2^31) then
     return at .. ".maxAge: must be null or an integer number of seconds"
@@ -164,7 +207,9 @@ local function check_backend(b, at, seen)
   return nil
 end
 
--- Returns the decoded list, or nil and a message saying what is wrong.
+-- Returns the decoded list of valid backends and the list of rejected ones ({ at = "backends[i] (name)", reason = ...
+-- }), or nil and a message when the body itself is not a JSON array. One bad backend is dropped and reported; it
+-- never takes the others with it (issue 13).
 function _M.validate_backends(body)
   if type(body) ~= "string" or body == "" then return nil, "empty body: expected a JSON array of backends" end
   local list, err = cjson.decode(body)
@@ -174,12 +219,23 @@ function _M.validate_backends(body)
   local n = 0
   for _ in pairs(list) do n = n + 1 end
   if n ~= #list then return nil, "expected a JSON array of backends" end
-  local seen = {}
+  local seen, valid, rejected = {}, {}, {}
   for i, b in ipairs(list) do
     local msg = check_backend(b, str_format("backends[%d]", i - 1), seen)
-    if msg then return nil, msg end
+    if msg then
+      rejected[#rejected + 1] = { name = type(b) == "table" and type(b.name) == "string" and b.name or "", reason = msg }
+    else
+      valid[#valid + 1] = b
+    end
   end
-  return list
+  return valid, rejected
+end
+
+-- The lines of a 201 answer that name what was dropped: "rejected <name>: <reason>", one a line.
+function _M.rejected_lines(rejected)
+  local out = {}
+  for i, r in ipairs(rejected) do out[i] = str_format("\nrejected %s: %s", r.name, r.reason) end
+  return table.concat(out)
 end
 
 function _M.read_body()
@@ -205,8 +261,13 @@ end
 local function post_backends()
   local body, rerr = _M.read_body()
   if rerr then return _M.respond(500, "could not read the request body: " .. rerr) end
-  local list, msg = _M.validate_backends(body)
-  if not list then return _M.respond(400, "backends rejected, nothing changed: " .. msg) end
+  local list, rejected = _M.validate_backends(body)
+  if not list then return _M.respond(400, "backends rejected, nothing changed: " .. rejected) end
+  -- Only what was accepted is stored; the body as sent when everything was (the common case: no re-encoding).
+  if #rejected > 0 then
+    body = #list == 0 and "[]" or cjson.encode(list)
+    ngx.log(ngx.WARN, "portico: dropped ", #rejected, " invalid backends:", _M.rejected_lines(rejected))
+  end
 
   local dict = ngx.shared[BACKENDS_DICT]
   -- safe_set never evicts the version key to make room; a full dict is an error, not a silent loss.
@@ -218,7 +279,7 @@ local function post_backends()
   -- after the dict: a worker that sees the new cell value finds the new version (and data) in the dict
   if cell then cell[0] = version % 2147483647 end
   ngx.header["X-Portico-Version"] = version
-  return _M.respond(201, str_format("%d backends stored, version %d", #list, version))
+  return _M.respond(201, str_format("%d backends stored, version %d", #list, version) .. _M.rejected_lines(rejected))
 end
 
 local function get_backends()

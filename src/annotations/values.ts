@@ -109,8 +109,12 @@ export const uriPath: Parser<string> = (raw) => {
  * class. Returns what is outside the subset, or undefined.
  */
 export function pcreCommon(raw: string): string | undefined {
-  const escape = /\\([^dDwWsSbBnt\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e])/.exec(raw);
-  if (escape) return `the escape \\${escape[1] ?? ''} reads differently in PCRE and JavaScript; write the character itself or a class`;
+  for (let i = 0; i < raw.length; i += raw[i] === '\\' ? 2 : 1) {
+    const c = raw[i] === '\\' ? raw[i + 1] ?? '' : undefined;
+    if (c !== undefined && !/^[dDwWsSbBnt\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]$/.test(c)) {
+      return `the escape \\${c} reads differently in PCRE and JavaScript; write the character itself or a class`;
+    }
+  }
   const body = raw.replace(/^\(\?i\)/, '').replace(/\\./g, '');
   if (/\(\?(?!:)/.test(body)) return 'only (...) and (?:...) groups are taken (and (?i) at the start)';
   if (/\[\^?\]/.test(body)) return 'an empty character class reads differently in PCRE and JavaScript';

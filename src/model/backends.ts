@@ -133,8 +133,42 @@ export class BackendIndex {
   }
 }
 
+const V4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const GROUP = /^[0-9a-fA-F]{1,4}$/;
+
+/** Colon-separated hex groups ('' is none), or -1 when one is not 1-4 hex digits. */
+function groups(part: string): number {
+  if (part === '') return 0;
+  const gs = part.split(':');
+  return gs.every((g) => GROUP.test(g)) ? gs.length : -1;
+}
+
+/**
+ * An IPv6 literal without brackets or zone: eight groups, or fewer around one `::`, the last two optionally a dotted
+ * IPv4 address. The same algorithm as valid_ipv6 in lua/portico/configuration.lua (test/lua/validity.test.ts).
+ */
+export function isIpv6(value: string): boolean {
+  if (value.length < 2 || value.length > 45 || !/^[0-9a-fA-F:.]+$/.test(value)) return false;
+  let head = value;
+  let max = 8;
+  const tail = /:((\d+\.){3}\d+)$/.exec(value);
+  if (tail?.[1] !== undefined) {
+    if (!V4.test(tail[1])) return false;
+    head = value.slice(0, value.length - tail[1].length);
+    if (!head.endsWith('::')) head = head.slice(0, -1);
+    max = 6;
+  } else if (value.includes('.')) {
+    return false;
+  }
+  const at = head.indexOf('::');
+  if (at === -1) return groups(head) === max;
+  if (head.indexOf('::', at + 1) !== -1) return false;
+  const left = groups(head.slice(0, at));
+  const right = groups(head.slice(at + 2));
+  return left >= 0 && right >= 0 && left + right <= max - 1;
+}
+
 /** An IPv4 or IPv6 literal (nothing else may become an nginx peer). */
 export function isIp(value: string): boolean {
-  const v4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-  return v4.test(value) || (/^[0-9a-fA-F:.]+$/.test(value) && value.includes(':') && value.length <= 45);
+  return V4.test(value) || isIpv6(value);
 }
