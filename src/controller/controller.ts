@@ -8,7 +8,8 @@ import type { Model } from '../model/types.js';
 import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
 import { backendsPayload } from '../render/lua-payload.js';
 import { clientFilesChanged, planApply, type DataPlaneState } from '../apply/plan.js';
-import { Nginx } from '../nginx/process.js';
+import { Nginx, type Rejected } from '../nginx/process.js';
+import { rejectedProblems } from './rejected.js';
 import { Store } from '../store/store.js';
 import { SyncLoop } from './sync-loop.js';
 import { ProblemReporter } from './problems.js';
@@ -93,6 +94,8 @@ export class Controller {
   readonly tls: TlsSync;
   private readonly annotations: AnnotationStage;
   private readonly quarantine = new Quarantine();
+  /** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
+  private readonly dropped: { backends: Rejected[]; certificates: Rejected[] } = { backends: [], certificates: [] };
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
 
@@ -131,7 +134,7 @@ export class Controller {
     const { model, conf } = last
       ? { model: refreshEndpoints(last.model, this.store.snapshot(), targetPolicy(this.config)), conf: last.rendered }
       : await this.buildTested();
-    this.problems.report([...model.problems, ...this.quarantine.problems()]);
+    this.problems.report([...model.problems, ...this.quarantine.problems(), ...rejectedProblems(model, this.dropped.backends, this.dropped.certificates)]);
     this.tls.warnExpiring(model, started);
     if (!last) {
       const authWritten = await writeAuthFiles(this.config.workDir, model);
@@ -158,8 +161,10 @@ export class Controller {
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
         await this.tls.afterReload(model);
       }
-      if (plan === 'reload' || this.running?.backends !== backends) await this.nginx.push('backends', JSON.parse(backends) as unknown);
-      if (plan === 'reload' || this.running?.certificates !== certs.digest) await this.nginx.pushRaw('certificates', certs.body);
+      if (plan === 'reload' || this.running?.backends !== backends) this.dropped.backends = await this.nginx.push('backends', JSON.parse(backends) as unknown);
+      if (plan === 'reload' || this.running?.certificates !== certs.digest) this.dropped.certificates = await this.nginx.pushRaw('certificates', certs.body);
+      const dropped = rejectedProblems(model, this.dropped.backends, this.dropped.certificates);
+      if (dropped.length > 0) this.problems.report([...model.problems, ...this.quarantine.problems(), ...dropped]);
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
       this.current = { model, rendered: conf, backends, certs };

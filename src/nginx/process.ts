@@ -21,6 +21,19 @@ export interface NginxOptions {
   readonly onRestart?: () => void;
 }
 
+/** An item of a pushed payload that Lua refused and dropped: the backend's name or the certificate's host. */
+export interface Rejected { readonly name: string; readonly reason: string }
+
+/** The `rejected NAME: REASON` lines of a 201 from the configuration endpoint (lua/portico/configuration.lua). */
+export function rejectedItems(answer: string): Rejected[] {
+  const out: Rejected[] = [];
+  for (const line of answer.split('\n')) {
+    const m = /^rejected (\S*): (.*)$/.exec(line);
+    if (m) out.push({ name: m[1] ?? '', reason: m[2] ?? '' });
+  }
+  return out;
+}
+
 /** Runs one nginx master as a child process under a work directory. */
 export class Nginx {
   private child: ChildProcess | undefined;
@@ -151,12 +164,15 @@ export class Nginx {
   }
 
   /** POSTs a JSON payload to nginx's Lua configuration endpoint (`backends`, `certificates`). */
-  async push(what: string, payload: unknown): Promise<void> {
-    await this.pushRaw(what, JSON.stringify(payload));
+  async push(what: string, payload: unknown): Promise<Rejected[]> {
+    return this.pushRaw(what, JSON.stringify(payload));
   }
 
-  /** POSTs an already serialized JSON body; error messages carry nginx's answer, never the body (it may hold keys). */
-  async pushRaw(what: string, body: string): Promise<void> {
+  /**
+   * POSTs an already serialized JSON body; error messages carry nginx's answer, never the body (it may hold keys).
+   * Resolves with the items Lua dropped (it stores the rest): empty when the TypeScript checks held.
+   */
+  async pushRaw(what: string, body: string): Promise<Rejected[]> {
     const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
       method: 'POST', body, headers: { 'content-type': 'application/json', 'x-portico-token': this.token },
     }).catch((err: unknown) => {
@@ -165,6 +181,7 @@ export class Nginx {
     if (res.status < 200 || res.status > 299) {
       throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} answered ${res.status}: ${await res.text()}`);
     }
+    return rejectedItems(await res.text());
   }
 
   /** PIDs of the worker processes now (children of the master), for tests and /debug. */

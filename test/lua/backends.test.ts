@@ -82,21 +82,7 @@ void describe('lua backends (round robin)', () => {
     const good = [{ name: 'web', endpoints: endpointsOf(a()) }];
     assert.equal((await nginx.post('/configuration/backends', good)).status, 201);
     const before = await nginx.get('/configuration/backends');
-    const bad: [string, RegExp][] = [
-      ['', /empty body/],
-      ['{not json', /invalid JSON/],
-      ['{"name": "web"}', /array/],
-      ['[{"name": "Web_1", "endpoints": []}]', /backends\[0\]\.name/],
-      ['[{"name": "web", "endpoints": [{"address": "10.0.0.1", "port": 0}]}]', /port/],
-      ['[{"name": "web", "endpoints": [{"address": "[::1]", "port": 80}]}]', /address/],
-      ['[{"name": "web", "endpoints": [{"address": "example.com", "port": 80}]}]', /address/],
-      ['[{"name": "web", "endpoints": [], "loadBalance": "random"}]', /loadBalance/],
-      ['[{"name": "web", "endpoints": [], "hashBy": "request_uri"}]', /hashBy/],
-      ['[{"name": "web", "endpoints": [], "affinity": {"mode": "sticky", "name": "C"}}]', /affinity\.mode/],
-      ['[{"name": "web", "endpoints": [], "affinity": {"mode": "balanced", "name": "a b"}}]', /affinity\.name/],
-      ['[{"name": "web", "endpoints": []}, {"name": "web", "endpoints": []}]', /duplicate/],
-    ];
-    for (const [body, message] of bad) {
+    for (const [body, message] of [['', /empty body/], ['{not json', /invalid JSON/], ['{"name": "web"}', /array/]] as const) {
       const res = await nginx.post('/configuration/backends', body);
       assert.equal(res.status, 400, `${body} -> ${res.status} ${res.body}`);
       assert.match(res.body, message);
@@ -105,6 +91,30 @@ void describe('lua backends (round robin)', () => {
     assert.equal(afterwards.body, before.body);
     assert.equal(afterwards.headers['x-portico-version'], before.headers['x-portico-version']);
     assert.deepEqual([...(await tally(nginx.port, 6))], [['a', 6]]);
+  });
+
+  void it('drops one bad backend alone, says which (201), and keeps serving the others', async () => {
+    const good = JSON.stringify({ name: 'web', endpoints: endpointsOf(a()) });
+    const bad: [string, RegExp][] = [
+      ['{"name": "Web_1", "endpoints": []}', /rejected Web_1: backends\[1\]\.name/],
+      ['{"name": "x", "endpoints": [{"address": "10.0.0.1", "port": 0}]}', /rejected x: .*port/],
+      ['{"name": "x", "endpoints": [{"address": "[::1]", "port": 80}]}', /rejected x: .*address/],
+      ['{"name": "x", "endpoints": [{"address": "example.com", "port": 80}]}', /rejected x: .*address/],
+      ['{"name": "x", "endpoints": [], "loadBalance": "random"}', /rejected x: .*loadBalance/],
+      ['{"name": "x", "endpoints": [], "hashBy": "request_uri"}', /rejected x: .*hashBy/],
+      ['{"name": "x", "endpoints": [], "affinity": {"mode": "sticky", "name": "C"}}', /rejected x: .*affinity\.mode/],
+      ['{"name": "x", "endpoints": [], "affinity": {"mode": "balanced", "name": "a b"}}', /rejected x: .*affinity\.name/],
+      ['{"name": "web", "endpoints": []}', /rejected web: .*duplicate/],
+    ];
+    for (const [item, message] of bad) {
+      const res = await nginx.post('/configuration/backends', `[${good}, ${item}]`);
+      assert.equal(res.status, 201, `${item} -> ${res.status} ${res.body}`);
+      assert.match(res.body, /^1 backends stored/);
+      assert.match(res.body, message);
+      const stored = JSON.parse((await nginx.get('/configuration/backends')).body) as { name: string }[];
+      assert.deepEqual(stored.map((b) => b.name), ['web'], `${item}: only the good backend is stored`);
+      assert.deepEqual([...(await tally(nginx.port, 4))], [['a', 4]]);
+    }
   });
 
   void it('balances to IPv6 endpoints given without brackets', async () => {

@@ -93,24 +93,33 @@ void describe('lua certificates', () => {
     assert.deepEqual(nginx.workerPids(), workers);
   });
 
-  void it('rejects bad hosts and bad PEM with 400, changing nothing; GET shows hosts, never keys', async () => {
+  void it('drops a bad host or PEM alone and says which (201), refuses a bad body (400); GET shows hosts, never keys', async () => {
     const before = await nginx.get('/configuration/certificates');
-    const bad: [unknown, RegExp][] = [
-      ['{oops', /invalid JSON/],
-      [{ certificates: { 'Upper.Test': pem('default') } }, /Upper\.Test/],
-      [{ certificates: { 'a.*.test': pem('default') } }, /a\.\*\.test/],
-      [{ certificates: { 'b.test': certs.get('default')?.cert } }, /b\.test.*private key/],
-      [{ certificates: { 'b.test': 'not a pem' } }, /b\.test.*certificate/],
-      [{ certificates: {}, default: 42 }, /default/],
+    const res400 = await nginx.post('/configuration/certificates', '{oops');
+    assert.equal(res400.status, 400, res400.body);
+    assert.match(res400.body, /invalid JSON/);
+    assert.equal((await nginx.get('/configuration/certificates')).body, before.body);
+    const good = { 'a.example.test': pem('a.example.test v2') };
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ certificates: { ...good, 'Upper.Test': pem('default') }, default: pem('default') }, /rejected Upper\.Test: .*Upper\.Test/],
+      [{ certificates: { ...good, 'a.*.test': pem('default') }, default: pem('default') }, /rejected a\.\*\.test/],
+      [{ certificates: { ...good, 'b.test': certs.get('default')?.cert }, default: pem('default') }, /rejected b\.test: .*private key/],
+      [{ certificates: { ...good, 'b.test': 'not a pem' }, default: pem('default') }, /rejected b\.test: .*certificate/],
     ];
+    let version = 2;
     for (const [body, message] of bad) {
       const res = await nginx.post('/configuration/certificates', body);
-      assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.body}`);
+      assert.equal(res.status, 201, `${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.body}`);
       assert.match(res.body, message);
+      version += 1;
+      assert.deepEqual(JSON.parse((await nginx.get('/configuration/certificates')).body), { version, hosts: ['a.example.test'], default: true });
     }
+    const noDefault = await nginx.post('/configuration/certificates', { certificates: good, default: 42 });
+    assert.match(noDefault.body, /rejected default: default: must be a PEM string/);
+    assert.deepEqual(JSON.parse((await nginx.get('/configuration/certificates')).body), { version: version + 1, hosts: ['a.example.test'], default: false });
+    await nginx.post('/configuration/certificates', { certificates: good, default: pem('default') });
     const afterwards = await nginx.get('/configuration/certificates');
-    assert.equal(afterwards.body, before.body);
-    assert.deepEqual(JSON.parse(afterwards.body), { version: 2, hosts: ['a.example.test'], default: true });
+    assert.deepEqual(JSON.parse(afterwards.body), { version: version + 2, hosts: ['a.example.test'], default: true });
     assert.doesNotMatch(afterwards.body, /PRIVATE KEY|BEGIN/);
     assert.equal(await presented(tlsPort, 'a.example.test'), 'a.example.test v2');
   });
