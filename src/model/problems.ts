@@ -20,6 +20,7 @@ export function problemReason(p: Problem): string {
   if (/^Service .* not found/.test(p.reason)) return 'ServiceNotFound';
   if (/^Service .* has no port/.test(p.reason)) return 'ServicePortNotFound';
   if (/Secret/.test(p.reason)) return 'SecretProblem';
+  if (/^endpoint .* is refused: /.test(p.reason)) return 'EndpointRefused';
   if (p.field.startsWith('metadata.annotations')) return 'InvalidAnnotation';
   return p.severity === 'dropped' ? 'Invalid' : 'Degraded';
 }
