@@ -3,6 +3,7 @@ import type { RiskLevel } from '../model/settings.js';
 import type { LocationAuth } from '../model/settings-auth.js';
 import type { AnnotationSpec, Draft, Scope } from './table.js';
 import * as v from './values.js';
+import { snippetRefusal } from '../model/snippets.js';
 
 /** What the auth rows write while one Ingress's annotations are read; combineAuth turns it into a LocationAuth. */
 export interface AuthDraft {
@@ -64,7 +65,7 @@ export const AUTH_ANNOTATIONS: readonly AnnotationSpec[] = [
   row('auth-cache-duration', L('codes time', '200 202 401 5m', 'Medium', 'How long auth responses are cached, per status code.'), cacheDuration, (d, x) => { d.cacheDuration = x; }),
   row('auth-always-set-cookie', L('bool', 'false', 'Low', 'Sends the auth response\'s Set-Cookie with every answer, not only 2xx/3xx ones.'), v.bool, (d, x) => { d.alwaysSetCookie = x; }),
   row('auth-proxy-set-headers', L('configmap', '', 'Medium', 'ConfigMap (same namespace) of headers sent to auth-url.'), v.objectRef, (d, x) => { d.proxySetHeaders = x.join('/'); }),
-  row('auth-snippet', { ...L('nginx', '', 'Critical', 'Raw nginx directives in the auth-url request (refused unless snippets are allowed).'), snippet: true }, (raw) => v.ok(raw), (d, x) => { d.snippet = x; }),
+  row('auth-snippet', { ...L('nginx', '', 'Critical', 'Raw nginx directives in the auth-url request (refused unless snippets are allowed).'), snippet: true }, (raw) => { const why = snippetRefusal(raw); return why === undefined ? v.ok(raw) : v.bad<string>(why); }, (d, x) => { d.snippet = x; }),
   row('enable-global-auth', L('bool', 'true', 'Low', 'false: the ConfigMap\'s global-auth-url does not apply to this Ingress.'), v.bool, (d, x) => { d.enableGlobal = x; }),
   row('allowlist-source-range', L('cidr list', '', 'Medium', 'Only these client addresses (comma-separated CIDRs, IPv4 and IPv6) may use this Ingress; others get 403.'), cidrList, (d, x) => { d.allow = x; }),
   row('whitelist-source-range', L('cidr list', '', 'Medium', 'Old name of allowlist-source-range (which wins when both are set).'), cidrList, (d, x) => { d.allow ??= x; }),

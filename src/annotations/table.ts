@@ -1,6 +1,7 @@
 // The declarative annotation table: key, type, default, validator, risk, scope and doc of every annotation read.
 import type { IngressSettings, LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
 import * as v from './values.js';
+import { snippetRefusal } from '../model/snippets.js';
 import { AUTH_ANNOTATIONS, AUTH_KEYS, type AuthDraft } from './table-auth.js';
 import { TRAFFIC_ANNOTATIONS } from './table-traffic.js';
 
@@ -73,7 +74,8 @@ const cookieName: v.Parser<string> = (raw) => (/^[A-Za-z0-9!#%&'*+.^_`|~-]{1,64}
 const redirectArg: v.Parser<string> = (raw) => (raw === 'off' || raw === 'default' ? v.ok(raw) : raw.startsWith('/') ? v.uriPath(raw) : v.httpUrl(raw));
 const NEXT_UPSTREAM = ['error', 'timeout', 'invalid_header', 'http_500', 'http_502', 'http_503', 'http_504', 'http_403', 'http_404', 'http_429', 'non_idempotent', 'off'] as const;
 const TLS_PROTOCOLS = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
-const snippet: v.Parser<string> = (raw) => v.ok(raw);
+/** A snippet: simple directives only until a real parser exists (model/snippets.ts says what and why). */
+const snippet: v.Parser<string> = (raw) => { const why = snippetRefusal(raw); return why === undefined ? v.ok(raw) : v.bad(why); };
 function nonEmpty<T>(p: v.Parser<T[]>): v.Parser<T[]> {
   return (raw) => { const r = p(raw); return r.ok && r.value.length === 0 ? v.bad('an empty list') : r; };
 }

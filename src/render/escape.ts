@@ -1,5 +1,6 @@
 // The one escaping helper: every value from a manifest reaches nginx.conf only through these functions.
 import { UnsafeValueError } from '../errors.js';
+import { snippetRefusal } from '../model/snippets.js';
 
 // Control characters (including NUL, CR, LF, TAB and DEL) are never valid in a value nginx.conf carries.
  
@@ -117,17 +118,9 @@ export function cidr(value: string): string {
 
 /**
  * The one raw path: a snippet an administrator allowed (--allow-snippet-annotations and a Critical risk level).
- * Still refused when it carries NUL or unbalanced braces, which would break out of its block.
+ * The annotation parser already refused what model/snippets.ts refuses; reaching here with such a snippet is a bug.
  */
 export function snippet(text: string): string[] {
-  let depth = 0;
-  const bare = text.replace(/"(\\.|[^"\\])*"|'(\\.|[^'\\])*'|#[^\n]*/g, '');
-  if (/["']/.test(bare)) refuse('the snippet with an unterminated quote', text);
-  for (const ch of bare) {
-    if (ch === '{') depth += 1;
-    if (ch === '}') depth -= 1;
-    if (depth < 0) break;
-  }
-  if (depth !== 0 || /[\u0000\r]/.test(text) || text.length > 65536) refuse('the snippet', text);
+  if (snippetRefusal(text) !== undefined) refuse('the snippet', text);
   return text.split('\n');
 }
