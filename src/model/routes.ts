@@ -34,6 +34,8 @@ function matchTier(rules: readonly PathRule[], uri: string, prefixOnly: boolean)
 /**
  * The Kubernetes rules for one request path: the first tier (exact host, then wildcard host, then no host) with a
  * match decides; within it the longest path wins and Exact beats Prefix on a tie. Undefined: no rule matches.
+ * The reference semantics, a scan of every rule (tests and /debug); `indexRoutes` gives the same answer in
+ * O(length of the path) and is what `compileLocations` uses.
  */
 export function route(tiers: readonly (readonly PathRule[])[], uri: string, prefixOnly = false): Target | undefined {
   for (const rules of tiers) {
