@@ -7,7 +7,7 @@ import { startBackend, type Backend } from '../support/backends.js';
 import { ingress, ingressClass } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { REPO, startPortico, until, who, type Running } from '../support/portico.js';
-import { bisect, blame, serverAt, Quarantine } from '../../src/controller/quarantine.js';
+import { bisect, blame, culprit, serverAt, Quarantine } from '../../src/controller/quarantine.js';
 import type { Model } from '../../src/model/types.js';
 import { EMPTY_SNAPSHOT } from '../../src/model/input.js';
 
@@ -27,6 +27,29 @@ test('serverAt and blame find the server block and the Ingresses nginx refused',
   const changed = { ...snap, ingresses: [{ ...snap.ingresses[0]!, metadata: { ...snap.ingresses[0]!.metadata, resourceVersion: '2' } }] };
   assert.equal(q.filter(changed).ingresses.length, 1, 'a changed Ingress leaves quarantine');
   assert.equal(q.problems().length, 0);
+});
+
+test('blame puts the Ingress of the refused location first; a hold ends when an Ingress held beside it is deleted', async () => {
+  const conf = ['http {', '    server {', '        server_name "a.test";', '        listen 80;', '        location "/" {', '            x;', '        }',
+    '        location "/b/" {', '            y;', '        }', '    }', '}'].join('\n');
+  const [a, b] = [{ kind: 'Ingress', namespace: 'ns', name: 'a' }, { kind: 'Ingress', namespace: 'other', name: 'b' }];
+  const model = { servers: [{ host: 'a.test', locations: [
+    { match: 'prefix', path: '/', target: { kind: 'upstream', upstream: 'u', ingress: a } },
+    { match: 'prefix', path: '/b/', target: { kind: 'upstream', upstream: 'u', ingress: b } },
+  ] }] } as unknown as Model;
+  assert.deepEqual(blame('nginx: [emerg] bad in /w/nginx.conf.candidate:9', conf, model), [b, a]);
+  assert.deepEqual(blame('nginx: [emerg] bad in /w/nginx.conf.candidate:6', conf, model), [a, b]);
+  assert.deepEqual(blame('nginx: [emerg] bad in /w/nginx.conf.candidate:4', conf, model), [a, b], 'server level: every Ingress of the server');
+  // culprit: the first hint when its absence alone passes; else halving.
+  assert.equal(await culprit(['ns/a', 'other/b'], [], async (ex) => ex.has('ns/a')), 'ns/a');
+  assert.equal(await culprit(['ns/a', 'other/b'], [], async (ex) => ex.has('other/b')), 'other/b');
+  assert.equal(await culprit([], ['x/1', 'x/2', 'x/3'], async (ex) => ex.has('x/3')), 'x/3');
+  const q = new Quarantine();
+  const snap = { ...EMPTY_SNAPSHOT, ingresses: [ingress('a', { namespace: 'ns', host: 'a.test', paths: [] }), ingress('b', { namespace: 'other', host: 'a.test', paths: [] })] };
+  q.add([a], snap, 'bad');
+  assert.equal(q.filter(snap).ingresses.length, 1);
+  assert.equal(q.filter({ ...snap, ingresses: [snap.ingresses[0]!] }).ingresses.length, 1, 'b deleted: a is tried again');
+  assert.equal(q.size, 0);
 });
 
 test('bisect finds the one key whose presence fails, within its budget, and gives up on a global failure', async () => {
@@ -69,6 +92,24 @@ describe('an Ingress whose configuration nginx refuses', () => {
     await writeManifests(dir, 'bad.yaml', [ingress('poison', { className: 'portico', host: 'cured.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
       ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
     await until('cured.test served', async () => (await who(portico.http, 'cured.test', '/')) === 'ok', 5000);
+  });
+
+  test('a refused location costs its own Ingress only: the other tenants of the same host keep serving and updating', async () => {
+    const on = (name: string, ns: string, path: string): unknown => ingress(name, { namespace: ns, className: 'portico', host: 'mixed.test', paths: [{ path, type: 'Prefix', service: 'web' }] });
+    await writeManifests(dir, 'web-b.yaml', serviceFor('web', [backend], { namespace: 'tenant-b' }));
+    await writeManifests(dir, 'mixed.yaml', [on('owner', 'default', '/'), on('shop', 'default', '/shop'), on('poisoned', 'tenant-b', '/poison'), on('quiet', 'tenant-b', '/silent')]);
+    await until('mixed.test/shop served', async () => (await who(portico.http, 'mixed.test', '/shop')) === 'ok', 10_000);
+    const held = (name: string): boolean => portico.output.some((l) => l.includes(`Ingress tenant-b/${name}`) && l.includes('left out until it changes'));
+    await until('both bad Ingresses held', () => held('poisoned') && held('quiet'), 10_000);
+    assert.ok(!portico.output.some((l) => /Ingress default\/(owner|shop)/.test(l) && l.includes('left out')), 'the host\'s other Ingresses are not held');
+    assert.equal(await who(portico.http, 'mixed.test', '/'), 'ok');
+    // A later change on the same host still applies.
+    await writeManifests(dir, 'mixed.yaml', [on('owner', 'default', '/'), on('shop', 'default', '/shop'), on('cart', 'default', '/cart'), on('poisoned', 'tenant-b', '/poison'), on('quiet', 'tenant-b', '/silent')]);
+    await until('mixed.test/cart served', async () => (await who(portico.http, 'mixed.test', '/cart')) === 'ok', 10_000);
+    // Deleting the bad Ingresses leaves nothing held: the Problems are gone from /debug and a new path applies.
+    await writeManifests(dir, 'mixed.yaml', [on('owner', 'default', '/'), on('shop', 'default', '/shop'), on('cart', 'default', '/cart'), on('wish', 'default', '/wish')]);
+    await until('mixed.test/wish served', async () => (await who(portico.http, 'mixed.test', '/wish')) === 'ok', 10_000);
+    assert.equal(await who(portico.http, 'mixed.test', '/shop'), 'ok');
   });
 
   test('a refusal that names no line is pinned on its Ingress by halving', async () => {
