@@ -18,7 +18,7 @@ export interface RenderOptions {
   readonly statusPort: number;
   readonly defaultServerPort: number | undefined;
   readonly listenAddress: string;
-  /** Worker user (see docs/adr/0002); undefined: nginx's default. */
+  /** Worker user and group (docs/adr/0009); undefined: no `user` directive (Portico is not root). */
   readonly user: readonly [string, string] | undefined;
   readonly workerProcesses: number | 'auto';
   /** The global ConfigMap's settings (default: ingress-nginx's defaults). */
