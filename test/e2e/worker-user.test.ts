@@ -101,11 +101,13 @@ void describe('nginx workers as www-data, 0700 root-owned work dir (Portico runs
   void it('--healthz-host 127.0.0.1 binds the loopback address only; /debug/config answers there, without secrets', async () => {
     const lines = listening().split('\n').filter((l) => l.includes(`:${portico.healthz} `));
     assert.deepEqual(lines.map((l) => l.split(/\s+/)[3]), [`127.0.0.1:${portico.healthz}`]);
-    const conf = await fetch(`http://127.0.0.1:${portico.healthz}/debug/config`);
-    assert.equal(conf.status, 200);
-    const text = await conf.text();
-    assert.ok(text.includes('secure.test'));
-    for (const secret of ['PRIVATE KEY', cert.key.split('\n')[1]!, '$apr1$']) assert.ok(!text.includes(secret), secret);
+    for (const page of ['config', 'backends', 'certs']) {
+      const res = await fetch(`http://127.0.0.1:${portico.healthz}/debug/${page}`);
+      assert.equal(res.status, 200, page);
+      const text = await res.text();
+      assert.ok(page === 'backends' || text.includes('secure.test'), page);
+      for (const secret of ['PRIVATE KEY', cert.key.split('\n')[1]!, '$apr1$', 'paCto']) assert.ok(!text.includes(secret), `${page}: ${secret}`);
+    }
   });
 });
 
