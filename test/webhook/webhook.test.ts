@@ -12,6 +12,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
 import { Store } from '../../src/store/store.js';
+import { regexSafety } from '../../src/model/regex-safety.js';
 import { buildModel } from '../../src/model/build.js';
 import type { Ingress, ModelOptions } from '../../src/model/input.js';
 import { ProblemReporter } from '../../src/controller/problems.js';
@@ -161,6 +162,20 @@ describe('validating admission webhook', () => {
     assert.match(res.status?.message ?? '', /nginx\.ingress\.kubernetes\.io\/proxy-body-size/);
     const snippet = ingress('snippet', { className: 'portico', host: 'snip.example.com', annotations: { 'nginx.ingress.kubernetes.io/configuration-snippet': 'return 200;' }, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
     assert.equal((await post(review('CREATE', snippet))).json().response.allowed, false);
+  });
+
+  test('a regex that backtracks exponentially is refused at admission: use-regex path and canary-by-header-pattern', async () => {
+    const A = 'nginx.ingress.kubernetes.io';
+    const path = ingress('nested', { className: 'portico', host: 'rx.example.com', annotations: { [`${A}/use-regex`]: 'true' }, paths: [{ path: '/x/(a+)+$', type: 'Prefix', service: 'web' }] });
+    const res = (await post(review('CREATE', path))).json().response;
+    assert.equal(res.allowed, false);
+    assert.equal(res.status?.message, `Ingress default/nested spec.rules[0].http.paths[0].path: "/x/(a+)+$" is refused: ${regexSafety('/x/(a+)+$') ?? ''}`);
+    const canary = ingress('pattern', { className: 'portico', host: 'app-3.example.com', annotations: { [`${A}/canary`]: 'true', [`${A}/canary-by-header`]: 'x', [`${A}/canary-by-header-pattern`]: '(x+x+)+y' }, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    const refused = (await post(review('CREATE', canary))).json().response;
+    assert.equal(refused.allowed, false);
+    assert.match(refused.status?.message ?? '', /canary-by-header-pattern.*nested quantifier in "\(x\+x\+\)\+"/);
+    const plain = ingress('plain', { className: 'portico', host: 'rx.example.com', annotations: { [`${A}/use-regex`]: 'true' }, paths: [{ path: '/x/a+$', type: 'Prefix', service: 'web' }] });
+    assert.equal((await post(review('CREATE', plain))).json().response.allowed, true);
   });
 
   test('a host and path already served by an older Ingress is refused; updating that older one is not', async () => {
