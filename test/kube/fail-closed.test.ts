@@ -22,7 +22,7 @@ describe('one bad value costs its own Ingress only (API server double, real ngin
   const warnings = (name = 'bad'): EventView[] => (cluster.api.list('events.k8s.io/v1/Event', 'evil') as unknown as EventView[])
     .filter((e) => e.type === 'Warning' && e.regarding.name === name);
   const removeBad = (objects: unknown[]): void => {
-    for (const o of objects as KubeObject[]) cluster.api.remove(o.kind, o.metadata.namespace ?? 'evil', o.metadata.name ?? '');
+    for (const o of objects as KubeObject[]) cluster.api.remove(o.kind ?? '', o.metadata.namespace ?? 'evil', o.metadata.name ?? '');
   };
   /** The bad Ingress of a case renamed, so its Events are its own. */
   const renamed = (objects: unknown[], name: string): unknown[] => (objects as KubeObject[])
