@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, loopbackUpstreamsDefault, parseAddressList, parseCidrList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseUserName, type Config,
+  finalizeConfig, loopbackUpstreamsDefault, parseAddressList, parseCidrList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseSecondsOrDuration, parseUserName, type Config,
 } from '../config/config.js';
 
 interface FlagSpec {
@@ -56,6 +56,9 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'allow-upstream-cidrs': { type: 'string', default: '', doc: 'comma-separated CIDRs tenant targets may use although refused (link-local, multicast...), e.g. 169.254.20.10/32' },
   'worker-user': { type: 'string', default: '', doc: 'user nginx workers run as when Portico is root (default: www-data if it exists, else nobody; root only if named)' },
   'worker-processes': { type: 'string', default: 'auto', doc: "nginx's worker_processes: a count >= 1, or auto (one per CPU)" },
+  'enable-metrics': { type: 'boolean', default: 'true', doc: "per-request metrics under ingress-nginx's names on /metrics, counted by Lua in nginx's log phase" },
+  'enable-dashboard': { type: 'boolean', default: 'true', doc: 'the read-only dashboard at /dashboard on the healthz port' },
+  'shutdown-grace-period': { type: 'string', default: '0', doc: 'on SIGTERM, seconds (or a duration: 5s) readiness fails before nginx quits gracefully' },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
   'help': { type: 'boolean', default: 'false', doc: 'print this help' },
 };
@@ -157,6 +160,9 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     validatingWebhookKey: opt('validating-webhook-key'),
     allowLoopbackUpstreams: values['allow-loopback-upstreams'] === true || (values['no-allow-loopback-upstreams'] !== true && loopbackUpstreamsDefault(opt('manifests'), env)),
     allowUpstreamCidrs: parseCidrList('allow-upstream-cidrs', str('allow-upstream-cidrs')),
+    enableMetrics: bool('enable-metrics'),
+    enableDashboard: bool('enable-dashboard'),
+    shutdownGracePeriodMs: parseSecondsOrDuration('shutdown-grace-period', str('shutdown-grace-period')),
   });
   return Object.freeze({ ...config, help: values['help'] === true });
 }

@@ -64,6 +64,12 @@ export interface Config {
   readonly allowLoopbackUpstreams: boolean;
   /** --allow-upstream-cidrs: ranges tenant targets may use although their class is refused (docs/adr/0007). */
   readonly allowUpstreamCidrs: readonly string[];
+  /** --enable-metrics: per-request metrics counted by Lua in the log phase (lua/portico/metrics.lua). */
+  readonly enableMetrics: boolean;
+  /** --enable-dashboard: the read-only page at /dashboard on the healthz port. */
+  readonly enableDashboard: boolean;
+  /** --shutdown-grace-period: after SIGTERM, readiness fails this long before nginx is asked to quit. */
+  readonly shutdownGracePeriodMs: number;
 }
 
 /** Splits `namespace/name`, the form every ingress-nginx object-reference flag takes. */
@@ -100,6 +106,11 @@ export function parseDuration(flag: string, value: string, minMs: number): numbe
   const ms = m?.[1] && m[2] ? Math.round(Number(m[1]) * scale[m[2] as keyof typeof scale]) : NaN;
   if (!(ms >= minMs)) throw new ConfigError(`--${flag}: expected a duration like 30s or 1500ms, at least ${minMs} ms, got ${JSON.stringify(value)}`);
   return ms;
+}
+
+/** ingress-nginx's whole seconds (`5`), or a duration (`5s`, `1500ms`); 0 allowed. */
+export function parseSecondsOrDuration(flag: string, value: string): number {
+  return /^\d+$/.test(value) ? Number(value) * 1000 : parseDuration(flag, value, 0);
 }
 
 /** `host:port` or `:port` (every address), as --validating-webhook takes it. */
