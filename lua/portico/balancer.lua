@@ -13,6 +13,7 @@ local cjson = require("cjson.safe")
 local ngx_balancer = require("ngx.balancer")
 local configuration = require("portico.configuration")
 local canary = require("portico.canary")
+local metrics_log = require("portico.metrics").log
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -230,8 +231,10 @@ function _M.balance()
   if not ok then ngx_log(ERR, "portico: set_current_peer ", ep.name, ": ", err) end
 end
 
--- log_by_lua, rendered only where an algorithm learns from responses (ewma): feed the response back to it.
+-- log_by_lua, rendered only where an algorithm learns from responses (ewma): feed the response back to it. It
+-- replaces the http-level metrics hook in those locations, so it counts the request too.
 function _M.log()
+  metrics_log()
   if not any_log then return end
   local b = backends[backend_name()]
   if b and b.on_log then b.impl:log() end

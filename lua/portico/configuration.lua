@@ -299,6 +299,8 @@ local function get_certificates() return require("portico.certificate").get() en
 local routes = {
   ["/configuration/backends"] = { GET = get_backends, POST = post_backends },
   ["/configuration/certificates"] = { GET = get_certificates, POST = post_certificates },
+  -- per-request figures (portico.metrics), read by Portico on every scrape of /metrics
+  ["/configuration/metrics"] = { GET = function() return require("portico.metrics").dump() end },
 }
 
 -- content_by_lua in `location /configuration/` of the status server.

@@ -40,7 +40,7 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
   return {
     workDir: config.workDir, luaDir: config.luaDir, httpPort: config.httpPort, httpsPort: config.httpsPort,
     statusPort: config.statusPort, defaultServerPort: config.defaultServerPort, listenAddress: config.listenAddress,
-    user, workerProcesses: config.workerProcesses,
+    user, workerProcesses: config.workerProcesses, metrics: config.enableMetrics,
   };
 }
 

@@ -8,6 +8,7 @@ import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from
 import { httpGlobals, upstreamKeepalive } from './globals.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
+import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 
 export interface RenderOptions {
@@ -29,6 +30,8 @@ export interface RenderOptions {
   readonly defaultUpstream?: string;
   /** Name servers for auth-url host names (the controller reads /etc/resolv.conf). */
   readonly resolvers?: readonly string[];
+  /** Per-request metrics in the log phase (render/metrics.ts); off when absent. */
+  readonly metrics?: boolean;
 }
 
 function ctxOf(o: RenderOptions): SettingsContext {
@@ -109,8 +112,9 @@ function main(o: RenderOptions, tls: TlsModel): string[] {
     ...REGEX_HTTP,
     '    lua_shared_dict portico_backends 64m;',
     '    lua_shared_dict portico_certificates 32m;',
+    ...metricsHttpLines(o.metrics === true),
     '    init_by_lua_block { require("portico.configuration").init() }',
-    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} }) }`,
+    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true)} }`,
     '    upstream portico_balancer {',
     '        server 0.0.0.1;',
     '        balancer_by_lua_block { require("portico.balancer").balance() }',
@@ -204,7 +208,8 @@ function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyM
     `        ${listen(o.listenAddress, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`)}`,
     ...tlsServerLines(tls, s.host, o.workDir),
     ...serverBody(s, ctx),
-    ...s.locations.flatMap((l) => location(l, ctx, tlsLocationLines(tls, s.host, l), upstreams)),
+    ...s.locations.flatMap((l) => location(l, ctx, [...tlsLocationLines(tls, s.host, l),
+      ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)], upstreams)),
     '    }',
     ...wwwRedirectServer(s, listen(o.listenAddress, o.httpPort, proxyProtocol)),
   ];

@@ -1,0 +1,170 @@
+-- portico.metrics: per-request figures counted in the log phase into a worker-local table, flushed to a shared dict.
+--
+-- Labels come only from what Portico rendered: a location proxying to a backend sets
+--   set $portico_metrics "namespace|ingress|service|host|upstream";
+-- and the log phase adds the status (nginx's three digits), the method (one of METHODS, else OTHER) and the canary
+-- (the backend a canary decision switched $portico_backend to, else ""). No path, query, header or other value a
+-- client chooses is ever a label, so the number of series is bounded by what the operator's Ingresses render.
+--
+-- Hot path (log()): eight variable reads, four nested table lookups, a few additions and bucket scans; no lock, no
+-- allocation once a series exists. A timer flushes each worker's table into the dict every FLUSH_SECONDS (and when
+-- the worker exits), with dict:incr on the slots that moved. GET /configuration/metrics (portico.configuration,
+-- token-protected) dumps the dict for Portico, which exports it under ingress-nginx's names on /metrics.
+local ngx = ngx
+local ngx_var = ngx.var
+local ngx_log = ngx.log
+local ERR = ngx.ERR
+local tonumber = tonumber
+local pairs = pairs
+local str_match = string.match
+local concat = table.concat
+
+local _M = {}
+
+_M.DICT = "portico_metrics"
+local FLUSH_SECONDS = 1
+-- ingress-nginx's default buckets (--time-buckets, --size-buckets, --length-buckets).
+local TIME = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 }
+local SIZE = { 10, 100, 1000, 10000, 100000, 1000000, 10000000 }
+local LENGTH = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 }
+_M.BUCKETS = { request_duration = TIME, response_duration = TIME, request_size = SIZE, response_size = LENGTH }
+
+-- Slots of one series (1-based, worker-local array; the dict keys are "<series>\t<slot>"):
+--   1 requests; 2 request time sum; 3.. request time buckets (#TIME + 1 with +Inf)
+--   then upstream count, upstream sum, its buckets; request size sum + buckets; response size sum + buckets.
+local RT = 3
+local UC = RT + #TIME + 1
+local US = UC + 1
+local UB = US + 1
+local QS = UB + #TIME + 1
+local QB = QS + 1
+local PS = QB + #SIZE + 1
+local PB = PS + 1
+local SLOTS = PB + #LENGTH
+_M.SLOTS = { requests = 1, request_duration_sum = 2, request_duration_buckets = RT, response_duration_count = UC,
+  response_duration_sum = US, response_duration_buckets = UB, request_size_sum = QS, request_size_buckets = QB,
+  response_size_sum = PS, response_size_buckets = PB, total = SLOTS }
+
+local METHODS = { GET = "GET", HEAD = "HEAD", POST = "POST", PUT = "PUT", DELETE = "DELETE", PATCH = "PATCH",
+  OPTIONS = "OPTIONS", CONNECT = "CONNECT", TRACE = "TRACE" }
+
+local pending = {} -- labels -> canary -> status -> method -> slots
+local dirty = false
+
+local function bucket(slots, at, bounds, v)
+  for i = 1, #bounds do
+    if v <= bounds[i] then slots[at + i - 1] = slots[at + i - 1] + 1; return end
+  end
+  slots[at + #bounds] = slots[at + #bounds] + 1
+end
+
+local function new_slots()
+  local s = {}
+  for i = 1, SLOTS do s[i] = 0 end
+  return s
+end
+
+local function series(labels, canary, status, method)
+  local by_canary = pending[labels]
+  if not by_canary then by_canary = {}; pending[labels] = by_canary end
+  local by_status = by_canary[canary]
+  if not by_status then by_status = {}; by_canary[canary] = by_status end
+  local by_method = by_status[status]
+  if not by_method then by_method = {}; by_status[status] = by_method end
+  local s = by_method[method]
+  if not s then s = new_slots(); by_method[method] = s end
+  return s
+end
+
+-- log_by_lua (http level, inherited by every location without a log hook of its own; portico.balancer.log calls it
+-- where a location has one). Requests of locations that render no labels (internal servers, 404s) are not counted.
+function _M.log()
+  local labels = ngx_var.portico_metrics
+  if labels == nil or labels == "" then return end
+  local upstream = str_match(labels, "[^|]*$")
+  local backend = ngx_var.portico_backend
+  local canary = (backend ~= nil and backend ~= upstream) and backend or ""
+  local s = series(labels, canary, ngx_var.status or "000", METHODS[ngx_var.request_method] or "OTHER")
+  s[1] = s[1] + 1
+  local rt = tonumber(ngx_var.request_time) or 0
+  s[2] = s[2] + rt
+  bucket(s, RT, TIME, rt)
+  local urt = ngx_var.upstream_response_time
+  if urt then
+    -- "0.004, 0.010" after retries, "-" when no upstream answered: the last figure is the answering upstream's
+    local ut = tonumber(urt) or tonumber(str_match(urt, "([%d.]+)%s*$"))
+    if ut then
+      s[UC] = s[UC] + 1
+      s[US] = s[US] + ut
+      bucket(s, UB, TIME, ut)
+    end
+  end
+  local qs = tonumber(ngx_var.request_length) or 0
+  s[QS] = s[QS] + qs
+  bucket(s, QB, SIZE, qs)
+  local ps = tonumber(ngx_var.bytes_sent) or 0
+  s[PS] = s[PS] + ps
+  bucket(s, PB, LENGTH, ps)
+  dirty = true
+end
+
+-- Adds one slot to the dict without ever evicting another key to make room (safe_add): a full dict drops the
+-- figure and says so, it never makes a counter go backwards.
+local function add(dict, key, v)
+  local _, err = dict:incr(key, v)
+  if err == "not found" then
+    local ok, aerr = dict:safe_add(key, v)
+    if ok then return end
+    if aerr == "exists" then dict:incr(key, v); return end
+    ngx_log(ERR, "portico: metrics dict full, a figure was dropped: ", aerr)
+  end
+end
+
+local function flush()
+  if not dirty then return end
+  local dict = ngx.shared[_M.DICT]
+  local batch = pending
+  pending, dirty = {}, false
+  for labels, by_canary in pairs(batch) do
+    for canary, by_status in pairs(by_canary) do
+      for status, by_method in pairs(by_status) do
+        for method, s in pairs(by_method) do
+          local key = concat({ labels, canary, status, method }, "|")
+          for i = 1, SLOTS do
+            if s[i] ~= 0 then add(dict, key .. "\t" .. i, s[i]) end
+          end
+        end
+      end
+    end
+  end
+end
+_M.flush = flush
+
+-- init_worker_by_lua: the flush timer. A premature run (the worker is exiting: reload or quit) flushes too.
+function _M.init_worker()
+  if not ngx.shared[_M.DICT] then return end
+  local ok, err = ngx.timer.every(FLUSH_SECONDS, function() flush() end)
+  if not ok then ngx_log(ERR, "portico: metrics flush timer: ", err) end
+end
+
+-- GET /configuration/metrics: "<namespace|ingress|service|host|upstream|canary|status|method>\t<slot>\t<value>" lines.
+function _M.dump()
+  local dict = ngx.shared[_M.DICT]
+  if not dict then
+    ngx.status = 404
+    ngx.print("metrics are off\n")
+    return ngx.exit(404)
+  end
+  local keys = dict:get_keys(0)
+  local out = {}
+  for i = 1, #keys do
+    local v = dict:get(keys[i])
+    if v then out[#out + 1] = keys[i] .. "\t" .. v end
+  end
+  ngx.header["Content-Type"] = "text/plain; charset=utf-8"
+  out[#out + 1] = ""
+  ngx.print(concat(out, "\n"))
+  return ngx.exit(200)
+end
+
+return _M
