@@ -19,6 +19,8 @@ export interface NginxOptions {
   readonly log: Logger;
   /** Called after nginx (re)started on its own, so the caller pushes the dynamic state again. */
   readonly onRestart?: () => void;
+  /** Called when nginx exited on its own (before the restart): /healthz fails until the state is pushed again. */
+  readonly onCrash?: () => void;
 }
 
 /** An item of a pushed payload that Lua refused and dropped: the backend's name or the certificate's host. */
@@ -48,6 +50,10 @@ export class Nginx {
    * to /configuration/*, never in nginx.conf, a log line or /debug.
    */
   private readonly token = randomBytes(32).toString('hex');
+  /** Set by quitting(): an exit from now on is the end, not a crash (signals may reach nginx before Portico). */
+  private quit = false;
+  /** worker_shutdown_timeout of the configuration nginx serves: how long a graceful quit may take. */
+  private shutdownTimeoutMs = 240_000;
 
   constructor(private readonly o: NginxOptions) {}
 
@@ -97,6 +103,8 @@ export class Nginx {
     await rename(candidate, join(this.o.workDir, 'nginx.conf'));
     this.tested = undefined;
     this.confHash = hash;
+    const wst = /^worker_shutdown_timeout (\d+)s;$/m.exec(conf);
+    if (wst?.[1]) this.shutdownTimeoutMs = Number(wst[1]) * 1000;
     if (!this.running) {
       await this.start();
       return 'started';
@@ -114,6 +122,9 @@ export class Nginx {
     const child = spawn(this.o.binary, ['-p', this.o.workDir, '-e', 'stderr', '-c', join(this.o.workDir, 'nginx.conf'), '-g', 'daemon off; master_process on;'], {
       // Only the token: nothing else of Portico's environment (service account paths, secrets) reaches nginx.
       stdio: ['ignore', 'ignore', 'pipe'], env: { [CONFIG_TOKEN_ENV]: this.token },
+      // Its own process group: a signal to Portico's group (Ctrl-C, a container without init) reaches Portico only,
+      // which then quits nginx gracefully; nginx's SIGTERM would be a fast shutdown that drops requests in flight.
+      detached: true,
     });
     this.child = child;
     let buffered = '';
@@ -134,8 +145,10 @@ export class Nginx {
   private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.child !== child) return;
     this.child = undefined;
-    if (this.closed) return;
+    killGroup(child.pid);
+    if (this.closed || this.quit) return;
     this.restarts += 1;
+    this.o.onCrash?.();
     const delay = Math.min(5000, 100 * 2 ** Math.min(this.restarts, 6));
     this.o.log.error({ code, signal, restartInMs: delay }, 'nginx exited unexpectedly; restarting it');
     setTimeout(() => {
@@ -192,16 +205,41 @@ export class Nginx {
     return text.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
   }
 
-  /** Graceful stop: SIGQUIT lets workers finish their requests; SIGKILL after `graceMs`. */
-  async stop(graceMs = 10_000): Promise<void> {
+  /** Shutdown has begun: nginx keeps serving (and reloading), but an exit is no longer restarted. */
+  quitting(): void {
+    this.quit = true;
+  }
+
+  /** The per-request figures Lua gathered (lua/portico/metrics.lua dump lines); '' when metrics are off. */
+  async metrics(): Promise<string> {
+    const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/metrics`, { headers: { 'x-portico-token': this.token } });
+    const text = await res.text();
+    return res.status === 200 ? text : '';
+  }
+
+  /**
+   * Graceful stop: SIGQUIT lets workers finish their requests, which nginx itself bounds by worker_shutdown_timeout;
+   * SIGKILL to nginx's whole process group after `graceMs` (default: that timeout and 5 s), so nothing is left.
+   */
+  async stop(graceMs = this.shutdownTimeoutMs + 5000): Promise<void> {
     this.closed = true;
     const child = this.child;
     if (!child || !this.running) return;
     const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
     child.kill('SIGQUIT');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => { killGroup(child.pid); }, graceMs);
     await exited;
     clearTimeout(timer);
+  }
+}
+
+/** SIGKILL to what is left of a master's process group (workers of a killed master would hold the ports). */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is gone already
   }
 }
 
