@@ -9,6 +9,7 @@ export type ProblemSink = (problem: Problem) => void;
 export class ProblemReporter {
   private seen = new Set<string>();
   private readonly sinks: ProblemSink[] = [];
+  private last: readonly Problem[] = [];
 
   constructor(private readonly log: Logger) {}
 
@@ -16,7 +17,13 @@ export class ProblemReporter {
     this.sinks.push(sink);
   }
 
+  /** The problems of the last report: the current Warnings (inspector CLI, dashboard). */
+  get current(): readonly Problem[] {
+    return this.last;
+  }
+
   report(problems: readonly Problem[]): void {
+    this.last = problems;
     const now = new Set<string>();
     for (const p of problems) {
       const key = `${p.object.kind}/${p.object.namespace}/${p.object.name}|${p.field}|${p.reason}`;

@@ -4,6 +4,9 @@ import type { Logger } from '../log.js';
 
 export type SyncFn = (causes: ReadonlyMap<string, number>) => Promise<void>;
 
+/** One finished sync, as its observers see it (metrics, the inspector's history): when, why, how long, and a throw. */
+export interface SyncRun { readonly startedAt: number; readonly ms: number; readonly causes: ReadonlyMap<string, number>; readonly error?: string }
+
 /**
  * Bursts of marks become one sync; a mark during a sync schedules exactly one more after it, so the last change
  * of a burst is always applied. Syncs start at least `minIntervalMs` apart.
@@ -17,6 +20,8 @@ export class SyncLoop {
   private held = false;
   private idleWaiters: (() => void)[] = [];
   syncs = 0;
+  /** Called after every sync, failed or not. */
+  readonly observers: ((run: SyncRun) => void)[] = [];
 
   constructor(private readonly minIntervalMs: number, private readonly fn: SyncFn, private readonly log: Logger) {}
 
@@ -49,13 +54,17 @@ export class SyncLoop {
     this.running = true;
     this.lastStart = Date.now();
     this.syncs += 1;
+    let error: string | undefined;
     try {
       await this.fn(causes);
     } catch (err) {
-      this.log.error({ err: errorMessage(err) }, 'sync failed; it will be retried on the next change');
+      error = errorMessage(err);
+      this.log.error({ err: error }, 'sync failed; it will be retried on the next change');
     } finally {
       this.running = false;
     }
+    const run = { startedAt: this.lastStart, ms: Date.now() - this.lastStart, causes, ...(error === undefined ? {} : { error }) };
+    for (const o of this.observers) o(run);
     if (this.causes.size > 0) this.schedule();
     else for (const w of this.idleWaiters.splice(0)) w();
   }
