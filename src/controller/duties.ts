@@ -25,6 +25,8 @@ export type KubeConnection = ConstructorParameters<typeof LeaderElector>[0]['kc'
 export interface Duties {
   /** Clears status if this is the last replica (--update-status-on-shutdown), releases the Lease, flushes Events. */
   stop(): Promise<void>;
+  /** Whether this replica holds the Lease (nginx_ingress_controller_leader_election_status); absent without election. */
+  leading?(): boolean;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
   await writer.start();
   leader.start();
   return {
+    leading: () => leader.isLeader,
     stop: async () => {
       await writer.stop(config.updateStatusOnShutdown);
       await leader.stop(true);
