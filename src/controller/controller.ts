@@ -12,11 +12,12 @@ import { Nginx, type Rejected } from '../nginx/process.js';
 import { rejectedProblems } from './rejected.js';
 import { Store } from '../store/store.js';
 import { SyncLoop } from './sync-loop.js';
+import { AnnotationStage } from './annotations.js';
+import { Offload } from './offload.js';
 import { ProblemReporter } from './problems.js';
 import { TlsSync, type CertificatesState } from './tls-sync.js';
 import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
 import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
-import { AnnotationStage } from './annotations.js';
 import { tlsSettingsOf } from '../model/settings.js';
 import { refreshEndpoints } from '../model/refresh.js';
 import { targetPolicy } from './target-policy.js';
@@ -92,7 +93,8 @@ export class Controller {
   private lastOk = false;
   readonly problems: ProblemReporter;
   readonly tls: TlsSync;
-  private readonly annotations: AnnotationStage;
+  /** The worker thread the CPU work of a sync runs on (offload.ts): /healthz and the webhook never wait for it. */
+  private readonly offload: Offload;
   private readonly quarantine = new Quarantine();
   /** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
   private readonly dropped: { backends: Rejected[]; certificates: Rejected[] } = { backends: [], certificates: [] };
@@ -104,7 +106,7 @@ export class Controller {
     this.store.onChange((kind) => { this.loop.mark(kind); });
     this.problems = new ProblemReporter(log);
     this.tls = new TlsSync(config.workDir, log);
-    this.annotations = new AnnotationStage(config, log);
+    this.offload = new Offload(config, render);
   }
 
   /** True once nginx serves the configuration of the latest successful sync. */
@@ -114,6 +116,11 @@ export class Controller {
 
   get debug(): { conf: string; backends: string; model: Model | undefined } {
     return { conf: this.current?.rendered.text ?? '', backends: this.current?.backends ?? '[]', model: this.current?.model };
+  }
+
+  /** Ends the build worker (after the sync loop stopped). */
+  async close(): Promise<void> {
+    await this.offload.close();
   }
 
   /** Called when nginx restarted on its own: its shared dicts are empty, so everything is pushed again. */
@@ -194,7 +201,7 @@ export class Controller {
       const last = round === MAX_ROUNDS;
       let built: { model: Model; conf: RenderedConf };
       try {
-        built = buildAndRender(this.annotations, snap, this.config, this.render);
+        built = await this.offload.build(snap);
       } catch (err) {
         // A value the model let through and the renderer's escaping refused: never the whole sync.
         const key = last ? undefined : await culprit([], snap.ingresses.map(ingressKey), async (ex) => this.trial(snap, ex, false));
@@ -228,7 +235,7 @@ export class Controller {
     const without = { ...snap, ingresses: snap.ingresses.filter((i) => !excluded.has(ingressKey(i))) };
     let trial: { model: Model; conf: RenderedConf };
     try {
-      trial = buildAndRender(this.annotations, without, this.config, this.render, true);
+      trial = await this.offload.build(without, true);
     } catch {
       return false;
     }

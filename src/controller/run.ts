@@ -14,6 +14,8 @@ import { systemResolvers } from './auth-files.js';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 import { startWebhook } from '../webhook/server.js';
+import { Offload } from './offload.js';
+import type { Snapshot } from '../model/input.js';
 import { startDuties } from './duties.js';
 import { loadConnection } from '../kube/connect.js';
 
@@ -85,8 +87,11 @@ export async function runController(config: Config, log: Logger): Promise<number
   // Leader election, Ingress status and Events exist only against a cluster.
   const duties = config.manifests ? undefined : await startDuties(loadConnection(config).kc, config, ctl, log);
   const { validatingWebhook: hookAt, validatingWebhookCertificate: certFile, validatingWebhookKey: keyFile } = config;
+  // Reviews run on a worker thread of their own: never behind a sync, never on the thread that answers /healthz.
+  const reviews = hookAt && certFile && keyFile ? new Offload(config, renderOptions(config, undefined)) : undefined;
   const webhook = hookAt && certFile && keyFile ? await startWebhook({ ...hookAt, certFile, keyFile, log,
-    snapshot: () => ctl.store.snapshot(), checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })) }) : undefined;
+    snapshot: () => ctl.store.snapshot(), checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })),
+    ...(reviews ? { review: (body: unknown, snap: Snapshot) => reviews.review(body, snap) } : {}) }) : undefined;
   // The handlers stay for the whole shutdown: a second signal (kubectl, a supervisor, Ctrl-C twice) must not kill the
   // process halfway, leaving nginx orphaned and the Lease held until it expires.
   let stopping = false;
@@ -105,6 +110,8 @@ export async function runController(config: Config, log: Logger): Promise<number
   ctl.loop.stop();
   server.close();
   await webhook?.close();
+  await reviews?.close();
+  await ctl.close();
   await nginx.stop();
   log.info('stopped');
   return 0;

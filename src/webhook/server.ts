@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
-import { reviewAdmission, type Checker } from './review.js';
+import { reviewAdmission, type Checker, type ReviewOutcome } from './review.js';
 
 /** An AdmissionReview holds the object and the old object, each at most the API server's 3 MiB request limit. */
 const MAX_BODY = 8 * 1024 * 1024;
@@ -22,6 +22,8 @@ export interface WebhookOptions {
   readonly snapshot: () => Snapshot;
   /** How a candidate is judged: the same annotation stage and model a sync runs (see controller.admissionChecker). */
   readonly checker: Checker;
+  /** The same judgement off the main thread (controller/offload.ts); absent: the checker runs inline. */
+  readonly review?: (body: unknown, snapshot: Snapshot) => Promise<ReviewOutcome>;
   readonly log: Logger;
   /** How often the certificate files are checked for a new pair. Default 60 s; 0 never. */
   readonly reloadIntervalMs?: number;
@@ -73,7 +75,7 @@ async function handle(opts: WebhookOptions, req: IncomingMessage, res: ServerRes
     send(res, 400, 'the body is not JSON\n', 'text/plain');
     return;
   }
-  const outcome = reviewAdmission(body, opts.snapshot(), opts.checker);
+  const outcome = opts.review ? await opts.review(body, opts.snapshot()) : reviewAdmission(body, opts.snapshot(), opts.checker);
   if (!outcome.ok) { send(res, 400, `${outcome.error}\n`, 'text/plain'); return; }
   const ms = Math.round((performance.now() - started) * 10) / 10;
   const v = outcome.verdict;

@@ -1,0 +1,45 @@
+// The worker thread that does a sync's CPU work (annotation stage → model → nginx.conf) and the admission webhook's
+// judgement, so that neither a long sync nor a review ever blocks /healthz, the webhook or the event loop.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Config } from '../config/config.js';
+import { createLogger } from '../log.js';
+import type { Snapshot } from '../model/input.js';
+import type { RenderOptions } from '../render/nginx-conf.js';
+import { reviewAdmission } from '../webhook/review.js';
+import { AnnotationStage } from './annotations.js';
+import { admissionChecker, buildAndRender } from './controller.js';
+import { pack } from './wire.js';
+
+export interface OffloadData { readonly config: Config; readonly render: RenderOptions }
+
+/** A request: build a snapshot (a trial changes nothing kept), or review an AdmissionReview body. */
+export type OffloadRequest =
+  | { readonly id: number; readonly op: 'build'; readonly snapshot?: Snapshot; readonly trial: boolean }
+  | { readonly id: number; readonly op: 'review'; readonly snapshot?: Snapshot; readonly body: unknown };
+
+export type OffloadReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
+
+const { config, render } = workerData as OffloadData;
+const log = createLogger(config.logLevel);
+// One stage for syncs: it keeps each Ingress's last valid annotations between syncs, as it did on the main thread.
+const stage = new AnnotationStage(config, log);
+const checker = admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' }));
+/** The last snapshot posted: the main thread sends it again only when it changed. */
+let snapshot: Snapshot | undefined;
+
+function answer(req: OffloadRequest): unknown {
+  if (req.snapshot) snapshot = req.snapshot;
+  if (!snapshot) throw new Error('no snapshot was posted');
+  if (req.op === 'build') return pack(buildAndRender(stage, snapshot, config, render, req.trial));
+  return reviewAdmission(req.body, snapshot, checker);
+}
+
+parentPort?.on('message', (req: OffloadRequest) => {
+  let reply: OffloadReply;
+  try {
+    reply = { id: req.id, ok: true, value: answer(req) };
+  } catch (err) {
+    reply = { id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort?.postMessage(reply);
+});

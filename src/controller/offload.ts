@@ -1,0 +1,72 @@
+// The main thread's side of offload-worker.ts: one worker per role (syncs, admission reviews), so a review never
+// waits behind a sync and neither runs on the thread that answers /healthz.
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../config/config.js';
+import type { Snapshot } from '../model/input.js';
+import type { Model } from '../model/types.js';
+import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
+import type { ReviewOutcome } from '../webhook/review.js';
+import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
+import { unpack } from './wire.js';
+
+type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown };
+
+/** Thrown on the main thread for an error the worker's build raised (e.g. the renderer refusing a value). */
+export class OffloadError extends Error {}
+
+/** One worker thread and the requests in flight to it. */
+export class Offload {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private next = 1;
+  private posted: Snapshot | undefined;
+  private dead: Error | undefined;
+
+  constructor(config: Config, render: RenderOptions) {
+    const data: OffloadData = { config, render };
+    this.worker = new Worker(new URL('./offload-worker.js', import.meta.url), { workerData: data });
+    this.worker.unref();
+    this.worker.on('message', (r: OffloadReply) => {
+      const p = this.pending.get(r.id);
+      this.pending.delete(r.id);
+      if (r.ok) p?.resolve(r.value);
+      else p?.reject(new OffloadError(r.error));
+    });
+    const fail = (err: Error): void => {
+      this.dead = err;
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => { fail(new Error(`the build worker exited (code ${code})`)); });
+  }
+
+  private ask(snapshot: Snapshot, req: Request): Promise<unknown> {
+    if (this.dead) return Promise.reject(this.dead);
+    const id = this.next++;
+    // The snapshot is cloned into the worker only when it changed since the last request (the store freezes it).
+    const fresh = snapshot === this.posted ? undefined : snapshot;
+    this.posted = snapshot;
+    const message: OffloadRequest = { id, ...req, ...(fresh ? { snapshot: fresh } : {}) };
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage(message);
+    });
+  }
+
+  /** Annotation stage → model → nginx.conf for `snapshot`, off the main thread. */
+  async build(snapshot: Snapshot, trial = false): Promise<{ model: Model; conf: RenderedConf }> {
+    return unpack(await this.ask(snapshot, { op: 'build', trial }));
+  }
+
+  /** The webhook's answer to one AdmissionReview body, judged against `snapshot`. */
+  async review(body: unknown, snapshot: Snapshot): Promise<ReviewOutcome> {
+    return await this.ask(snapshot, { op: 'review', body }) as ReviewOutcome;
+  }
+
+  async close(): Promise<void> {
+    this.dead ??= new Error('closed');
+    await this.worker.terminate();
+  }
+}
