@@ -35,9 +35,9 @@ export async function freePort(): Promise<number> {
 export interface Reply { status: number; headers: IncomingHttpHeaders; body: string }
 
 /** One HTTP request to 127.0.0.1 with a Host header, on a fresh connection. */
-export function get(port: number, host: string, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+export function get(port: number, host: string, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { host, ...opts.headers }, agent: false, timeout: 10_000 }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { host, ...opts.headers }, agent: false, timeout: opts.timeoutMs ?? 10_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }); });
