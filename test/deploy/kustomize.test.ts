@@ -89,7 +89,7 @@ function checkVolumesAndGrace(b: string, objs: readonly Obj[]): void {
 
 /** Services, PDB, HPA and webhook of one build point at the pods, ports and Services that exist. */
 function checkReferences(b: string, objs: readonly Obj[]): void {
-  const { d, config } = portico(objs);
+  const { d } = portico(objs);
   const labels = d.spec?.template.metadata?.labels ?? {};
   const portNames = new Set(d.spec?.template.spec?.containers[0]?.ports?.map((p) => p.name));
   for (const s of objs.filter((o) => o.kind === 'Service').map((o) => cast<Service>(o))) {
