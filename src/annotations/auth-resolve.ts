@@ -7,6 +7,7 @@ import { secretText } from '../model/tls-secrets.js';
 import { Sensitive } from '../model/tls-types.js';
 import type { ObjectRef, Problem } from '../model/types.js';
 import { headersFrom } from './select.js';
+import { byName } from '../model/lookup.js';
 
 export interface AuthResolveOptions {
   readonly prefix: string;
@@ -56,7 +57,7 @@ function readBasic(b: BasicAuth, snap: Snapshot, ing: ObjectRef, o: AuthResolveO
   if (ns !== ing.namespace && !o.global.allowCrossNamespaceResources) {
     return `Secret ${id} is in another namespace than the Ingress; set allow-cross-namespace-resources in the ConfigMap to allow it`;
   }
-  const secret = snap.secrets.find((s) => s.metadata?.namespace === ns && s.metadata.name === name);
+  const secret = byName(snap.secrets, ns, name);
   if (!secret) return `Secret ${id} not found`;
   let checked: Checked;
   if (b.secretType === 'auth-map') {

@@ -8,6 +8,7 @@ import { resolveAuth } from './auth-resolve.js';
 import { resolveProxySsl } from './proxy-ssl-resolve.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from '../model/settings-auth.js';
 import { refuseUrl, type TargetPolicy } from '../model/targets.js';
+import { byName } from '../model/lookup.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
 export interface Accepted {
@@ -44,7 +45,7 @@ function keyOf(ing: Ingress): string {
 /** Reads a ConfigMap of headers (`namespace/name`): each key a header name, each value its value. */
 export function headersFrom(configMaps: readonly ConfigMap[], ref: string): { headers: [string, string][]; error?: string } {
   const [ns, name] = ref.split('/');
-  const cm = configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
+  const cm = byName(configMaps, ns, name);
   if (!cm) return { headers: [], error: `ConfigMap ${ref} not found` };
   const headers: [string, string][] = [];
   for (const k of Object.keys(cm.data ?? {}).sort()) {

@@ -3,6 +3,7 @@ import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Secret } from './input.js';
 import { Sensitive, type Certificate, type CertificateInfo } from './tls-types.js';
 import type { ObjectRef } from './types.js';
+import { byName } from './lookup.js';
 
 export type Read<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
@@ -33,7 +34,7 @@ function onlyPemBlocks(text: string, label: RegExp, parse: (block: string) => un
 
 /** Finds a Secret in the snapshot by namespace and name. */
 export function findSecret(secrets: readonly Secret[], ref: ObjectRef): Secret | undefined {
-  return secrets.find((s) => s.metadata?.namespace === ref.namespace && s.metadata.name === ref.name);
+  return byName(secrets, ref.namespace, ref.name);
 }
 
 function oneLine(dn: string): string {
@@ -59,8 +60,21 @@ export function certificateInfo(x509: X509Certificate): CertificateInfo {
  * does not belong to the certificate. Reasons never quote Secret data.
  */
 export function readTlsSecret(secret: Secret | undefined, ref: ObjectRef): Read<Certificate> {
+  if (!secret) return { ok: false, reason: `Secret ${ref.namespace}/${ref.name} not found` };
+  // Parsing and matching a key costs about a millisecond: a Secret object (frozen, replaced when it changes) is read
+  // once, not on every sync and not once per Ingress that names it.
+  const key = `${ref.namespace}/${ref.name}`;
+  const cached = readCache.get(secret)?.get(key);
+  if (cached) return cached;
+  const read = readTlsSecretOnce(secret, ref);
+  readCache.set(secret, new Map([...(readCache.get(secret) ?? []), [key, read]]));
+  return read;
+}
+
+const readCache = new WeakMap<Secret, ReadonlyMap<string, Read<Certificate>>>();
+
+function readTlsSecretOnce(secret: Secret, ref: ObjectRef): Read<Certificate> {
   const id = `${ref.namespace}/${ref.name}`;
-  if (!secret) return { ok: false, reason: `Secret ${id} not found` };
   const crt = secretText(secret, 'tls.crt');
   const key = secretText(secret, 'tls.key');
   if (!crt || !key) return { ok: false, reason: `Secret ${id} has no tls.crt and tls.key` };
