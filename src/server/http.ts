@@ -2,6 +2,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import type { Logger } from '../log.js';
+import type { Dashboard } from './dashboard.js';
 
 export interface ServerSources {
   healthy(): boolean;
@@ -11,6 +12,10 @@ export interface ServerSources {
   debugCerts?(): string;
   /** Prometheus text; undefined until metrics exist. */
   metrics?(): Promise<string>;
+  /** The inspector's JSON document (`portico status` and friends read it on /debug/state). */
+  state?(): Promise<string>;
+  /** /dashboard and its files (--enable-dashboard). */
+  dashboard?: Dashboard;
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string): void {
@@ -69,6 +74,12 @@ export async function startServer(o: ServerOptions, src: ServerSources, log: Log
     const refused = debugRefusal(path, req.socket.remoteAddress, o.debugRemoteAccess);
     if (refused !== undefined) {
       send(res, 403, 'text/plain', refused);
+      return;
+    }
+    if (src.dashboard?.handle(path, res)) return;
+    if (path === '/debug/state' && src.state) {
+      src.state().then((text) => { send(res, 200, 'application/json', text); })
+        .catch((err: unknown) => { send(res, 500, 'text/plain', `${String(err)}\n`); });
       return;
     }
     if (path === '/metrics' && src.metrics) {
