@@ -43,6 +43,14 @@ async function state(w: World, victimHost: string): Promise<{ served: string; lu
   return { served: await who(w.portico.http, victimHost, '/'), lua: victim(inLua), debug: victim(inDebug) };
 }
 
+/** The other tenant's state stays `before` for half a second (a mirror subrequest may land after its main request). */
+async function unchanged(w: World, victimHost: string, before: Awaited<ReturnType<typeof state>>): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    assert.deepEqual(await state(w, victimHost), before, 'the other tenant, its backend in Lua and in /debug are unchanged');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** The POST that would replace every tenant's backends: all traffic to the attacker's backend. */
 const hostile = (evil: Backend): string => JSON.stringify([{ name: 'default_victim_80', endpoints: [{ address: '127.0.0.1', port: evil.port }] }]);
 
@@ -58,23 +66,32 @@ function scenarios(name: string, world: () => World, backends: () => { victim: B
     const w = world();
     const before = await servedBefore();
     await w.apply('mirror.json', [route('evil', 'evil.example', 'evil', { [`${A}/mirror-target`]: `http://127.0.0.1:${w.portico.status}$request_uri` })]);
-    await until('a Warning naming mirror-target', () => w.warned('Ingress', 'evil', /mirror-target.*own ports/), 10_000);
-    const r = await get(w.portico.http, 'evil.example', '/configuration/backends', { method: 'POST', body: hostile(backends().evil), headers: { 'content-type': 'application/json' } });
-    assert.equal(r.status, 404, 'the Ingress is not served: the default server answers');
-    assert.deepEqual(await state(w, victimHost), before, 'the other tenant, Lua and /debug are unchanged');
-    await w.apply('mirror.json', []);
+    try {
+      // The sync that takes the Ingress in: refused (a Warning), or, were it accepted, served by the attacker's backend.
+      await until('the evil Ingress synced', async () => w.warned('Ingress', 'evil', /mirror-target/) || (await who(w.portico.http, 'evil.example', '/')) === 'evil', 10_000);
+      const r = await get(w.portico.http, 'evil.example', '/configuration/backends', { method: 'POST', body: hostile(backends().evil), headers: { 'content-type': 'application/json' } });
+      await unchanged(w, victimHost, before);
+      assert.equal(r.status, 404, 'the Ingress is not served: the default server answers');
+      assert.ok(w.warned('Ingress', 'evil', /mirror-target.*own ports/), 'a Warning names the annotation and why');
+    } finally {
+      await w.apply('mirror.json', []);
+    }
   });
 
   void it(`${name}: (b) an EndpointSlice on 127.0.0.1 and the status port gets no traffic (503); others are served`, async () => {
     const w = world();
     const before = await servedBefore();
     await w.apply('sneaky.json', [service('sneaky'), slice('sneaky', w.portico.status, ['127.0.0.1', '::ffff:127.0.0.1']), route('sneaky', 'sneaky.example', 'sneaky')]);
-    await until('sneaky.example answers 503', async () => (await who(w.portico.http, 'sneaky.example', '/')) === '503', 10_000);
-    await until('a Warning on the EndpointSlice', () => w.warned('EndpointSlice', 'sneaky-abc', /127\.0\.0\.1 port \d+ is loopback on one of Portico's own ports/), 10_000);
-    const r = await get(w.portico.http, 'sneaky.example', '/configuration/backends', { method: 'POST', body: hostile(backends().evil) });
-    assert.equal(r.status, 503);
-    assert.deepEqual(await state(w, victimHost), before);
-    await w.apply('sneaky.json', []);
+    try {
+      await until('sneaky.example synced', async () => (await who(w.portico.http, 'sneaky.example', '/')) !== '404', 10_000);
+      const r = await get(w.portico.http, 'sneaky.example', '/configuration/backends', { method: 'POST', body: hostile(backends().evil) });
+      await unchanged(w, victimHost, before);
+      assert.equal(r.status, 503, 'no endpoint left: 503');
+      assert.equal(await who(w.portico.http, 'sneaky.example', '/'), '503');
+      await until('a Warning on the EndpointSlice', () => w.warned('EndpointSlice', 'sneaky-abc', /127\.0\.0\.1 port \d+ is loopback on one of Portico's own ports/), 10_000);
+    } finally {
+      await w.apply('sneaky.json', []);
+    }
   });
 
   void it(`${name}: (c) the metadata address 169.254.169.254 as mirror-target or endpoint is refused`, async () => {
@@ -84,11 +101,15 @@ function scenarios(name: string, world: () => World, backends: () => { victim: B
       route('meta-mirror', 'meta-mirror.example', 'evil', { [`${A}/mirror-target`]: 'http://169.254.169.254/latest/meta-data$request_uri' }),
       service('meta'), slice('meta', 80, ['169.254.169.254']), route('meta-ep', 'meta-ep.example', 'meta'),
     ]);
-    await until('warnings for both', () => w.warned('Ingress', 'meta-mirror', /mirror-target.*link-local/) && w.warned('EndpointSlice', 'meta-abc', /169\.254\.169\.254 is a link-local address/), 10_000);
-    await until('meta-ep.example answers 503', async () => (await who(w.portico.http, 'meta-ep.example', '/')) === '503', 10_000);
-    assert.equal(await who(w.portico.http, 'meta-mirror.example', '/'), '404');
-    assert.deepEqual(await state(w, victimHost), before);
-    await w.apply('meta.json', []);
+    try {
+      await until('meta-ep.example synced', async () => (await who(w.portico.http, 'meta-ep.example', '/')) !== '404', 10_000);
+      assert.equal(await who(w.portico.http, 'meta-ep.example', '/'), '503', 'no endpoint left: 503');
+      assert.equal(await who(w.portico.http, 'meta-mirror.example', '/'), '404', 'the mirroring Ingress is not served');
+      await until('warnings for both', () => w.warned('Ingress', 'meta-mirror', /mirror-target.*link-local/) && w.warned('EndpointSlice', 'meta-abc', /169\.254\.169\.254 is a link-local address/), 10_000);
+      await unchanged(w, victimHost, before);
+    } finally {
+      await w.apply('meta.json', []);
+    }
   });
 
   void it(`${name}: (d) a direct POST to the status port without the token, or with a wrong one, answers 403 and changes nothing`, async () => {
