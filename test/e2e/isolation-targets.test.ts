@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBackend, type Backend } from '../support/backends.js';
-import { ingress, ingressClass, service, slice } from '../support/objects.js';
+import { ingress, service, slice } from '../support/objects.js';
 import { manifestFolder, type ManifestDir } from '../support/manifests.js';
 import { configToken, get, startPortico, TOKEN_NGINX, until, who, type Running } from '../support/portico.js';
 import { put, startCluster, type Cluster } from '../kube/cluster.js';
