@@ -60,8 +60,13 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'enable-dashboard': { type: 'boolean', default: 'true', doc: 'the read-only dashboard at /dashboard on the healthz port' },
   'shutdown-grace-period': { type: 'string', default: '0', doc: 'on SIGTERM, seconds (or a duration: 5s) readiness fails before nginx quits gracefully' },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
+  'json': { type: 'boolean', default: 'false', doc: 'migrate-check: print the report as JSON instead of a table' },
+  'version': { type: 'boolean', default: 'false', doc: "print Portico's version, git commit and nginx package version" },
   'help': { type: 'boolean', default: 'false', doc: 'print this help' },
 };
+
+/** Commands besides running the controller: the first argument. */
+export const COMMANDS = ['render', 'migrate-check'] as const;
 
 /** Go-style flags (`-flag`, `--flag=true`) become what parseArgs takes, so ingress-nginx command lines work. */
 function normalizeArgv(argv: readonly string[]): string[] {
@@ -82,11 +87,11 @@ function normalizeArgv(argv: readonly string[]): string[] {
 /** The help text, one line a flag. */
 export function helpText(): string {
   const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.doc}${f.type === 'string' && f.default ? ` (default ${f.default})` : ''}`);
-  return ['usage: portico [render] [flags]', '', ...lines].join('\n');
+  return ['usage: portico [render | migrate-check] [flags]', '', ...lines].join('\n');
 }
 
 /** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
-export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean } {
+export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean; version: boolean; json: boolean } {
   const options = Object.fromEntries(Object.entries(FLAGS).map(([name, f]) => [name, { type: f.type }]));
   for (const [name, f] of Object.entries(FLAGS)) if (f.type === 'boolean' && f.default !== 'false') options[`no-${name}`] = { type: 'boolean' };
   let parsed;
@@ -102,9 +107,9 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   };
   const opt = (name: string): string | undefined => str(name) || undefined;
   const bool = (name: string): boolean => values[`no-${name}`] !== true && (values[name] === true || FLAGS[name]?.default === 'true');
-  const mode = positionals[0] === 'render' ? 'render' : 'run';
-  if (positionals.length > 0 && (positionals[0] !== 'render' || positionals.length > 1)) {
-    throw new ConfigError(`unexpected argument ${JSON.stringify(positionals.join(' '))} (commands: render)`);
+  const mode = COMMANDS.find((c) => c === positionals[0]) ?? 'run';
+  if (positionals.length > 0 && (mode === 'run' || positionals.length > 1)) {
+    throw new ConfigError(`unexpected argument ${JSON.stringify(positionals.join(' '))} (commands: ${COMMANDS.join(', ')})`);
   }
   const lb = str('default-load-balance');
   if (lb !== 'round_robin' && lb !== 'ewma') {
@@ -164,5 +169,5 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     enableDashboard: bool('enable-dashboard'),
     shutdownGracePeriodMs: parseSecondsOrDuration('shutdown-grace-period', str('shutdown-grace-period')),
   });
-  return Object.freeze({ ...config, help: values['help'] === true });
+  return Object.freeze({ ...config, help: values['help'] === true, version: values['version'] === true, json: values['json'] === true });
 }

@@ -7,7 +7,7 @@ import { parseCidr } from '../model/targets.js';
 export type LoadBalance = 'round_robin' | 'ewma';
 
 export interface Config {
-  readonly mode: 'run' | 'render';
+  readonly mode: 'run' | 'render' | 'migrate-check';
   readonly manifests: string | undefined;
   readonly kubeconfig: string | undefined;
   readonly apiserverHost: string | undefined;
