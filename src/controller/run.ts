@@ -6,7 +6,10 @@ import { chooseWorkerUser, grantTraverse } from '../nginx/worker-user.js';
 import { ManifestSource } from '../sources/manifests.js';
 import { KubeSource } from '../kube/source.js';
 import { startServer } from '../server/http.js';
-import { createMetrics } from '../server/metrics.js';
+import { loadDashboard } from '../server/dashboard.js';
+import { startOperations } from './operations.js';
+import { StopSignal, exitAfter } from './stop.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Store } from '../store/store.js';
 import { Controller, admissionChecker, buildAndRender, renderOptions } from './controller.js';
 import { AnnotationStage } from './annotations.js';
@@ -16,7 +19,7 @@ import { ConfigError } from '../errors.js';
 import { startWebhook } from '../webhook/server.js';
 import { Offload } from './offload.js';
 import type { Snapshot } from '../model/input.js';
-import { startDuties } from './duties.js';
+import { startDuties, type Duties } from './duties.js';
 import { loadConnection } from '../kube/connect.js';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
@@ -45,35 +48,44 @@ export async function renderOnce(config: Config, log: Logger): Promise<string> {
 
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
 export async function runController(config: Config, log: Logger): Promise<number> {
+  const stop = new StopSignal(log);
   log.info({ ...(await nginxVersion(config.nginxBinary)) }, 'nginx version');
   await mkdir(config.workDir, { recursive: true });
   const user = await chooseWorkerUser(config.workerUser, log);
   await grantTraverse(config.workDir, config.luaDir, user, log);
-  const restarted = { handler: (): void => undefined };
+  const events = { restarted: (): void => undefined, crashed: (): void => undefined };
   const nginx = new Nginx({
     binary: config.nginxBinary, workDir: config.workDir, statusPort: config.statusPort, log,
-    onRestart: () => { restarted.handler(); },
+    onRestart: () => { events.restarted(); }, onCrash: () => { events.crashed(); },
   });
   await nginx.prepare(user.uid, user.gid);
   const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name), resolvers: await systemResolvers() }, log);
-  restarted.handler = () => { ctl.nginxRestarted(); };
+  let duties: Duties | undefined = undefined; // started after the first sync; the metrics ask it from then on
+  const ops = startOperations(config, ctl, nginx, () => duties?.leading?.(), log);
+  events.restarted = () => { ops.nginxRestarted(); };
+  events.crashed = () => { ops.nginxCrashed(); };
+  stop.onStop(() => { ops.beginStop(); });
   const source = makeSource(config, ctl.store, log);
   const server = await startServer({ port: config.healthzPort, host: config.healthzHost, debugRemoteAccess: config.debugRemoteAccess }, {
-    healthy: () => ctl.healthy,
+    healthy: () => ops.healthy(),
     debugConfig: () => ctl.debug.conf,
     debugBackends: () => ctl.debug.backends,
-    metrics: createMetrics({
-      counters: () => ctl.counters,
-      sizes: () => {
-        const m = ctl.debug.model;
-        return { servers: m?.servers.length ?? 0, upstreams: m?.upstreams.length ?? 0, endpoints: m?.upstreams.reduce((n, u) => n + u.endpoints.length, 0) ?? 0 };
-      },
-    }).text,
+    metrics: () => ops.metrics(),
+    state: () => ops.state(),
+    ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),
     debugCerts: () => ctl.tls.debug(ctl.debug.model),
   }, log);
   ctl.loop.hold();
   try {
-    await source.start();
+    if (!await stop.before(source.start())) {
+      log.info({ signal: await stop.signalled }, 'stopped while starting');
+      source.stop();
+      ctl.loop.stop();
+      server.close();
+      await ctl.close();
+      exitAfter(0, 2000, log);
+      return 0;
+    }
   } catch (err) {
     // Nothing may keep the process alive after a failed start: the caller exits non-zero.
     source.stop();
@@ -85,26 +97,18 @@ export async function runController(config: Config, log: Logger): Promise<number
   ctl.loop.mark('startup');
   ctl.loop.release();
   // Leader election, Ingress status and Events exist only against a cluster.
-  const duties = config.manifests ? undefined : await startDuties(loadConnection(config).kc, config, ctl, log);
+  duties = config.manifests ? undefined : await startDuties(loadConnection(config).kc, config, ctl, log);
   const { validatingWebhook: hookAt, validatingWebhookCertificate: certFile, validatingWebhookKey: keyFile } = config;
   // Reviews run on a worker thread of their own: never behind a sync, never on the thread that answers /healthz.
   const reviews = hookAt && certFile && keyFile ? new Offload(config, renderOptions(config, undefined)) : undefined;
   const webhook = hookAt && certFile && keyFile ? await startWebhook({ ...hookAt, certFile, keyFile, log,
     snapshot: () => ctl.store.snapshot(), checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })),
     ...(reviews ? { review: (body: unknown, snap: Snapshot) => reviews.review(body, snap) } : {}) }) : undefined;
-  // The handlers stay for the whole shutdown: a second signal (kubectl, a supervisor, Ctrl-C twice) must not kill the
-  // process halfway, leaving nginx orphaned and the Lease held until it expires.
-  let stopping = false;
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    const onSignal = (sig: NodeJS.Signals): void => {
-      if (stopping) { log.info({ signal: sig }, 'already stopping'); return; }
-      stopping = true;
-      resolve(sig);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-  log.info({ signal }, 'stopping');
+  const signal = await stop.signalled;
+  // Readiness fails from the signal on (ops.beginStop); load balancers see it during the grace period while nginx
+  // keeps serving, then nginx quits gracefully (in-flight requests finish, bounded by worker_shutdown_timeout).
+  log.info({ signal, shutdownGracePeriodMs: config.shutdownGracePeriodMs }, 'stopping: /healthz fails from now on');
+  if (config.shutdownGracePeriodMs > 0) await sleep(config.shutdownGracePeriodMs);
   await duties?.stop();
   source.stop();
   ctl.loop.stop();
@@ -114,5 +118,6 @@ export async function runController(config: Config, log: Logger): Promise<number
   await ctl.close();
   await nginx.stop();
   log.info('stopped');
+  exitAfter(0, 2000, log);
   return 0;
 }
