@@ -3,8 +3,12 @@ import { ConfigError, errorMessage, PorticoError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { helpText, parseFlags } from './flags.js';
 import { runController, renderOnce } from '../controller/run.js';
+import { isInspectCommand, runInspect } from '../inspect/command.js';
 
 async function main(): Promise<number> {
+  // The inspector reads a running instance (issue 16): its own flags (--url, --json), none of the controller's.
+  const [first, ...rest] = process.argv.slice(2);
+  if (isInspectCommand(first)) return runInspect(first, rest, process.stdout, process.stderr);
   let config;
   try {
     config = parseFlags(process.argv.slice(2), process.env);

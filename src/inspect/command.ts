@@ -1,0 +1,70 @@
+// `portico backends|config|certs|status [--url URL] [--json]`: reads a running instance's health port and prints tables.
+import { parseArgs } from 'node:util';
+import { errorMessage } from '../errors.js';
+import type { State } from './state.js';
+import { backendsTable, certsTable, configTable, statusText } from './tables.js';
+
+export const INSPECT_COMMANDS = ['backends', 'config', 'certs', 'status'] as const;
+export type InspectCommand = (typeof INSPECT_COMMANDS)[number];
+
+export function isInspectCommand(word: string | undefined): word is InspectCommand {
+  return (INSPECT_COMMANDS as readonly string[]).includes(word ?? '');
+}
+
+const USAGE = `usage: portico backends|config|certs|status [--url http://HOST:PORT] [--json] [--raw]
+  --url   the health port of a running Portico (default http://127.0.0.1:10254); /debug/* answers loopback only
+          unless that Portico runs with --debug-remote-access (or use kubectl port-forward)
+  --json  the same data as JSON, for scripts
+  --raw   config only: the nginx.conf text nginx serves`;
+
+const SECTIONS: Readonly<Record<InspectCommand, (s: State) => unknown>> = {
+  backends: (s) => s.routes,
+  config: (s) => s.routes,
+  certs: (s) => s.certificates,
+  status: (s) => ({ healthy: s.healthy, stopping: s.stopping, nginx: s.nginx, syncs: s.syncs, warnings: s.warnings, skipped: s.skipped }),
+};
+
+const TABLES: Readonly<Record<InspectCommand, (s: State) => string>> = {
+  backends: backendsTable, config: configTable, certs: certsTable, status: statusText,
+};
+
+async function fetchText(url: string): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  } catch (err) {
+    throw new Error(`cannot reach Portico at ${url}: ${errorMessage(err)} (is it running? give its health port with --url)`);
+  }
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${body.trim()}`);
+  return body;
+}
+
+/** Runs one inspector command; resolves with the exit code (output written to `out`, errors to `err`). */
+export async function runInspect(command: InspectCommand, argv: readonly string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: { url: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }));
+  } catch (e) {
+    err.write(`portico ${command}: ${errorMessage(e)}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help === true) { out.write(`${USAGE}\n`); return 0; }
+  const base = (values.url ?? 'http://127.0.0.1:10254').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+$/.test(base)) {
+    err.write(`portico ${command}: --url: expected http://HOST:PORT, got ${JSON.stringify(values.url)}\n`);
+    return 2;
+  }
+  try {
+    if (command === 'config' && values.raw === true) {
+      out.write(await fetchText(`${base}/debug/config`));
+      return 0;
+    }
+    const state = JSON.parse(await fetchText(`${base}/debug/state`)) as State;
+    out.write(values.json === true ? `${JSON.stringify(SECTIONS[command](state), null, 2)}\n` : `${TABLES[command](state)}\n`);
+    return 0;
+  } catch (e) {
+    err.write(`portico ${command}: ${errorMessage(e)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,52 @@
+// Readable tables of the inspector's state (`portico backends|config|certs|status`). Pure: state in, text out.
+import type { State } from './state.js';
+
+/** Left-aligned columns, two spaces apart, a header row; '-' for empty cells. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const cells = [header, ...rows].map((r) => r.map((c) => (c === '' ? '-' : c)));
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
+}
+
+/** hosts → paths → backends → endpoints with their state. */
+export function backendsTable(s: State): string {
+  const rows: string[][] = [];
+  for (const r of s.routes) {
+    for (const p of r.paths) {
+      const eps = p.endpoints.length === 0 ? 'none (503)'
+        : p.endpoints.map((e) => `${e.address}${e.port === null ? '' : `:${e.port}`} ${e.state}${e.inRotation ? '' : ' (out of rotation)'}`).join(', ');
+      rows.push([r.host === '_' ? '*' : r.host, `${p.match === 'exact' ? '= ' : p.match === 'regex' ? '~ ' : ''}${p.path}`, p.ingress, p.service, eps]);
+    }
+  }
+  return table(['HOST', 'PATH', 'INGRESS', 'SERVICE', 'ENDPOINTS'], rows);
+}
+
+/** Certificates with hosts, issuer and expiry in days. */
+export function certsTable(s: State): string {
+  return table(['HOST', 'SECRET', 'ISSUER', 'EXPIRES', 'DAYS LEFT'], s.certificates.map((c) => [
+    c.host, c.secret ?? '(default certificate)', c.issuer, c.notAfter, Number.isFinite(c.daysLeft) ? String(c.daysLeft) : '',
+  ]));
+}
+
+const causes = (c: Readonly<Record<string, number>>): string => Object.entries(c).map(([k, v]) => (v > 1 ? `${k}x${v}` : k)).join(',');
+
+/** Health, the last syncs with plan and cause, and the current Warnings. */
+export function statusText(s: State): string {
+  const health = s.stopping ? 'stopping' : s.healthy ? 'healthy' : 'NOT READY';
+  const parts = [
+    `health: ${health}   nginx restarts: ${s.nginx.restarts}   hosts: ${s.routes.length}   as of ${s.generatedAt}`,
+    '',
+    'LAST SYNCS',
+    table(['STARTED', 'PLAN', 'MS', 'CAUSE'], s.syncs.map((r) => [r.at, r.plan, String(r.ms), causes(r.causes) + (r.error ? ` (${r.error})` : '')])),
+    '',
+    `WARNINGS (${s.warnings.length})`,
+    s.warnings.length === 0 ? 'none' : table(['OBJECT', 'FIELD', 'SEVERITY', 'REASON'], s.warnings.map((w) => [w.object, w.field, w.severity, w.reason])),
+  ];
+  return parts.join('\n');
+}
+
+/** The servers with their paths and the Ingress each comes from (the shape, not nginx.conf: `--raw` prints that). */
+export function configTable(s: State): string {
+  const rows = s.routes.flatMap((r) => r.paths.map((p) => [r.host === '_' ? '*' : r.host, p.match, p.path, p.ingress, p.backend]));
+  return table(['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND'], rows);
+}
