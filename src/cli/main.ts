@@ -3,6 +3,8 @@ import { ConfigError, errorMessage, PorticoError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { helpText, parseFlags } from './flags.js';
 import { runController, renderOnce } from '../controller/run.js';
+import { versionText } from './version.js';
+import { migrateCheck } from '../migrate/command.js';
 import { isInspectCommand, runInspect } from '../inspect/command.js';
 
 async function main(): Promise<number> {
@@ -19,6 +21,17 @@ async function main(): Promise<number> {
   if (config.help) {
     process.stdout.write(`${helpText()}\n`);
     return 0;
+  }
+  if (config.version) {
+    process.stdout.write(await versionText(config.nginxBinary));
+    return 0;
+  }
+  if (config.mode === 'migrate-check') {
+    if (!config.manifests && !config.kubeconfig && !config.apiserverHost && !process.env['KUBERNETES_SERVICE_HOST']) {
+      process.stderr.write('portico migrate-check: give --manifests DIR or --kubeconfig FILE\n');
+      return 2;
+    }
+    return migrateCheck(process.argv.slice(2), process.env, config.json);
   }
   if (config.mode === 'render') {
     if (!config.manifests) {

@@ -1,0 +1,106 @@
+// migrate-check's judgement: the controller's own annotation stage, model and renderer on one snapshot, read back
+// per Ingress, annotation and ConfigMap key. Nothing here decides anything the controller does not.
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log.js';
+import { AnnotationStage } from '../controller/annotations.js';
+import { buildAndRender, modelOptions, renderOptions } from '../controller/controller.js';
+import { parseConfigMap } from '../annotations/configmap.js';
+import { BY_KEY } from '../annotations/table.js';
+import { classSelector } from '../model/classes.js';
+import type { Ingress, Snapshot } from '../model/input.js';
+import type { Problem } from '../model/types.js';
+import { errorMessage } from '../errors.js';
+import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES, CONFIGMAP_REFUSED } from './differences.js';
+
+export type Verdict = 'same' | 'different' | 'refused' | 'unknown';
+export const VERDICTS: readonly Verdict[] = ['same', 'different', 'refused', 'unknown'];
+
+/** One annotation, ConfigMap key or flag, and what Portico does with it. */
+export interface Item {
+  readonly key: string;
+  readonly value: string;
+  readonly verdict: Verdict;
+  readonly detail: string;
+}
+
+export type IngressVerdict = 'served' | 'served-differently' | 'skipped';
+
+export interface IngressReport {
+  readonly namespace: string;
+  readonly name: string;
+  readonly verdict: IngressVerdict;
+  /** Why it is skipped or served differently: the model's problems on it, then the annotations that differ. */
+  readonly reasons: readonly string[];
+  readonly annotations: readonly Item[];
+}
+
+export interface ConfigMapReport {
+  readonly ref: string;
+  readonly found: boolean;
+  readonly keys: readonly Item[];
+}
+
+const KEEPS = /; the Ingress (is not served|keeps its last valid form)$/;
+
+function annotationItems(ing: Ingress, prefix: string, problems: readonly Problem[]): Item[] {
+  const annotations = ing.metadata?.annotations ?? {};
+  return Object.keys(annotations).filter((k) => k.startsWith(`${prefix}/`)).sort().map((key) => {
+    const value = annotations[key] ?? '';
+    const name = key.slice(prefix.length + 1);
+    const refused = problems.find((p) => p.field === `metadata.annotations[${key}]`);
+    if (refused) return { key, value, verdict: 'refused', detail: refused.reason.replace(KEEPS, '') };
+    if (!BY_KEY.has(name)) return { key, value, verdict: 'unknown', detail: 'Portico does not read this annotation: ingress-nginx acts on it, Portico ignores it' };
+    const diff = ANNOTATION_DIFFERENCES[name];
+    return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
+  });
+}
+
+/** What a sync on `snap` serves (the controller's own buildAndRender), or the renderer's refusal. */
+function served(snap: Snapshot, config: Config, log: Logger): { ingresses: ReadonlySet<string>; problems: readonly Problem[]; renderError?: string } {
+  const stage = new AnnotationStage(config, log);
+  try {
+    const { model } = buildAndRender(stage, snap, config, renderOptions(config, undefined));
+    return { ingresses: new Set(model.ingresses.map((r) => `${r.namespace}/${r.name}`)), problems: model.problems };
+  } catch (err) {
+    // The controller would hold one Ingress out and retry; here the refusal is reported on every Ingress.
+    return { ingresses: new Set(), problems: [], renderError: errorMessage(err) };
+  }
+}
+
+/** Every Ingress of the configured class, judged as a sync on `snap` would serve it. */
+export function checkIngresses(snap: Snapshot, config: Config, log: Logger): IngressReport[] {
+  const ours = classSelector(snap.ingressClasses, modelOptions(config));
+  const m = served(snap, config, log);
+  const mine = snap.ingresses.filter(ours).map((ing) => ({ ing, namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' }));
+  mine.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  return mine.map(({ ing, namespace, name }) => {
+    const problems = m.problems.filter((p) => p.object.kind === 'Ingress' && p.object.namespace === namespace && p.object.name === name);
+    const annotations = annotationItems(ing, config.annotationsPrefix, problems);
+    const differs = annotations.filter((a) => a.verdict === 'different' || a.verdict === 'unknown').map((a) => `${a.key}: ${a.verdict}`);
+    const reasons = [...(m.renderError !== undefined ? [`render: ${m.renderError}`] : []), ...problems.map((p) => `${p.field}: ${p.reason}`), ...differs];
+    const verdict: IngressVerdict = !m.ingresses.has(`${namespace}/${name}`) ? 'skipped' : reasons.length > 0 ? 'served-differently' : 'served';
+    return { namespace, name, verdict, reasons, annotations };
+  });
+}
+
+/** The global ConfigMap (--configmap) key by key; undefined when no --configmap is set. */
+export function checkConfigMap(snap: Snapshot, config: Config): ConfigMapReport | undefined {
+  const ref = config.configmap;
+  if (ref === undefined) return undefined;
+  const [ns, name] = ref.split('/');
+  const cm = snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
+  const data = cm?.data ?? {};
+  const parsed = parseConfigMap(data);
+  const keys = Object.keys(data).sort().map((key): Item => {
+    const value = data[key] ?? '';
+    if (parsed.unknown.includes(key)) {
+      const why = CONFIGMAP_REFUSED[key];
+      return why !== undefined ? { key, value, verdict: 'refused', detail: why } : { key, value, verdict: 'unknown', detail: 'Portico does not read this key' };
+    }
+    const bad = parsed.errors.find((e) => e.key === key);
+    if (bad) return { key, value, verdict: 'refused', detail: bad.reason };
+    const diff = CONFIGMAP_DIFFERENCES[key];
+    return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
+  });
+  return { ref, found: cm !== undefined, keys };
+}

@@ -1,0 +1,55 @@
+// `portico migrate-check`: reads a folder or a cluster, judges it as Portico would serve it, prints the report.
+import { parseFlags } from '../cli/flags.js';
+import { createLogger } from '../log.js';
+import { checkConfigMap, checkIngresses } from './check.js';
+import { evaluatedArgs, findControllers, judgeFlags } from './controller-flags.js';
+import { INGRESS_NGINX_CLASS } from './differences.js';
+import { loadDeployments, loadSnapshot } from './inputs.js';
+import { makeReport, reportText, type Report } from './report.js';
+
+/** The command line without the command word (the first `migrate-check`). */
+function withoutCommand(argv: readonly string[]): string[] {
+  const at = argv.indexOf('migrate-check');
+  return at < 0 ? [...argv] : [...argv.slice(0, at), ...argv.slice(at + 1)];
+}
+
+/**
+ * Builds the report. The class defaults to ingress-nginx's (controller k8s.io/ingress-nginx, class nginx); the flags
+ * of the one ingress-nginx controller found that decide what is served come next (as a takeover would run Portico);
+ * the user's own flags come last and win.
+ */
+export async function migrateReport(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Report> {
+  const user = withoutCommand(argv);
+  const defaults = [`--controller-class=${INGRESS_NGINX_CLASS.controller}`, `--ingress-class=${INGRESS_NGINX_CLASS.ingressClass}`];
+  const first = parseFlags(['migrate-check', ...defaults, ...user], env);
+  const log = createLogger(first.logLevel === 'info' ? 'warn' : first.logLevel, process.stderr);
+  const notes: string[] = [];
+  const listed = await loadDeployments(first);
+  if ('error' in listed) notes.push(`ingress-nginx's flags were not read: ${listed.error}`);
+  const controllers = 'items' in listed ? findControllers(listed.items) : [];
+  if (controllers.length > 1) notes.push(`${controllers.length} ingress-nginx controllers found: their flags are reported, none is used; give --controller-class and --ingress-class`);
+  if (controllers.length === 0 && 'items' in listed) notes.push('no ingress-nginx controller Deployment found: no flags to map');
+  const inherited = controllers.length === 1 && controllers[0] ? evaluatedArgs(controllers[0].flags) : [];
+  const args = [...defaults, ...inherited, ...user.filter((a) => a.startsWith('-'))];
+  const config = parseFlags(['migrate-check', ...args], env);
+  const snapshot = await loadSnapshot(config, log);
+  const configMap = checkConfigMap(snapshot, config);
+  if (configMap && !configMap.found) notes.push(`the ConfigMap ${configMap.ref} (--configmap) does not exist`);
+  const evaluatedWith = [...defaults, ...inherited, ...user.filter((a) => /^--?(controller-class|ingress-class|configmap|annotations-|allow-snippet|watch-|default-backend|default-ssl|strict-host)/.test(a))];
+  return makeReport({
+    controllerClass: config.controllerClass,
+    ingressClass: config.ingressClass,
+    evaluatedWith,
+    ingresses: checkIngresses(snapshot, config, log),
+    configMap: configMap ?? null,
+    controllers: controllers.map((c) => ({ deployment: c.deployment, flags: judgeFlags(c.flags) })),
+    notes,
+  });
+}
+
+/** Runs the command; exit code 0 only when everything maps, 1 otherwise (2 for a bad command line, from main). */
+export async function migrateCheck(argv: readonly string[], env: NodeJS.ProcessEnv, json: boolean): Promise<number> {
+  const report = await migrateReport(argv, env);
+  process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : reportText(report));
+  return report.ok ? 0 : 1;
+}
