@@ -11,7 +11,7 @@ export interface Cluster {
   readonly kubeconfig: string;
   readonly backends: ReadonlyMap<string, Backend>;
   /** Starts Portico against the double with extra flags (and environment, e.g. POD_NAME). */
-  portico(args?: string[], opts?: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv }): Promise<Running>;
+  portico(args?: string[], opts?: Parameters<typeof startPortico>[1]): Promise<Running>;
   /** Stops every Portico (SIGTERM), the backends and the double; returns Portico's exit codes. */
   stop(): Promise<(number | null)[]>;
 }

@@ -81,13 +81,14 @@ export interface Running {
  * Starts `portico` with the flags of the issue's command line (every port picked free) and a 0700 mktemp work dir;
  * resolves when /healthz is 200.
  */
-export async function startPortico(args: string[], opts: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Running> {
+export async function startPortico(args: string[], opts: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv; ownGroup?: boolean } = {}): Promise<Running> {
   const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const workDir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
   const proc = spawn(process.execPath, [join(REPO, 'bin/portico.js'), ...args,
     `--http-port=${http}`, '--https-port', String(https), '--healthz-port', String(healthz), '--status-port', String(status),
     '--work-dir', workDir, '--log-level', 'debug'],
-  { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  // ownGroup: Portico leads a process group of its own, as a job in a terminal does (signals to the group: -pid).
+  { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env }, detached: opts.ownGroup === true });
   const output: string[] = [];
   const collect = (chunk: Buffer) => { for (const l of chunk.toString('utf8').split('\n')) if (l) output.push(l); };
   proc.stdout?.on('data', collect);
