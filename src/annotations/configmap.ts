@@ -6,6 +6,8 @@ import * as v from './values.js';
 import { DEFAULT_TLS_SETTINGS, REDIRECT_CODES, type RedirectCode } from '../model/tls-types.js';
 import { AUTH_CONFIGMAP_KEYS } from './configmap-auth.js';
 import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
+import { MORE_CONFIGMAP_KEYS } from './configmap-more.js';
+import { COMPAT_BY_KEY } from './configmap-compat.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -118,6 +120,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   ...AUTH_CONFIGMAP_KEYS,
   key('block-user-agents', 'blockUserAgents', '', 'User agents (comma-separated; `~regex` allowed) refused with 403.', v.list(userAgent, csv, 256)),
   ...TRAFFIC_CONFIGMAP_KEYS,
+  ...MORE_CONFIGMAP_KEYS,
 ];
 
 const BY_NAME = new Map(CONFIGMAP_KEYS.map((k) => [k.key, k]));
@@ -127,6 +130,9 @@ export interface ConfigMapResult {
   /** Values refused; each key kept its previous value. */
   readonly errors: readonly { readonly key: string; readonly reason: string }[];
   readonly unknown: readonly string[];
+  /** Recognised keys (configmap-compat.ts): refused ones get a Warning and an Event; no-ops a log line. */
+  readonly refused: readonly { readonly key: string; readonly reason: string }[];
+  readonly noops: readonly { readonly key: string; readonly reason: string }[];
 }
 
 /** Parses the ConfigMap's data. Missing keys take the default; a refused value keeps the value in `previous`. */
@@ -134,8 +140,16 @@ export function parseConfigMap(data: Readonly<Record<string, string>> | undefine
   const g: Mutable<GlobalSettings> = { ...GLOBAL_DEFAULTS };
   const errors: { key: string; reason: string }[] = [];
   const unknown: string[] = [];
+  const refused: { key: string; reason: string }[] = [];
+  const noops: { key: string; reason: string }[] = [];
   for (const name of Object.keys(data ?? {}).sort()) {
     const spec = BY_NAME.get(name);
+    const compat = spec ? undefined : COMPAT_BY_KEY.get(name);
+    if (compat) {
+      const asks = compat.status === 'refused' && (compat.when?.(data?.[name] ?? '') ?? true);
+      (asks ? refused : noops).push({ key: name, reason: asks ? compat.why : `no effect: ${compat.why}` });
+      continue;
+    }
     if (!spec) {
       unknown.push(name);
       continue;
@@ -147,5 +161,5 @@ export function parseConfigMap(data: Readonly<Record<string, string>> | undefine
     errors.push({ key: name, reason });
     Object.assign(g, { [spec.field]: previous[spec.field] });
   }
-  return { settings: Object.freeze(g), errors, unknown };
+  return { settings: Object.freeze(g), errors, unknown, refused, noops };
 }

@@ -21,6 +21,7 @@ export class AnnotationStage {
   private global: GlobalSettings = GLOBAL_DEFAULTS;
   private lastValid: ReadonlyMap<string, Accepted> = new Map();
   private readonly logged = new Set<string>();
+  private configProblems: readonly Problem[] = [];
 
   constructor(private readonly config: Config, private readonly log: Logger) {}
 
@@ -41,6 +42,11 @@ export class AnnotationStage {
     for (const e of r.errors) {
       this.once(`bad ${e.key} ${e.reason}`, () => { this.log.warn({ configmap: ref, key: e.key }, `ConfigMap ${ref} ${e.key}: ${e.reason}; keeping the previous value`); });
     }
+    for (const e of r.noops) this.once(`noop ${e.key}`, () => { this.log.info({ configmap: ref, key: e.key }, `ConfigMap ${ref} ${e.key}: ${e.reason}`); });
+    // Refused keys and refused values are Warnings with an Event on the ConfigMap (the problem reporter logs them).
+    this.configProblems = [...r.refused, ...r.errors].map((e) => ({
+      object: { kind: 'ConfigMap', namespace: ns ?? '', name: name ?? '' }, field: `data.${e.key}`, reason: e.reason, severity: 'degraded' as const,
+    }));
     if (!trial) this.global = r.settings;
     return r.settings;
   }
@@ -69,6 +75,6 @@ export class AnnotationStage {
       targets: opts.targets,
     });
     if (!trial) this.lastValid = sel.lastValid;
-    return { snapshot: sel.snapshot, input: sel.input, problems: sel.problems, global, headers: this.headers(snap, global) };
+    return { snapshot: sel.snapshot, input: sel.input, problems: [...this.configProblems, ...sel.problems], global, headers: this.headers(snap, global) };
   }
 }

@@ -97,8 +97,10 @@ export function checkConfigMap(snap: Snapshot, config: Config): ConfigMapReport 
       const why = CONFIGMAP_REFUSED[key];
       return why !== undefined ? { key, value, verdict: 'refused', detail: why } : { key, value, verdict: 'unknown', detail: 'Portico does not read this key' };
     }
-    const bad = parsed.errors.find((e) => e.key === key);
+    const bad = parsed.errors.find((e) => e.key === key) ?? parsed.refused.find((e) => e.key === key);
     if (bad) return { key, value, verdict: 'refused', detail: bad.reason };
+    const noop = parsed.noops.find((e) => e.key === key);
+    if (noop) return { key, value, verdict: 'different', detail: noop.reason };
     const diff = CONFIGMAP_DIFFERENCES[key];
     return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
   });

@@ -2,6 +2,7 @@
 import { DEFAULT_TLS_SETTINGS, type RedirectCode, type Sensitive, type TlsSettings } from './tls-types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
+import { COMPAT_DEFAULTS, type CompatGlobals } from './settings-compat.js';
 
 /** A size nginx understands: digits with an optional k/m/g unit (`1m`, `8k`, `0`). */
 export type Size = string;
@@ -120,7 +121,7 @@ export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 export const RISK_ORDER: readonly RiskLevel[] = ['Low', 'Medium', 'High', 'Critical'];
 
 /** The global settings of the ConfigMap, with ingress-nginx's defaults. */
-export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals {
+export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, CompatGlobals {
   readonly proxyBodySize: Size;
   readonly proxyConnectTimeout: Seconds;
   readonly proxyReadTimeout: Seconds;
@@ -173,7 +174,7 @@ export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals {
 
 /** ingress-nginx's defaults of the global ConfigMap. */
 export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
-  ...TRAFFIC_GLOBAL_DEFAULTS,
+  ...TRAFFIC_GLOBAL_DEFAULTS, ...COMPAT_DEFAULTS,
   proxyBodySize: '1m', proxyConnectTimeout: 5, proxyReadTimeout: 60, proxySendTimeout: 60, proxyBuffering: false,
   proxyBufferSize: '4k', clientBodyBufferSize: '8k', sslRedirect: true, httpRedirectCode: 308, hsts: true, hstsMaxAge: 31536000,
   hstsIncludeSubdomains: true, hstsPreload: false, useHttp2: true,

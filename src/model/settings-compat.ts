@@ -1,0 +1,78 @@
+// Global ConfigMap settings of issue 15 (headers, buffers, hashes, gzip, logs, admin snippets), with ingress-nginx's defaults.
+
+export interface CompatGlobals {
+  readonly clientHeaderBufferSize: string;
+  /** `large_client_header_buffers`: number and size, e.g. `4 8k`. */
+  readonly largeClientHeaderBuffers: readonly [number, string];
+  readonly clientHeaderTimeout: number;
+  readonly clientBodyTimeout: number;
+  readonly serverNameHashMaxSize: number;
+  readonly serverNameHashBucketSize: number;
+  readonly mapHashBucketSize: number;
+  readonly variablesHashMaxSize: number;
+  readonly variablesHashBucketSize: number;
+  readonly proxyHeadersHashMaxSize: number;
+  readonly proxyHeadersHashBucketSize: number;
+  readonly useGzip: boolean;
+  readonly gzipLevel: number;
+  readonly gzipMinLength: number;
+  readonly gzipTypes: readonly string[];
+  readonly gzipDisable: readonly string[];
+  readonly enableUnderscoresInHeaders: boolean;
+  readonly ignoreInvalidHeaders: boolean;
+  readonly retryNonIdempotent: boolean;
+  readonly proxyBuffersNumber: number;
+  readonly proxyBusyBuffersSize: string | undefined;
+  readonly proxyNextUpstream: readonly string[];
+  readonly proxyNextUpstreamTries: number;
+  readonly proxyNextUpstreamTimeout: number;
+  readonly proxyRequestBuffering: boolean;
+  readonly proxyCookiePath: readonly [string, string] | 'off';
+  readonly proxyCookieDomain: readonly [string, string] | 'off';
+  readonly proxyRedirectFrom: string;
+  readonly hideHeaders: readonly string[];
+  readonly allowBackendServerHeader: boolean;
+  readonly defaultType: string;
+  readonly skipAccessLogUrls: readonly string[];
+  readonly disableAccessLog: boolean;
+  readonly logFormatEscapeNone: boolean;
+  readonly accessLogParams: readonly string[];
+  readonly enableMultiAccept: boolean;
+  readonly maxWorkerOpenFiles: number;
+  readonly workerCpuAffinity: string;
+  readonly upstreamKeepaliveTime: string;
+  readonly http2MaxConcurrentStreams: number;
+  readonly relativeRedirects: boolean;
+  readonly grpcBufferSizeKb: number;
+  readonly noTlsRedirectLocations: readonly string[];
+  readonly noAuthLocations: readonly string[];
+  /** ConfigMap allow/deny lists for every server (an Ingress's own allowlist/denylist annotations replace them). */
+  readonly whitelistSourceRange: readonly string[];
+  readonly denylistSourceRange: readonly string[];
+  /** Admin snippets (checked by src/snippets under --snippet-mode). */
+  readonly mainSnippet: string | undefined;
+  readonly httpSnippet: string | undefined;
+  readonly serverSnippet: string | undefined;
+  readonly locationSnippet: string | undefined;
+  readonly streamSnippet: string | undefined;
+  readonly globalAuthSnippet: string | undefined;
+}
+
+const GZIP_TYPES = ['application/atom+xml', 'application/javascript', 'application/x-javascript', 'application/json', 'application/rss+xml',
+  'application/vnd.ms-fontobject', 'application/x-font-ttf', 'application/x-web-app-manifest+json', 'application/xhtml+xml', 'application/xml',
+  'font/opentype', 'image/svg+xml', 'image/x-icon', 'text/css', 'text/javascript', 'text/plain', 'text/x-component'];
+
+/** ingress-nginx's defaults, except where Portico's render needs more (hash sizes: noted in docs/configmap.md). */
+export const COMPAT_DEFAULTS: CompatGlobals = Object.freeze({
+  clientHeaderBufferSize: '1k', largeClientHeaderBuffers: [4, '8k'] as const, clientHeaderTimeout: 60, clientBodyTimeout: 60,
+  serverNameHashMaxSize: 4096, serverNameHashBucketSize: 128, mapHashBucketSize: 128, variablesHashMaxSize: 2048, variablesHashBucketSize: 128,
+  proxyHeadersHashMaxSize: 512, proxyHeadersHashBucketSize: 64, useGzip: false, gzipLevel: 1, gzipMinLength: 256, gzipTypes: GZIP_TYPES,
+  gzipDisable: [], enableUnderscoresInHeaders: false, ignoreInvalidHeaders: true, retryNonIdempotent: false, proxyBuffersNumber: 4,
+  proxyBusyBuffersSize: undefined, proxyNextUpstream: ['error', 'timeout'], proxyNextUpstreamTries: 3, proxyNextUpstreamTimeout: 0,
+  proxyRequestBuffering: true, proxyCookiePath: 'off', proxyCookieDomain: 'off', proxyRedirectFrom: 'off', hideHeaders: [],
+  allowBackendServerHeader: false, defaultType: 'text/html', skipAccessLogUrls: [], disableAccessLog: false, logFormatEscapeNone: false,
+  accessLogParams: [], enableMultiAccept: true, maxWorkerOpenFiles: 0, workerCpuAffinity: '', upstreamKeepaliveTime: '1h',
+  http2MaxConcurrentStreams: 128, relativeRedirects: false, grpcBufferSizeKb: 0, noTlsRedirectLocations: ['/.well-known/acme-challenge'],
+  noAuthLocations: ['/.well-known/acme-challenge'], whitelistSourceRange: [], denylistSourceRange: [], mainSnippet: undefined,
+  httpSnippet: undefined, serverSnippet: undefined, locationSnippet: undefined, streamSnippet: undefined, globalAuthSnippet: undefined,
+});
