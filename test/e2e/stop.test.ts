@@ -47,25 +47,27 @@ async function nginxLeft(workDir: string): Promise<number[]> {
   return left;
 }
 
-/** Sends `n` requests that are in flight (the backend began them) when the returned promise of answers is handed back. */
-async function inFlight(p: Running, b: { started: () => number }, n: number): Promise<Promise<number[]>> {
+/** Sends `n` requests; resolves once the backend began all of them (in flight), with their answers still to come. */
+async function inFlight(p: Running, b: { started: () => number }, n: number): Promise<{ answers: Promise<number[]> }> {
   const before = b.started();
   const answers = Promise.all(Array.from({ length: n }, () => get(p.http, 'slow.test', '/').then((r) => r.status, () => 0)));
   await until(`${n} requests in flight`, () => b.started() - before === n, 5000);
-  return answers;
+  return { answers };
 }
 
 /** SIGTERM to the group, then: every request in flight answered 200, /healthz failed, exit 0, no nginx left. */
 async function groupStop(p: Running, b: { started: () => number }, graceSeconds: number): Promise<void> {
   const pid = p.proc.pid ?? 0;
   const workDir = p.workDir;
-  const answers = await inFlight(p, b, 8);
+  const { answers } = await inFlight(p, b, 8);
+  const signalledAt = b.started();
   process.kill(-pid, 'SIGTERM');
   if (graceSeconds > 0) {
     await until('/healthz fails once the stop began', async () => (await get(p.healthz, 'localhost', '/healthz')).status === 503, 5000, 20);
     assert.equal((await get(p.http, 'slow.test', '/')).status, 200, 'nginx keeps serving during the grace period');
   }
   assert.deepEqual(await answers, Array<number>(8).fill(200), 'no request in flight is lost');
+  assert.ok(signalledAt >= 8, 'the signal came while the 8 requests were in flight');
   const code = await new Promise<number | null>((r) => { if (p.proc.exitCode !== null) r(p.proc.exitCode); else p.proc.once('exit', (c) => { r(c); }); });
   assert.equal(code, 0);
   assert.deepEqual(await nginxLeft(workDir), [], 'no nginx left behind');
