@@ -1,6 +1,9 @@
 // Renders the global ConfigMap settings at http level, and the request/response header sets locations repeat.
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
 import { cidr, headerName, ident, int, onOff, quote, quoteLiteral, seconds, size } from './escape.js';
+import { httpCompat, proxyDefaults } from './globals-compat.js';
+
+const duration = (v: string): string => { if (!/^\d{1,6}(ms|s|m|h|d)?$/.test(v)) throw new Error(`refusing to render the time ${JSON.stringify(v)}`); return v; };
 
 export interface HeaderOverrides {
   readonly host?: string;
@@ -74,16 +77,14 @@ function blocks(g: GlobalSettings): string[] {
 
 /** http-level directives from the ConfigMap (defaults of every location). */
 export function httpGlobals(g: GlobalSettings, h: ResolvedHeaders): string[] {
-  const buffer = size(g.proxyBufferSize);
   return [
     `    server_tokens ${onOff(g.serverTokens)};`,
     `    keepalive_timeout ${seconds(g.keepAlive)}; keepalive_requests ${int(g.keepAliveRequests)};`,
     `    client_max_body_size ${size(g.proxyBodySize)}; client_body_buffer_size ${size(g.clientBodyBufferSize)};`,
     '    proxy_http_version 1.1;',
     `    proxy_connect_timeout ${seconds(g.proxyConnectTimeout)}; proxy_send_timeout ${seconds(g.proxySendTimeout)}; proxy_read_timeout ${seconds(g.proxyReadTimeout)};`,
-    `    proxy_buffering ${onOff(g.proxyBuffering)}; proxy_request_buffering on; proxy_buffer_size ${buffer}; proxy_buffers 4 ${buffer};`,
-    '    proxy_next_upstream error timeout; proxy_next_upstream_tries 3;',
-    '    proxy_redirect off;',
+    ...proxyDefaults(g),
+    ...httpCompat(g),
     ...forwardedMaps(g),
     ...realIp(g),
     ...blocks(g),
@@ -96,5 +97,5 @@ export function httpGlobals(g: GlobalSettings, h: ResolvedHeaders): string[] {
 export function upstreamKeepalive(g: GlobalSettings): string {
   const n = g.upstreamKeepaliveConnections;
   if (n === 0) return '';
-  return `        keepalive ${int(n)}; keepalive_time 1h; keepalive_timeout ${seconds(g.upstreamKeepaliveTimeout)}; keepalive_requests ${int(g.upstreamKeepaliveRequests)};`;
+  return `        keepalive ${int(n)}; keepalive_time ${duration(g.upstreamKeepaliveTime)}; keepalive_timeout ${seconds(g.upstreamKeepaliveTimeout)}; keepalive_requests ${int(g.upstreamKeepaliveRequests)};`;
 }

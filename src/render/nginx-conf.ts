@@ -6,6 +6,7 @@ import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, upstreamKeepalive } from './globals.js';
+import { accessLogMap, accessLogTail, eventsLine, hashLines, mainCompat, serverCompat } from './globals-compat.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
@@ -42,9 +43,10 @@ const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert',
 
 function accessLog(o: RenderOptions, g: GlobalSettings): string[] {
   const path = filePath(g.accessLogPath ?? `${o.workDir}/logs/access.log`);
-  if (g.logFormatUpstream === undefined) return [`    access_log ${path} portico buffer=64k flush=1s;`];
-  const escape = g.logFormatEscapeJson ? 'escape=json ' : '';
-  return [`    log_format portico_custom ${escape}${logFormat(g.logFormatUpstream)};`, `    access_log ${path} portico_custom buffer=64k flush=1s;`];
+  if (g.disableAccessLog) return ['    access_log off;'];
+  if (g.logFormatUpstream === undefined) return [...accessLogMap(g), `    access_log ${path} portico ${accessLogTail(g)};`];
+  const escape = g.logFormatEscapeJson ? 'escape=json ' : g.logFormatEscapeNone ? 'escape=none ' : '';
+  return [...accessLogMap(g), `    log_format portico_custom ${escape}${logFormat(g.logFormatUpstream)};`, `    access_log ${path} portico_custom ${accessLogTail(g)};`];
 }
 
 const HASH_PLACEHOLDER = '@@CONFIG_HASH@@';
@@ -88,7 +90,8 @@ function main(o: RenderOptions, tls: TlsModel): string[] {
     `env ${ident(CONFIG_TOKEN_ENV)};`,
     `error_log stderr ${word(g.errorLogLevel, LOG_LEVELS)};`,
     ...REGEX_MAIN,
-    `events { worker_connections ${int(g.maxWorkerConnections)}; multi_accept on; }`,
+    ...mainCompat(g),
+    eventsLine(g),
     'http {',
     `    client_body_temp_path ${w('tmp/client_body')};`,
     `    proxy_temp_path ${w('tmp/proxy')};`,
@@ -101,8 +104,7 @@ function main(o: RenderOptions, tls: TlsModel): string[] {
     ...accessLog(o, g),
     '    uninitialized_variable_warn off;',
     '    sendfile on; tcp_nopush on; tcp_nodelay on;',
-    '    server_names_hash_max_size 4096; server_names_hash_bucket_size 128;',
-    '    variables_hash_max_size 2048; map_hash_bucket_size 128;',
+    ...hashLines(g),
     '    map $http_upgrade $connection_upgrade { default upgrade; \'\' \'\'; }',
     '    map $http_x_request_id $req_id { default $http_x_request_id; \'\' $request_id; }',
     '    map $http_host $best_http_host { default $http_host; \'\' $host; }',
@@ -207,6 +209,7 @@ function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyM
     `        ${listen(o.listenAddress, o.httpPort, `${proxyProtocol}${first}`)}`,
     `        ${listen(o.listenAddress, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`)}`,
     ...tlsServerLines(tls, s.host, o.workDir),
+    ...serverCompat(ctx.global),
     ...serverBody(s, ctx),
     ...s.locations.flatMap((l) => location(l, ctx, [...tlsLocationLines(tls, s.host, l),
       ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)], upstreams)),
