@@ -10,7 +10,7 @@ import { classSelector } from '../model/classes.js';
 import type { Ingress, Snapshot } from '../model/input.js';
 import type { Problem } from '../model/types.js';
 import { errorMessage } from '../errors.js';
-import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES, CONFIGMAP_REFUSED } from './differences.js';
+import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES } from './differences.js';
 
 export type Verdict = 'same' | 'different' | 'refused' | 'unknown';
 export const VERDICTS: readonly Verdict[] = ['same', 'different', 'refused', 'unknown'];
@@ -93,10 +93,7 @@ export function checkConfigMap(snap: Snapshot, config: Config): ConfigMapReport 
   const parsed = parseConfigMap(data);
   const keys = Object.keys(data).sort().map((key): Item => {
     const value = data[key] ?? '';
-    if (parsed.unknown.includes(key)) {
-      const why = CONFIGMAP_REFUSED[key];
-      return why !== undefined ? { key, value, verdict: 'refused', detail: why } : { key, value, verdict: 'unknown', detail: 'Portico does not read this key' };
-    }
+    if (parsed.unknown.includes(key)) return { key, value, verdict: 'unknown', detail: 'neither Portico nor ingress-nginx reads this key' };
     const bad = parsed.errors.find((e) => e.key === key) ?? parsed.refused.find((e) => e.key === key);
     if (bad) return { key, value, verdict: 'refused', detail: bad.reason };
     const noop = parsed.noops.find((e) => e.key === key);

@@ -2,8 +2,8 @@
 import { parseFlags } from '../cli/flags.js';
 import { createLogger } from '../log.js';
 import { checkConfigMap, checkIngresses } from './check.js';
-import { evaluatedArgs, findControllers, judgeFlags } from './controller-flags.js';
-import { INGRESS_NGINX_CLASS } from './differences.js';
+import { evaluatedArgs, findControllers, judgeFlags, splitFlags } from './controller-flags.js';
+import { EVALUATED_FLAGS, INGRESS_NGINX_CLASS } from './differences.js';
 import { loadDeployments, loadSnapshot } from './inputs.js';
 import { makeReport, reportText, type Report } from './report.js';
 
@@ -30,17 +30,20 @@ export async function migrateReport(argv: readonly string[], env: NodeJS.Process
   if (controllers.length > 1) notes.push(`${controllers.length} ingress-nginx controllers found: their flags are reported, none is used; give --controller-class and --ingress-class`);
   if (controllers.length === 0 && 'items' in listed) notes.push('no ingress-nginx controller Deployment found: no flags to map');
   const inherited = controllers.length === 1 && controllers[0] ? evaluatedArgs(controllers[0].flags) : [];
-  const args = [...defaults, ...inherited, ...user.filter((a) => a.startsWith('-'))];
+  const args = [...defaults, ...inherited, ...user];
   const config = parseFlags(['migrate-check', ...args], env);
   const snapshot = await loadSnapshot(config, log);
   const configMap = checkConfigMap(snapshot, config);
   if (configMap && !configMap.found) notes.push(`the ConfigMap ${configMap.ref} (--configmap) does not exist`);
-  const evaluatedWith = [...defaults, ...inherited, ...user.filter((a) => /^--?(controller-class|ingress-class|configmap|annotations-|allow-snippet|watch-|default-backend|default-ssl|strict-host)/.test(a))];
+  // Each flag once, with the value that won (the last one), in the order first given.
+  const evaluated = new Map<string, string>();
+  for (const [n, v] of splitFlags([...defaults, ...inherited, ...user])) if (EVALUATED_FLAGS.includes(n) || n === 'strict-host-ownership') evaluated.set(n, v);
+  const evaluatedWith = [...evaluated].map(([n, v]) => `--${n}=${v}`);
   return makeReport({
     controllerClass: config.controllerClass,
     ingressClass: config.ingressClass,
     evaluatedWith,
-    ingresses: checkIngresses(snapshot, config, log),
+    ingresses: checkIngresses(snapshot, config, log.child({}, { level: 'silent' })),
     configMap: configMap ?? null,
     controllers: controllers.map((c) => ({ deployment: c.deployment, flags: judgeFlags(c.flags) })),
     notes,

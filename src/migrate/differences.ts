@@ -14,19 +14,6 @@ export const CONFIGMAP_DIFFERENCES: Readonly<Record<string, string>> = {
   'access-log-path': "a file inside Portico's --work-dir unless set; nginx writes it as Portico's user",
 };
 
-/** ingress-nginx ConfigMap keys Portico knows it does not provide, and why (other keys it does not read are unknown). */
-export const CONFIGMAP_REFUSED: Readonly<Record<string, string>> = {
-  'enable-modsecurity': "ModSecurity is not part of Debian's nginx packages that Portico runs",
-  'enable-owasp-modsecurity-crs': "ModSecurity is not part of Debian's nginx packages that Portico runs",
-  'use-geoip2': "the GeoIP2 module is not part of Debian's nginx packages that Portico runs",
-  'enable-opentelemetry': "OpenTelemetry tracing is not part of Debian's nginx packages that Portico runs",
-  'plugins': 'Portico loads no Lua plugins',
-  'http-snippet': 'global snippets are not read (raw nginx configuration from a ConfigMap)',
-  'server-snippet': 'global snippets are not read (raw nginx configuration from a ConfigMap)',
-  'main-snippet': 'global snippets are not read (raw nginx configuration from a ConfigMap)',
-  'location-snippet': 'global snippets are not read (raw nginx configuration from a ConfigMap)',
-};
-
 /** ingress-nginx flags Portico accepts with a difference. */
 export const FLAG_DIFFERENCES: Readonly<Record<string, string>> = {
   'validating-webhook': "Portico's webhook judges with its model only and never runs nginx -t on the candidate (ingress-nginx's did: CVE-2025-1974)",
