@@ -60,6 +60,8 @@ export const KINDS: readonly KindInfo[] = Object.freeze([
   }),
   k('Pod', 'v1', 'pods', { status: true, writable: false, fields: ['spec.nodeName', 'status.phase', 'status.podIP'] }),
   k('Node', 'v1', 'nodes', { namespaced: false, status: true, writable: false, fields: ['spec.unschedulable'] }),
+  // Read by `portico migrate-check` only (ingress-nginx's controller and its flags).
+  k('Deployment', 'apps/v1', 'deployments', { status: true, generation: true }),
 ]);
 
 /** "v1" or "group/version", as it appears in apiVersion. */
