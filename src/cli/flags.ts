@@ -7,6 +7,7 @@ import { ConfigError } from '../errors.js';
 import {
   finalizeConfig, loopbackUpstreamsDefault, parseAddressList, parseCidrList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseSecondsOrDuration, parseUserName, type Config,
 } from '../config/config.js';
+import { COMPAT_FLAGS, refusedFlagWarnings } from './flags-compat.js';
 
 interface FlagSpec {
   readonly type: 'string' | 'boolean';
@@ -73,7 +74,11 @@ function normalizeArgv(argv: readonly string[]): string[] {
   const out: string[] = [];
   for (const raw of argv) {
     const arg = /^-[a-z]/.test(raw) && raw.length > 2 ? `-${raw}` : raw;
-    const m = /^--([a-z-]+)=(true|false)$/.exec(arg);
+    const m = /^--([a-z_-]+)=(true|false)$/.exec(arg);
+    if (m?.[1] && FLAGS[m[1]] === undefined && COMPAT_FLAGS[m[1]]?.type === 'boolean') {
+      if (m[2] === 'true') out.push(`--${m[1]}`);
+      continue;
+    }
     if (m?.[1] && FLAGS[m[1]]?.type === 'boolean') {
       if (m[2] === 'true') out.push(`--${m[1]}`);
       else if (FLAGS[m[1]]?.default !== 'false') out.push(`--no-${m[1]}`);
@@ -87,12 +92,14 @@ function normalizeArgv(argv: readonly string[]): string[] {
 /** The help text, one line a flag. */
 export function helpText(): string {
   const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.doc}${f.type === 'string' && f.default ? ` (default ${f.default})` : ''}`);
-  return ['usage: portico [render | migrate-check] [flags]', '', ...lines].join('\n');
+  const compat = Object.entries(COMPAT_FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.status}: ${f.doc}`);
+  return ['usage: portico [render | migrate-check] [flags]', '', ...lines, '', 'ingress-nginx flags accepted for compatibility (docs/flags.md):', ...compat].join('\n');
 }
 
 /** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
-export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean; version: boolean; json: boolean } {
-  const options = Object.fromEntries(Object.entries(FLAGS).map(([name, f]) => [name, { type: f.type }]));
+export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean; version: boolean; json: boolean; warnings: readonly string[] } {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = Object.fromEntries([...Object.entries(COMPAT_FLAGS), ...Object.entries(FLAGS)].map(([name, f]) => [name, { type: f.type }]));
+  options['v'] = { type: 'string', short: 'v' };
   for (const [name, f] of Object.entries(FLAGS)) if (f.type === 'boolean' && f.default !== 'false') options[`no-${name}`] = { type: 'boolean' };
   let parsed;
   try {
@@ -147,10 +154,10 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     annotationsRiskLevel: parseRiskLevel(str('annotations-risk-level')),
     allowSnippetAnnotations: values['allow-snippet-annotations'] === true,
     defaultLoadBalance: lb,
-    syncPeriodMs: parseIntAtLeast('sync-period-ms', str('sync-period-ms'), 10),
+    syncPeriodMs: syncPeriodOf(values['sync-period-ms'], values['sync-rate-limit']),
     workerUser: opt('worker-user') === undefined ? undefined : parseUserName('worker-user', str('worker-user')),
     workerProcesses: str('worker-processes') === 'auto' ? 'auto' : parseIntAtLeast('worker-processes', str('worker-processes'), 1),
-    logLevel: str('log-level'),
+    logLevel: logLevelOf(values['log-level'], values['v']),
     electionId: str('election-id'),
     electionTtlMs: parseDuration('election-ttl', str('election-ttl'), 1000),
     publishService: publishService ? parseObjectRef('publish-service', publishService) : undefined,
@@ -169,5 +176,24 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     enableDashboard: bool('enable-dashboard'),
     shutdownGracePeriodMs: parseSecondsOrDuration('shutdown-grace-period', str('shutdown-grace-period')),
   });
-  return Object.freeze({ ...config, help: values['help'] === true, version: values['version'] === true, json: values['json'] === true });
+  return Object.freeze({ ...config, help: values['help'] === true, version: values['version'] === true, json: values['json'] === true, warnings: refusedFlagWarnings(values) });
+}
+
+type Value = string | boolean | undefined;
+
+/** --sync-period-ms, else ingress-nginx's --sync-rate-limit (syncs per second, a float) as milliseconds. */
+function syncPeriodOf(ms: Value, rateFlag: Value): number {
+  if (typeof ms === 'string' || typeof rateFlag !== 'string') return parseIntAtLeast('sync-period-ms', typeof ms === 'string' ? ms : FLAGS['sync-period-ms']?.default ?? '100', 10);
+  const value = rateFlag;
+  const rate = Number(value);
+  if (!/^\d*\.?\d+$/.test(value) || !(rate > 0)) throw new ConfigError(`--sync-rate-limit: expected a positive number of syncs per second, got ${JSON.stringify(value)}`);
+  return Math.max(10, Math.round(1000 / rate));
+}
+
+/** --log-level, else --v (klog verbosity) as a log level. */
+function logLevelOf(level: Value, value: Value): string {
+  if (typeof level === 'string') return level;
+  if (typeof value !== 'string') return FLAGS['log-level']?.default ?? 'info';
+  if (!/^\d{1,2}$/.test(value)) throw new ConfigError(`--v: expected a verbosity number such as 2, got ${JSON.stringify(value)}`);
+  return Number(value) >= 4 ? 'debug' : 'info';
 }

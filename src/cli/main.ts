@@ -43,6 +43,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const log = createLogger(config.logLevel);
+  for (const w of config.warnings) log.warn({ flag: w.split(' ')[0] }, w);
   try {
     return await runController(config, log);
   } catch (err) {
