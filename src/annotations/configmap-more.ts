@@ -1,5 +1,6 @@
 // ConfigMap keys of issue 15 that Portico implements: headers and buffers, hashes, gzip, logs, upstream defaults, admin snippets.
 import type { GlobalSettings } from '../model/settings.js';
+import { COMPAT_DEFAULTS } from '../model/settings-compat.js';
 import type { KeySpec } from './configmap.js';
 import * as v from './values.js';
 
@@ -67,7 +68,7 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('use-gzip', 'useGzip', 'false', 'Compresses answers of the gzip-types with gzip.', v.bool),
   key('gzip-level', 'gzipLevel', '1', 'gzip compression level (1-9).', v.int(1, 9)),
   key('gzip-min-length', 'gzipMinLength', '256', 'Smallest answer (bytes) that is compressed.', v.int(0, 2 ** 31 - 1)),
-  key('gzip-types', 'gzipTypes', 'application/atom+xml application/javascript … text/x-component', 'MIME types compressed (space-separated).', mimeTypes),
+  key('gzip-types', 'gzipTypes', COMPAT_DEFAULTS.gzipTypes.join(' '), 'MIME types compressed (space-separated).', mimeTypes),
   key('gzip-disable', 'gzipDisable', '', 'User agents (regexes, comma-separated) never sent gzip.', v.list(uaRegex, csv, 16)),
   key('enable-underscores-in-headers', 'enableUnderscoresInHeaders', 'false', 'Accepts request headers with underscores in their names.', v.bool),
   key('ignore-invalid-headers', 'ignoreInvalidHeaders', 'true', 'Drops request headers with invalid names.', v.bool),

@@ -2,6 +2,7 @@
 import { RISK_ORDER, type IngressSettings, type RiskLevel, type UpstreamSettings } from '../model/settings.js';
 import { BY_KEY, NOT_YET, type Draft } from './table.js';
 import { combineAuth } from './table-auth.js';
+import { compatVerdict } from './table-compat.js';
 
 export interface ParseOptions {
   /** e.g. `nginx.ingress.kubernetes.io`. */
@@ -22,6 +23,8 @@ export interface AnnotationError {
 export interface Parsed {
   readonly settings: IngressSettings;
   readonly errors: readonly AnnotationError[];
+  /** Names ignored with a Warning (removed upstream, or unknown): the Ingress is served. */
+  readonly warnings: readonly AnnotationError[];
 }
 
 function riskAbove(risk: RiskLevel, level: RiskLevel): boolean {
@@ -80,6 +83,7 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
 export function parseAnnotations(annotations: Readonly<Record<string, string>> | undefined, o: ParseOptions): Parsed {
   const draft: Draft = { location: {}, server: {}, redirect: {}, upstream: {}, cookie: {}, auth: {} };
   const errors: AnnotationError[] = [];
+  const warnings: AnnotationError[] = [];
   const key = (name: string): string => `${o.prefix}/${name}`;
   for (const full of Object.keys(annotations ?? {}).sort()) {
     if (!full.startsWith(`${o.prefix}/`)) continue;
@@ -91,11 +95,16 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
       continue;
     }
     const spec = BY_KEY.get(name);
-    if (!spec) continue;
+    if (!spec) {
+      const v = compatVerdict(name, raw);
+      if (v.error !== undefined) errors.push({ annotation: full, reason: v.error });
+      if (v.warning !== undefined) warnings.push({ annotation: full, reason: v.warning });
+      continue;
+    }
     const reason = spec.apply(spec.snippet ? raw : raw.trim(), draft);
     if (reason !== undefined) errors.push({ annotation: full, reason });
   }
   combine(draft, o, key, errors);
   combineAuth(draft, key, errors);
-  return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft) }, errors };
+  return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft) }, errors, warnings };
 }

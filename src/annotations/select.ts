@@ -68,10 +68,11 @@ function refusedTargets(s: IngressSettings, o: SelectOptions): AnnotationError[]
 }
 
 /** Parses an Ingress's annotations and resolves the ConfigMaps they name. */
-function settle(ing: Ingress, snap: Snapshot, o: SelectOptions): { settings: IngressSettings; errors: AnnotationError[] } {
+function settle(ing: Ingress, snap: Snapshot, o: SelectOptions, warned: AnnotationError[]): { settings: IngressSettings; errors: AnnotationError[] } {
   const namespace = ing.metadata?.namespace ?? 'default';
   const parsed = parseAnnotations(ing.metadata?.annotations, { prefix: o.prefix, riskLevel: o.riskLevel, allowSnippets: o.allowSnippets, namespace });
   const errors = [...parsed.errors, ...refusedTargets(parsed.settings, o)];
+  warned.push(...parsed.warnings);
   let settings = parsed.settings;
   const ref = settings.location.customHeaders;
   if (ref !== undefined) {
@@ -97,13 +98,15 @@ export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Ac
       continue;
     }
     const key = keyOf(ing);
-    const { settings: s, errors } = settle(ing, snap, o);
+    const warned: AnnotationError[] = [];
+    const { settings: s, errors } = settle(ing, snap, o, warned);
     const chosen: Accepted | undefined = errors.length === 0 ? { ingress: ing, settings: s } : previous.get(key);
     const object: ObjectRef = { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
     for (const e of errors) {
       const keeps = chosen ? 'the Ingress keeps its last valid form' : 'the Ingress is not served';
       problems.push({ object, field: `metadata.annotations[${e.annotation}]`, reason: `${e.reason}; ${keeps}`, severity: chosen ? 'degraded' : 'dropped' });
     }
+    for (const w of warned) problems.push({ object, field: `metadata.annotations[${w.annotation}]`, reason: w.reason, severity: 'degraded' });
     if (!chosen) continue;
     lastValid.set(key, chosen);
     const global = o.auth ?? GLOBAL_AUTH_DEFAULTS;

@@ -2,7 +2,7 @@
 import type { IngressSettings, LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
 import * as v from './values.js';
 import { snippetRefusal } from '../model/snippets.js';
-import { AUTH_ANNOTATIONS, AUTH_KEYS, type AuthDraft } from './table-auth.js';
+import { AUTH_ANNOTATIONS, type AuthDraft } from './table-auth.js';
 import { TRAFFIC_ANNOTATIONS } from './table-traffic.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -155,16 +155,10 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
 ];
 
 /**
- * ingress-nginx annotations Portico does not implement yet. An Ingress using one is refused rather than served
- * without the protection or behaviour it asked for (fail closed). Issue 7 moves them into ANNOTATIONS.
+ * ingress-nginx annotations refused as not implemented yet. Issue 15 moved the last of them (auth-tls-match-cn,
+ * ssl-passthrough, modsecurity-snippet) into table-compat.ts, which says why for each.
  */
-export const NOT_YET: readonly string[] = [
-  'auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm', 'auth-url', 'auth-method', 'auth-signin', 'auth-signin-redirect-param',
-  'auth-response-headers', 'auth-request-redirect', 'auth-cache-key', 'auth-cache-duration', 'auth-always-set-cookie',
-  'auth-proxy-set-headers', 'auth-snippet', 'enable-global-auth', 'auth-tls-match-cn', 'whitelist-source-range', 'allowlist-source-range',
-  'denylist-source-range',
-  'satisfy', 'ssl-passthrough', 'modsecurity-snippet',
-].filter((k) => !AUTH_KEYS.has(k)); // auth and access lists: src/annotations/table-auth.ts
+export const NOT_YET: readonly string[] = [];
 
 export const BY_KEY: ReadonlyMap<string, AnnotationSpec> = new Map(ANNOTATIONS.map((a) => [a.key, a]));
 

@@ -68,7 +68,7 @@ const REFUSED: [Record<string, string>, typeof OPTS, RegExp][] = [
   [{ 'configuration-snippet': 'return 200;' }, OPTS, /refused unless --allow-snippet-annotations/],
   [{ 'server-snippet': 'return 200;' }, { ...OPTS, allowSnippets: true }, /rated Critical, above --annotations-risk-level High/],
   [{ 'server-alias': 'a.test' }, { ...OPTS, riskLevel: 'Medium' as unknown as 'High' }, /rated High/],
-  [{ 'auth-tls-match-cn': 'CN=a' }, OPTS, /does not implement this annotation yet/],
+  [{ 'auth-tls-match-cn': 'CN=a' }, OPTS, /client-certificate CN rules are not implemented yet/],
   [{ 'custom-headers': 'other/hdrs' }, OPTS, /another namespace/],
   [{ 'proxy-redirect-from': 'http://a.test/' }, OPTS, /go together/],
   [{ 'rewrite-target': '/$host' }, OPTS, /not a rewrite target/],

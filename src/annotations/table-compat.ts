@@ -1,0 +1,63 @@
+// ingress-nginx annotations Portico reads without a setting: refused (the Ingress is not served rather than served
+// without the protection it asked for), documented no-ops, and names removed upstream (a Warning names the replacement).
+import { REMOVED_ANNOTATIONS } from './ingress-nginx-lists.js';
+
+export interface CompatAnnotation {
+  readonly key: string;
+  /** `refused`: an error (the Ingress keeps its last valid form or is not served); `no-op`: accepted, changes nothing. */
+  readonly status: 'refused' | 'no-op';
+  readonly why: string;
+  /** For refusals: whether this value asks for what Portico cannot give (else the annotation is a no-op). */
+  readonly when?: (raw: string) => boolean;
+}
+
+const truthy = (raw: string): boolean => ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw.trim());
+const NO_WAF = 'ModSecurity is not in Debian\'s nginx packages that Portico runs: an Ingress asking for a WAF is not served rather than served without one';
+const row = (key: string, status: CompatAnnotation['status'], why: string, when?: (raw: string) => boolean): CompatAnnotation => ({ key, status, why, ...(when ? { when } : {}) });
+
+export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
+  row('enable-modsecurity', 'refused', NO_WAF, truthy),
+  row('enable-owasp-core-rules', 'refused', NO_WAF, truthy),
+  row('modsecurity-snippet', 'refused', NO_WAF),
+  row('modsecurity-transaction-id', 'refused', NO_WAF),
+  row('ssl-passthrough', 'refused', 'ssl-passthrough is not implemented yet: the Ingress is refused rather than terminated by Portico', truthy),
+  row('ssl-ciphers', 'refused', 'per-Ingress cipher lists are not implemented (the ConfigMap\'s ssl-ciphers applies to every host): the Ingress is not served rather than served with other ciphers'),
+  row('ssl-prefer-server-ciphers', 'refused', 'per-Ingress cipher preferences are not implemented: the Ingress is not served rather than served with other settings', truthy),
+  row('proxy-ssl-ciphers', 'refused', 'cipher lists to the backend are not implemented: the Ingress is not served rather than served with other ciphers'),
+  row('auth-tls-match-cn', 'refused', 'client-certificate CN rules are not implemented yet: the Ingress is not served rather than accepting any CN'),
+  row('session-cookie-domain', 'refused', 'the affinity cookie\'s Domain attribute is not implemented: its clients would lose affinity across hosts'),
+  row('session-cookie-change-on-failure', 'refused', 'not implemented: the affinity cookie keeps its endpoint until the endpoint leaves', truthy),
+  row('session-cookie-conditional-samesite-none', 'refused', 'not implemented: SameSite=None is sent to every browser', truthy),
+  row('session-cookie-partitioned', 'refused', 'the Partitioned cookie attribute is not implemented', truthy),
+  row('affinity-canary-behavior', 'refused', 'only ingress-nginx\'s default, sticky, is implemented: a client pinned to the canary stays on it', (raw) => raw.trim() !== 'sticky'),
+  row('upstream-hash-by-subset', 'refused', 'subset hashing is not implemented: upstream-hash-by spreads over every endpoint', truthy),
+  row('upstream-hash-by-subset-size', 'no-op', 'only read with upstream-hash-by-subset, which Portico refuses'),
+  row('disable-proxy-intercept-errors', 'refused', 'not implemented: custom-http-errors always intercepts its codes', truthy),
+  row('fastcgi-index', 'refused', 'FastCGI backends (backend-protocol FCGI) are not implemented yet'),
+  row('fastcgi-params-configmap', 'refused', 'FastCGI backends (backend-protocol FCGI) are not implemented yet'),
+  row('auth-keepalive', 'no-op', 'each auth-url request opens its own connection (auth-url is proxied through a variable, resolved per request); answers are the same, only slower under load'),
+  row('auth-keepalive-requests', 'no-op', 'only read with auth-keepalive, a no-op here'),
+  row('auth-keepalive-timeout', 'no-op', 'only read with auth-keepalive, a no-op here'),
+  row('auth-keepalive-share-vars', 'no-op', 'only read with auth-keepalive, a no-op here'),
+  row('http2-push-preload', 'no-op', 'browsers dropped HTTP/2 server push (Chrome 106, Firefox 132); nginx answers as without it'),
+  row('enable-opentelemetry', 'refused', 'OpenTelemetry tracing needs a module Debian\'s nginx does not ship', truthy),
+  row('opentelemetry-operation-name', 'no-op', 'only read with enable-opentelemetry, which Portico refuses'),
+  row('opentelemetry-trust-incoming-span', 'no-op', 'only read with enable-opentelemetry, which Portico refuses'),
+];
+
+export const COMPAT_ANNOTATION_BY_KEY: ReadonlyMap<string, CompatAnnotation> = new Map(COMPAT_ANNOTATIONS.map((a) => [a.key, a]));
+
+/** Removed names that asked for a protection: refused, since serving without it would be serving unprotected. */
+const PROTECTIVE_REMOVED = new Set(['secure-backends', 'secure-verify-ca-secret', 'lua-resty-waf', 'lua-resty-waf-extra-rules']);
+
+/** What Portico answers for a name with the prefix that no table row implements: an error, a warning, or nothing. */
+export function compatVerdict(name: string, raw: string): { error?: string; warning?: string } {
+  const row1 = COMPAT_ANNOTATION_BY_KEY.get(name);
+  if (row1) return row1.status === 'refused' && (row1.when?.(raw) ?? true) ? { error: row1.why } : {};
+  const replacement = REMOVED_ANNOTATIONS[name];
+  if (replacement !== undefined) {
+    const why = `removed from ingress-nginx in an earlier release; use ${replacement}`;
+    return PROTECTIVE_REMOVED.has(name) && (name !== 'secure-backends' || truthy(raw)) ? { error: `${why}: the Ingress is not served rather than served without it` } : { warning: `${why}; ignored` };
+  }
+  return { warning: 'not an annotation Portico or ingress-nginx knows (a typo?); ignored' };
+}
