@@ -95,6 +95,8 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('worker-cpu-affinity', 'workerCpuAffinity', '', 'worker_cpu_affinity: `auto` or bit masks (empty: none).', cpuAffinity),
   key('upstream-keepalive-time', 'upstreamKeepaliveTime', '1h', 'Longest life of a backend keep-alive connection.', duration),
   key('http2-max-concurrent-streams', 'http2MaxConcurrentStreams', '128', 'Concurrent HTTP/2 streams per connection.', v.int(1, 1_000_000)),
+  key('limit-rate', 'limitRate', '0', 'Response rate per connection, bytes per second (0: no limit); the limit-rate annotation (KiB/s) wins.', v.int(0, 2 ** 31 - 1)),
+  key('limit-rate-after', 'limitRateAfter', '0', 'Bytes sent at full speed before limit-rate applies.', v.int(0, 2 ** 31 - 1)),
   key('relative-redirects', 'relativeRedirects', 'false', 'Redirects nginx makes itself carry a relative Location (absolute_redirect off).', v.bool),
   key('grpc-buffer-size-kb', 'grpcBufferSizeKb', '0', 'grpc_buffer_size in KiB (0: nginx\'s default).', v.int(0, 1_048_576)),
   key('whitelist-source-range', 'whitelistSourceRange', '', 'Only these client addresses (comma-separated CIDRs) may use any host; an Ingress\'s own allowlist-source-range replaces it.', v.list(v.cidr, csv, 4096)),

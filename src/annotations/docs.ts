@@ -1,7 +1,10 @@
-// Generates docs/annotations.md from the annotation table and the ConfigMap keys (`node dist/src/annotations/docs.js`).
+// Generates docs/annotations.md, docs/configmap.md and docs/flags.md from the code's tables (`npm run docs`).
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CONFIGMAP_KEYS } from './configmap.js';
-import { ANNOTATIONS, NOT_YET } from './table.js';
+import { ANNOTATIONS } from './table.js';
+import { COMPAT_ANNOTATIONS } from './table-compat.js';
+import { REMOVED_ANNOTATIONS } from './ingress-nginx-lists.js';
+import { configmapMarkdown, flagsMarkdown } from './docs-config.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 
@@ -10,7 +13,7 @@ export function annotationsMarkdown(): string {
   const lines = [
     '# Annotations and ConfigMap keys',
     '',
-    '<!-- Generated from src/annotations/table.ts and src/annotations/configmap.ts by `node dist/src/annotations/docs.js > docs/annotations.md`; a unit test fails when it is stale. -->',
+    '<!-- Generated from src/annotations/table*.ts by `npm run docs`; a unit test fails when it is stale. -->',
     '',
     'Annotations carry the prefix given by `--annotations-prefix` (default `nginx.ingress.kubernetes.io`). An annotation',
     'rated above `--annotations-risk-level` (default `High`) is refused; snippets (Critical) also need',
@@ -21,20 +24,37 @@ export function annotationsMarkdown(): string {
     '|---|---|---|---|---|---|',
     ...ANNOTATIONS.map((a) => `| \`${a.key}\` | ${a.type} | ${a.default === '' ? '' : `\`${cell(a.default)}\``} | ${a.risk} | ${a.scope} | ${cell(a.doc)} |`),
     '',
-    '## Not implemented yet (refused, so nothing is served without the behaviour it asked for)',
+    '## Recognised, not implemented: refused or no-op',
     '',
-    NOT_YET.map((k) => `\`${k}\``).join(', '),
+    'A refused annotation is an error: the Ingress keeps its last valid form, or is not served, rather than served without',
+    'the protection or behaviour it asked for. A no-op is accepted and changes nothing, for the reason given.',
     '',
-    '## Global ConfigMap (`--configmap namespace/name`)',
-    '',
-    'Unknown keys are logged once and ignored. A refused value is logged and the key keeps its previous value.',
-    '',
-    '| key | default | what it does |',
+    '| annotation | status | why |',
     '|---|---|---|',
-    ...CONFIGMAP_KEYS.map((k) => `| \`${k.key}\` | ${k.default === '' ? '' : `\`${cell(k.default)}\``} | ${cell(k.doc)} |`),
+    ...COMPAT_ANNOTATIONS.map((a) => `| \`${a.key}\` | ${a.status}${a.when ? ' (when it asks for it)' : ''} | ${cell(a.why)} |`),
+    '',
+    '## Removed from ingress-nginx in earlier releases',
+    '',
+    'A Warning (and an Event) names the replacement; the Ingress is served. `secure-backends: "true"`, `secure-verify-ca-secret`',
+    'and the `lua-resty-waf` names asked for a protection, so they are refused instead.',
+    '',
+    '| annotation | use instead |',
+    '|---|---|',
+    ...Object.entries(REMOVED_ANNOTATIONS).map(([k, r]) => `| \`${k}\` | ${cell(r)} |`),
+    '',
+    'Any other name with the prefix gets a Warning that calls it unknown (a typo?); the Ingress is served.',
+    '',
+    'ConfigMap keys: [configmap.md](configmap.md). Flags: [flags.md](flags.md).',
     '',
   ];
   return lines.join('\n');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(annotationsMarkdown());
+/** The generated documents, by path from the repository root. */
+export function generatedDocs(): Record<string, string> {
+  return { 'docs/annotations.md': annotationsMarkdown(), 'docs/configmap.md': configmapMarkdown(), 'docs/flags.md': flagsMarkdown() };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const [path, text] of Object.entries(generatedDocs())) writeFileSync(new URL(`../../../${path}`, import.meta.url), text);
+}

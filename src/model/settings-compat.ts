@@ -43,6 +43,9 @@ export interface CompatGlobals {
   readonly upstreamKeepaliveTime: string;
   readonly http2MaxConcurrentStreams: number;
   readonly relativeRedirects: boolean;
+  /** Response rate per connection in bytes per second, and bytes sent before it applies (0: none). */
+  readonly limitRate: number;
+  readonly limitRateAfter: number;
   readonly grpcBufferSizeKb: number;
   readonly noTlsRedirectLocations: readonly string[];
   readonly noAuthLocations: readonly string[];
@@ -72,7 +75,7 @@ export const COMPAT_DEFAULTS: CompatGlobals = Object.freeze({
   proxyRequestBuffering: true, proxyCookiePath: 'off', proxyCookieDomain: 'off', proxyRedirectFrom: 'off', hideHeaders: [],
   allowBackendServerHeader: false, defaultType: 'text/html', skipAccessLogUrls: [], disableAccessLog: false, logFormatEscapeNone: false,
   accessLogParams: [], enableMultiAccept: true, maxWorkerOpenFiles: 0, workerCpuAffinity: '', upstreamKeepaliveTime: '1h',
-  http2MaxConcurrentStreams: 128, relativeRedirects: false, grpcBufferSizeKb: 0, noTlsRedirectLocations: ['/.well-known/acme-challenge'],
+  http2MaxConcurrentStreams: 128, relativeRedirects: false, limitRate: 0, limitRateAfter: 0, grpcBufferSizeKb: 0, noTlsRedirectLocations: ['/.well-known/acme-challenge'],
   noAuthLocations: ['/.well-known/acme-challenge'], whitelistSourceRange: [], denylistSourceRange: [], mainSnippet: undefined,
   httpSnippet: undefined, serverSnippet: undefined, locationSnippet: undefined, streamSnippet: undefined, globalAuthSnippet: undefined,
 });

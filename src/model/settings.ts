@@ -33,6 +33,10 @@ export interface LocationSettings {
   readonly nextUpstreamTries?: number;
   readonly nextUpstreamTimeout?: Seconds;
   readonly httpVersion?: '1.0' | '1.1';
+  /** use-port-in-redirects, proxy-max-temp-file-size, proxy-busy-buffers-size (issue 15). */
+  readonly portInRedirect?: boolean;
+  readonly maxTempFileSize?: Size;
+  readonly busyBuffersSize?: Size;
   readonly redirectFrom?: string;
   readonly redirectTo?: string;
   readonly cookieDomain?: readonly [string, string] | 'off';

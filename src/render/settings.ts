@@ -66,6 +66,9 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
   d('proxy_next_upstream_tries', s.nextUpstreamTries !== undefined ? int(s.nextUpstreamTries) : undefined);
   d('proxy_next_upstream_timeout', s.nextUpstreamTimeout !== undefined ? seconds(s.nextUpstreamTimeout) : undefined);
   d('proxy_http_version', s.httpVersion !== undefined ? word(s.httpVersion, ['1.0', '1.1']) : undefined);
+  d('port_in_redirect', s.portInRedirect !== undefined ? onOff(s.portInRedirect) : undefined);
+  d('proxy_max_temp_file_size', s.maxTempFileSize !== undefined ? size(s.maxTempFileSize) : undefined);
+  d('proxy_busy_buffers_size', s.busyBuffersSize !== undefined ? size(s.busyBuffersSize) : undefined);
   if (s.redirectFrom !== undefined && s.redirectFrom !== 'off' && s.redirectTo !== undefined && s.redirectTo !== 'off') {
     d('proxy_redirect', s.redirectFrom === 'default' ? 'default' : `${quote(s.redirectFrom)} ${quote(s.redirectTo)}`);
   }

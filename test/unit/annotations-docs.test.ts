@@ -1,12 +1,14 @@
-// docs/annotations.md is generated from the table: this test fails when someone changed one without the other.
+// docs/annotations.md, docs/configmap.md and docs/flags.md are generated from the tables: this test fails when someone
+// changed one without the other (regenerate: npm run docs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { annotationsMarkdown } from '../../src/annotations/docs.js';
+import { generatedDocs } from '../../src/annotations/docs.js';
 import { REPO } from '../support/portico.js';
 
-void test('docs/annotations.md is up to date (regenerate: node dist/src/annotations/docs.js > docs/annotations.md)', async () => {
-  const onDisk = await readFile(join(REPO, 'docs/annotations.md'), 'utf8');
-  assert.equal(onDisk, annotationsMarkdown());
-});
+for (const [path, text] of Object.entries(generatedDocs())) {
+  void test(`${path} is up to date (regenerate: npm run docs)`, async () => {
+    assert.equal(await readFile(join(REPO, path), 'utf8'), text);
+  });
+}
