@@ -1,0 +1,140 @@
+// The Gateway API objects translation reads (standard channel, gateway.networking.k8s.io v1; ReferenceGrant v1beta1), as plain API JSON.
+import type { KubeObject } from '../../store/kinds.js';
+
+export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+
+export interface Condition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+  readonly observedGeneration?: number;
+  readonly lastTransitionTime?: string;
+}
+
+interface Meta extends KubeObject {
+  readonly metadata?: KubeObject['metadata'] & { readonly generation?: number };
+}
+
+export interface GatewayClass extends Meta {
+  readonly spec?: { readonly controllerName?: string; readonly description?: string };
+  readonly status?: { readonly conditions?: readonly Condition[] };
+}
+
+export interface SecretObjectReference {
+  readonly group?: string;
+  readonly kind?: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+export interface RouteGroupKind {
+  readonly group?: string;
+  readonly kind: string;
+}
+
+export interface LabelSelector {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
+}
+
+export interface Listener {
+  readonly name: string;
+  readonly hostname?: string;
+  readonly port: number;
+  readonly protocol: string;
+  readonly tls?: { readonly mode?: 'Terminate' | 'Passthrough'; readonly certificateRefs?: readonly SecretObjectReference[] };
+  readonly allowedRoutes?: {
+    readonly namespaces?: { readonly from?: 'All' | 'Same' | 'Selector'; readonly selector?: LabelSelector };
+    readonly kinds?: readonly RouteGroupKind[];
+  };
+}
+
+export interface Gateway extends Meta {
+  readonly spec?: {
+    readonly gatewayClassName?: string;
+    readonly listeners?: readonly Listener[];
+    readonly addresses?: readonly { readonly type?: string; readonly value: string }[];
+  };
+  readonly status?: unknown;
+}
+
+export interface ParentReference {
+  readonly group?: string;
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name: string;
+  readonly sectionName?: string;
+  readonly port?: number;
+}
+
+export interface HTTPHeader { readonly name: string; readonly value: string }
+
+export interface HTTPRouteMatch {
+  readonly path?: { readonly type?: 'Exact' | 'PathPrefix' | 'RegularExpression'; readonly value?: string };
+  readonly headers?: readonly { readonly type?: 'Exact' | 'RegularExpression'; readonly name: string; readonly value: string }[];
+  readonly queryParams?: readonly { readonly type?: 'Exact' | 'RegularExpression'; readonly name: string; readonly value: string }[];
+  readonly method?: string;
+}
+
+export interface HTTPPathModifier {
+  readonly type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
+  readonly replaceFullPath?: string;
+  readonly replacePrefixMatch?: string;
+}
+
+export interface HTTPHeaderFilter {
+  readonly set?: readonly HTTPHeader[];
+  readonly add?: readonly HTTPHeader[];
+  readonly remove?: readonly string[];
+}
+
+export interface BackendObjectReference {
+  readonly group?: string;
+  readonly kind?: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly port?: number;
+}
+
+export interface HTTPRouteFilter {
+  readonly type: string;
+  readonly requestHeaderModifier?: HTTPHeaderFilter;
+  readonly responseHeaderModifier?: HTTPHeaderFilter;
+  readonly requestRedirect?: {
+    readonly scheme?: string; readonly hostname?: string; readonly path?: HTTPPathModifier;
+    readonly port?: number; readonly statusCode?: number;
+  };
+  readonly urlRewrite?: { readonly hostname?: string; readonly path?: HTTPPathModifier };
+  readonly requestMirror?: { readonly backendRef: BackendObjectReference };
+  readonly extensionRef?: unknown;
+}
+
+export interface HTTPBackendRef extends BackendObjectReference {
+  readonly weight?: number;
+  readonly filters?: readonly HTTPRouteFilter[];
+}
+
+export interface HTTPRouteRule {
+  readonly name?: string;
+  readonly matches?: readonly HTTPRouteMatch[];
+  readonly filters?: readonly HTTPRouteFilter[];
+  readonly backendRefs?: readonly HTTPBackendRef[];
+  readonly timeouts?: { readonly request?: string; readonly backendRequest?: string };
+}
+
+export interface HTTPRoute extends Meta {
+  readonly spec?: {
+    readonly parentRefs?: readonly ParentReference[];
+    readonly hostnames?: readonly string[];
+    readonly rules?: readonly HTTPRouteRule[];
+  };
+  readonly status?: unknown;
+}
+
+export interface ReferenceGrant extends Meta {
+  readonly spec?: {
+    readonly from?: readonly { readonly group: string; readonly kind: string; readonly namespace: string }[];
+    readonly to?: readonly { readonly group: string; readonly kind: string; readonly name?: string }[];
+  };
+}
