@@ -4,8 +4,9 @@ import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
+import type { Gateway, GatewayClass, HTTPRoute, ReferenceGrant } from './gateway/api.js';
 
-export type { Ingress, IngressClass, ConfigMap, Secret, Service, EndpointSlice };
+export type { Ingress, IngressClass, ConfigMap, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
 
 /** Every object the model may read, frozen; arrays in no particular order. */
 export interface Snapshot {
@@ -15,6 +16,11 @@ export interface Snapshot {
   readonly endpointSlices: readonly EndpointSlice[];
   readonly secrets: readonly Secret[];
   readonly configMaps: readonly ConfigMap[];
+  /** Gateway API (issue 19); absent in snapshots built by hand: none. */
+  readonly gatewayClasses?: readonly GatewayClass[];
+  readonly gateways?: readonly Gateway[];
+  readonly httpRoutes?: readonly HTTPRoute[];
+  readonly referenceGrants?: readonly ReferenceGrant[];
 }
 
 /** The parts of the configuration translation depends on. */
@@ -34,4 +40,5 @@ export interface ModelOptions {
 
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [],
+  gatewayClasses: [], gateways: [], httpRoutes: [], referenceGrants: [],
 });

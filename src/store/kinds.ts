@@ -7,7 +7,15 @@ export const KINDS = {
   EndpointSlice: { apiVersion: 'discovery.k8s.io/v1', namespaced: true },
   Secret: { apiVersion: 'v1', namespaced: true },
   ConfigMap: { apiVersion: 'v1', namespaced: true },
+  // Gateway API, standard channel (issue 19; docs/gateway-api.md): read only with --enable-gateway-api.
+  GatewayClass: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: false },
+  Gateway: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
+  HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
+  ReferenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1beta1', namespaced: true },
 } as const;
+
+/** The Gateway API kinds: left empty when --enable-gateway-api is off. */
+export const GATEWAY_KINDS: readonly Kind[] = ['GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant'];
 
 export type Kind = keyof typeof KINDS;
 

@@ -84,6 +84,10 @@ export class Store {
       endpointSlices: list('EndpointSlice'),
       secrets: list('Secret'),
       configMaps: list('ConfigMap'),
+      gatewayClasses: list('GatewayClass'),
+      gateways: list('Gateway'),
+      httpRoutes: list('HTTPRoute'),
+      referenceGrants: list('ReferenceGrant'),
     });
     this.cached = snap;
     return snap;
