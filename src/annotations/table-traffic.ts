@@ -25,7 +25,7 @@ function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (t: Mutable<Tr
 
 const csv = /\s*,\s*/;
 
-/** An origin `scheme://host[:port]`, the host optionally `*.suffix` (one or more labels), lowercased. */
+/** An origin `scheme://host[:port]`, the host optionally `*.suffix` (the `*` stands for exactly one DNS label), lowercased. */
 const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
 const origin: v.Parser<string> = (raw) => {
   const o = raw.toLowerCase();
@@ -88,7 +88,7 @@ export const TRAFFIC_ANNOTATIONS: readonly AnnotationSpec[] = [
   row('limit-rate', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Response rate per connection, KiB/s (0: no limit).' }, rate, (t, x) => { t.limit = { ...t.limit, rate: x }; }),
   row('limit-rate-after', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'KiB sent at full speed before limit-rate applies.' }, rate, (t, x) => { t.limit = { ...t.limit, rateAfter: x }; }),
   row('enable-cors', { type: 'bool', default: 'false', risk: 'Low', scope: L, doc: 'Answers CORS preflights (204, without the backend) and adds CORS headers for allowed origins.' }, v.bool, (t, x) => { t.cors = { ...t.cors, enabled: x }; }),
-  row('cors-allow-origin', { type: 'origin list', default: '*', risk: 'Medium', scope: L, doc: '`*`, or origins (comma-separated, `https://*.example.com` wildcards); only a matching Origin is echoed.' }, origins, (t, x) => { t.cors = { ...t.cors, allowOrigin: x }; }),
+  row('cors-allow-origin', { type: 'origin list', default: '*', risk: 'Medium', scope: L, doc: '`*`, or origins (comma-separated; in `https://*.example.com` the `*` is exactly one DNS label); only a matching Origin is echoed.' }, origins, (t, x) => { t.cors = { ...t.cors, allowOrigin: x }; }),
   row('cors-allow-methods', { type: 'list', default: 'GET, PUT, POST, DELETE, PATCH, OPTIONS', risk: 'Low', scope: L, doc: 'Access-Control-Allow-Methods of preflights.' }, nonEmpty(v.list(method, csv, 32)), (t, x) => { t.cors = { ...t.cors, allowMethods: x }; }),
   row('cors-allow-headers', { type: 'list', default: 'DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization', risk: 'Low', scope: L, doc: 'Access-Control-Allow-Headers of preflights.' }, nonEmpty(v.list(headerOrStar, csv, 64)), (t, x) => { t.cors = { ...t.cors, allowHeaders: x }; }),
   row('cors-allow-credentials', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Sends Access-Control-Allow-Credentials: true.' }, v.bool, (t, x) => { t.cors = { ...t.cors, allowCredentials: x }; }),

@@ -24,12 +24,12 @@ export function corsId(c: ResolvedCors): string {
 
 const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/;
 
-/** One map key per allowed origin: exact origins quoted, `*.` wildcards as one-or-more-label regexes. */
+/** One map key per allowed origin: exact origins quoted, `*.` wildcards as regexes of exactly one more DNS label (as ingress-nginx). */
 function originKey(origin: string): string {
   if (!ORIGIN.test(origin)) throw new UnsafeValueError(`refusing to render the origin ${JSON.stringify(origin)}`);
   if (!origin.includes('*')) return quote(origin);
   const [scheme, rest] = origin.split('://*.') as [string, string];
-  return quoteLiteral(`~*^${scheme}://[a-z0-9-]+(\\.[a-z0-9-]+)*\\.${rest.replace(/\./g, '\\.')}$`);
+  return quoteLiteral(`~*^${scheme}://[a-z0-9-]+\\.${rest.replace(/\./g, '\\.')}$`);
 }
 
 /**
