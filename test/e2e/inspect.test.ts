@@ -1,0 +1,83 @@
+// `portico backends|config|certs|status` against a running local-mode instance: readable tables, --json, never a key.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { keyLines } from '../support/certs.js';
+import { REPO, get } from '../support/portico.js';
+import { startOpsSite, type OpsSite } from '../support/ops-site.js';
+
+const run = promisify(execFile);
+
+describe('inspector CLI', () => {
+  let site: OpsSite;
+  let url = '';
+  const portico = async (...args: string[]): Promise<string> => {
+    const { stdout } = await run(process.execPath, [join(REPO, 'bin/portico.js'), ...args, '--url', url], { timeout: 20_000 });
+    for (const line of keyLines(site.pem.key)) assert.ok(!stdout.includes(line), 'no key line is ever printed');
+    return stdout;
+  };
+  /** The table's rows (header first) as arrays of cells: columns are two or more spaces apart. */
+  const rows = (text: string): string[][] => text.trim().split('\n').map((l) => l.trim().split(/ {2,}/));
+
+  before(async () => {
+    site = await startOpsSite();
+    url = `http://127.0.0.1:${site.portico.healthz}`;
+    for (let i = 0; i < 3; i++) await get(site.portico.http, 'shop.test', '/');
+  });
+  after(async () => { assert.equal(await site?.stop(), 0); });
+
+  test('backends: hosts → paths → Ingress → Service → endpoints with their state', async () => {
+    const t = rows(await portico('backends'));
+    assert.deepEqual(t[0], ['HOST', 'PATH', 'INGRESS', 'SERVICE', 'ENDPOINTS']);
+    const port = site.backend.port;
+    assert.deepEqual(t.find((r) => r[0] === 'api.test'), ['api.test', '= /v1', 'default/api', 'default/api:80', `127.0.0.1:${port} ready, 127.0.0.2 not ready (out of rotation)`]);
+    // a Prefix path is two nginx locations, `= /down` and `/down/`: both shown, as nginx matches them
+    assert.deepEqual(t.filter((r) => r[0] === 'shop.test' && r[1]?.includes('/down')), [
+      ['shop.test', '= /down', 'default/shop', 'default/gone:80', 'none (503)'], ['shop.test', '/down/', 'default/shop', 'default/gone:80', 'none (503)']]);
+    assert.deepEqual(t.find((r) => r[0] === 'shop.test' && r[1] === '/'), ['shop.test', '/', 'default/shop', 'default/web:80', `127.0.0.1:${port} ready`]);
+  });
+
+  test('backends --json: the same routes for scripts', async () => {
+    const routes = JSON.parse(await portico('backends', '--json')) as { host: string; paths: { path: string; endpoints: { address: string; state: string; inRotation: boolean }[] }[] }[];
+    const api = routes.find((r) => r.host === 'api.test')?.paths[0];
+    assert.deepEqual(api?.endpoints.map((e) => [e.address, e.state, e.inRotation]), [['127.0.0.1', 'ready', true], ['127.0.0.2', 'not ready', false]]);
+  });
+
+  test('certs: host, Secret, issuer and days left', async () => {
+    const t = rows(await portico('certs'));
+    assert.deepEqual(t[0], ['HOST', 'SECRET', 'ISSUER', 'EXPIRES', 'DAYS LEFT']);
+    const shop = t.find((r) => r[0] === 'shop.test');
+    assert.equal(shop?.[1], 'default/shop-tls');
+    assert.match(shop?.[2] ?? '', /Portico Test CA/);
+    assert.ok(['29', '30'].includes(shop?.[4] ?? ''), `days left: ${shop?.[4]}`);
+    const json = JSON.parse(await portico('certs', '--json')) as { host: string; daysLeft: number }[];
+    assert.ok(json.some((c) => c.host === 'shop.test' && c.daysLeft >= 29));
+  });
+
+  test('status: health, the last syncs with plan and cause, and the current Warnings', async () => {
+    const text = await portico('status');
+    assert.match(text, /^health: healthy {3}nginx restarts: 0/);
+    assert.match(text, /LAST SYNCS\nSTARTED +PLAN +MS +CAUSE\n\S+ +reload +\d+ +\S*startup/);
+    assert.match(text, /WARNINGS \(\d+\)\nOBJECT +FIELD +SEVERITY +REASON\nIngress default\/bad +.*load-balance/);
+    const json = JSON.parse(await portico('status', '--json')) as { healthy: boolean; syncs: { plan: string; causes: Record<string, number> }[]; warnings: { object: string }[] };
+    assert.equal(json.healthy, true);
+    assert.equal(json.syncs.at(-1)?.plan, 'reload');
+    assert.ok('startup' in (json.syncs.at(-1)?.causes ?? {}));
+    assert.ok(json.warnings.some((w) => w.object === 'Ingress default/bad'));
+  });
+
+  test('config: servers and paths by Ingress; --raw prints the nginx.conf served', async () => {
+    const t = rows(await portico('config'));
+    assert.deepEqual(t[0], ['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND']);
+    assert.deepEqual(t.find((r) => r[0] === 'api.test'), ['api.test', 'exact', '/v1', 'default/api', 'default_api_80']);
+    assert.match(await portico('config', '--raw'), /server_name "shop\.test";/);
+  });
+
+  test('an unreachable instance is a clear error and exit code 1', async () => {
+    const err = await run(process.execPath, [join(REPO, 'bin/portico.js'), 'status', '--url', 'http://127.0.0.1:9'], { timeout: 20_000 }).then(() => undefined, (e: unknown) => e as { code: number; stderr: string });
+    assert.equal(err?.code, 1);
+    assert.match(err?.stderr ?? '', /^portico status: cannot reach Portico at http:\/\/127\.0\.0\.1:9\/debug\/state/);
+  });
+});
