@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, loopbackUpstreamsDefault, parseAddressList, parseCidrList, parseDuration, parseIntAtLeast, parseListenAddress, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseSecondsOrDuration, parseUserName, type Config,
+  finalizeConfig, loopbackUpstreamsDefault, parseAddressList, parseCidrList, parseDuration, parseIntAtLeast, parseListenAddress, parseControllerName, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseSecondsOrDuration, parseUserName, type Config,
 } from '../config/config.js';
 import { COMPAT_FLAGS, refusedFlagWarnings } from './flags-compat.js';
 
@@ -35,6 +35,8 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'controller-class': { type: 'string', default: 'portico.dev/ingress-controller', doc: 'IngressClass spec.controller handled' },
   'ingress-class': { type: 'string', default: 'portico', doc: 'legacy kubernetes.io/ingress.class annotation value handled' },
   'watch-ingress-without-class': { type: 'boolean', default: 'false', doc: 'also serve Ingresses that name no class' },
+  'enable-gateway-api': { type: 'boolean', default: 'true', doc: 'serve Gateway API HTTPRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)' },
+  'gateway-controller-name': { type: 'string', default: 'portico.dev/gateway-controller', doc: 'GatewayClass spec.controllerName handled' },
   'strict-host-ownership': { type: 'boolean', default: 'false', doc: "a host belongs to the namespace of its oldest Ingress; other namespaces' rules on it are refused" },
   'default-backend-service': { type: 'string', default: '', doc: 'namespace/name of the Service for unmatched requests' },
   'default-ssl-certificate': { type: 'string', default: '', doc: 'namespace/name of the TLS Secret for hosts without their own certificate' },
@@ -148,6 +150,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     ingressClass: str('ingress-class'),
     watchIngressWithoutClass: values['watch-ingress-without-class'] === true,
     strictHostOwnership: bool('strict-host-ownership'),
+    enableGatewayApi: bool('enable-gateway-api'),
+    gatewayControllerName: parseControllerName('gateway-controller-name', str('gateway-controller-name')),
     defaultBackendService: dbs ? parseObjectRef('default-backend-service', dbs) : undefined,
     defaultSslCertificate: opt('default-ssl-certificate') ? parseObjectRef('default-ssl-certificate', str('default-ssl-certificate')) : undefined,
     annotationsPrefix: str('annotations-prefix'),

@@ -33,6 +33,10 @@ export interface Config {
   readonly watchIngressWithoutClass: boolean;
   /** A host belongs to the namespace of its oldest Ingress; other namespaces' rules, aliases and TLS on it are refused (docs/adr/0008). */
   readonly strictHostOwnership: boolean;
+  /** --enable-gateway-api: watch and serve Gateway API objects (docs/gateway-api.md). */
+  readonly enableGatewayApi: boolean;
+  /** --gateway-controller-name: the GatewayClass spec.controllerName Portico handles. */
+  readonly gatewayControllerName: string;
   readonly defaultBackendService: { namespace: string; name: string } | undefined;
   readonly defaultSslCertificate: { namespace: string; name: string } | undefined;
   readonly annotationsPrefix: string;
@@ -79,6 +83,14 @@ export function parseObjectRef(flag: string, value: string): { namespace: string
     throw new ConfigError(`--${flag}: expected namespace/name, got ${JSON.stringify(value)}`);
   }
   return { namespace: m[1], name: m[3] };
+}
+
+/** A Gateway API controller name: a domain-prefixed path (`example.net/gateway-controller`), as the GatewayClass CRD requires. */
+export function parseControllerName(flag: string, value: string): string {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/.test(value) || value.length > 253) {
+    throw new ConfigError(`--${flag}: expected a domain-prefixed path such as portico.dev/gateway-controller, got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 /** Validates a TCP port flag. */
