@@ -11,6 +11,7 @@ import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSet
 import { buildTls } from './tls.js';
 import { addCanaries, isCanary } from './canary.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
+import { buildStream } from './stream.js';
 import type { Model, ObjectRef, Problem, Target, Upstream } from './types.js';
 
 const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true };
@@ -204,5 +205,6 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   });
   const servers = buildServers(b, fallback);
   const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, (r, h) => owners.refusal(r, h));
-  return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls };
+  const stream = buildStream({ snap: snapshot, o: opts.stream, index, problem: (o, f, r, sev) => { b.problem(o, f, r, sev); } }, served.filter((ing) => !isCanary(annotations, ing)), owners);
+  return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls, ...(stream ? { stream } : {}) };
 }

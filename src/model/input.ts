@@ -4,6 +4,7 @@ import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
+import type { StreamOptions } from './stream.js';
 import type { Gateway, GatewayClass, HTTPRoute, ReferenceGrant } from './gateway/api.js';
 
 export type { Ingress, IngressClass, ConfigMap, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
@@ -36,6 +37,8 @@ export interface ModelOptions {
   readonly tls?: TlsOptions;
   /** Where upstream, mirror and auth targets may point (model/targets.ts); absent: DEFAULT_TARGET_POLICY, the strictest. */
   readonly targets?: TargetPolicy;
+  /** --tcp/udp-services-configmap and --enable-ssl-passthrough (model/stream.ts); absent: no stream section. */
+  readonly stream?: StreamOptions;
 }
 
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({

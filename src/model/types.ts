@@ -2,6 +2,7 @@
 import type { TlsModel } from './tls-types.js';
 import type { Affinity, LocationSettings, ServerSettings } from './settings.js';
 import type { CanaryPolicy } from './settings-traffic.js';
+import type { StreamModel } from './stream.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -82,4 +83,6 @@ export interface Model {
   readonly problems: readonly Problem[];
   /** Certificates, redirects, HSTS and client auth (model/tls.ts). */
   readonly tls: TlsModel;
+  /** TCP/UDP services and ssl-passthrough hosts (model/stream.ts); absent when none is configured. */
+  readonly stream?: StreamModel;
 }
