@@ -4,6 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(nginx libnginx-mod-http-lua libnginx-mod-http-ndk lua-resty-core lua-resty-lrucache lua-cjson libnginx-mod-stream openssl curl)
+# `setup.sh --test` (scripts/test.sh): Debian's Chromium too, for the dashboard test (playwright-core drives it; it
+# downloads no browser of its own). The demo does not need it.
+if [ "${1:-}" = "--test" ]; then PACKAGES+=(chromium); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -3,7 +3,7 @@
 # `bash scripts/test.sh unit` runs the unit tests only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --test
 npx eslint .
 case "${1:-all}" in
   unit) files=$(find dist/test/unit -name '*.test.js' | sort) ;;
