@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian machine with Node.js 20+: nginx + Lua packages (where missing), npm ci, build.
+# Sets up a fresh Debian machine with Node.js 20+: nginx + Lua packages and mmdebstrap (the image test) where
+# missing, npm ci, build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(nginx libnginx-mod-http-lua libnginx-mod-http-ndk lua-resty-core lua-resty-lrucache lua-cjson libnginx-mod-stream openssl curl)
+PACKAGES=(nginx libnginx-mod-http-lua libnginx-mod-http-ndk lua-resty-core lua-resty-lrucache lua-cjson libnginx-mod-stream openssl curl mmdebstrap)
 # `setup.sh --test` (scripts/test.sh): Debian's Chromium too, for the dashboard test (playwright-core drives it; it
 # downloads no browser of its own). The demo does not need it.
 if [ "${1:-}" = "--test" ]; then PACKAGES+=(chromium); fi
