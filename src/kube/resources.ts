@@ -1,9 +1,10 @@
 // The resources Portico lists and watches: their API paths, list calls and selectors; deploy/rbac.yaml follows it.
 import {
-  CoreV1Api, DiscoveryV1Api, NetworkingV1Api,
+  CoreV1Api, CustomObjectsApi, DiscoveryV1Api, NetworkingV1Api,
   type KubeConfig, type KubernetesListObject, type KubernetesObject,
 } from '@kubernetes/client-node';
 import type { Kind } from '../store/kinds.js';
+import { GATEWAY_RESOURCES } from './gateway-resources.js';
 
 /** One page of a list call: the query parameters every typed list function takes. */
 export interface PageQuery {
@@ -20,10 +21,12 @@ export interface Apis {
   readonly core: CoreV1Api;
   readonly net: NetworkingV1Api;
   readonly discovery: DiscoveryV1Api;
+  /** Gateway API kinds (kube/gateway-resources.ts). */
+  readonly custom: CustomObjectsApi;
 }
 
 export function makeApis(kc: KubeConfig): Apis {
-  return { core: kc.makeApiClient(CoreV1Api), net: kc.makeApiClient(NetworkingV1Api), discovery: kc.makeApiClient(DiscoveryV1Api) };
+  return { core: kc.makeApiClient(CoreV1Api), net: kc.makeApiClient(NetworkingV1Api), discovery: kc.makeApiClient(DiscoveryV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
 }
 
 /** A watched resource. `feed` names one informer; two feeds may fill one store kind (Secrets of two types). */
@@ -37,6 +40,8 @@ export interface Resource {
   /** Server-side filter: Secrets of types Portico never reads are never sent, so never held in memory. */
   readonly fieldSelector?: string;
   readonly list: (apis: Apis) => ListPage;
+  /** Gateway API: watched only with --enable-gateway-api, and a failed first list (CRDs not installed) leaves the kind empty instead of stopping Portico. */
+  readonly optional?: boolean;
 }
 
 /** Secret types Portico reads: TLS certificates, and Opaque for basic-auth files. */
@@ -61,6 +66,7 @@ export const RESOURCES: readonly Resource[] = Object.freeze([
   { feed: 'ConfigMap', kind: 'ConfigMap', group: '', version: 'v1', plural: 'configmaps', namespaced: true,
     list: ({ core }) => (namespace, q) => namespace
       ? core.listNamespacedConfigMap({ namespace, ...q }) : core.listConfigMapForAllNamespaces(q) },
+  ...GATEWAY_RESOURCES,
 ]);
 
 /** Watched only with --watch-namespace-selector: the namespaces whose objects Portico keeps. */

@@ -11,6 +11,8 @@ import { NAMESPACES, RESOURCES, makeApis, type Resource } from './resources.js';
 export interface KubeSourceOptions extends ConnectOptions {
   readonly watchNamespace: string | undefined;
   readonly watchNamespaceSelector: string | undefined;
+  /** --enable-gateway-api: also watch the Gateway API kinds (kube/gateway-resources.ts); absent: off. */
+  readonly enableGatewayApi?: boolean;
 }
 
 /**
@@ -43,15 +45,27 @@ export class KubeSource {
       }, this.log);
       await this.namespaces.start();
     }
-    for (const resource of RESOURCES) {
+    for (const resource of RESOURCES.filter((r) => r.optional !== true || this.opts.enableGatewayApi === true)) {
       this.feeds.set(resource, new Feed({ ...base, resource, labelSelector: undefined }, {
         listed: (items) => { this.replace(resource.kind as Kind, resource, items); },
         changed: (change, obj) => { this.apply(resource.kind as Kind, change, obj); },
       }, this.log));
     }
-    await Promise.all([...this.feeds.values()].map((f) => f.start()));
+    await Promise.all([...this.feeds].map(([r, f]) => (r.optional === true ? this.startOptional(r, f) : f.start())));
     const counts = Object.fromEntries((Object.keys(KINDS) as Kind[]).map((k) => [k, this.store.count(k)]));
     this.log.info({ objects: counts }, 'initial lists done; watching');
+  }
+
+  /** An optional feed whose first list fails (Gateway API CRDs not installed, or not allowed) stays off until Portico restarts. */
+  private async startOptional(resource: Resource, feed: Feed): Promise<void> {
+    try {
+      await feed.start();
+    } catch (err) {
+      feed.stop();
+      this.feeds.delete(resource);
+      this.log.warn({ feed: resource.feed, err: err instanceof Error ? err.message : String(err) },
+        `cannot list ${resource.group}/${resource.version} ${resource.plural}: no ${resource.feed} is served until Portico restarts (install deploy/gateway-api/, or pass --enable-gateway-api=false)`);
+    }
   }
 
   stop(): void {
