@@ -1,0 +1,69 @@
+// The Gateway API kinds through the API server double: listed and watched into the store, optional when the CRDs are missing, off with --enable-gateway-api=false.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { until, type Running } from '../support/portico.js';
+import { gateway, gatewayClass, httpRoute, referenceGrant } from '../support/gateway.js';
+import { put, route, serves, startCluster, type Cluster } from './cluster.js';
+
+const GROUP = '/apis/gateway.networking.k8s.io/';
+
+/** The object counts of Portico's "initial lists done" log line. */
+function listedCounts(p: Running): Record<string, number> | undefined {
+  const line = p.output.find((l) => l.includes('"msg":"initial lists done; watching"'));
+  return line ? (JSON.parse(line) as { objects: Record<string, number> }).objects : undefined;
+}
+
+function gatewayObjects(): unknown[] {
+  return [
+    gatewayClass('portico'),
+    gateway('web', [{ name: 'http' }]),
+    httpRoute('app', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] }),
+    referenceGrant('let-default', 'default', 'other', 'Service'),
+  ];
+}
+
+describe('Gateway API source', () => {
+  const clusters: Cluster[] = [];
+  after(async () => {
+    for (const c of clusters) assert.deepEqual(await c.stop(), [0], 'SIGTERM stops Portico with exit code 0');
+  });
+
+  test('the four kinds are listed at start, and watched', async () => {
+    const c = await startCluster(['one']);
+    clusters.push(c);
+    for (const o of gatewayObjects()) put(c.api, o);
+    put(c.api, route('app', 'app.test', 'one'));
+    const p = await c.portico();
+    await serves(p, 'app.test', 'one');
+    await until('the initial lists are logged', () => listedCounts(p) !== undefined);
+    const counts = listedCounts(p) ?? {};
+    assert.deepEqual([counts['GatewayClass'], counts['Gateway'], counts['HTTPRoute'], counts['ReferenceGrant']], [1, 1, 1, 1]);
+    const watched = new Set(c.api.requests().filter((r) => r.verb === 'watch' && r.path.startsWith(GROUP)).map((r) => r.path));
+    assert.deepEqual([...watched].sort(), [
+      '/apis/gateway.networking.k8s.io/v1/gatewayclasses', '/apis/gateway.networking.k8s.io/v1/gateways',
+      '/apis/gateway.networking.k8s.io/v1/httproutes', '/apis/gateway.networking.k8s.io/v1beta1/referencegrants',
+    ]);
+  });
+
+  test('a cluster without the CRDs (the list answers 404): Ingresses are served, one Warning names the fix', async () => {
+    const c = await startCluster(['one']);
+    clusters.push(c);
+    c.api.failRequests({ verb: 'list', kind: 'HTTPRoute' }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: 1 });
+    put(c.api, route('app', 'app.test', 'one'));
+    const p = await c.portico();
+    await serves(p, 'app.test', 'one');
+    const warning = p.output.find((l) => l.includes('"feed":"HTTPRoute"') && l.includes('no HTTPRoute is served until Portico restarts'));
+    assert.ok(warning, 'a Warning says HTTPRoutes are not served and how to fix it');
+    assert.ok(warning.includes('install deploy/gateway-api/'));
+  });
+
+  test('--enable-gateway-api=false: Portico never asks for the Gateway API kinds', async () => {
+    const c = await startCluster(['one']);
+    clusters.push(c);
+    for (const o of gatewayObjects()) put(c.api, o);
+    put(c.api, route('app', 'app.test', 'one'));
+    const p = await c.portico(['--enable-gateway-api=false']);
+    await serves(p, 'app.test', 'one');
+    assert.deepEqual(c.api.requests().filter((r) => r.path.startsWith(GROUP)), []);
+  });
+});
