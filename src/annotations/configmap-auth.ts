@@ -3,6 +3,7 @@ import type { GlobalSettings } from '../model/settings.js';
 import type { KeySpec } from './configmap.js';
 import { cacheDuration, cacheKey, headerList, method, redirectParam } from './table-auth.js';
 import * as v from './values.js';
+import { authSignin, authUrl } from './auth-urls.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -21,9 +22,9 @@ function key<F extends keyof GlobalSettings>(name: string, field: F, def: string
 /** The keys (global-auth-snippet is not one: raw nginx is logged as an unknown key); the global-auth-* family applies to every Ingress that does not say `enable-global-auth: "false"`. */
 export const AUTH_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('allow-cross-namespace-resources', 'allowCrossNamespaceResources', 'false', 'Lets auth-secret name a Secret of another namespace (`namespace/name`).', v.bool),
-  key('global-auth-url', 'globalAuthUrl', '', 'External auth service for every Ingress (as auth-url).', v.httpUrl),
+  key('global-auth-url', 'globalAuthUrl', '', 'External auth service for every Ingress (as auth-url; the host may be `$host`).', authUrl),
   key('global-auth-method', 'globalAuthMethod', '', 'HTTP method of global-auth-url.', method),
-  key('global-auth-signin', 'globalAuthSignin', '', 'Where a 401 from global-auth-url redirects.', v.httpUrl),
+  key('global-auth-signin', 'globalAuthSignin', '', 'Where a 401 from global-auth-url redirects (variables as auth-signin).', authSignin),
   key('global-auth-signin-redirect-param', 'globalAuthSigninRedirectParam', 'rd', 'Query parameter of global-auth-signin carrying the original URL.', redirectParam),
   key('global-auth-response-headers', 'globalAuthResponseHeaders', '', 'Headers of the global auth response copied to the backend request.', headerList),
   key('global-auth-request-redirect', 'globalAuthRequestRedirect', '', 'X-Auth-Request-Redirect sent to global-auth-url.', v.httpUrl),

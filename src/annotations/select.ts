@@ -8,6 +8,7 @@ import { resolveAuth } from './auth-resolve.js';
 import { resolveProxySsl } from './proxy-ssl-resolve.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from '../model/settings-auth.js';
 import { refuseUrl, type TargetPolicy } from '../model/targets.js';
+import { isSelfHostUrl } from './auth-urls.js';
 import { byName } from '../model/lookup.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
@@ -62,7 +63,8 @@ export function headersFrom(configMaps: readonly ConfigMap[], ref: string): { he
 function refusedTargets(s: IngressSettings, o: SelectOptions): AnnotationError[] {
   const urls: [string, string | undefined][] = [['mirror-target', s.location.traffic?.mirror?.target], ['auth-url', s.location.auth?.external?.url]];
   return urls.flatMap(([name, url]) => {
-    const reason = url === undefined ? undefined : refuseUrl(url, o.targets);
+    // A $host auth-url goes to Portico's own listener for the request's host, never resolved (annotations/auth-urls.ts).
+    const reason = url === undefined || (name === 'auth-url' && isSelfHostUrl(url)) ? undefined : refuseUrl(url, o.targets);
     return reason === undefined ? [] : [{ annotation: `${o.prefix}/${name}`, reason }];
   });
 }

@@ -4,6 +4,7 @@ import type { LocationAuth } from '../model/settings-auth.js';
 import type { AnnotationSpec, Draft, Scope } from './table.js';
 import * as v from './values.js';
 import { snippetRefusal } from '../model/snippets.js';
+import { authSignin, authUrl } from './auth-urls.js';
 
 /** What the auth rows write while one Ingress's annotations are read; combineAuth turns it into a LocationAuth. */
 export interface AuthDraft {
@@ -55,9 +56,9 @@ export const AUTH_ANNOTATIONS: readonly AnnotationSpec[] = [
   row('auth-secret', L('secret', '', 'Medium', 'Secret (`name`, or `namespace/name` with allow-cross-namespace-resources) holding the users: htpasswd lines in key `auth`, or one key per user.'), secretRef, (d, x) => { d.secret = x; }),
   row('auth-secret-type', L('enum', 'auth-file', 'Low', '`auth-file`: htpasswd lines in key `auth`; `auth-map`: each key a user, each value a password hash.'), v.oneOf(['auth-file', 'auth-map'] as const), (d, x) => { d.secretType = x; }),
   row('auth-realm', L('string', 'Authentication Required', 'Medium', 'Realm shown by the browser for basic auth.'), realm, (d, x) => { d.realm = x; }),
-  row('auth-url', L('url', '', 'High', 'External auth service (http/https URL without variables): 2xx lets the request through, 401/403 answer the client.'), v.httpUrl, (d, x) => { d.url = x; }),
+  row('auth-url', L('url', '', 'High', 'External auth service (http/https URL): 2xx lets the request through, 401/403 answer the client. The host may be `$host` (oauth2-proxy\'s form, `https://$host/oauth2/auth`): Portico then sends the auth request to its own listener for the request\'s host.'), authUrl, (d, x) => { d.url = x; }),
   row('auth-method', L('enum', 'GET', 'Low', 'HTTP method of the request to auth-url.'), method, (d, x) => { d.method = x.toUpperCase(); }),
-  row('auth-signin', L('url', '', 'High', 'Where a 401 from auth-url redirects (302), with the original URL in the auth-signin-redirect-param query parameter.'), v.httpUrl, (d, x) => { d.signin = x; }),
+  row('auth-signin', L('url', '', 'High', 'Where a 401 from auth-url redirects (302), with the original URL in the auth-signin-redirect-param query parameter unless the URL has it already; it may use $scheme, $host, $best_http_host, $http_host, $request_uri and $escaped_request_uri.'), authSignin, (d, x) => { d.signin = x; }),
   row('auth-signin-redirect-param', L('token', 'rd', 'Medium', 'Query parameter of auth-signin that carries the original URL.'), redirectParam, (d, x) => { d.redirectParam = x; }),
   row('auth-response-headers', L('header list', '', 'Medium', 'Headers of the auth response (comma-separated) copied to the request sent to the backend.'), headerList, (d, x) => { d.responseHeaders = x; }),
   row('auth-request-redirect', L('url', '', 'Medium', 'Value of the X-Auth-Request-Redirect header sent to auth-url (default: the request URI).'), (raw) => (raw.startsWith('/') ? v.uriPath(raw) : v.httpUrl(raw)), (d, x) => { d.requestRedirect = x; }),

@@ -4,7 +4,7 @@
 /** Annotations Portico reads and applies, with a behaviour that differs from ingress-nginx's (docs/migration.md). */
 export const ANNOTATION_DIFFERENCES: Readonly<Record<string, string>> = {
   'preserve-trailing-slash': 'accepted and changes nothing: Portico always keeps the URI as sent in the HTTPS redirect (ingress-nginx strips a trailing slash unless it is set)',
-  'auth-url': 'host names are resolved per request with the name servers of /etc/resolv.conf; nginx variables in the URL are refused',
+  'auth-url': 'host names are resolved per request with the name servers of /etc/resolv.conf; a $host URL (oauth2-proxy\'s form) goes to Portico\'s own listener for the request\'s host; other variables are refused',
   'auth-cache-key': 'the cache key also names the auth setup, so two Ingresses never share verdicts; responses that set a cookie are not cached',
   'whitelist-source-range': 'allowlist-source-range wins when both are set',
 };

@@ -58,7 +58,7 @@ export function authLines(s: LocationSettings): string[] {
   return [
     ...accessLines(a),
     ...(b?.file !== undefined ? [`${I}auth_basic ${quote(b.realm)};`, `${I}auth_basic_user_file ${quote(authFile(b.file))};`] : []),
-    ...(a.external ? externalLines(a.external) : []),
+    ...(a.external ? [...authHopGuard(s), ...externalLines(a.external)] : []),
     ...(a.satisfy !== undefined ? [`${I}satisfy ${word(a.satisfy, ['any', 'all'])};`] : []),
   ];
 }
@@ -77,16 +77,31 @@ function cacheLines(e: ExternalAuth, id: string): string[] {
   return [`${I}proxy_buffering on;`, `${I}proxy_cache ${CACHE_ZONE};`, `${I}proxy_cache_key ${quoteLiteral(`${id}${e.cacheKey}`)};`, `${I}proxy_cache_valid ${e.cacheDuration.join(' ')};`];
 }
 
-function authLocation(e: ExternalAuth): string[] {
+/** Portico's own traffic listener: where a `$host` auth-url is sent (annotations/auth-urls.ts, docs/adr/0010). */
+export interface SelfListener { readonly address: string; readonly httpPort: number; readonly httpsPort: number }
+
+/** The target of the auth request: the URL itself, or for `http(s)://$host/...` Portico's own listener for that scheme. */
+function authTarget(e: ExternalAuth, self: SelfListener | undefined): { host: string; url: string; self: boolean } {
+  const m = /^(https?):\/\/\$host([/?].*)?$/.exec(e.url);
+  if (!m) return { host: quote(new URL(e.url).host), url: quote(e.url), self: false };
+  if (!self) refuse('the self-host auth-url (no listener known)', e.url);
+  const https = m[1] === 'https';
+  const address = self.address === '' ? '127.0.0.1' : self.address.includes(':') ? `[${self.address}]` : self.address;
+  return { host: '$host', url: quote(`${m[1] ?? 'http'}://${address}:${https ? self.httpsPort : self.httpPort}${m[2] ?? '/'}`), self: true };
+}
+
+function authLocation(e: ExternalAuth, self: SelfListener | undefined): string[] {
   const id = externalId(e);
-  const url = new URL(e.url);
+  const target = authTarget(e, self);
   const set = (name: string, value: string): string => `${I}proxy_set_header ${name} ${value};`;
   const lines = [
     `        location = ${authPath(id)} {`,
     `${I}internal;`,
     `${I}rewrite_by_lua_block { }`,
     `${I}proxy_pass_request_body off;`,
-    set('Content-Length', '""'), set('X-Forwarded-Proto', '""'), set('Host', quote(url.host)),
+    set('Content-Length', '""'), set('X-Forwarded-Proto', '""'), set('Host', target.host),
+    // A self-host auth request carries this header; a location that would authenticate it again answers 508 instead of looping.
+    ...(target.self ? [set('X-Portico-Auth-Hop', '"1"'), `${I}proxy_ssl_name $host;`] : []),
     set('X-Original-URL', '$scheme://$http_host$request_uri'), set('X-Original-Method', '$request_method'),
     set('X-Sent-From', '"portico"'), set('X-Real-IP', '$remote_addr'), set('X-Forwarded-For', '$remote_addr'),
     set('X-Request-ID', '$req_id'), set('X-Auth-Request-Redirect', e.requestRedirect !== undefined ? quote(e.requestRedirect) : '$request_uri'),
@@ -98,30 +113,45 @@ function authLocation(e: ExternalAuth): string[] {
     ...(e.snippet !== undefined ? snippet(e.snippet).map((l) => `${I}${l}`) : []),
     // A variable: nginx resolves the host per request (resolver below), so a name that does not resolve can never
     // make `nginx -t` refuse the whole configuration; the auth request then fails, and the location with it (500).
-    `${I}set $portico_auth_url ${quote(e.url)};`,
+    `${I}set $portico_auth_url ${target.url};`,
     `${I}proxy_pass $portico_auth_url;`,
     '        }',
   ];
   if (e.signin === undefined) return lines;
   const param = /^[A-Za-z0-9_.-]{1,64}$/.test(e.redirectParam) ? e.redirectParam : refuse('the redirect parameter', e.redirectParam);
-  const signin = quote(e.signin).slice(0, -1);
-  return [
-    ...lines,
-    `        location ${signinName(id)} {`,
-    `${I}set_by_lua_block $portico_escaped_uri { return ngx.escape_uri(ngx.var.request_uri) }`,
-    `${I}return 302 ${signin}${e.signin.includes('?') ? '&' : '?'}${param}=$scheme://$http_host$portico_escaped_uri";`,
-    '        }',
-  ];
+  return [...lines, `        location ${signinName(id)} {`, ...signinLines(e.signin, param), '        }'];
+}
+
+const SIGNIN_VARS = /\$(escaped_request_uri|request_uri|host|best_http_host|http_host|scheme)(?![A-Za-z0-9_])/g;
+
+/**
+ * The signin redirect: the URL, then the original URL in `param` unless the URL sets it already (as
+ * `?rd=$escaped_request_uri` does). Variables only from the list annotations/auth-urls.ts accepts.
+ */
+function signinLines(signin: string, param: string): string[] {
+  if (/[\s"\\]/.test(signin) || signin.replace(SIGNIN_VARS, '').includes('$')) refuse('the signin URL', signin);
+  const escaped = `${I}set_by_lua_block $portico_escaped_uri { return ngx.escape_uri(ngx.var.request_uri) }`;
+  const own = signin.includes('$escaped_request_uri') ? [`${I}set_by_lua_block $escaped_request_uri { return ngx.escape_uri(ngx.var.request_uri) }`] : [];
+  const query = signin.split('?')[1] ?? '';
+  if (query.split('&').some((p) => p.startsWith(`${param}=`))) return [...own, `${I}return 302 ${quoteLiteral(signin)};`];
+  const url = signin.includes('$') ? quoteLiteral(signin).slice(0, -1) : quote(signin).slice(0, -1);
+  return [escaped, ...own, `${I}return 302 ${url}${signin.includes('?') ? '&' : '?'}${param}=$scheme://$http_host$portico_escaped_uri";`];
+}
+
+/** Lines of a location protected by a self-host auth-url: a nested auth request (a loop) answers 508. */
+function authHopGuard(s: LocationSettings): string[] {
+  const e = s.auth?.denied === undefined ? s.auth?.external : undefined;
+  return e && /^https?:\/\/\$host/.test(e.url) ? [`${I}if ($http_x_portico_auth_hop) { return 508; }`] : [];
 }
 
 /** The auth_request locations (and signin redirects) a server's locations use, each once. */
-export function authLocations(server: Server): string[] {
+export function authLocations(server: Server, self?: SelfListener): string[] {
   const made = new Map<string, ExternalAuth>();
   for (const l of server.locations) {
     const a = l.target.kind === 'upstream' ? l.target.settings?.auth : undefined;
     if (a?.external && a.denied === undefined) made.set(externalId(a.external), a.external);
   }
-  return [...made].sort(([x], [y]) => x.localeCompare(y)).flatMap(([, e]) => authLocation(e));
+  return [...made].sort(([x], [y]) => x.localeCompare(y)).flatMap(([, e]) => authLocation(e, self));
 }
 
 function resolverAddress(a: string): string {

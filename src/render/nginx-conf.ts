@@ -199,7 +199,7 @@ function location(l: Location, ctx: SettingsContext, extra: string[], upstreams:
 
 function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>): string[] {
   const catchAll = s.host === '_';
-  const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)) };
+  const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort } };
   const proxyProtocol = ctx.global.useProxyProtocol ? ' proxy_protocol' : '';
   // No reuseport: with it, connections queued on old workers' sockets are served by the old configuration after a reload.
   const first = catchAll ? ' default_server backlog=4096' : '';

@@ -5,7 +5,7 @@ import {
   ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word,
 } from './escape.js';
 import { addHeaders, proxyHeaders } from './globals.js';
-import { authLines, authLocations, authUpstreamVars } from './auth.js';
+import { authLines, authLocations, authUpstreamVars, type SelfListener } from './auth.js';
 import { trafficLocation, trafficServer } from './traffic.js';
 import { backendTls, proxySslDenied } from './proxy-ssl.js';
 
@@ -19,6 +19,8 @@ export interface SettingsContext {
   readonly defaultUpstream: string | undefined;
   /** The Lua hooks (rewrite_by_lua / log_by_lua lines) a location proxying to this upstream needs (ADR 0001). */
   readonly luaHooks?: (upstream: string) => readonly string[];
+  /** Portico's own traffic listener, where a `$host` auth-url is sent (render/auth.ts). */
+  readonly self?: SelfListener;
 }
 
 type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
@@ -150,7 +152,7 @@ export function serverBody(s: Server, ctx: SettingsContext): string[] {
     ...trafficServer(s, ctx.global, ctx.headers),
     ...(s.settings?.serverSnippet !== undefined ? snippet(s.settings.serverSnippet).map((l) => `        ${l}`) : []),
     ...errorLocations(s, ctx),
-    ...authLocations(s),
+    ...authLocations(s, ctx.self),
   ];
 }
 

@@ -100,7 +100,7 @@ void test('allow-cross-namespace-resources lets auth-secret name another namespa
 const REFUSED: [Record<string, string>, RegExp][] = [
   [{ 'auth-type': 'digest', 'auth-secret': 'htp' }, /digest authentication is not supported: Debian's nginx has no digest module/],
   [{ 'auth-type': 'basic' }, /auth-type and auth-secret go together/],
-  [{ 'auth-url': 'http://a.test/$request_uri' }, /not an absolute http or https URL/],
+  [{ 'auth-url': 'http://a.test/$request_uri' }, /variables are allowed only as the whole host/],
   [{ 'auth-url': 'ftp://a.test/' }, /not an absolute http or https URL/],
   [{ 'auth-realm': 'a"b' }, /not a realm/],
   [{ 'auth-cache-key': '$request_body' }, /not a cache key of known nginx variables/],
