@@ -62,6 +62,9 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'enable-metrics': { type: 'boolean', default: 'true', doc: "per-request metrics under ingress-nginx's names on /metrics, counted by Lua in nginx's log phase" },
   'enable-dashboard': { type: 'boolean', default: 'true', doc: 'the read-only dashboard at /dashboard on the healthz port' },
   'shutdown-grace-period': { type: 'string', default: '0', doc: 'on SIGTERM, seconds (or a duration: 5s) readiness fails before nginx quits gracefully' },
+  'tcp-services-configmap': { type: 'string', default: '', doc: 'namespace/name of the ConfigMap of TCP services: port → namespace/service:port[:PROXY[:PROXY]]' },
+  'udp-services-configmap': { type: 'string', default: '', doc: 'namespace/name of the ConfigMap of UDP services: port → namespace/service:port' },
+  'enable-ssl-passthrough': { type: 'boolean', default: 'false', doc: 'honour the ssl-passthrough annotation: nginx reads the SNI on the HTTPS port in front of the HTTPS server' },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
   'json': { type: 'boolean', default: 'false', doc: 'migrate-check: print the report as JSON instead of a table' },
   'version': { type: 'boolean', default: 'false', doc: "print Portico's version, git commit and nginx package version" },
@@ -179,11 +182,18 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     enableMetrics: bool('enable-metrics'),
     enableDashboard: bool('enable-dashboard'),
     shutdownGracePeriodMs: parseSecondsOrDuration('shutdown-grace-period', str('shutdown-grace-period')),
+    ...streamFlags(opt, values['enable-ssl-passthrough'] === true),
   });
   return Object.freeze({ ...config, help: values['help'] === true, version: values['version'] === true, json: values['json'] === true, warnings: refusedFlagWarnings(values) });
 }
 
 type Value = string | boolean | undefined;
+
+/** The stream flags (issue 17): the TCP/UDP services ConfigMaps and ssl-passthrough. */
+function streamFlags(opt: (name: string) => string | undefined, passthrough: boolean): Pick<Config, 'tcpServicesConfigmap' | 'udpServicesConfigmap' | 'enableSslPassthrough'> {
+  const ref = (name: string): Config['tcpServicesConfigmap'] => { const v = opt(name); return v === undefined ? undefined : parseObjectRef(name, v); };
+  return { tcpServicesConfigmap: ref('tcp-services-configmap'), udpServicesConfigmap: ref('udp-services-configmap'), enableSslPassthrough: passthrough };
+}
 
 /** --sync-period-ms, else ingress-nginx's --sync-rate-limit (syncs per second, a float) as milliseconds. */
 function syncPeriodOf(ms: Value, rateFlag: Value): number {

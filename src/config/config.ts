@@ -74,6 +74,11 @@ export interface Config {
   readonly enableDashboard: boolean;
   /** --shutdown-grace-period: after SIGTERM, readiness fails this long before nginx is asked to quit. */
   readonly shutdownGracePeriodMs: number;
+  /** --tcp-services-configmap / --udp-services-configmap: namespace/name of the stream services ConfigMaps (model/stream.ts). */
+  readonly tcpServicesConfigmap: { namespace: string; name: string } | undefined;
+  readonly udpServicesConfigmap: { namespace: string; name: string } | undefined;
+  /** --enable-ssl-passthrough: ssl_preread in front of the HTTPS port; the annotation is ignored with a Warning without it. */
+  readonly enableSslPassthrough: boolean;
 }
 
 /** Splits `namespace/name`, the form every ingress-nginx object-reference flag takes. */
