@@ -1,0 +1,114 @@
+// Renders the model's stream section: TCP/UDP services and the ssl_preread front of the HTTPS port (passthrough).
+import type { Endpoint } from '../model/types.js';
+import type { StreamModel } from '../model/stream.js';
+import type { GlobalSettings } from '../model/settings.js';
+import { cidr, filePath, int, quote, serverName } from './escape.js';
+
+export interface StreamRenderOptions {
+  readonly workDir: string;
+  readonly httpsPort: number;
+  readonly listenAddress: string;
+  readonly global?: GlobalSettings;
+}
+
+/** The unix socket (in the work directory) the HTTPS server listens on behind the passthrough front. */
+export const HTTPS_SOCKET = 'https.sock';
+const socket = (o: StreamRenderOptions, name: string): string => `unix:${o.workDir.replace(/\/$/, '')}/${name}`;
+
+export function streamModuleLines(stream: StreamModel | undefined): string[] {
+  return stream ? [`load_module ${filePath('/usr/lib/nginx/modules/ngx_stream_module.so')};`] : [];
+}
+
+function where(address: string, port: number): string {
+  return address === '' ? int(port) : address.includes(':') ? `[${cidr(address)}]:${int(port)}` : `${cidr(address)}:${int(port)}`;
+}
+
+/**
+ * A stream upstream's servers. nginx needs one server at least: a backend without ready endpoints gets a `down`
+ * one, so connections are closed at once ("no live upstreams") and the port stays bound.
+ */
+function upstream(name: string, endpoints: readonly Endpoint[]): string[] {
+  const servers = endpoints.length === 0 ? ['        server 127.0.0.1:1 down;']
+    : endpoints.map((e) => `        server ${e.address.includes(':') ? `[${cidr(e.address)}]` : cidr(e.address)}:${int(e.port)};`);
+  return [`    upstream ${name} {`, ...servers, '    }'];
+}
+
+/**
+ * Passthrough (issue 17): the stream server on the HTTPS port reads the SNI (ssl_preread) and passes the connection,
+ * with a PROXY protocol line so the client's address survives, either to the HTTPS server on a unix socket
+ * (terminated as without passthrough) or to a per-host socket that strips the line again before the backend:
+ * a backend whose TLS Portico does not terminate must get the client's bytes unchanged.
+ */
+function passthrough(s: StreamModel, o: StreamRenderOptions): string[] {
+  const hosts = s.passthrough ?? [];
+  // use-proxy-protocol: a load balancer in front sends the line; the front trusts it from proxy-real-ip-cidr and passes the client on.
+  const g = o.global;
+  const fromLb = g?.useProxyProtocol === true;
+  return [
+    '    map $ssl_preread_server_name $portico_sni_target {',
+    '        hostnames;',
+    '        default portico_https;',
+    ...hosts.map((h, i) => `        ${serverName(h.host)} portico_pt_${int(i)};`),
+    '    }',
+    `    upstream portico_https { server ${quote(socket(o, HTTPS_SOCKET))}; }`,
+    '    server {',
+    `        listen ${where(o.listenAddress, o.httpsPort)}${fromLb ? ' proxy_protocol' : ''} backlog=4096;`,
+    ...(fromLb ? (g.proxyRealIpCidr).map((c) => `        set_real_ip_from ${cidr(c)};`) : []),
+    '        ssl_preread on;',
+    '        proxy_pass $portico_sni_target;',
+    '        proxy_protocol on;',
+    '        proxy_connect_timeout 5s;',
+    '    }',
+    ...hosts.flatMap((h, i) => [
+      ...upstream(`portico_pt_backend_${int(i)}`, h.endpoints),
+      `    upstream portico_pt_${int(i)} { server ${quote(socket(o, `pt-${int(i)}.sock`))}; }`,
+      '    server {',
+      `        listen ${quote(socket(o, `pt-${int(i)}.sock`))} proxy_protocol;`,
+      `        proxy_pass portico_pt_backend_${int(i)};`,
+      '    }',
+    ]),
+  ];
+}
+
+/** The whole `stream {}` block, or nothing when the model has no stream section. */
+export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions): string[] {
+  if (!s) return [];
+  return [
+    'stream {',
+    // ingress-nginx's defaults: proxy-connect-timeout 5s, proxy-stream-timeout 600s, proxy-stream-responses 1.
+    '    proxy_connect_timeout 5s;',
+    '    proxy_timeout 600s;',
+    ...s.services.flatMap((svc) => {
+      const name = `portico_${svc.protocol}_${int(svc.port)}`;
+      const udp = svc.protocol === 'udp';
+      return [
+        `    # ${svc.protocol.toUpperCase()} ${int(svc.port)}: ${svc.service.namespace}/${svc.service.name}:${int(svc.servicePort)}`,
+        ...upstream(name, svc.endpoints),
+        '    server {',
+        `        listen ${where(o.listenAddress, svc.port)}${udp ? ' udp' : ''}${svc.decodeProxy ? ' proxy_protocol' : ''};`,
+        `        proxy_pass ${name};`,
+        ...(svc.encodeProxy ? ['        proxy_protocol on;'] : []),
+        ...(udp ? ['        proxy_responses 1;'] : []),
+        '    }',
+      ];
+    }),
+    ...(s.passthrough ? passthrough(s, o) : []),
+    '}',
+  ];
+}
+
+/**
+ * http-level lines with passthrough on: the HTTPS server behind the front trusts the PROXY line from its unix socket
+ * only, so `$remote_addr` is the client's address for terminated hosts. With use-proxy-protocol the header is
+ * already proxy_protocol; with use-forwarded-headers or enable-real-ip the header stays theirs (docs/adr/0010).
+ */
+export function passthroughHttpLines(s: StreamModel | undefined, g: GlobalSettings): string[] {
+  if (s?.passthrough === undefined) return [];
+  const header = g.useProxyProtocol || g.enableRealIp || g.useForwardedHeaders ? [] : ['    real_ip_header proxy_protocol;'];
+  return [...header, '    set_real_ip_from unix:;'];
+}
+
+/** The HTTPS listen parameters with passthrough on: the unix socket, with the PROXY line the front sends. */
+export function httpsListen(s: StreamModel | undefined, o: StreamRenderOptions): string | undefined {
+  return s?.passthrough === undefined ? undefined : `listen ${quote(socket(o, HTTPS_SOCKET))}`;
+}
