@@ -21,6 +21,7 @@ import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
 import { tlsSettingsOf } from '../model/settings.js';
 import { refreshEndpoints } from '../model/refresh.js';
 import { targetPolicy } from './target-policy.js';
+import { countStreamReload, endpointsOnly, streamOptions } from './stream.js';
 import { Quarantine, blame, culprit, keyOf } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
@@ -34,6 +35,7 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     strictHostOwnership: config.strictHostOwnership,
     tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
     targets: targetPolicy(config),
+    ...streamOptions(config),
   };
 }
 
@@ -77,7 +79,8 @@ const MAX_ROUNDS = 6;
 
 const ingressKey = (i: Snapshot['ingresses'][number]): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
 
-export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number }
+/** streamReloads: reloads (also) caused by the stream section, endpoint changes of TCP/UDP/passthrough backends included (docs/adr/0010). */
+export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number; streamReloads: number }
 
 /** A sync that left nginx serving `model` (plan noop included), for status and Events. */
 export interface AppliedSync { readonly model: Model; readonly plan: 'noop' | 'dynamic' | 'reload'; readonly reloaded: boolean }
@@ -86,7 +89,7 @@ export interface AppliedSync { readonly model: Model; readonly plan: 'noop' | 'd
 export class Controller {
   readonly store = new Store();
   readonly loop: SyncLoop;
-  readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0 };
+  readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0, streamReloads: 0 };
   private running: DataPlaneState | undefined;
   private current: { model: Model; rendered: RenderedConf; backends: string; certs: CertificatesState } | undefined;
   /** The last sync ended applied (or equal): only then may an EndpointSlice-only change skip the full build. */
@@ -136,7 +139,8 @@ export class Controller {
     await this.tls.prepare();
     // Endpoint churn is the common change: it only needs the upstreams' endpoints again (model/refresh.ts).
     // Everything but the upstreams' endpoints (nginx.conf, certificates, htpasswd files) is then the running one.
-    const last = this.lastOk && [...causes.keys()].every((k) => k === 'EndpointSlice') ? this.current : undefined;
+    // Stream upstreams are static in nginx.conf (no stream Lua): with a stream section, endpoints need the full build.
+    const last = this.lastOk && endpointsOnly(causes, this.current) ? this.current : undefined;
     this.lastOk = false;
     const { model, conf } = last
       ? { model: refreshEndpoints(last.model, this.store.snapshot(), targetPolicy(this.config)), conf: last.rendered }
@@ -166,6 +170,7 @@ export class Controller {
         await this.tls.beforeReload(model);
         await this.reload(conf.text, conf.hash, model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
+        countStreamReload(this.counters, reloads, this.current, model);
         await this.tls.afterReload(model);
       }
       if (plan === 'reload' || this.running?.backends !== backends) this.dropped.backends = await this.nginx.push('backends', JSON.parse(backends) as unknown);

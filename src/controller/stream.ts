@@ -1,0 +1,31 @@
+// The stream section's part of a sync: its model options from the flags, and what tells a stream-caused reload apart.
+import type { Config } from '../config/config.js';
+import type { ModelOptions } from '../model/input.js';
+import type { Model } from '../model/types.js';
+import type { Counters } from './controller.js';
+import { targetPolicy } from './target-policy.js';
+
+/**
+ * The model's stream options, or nothing when no stream flag is given (then no stream section is rendered and
+ * nginx.conf is exactly as before). Reserved ports: Portico's own (traffic, healthz, status, default server, webhook).
+ */
+export function streamOptions(config: Config): Pick<ModelOptions, 'stream'> {
+  const { tcpServicesConfigmap: tcp, udpServicesConfigmap: udp, enableSslPassthrough: passthrough } = config;
+  if (tcp === undefined && udp === undefined && !passthrough) return {};
+  return { stream: { tcp, udp, passthrough, reservedPorts: targetPolicy(config).ownPorts, annotationsPrefix: config.annotationsPrefix } };
+}
+
+/** The stream section as nginx holds it (ports, endpoints, passthrough hosts): a change of it needs a reload (docs/adr/0010). */
+export function streamDigest(model: Model | undefined): string {
+  return JSON.stringify(model?.stream ?? null);
+}
+
+/** Whether a sync caused only by EndpointSlices may reuse nginx.conf: not with a stream section, whose upstreams are in it. */
+export function endpointsOnly(causes: ReadonlyMap<string, number>, running: { readonly model: Model } | undefined): boolean {
+  return running?.model.stream === undefined && [...causes.keys()].every((k) => k === 'EndpointSlice');
+}
+
+/** Counts a reload that happened (reloads moved past `before`) while the stream section changed. */
+export function countStreamReload(counters: Counters, before: number, prev: { readonly model: Model } | undefined, next: Model): void {
+  if (counters.reloads > before && streamDigest(prev?.model) !== streamDigest(next)) counters.streamReloads += 1;
+}
