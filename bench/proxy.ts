@@ -7,7 +7,9 @@
 //
 // Sides, all the same /usr/sbin/nginx, the same worker count, the proxy's workers pinned to CPU 0 and wrk plus the
 // backend pinned to CPU 1, measured in interleaved rounds (the order rotates each round):
-//   portico   the real `portico` command in local mode on a manifest folder (Lua balancer, rendered nginx.conf)
+//   portico   the real `portico` command in local mode on a manifest folder (Lua balancer, rendered nginx.conf),
+//             per-request metrics on (the default: the http-level log_by_lua of lua/portico/metrics.lua)
+//   nometrics the same command with --enable-metrics=false: the metrics' cost is portico / nometrics
 //   same      hand-written nginx.conf: static `upstream` + keepalive, the same proxy headers, maps and access log
 //   minimal   hand-written nginx.conf: static `upstream` + keepalive, only the headers keepalive needs, same access log
 // The backend is a second hand-written nginx answering `return 200` on two ports (two endpoints, round robin).
@@ -103,6 +105,11 @@ async function main(): Promise<void> {
     stops.push(() => portico.stop());
     const masterPid = Number((await readFile(join(portico.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [masterPid, ...(await childPids(masterPid))]) await pin(pid, PROXY_CPUS);
+    const off: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info', '--enable-metrics=false',
+      ...(binary ? ['--nginx-binary', binary] : [])]);
+    stops.push(() => off.stop());
+    const offPid = Number((await readFile(join(off.workDir, 'nginx.pid'), 'utf8')).trim());
+    for (const pid of [offPid, ...(await childPids(offPid))]) await pin(pid, PROXY_CPUS);
 
     /** One hand-written side: its own port, stopped with the rest. */
     const hand = async (name: string, headers: string, serverExtra: string, lua = false): Promise<Side> => {
@@ -113,6 +120,7 @@ async function main(): Promise<void> {
     };
     const sides: Side[] = [
       { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [], master: masterPid },
+      { name: 'nometrics', port: off.http, workers: () => childPids(offPid), rounds: [], master: offPid },
       await hand('same', SAME_HEADERS, CLIENT_AUTH),
       await hand('minimal', MINIMAL_HEADERS, ''),
       await hand('floor', SAME_HEADERS, CLIENT_AUTH, true),

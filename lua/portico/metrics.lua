@@ -10,8 +10,14 @@
 -- allocation once a series exists. A timer flushes each worker's table into the dict every FLUSH_SECONDS (and when
 -- the worker exits), with dict:incr on the slots that moved. GET /configuration/metrics (portico.configuration,
 -- token-protected) dumps the dict for Portico, which exports it under ingress-nginx's names on /metrics.
+local ffi = require("ffi")
+local base = require("resty.core.base")
+require("resty.core.var")     -- declares ngx_http_lua_ffi_var_get
+require("resty.core.misc")    -- declares ngx_http_lua_ffi_get_resp_status
+require("resty.core.request") -- declares ngx_http_lua_ffi_req_start_time, ngx_http_lua_ffi_req_get_method
+
 local ngx = ngx
-local ngx_var = ngx.var
+local ngx_now = ngx.now
 local ngx_log = ngx.log
 local ERR = ngx.ERR
 local tonumber = tonumber
@@ -45,8 +51,39 @@ _M.SLOTS = { requests = 1, request_duration_sum = 2, request_duration_buckets = 
   response_duration_sum = US, response_duration_buckets = UB, request_size_sum = QS, request_size_buckets = QB,
   response_size_sum = PS, response_size_buckets = PB, total = SLOTS }
 
-local METHODS = { GET = "GET", HEAD = "HEAD", POST = "POST", PUT = "PUT", DELETE = "DELETE", PATCH = "PATCH",
-  OPTIONS = "OPTIONS", CONNECT = "CONNECT", TRACE = "TRACE" }
+-- nginx's method ids (ngx_http_request.h) -> the label; any other method (nginx takes any token) is OTHER.
+local METHODS = { [0x0002] = "GET", [0x0004] = "HEAD", [0x0008] = "POST", [0x0010] = "PUT", [0x0020] = "DELETE",
+  [0x0080] = "OPTIONS", [0x4000] = "PATCH", [0x8000] = "TRACE", [0x10000] = "CONNECT" }
+
+-- Status labels, made once per code: no string is built per request.
+local STATUS = setmetatable({}, { __index = function(t, code)
+  local s = (code >= 0 and code <= 999) and string.format("%03d", code) or "000"
+  t[code] = s
+  return s
+end })
+
+-- Variables read straight through lua-nginx-module's FFI call, as portico.balancer reads $portico_backend: ngx.var
+-- goes through a metamethod LuaJIT cannot compile into the caller's trace. nil when unset.
+local C = ffi.C
+local ffi_string = ffi.string
+local get_request = base.get_request
+local var_value = ffi.new("char *[1]")
+local var_len = ffi.new("size_t[1]")
+local var_err = base.get_errmsg_ptr()
+local lowcase = ffi.new("char[?]", 32)
+
+local function var(r, name)
+  local rc = C.ngx_http_lua_ffi_var_get(r, name, #name, lowcase, 0, var_value, var_len, var_err)
+  if rc ~= 0 then return nil end
+  return ffi_string(var_value[0], var_len[0])
+end
+
+-- label string -> its upstream (the last field): worked out once per label set, not per request.
+local upstream_of = setmetatable({}, { __index = function(t, labels)
+  local u = str_match(labels, "|([^|]*)$") or ""
+  t[labels] = u
+  return u
+end })
 
 local pending = {} -- labels -> canary -> status -> method -> slots
 local dirty = false
@@ -79,17 +116,20 @@ end
 -- log_by_lua (http level, inherited by every location without a log hook of its own; portico.balancer.log calls it
 -- where a location has one). Requests of locations that render no labels (internal servers, 404s) are not counted.
 function _M.log()
-  local labels = ngx_var.portico_metrics
+  local r = get_request()
+  if not r then return end
+  local labels = var(r, "portico_metrics")
   if labels == nil or labels == "" then return end
-  local upstream = str_match(labels, "[^|]*$")
-  local backend = ngx_var.portico_backend
-  local canary = (backend ~= nil and backend ~= upstream) and backend or ""
-  local s = series(labels, canary, ngx_var.status or "000", METHODS[ngx_var.request_method] or "OTHER")
+  local backend = var(r, "portico_backend")
+  local canary = (backend ~= nil and backend ~= upstream_of[labels]) and backend or ""
+  local s = series(labels, canary, STATUS[C.ngx_http_lua_ffi_get_resp_status(r)], METHODS[C.ngx_http_lua_ffi_req_get_method(r)] or "OTHER")
   s[1] = s[1] + 1
-  local rt = tonumber(ngx_var.request_time) or 0
+  -- $request_time, without formatting and parsing it: the cached time now minus the request's start
+  local rt = ngx_now() - tonumber(C.ngx_http_lua_ffi_req_start_time(r))
+  if rt < 0 then rt = 0 end
   s[2] = s[2] + rt
   bucket(s, RT, TIME, rt)
-  local urt = ngx_var.upstream_response_time
+  local urt = var(r, "upstream_response_time")
   if urt then
     -- "0.004, 0.010" after retries, "-" when no upstream answered: the last figure is the answering upstream's
     local ut = tonumber(urt) or tonumber(str_match(urt, "([%d.]+)%s*$"))
@@ -99,10 +139,10 @@ function _M.log()
       bucket(s, UB, TIME, ut)
     end
   end
-  local qs = tonumber(ngx_var.request_length) or 0
+  local qs = tonumber(var(r, "request_length")) or 0
   s[QS] = s[QS] + qs
   bucket(s, QB, SIZE, qs)
-  local ps = tonumber(ngx_var.bytes_sent) or 0
+  local ps = tonumber(var(r, "bytes_sent")) or 0
   s[PS] = s[PS] + ps
   bucket(s, PB, LENGTH, ps)
   dirty = true
