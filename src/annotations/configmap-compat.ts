@@ -17,7 +17,7 @@ const set = (raw: string): boolean => raw.trim() !== '';
 const NO_MODULE = (what: string, pkg: string): string => `${what} needs a module that Debian's nginx packages do not ship (${pkg}); Portico runs Debian's nginx`;
 const REMOVED_TRACING = 'removed in ingress-nginx v1.10 (OpenTelemetry replaced it), and Portico has no tracing module: refused';
 const OTEL_ONLY = 'only read with enable-opentelemetry, which Portico refuses';
-const NO_STREAM = 'Portico serves no TCP/UDP services (tcp-services-configmap) yet, so the stream settings have nothing to apply to';
+const NO_STREAM = 'not read yet: the stream section (tcp/udp-services-configmap, ssl-passthrough) uses ingress-nginx\'s defaults (connect 5s, timeout 600s, one UDP response, no stream access log)';
 
 function rows(keys: readonly string[], status: CompatKey['status'], why: string, when?: (raw: string) => boolean): CompatKey[] {
   return keys.map((key) => ({ key, status, why, ...(when ? { when } : {}) }));

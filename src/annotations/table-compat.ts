@@ -20,7 +20,7 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
   row('enable-owasp-core-rules', 'refused', NO_WAF, truthy),
   row('modsecurity-snippet', 'refused', NO_WAF),
   row('modsecurity-transaction-id', 'refused', NO_WAF),
-  row('ssl-passthrough', 'refused', 'ssl-passthrough is not implemented yet: the Ingress is refused rather than terminated by Portico', truthy),
+  row('ssl-passthrough', 'no-op', 'read by the stream section (model/stream.ts): with --enable-ssl-passthrough, TLS connections whose SNI names a rule host of the Ingress go unterminated to the backend of its first path; without the flag the annotation is ignored with a Warning'),
   row('ssl-ciphers', 'refused', 'per-Ingress cipher lists are not implemented (the ConfigMap\'s ssl-ciphers applies to every host): the Ingress is not served rather than served with other ciphers'),
   row('ssl-prefer-server-ciphers', 'refused', 'per-Ingress cipher preferences are not implemented: the Ingress is not served rather than served with other settings', truthy),
   row('proxy-ssl-ciphers', 'refused', 'cipher lists to the backend are not implemented: the Ingress is not served rather than served with other ciphers'),
