@@ -21,6 +21,7 @@ import { Offload } from './offload.js';
 import type { Snapshot } from '../model/input.js';
 import { startDuties, type Duties } from './duties.js';
 import { loadConnection } from '../kube/connect.js';
+import { debugBackends } from './stream.js';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
 export interface Source {
@@ -69,7 +70,7 @@ export async function runController(config: Config, log: Logger): Promise<number
   const server = await startServer({ port: config.healthzPort, host: config.healthzHost, debugRemoteAccess: config.debugRemoteAccess }, {
     healthy: () => ops.healthy(),
     debugConfig: () => ctl.debug.conf,
-    debugBackends: () => ctl.debug.backends,
+    debugBackends: () => debugBackends(ctl.debug.backends, ctl.debug.model),
     metrics: () => ops.metrics(),
     state: () => ops.state(),
     ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),

@@ -29,3 +29,23 @@ export function endpointsOnly(causes: ReadonlyMap<string, number>, running: { re
 export function countStreamReload(counters: Counters, before: number, prev: { readonly model: Model } | undefined, next: Model): void {
   if (counters.reloads > before && streamDigest(prev?.model) !== streamDigest(next)) counters.streamReloads += 1;
 }
+
+/**
+ * /debug/backends: the HTTP backends payload (what Lua holds), then one entry per stream port and passthrough host
+ * (what nginx.conf holds), with the same `name` and `endpoints` fields.
+ */
+export function debugBackends(payload: string, model: Model | undefined): string {
+  const s = model?.stream;
+  if (!s) return payload;
+  const svc = (r: { namespace: string; name: string }, port: number): string => `${r.namespace}/${r.name}:${port}`;
+  const stream = [
+    ...s.services.map((x) => ({
+      name: `${x.protocol}-${x.port}`, kind: 'stream', protocol: x.protocol, port: x.port, service: svc(x.service, x.servicePort),
+      source: `${x.source.configMap} ${x.source.key}`, proxyProtocol: { decode: x.decodeProxy, encode: x.encodeProxy }, endpoints: x.endpoints,
+    })),
+    ...(s.passthrough ?? []).map((p) => ({
+      name: `passthrough-${p.host}`, kind: 'passthrough', host: p.host, ingress: `${p.ingress.namespace}/${p.ingress.name}`, service: svc(p.service, p.servicePort), endpoints: p.endpoints,
+    })),
+  ];
+  return JSON.stringify([...(JSON.parse(payload) as unknown[]), ...stream]);
+}
