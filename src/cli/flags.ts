@@ -98,7 +98,8 @@ function normalizeArgv(argv: readonly string[]): string[] {
 export function helpText(): string {
   const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.doc}${f.type === 'string' && f.default ? ` (default ${f.default})` : ''}`);
   const compat = Object.entries(COMPAT_FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.status}: ${f.doc}`);
-  return ['usage: portico [render | migrate-check] [flags]', '', ...lines, '', 'ingress-nginx flags accepted for compatibility (docs/flags.md):', ...compat].join('\n');
+  return ['usage: portico [render | migrate-check] [flags]',
+    '       portico backends | config | certs | status [--url http://HOST:PORT] [--json]   (inspect a running instance)', '', ...lines, '', 'ingress-nginx flags accepted for compatibility (docs/flags.md):', ...compat].join('\n');
 }
 
 /** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
