@@ -55,7 +55,8 @@ const HASH_PLACEHOLDER = '@@CONFIG_HASH@@';
 /** The unix socket (in the work directory) of the server that answers 503 for backends without endpoints. */
 export const UNAVAILABLE_SOCKET = 'unavailable.sock';
 const unavailablePeer = (o: RenderOptions): string => `unix:${o.workDir.replace(/\/$/, '')}/${UNAVAILABLE_SOCKET}`;
-const MODULES = ['ndk_http_module', 'ngx_http_lua_module'];
+// headers-more (libnginx-mod-http-headers-more-filter): more_set_headers and friends in snippets, as ingress-nginx ships it.
+const MODULES = ['ndk_http_module', 'ngx_http_lua_module', 'ngx_http_headers_more_filter_module'];
 /** The environment variable that carries the configuration endpoint's token to nginx (docs/adr/0007); never its value here. */
 export const CONFIG_TOKEN_ENV = 'PORTICO_CONFIG_TOKEN';
 
