@@ -1,6 +1,7 @@
 // Generates docs/configuration.md from the flag table and the ConfigMap tables (`node dist/src/cli/config-docs.js`).
 import { fileURLToPath } from 'node:url';
 import { COMMANDS, FLAGS } from './flags.js';
+import { COMPAT_FLAGS } from './flags-compat.js';
 import { CONFIGMAP_KEYS } from '../annotations/configmap.js';
 import { CONFIGMAP_COMPAT } from '../annotations/configmap-compat.js';
 
@@ -10,6 +11,7 @@ const code = (s: string): string => (s === '' ? '' : `\`${cell(s)}\``);
 /** The whole Markdown document. Pure: the same tables always give the same text. */
 export function configurationMarkdown(): string {
   const flags = Object.entries(FLAGS).sort(([a], [b]) => a.localeCompare(b));
+  const compatFlags = Object.entries(COMPAT_FLAGS).sort(([a], [b]) => a.localeCompare(b));
   const keys = [...CONFIGMAP_KEYS].sort((a, b) => a.key.localeCompare(b.key));
   const compat = [...CONFIGMAP_COMPAT].sort((a, b) => a.key.localeCompare(b.key));
   return [
@@ -26,6 +28,15 @@ export function configurationMarkdown(): string {
     '| flag | type | default | what it does |',
     '|---|---|---|---|',
     ...flags.map(([name, f]) => `| \`--${name}\` | ${f.type === 'boolean' ? 'bool' : 'string'} | ${code(f.default)} | ${cell(f.doc)} |`),
+    '',
+    `## ingress-nginx flags accepted without a flag of their own (${compatFlags.length})`,
+    '',
+    '`mapped`: turned into Portico\'s own setting. `no-op`: accepted, changes nothing. `refused`: accepted so that Portico',
+    'starts, with a Warning naming the flag when its value asks for what Portico does not give.',
+    '',
+    '| flag | type | status | what it does here |',
+    '|---|---|---|---|',
+    ...compatFlags.map(([name, f]) => `| \`--${name}\` | ${f.type === 'boolean' ? 'bool' : 'string'} | ${f.status} | ${cell(f.doc)} |`),
     '',
     `## Global ConfigMap keys (\`--configmap namespace/name\`, ${keys.length})`,
     '',

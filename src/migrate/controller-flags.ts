@@ -1,8 +1,9 @@
 // ingress-nginx's controller Deployment: finding it, reading its flags, and judging each against Portico's flag table.
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import { FLAGS, parseFlags } from '../cli/flags.js';
+import { COMPAT_FLAGS } from '../cli/flags-compat.js';
 import { errorMessage } from '../errors.js';
-import { EVALUATED_FLAGS, FLAG_DIFFERENCES, FLAG_REFUSED } from './differences.js';
+import { EVALUATED_FLAGS, FLAG_DIFFERENCES } from './differences.js';
 import type { Item } from './check.js';
 
 /** One ingress-nginx controller found: where, and its flags with $(VAR) expanded as the kubelet does. */
@@ -43,7 +44,7 @@ export function splitFlags(args: readonly string[]): [string, string][] {
     if (!m?.[1]) continue; // the binary, or a stray value
     const next = args[i + 1];
     if (m[2] !== undefined) out.push([m[1], m[2]]);
-    else if (FLAGS[m[1]]?.type === 'string' && next !== undefined && !next.startsWith('-')) out.push([m[1], args[++i] ?? '']);
+    else if ((FLAGS[m[1]] ?? COMPAT_FLAGS[m[1]])?.type === 'string' && next !== undefined && !next.startsWith('-')) out.push([m[1], args[++i] ?? '']);
     else out.push([m[1], 'true']);
   }
   return out;
@@ -60,17 +61,16 @@ function refusal(name: string, value: string, all: readonly (readonly [string, s
   }
 }
 
-/** Each flag's verdict: same, different (how), refused (why) or unknown. */
+/** Each flag's verdict: same, different (how; ingress-nginx flags Portico maps or ignores), refused (why) or unknown. */
 export function judgeFlags(flags: readonly (readonly [string, string])[]): Item[] {
   return flags.map(([name, value]) => {
     const key = `--${name}`;
-    if (FLAGS[name] === undefined) {
-      const why = FLAG_REFUSED[name];
-      return why !== undefined ? { key, value, verdict: 'refused', detail: why } : { key, value, verdict: 'unknown', detail: 'Portico has no such flag' };
-    }
+    const compat = FLAGS[name] === undefined ? COMPAT_FLAGS[name] : undefined;
+    if (FLAGS[name] === undefined && compat === undefined) return { key, value, verdict: 'unknown', detail: 'Portico has no such flag' };
+    if (compat?.status === 'refused' && (compat.asks?.(compat.type === 'boolean' ? value === 'true' : value) ?? true)) return { key, value, verdict: 'refused', detail: compat.doc };
     const bad = refusal(name, value, flags);
     if (bad !== undefined) return { key, value, verdict: 'refused', detail: bad };
-    const diff = FLAG_DIFFERENCES[name];
+    const diff = compat !== undefined ? `${compat.status}: ${compat.doc}` : FLAG_DIFFERENCES[name];
     return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
   });
 }

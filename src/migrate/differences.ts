@@ -20,14 +20,6 @@ export const FLAG_DIFFERENCES: Readonly<Record<string, string>> = {
   'election-id': "Portico elects its leader on a Lease of that name in its own namespace; it never shares ingress-nginx's Lease",
 };
 
-/** ingress-nginx flags Portico knows it does not provide, and why (other flags it does not read are unknown). */
-export const FLAG_REFUSED: Readonly<Record<string, string>> = {
-  'enable-ssl-passthrough': 'ssl-passthrough is not implemented yet; its Ingresses are refused',
-  'tcp-services-configmap': 'TCP services (the stream section) are not implemented yet',
-  'udp-services-configmap': 'UDP services (the stream section) are not implemented yet',
-  'enable-ssl-chain-completion': 'Portico serves certificate chains as the Secret holds them and never fetches intermediates',
-};
-
 /**
  * Flags of ingress-nginx's Deployment that change which Ingresses are served and how annotations are judged:
  * migrate-check evaluates with them, as Portico would run with them after a takeover.

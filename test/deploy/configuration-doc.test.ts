@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { configurationMarkdown } from '../../src/cli/config-docs.js';
 import { FLAGS } from '../../src/cli/flags.js';
+import { COMPAT_FLAGS } from '../../src/cli/flags-compat.js';
 import { CONFIGMAP_KEYS } from '../../src/annotations/configmap.js';
 import { REPO } from '../support/portico.js';
 
@@ -14,6 +15,6 @@ void test('docs/configuration.md is up to date (regenerate: npm run docs)', asyn
 
 void test('it has a row for every flag and every ConfigMap key', () => {
   const doc = configurationMarkdown();
-  assert.deepEqual(Object.keys(FLAGS).filter((f) => !doc.includes(`| \`--${f}\` |`)), []);
+  assert.deepEqual([...Object.keys(FLAGS), ...Object.keys(COMPAT_FLAGS)].filter((f) => !doc.includes(`| \`--${f}\` |`)), []);
   assert.deepEqual(CONFIGMAP_KEYS.map((k) => k.key).filter((k) => !doc.includes(`| \`${k}\` |`)), []);
 });

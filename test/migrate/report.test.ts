@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { BY_KEY } from '../../src/annotations/table.js';
 import { CONFIGMAP_KEYS } from '../../src/annotations/configmap.js';
 import { FLAGS } from '../../src/cli/flags.js';
-import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES, EVALUATED_FLAGS, FLAG_DIFFERENCES, FLAG_REFUSED } from '../../src/migrate/differences.js';
+import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES, EVALUATED_FLAGS, FLAG_DIFFERENCES } from '../../src/migrate/differences.js';
 import { EXPECTED, FIXTURE, portico } from './run.js';
 
 async function expectWhole(file: string, actual: string): Promise<void> {
@@ -56,10 +56,9 @@ void test('a folder where everything maps exits 0; flags given win over the Depl
   }
 });
 
-void test('the notes name annotations, ConfigMap keys and flags of the code\'s tables, and refused flags Portico lacks', () => {
+void test('the notes name annotations, ConfigMap keys and flags of the code\'s tables', () => {
   assert.deepEqual(Object.keys(ANNOTATION_DIFFERENCES).filter((k) => !BY_KEY.has(k)), [], 'differences of annotations the table lacks');
   const keys = new Set(CONFIGMAP_KEYS.map((k) => k.key));
   assert.deepEqual(Object.keys(CONFIGMAP_DIFFERENCES).filter((k) => !keys.has(k)), []);
   assert.deepEqual([...Object.keys(FLAG_DIFFERENCES), ...EVALUATED_FLAGS].filter((f) => FLAGS[f] === undefined), []);
-  assert.deepEqual(Object.keys(FLAG_REFUSED).filter((f) => FLAGS[f] !== undefined), [], 'a flag Portico now has: take it out of FLAG_REFUSED');
 });
