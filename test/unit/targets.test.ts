@@ -162,3 +162,16 @@ test('annotation stage: a refused mirror-target or auth-url is a refused annotat
       '"http://169.254.169.254/latest": its host: 169.254.169.254 is a link-local address; targets may not be link-local unless the operator allows it (--allow-upstream-cidrs); the Ingress is not served'],
   ]);
 });
+
+test('admission: the webhook judge gets the policy from the flags (own ports, loopback in a pod)', async () => {
+  const { parseFlags } = await import('../../src/cli/flags.js');
+  const { admissionChecker } = await import('../../src/controller/controller.js');
+  const { createLogger } = await import('../../src/log.js');
+  const config = parseFlags(['--kubeconfig', '/dev/null', '--status-port', '10999'], { POD_NAME: 'portico-0' });
+  const checker = admissionChecker(config, createLogger('silent'));
+  assert.deepEqual(checker.options.targets, { ownPorts: [80, 443, 10254, 10999], allowLoopback: false, allowCidrs: [] });
+  const s = snap(['10.0.0.1'], undefined, { 'nginx.ingress.kubernetes.io/mirror-target': 'http://localhost:3000/' });
+  assert.deepEqual(checker.problems(s).filter((p) => p.object.kind === 'Ingress').map((p) => p.reason), [
+    '"http://localhost:3000/": localhost resolves to loopback: 127.0.0.1 is a loopback address; targets may not be loopback unless the operator allows it (--allow-loopback-upstreams or --allow-upstream-cidrs); the Ingress is not served',
+  ]);
+});
