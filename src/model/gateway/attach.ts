@@ -1,0 +1,104 @@
+// Which listeners of Portico's Gateways an HTTPRoute attaches to, and the hostnames it serves there (Gateway API semantics).
+import type { Snapshot } from '../input.js';
+import { checkHost } from '../names.js';
+import type { ObjectRef } from '../types.js';
+import { GATEWAY_GROUP, type HTTPRoute, type Listener, type ParentReference } from './api.js';
+
+/** A listener Portico serves: HTTP on port 80 (rendered on --http-port). */
+export interface ServedListener {
+  readonly gateway: ObjectRef;
+  readonly listener: Listener;
+}
+
+/** Why a listener is not served, or undefined when it is. */
+export function listenerRefusal(l: Listener): string | undefined {
+  if (l.protocol !== 'HTTP') return `protocol ${JSON.stringify(l.protocol)} is not supported yet (HTTP only; HTTPS is the next step of issue 19)`;
+  if (l.port !== 80) return `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`;
+  if (l.hostname !== undefined && checkHost(l.hostname.toLowerCase())) return `hostname: ${checkHost(l.hostname.toLowerCase()) ?? ''}`;
+  const from = l.allowedRoutes?.namespaces?.from ?? 'Same';
+  if (from === 'Selector') return 'allowedRoutes.namespaces.from Selector is not supported yet';
+  const kinds = l.allowedRoutes?.kinds;
+  if (kinds && !kinds.some((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute')) return 'allowedRoutes.kinds does not include HTTPRoute';
+  return undefined;
+}
+
+export function refOf(kind: string, obj: { metadata?: { namespace?: string; name?: string } }): ObjectRef {
+  return { kind, namespace: obj.metadata?.namespace ?? 'default', name: obj.metadata?.name ?? '' };
+}
+
+/** The Gateways of Portico's GatewayClasses, each with the listeners it serves and the reasons others are not. */
+export function servedListeners(snapshot: Snapshot, controllerName: string): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
+  const classes = new Set((snapshot.gatewayClasses ?? []).filter((c) => c.spec?.controllerName === controllerName).map((c) => c.metadata?.name ?? ''));
+  const served: ServedListener[] = [];
+  const refused: { gateway: ObjectRef; field: string; reason: string }[] = [];
+  for (const g of snapshot.gateways ?? []) {
+    if (!classes.has(g.spec?.gatewayClassName ?? '')) continue;
+    const gateway = refOf('Gateway', g);
+    (g.spec?.listeners ?? []).forEach((l, i) => {
+      const why = listenerRefusal(l);
+      if (why) refused.push({ gateway, field: `spec.listeners[${i}]`, reason: why });
+      else served.push({ gateway, listener: l });
+    });
+  }
+  return { served, refused };
+}
+
+/** `*.example.com` matches `a.example.com` and `a.b.example.com`, never `example.com` (Gateway API wildcards take one or more labels). */
+function wildcardMatches(wild: string, host: string): boolean {
+  return host.endsWith(wild.slice(1)) && host.length > wild.length - 1;
+}
+
+/**
+ * The hostnames a route serves on a listener: the intersection of the route's hostnames and the listener's hostname.
+ * Neither set: every host (''). Empty result: the route does not attach (NoMatchingListenerHostname).
+ */
+export function intersectHosts(listener: string | undefined, route: readonly string[]): string[] {
+  const l = listener?.toLowerCase();
+  if (route.length === 0) return [l ?? ''];
+  const out = new Set<string>();
+  for (const raw of route) {
+    const h = raw.toLowerCase();
+    if (l === undefined) out.add(h);
+    else if (h === l) out.add(h);
+    else if (l.startsWith('*.') && !h.startsWith('*.') && wildcardMatches(l, h)) out.add(h);
+    else if (h.startsWith('*.') && !l.startsWith('*.') && wildcardMatches(h, l)) out.add(l);
+    else if (h.startsWith('*.') && l.startsWith('*.')) {
+      if (wildcardMatches(l, h.slice(2))) out.add(h);
+      else if (wildcardMatches(h, l.slice(2))) out.add(l);
+    }
+  }
+  return [...out].sort();
+}
+
+/** Does this parentRef name this listener of this Gateway (kind, namespace, name, sectionName, port)? */
+function refersTo(p: ParentReference, routeNs: string, s: ServedListener): boolean {
+  if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') return false;
+  if ((p.namespace ?? routeNs) !== s.gateway.namespace || p.name !== s.gateway.name) return false;
+  if (p.sectionName !== undefined && p.sectionName !== s.listener.name) return false;
+  return p.port === undefined || p.port === s.listener.port;
+}
+
+function allows(s: ServedListener, routeNs: string): boolean {
+  const from = s.listener.allowedRoutes?.namespaces?.from ?? 'Same';
+  return from === 'All' || (from === 'Same' && routeNs === s.gateway.namespace);
+}
+
+/** The hosts a route serves across all its parentRefs, or the reason it attaches to nothing. */
+export function attach(route: HTTPRoute, listeners: readonly ServedListener[]): { hosts: string[] } | { reason: string } {
+  const ns = route.metadata?.namespace ?? 'default';
+  const hosts = new Set<string>();
+  let named = false;
+  let allowed = false;
+  for (const p of route.spec?.parentRefs ?? []) {
+    for (const s of listeners.filter((x) => refersTo(p, ns, x))) {
+      named = true;
+      if (!allows(s, ns)) continue;
+      allowed = true;
+      for (const h of intersectHosts(s.listener.hostname, route.spec?.hostnames ?? [])) hosts.add(h);
+    }
+  }
+  if (hosts.size > 0) return { hosts: [...hosts].sort() };
+  if (!named) return { reason: 'NoMatchingParent: no parentRef names a served listener of a Gateway of Portico\'s GatewayClass' };
+  if (!allowed) return { reason: 'NotAllowedByListeners: the listeners named do not allow routes from this namespace' };
+  return { reason: 'NoMatchingListenerHostname: no hostname of the route intersects the listeners\' hostnames' };
+}
