@@ -10,6 +10,7 @@ import { buildServers } from './servers.js';
 import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings, type UpstreamSettings } from './settings.js';
 import { buildTls } from './tls.js';
 import { addCanaries, isCanary } from './canary.js';
+import { addGatewayRoutes } from './gateway/translate.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
 import type { Model, ObjectRef, Problem, Target, Upstream } from './types.js';
@@ -80,13 +81,14 @@ class Builder {
   /** The oldest Ingress that set service-upstream for an upstream (named by its Problem). */
   readonly serviceUpstreamBy = new Map<string, ObjectRef>();
 
-  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string, up?: UpstreamSettings): Target | undefined {
+  /** `namespace`: where the Service is, when not the referring object's own (an HTTPRoute with a ReferenceGrant). */
+  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string, up?: UpstreamSettings, namespace = ref.namespace): Target | undefined {
     const b = backendRef(backend);
     if (!b) {
       this.problem(ref, field, backend?.resource ? 'resource backends are not supported' : 'backend.service is required');
       return undefined;
     }
-    const r = this.index.resolve(ref.namespace, b, field);
+    const r = this.index.resolve(namespace, b, field);
     if (!r.ok) {
       this.problem(ref, r.field, r.reason);
       return undefined;
@@ -184,6 +186,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const b = new Builder(index, annotations, snapshot, served, owners);
   for (const ing of served) if (!isCanary(annotations, ing)) b.addIngress(ing);
   const canaries = addCanaries(b, served.filter((ing) => isCanary(annotations, ing)), annotations);
+  if (opts.gateway) addGatewayRoutes(b, snapshot, opts.gateway);
   let fallback = b.globalDefault ?? NOT_FOUND;
   if (!b.globalDefault && opts.defaultBackendService) {
     const { namespace, name } = opts.defaultBackendService;
