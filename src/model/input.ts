@@ -6,6 +6,7 @@ import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
 import type { StreamOptions } from './stream.js';
 import type { Gateway, GatewayClass, HTTPRoute, ReferenceGrant } from './gateway/api.js';
+import type { GatewayOptions } from './gateway/translate.js';
 
 export type { Ingress, IngressClass, ConfigMap, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
 
@@ -39,6 +40,8 @@ export interface ModelOptions {
   readonly targets?: TargetPolicy;
   /** --tcp/udp-services-configmap and --enable-ssl-passthrough (model/stream.ts); absent: no stream section. */
   readonly stream?: StreamOptions;
+  /** Gateway API translation (model/gateway/), with --enable-gateway-api; absent: Gateway API objects are ignored. */
+  readonly gateway?: GatewayOptions;
 }
 
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
