@@ -35,6 +35,7 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     strictHostOwnership: config.strictHostOwnership,
     tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
     targets: targetPolicy(config),
+    gateway: config.enableGatewayApi ? { controllerName: config.gatewayControllerName } : undefined,
     ...streamOptions(config),
   };
 }
