@@ -32,7 +32,8 @@ const SERIES_WINDOW_MS = 10 * 60_000;
 const SERIES_PATCH_MS = 30_000;
 const MAX_QUEUE = 1000;
 const MAX_TRACKED = 5000;
-const API_VERSIONS: Readonly<Record<string, string>> = { Ingress: 'networking.k8s.io/v1', IngressClass: 'networking.k8s.io/v1', Pod: 'v1', Service: 'v1', Secret: 'v1', ConfigMap: 'v1', EndpointSlice: 'discovery.k8s.io/v1' };
+const API_VERSIONS: Readonly<Record<string, string>> = { Ingress: 'networking.k8s.io/v1', IngressClass: 'networking.k8s.io/v1', Pod: 'v1', Service: 'v1', Secret: 'v1', ConfigMap: 'v1', EndpointSlice: 'discovery.k8s.io/v1',
+  GatewayClass: 'gateway.networking.k8s.io/v1', Gateway: 'gateway.networking.k8s.io/v1', HTTPRoute: 'gateway.networking.k8s.io/v1' };
 
 /** client-node's serializer reads a body's fields by name, so the API's JSON shape goes out exactly as the class. */
 function eventBody(e: Event): EventsV1Event {
