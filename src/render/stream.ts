@@ -86,6 +86,8 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
         ...upstream(name, svc.endpoints),
         '    server {',
         `        listen ${where(o.listenAddress, svc.port)}${udp ? ' udp' : ''}${svc.decodeProxy ? ' proxy_protocol' : ''};`,
+        // A decoded PROXY line is trusted from proxy-real-ip-cidr, so the client's address is the one passed on.
+        ...(svc.decodeProxy ? (o.global?.proxyRealIpCidr ?? ['0.0.0.0/0']).map((c) => `        set_real_ip_from ${cidr(c)};`) : []),
         `        proxy_pass ${name};`,
         ...(svc.encodeProxy ? ['        proxy_protocol on;'] : []),
         ...(udp ? ['        proxy_responses 1;'] : []),
