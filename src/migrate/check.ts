@@ -6,6 +6,8 @@ import { AnnotationStage } from '../controller/annotations.js';
 import { buildAndRender, modelOptions, renderOptions } from '../controller/controller.js';
 import { parseConfigMap } from '../annotations/configmap.js';
 import { BY_KEY } from '../annotations/table.js';
+import { COMPAT_ANNOTATION_BY_KEY, compatVerdict } from '../annotations/table-compat.js';
+import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
 import { classSelector } from '../model/classes.js';
 import type { Ingress, Snapshot } from '../model/input.js';
 import type { Problem } from '../model/types.js';
@@ -42,17 +44,26 @@ export interface ConfigMapReport {
 
 const KEEPS = /; the Ingress (is not served|keeps its last valid form)$/;
 
-function annotationItems(ing: Ingress, prefix: string, problems: readonly Problem[]): Item[] {
-  const annotations = ing.metadata?.annotations ?? {};
-  return Object.keys(annotations).filter((k) => k.startsWith(`${prefix}/`)).sort().map((key) => {
-    const value = annotations[key] ?? '';
-    const name = key.slice(prefix.length + 1);
-    const refused = problems.find((p) => p.field === `metadata.annotations[${key}]`);
-    if (refused) return { key, value, verdict: 'refused', detail: refused.reason.replace(KEEPS, '') };
-    if (!BY_KEY.has(name)) return { key, value, verdict: 'unknown', detail: 'Portico does not read this annotation: ingress-nginx acts on it, Portico ignores it' };
+/** One annotation's verdict: the stage's refusal, else the table's row, else the compatibility table's word on it. */
+function annotationItem(key: string, name: string, value: string, problems: readonly Problem[]): Item {
+  const refused = problems.find((p) => p.field === `metadata.annotations[${key}]` && p.severity === 'dropped');
+  if (refused) return { key, value, verdict: 'refused', detail: refused.reason.replace(KEEPS, '') };
+  if (BY_KEY.has(name)) {
     const diff = ANNOTATION_DIFFERENCES[name];
     return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
-  });
+  }
+  const compat = compatVerdict(name, value);
+  if (compat.error !== undefined) return { key, value, verdict: 'refused', detail: compat.error };
+  const row = COMPAT_ANNOTATION_BY_KEY.get(name);
+  if (row) return { key, value, verdict: 'different', detail: `${row.status}: ${row.why}` };
+  if (REMOVED_ANNOTATIONS[name] !== undefined) return { key, value, verdict: 'different', detail: compat.warning ?? 'removed from ingress-nginx' };
+  return { key, value, verdict: 'unknown', detail: 'neither Portico nor ingress-nginx knows this annotation (a typo?); both ignore it' };
+}
+
+function annotationItems(ing: Ingress, prefix: string, problems: readonly Problem[]): Item[] {
+  const annotations = ing.metadata?.annotations ?? {};
+  return Object.keys(annotations).filter((k) => k.startsWith(`${prefix}/`)).sort()
+    .map((key) => annotationItem(key, key.slice(prefix.length + 1), annotations[key] ?? '', problems));
 }
 
 /** What a sync on `snap` serves (the controller's own buildAndRender), or the renderer's refusal. */
