@@ -87,7 +87,9 @@ export function checkIngresses(snap: Snapshot, config: Config, log: Logger): Ing
   return mine.map(({ ing, namespace, name }) => {
     const problems = m.problems.filter((p) => p.object.kind === 'Ingress' && p.object.namespace === namespace && p.object.name === name);
     const annotations = annotationItems(ing, config.annotationsPrefix, problems);
-    const differs = annotations.filter((a) => a.verdict === 'different' || a.verdict === 'unknown').map((a) => `${a.key}: ${a.verdict}`);
+    const said = new Set(problems.map((p) => p.field));
+    const differs = annotations.filter((a) => (a.verdict === 'different' || a.verdict === 'unknown') && !said.has(`metadata.annotations[${a.key}]`))
+      .map((a) => `${a.key}: ${a.verdict}`);
     const reasons = [...(m.renderError !== undefined ? [`render: ${m.renderError}`] : []), ...problems.map((p) => `${p.field}: ${p.reason}`), ...differs];
     const verdict: IngressVerdict = !m.ingresses.has(`${namespace}/${name}`) ? 'skipped' : reasons.length > 0 ? 'served-differently' : 'served';
     return { namespace, name, verdict, reasons, annotations };
