@@ -6,16 +6,16 @@ import type { Counters } from './controller.js';
 import { targetPolicy } from './target-policy.js';
 
 /**
- * The model's stream options, or nothing when no stream flag is given (then no stream section is rendered and
- * nginx.conf is exactly as before). Reserved ports: Portico's own (traffic, healthz, status, default server, webhook).
+ * The model's stream options. Without any stream flag the model has no stream section (nginx.conf is exactly as
+ * before) but still warns about ssl-passthrough annotations. Reserved ports: Portico's own (traffic, healthz, status,
+ * default server, webhook).
  */
 export function streamOptions(config: Config): Pick<ModelOptions, 'stream'> {
   const { tcpServicesConfigmap: tcp, udpServicesConfigmap: udp, enableSslPassthrough: passthrough } = config;
-  if (tcp === undefined && udp === undefined && !passthrough) return {};
   return { stream: { tcp, udp, passthrough, reservedPorts: targetPolicy(config).ownPorts, annotationsPrefix: config.annotationsPrefix } };
 }
 
-/** The stream section as nginx holds it (ports, endpoints, passthrough hosts): a change of it needs a reload (docs/adr/0010). */
+/** The stream section as nginx holds it (ports, endpoints, passthrough hosts): a change of it needs a reload (docs/adr/0012). */
 export function streamDigest(model: Model | undefined): string {
   return JSON.stringify(model?.stream ?? null);
 }
