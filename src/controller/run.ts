@@ -92,6 +92,7 @@ export async function runController(config: Config, log: Logger): Promise<number
     source.stop();
     ctl.loop.stop();
     server.close();
+    await ctl.close(); // the build worker thread would keep the process alive
     await nginx.stop();
     throw err;
   }
