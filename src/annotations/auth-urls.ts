@@ -6,7 +6,7 @@ import * as v from './values.js';
  * The host slot may name the request's own host. Portico never resolves it: a self-host auth-url is proxied to
  * Portico's own traffic listener with that Host header (render/auth.ts), so it re-enters Portico's routing for the
  * request's own host, exactly as a client could, and never reaches a loopback service or Portico's other ports
- * (docs/adr/0010). `$best_http_host` and `$http_host` may carry a port the client chose; they are read as `$host`.
+ * (docs/adr/0012). `$best_http_host` and `$http_host` may carry a port the client chose; they are read as `$host`.
  */
 const SELF_HOST = /^(https?):\/\/\$(host|best_http_host|http_host)(?![A-Za-z0-9_])/;
 /** Variables a signin URL may carry in its path and query: the request's own URI, host and scheme. */

@@ -71,7 +71,7 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['proxy-protocol-header-timeout'], 'no-op', 'nginx 1.22 has no http-level PROXY protocol header timeout; client-header-timeout covers the connection'),
   ...rows(['log-format-stream', 'stream-access-log-path', 'proxy-stream-timeout', 'proxy-stream-next-upstream', 'proxy-stream-next-upstream-timeout',
     'proxy-stream-next-upstream-tries', 'proxy-stream-responses'], 'no-op', NO_STREAM),
-  ...rows(['annotation-value-word-blocklist'], 'no-op', 'Portico checks every annotation value against its exact syntax and parses snippets (docs/adr/0010), which refuses more than a word list'),
+  ...rows(['annotation-value-word-blocklist'], 'no-op', 'Portico checks every annotation value against its exact syntax and parses snippets (docs/adr/0012), which refuses more than a word list'),
   ...rows(['proxy-ssl-location-only'], 'no-op', 'proxy-ssl-* annotations always apply to the Ingress\'s own locations in Portico'),
   ...rows(['service-upstream'], 'refused', 'not read globally: set the service-upstream annotation on each Ingress', truthy),
   ...rows(['force-ssl-redirect'], 'refused', 'not read globally: set the force-ssl-redirect annotation on each Ingress (ssl-redirect applies globally)', truthy),

@@ -101,7 +101,7 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('grpc-buffer-size-kb', 'grpcBufferSizeKb', '0', 'grpc_buffer_size in KiB (0: nginx\'s default).', v.int(0, 1_048_576)),
   key('whitelist-source-range', 'whitelistSourceRange', '', 'Only these client addresses (comma-separated CIDRs) may use any host; an Ingress\'s own allowlist-source-range replaces it.', v.list(v.cidr, csv, 4096)),
   key('denylist-source-range', 'denylistSourceRange', '', 'Client addresses (comma-separated CIDRs) refused with 403 on every host; an Ingress\'s own access lists replace it.', v.list(v.cidr, csv, 4096)),
-  key('main-snippet', 'mainSnippet', '', 'nginx directives at the main level (checked by --snippet-mode, docs/adr/0010).', snippetText),
+  key('main-snippet', 'mainSnippet', '', 'nginx directives at the main level (checked by --snippet-mode, docs/adr/0012).', snippetText),
   key('http-snippet', 'httpSnippet', '', 'nginx directives in http{} (checked by --snippet-mode).', snippetText),
   key('server-snippet', 'serverSnippet', '', 'nginx directives in every server{} (checked by --snippet-mode).', snippetText),
   key('location-snippet', 'locationSnippet', '', 'nginx directives in every location{} of an Ingress (checked by --snippet-mode).', snippetText),

@@ -1,12 +1,6 @@
-// The text of docs/configmap.md and docs/flags.md, from the ConfigMap and flag tables (docs.ts writes them).
-import { tmpdir } from 'node:os';
-import { CONFIGMAP_KEYS } from './configmap.js';
-import { CONFIGMAP_COMPAT } from './configmap-compat.js';
-import { FLAGS } from '../cli/flags.js';
-import { COMPAT_FLAGS } from '../cli/flags-compat.js';
-
-const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-const code = (s: string): string => (s === '' ? '' : `\`${cell(s)}\``);
+// The text of docs/configmap.md and docs/flags.md: the sections of docs/configuration.md (src/cli/config-docs.ts), each
+// under its own title, so the flag and ConfigMap tables have one generator and three pages.
+import { configmapSections, flagSections } from '../cli/config-docs.js';
 
 /** docs/configmap.md: every key Portico reads, then every ingress-nginx key it recognises without a setting. */
 export function configmapMarkdown(): string {
@@ -15,24 +9,12 @@ export function configmapMarkdown(): string {
     '',
     '<!-- Generated from src/annotations/configmap*.ts by `npm run docs`; a unit test fails when it is stale. -->',
     '',
-    'The ConfigMap named by `--configmap namespace/name` takes ingress-nginx\'s keys. Every key of ingress-nginx\'s final',
-    'documentation is in one of the tables below (a unit test checks it). A value that does not parse is a Warning with an',
-    'Event on the ConfigMap, and the key keeps its previous value; a refused key is a Warning and an Event and is not',
-    'applied; a no-op is logged once. Any other key is logged as unknown. The admin snippets are checked by',
-    '`--snippet-mode` ([adr/0010](adr/0010-safe-snippets.md)).',
+    'Every key of ingress-nginx\'s final ConfigMap documentation is in one of these tables (test/unit/configmap-coverage).',
+    'A refused key is a Warning and an Event on the ConfigMap. The admin snippets (`main-snippet`, `http-snippet`,',
+    '`server-snippet`, `location-snippet`, `global-auth-snippet`) are checked by `--snippet-mode`',
+    '([adr/0012](adr/0012-safe-snippets.md)); a refused one is left out with a Warning. Flags: [flags.md](flags.md).',
     '',
-    '## Implemented',
-    '',
-    '| key | default | what it does |',
-    '|---|---|---|',
-    ...CONFIGMAP_KEYS.map((k) => `| \`${k.key}\` | ${code(k.default)} | ${cell(k.doc)} |`),
-    '',
-    '## Recognised: refused or no-op',
-    '',
-    '| key | status | why |',
-    '|---|---|---|',
-    ...CONFIGMAP_COMPAT.map((k) => `| \`${k.key}\` | ${k.status}${k.when ? ' (when its value asks for it)' : ''} | ${cell(k.why)} |`),
-    '',
+    ...configmapSections(),
   ].join('\n');
 }
 
@@ -43,24 +25,9 @@ export function flagsMarkdown(): string {
     '',
     '<!-- Generated from src/cli/flags.ts and src/cli/flags-compat.ts by `npm run docs`; a unit test fails when it is stale. -->',
     '',
-    '`--flag value`, `--flag=value` and Go\'s `-flag=value` all work. Every flag of ingress-nginx\'s final release is',
-    'accepted, so an existing ingress-nginx Deployment\'s arguments start Portico; a refused one logs a Warning at start',
-    'naming what is not given (a unit test starts the parser on all of them).',
+    'Every flag of ingress-nginx\'s final release is accepted, so an existing ingress-nginx Deployment\'s arguments start',
+    'Portico (test/unit/configmap-coverage parses one). ConfigMap keys: [configmap.md](configmap.md).',
     '',
-    '## Portico\'s flags',
-    '',
-    '| flag | type | default | what it does |',
-    '|---|---|---|---|',
-    ...Object.entries(FLAGS).map(([name, f]) => `| \`--${name}\` | ${f.type} | ${code(f.default.replace(tmpdir(), '$TMPDIR'))} | ${cell(f.doc)} |`),
-    '',
-    '## ingress-nginx flags accepted for compatibility',
-    '',
-    '`mapped`: turned into Portico\'s own setting; `no-op`: accepted, changes nothing, for the reason given; `refused`:',
-    'accepted so that Portico starts, with a Warning at start, the behaviour is not given.',
-    '',
-    '| flag | type | status | what it does here |',
-    '|---|---|---|---|',
-    ...Object.entries(COMPAT_FLAGS).map(([name, f]) => `| \`--${name}\` | ${f.type} | ${f.status} | ${cell(f.doc)} |`),
-    '',
+    ...flagSections(),
   ].join('\n');
 }

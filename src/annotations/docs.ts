@@ -5,6 +5,7 @@ import { ANNOTATIONS } from './table.js';
 import { COMPAT_ANNOTATIONS } from './table-compat.js';
 import { REMOVED_ANNOTATIONS } from './ingress-nginx-lists.js';
 import { configmapMarkdown, flagsMarkdown } from './docs-config.js';
+import { configurationMarkdown } from '../cli/config-docs.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 
@@ -52,7 +53,7 @@ export function annotationsMarkdown(): string {
 
 /** The generated documents, by path from the repository root. */
 export function generatedDocs(): Record<string, string> {
-  return { 'docs/annotations.md': annotationsMarkdown(), 'docs/configmap.md': configmapMarkdown(), 'docs/flags.md': flagsMarkdown() };
+  return { 'docs/annotations.md': annotationsMarkdown(), 'docs/configmap.md': configmapMarkdown(), 'docs/flags.md': flagsMarkdown(), 'docs/configuration.md': configurationMarkdown() };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -3,6 +3,8 @@ import { RISK_ORDER, type IngressSettings, type RiskLevel, type UpstreamSettings
 import { BY_KEY, NOT_YET, type Draft } from './table.js';
 import { combineAuth } from './table-auth.js';
 import { compatVerdict } from './table-compat.js';
+import { snippetRefusal, type SnippetMode } from '../snippets/check.js';
+import type { Context } from '../snippets/allowlist.js';
 
 export interface ParseOptions {
   /** e.g. `nginx.ingress.kubernetes.io`. */
@@ -10,6 +12,8 @@ export interface ParseOptions {
   /** Annotations rated above this level are refused. */
   readonly riskLevel: RiskLevel;
   readonly allowSnippets: boolean;
+  /** --snippet-mode (default safe): refuse, safe (the allowlist of docs/adr/0012) or any (ingress-nginx's behaviour). */
+  readonly snippetMode?: SnippetMode;
   /** Namespace of the Ingress: object references in annotations may not leave it. */
   readonly namespace: string;
 }
@@ -36,10 +40,17 @@ function gate(name: string, o: ParseOptions): string | undefined {
   if (NOT_YET.includes(name)) return 'Portico does not implement this annotation yet; the Ingress is refused rather than served without it';
   const spec = BY_KEY.get(name);
   if (!spec) return undefined;
-  if (spec.snippet && !o.allowSnippets) return 'snippet annotations are refused unless --allow-snippet-annotations is set';
-  if (riskAbove(spec.risk, o.riskLevel)) return `the annotation is rated ${spec.risk}, above --annotations-risk-level ${o.riskLevel}`;
+  const mode = o.snippetMode ?? 'safe';
+  if (spec.snippet && mode === 'refuse') return 'snippet annotations are refused (--snippet-mode=refuse)';
+  if (spec.snippet && mode === 'any' && !o.allowSnippets) return 'snippet annotations are refused unless --allow-snippet-annotations is set (--snippet-mode=any)';
+  // In safe mode a snippet holds only allowlisted directives (docs/adr/0012): it is judged as a High annotation.
+  const risk = spec.snippet && mode === 'safe' ? 'High' : spec.risk;
+  if (riskAbove(risk, o.riskLevel)) return `the annotation is rated ${risk}${spec.snippet && mode === 'safe' ? ' (a snippet under --snippet-mode=safe)' : ''}, above --annotations-risk-level ${o.riskLevel}`;
   return undefined;
 }
+
+/** Where each snippet annotation lands in nginx.conf. */
+const SNIPPET_CONTEXT: Readonly<Record<string, Context>> = { 'configuration-snippet': 'location', 'auth-snippet': 'location', 'server-snippet': 'server', 'stream-snippet': 'stream' };
 
 /** The upstream settings: affinity only with `affinity: cookie`, its cookie defaults as ingress-nginx's. */
 function upstreamOf(d: Draft): UpstreamSettings {
@@ -101,7 +112,7 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
       if (v.warning !== undefined) warnings.push({ annotation: full, reason: v.warning });
       continue;
     }
-    const reason = spec.apply(spec.snippet ? raw : raw.trim(), draft);
+    const reason = (spec.snippet ? snippetRefusal(raw, o.snippetMode ?? 'safe', SNIPPET_CONTEXT[name] ?? 'location') : undefined) ?? spec.apply(spec.snippet ? raw : raw.trim(), draft);
     if (reason !== undefined) errors.push({ annotation: full, reason });
   }
   combine(draft, o, key, errors);

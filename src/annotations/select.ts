@@ -9,6 +9,7 @@ import { resolveProxySsl } from './proxy-ssl-resolve.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from '../model/settings-auth.js';
 import { refuseUrl, type TargetPolicy } from '../model/targets.js';
 import { isSelfHostUrl } from './auth-urls.js';
+import type { SnippetMode } from '../snippets/check.js';
 import { byName } from '../model/lookup.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
@@ -21,6 +22,8 @@ export interface SelectOptions {
   readonly prefix: string;
   readonly riskLevel: RiskLevel;
   readonly allowSnippets: boolean;
+  /** --snippet-mode (default safe). */
+  readonly snippetMode?: SnippetMode;
   readonly strictPaths: boolean;
   /** True for the Ingresses this controller serves (others are not parsed nor reported). */
   readonly ours: (ing: Ingress) => boolean;
@@ -72,7 +75,7 @@ function refusedTargets(s: IngressSettings, o: SelectOptions): AnnotationError[]
 /** Parses an Ingress's annotations and resolves the ConfigMaps they name. */
 function settle(ing: Ingress, snap: Snapshot, o: SelectOptions, warned: AnnotationError[]): { settings: IngressSettings; errors: AnnotationError[] } {
   const namespace = ing.metadata?.namespace ?? 'default';
-  const parsed = parseAnnotations(ing.metadata?.annotations, { prefix: o.prefix, riskLevel: o.riskLevel, allowSnippets: o.allowSnippets, namespace });
+  const parsed = parseAnnotations(ing.metadata?.annotations, { prefix: o.prefix, riskLevel: o.riskLevel, allowSnippets: o.allowSnippets, snippetMode: o.snippetMode ?? 'safe', namespace });
   const errors = [...parsed.errors, ...refusedTargets(parsed.settings, o)];
   warned.push(...parsed.warnings);
   let settings = parsed.settings;

@@ -8,21 +8,11 @@ import { CONFIGMAP_COMPAT } from '../annotations/configmap-compat.js';
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (s: string): string => (s === '' ? '' : `\`${cell(s)}\``);
 
-/** The whole Markdown document. Pure: the same tables always give the same text. */
-export function configurationMarkdown(): string {
+/** The flag sections: Portico's flags, then the ingress-nginx flags it accepts (docs/flags.md reuses them). */
+export function flagSections(): string[] {
   const flags = Object.entries(FLAGS).sort(([a], [b]) => a.localeCompare(b));
   const compatFlags = Object.entries(COMPAT_FLAGS).sort(([a], [b]) => a.localeCompare(b));
-  const keys = [...CONFIGMAP_KEYS].sort((a, b) => a.key.localeCompare(b.key));
-  const compat = [...CONFIGMAP_COMPAT].sort((a, b) => a.key.localeCompare(b.key));
   return [
-    '# Configuration reference',
-    '',
-    '<!-- Generated from FLAGS in src/cli/flags.ts and the ConfigMap tables in src/annotations/ by `node dist/src/cli/config-docs.js > docs/configuration.md` (npm run docs); a test fails when it is stale. -->',
-    '',
-    `Commands: \`portico\` (run the controller), ${COMMANDS.map((c) => `\`portico ${c}\``).join(', ')}. Flags take ingress-nginx's names and`,
-    'forms (`--flag value`, `--flag=value`, `-flag=value`; booleans `--flag`, `--flag=false`); given twice, the last wins.',
-    'Annotations: [annotations.md](annotations.md). Installing with kustomize: [install.md](install.md).',
-    '',
     `## Flags (${flags.length})`,
     '',
     '| flag | type | default | what it does |',
@@ -38,6 +28,14 @@ export function configurationMarkdown(): string {
     '|---|---|---|---|',
     ...compatFlags.map(([name, f]) => `| \`--${name}\` | ${f.type === 'boolean' ? 'bool' : 'string'} | ${f.status} | ${cell(f.doc)} |`),
     '',
+  ];
+}
+
+/** The ConfigMap sections: the keys Portico reads, then the ingress-nginx keys it recognises (docs/configmap.md reuses them). */
+export function configmapSections(): string[] {
+  const keys = [...CONFIGMAP_KEYS].sort((a, b) => a.key.localeCompare(b.key));
+  const compat = [...CONFIGMAP_COMPAT].sort((a, b) => a.key.localeCompare(b.key));
+  return [
     `## Global ConfigMap keys (\`--configmap namespace/name\`, ${keys.length})`,
     '',
     'A missing key takes the default. A refused value is logged (a Warning) and the key keeps its previous value; an',
@@ -56,6 +54,22 @@ export function configurationMarkdown(): string {
     '|---|---|---|',
     ...compat.map((k) => `| \`${k.key}\` | ${k.status} | ${cell(k.why)} |`),
     '',
+  ];
+}
+
+/** The whole Markdown document. Pure: the same tables always give the same text. */
+export function configurationMarkdown(): string {
+  return [
+    '# Configuration reference',
+    '',
+    '<!-- Generated from FLAGS in src/cli/flags.ts and the ConfigMap tables in src/annotations/ by `node dist/src/cli/config-docs.js > docs/configuration.md` (npm run docs); a test fails when it is stale. -->',
+    '',
+    `Commands: \`portico\` (run the controller), ${COMMANDS.map((c) => `\`portico ${c}\``).join(', ')}. Flags take ingress-nginx's names and`,
+    'forms (`--flag value`, `--flag=value`, `-flag=value`; booleans `--flag`, `--flag=false`); given twice, the last wins.',
+    'Annotations: [annotations.md](annotations.md). Installing with kustomize: [install.md](install.md).',
+    '',
+    ...flagSections(),
+    ...configmapSections(),
   ].join('\n');
 }
 

@@ -36,7 +36,7 @@ export const COMPAT_FLAGS: Readonly<Record<string, CompatFlag>> = {
   'disable-sync-events': b('no-op', 'Portico records Events only for problems (Warnings), never one per sync'),
   'dynamic-configuration-retries': s('no-op', 'Portico retries pushing endpoints to Lua on every sync until nginx takes them'),
   'enable-annotation-validation': b('no-op', 'always on: every annotation value is checked against its exact syntax'),
-  'deep-inspect': b('no-op', 'always on: values are checked by syntax and snippets are parsed (docs/adr/0010)'),
+  'deep-inspect': b('no-op', 'always on: values are checked by syntax and snippets are parsed (docs/adr/0012)'),
   'enable-ssl-chain-completion': b('refused', 'Portico serves certificate chains as the Secret holds them and never fetches intermediates'),
   'ssl-passthrough-proxy-port': s('no-op', 'with --enable-ssl-passthrough the HTTPS server listens on a unix socket in the work directory behind the SNI front, not on a port'),
   'enable-topology-aware-routing': b('refused', 'not implemented: every ready endpoint is used, whatever its zone'),

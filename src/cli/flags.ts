@@ -43,6 +43,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'annotations-prefix': { type: 'string', default: 'nginx.ingress.kubernetes.io', doc: 'prefix of the annotations read' },
   'annotations-risk-level': { type: 'string', default: 'High', doc: 'refuse annotations rated above this: Low, Medium, High or Critical' },
   'allow-snippet-annotations': { type: 'boolean', default: 'false', doc: 'allow *-snippet annotations (also needs --annotations-risk-level=Critical)' },
+  'snippet-mode': { type: 'string', default: 'safe', doc: 'snippets: refuse; safe (only the allowlisted directives of docs/adr/0012); any (ingress-nginx\'s behaviour, also needs --allow-snippet-annotations and --annotations-risk-level=Critical)' },
   'default-load-balance': { type: 'string', default: 'round_robin', doc: 'default algorithm: round_robin or ewma' },
   'sync-period-ms': { type: 'string', default: '100', doc: 'minimum time between two syncs (>= 10)' },
   'election-id': { type: 'string', default: 'portico-leader', doc: 'name of the Lease replicas elect a leader on (in POD_NAMESPACE)' },
@@ -161,6 +162,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     annotationsPrefix: str('annotations-prefix'),
     annotationsRiskLevel: parseRiskLevel(str('annotations-risk-level')),
     allowSnippetAnnotations: values['allow-snippet-annotations'] === true,
+    snippetMode: parseSnippetMode(str('snippet-mode')),
     defaultLoadBalance: lb,
     syncPeriodMs: syncPeriodOf(values['sync-period-ms'], values['sync-rate-limit']),
     workerUser: opt('worker-user') === undefined ? undefined : parseUserName('worker-user', str('worker-user')),
@@ -211,4 +213,10 @@ function logLevelOf(level: Value, value: Value): string {
   if (typeof value !== 'string') return FLAGS['log-level']?.default ?? 'info';
   if (!/^\d{1,2}$/.test(value)) throw new ConfigError(`--v: expected a verbosity number such as 2, got ${JSON.stringify(value)}`);
   return Number(value) >= 4 ? 'debug' : 'info';
+}
+
+/** --snippet-mode. */
+function parseSnippetMode(value: string): 'refuse' | 'safe' | 'any' {
+  if (value !== 'refuse' && value !== 'safe' && value !== 'any') throw new ConfigError(`--snippet-mode: expected refuse, safe or any, got ${JSON.stringify(value)}`);
+  return value;
 }

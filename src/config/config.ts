@@ -43,6 +43,8 @@ export interface Config {
   /** Annotations rated above this are refused (ingress-nginx 1.12+ default: High). */
   readonly annotationsRiskLevel: RiskLevel;
   readonly allowSnippetAnnotations: boolean;
+  /** --snippet-mode: refuse, safe (the allowlist of docs/adr/0012, default) or any (ingress-nginx's behaviour). */
+  readonly snippetMode: 'refuse' | 'safe' | 'any';
   readonly defaultLoadBalance: LoadBalance;
   readonly syncPeriodMs: number;
   /** nginx worker_processes: a count, or 'auto' (one per CPU). */

@@ -2,6 +2,7 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { parseConfigMap } from '../annotations/configmap.js';
+import { checkAdminSnippets } from '../snippets/admin.js';
 import { headersFrom, selectIngresses, type Accepted } from '../annotations/select.js';
 import { classSelector } from '../model/classes.js';
 import type { ModelOptions, Snapshot } from '../model/input.js';
@@ -47,8 +48,12 @@ export class AnnotationStage {
     this.configProblems = [...r.refused, ...r.errors].map((e) => ({
       object: { kind: 'ConfigMap', namespace: ns ?? '', name: name ?? '' }, field: `data.${e.key}`, reason: e.reason, severity: 'degraded' as const,
     }));
-    if (!trial) this.global = r.settings;
-    return r.settings;
+    const checked = checkAdminSnippets(r.settings, this.config.snippetMode);
+    this.configProblems = [...this.configProblems, ...checked.refused.map((e) => ({
+      object: { kind: 'ConfigMap', namespace: ns ?? '', name: name ?? '' }, field: `data.${e.key}`, reason: `${e.reason}; not applied`, severity: 'degraded' as const,
+    }))];
+    if (!trial) this.global = checked.settings;
+    return checked.settings;
   }
 
   private headers(snap: Snapshot, g: GlobalSettings): ResolvedHeaders {
@@ -69,6 +74,7 @@ export class AnnotationStage {
       prefix: this.config.annotationsPrefix,
       riskLevel: global.annotationsRiskLevel ?? this.config.annotationsRiskLevel,
       allowSnippets: global.allowSnippetAnnotations ?? this.config.allowSnippetAnnotations,
+      snippetMode: this.config.snippetMode,
       strictPaths: global.strictValidatePathType,
       ours: classSelector(snap.ingressClasses, opts),
       auth: global,

@@ -67,7 +67,7 @@ export const GLOBAL_AUTH_DEFAULTS: GlobalAuthSettings = Object.freeze({
 });
 
 /** The external auth the global ConfigMap asks for, or undefined. */
-export function globalExternalAuth(g: GlobalAuthSettings): ExternalAuth | undefined {
+export function globalExternalAuth(g: GlobalAuthSettings & { readonly globalAuthSnippet?: string | undefined }): ExternalAuth | undefined {
   if (g.globalAuthUrl === undefined) return undefined;
   return {
     url: g.globalAuthUrl,
@@ -79,6 +79,7 @@ export function globalExternalAuth(g: GlobalAuthSettings): ExternalAuth | undefi
     ...(g.globalAuthCacheKey !== undefined ? { cacheKey: g.globalAuthCacheKey } : {}),
     cacheDuration: g.globalAuthCacheDuration,
     alwaysSetCookie: g.globalAuthAlwaysSetCookie,
+    ...(g.globalAuthSnippet !== undefined ? { snippet: g.globalAuthSnippet } : {}),
     global: true,
   };
 }

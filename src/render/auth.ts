@@ -77,7 +77,7 @@ function cacheLines(e: ExternalAuth, id: string): string[] {
   return [`${I}proxy_buffering on;`, `${I}proxy_cache ${CACHE_ZONE};`, `${I}proxy_cache_key ${quoteLiteral(`${id}${e.cacheKey}`)};`, `${I}proxy_cache_valid ${e.cacheDuration.join(' ')};`];
 }
 
-/** Portico's own traffic listener: where a `$host` auth-url is sent (annotations/auth-urls.ts, docs/adr/0010). */
+/** Portico's own traffic listener: where a `$host` auth-url is sent (annotations/auth-urls.ts, docs/adr/0012). */
 export interface SelfListener { readonly address: string; readonly httpPort: number; readonly httpsPort: number }
 
 /** The target of the auth request: the URL itself, or for `http(s)://$host/...` Portico's own listener for that scheme. */

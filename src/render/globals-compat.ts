@@ -1,6 +1,11 @@
 // Renders the ConfigMap keys of issue 15 (model/settings-compat.ts): main, events, http and server lines, proxy defaults.
 import type { GlobalSettings } from '../model/settings.js';
-import { cidr, headerName, int, onOff, quote, quoteLiteral, seconds, size, word } from './escape.js';
+import { cidr, headerName, int, onOff, quote, quoteLiteral, seconds, size, snippet, word } from './escape.js';
+
+/** An admin snippet of the ConfigMap (checked under --snippet-mode by the annotation stage), indented. */
+export function adminSnippet(text: string | undefined, indent: string): string[] {
+  return text === undefined ? [] : snippet(text).map((l) => `${indent}${l}`);
+}
 
 const I = '    ';
 
@@ -9,6 +14,7 @@ export function mainCompat(g: GlobalSettings): string[] {
   return [
     ...(g.maxWorkerOpenFiles > 0 ? [`worker_rlimit_nofile ${int(g.maxWorkerOpenFiles)};`] : []),
     ...(g.workerCpuAffinity !== '' ? [`worker_cpu_affinity ${affinity(g.workerCpuAffinity)};`] : []),
+    ...adminSnippet(g.mainSnippet, ''),
   ];
 }
 
@@ -58,6 +64,7 @@ export function httpCompat(g: GlobalSettings): string[] {
     ...g.hideHeaders.map((h) => `${I}proxy_hide_header ${headerName(h)};`),
     ...(g.allowBackendServerHeader ? [`${I}proxy_pass_header Server;`] : []),
     ...gzip(g),
+    ...adminSnippet(g.httpSnippet, I),
   ];
 }
 
@@ -96,5 +103,6 @@ export function serverCompat(g: GlobalSettings): string[] {
     ...g.denylistSourceRange.map((c) => `        deny ${cidr(c)};`),
     ...g.whitelistSourceRange.map((c) => `        allow ${cidr(c)};`),
     ...(g.whitelistSourceRange.length > 0 ? ['        deny all;'] : []),
+    ...adminSnippet(g.serverSnippet, '        '),
   ];
 }

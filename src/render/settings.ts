@@ -5,6 +5,7 @@ import {
   ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word,
 } from './escape.js';
 import { addHeaders, proxyHeaders } from './globals.js';
+import { adminSnippet } from './globals-compat.js';
 import { authLines, authLocations, authUpstreamVars, type SelfListener } from './auth.js';
 import { trafficLocation, trafficServer } from './traffic.js';
 import { backendTls, proxySslDenied } from './proxy-ssl.js';
@@ -106,7 +107,9 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   const s = t.settings ?? {};
   const out = [...proxySslDenied(s), ...trafficLocation(t, ctx, I), ...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
   const vars = authUpstreamVars(s);
-  if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0) {
+  // A location with a proxy_set_header of its own inherits none from http{}: a snippet's gets the whole list again.
+  const snippetHeaders = [s.configurationSnippet, ctx.global.locationSnippet].some((t) => t !== undefined && /(^|[;{}\s])proxy_set_header\s/.test(t));
+  if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0 || snippetHeaders) {
     out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars }, I));
   }
   if (s.responseHeaders !== undefined) out.push(...addHeaders([...ctx.headers.add, ...s.responseHeaders], I));
@@ -116,6 +119,7 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
     for (const code of errors.codes) out.push(`${I}error_page ${int(code)} = ${errorLocationName(errors.upstream, code)};`);
   }
   out.push(...backendTls(s));
+  out.push(...adminSnippet(ctx.global.locationSnippet, I));
   if (s.configurationSnippet !== undefined) out.push(...snippet(s.configurationSnippet).map((l) => `${I}${l}`));
   out.push(pass(s));
   return out;

@@ -1,7 +1,7 @@
 // Table-driven: each annotation and ConfigMap key → parsed value → rendered fragment, compared whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAnnotations } from '../../src/annotations/parse.js';
+import { parseAnnotations, type ParseOptions } from '../../src/annotations/parse.js';
 import { ANNOTATIONS } from '../../src/annotations/table.js';
 import { CONFIGMAP_KEYS, parseConfigMap } from '../../src/annotations/configmap.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type LocationSettings } from '../../src/model/settings.js';
@@ -64,10 +64,11 @@ void test('server annotations: server-alias, from-to-www-redirect', () => {
   assert.deepEqual(p.settings.server, { serverAlias: ['a.test', 'b.test'], fromToWwwRedirect: true });
 });
 
-const REFUSED: [Record<string, string>, typeof OPTS, RegExp][] = [
-  [{ 'configuration-snippet': 'return 200;' }, OPTS, /refused unless --allow-snippet-annotations/],
-  [{ 'server-snippet': 'return 200;' }, { ...OPTS, allowSnippets: true }, /rated Critical, above --annotations-risk-level High/],
-  [{ 'server-alias': 'a.test' }, { ...OPTS, riskLevel: 'Medium' as unknown as 'High' }, /rated High/],
+const REFUSED: [Record<string, string>, ParseOptions, RegExp][] = [
+  [{ 'configuration-snippet': 'return 200;' }, { ...OPTS, snippetMode: 'any' as const }, /refused unless --allow-snippet-annotations/],
+  [{ 'server-snippet': 'return 200;' }, { ...OPTS, allowSnippets: true, snippetMode: 'any' as const }, /rated Critical, above --annotations-risk-level High/],
+  [{ 'server-snippet': 'root /;' }, OPTS, /directive root at line 1 is not on the allowlist/],
+  [{ 'server-alias': 'a.test' }, { ...OPTS, riskLevel: 'Medium' }, /rated High/],
   [{ 'auth-tls-match-cn': 'CN=a' }, OPTS, /client-certificate CN rules are not implemented yet/],
   [{ 'custom-headers': 'other/hdrs' }, OPTS, /another namespace/],
   [{ 'proxy-redirect-from': 'http://a.test/' }, OPTS, /go together/],

@@ -108,7 +108,7 @@ const REFUSED: [Record<string, string>, RegExp][] = [
   [{ 'whitelist-source-range': '10.0.0.0/33' }, /not an IP address or CIDR/],
   [{ 'denylist-source-range': 'fe80::1%eth0' }, /not an IP address or CIDR/],
   [{ 'satisfy': 'some' }, /not one of any, all/],
-  [{ 'auth-snippet': 'return 200;' }, /refused unless --allow-snippet-annotations/],
+  [{ 'auth-snippet': 'proxy_pass http://127.0.0.1:10246/;' }, /directive proxy_pass at line 1 is not on the allowlist of safe snippets/],
 ];
 for (const [a, why] of REFUSED) {
   void test(`refused (not served): ${JSON.stringify(a)}`, () => {

@@ -77,10 +77,10 @@ void test('an ingress-nginx Deployment\'s arguments parse: mapped flags take eff
     '--controller-class=k8s.io/ingress-nginx', '--ingress-class=nginx', '--configmap=ingress-nginx/ingress-nginx-controller',
     '--validating-webhook=:8443', '--validating-webhook-certificate=/usr/local/certificates/cert', '--validating-webhook-key=/usr/local/certificates/key',
     '--enable-metrics=false', '--v=2', '--sync-period=10m', '--disable-leader-election', '--watch-ingress-without-class=true',
-    '--enable-ssl-passthrough', '--enable-topology-aware-routing=false', '--default-ssl-certificate=ingress-nginx/default-cert', '-v', '5',
-    '--sync-rate-limit=0.5', '--logtostderr', '--stderrthreshold=2', '--post-shutdown-grace-period=10', '--tcp-services-configmap=ingress-nginx/tcp',
-    '--health-check-path=/healthz', '--profiling=false', '--metrics-per-host=false', '--ingress-class-by-name=true'];
+    '--enable-topology-aware-routing=true', '--disable-catch-all=false', '--default-ssl-certificate=ingress-nginx/default-cert', '-v', '5',
+    '--sync-rate-limit=0.5', '--logtostderr', '--stderrthreshold=2', '--post-shutdown-grace-period=10',
+    '--health-check-path=/healthz', '--profiling=false', '--certificate-authority=/ca.crt', '--metrics-per-host=false', '--ingress-class-by-name=true'];
   const c = parseFlags(args.slice(1), {});
   assert.deepEqual([c.electionId, c.controllerClass, c.enableMetrics, c.watchIngressWithoutClass, c.syncPeriodMs, c.logLevel], ['ingress-nginx-leader', 'k8s.io/ingress-nginx', false, true, 2000, 'debug']);
-  assert.deepEqual(c.warnings.map((w) => w.split(' ')[0]), ['--enable-ssl-passthrough', '--tcp-services-configmap']);
+  assert.deepEqual(c.warnings.map((w) => w.split(' ')[0]), ['--enable-topology-aware-routing', '--certificate-authority']);
 });

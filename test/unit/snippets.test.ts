@@ -1,101 +1,103 @@
-// The snippet check (src/model/snippets.ts): accepted and refused snippets, with the whole message, including the
-// bypasses of the old brace count (quoted, escaped and commented braces) and what parse.ts and the renderer do with it.
+// Snippets parsed as nginx reads them (src/snippets): the real-world corpus is accepted under --snippet-mode=safe, every
+// hostile case (code, files, other upstreams, blocks that close the location, quoting and escape tricks, comments
+// hiding a brace) is refused with the directive and its line; `any` checks only the structure; the renderer agrees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAnnotations } from '../../src/annotations/parse.js';
-import { snippetRefusal } from '../../src/model/snippets.js';
+import { snippetRefusal } from '../../src/snippets/check.js';
 import { snippet } from '../../src/render/escape.js';
 
-const R = (what: string): string =>
-  `snippet refused: ${what}; until then, snippets hold only simple directives "name args;" (the snippet parser of the compatibility issue will allow more)`;
-const BRACE = 'a brace (it opens or closes a block outside the snippet\'s own)';
-const QUOTE = 'a quote (a quoted brace or ";" is hidden from this check)';
-const HASH = '"#" (a comment hides the rest of its line from this check)';
-const SLASH = 'a backslash (it escapes a brace, quote or ";")';
-const CONTROL = 'a control character (only newline and tab are allowed)';
-const FILE = 'reads or writes a file';
-const CODE = 'loads or runs code';
-const PASS = 'picks an upstream (a unix socket or Portico\'s own ports would bypass the target policy); name backends in the Ingress';
-
-const CASES: [string, string | undefined][] = [
-  // accepted: simple directives, variables, several lines, tabs, non-ASCII lookalikes (nginx gives them no meaning)
-  ['', undefined],
-  ['   \n', undefined],
-  ['return 200;', undefined],
-  ['add_header X-Frame-Options DENY;\n\tadd_header X-Host $host;\n', undefined],
-  ['more_set_headers X-A:b;  proxy_cookie_path / /app;', undefined],
-  ['rewrite ^/old/(.*)$ /new/$1 break;', undefined],
-  ['proxy_set_header X-Tenant blue;;', undefined],
-  ['add_header X-A \uff5bfullwidth\uff5d \u201cquoted\u201d;', undefined],
-  // braces: bare, escaped, quoted, behind a comment, behind "${": the old check's bypasses
-  ['} server { listen 8080; }', R(`${BRACE} at line 1, column 1`)],
-  ['return 200; } location /x { return 200;', R(`${BRACE} at line 1, column 13`)],
-  ['return 200 "}"; } location /evil {', R(`${QUOTE} at line 1, column 12`)],
-  ["return 200 'a\\'}';", R(`${QUOTE} at line 1, column 12`)],
-  ['return 200 a\\}; }', R(`${SLASH} at line 1, column 13`)],
-  ['return 200 a\\;b;', R(`${SLASH} at line 1, column 13`)],
-  ['return 200 x;#\n}', R(`${HASH} at line 1, column 14`)],
-  ['add_header X a#b;', R(`${HASH} at line 1, column 15`)],
-  ['return 200 x; # }', R(`${HASH} at line 1, column 15`)],
-  ['# comment\nreturn 200;', R(`${HASH} at line 1, column 1`)],
-  ['set $a ${host};', R('"${" (a variable in braces) at line 1, column 8')],
-  // control characters: CR (nginx ends a token there), NUL, vertical tab, DEL, C1
-  ['return 200;\r\n}', R(`${CONTROL} at line 1, column 12`)],
-  ['return 200;\n}', R(`${BRACE} at line 2, column 1`)],
-  ['return 200;\r\n', R(`${CONTROL} at line 1, column 12`)],
-  ['return 200 a\u0000b;', R(`${CONTROL} at line 1, column 13`)],
-  ['return 200;\u000b', R(`${CONTROL} at line 1, column 12`)],
-  ['return\u007f 200;', R(`${CONTROL} at line 1, column 7`)],
-  ['return\u0085 200;', R(`${CONTROL} at line 1, column 7`)],
-  // the last directive must end: it would swallow Portico's next line
-  ['add_header X-A b', R('it does not end with ";" (its last directive would swallow the next line Portico writes)')],
-  ['return 200; deny', R('it does not end with ";" (its last directive would swallow the next line Portico writes)')],
-  // Portico's own variables pick the backend
-  ['set $portico_backend default-other-svc-80;', R('it names Portico\'s own variable at line 1, column 5 (it picks the backend and the log line)')],
-  ['set $x $PORTICO_BACKEND;', R('it names Portico\'s own variable at line 1, column 8 (it picks the backend and the log line)')],
-  // directives
-  ['add_header A b;\ninclude /etc/passwd;', R(`directive include at line 2, column 1 ${CODE}`)],
-  ['load_module /tmp/x.so;', R(`directive load_module at line 1, column 1 ${CODE}`)],
-  ['content_by_lua_file /tmp/x.lua;', R(`directive content_by_lua_file at line 1, column 1 ${CODE}`)],
-  ['lua_need_request_body on;', R(`directive lua_need_request_body at line 1, column 1 ${CODE}`)],
-  ['access_by_lua_block;', R(`directive access_by_lua_block at line 1, column 1 ${CODE}`)],
-  ['perl_set $x x;', R(`directive perl_set at line 1, column 1 ${CODE}`)],
-  ['ssl_certificate /etc/ssl/k.pem;', R(`directive ssl_certificate at line 1, column 1 ${FILE}`)],
-  ['ssl_certificate_key /etc/ssl/k.pem;', R(`directive ssl_certificate_key at line 1, column 1 ${FILE}`)],
-  ['ssl_client_certificate /etc/ssl/ca.pem;', R(`directive ssl_client_certificate at line 1, column 1 ${FILE}`)],
-  ['proxy_ssl_certificate_key /k;', R(`directive proxy_ssl_certificate_key at line 1, column 1 ${FILE}`)],
-  ['auth_basic_user_file /etc/shadow;', R(`directive auth_basic_user_file at line 1, column 1 ${FILE}`)],
-  ['client_body_temp_path /;', R(`directive client_body_temp_path at line 1, column 1 ${FILE}`)],
-  ['root /;', R('directive root at line 1, column 1 serves or changes local files')],
-  ['  alias /var/run/secrets/;', R('directive alias at line 1, column 3 serves or changes local files')],
-  ['dav_methods PUT;', R('directive dav_methods at line 1, column 1 serves or changes local files')],
-  ['proxy_store on;', R('directive proxy_store at line 1, column 1 stores responses in local files')],
-  ['access_log /etc/cron.d/x;', R('directive access_log at line 1, column 1 writes a log file')],
-  ['error_log /tmp/e debug;', R('directive error_log at line 1, column 1 writes a log file')],
-  ['proxy_pass http://unix:/tmp/portico/unavailable.sock;', R(`directive proxy_pass at line 1, column 1 ${PASS}`)],
-  ['grpc_pass 127.0.0.1:10246;', R(`directive grpc_pass at line 1, column 1 ${PASS}`)],
-  ['user root;', R('directive user at line 1, column 1 changes the nginx process')],
-  ['Return 200;', R('"Return" at line 1, column 1 is not a directive name')],
-  ['return 200;\n=x;', R('"=x" at line 2, column 1 is not a directive name')],
-  ['x'.repeat(65_537), R('it is longer than 65536 characters')],
+/** Real-world snippets: headers added or hidden, CORS by hand, a redirect behind a proxy, more_set_headers, rewrites. */
+const REAL_WORLD: readonly string[] = [
+  'add_header X-Frame-Options DENY;\n\tadd_header X-Host $host;\n',
+  'more_set_headers "X-Served-By: portico";\nmore_clear_headers X-Powered-By Server;',
+  'more_set_input_headers "X-Tenant: blue";',
+  'proxy_set_header X-Request-Start "t=${msec}";',
+  'proxy_hide_header X-Powered-By;',
+  'if ($http_x_forwarded_proto != "https") {\n  return 301 https://$host$request_uri;\n}',
+  'if ($request_method = OPTIONS) {\n  add_header Access-Control-Allow-Origin "$http_origin" always;\n  add_header Access-Control-Allow-Methods "GET, POST, OPTIONS" always;\n  return 204;\n}\nadd_header Access-Control-Allow-Origin "$http_origin" always;',
+  'rewrite ^/old/(.*)$ /new/$1 break;',
+  'set $tenant blue;\nadd_header X-Tenant $tenant;',
+  'expires 1h;\ngzip on;\ngzip_types text/plain application/json;',
+  'proxy_read_timeout 300s; proxy_send_timeout 300s; proxy_intercept_errors on; error_page 404 = /404.html;',
+  'if ($http_user_agent ~* "(curl|wget)") { return 403; }',
+  "return 200 'a\\'}';",
 ];
 
-test('snippets: accepted and refused, with the whole message', () => {
-  assert.deepEqual(CASES.map(([text]) => [text, snippetRefusal(text)]), CASES);
-});
+const R = /^snippet refused: /;
+/** [snippet, why safe refuses it, why any refuses it (undefined: accepted)]. */
+const HOSTILE: readonly [string, RegExp, RegExp | undefined][] = [
+  ['content_by_lua_block { os.execute("id") }', /content_by_lua_block|unexpected/, /unexpected|where a directive name belongs/],
+  ['access_by_lua "os.execute(1)";', /directive access_by_lua at line 1 is not on the allowlist/, undefined],
+  ['set_by_lua $x "return 1";', /set_by_lua at line 1 is not on the allowlist/, undefined],
+  ['add_header A b;\ninclude /etc/passwd;', /directive include at line 2 is not on the allowlist/, undefined],
+  ['load_module /tmp/x.so;', /directive load_module at line 1/, undefined],
+  ['alias /var/run/secrets/;', /directive alias at line 1/, undefined],
+  ['root /;', /directive root at line 1/, undefined],
+  ['proxy_pass http://127.0.0.1:10246;', /directive proxy_pass at line 1/, undefined],
+  ['grpc_pass 127.0.0.1:10246;', /directive grpc_pass at line 1/, undefined],
+  ['} server { listen 8080; }', /"}" closes a block the snippet did not open at line 1/, /closes a block/],
+  ['return 200; } location /x { return 200;', /closes a block the snippet did not open at line 1/, /closes a block/],
+  ['return 200 "}"; } location /evil {', /closes a block the snippet did not open at line 1/, /closes a block/],
+  ['return 200 a\\}; }', /closes a block the snippet did not open at line 1/, /closes a block/],
+  ['return 200 x;#\n}', /closes a block the snippet did not open at line 2/, /closes a block/],
+  ['add_header X-A b; # }\n}', /closes a block the snippet did not open at line 2/, /closes a block/],
+  ['return 200 "a;\n} location /x {', /a quoted string is not closed at line 1/, /not closed/],
+  ['add_header X-A "b"c;', /unexpected "c" after a quoted string/, /after a quoted string/],
+  ['add_header X-A b;\r\n}', /a control character/, /a control character/],
+  ['return 200 a\u0000b;', /a control character/, /a control character/],
+  ['add_header X-A b', /not ended by ";"/, /not ended by ";"/],
+  ['location /x { return 200; }', /directive location at line 1 is not on the allowlist/, undefined],
+  ['if (-f /etc/passwd) { return 200; }', /directive if at line 1: the condition/, undefined],
+  ['set $portico_backend other;', /\$portico_backend is Portico's own/, /\$portico_backend is Portico's own/],
+  ['add_header X-Up $PORTICO_BACKEND;', /Portico's own/, /Portico's own/],
+  ['add_header X-Root $document_root;', /\$document_root is not on the list of variables/, undefined],
+  ['set $host evil.test;', /\$host is nginx's or Portico's/, undefined],
+  ['rewrite ^(a+)+$ /x break;', /regular expression .* is refused/, undefined],
+  ['rewrite ^/a /b evil;', /one of last, break, redirect, permanent/, undefined],
+  ['if ($uri) { proxy_set_header X-A b; }', /not allowed in an if block/, undefined],
+  ['add_header "X-A" "b" always extra;', /takes 2 to 3 arguments/, undefined],
+  ['gzip_static on;', /directive gzip_static at line 1/, undefined],
+  ['x'.repeat(65_537), /longer than 65536/, /longer than 65536/],
+];
 
-test('the renderer refuses what the check refuses, and keeps an accepted snippet as its lines', () => {
-  for (const [text, refusal] of CASES) {
-    if (refusal === undefined) assert.deepEqual(snippet(text), text.split('\n'));
-    else assert.throws(() => snippet(text), /refusing to render the snippet/);
+test('the real-world corpus is accepted in safe mode and rendered as its own lines', () => {
+  for (const text of REAL_WORLD) {
+    assert.equal(snippetRefusal(text, 'safe', 'location'), undefined, text);
+    assert.deepEqual(snippet(text), text.split('\n'));
   }
 });
 
-test('a refused snippet is a refused annotation, named with its reason', () => {
-  const opts = { prefix: 'p', riskLevel: 'Critical' as const, allowSnippets: true, namespace: 'ns' };
-  const bad = parseAnnotations({ 'p/configuration-snippet': 'return 200 "}";' }, opts);
-  assert.deepEqual(bad.errors.map((e) => e.reason.includes(R(`${QUOTE} at line 1, column 12`))), [true]);
-  const authBad = parseAnnotations({ 'p/auth-url': 'http://auth.example/check', 'p/auth-snippet': 'include /etc/passwd;' }, opts);
-  assert.deepEqual(authBad.errors.map((e) => e.reason.includes(R(`directive include at line 1, column 1 ${CODE}`))), [true]);
-  assert.deepEqual(parseAnnotations({ 'p/server-snippet': 'add_header X-A b;' }, opts).errors, []);
+test('every hostile snippet is refused in safe mode with the directive and its line; any mode checks the structure only', () => {
+  for (const [text, safe, any] of HOSTILE) {
+    assert.match(snippetRefusal(text, 'safe') ?? '', R, text);
+    assert.match(snippetRefusal(text, 'safe') ?? '', safe, text);
+    if (any === undefined) assert.equal(snippetRefusal(text, 'any'), undefined, text);
+    else assert.match(snippetRefusal(text, 'any') ?? '', any, text);
+    if (any !== undefined) assert.throws(() => snippet(text), /refusing to render the snippet/);
+  }
+  assert.match(snippetRefusal('add_header X-A b;', 'refuse') ?? '', /--snippet-mode=refuse takes no snippets/);
+});
+
+test('contexts: http takes map; server takes if; nothing is safe in main or stream', () => {
+  assert.equal(snippetRefusal('map $http_x_env $env_tag { default prod; staging stage; }', 'safe', 'http'), undefined);
+  assert.match(snippetRefusal('map $http_x_env $env_tag { include /etc/passwd; }', 'safe', 'http') ?? '', /a map entry/);
+  assert.match(snippetRefusal('map $uri $x { default a; }', 'safe', 'location') ?? '', /not allowed in a location snippet/);
+  assert.equal(snippetRefusal('if ($host = old.test) { return 308 https://new.test$request_uri; }', 'safe', 'server'), undefined);
+  assert.match(snippetRefusal('worker_rlimit_nofile 1024;', 'safe', 'main') ?? '', /not on the allowlist/);
+  assert.match(snippetRefusal('add_header X-A b;', 'safe', 'stream') ?? '', /not allowed in a stream snippet/);
+});
+
+test('the annotation parser applies the mode: safe by default, any needs the flag and Critical, refuse takes none', () => {
+  const P = 'p';
+  const base = { prefix: P, riskLevel: 'High' as const, allowSnippets: false, namespace: 'ns' };
+  const ok = parseAnnotations({ 'p/configuration-snippet': 'add_header X-A b;' }, base);
+  assert.deepEqual([ok.errors, ok.settings.location.configurationSnippet], [[], 'add_header X-A b;']);
+  assert.match(parseAnnotations({ 'p/configuration-snippet': 'proxy_pass http://x;' }, base).errors[0]?.reason ?? '', /directive proxy_pass at line 1 is not on the allowlist/);
+  assert.match(parseAnnotations({ 'p/server-snippet': 'add_header X-A b;' }, { ...base, snippetMode: 'refuse' }).errors[0]?.reason ?? '', /--snippet-mode=refuse/);
+  assert.match(parseAnnotations({ 'p/server-snippet': 'add_header X-A b;' }, { ...base, snippetMode: 'any' }).errors[0]?.reason ?? '', /--allow-snippet-annotations/);
+  assert.match(parseAnnotations({ 'p/server-snippet': 'root /;' }, { ...base, snippetMode: 'any', allowSnippets: true }).errors[0]?.reason ?? '', /rated Critical/);
+  assert.deepEqual(parseAnnotations({ 'p/server-snippet': 'root /;' }, { ...base, snippetMode: 'any', allowSnippets: true, riskLevel: 'Critical' }).errors, []);
+  assert.match(parseAnnotations({ 'p/auth-url': 'http://a.test/', 'p/auth-snippet': 'include /etc/passwd;' }, base).errors[0]?.reason ?? '', /directive include at line 1/);
+  assert.match(parseAnnotations({ 'p/configuration-snippet': 'add_header X-A b;' }, { ...base, riskLevel: 'Medium' }).errors[0]?.reason ?? '', /rated High \(a snippet under --snippet-mode=safe\)/);
 });
