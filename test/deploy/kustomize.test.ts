@@ -23,6 +23,7 @@ const COMMON = [
   'RoleBinding portico/portico', 'ClusterRoleBinding /portico', 'ClusterRoleBinding /portico-duties', 'ConfigMap portico/portico',
   'Service portico/portico', 'Service portico/portico-admission', 'Service portico/portico-metrics', 'Deployment portico/portico',
   'HorizontalPodAutoscaler portico/portico', 'PodDisruptionBudget portico/portico', 'ValidatingWebhookConfiguration /portico',
+  'ConfigMap portico/portico-grafana-dashboard',
 ];
 
 /** A rendered object seen through its kubernetes-types type. */
@@ -156,6 +157,15 @@ describe('deploy/ with kubectl kustomize', async () => {
 
   void test('Services, HPA, PDB and the webhook point at the pods and ports that exist', { skip }, () => {
     for (const [b, objs] of builds) checkReferences(b, objs);
+  });
+
+  void test('the Grafana dashboard ships as a ConfigMap for the dashboard sidecar, byte for byte', { skip }, async () => {
+    const file = await readFile(join(REPO, 'deploy/grafana/portico.json'), 'utf8');
+    for (const [b, objs] of builds) {
+      const cm = cast<ConfigMap>(one(objs, 'ConfigMap', 'portico-grafana-dashboard'));
+      assert.equal(cm.data?.['portico.json'], file, b);
+      assert.equal(cm.metadata?.labels?.['grafana_dashboard'], '1');
+    }
   });
 
   void test('the image is tagged with package.json\'s version', { skip }, async () => {
