@@ -1,0 +1,140 @@
+// bench/stream: TCP through Portico's stream section vs hand-written nginx stream, ssl_preread's cost, stream reloads.
+//
+// Part 1, TCP: wrk over HTTP through a TCP proxy to the backend nginx of lib.ts, keepalive (bytes forwarded on open
+// connections) and Connection: close (a new proxied TCP connection per request: the per-connection cost).
+//   portico  the real `portico` command, --tcp-services-configmap: a port whose Service has the two backend ports
+//   hand     hand-written nginx: `stream { upstream { two servers } server { listen; proxy_pass } }`
+// Part 2, ssl_preread: Portico terminating HTTPS for one host, with and without --enable-ssl-passthrough (with it,
+// every connection passes the SNI front and a unix socket with a PROXY line before the HTTPS server).
+// Part 3, stream endpoint changes: EndpointSlice rewritten in the manifest folder → first TCP connection answered by
+// the new endpoint (a reload: docs/adr/0010), `--changes` times.
+// Every proxy nginx on CPU 0, wrk and the backend on CPU 1. Rounds interleave the sides; medians are reported.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { backendConf, childPids, fmt, intArg, median, pin, sleep, startNginx, type HandNginx } from './lib.js';
+import { freePort, startPortico, type Running } from '../test/support/portico.js';
+import { configMap, manifestDir, writeManifests } from '../test/support/manifests.js';
+import { ingress, ingressClass, slice } from '../test/support/objects.js';
+import { makeCert } from '../test/support/certs.js';
+import { tlsSecret } from '../test/support/tls-manifests.js';
+import { tcpAsk } from '../test/support/stream-backends.js';
+
+const run = promisify(execFile);
+const argv = process.argv.slice(2);
+const ROUNDS = intArg(argv, 'rounds', 3, 1, 20);
+const SECONDS = intArg(argv, 'seconds', 5, 1, 60);
+const CHANGES = intArg(argv, 'changes', 10, 1, 100);
+const PROXY_CPUS = '0';
+const CLIENT_CPUS = '1';
+const HOST = 'bench.test';
+
+interface Side { readonly name: string; readonly url: string; readonly rps: number[] }
+
+/** One wrk run with extra headers; requests/s and socket errors. */
+async function wrk(url: string, seconds: number, close: boolean): Promise<{ rps: number; errors: number }> {
+  const headers = ['-H', `Host: ${HOST}`, ...(close ? ['-H', 'Connection: close'] : [])];
+  const { stdout } = await run('taskset', ['-c', CLIENT_CPUS, 'wrk', '-t1', '-c50', `-d${seconds}s`, '--timeout', '2s', ...headers, url],
+    { timeout: (seconds + 15) * 1000, killSignal: 'SIGKILL' });
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0), errors: non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0) };
+}
+
+async function rounds(title: string, sides: Side[], close: boolean): Promise<void> {
+  for (const s of sides) await wrk(s.url, 1, close); // warm-up
+  for (let r = 0; r < ROUNDS; r += 1) {
+    for (const s of sides.map((_, i) => sides[(i + r) % sides.length]!)) {
+      const w = await wrk(s.url, SECONDS, close);
+      s.rps.push(w.rps);
+      if (w.errors > 0) console.log(`  ${s.name}: ${w.errors} errors in round ${r + 1}`);
+      await sleep(200);
+    }
+  }
+  const base = median(sides[0]!.rps);
+  console.log(`${title}: ${sides.map((s) => `${s.name} ${fmt(median(s.rps))} req/s (ratio ${fmt(median(s.rps) / base, 2)}; rounds ${s.rps.map((x) => fmt(x)).join(' ')})`).join('; ')}`);
+  for (const s of sides) s.rps.length = 0;
+}
+
+async function pinPortico(p: Running): Promise<void> {
+  const master = Number((await readFile(join(p.workDir, 'nginx.pid'), 'utf8')).trim());
+  for (const pid of [master, ...(await childPids(master))]) await pin(pid, PROXY_CPUS);
+}
+
+const tcpService = (name: string, ports: readonly number[]): unknown[] => [
+  { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { ports: [{ name: 'tcp', port: 7000, protocol: 'TCP' }] } },
+  ...ports.map((p, i) => ({ ...slice(name, p, ['127.0.0.1'], { name: `${name}-${i}`, portName: 'tcp' }), ports: [{ name: 'tcp', port: p, protocol: 'TCP' }] })),
+];
+
+async function main(): Promise<void> {
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const backendPorts = [await freePort(), await freePort()];
+    const backend: HandNginx = await startNginx('backend', backendConf(backendPorts), CLIENT_CPUS, backendPorts[0]!);
+    stops.push(() => backend.stop());
+    const dir = await manifestDir();
+    stops.push(() => rm(dir, { recursive: true, force: true }));
+    const fixtures = await mkdtemp(join(tmpdir(), 'portico-bench-certs-'));
+    stops.push(() => rm(fixtures, { recursive: true, force: true }));
+    const cert = makeCert(fixtures, HOST, { sans: [HOST] });
+    const tcpPort = await freePort();
+    const objects = (ports: readonly number[]): unknown[] => [
+      ingressClass('portico'), tlsSecret('bench-tls', cert), ...tcpService('bench', ports),
+      { ...ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench', port: 7000 }] }),
+        spec: { ingressClassName: 'portico', tls: [{ hosts: [HOST], secretName: 'bench-tls' }],
+          rules: [{ host: HOST, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'bench', port: { number: 7000 } } } }] } }] } },
+      configMap('tcp', { [String(tcpPort)]: 'default/bench:7000' }, 'ingress'),
+    ];
+    await writeManifests(dir, 'bench.json', objects(backendPorts));
+    const common = ['--manifests', dir, '--worker-processes', '1', '--log-level', 'info'];
+    const portico = await startPortico([...common, '--tcp-services-configmap', 'ingress/tcp']);
+    stops.push(() => portico.stop());
+    const front = await startPortico([...common, '--enable-ssl-passthrough']);
+    stops.push(() => front.stop());
+    for (const p of [portico, front]) await pinPortico(p);
+    const handPort = await freePort();
+    const hand = await startNginx('hand-stream', (d) => `load_module /usr/lib/nginx/modules/ngx_stream_module.so;
+worker_processes 1;
+pid ${d}/nginx.pid;
+events { worker_connections 16384; }
+stream {
+    proxy_connect_timeout 5s; proxy_timeout 600s;
+    upstream hand { ${backendPorts.map((p) => `server 127.0.0.1:${p};`).join(' ')} }
+    server { listen 127.0.0.1:${handPort} backlog=4096; proxy_pass hand; }
+}
+`, PROXY_CPUS, handPort);
+    stops.push(() => hand.stop());
+
+    console.log(`bench/stream: ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c50, 1 nginx worker per side on CPU ${PROXY_CPUS}, wrk + backend on CPU ${CLIENT_CPUS}`);
+    const tcp: Side[] = [{ name: 'portico', url: `http://127.0.0.1:${tcpPort}/`, rps: [] }, { name: 'hand', url: `http://127.0.0.1:${handPort}/`, rps: [] }];
+    await rounds('TCP, keepalive', tcp, false);
+    await rounds('TCP, a new connection per request', tcp, true);
+    const tls: Side[] = [{ name: 'terminated', url: `https://127.0.0.1:${portico.https}/`, rps: [] }, { name: 'ssl_preread front', url: `https://127.0.0.1:${front.https}/`, rps: [] }];
+    await rounds('HTTPS, keepalive', tls, false);
+    await rounds('HTTPS, a new TLS connection per request', tls, true);
+
+    // Part 3: stream endpoint changes are reloads; time from the manifest write to the new endpoint answering.
+    const ids = await Promise.all(backendPorts.map(async (p) => (await fetch(`http://127.0.0.1:${p}/`)).text()));
+    const times: number[] = [];
+    for (let i = 0; i < CHANGES; i += 1) {
+      const port = backendPorts[i % 2]!;
+      const want = `ok ${port}`;
+      const started = Date.now();
+      await writeManifests(dir, 'bench.json', objects([port]));
+      for (let k = 0; k < 400; k += 1) { // bounded: 20 s
+        const got = await tcpAsk(tcpPort, 'GET / HTTP/1.0\r\n\r\n', 1000).catch(() => '');
+        if (got.includes(want)) break;
+        await sleep(50);
+      }
+      times.push(Date.now() - started);
+    }
+    const reloads = Math.max(0, ...portico.output.map((l) => Number(/"streamReloads":(\d+)/.exec(l)?.[1] ?? 0)));
+    console.log(`stream endpoint change -> new endpoint answering (${CHANGES} changes, backends ${ids.map((x) => x.trim()).join(', ')}): median ${fmt(median(times))} ms, max ${fmt(Math.max(...times))} ms; streamReloads counted: ${reloads}`);
+  } finally {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+  }
+}
+
+await main();
