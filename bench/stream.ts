@@ -7,7 +7,7 @@
 // Part 2, ssl_preread: Portico terminating HTTPS for one host, with and without --enable-ssl-passthrough (with it,
 // every connection passes the SNI front and a unix socket with a PROXY line before the HTTPS server).
 // Part 3, stream endpoint changes: EndpointSlice rewritten in the manifest folder → first TCP connection answered by
-// the new endpoint (a reload: docs/adr/0010), `--changes` times.
+// the new endpoint (a reload: docs/adr/0013), `--changes` times.
 // Every proxy nginx on CPU 0, wrk and the backend on CPU 1. Rounds interleave the sides; medians are reported.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

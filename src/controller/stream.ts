@@ -15,7 +15,7 @@ export function streamOptions(config: Config): Pick<ModelOptions, 'stream'> {
   return { stream: { tcp, udp, passthrough, reservedPorts: targetPolicy(config).ownPorts, annotationsPrefix: config.annotationsPrefix } };
 }
 
-/** The stream section as nginx holds it (ports, endpoints, passthrough hosts): a change of it needs a reload (docs/adr/0012). */
+/** The stream section as nginx holds it (ports, endpoints, passthrough hosts): a change of it needs a reload (docs/adr/0013). */
 export function streamDigest(model: Model | undefined): string {
   return JSON.stringify(model?.stream ?? null);
 }

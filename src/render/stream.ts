@@ -102,7 +102,7 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
 /**
  * http-level lines with passthrough on: the HTTPS server behind the front trusts the PROXY line from its unix socket
  * only, so `$remote_addr` is the client's address for terminated hosts. With use-proxy-protocol the header is
- * already proxy_protocol; with use-forwarded-headers or enable-real-ip the header stays theirs (docs/adr/0010).
+ * already proxy_protocol; with use-forwarded-headers or enable-real-ip the header stays theirs (docs/adr/0013).
  */
 export function passthroughHttpLines(s: StreamModel | undefined, g: GlobalSettings): string[] {
   if (s?.passthrough === undefined) return [];
