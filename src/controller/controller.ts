@@ -80,7 +80,7 @@ const MAX_ROUNDS = 6;
 
 const ingressKey = (i: Snapshot['ingresses'][number]): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
 
-/** streamReloads: reloads (also) caused by the stream section, endpoint changes of TCP/UDP/passthrough backends included (docs/adr/0010). */
+/** streamReloads: reloads (also) caused by the stream section, endpoint changes of TCP/UDP/passthrough backends included (docs/adr/0013). */
 export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number; streamReloads: number }
 
 /** A sync that left nginx serving `model` (plan noop included), for status and Events. */
