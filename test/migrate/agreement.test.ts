@@ -10,7 +10,8 @@ import { fixtureCopy, portico, verdicts } from './run.js';
 
 /** A request per Ingress of the folder: host, path, headers, and the backend that answers when it is served. */
 const PROBES: Readonly<Record<string, { host: string; path: string; headers?: Record<string, string>; backend: string }>> = {
-  'shop/web': { host: 'shop.example.com', path: '/', backend: 'web' },
+  // x-canary: never keeps the request off the 10% canary.
+  'shop/web': { host: 'shop.example.com', path: '/', headers: { 'x-canary': 'never' }, backend: 'web' },
   'shop/web-canary': { host: 'shop.example.com', path: '/', headers: { 'x-canary': 'always' }, backend: 'web-canary' },
   'shop/api': { host: 'api.example.com', path: '/v1/items', backend: 'api' },
   'blog/blog': { host: 'blog.example.com', path: '/', backend: 'blog' },
@@ -20,7 +21,7 @@ const PROBES: Readonly<Record<string, { host: string; path: string; headers?: Re
   'sso/app': { host: 'app.example.com', path: '/', backend: 'app' },
   'team/docs': { host: 'docs.example.com', path: '/', backend: 'docs' },
   // Its only path is refused ("served differently"): the host's own Ingress keeps answering.
-  'team/catch-all': { host: 'shop.example.com', path: '/anything-else', backend: 'web' },
+  'team/catch-all': { host: 'shop.example.com', path: '/anything-else', headers: { 'x-canary': 'never' }, backend: 'web' },
   'other/internal': { host: 'internal.example.com', path: '/', backend: 'internal' },
 };
 
