@@ -15,6 +15,7 @@ const PROBES: Readonly<Record<string, { host: string; path: string; headers?: Re
   'shop/web-canary': { host: 'shop.example.com', path: '/', headers: { 'x-canary': 'always' }, backend: 'web-canary' },
   'shop/api': { host: 'api.example.com', path: '/v1/items', backend: 'api' },
   'blog/blog': { host: 'blog.example.com', path: '/', backend: 'blog' },
+  'blog/comments': { host: 'comments.example.com', path: '/', backend: 'comments' },
   'legacy/old': { host: 'old.example.com', path: '/', backend: 'old' },
   'admin/dashboard': { host: 'admin.example.com', path: '/', headers: { authorization: `Basic ${Buffer.from('admin:s3cret').toString('base64')}` }, backend: 'dashboard' },
   'media/upload': { host: 'upload.example.com', path: '/', backend: 'upload' },
@@ -25,7 +26,7 @@ const PROBES: Readonly<Record<string, { host: string; path: string; headers?: Re
   'other/internal': { host: 'internal.example.com', path: '/', backend: 'internal' },
 };
 
-const SERVICES = ['web', 'web-canary', 'api', 'blog', 'old', 'dashboard', 'upload', 'app', 'docs', 'internal'];
+const SERVICES = ['web', 'web-canary', 'api', 'blog', 'comments', 'old', 'dashboard', 'upload', 'app', 'docs', 'internal'];
 
 let dir = '';
 let backends: Backend[] = [];
