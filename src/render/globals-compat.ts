@@ -64,6 +64,8 @@ export function httpCompat(g: GlobalSettings): string[] {
     ...g.hideHeaders.map((h) => `${I}proxy_hide_header ${headerName(h)};`),
     ...(g.allowBackendServerHeader ? [`${I}proxy_pass_header Server;`] : []),
     ...gzip(g),
+    // After the hash sizes: nginx fixes map_hash_* at the first map block.
+    ...accessLogMap(g),
     ...adminSnippet(g.httpSnippet, I),
   ];
 }

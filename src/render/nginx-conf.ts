@@ -6,7 +6,7 @@ import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, upstreamKeepalive } from './globals.js';
-import { accessLogMap, accessLogTail, eventsLine, hashLines, mainCompat, serverCompat } from './globals-compat.js';
+import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat } from './globals-compat.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
@@ -46,9 +46,9 @@ const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert',
 function accessLog(o: RenderOptions, g: GlobalSettings): string[] {
   const path = filePath(g.accessLogPath ?? `${o.workDir}/logs/access.log`);
   if (g.disableAccessLog) return ['    access_log off;'];
-  if (g.logFormatUpstream === undefined) return [...accessLogMap(g), `    access_log ${path} portico ${accessLogTail(g)};`];
+  if (g.logFormatUpstream === undefined) return [`    access_log ${path} portico ${accessLogTail(g)};`];
   const escape = g.logFormatEscapeJson ? 'escape=json ' : g.logFormatEscapeNone ? 'escape=none ' : '';
-  return [...accessLogMap(g), `    log_format portico_custom ${escape}${logFormat(g.logFormatUpstream)};`, `    access_log ${path} portico_custom ${accessLogTail(g)};`];
+  return [`    log_format portico_custom ${escape}${logFormat(g.logFormatUpstream)};`, `    access_log ${path} portico_custom ${accessLogTail(g)};`];
 }
 
 const HASH_PLACEHOLDER = '@@CONFIG_HASH@@';
