@@ -29,6 +29,14 @@ void test('admission-cert.sh: a CA and a server certificate for portico-admissio
   }
 });
 
+void test('the image installs every nginx and Lua package scripts/setup.sh installs for the tests', async () => {
+  const setup = await readFile(join(REPO, 'scripts/setup.sh'), 'utf8');
+  const wanted = (/^PACKAGES=\(([^)]*)\)/m.exec(setup)?.[1] ?? '').split(/\s+/).filter((p) => /^(nginx|libnginx-|lua-)/.test(p));
+  const image = (await readFile(join(REPO, 'image/packages.txt'), 'utf8')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  assert.ok(wanted.length >= 5);
+  assert.deepEqual(wanted.filter((p) => !image.includes(p)), [], 'missing from image/packages.txt');
+});
+
 const jq = await run('jq', ['--version']).then(() => true, () => false);
 
 void test('copy-ingress.jq: the copy is Portico\'s, named -portico, without server-set fields', { skip: jq ? false : 'jq is not installed' }, async () => {
