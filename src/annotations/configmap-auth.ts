@@ -1,23 +1,9 @@
 // ConfigMap keys of global external auth (global-auth-*) and cross-namespace references, spliced into CONFIGMAP_KEYS.
-import type { GlobalSettings } from '../model/settings.js';
 import type { KeySpec } from './configmap.js';
 import { cacheDuration, cacheKey, headerList, method, redirectParam } from './table-auth.js';
 import * as v from './values.js';
+import { key } from './configmap-key.js';
 import { authSignin, authUrl } from './auth-urls.js';
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function key<F extends keyof GlobalSettings>(name: string, field: F, def: string, doc: string, parse: v.Parser<GlobalSettings[F]>): KeySpec {
-  return {
-    key: name, field, default: def, doc,
-    apply: (raw: string, g: Mutable<GlobalSettings>) => {
-      const r = parse(raw);
-      if (!r.ok) return r.reason;
-      g[field] = r.value;
-      return undefined;
-    },
-  };
-}
 
 /** The keys (global-auth-snippet is not one: raw nginx is logged as an unknown key); the global-auth-* family applies to every Ingress that does not say `enable-global-auth: "false"`. */
 export const AUTH_CONFIGMAP_KEYS: readonly KeySpec[] = [

@@ -1,22 +1,8 @@
 // ConfigMap keys of issue 15 that Portico implements: headers and buffers, hashes, gzip, logs, upstream defaults, admin snippets.
-import type { GlobalSettings } from '../model/settings.js';
 import { COMPAT_DEFAULTS } from '../model/settings-compat.js';
 import type { KeySpec } from './configmap.js';
 import * as v from './values.js';
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function key<F extends keyof GlobalSettings>(name: string, field: F, def: string, doc: string, parse: v.Parser<GlobalSettings[F]>): KeySpec {
-  return {
-    key: name, field, default: def, doc,
-    apply: (raw: string, g: Mutable<GlobalSettings>) => {
-      const r = parse(raw);
-      if (!r.ok) return r.reason;
-      g[field] = r.value;
-      return undefined;
-    },
-  };
-}
+import { key } from './configmap-key.js';
 
 const csv = /\s*,\s*/;
 const onOff: v.Parser<boolean> = (raw) => (raw === 'on' ? v.ok(true) : raw === 'off' ? v.ok(false) : v.bad(`${v.show(raw)} is not on or off`));

@@ -3,6 +3,7 @@ import { GLOBAL_DEFAULTS, RISK_ORDER, type GlobalSettings, type RiskLevel } from
 
 export { GLOBAL_DEFAULTS };
 import * as v from './values.js';
+import { key } from './configmap-key.js';
 import { DEFAULT_TLS_SETTINGS, REDIRECT_CODES, type RedirectCode } from '../model/tls-types.js';
 import { AUTH_CONFIGMAP_KEYS } from './configmap-auth.js';
 import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
@@ -10,7 +11,6 @@ import { MORE_CONFIGMAP_KEYS } from './configmap-more.js';
 import { COMPAT_BY_KEY } from './configmap-compat.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
 
 export interface KeySpec {
   readonly key: string;
@@ -31,18 +31,6 @@ const redirectCode: v.Parser<RedirectCode> = (raw) => {
 };
 const sslCiphers: v.Parser<string> = (raw) => (/^[A-Za-z0-9:+!@=_.-]{1,2048}$/.test(raw)
   ? v.ok(raw) : v.bad(`${v.show(raw)} is not an OpenSSL cipher list`));
-
-function key<F extends keyof GlobalSettings>(name: string, field: F, def: string, doc: string, parse: v.Parser<GlobalSettings[F]>): KeySpec {
-  return {
-    key: name, field, default: def, doc,
-    apply: (raw, g) => {
-      const r = parse(raw);
-      if (!r.ok) return r.reason;
-      g[field] = r.value;
-      return undefined;
-    },
-  };
-}
 
 const onOff: v.Parser<boolean> = (raw) => (raw === 'on' ? v.ok(true) : raw === 'off' ? v.ok(false) : v.bad(`${v.show(raw)} is not on or off`));
 const ref: v.Parser<string> = (raw) => {
