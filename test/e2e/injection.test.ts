@@ -8,6 +8,7 @@ import { makeSelfSigned } from '../../src/tls/self-signed.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
+import { checkAdminSnippets } from '../../src/snippets/admin.js';
 import { CONFIGMAP_KEYS } from '../../src/annotations/configmap.js';
 import { selectIngresses } from '../../src/annotations/select.js';
 import { ANNOTATIONS, NOT_YET } from '../../src/annotations/table.js';
@@ -35,6 +36,12 @@ const CORPUS: string[] = [
   '*', '..', '../../etc/passwd', 'a\u2028b', 'é', '%00', '/a%0aB', '/\\x', "/' ", '/}', '/(?=x)', '/(a', '(?i)', '/ok',
   'ok', 'on;', 'off }', '404;500', '404,500 }', 'TLSv1.2; ssl_x', 'a.test,b"c', 'a.test\nb', '0x10', '-1', '1e3', '99999999999',
   'default/x;y', 'ns/../x', 'UPPER', 'keep-alive"', 'GRPC;', 'HTTPS }', '/$2;', '/${1}', '/$0', '~*.*', '~"', 'a/b/c',
+  // Hostile snippets (issue 15): code, files, other upstreams, blocks that close the location, quoting and escape tricks,
+  // comments hiding a brace, Portico's own variables; and snippets the safe allowlist takes.
+  'access_by_lua_block { os.execute("id") }', 'set_by_lua $x "os.exit()";', 'alias /etc/;', 'root /;', 'proxy_pass http://127.0.0.1:10246;',
+  'add_header X-A b; # }\n} location /evil { return 200 x; }', "return 200 'a\\'}'; }", 'return 200 a\\}; }', 'if (-f /etc/passwd) { return 200; }',
+  'set $portico_backend x;', 'if ($uri) { return 200 "}"; }', 'add_header X-A "$document_root";', 'location /x { return 200; }',
+  'add_header X-Frame-Options DENY;', 'if ($http_x_forwarded_proto != "https") { return 301 https://$host$request_uri; }',
 ];
 
 const FRAGMENTS = ['"', "'", ';', '{', '}', '#', '$', '\\', '\n', '\u0000', ' ', '/', 'a', 'x.test', '1', 'm', 's', 'on', 'http://', ',',
@@ -82,8 +89,9 @@ let workDir = '';
 let nginx: Nginx;
 const stats = { tried: 0, refused: 0, nginxTests: 0 };
 
-function render(snap: Snapshot, global: GlobalSettings = GLOBAL_DEFAULTS): { text: string; refused: Set<string> } {
-  const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: false, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS) });
+/** Snippets are refused here (their own test below: an accepted snippet adds statements, so it has no sentinel twin). */
+function render(snap: Snapshot, global: GlobalSettings = GLOBAL_DEFAULTS, snippetMode: 'refuse' | 'safe' = 'refuse'): { text: string; refused: Set<string> } {
+  const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: false, snippetMode, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS) });
   const model = buildModel(sel.snapshot, OPTS, sel.input);
   const refused = new Set([...sel.problems, ...model.problems].filter((p) => p.severity === 'dropped').map((p) => p.object.name));
   const o: RenderOptions = { workDir, luaDir: join(REPO, 'lua'), httpPort: 18080, httpsPort: 18443, statusPort: 18246, defaultServerPort: 18181, listenAddress: '127.0.0.1', user: undefined, workerProcesses: 1, global, headers: NO_HEADERS };
@@ -207,8 +215,10 @@ void test('hostile values in every ConfigMap key', async () => {
     for (const v of CORPUS) {
       tried += 1;
       const r = parseConfigMap({ [key.key]: v });
-      if (r.errors.length > 0) { refused += 1; continue; }
-      const text = render(snap, r.settings).text;
+      // As the annotation stage does: admin snippets pass the --snippet-mode allowlist (safe, the default) too.
+      const admin = checkAdminSnippets(r.settings, 'safe');
+      if (r.errors.length > 0 || admin.refused.length > 0) { refused += 1; continue; }
+      const text = render(snap, admin.settings).text;
       const got = parseNginx(text);
       // Accepted values may change http-level settings, never the set of directive kinds outside the allowed ones.
       const names = new Set(walk(parseNginx(expected)).map(({ d }) => d.name));
@@ -218,4 +228,24 @@ void test('hostile values in every ConfigMap key', async () => {
     }
   }
   process.stdout.write(`injection (ConfigMap keys): tried ${tried}, refused ${refused}, nginx -t runs ${tests}\n`);
+});
+
+void test('hostile snippets under --snippet-mode=safe: refused, or confined to their own location (same servers and locations), and nginx -t passes', async () => {
+  const values = [...CORPUS, ...generated(2_000, 11)];
+  const sentinel = render(snapshotOf([ing(0, {})]), GLOBAL_DEFAULTS, 'safe');
+  const count = (text: string): string => JSON.stringify(walk(parseNginx(text)).map(({ d }) => d.name).filter((n) => n === 'server' || n === 'location').length);
+  let accepted = 0;
+  for (const [name, field] of [['configuration-snippet', 'location'], ['server-snippet', 'server']] as const) {
+    for (const v of values) {
+      const r = render(snapshotOf([ing(0, { annotations: { [`${P}/${name}`]: v } })]), GLOBAL_DEFAULTS, 'safe');
+      if (r.refused.has('i0')) continue;
+      accepted += 1;
+      assert.equal(count(r.text), count(sentinel.text), `${name}=${JSON.stringify(v.slice(0, 40))}: a ${field} snippet added a server or location`);
+      // Portico's own Lua hooks are *_by_lua_block with a body; its load_module lines stay as the sentinel's.
+      for (const { d } of walk(parseNginx(r.text))) assert.ok(!/_by_lua|^include$|^alias$|^root$/.test(d.name) || d.lua !== undefined, `${name}: ${d.name}`);
+      assert.equal(r.text.split('load_module').length, sentinel.text.split('load_module').length, `${name}: load_module`);
+      await nginx.test(r.text);
+    }
+  }
+  process.stdout.write(`injection (safe snippets): tried ${values.length * 2}, accepted ${accepted}\n`);
 });
