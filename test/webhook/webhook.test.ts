@@ -160,8 +160,12 @@ describe('validating admission webhook', () => {
     const res = (await post(review('CREATE', bad))).json().response;
     assert.equal(res.allowed, false);
     assert.match(res.status?.message ?? '', /nginx\.ingress\.kubernetes\.io\/proxy-body-size/);
-    const snippet = ingress('snippet', { className: 'portico', host: 'snip.example.com', annotations: { 'nginx.ingress.kubernetes.io/configuration-snippet': 'return 200;' }, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
-    assert.equal((await post(review('CREATE', snippet))).json().response.allowed, false);
+    // --snippet-mode=safe (the default) takes an allowlisted snippet and refuses the rest, naming the directive and its line.
+    const snippet = (text: string) => ingress('snippet', { className: 'portico', host: 'snip.example.com', annotations: { 'nginx.ingress.kubernetes.io/configuration-snippet': text }, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    const refused = (await post(review('CREATE', snippet('proxy_pass http://127.0.0.1:10246/;')))).json().response;
+    assert.equal(refused.allowed, false);
+    assert.match(refused.status?.message ?? '', /directive proxy_pass at line 1/);
+    assert.equal((await post(review('CREATE', snippet('return 200;')))).json().response.allowed, true);
   });
 
   test('a regex that backtracks exponentially is refused at admission: use-regex path and canary-by-header-pattern', async () => {
