@@ -62,7 +62,7 @@ export function configurationMarkdown(): string {
   return [
     '# Configuration reference',
     '',
-    '<!-- Generated from FLAGS in src/cli/flags.ts and the ConfigMap tables in src/annotations/ by `node dist/src/cli/config-docs.js > docs/configuration.md` (npm run docs); a test fails when it is stale. -->',
+    '<!-- Generated from FLAGS in src/cli/flags.ts and the ConfigMap tables in src/annotations/ by `node dist/src/cli/config-docs.js > docs/configuration.md`; a test fails when it is stale. -->',
     '',
     `Commands: \`portico\` (run the controller), ${COMMANDS.map((c) => `\`portico ${c}\``).join(', ')}. Flags take ingress-nginx's names and`,
     'forms (`--flag value`, `--flag=value`, `-flag=value`; booleans `--flag`, `--flag=false`); given twice, the last wins.',

@@ -9,7 +9,7 @@ import { COMPAT_FLAGS } from '../../src/cli/flags-compat.js';
 import { CONFIGMAP_KEYS } from '../../src/annotations/configmap.js';
 import { REPO } from '../support/portico.js';
 
-void test('docs/configuration.md is up to date (regenerate: npm run docs)', async () => {
+void test('docs/configuration.md is up to date (regenerate: node dist/src/cli/config-docs.js > docs/configuration.md)', async () => {
   assert.equal(await readFile(join(REPO, 'docs/configuration.md'), 'utf8'), configurationMarkdown());
 });
 
