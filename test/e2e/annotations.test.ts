@@ -49,7 +49,8 @@ void describe('routing and proxy annotations (real nginx)', () => {
       ing('globalbody', 'globalbody.test', {}),
       ing('timeout', 'timeout.test', { [`${P}/proxy-read-timeout`]: '1' }, '/', 'slow'),
       ing('errors', 'errors.test', { [`${P}/custom-http-errors`]: '404', [`${P}/default-backend`]: 'errors' }, '/', 'missing'),
-      ing('snippet', 'snippet.test', { [`${P}/configuration-snippet`]: 'return 200 "owned";' }),
+      // Outside the allowlist of --snippet-mode=safe (the default): proxy_pass.
+      ing('snippet', 'snippet.test', { [`${P}/configuration-snippet`]: 'return 200 "owned";\nproxy_pass http://127.0.0.1:1/;' }),
       ing('headers', 'headers.test', { [`${P}/upstream-vhost`]: 'internal.example', [`${P}/x-forwarded-prefix`]: '/pre' }),
     ]);
     portico = await startPortico(['--manifests', dir.dir, '--configmap', 'default/portico']);
@@ -120,7 +121,7 @@ void describe('routing and proxy annotations (real nginx)', () => {
     const r = await get(portico.http, 'snippet.test', '/');
     assert.notEqual(r.body, 'owned');
     assert.equal(r.status, 404);
-    assert.ok(portico.output.some((l) => l.includes('configuration-snippet') && l.includes('refused unless --allow-snippet-annotations')));
+    assert.ok(portico.output.some((l) => l.includes('configuration-snippet') && l.includes('directive proxy_pass at line 2 is not on the allowlist')));
     assert.ok(portico.output.some((l) => l.includes('unknown key no-such-key')));
   });
 
