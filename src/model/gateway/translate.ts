@@ -38,7 +38,7 @@ export function granted(grants: readonly ReferenceGrant[], fromNs: string, toNs:
     && (g.spec?.to ?? []).some((t) => (t.group === '' || t.group === 'core') && t.kind === kind && (t.name === undefined || t.name === '' || t.name === name)));
 }
 
-/** Why a match cannot be served exactly yet, or undefined (docs/adr/0010: headers, query and method need the Lua route table). */
+/** Why a match cannot be served exactly yet, or undefined (docs/adr/0011: headers, query and method need the Lua route table). */
 function unsupportedMatch(m: HTTPRouteMatch): string | undefined {
   if (m.headers?.length) return 'header matches are not supported yet; the match is not served (serving it without them would take requests it does not ask for)';
   if (m.queryParams?.length) return 'query parameter matches are not supported yet; the match is not served';
