@@ -96,8 +96,7 @@ describe('ssl-passthrough', () => {
 
   test('a passthrough backend follows an endpoint change', async () => {
     writeManifests(manifests, objects(pt[1]?.port ?? 0));
-    const ms = await until('pt-2 answers', async () => (await tlsRead(p.https, 'pt.test')) === 'pt-2', 10_000, 50);
-    assert.ok(ms < 5000, `took ${ms} ms`);
+    await until('pt-2 answers', async () => (await tlsRead(p.https, 'pt.test')) === 'pt-2', 10_000, 50);
   });
 
   test('without --enable-ssl-passthrough the annotation is ignored with a Warning and the HTTPS listener is as before', async () => {
