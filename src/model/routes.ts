@@ -98,6 +98,14 @@ export function indexRoutes(tiers: readonly (readonly PathRule[])[]): (uri: stri
  * O(n log n) in the number of rules: one sort, and one indexed lookup per location (`indexRoutes`).
  */
 export function compileLocations(tiers: readonly (readonly PathRule[])[], fallback: Target): Location[] {
+  return locationsBy(tiers, fallback, indexRoutes(tiers));
+}
+
+/**
+ * The locations of `tiers`, each answered by `lookup` (the indexed one here; the reference scan in tests): an exact
+ * location per Exact path and per Prefix path, and a prefix location `p/` per Prefix path, sorted.
+ */
+export function locationsBy(tiers: readonly (readonly PathRule[])[], fallback: Target, lookup: (uri: string, prefixOnly?: boolean) => Target | undefined): Location[] {
   const exact = new Set<string>();
   const prefix = new Set<string>(['/']);
   for (const rule of tiers.flat()) {
@@ -109,7 +117,6 @@ export function compileLocations(tiers: readonly (readonly PathRule[])[], fallba
       prefix.add(`${rule.path}/`);
     }
   }
-  const lookup = indexRoutes(tiers);
   const locations: Location[] = [];
   for (const path of [...exact].sort()) {
     locations.push({ match: 'exact', path, target: lookup(path) ?? fallback });
