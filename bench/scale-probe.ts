@@ -1,0 +1,80 @@
+// bench/scale's probes: bounded polling of routes through Portico, RSS from /proc, nginx -t and SIGHUP timings.
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { childPids, NGINX, sleep } from './lib.js';
+
+const run = promisify(execFile);
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+/** Status and body of one GET through Portico (status 0 on an error), bounded by a 2 s timeout. */
+export function ask(port: number, host: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host }, agent, timeout: 2000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { body += c; });
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: body.trim() }); });
+      res.on('error', () => { resolve({ status: 0, body: '' }); });
+    });
+    req.on('timeout', () => { req.destroy(); });
+    req.on('error', () => { resolve({ status: 0, body: '' }); });
+    req.end();
+  });
+}
+
+export function closeAgent(): void { agent.destroy(); }
+
+/** Polls `ok` every `stepMs` until it holds; the ms it took, or NaN after `timeoutMs`. */
+export async function pollMs(ok: () => Promise<boolean>, timeoutMs: number, stepMs = 5, t0 = performance.now()): Promise<number> {
+  while (performance.now() - t0 < timeoutMs) {
+    if (await ok()) return performance.now() - t0;
+    await sleep(stepMs);
+  }
+  return Number.NaN;
+}
+
+/** True when every route answers 200 from a backend ("ok <port>"); asks them 10 at a time. */
+export async function allServed(port: number, routes: readonly { host: string; path: string }[]): Promise<boolean> {
+  for (let i = 0; i < routes.length; i += 10) {
+    const answers = await Promise.all(routes.slice(i, i + 10).map((r) => ask(port, r.host, r.path)));
+    if (!answers.every((a) => a.status === 200 && a.body.startsWith('ok '))) return false;
+  }
+  return true;
+}
+
+/** Resident set size of a process in MiB (VmRSS), 0 when it is gone. */
+export async function rssMiB(pid: number): Promise<number> {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(text)?.[1] ?? 0) / 1024;
+}
+
+/** The nginx master PID of a Portico work directory. */
+export async function masterPid(workDir: string): Promise<number> {
+  return Number((await readFile(join(workDir, 'nginx.pid'), 'utf8')).trim());
+}
+
+/** RSS of nginx master + workers (MiB), and the worker count. */
+export async function nginxRss(master: number): Promise<{ mib: number; workers: number }> {
+  const kids = await childPids(master);
+  let mib = await rssMiB(master);
+  for (const k of kids) mib += await rssMiB(k);
+  return { mib, workers: kids.length };
+}
+
+/** `nginx -t` on Portico's own nginx.conf, as Portico runs it (ms), bounded at 120 s. */
+export async function nginxTestMs(workDir: string): Promise<number> {
+  const t0 = performance.now();
+  await run(NGINX, ['-t', '-q', '-p', workDir, '-e', 'stderr', '-c', join(workDir, 'nginx.conf')], { timeout: 120_000 });
+  return performance.now() - t0;
+}
+
+/** SIGHUP to the master → as many new workers as before (ms): the reload itself, without Portico's sync. */
+export async function sighupMs(master: number, timeoutMs: number): Promise<number> {
+  const before = new Set(await childPids(master));
+  const t0 = performance.now();
+  process.kill(master, 'SIGHUP');
+  return pollMs(async () => (await childPids(master)).filter((p) => !before.has(p)).length >= before.size, timeoutMs, 5, t0);
+}

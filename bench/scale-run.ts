@@ -1,0 +1,119 @@
+// bench/scale for one N: model + render in-process, then the real `portico --manifests` from start to each change.
+import { mkdtemp, rm, writeFile, rename } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseFlags } from '../src/cli/flags.js';
+import { AnnotationStage } from '../src/controller/annotations.js';
+import { buildAndRender, renderOptions } from '../src/controller/controller.js';
+import { createLogger } from '../src/log.js';
+import { EMPTY_SNAPSHOT, type Snapshot } from '../src/model/input.js';
+import { ingressClass } from '../test/support/objects.js';
+import { tlsSecret } from '../test/support/tls-manifests.js';
+import { presented, type Pem } from '../test/support/certs.js';
+import { startPortico, syncCount, type Running } from '../test/support/portico.js';
+import { appSlice, clusterFiles, generate, makeApp, namespaceObjects, type AppObjects, type Cluster } from './scale-gen.js';
+import { allServed, ask, masterPid, nginxRss, nginxTestMs, pollMs, rssMiB, sighupMs } from './scale-probe.js';
+
+export interface ScaleRow {
+  n: number; confKiB: number; modelRenderMs: number; firstSyncMs: number; syncLogMs: number;
+  nginxTestMs: number; sighupMs: number; controllerMiB: number; nginxMiB: number;
+  newIngressMs: number; pathRemovedMs: number; endpointMs: number; certMs: number; reloads: string;
+}
+
+/** snapshot → annotation stage → model → nginx.conf, as a sync runs it; median of 3 after one warm-up (ms). */
+function modelRender(c: Cluster, dir: string): { ms: number; bytes: number } {
+  const config = parseFlags(['--manifests', dir], {});
+  const snap: Snapshot = {
+    ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], ingresses: c.apps.map((a) => a.ingress),
+    services: c.apps.map((a) => a.service), endpointSlices: c.apps.map((a) => a.slice), secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
+  };
+  const times: number[] = [];
+  let bytes = 0;
+  for (let r = 0; r < 4; r += 1) {
+    const stage = new AnnotationStage(config, createLogger('silent'));
+    const t0 = performance.now();
+    bytes = buildAndRender(stage, snap, config, renderOptions(config, undefined)).conf.text.length;
+    if (r > 0) times.push(performance.now() - t0);
+  }
+  return { ms: times.sort((a, b) => a - b)[1]!, bytes };
+}
+
+async function writeJson(dir: string, file: string, objects: unknown[]): Promise<void> {
+  await writeFile(join(dir, `.${file}.tmp`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+  await rename(join(dir, `.${file}.tmp`), join(dir, file));
+}
+
+/** Rewrites the namespace file of `app` with `app` replaced by `next`. */
+async function replaceApp(dir: string, c: { apps: AppObjects[] }, next: AppObjects): Promise<void> {
+  c.apps[next.index] = next;
+  await writeJson(dir, `${next.namespace}.json`, namespaceObjects(c.apps.filter((a) => a.namespace === next.namespace)));
+}
+
+const CHANGE_MS = 60_000;
+
+/** One N: generate, write, measure. `progress` gets a line per step. */
+export async function measure(n: number, ports: readonly number[], certs: readonly Pem[], rotated: Pem, progress: (s: string) => void): Promise<ScaleRow> {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-scale-'));
+  let portico: Running | undefined;
+  try {
+    progress('generate');
+    const c = generate(n, ports, certs);
+    for (const [file, objects] of clusterFiles(c)) await writeJson(dir, file, objects);
+    progress('model + render in-process');
+    const mr = modelRender(c, dir);
+    const probes = c.apps.filter((a) => a.probe);
+    // TLS hosts answer 308 (ssl-redirect) on plain HTTP: their certificate is probed below instead.
+    const routes = probes.filter((a) => a.secret === undefined).flatMap((a) => a.paths.map((p) => ({ host: a.host, path: p === '/' ? '/' : `${p}/x` })).filter((_, j) => j !== 3));
+    progress(`start portico, wait for ${routes.length} sampled routes`);
+    const t0 = performance.now();
+    portico = await startPortico(['--manifests', dir, '--worker-processes', '2'], { waitHealthy: false });
+    const p = portico;
+    const firstSyncMs = await pollMs(() => allServed(p.http, routes), 300_000, 50, t0);
+    if (!Number.isFinite(firstSyncMs)) throw new Error(`first sync: not every sampled route served in 300 s\n${p.output.slice(-5).join('\n')}`);
+    const syncLine = p.output.find((l) => l.includes('"msg":"sync"') && l.includes('"plan":"reload"')) ?? '';
+    const syncLogMs = Number(/"ms":(\d+)/.exec(syncLine)?.[1] ?? Number.NaN);
+    const master = await masterPid(p.workDir);
+    const controllerMiB = await rssMiB(p.proc.pid ?? 0);
+    const nginxMiB = (await nginxRss(master)).mib;
+    progress('nginx -t, SIGHUP');
+    const testMs = await nginxTestMs(p.workDir);
+    const hupMs = await sighupMs(master, CHANGE_MS);
+    const mutable = { apps: [...c.apps] };
+    const reloads = (): number => syncCount(p.output, 'reload');
+    const kinds: string[] = [];
+    const timed = async (what: string, change: () => Promise<void>, ok: () => Promise<boolean>): Promise<number> => {
+      progress(what);
+      const before = reloads();
+      const syncs = syncCount(p.output, 'dynamic') + before;
+      const start = performance.now();
+      await change();
+      const ms = await pollMs(ok, CHANGE_MS, 5, start);
+      // the sync line is logged after nginx already serves the change: wait for it before counting reloads
+      await pollMs(() => Promise.resolve(syncCount(p.output, 'dynamic') + reloads() > syncs), 10_000, 20);
+      kinds.push(reloads() > before ? 'R' : '0');
+      return ms;
+    };
+    const fresh = makeApp(n + 1, { namespaces: Math.max(1, Math.floor(n / 10)), probeEvery: 1, probePorts: ports, certs }, () => 0);
+    const newIngressMs = await timed('new Ingress', () => writeJson(dir, 'new.json', namespaceObjects([fresh])),
+      async () => (await ask(p.http, fresh.host, '/')).status === 200);
+    const multi = probes.find((a) => a.paths.length >= 2 && a.index !== 0) ?? probes[0]!;
+    const cut = { ...multi, ingress: { ...multi.ingress, spec: { ...multi.ingress.spec, rules: multi.ingress.spec?.rules?.map((r) => ({ ...r, http: { paths: (r.http?.paths ?? []).filter((x) => x.path !== '/') } })) } } };
+    const pathRemovedMs = await timed('path removed', () => replaceApp(dir, mutable, cut), async () => (await ask(p.http, multi.host, '/')).status === 404);
+    const target = probes.find((a) => a.index !== 0 && a.index !== multi.index) ?? probes[0]!;
+    const now = Number(/"port":(\d+)/.exec(JSON.stringify(target.slice.ports))?.[1]);
+    const other = ports.find((x) => x !== now)!;
+    const endpointMs = await timed('endpoint change', () => replaceApp(dir, mutable, { ...target, slice: appSlice(target.service.metadata?.name ?? '', target.namespace, target.index, other, 1) }),
+      async () => (await ask(p.http, target.host, '/')).body === `ok ${other}`);
+    const tlsApp = mutable.apps[0]!;
+    const certMs = await timed('certificate change', () => replaceApp(dir, mutable, { ...tlsApp, secret: tlsSecret(tlsApp.secret?.metadata?.name ?? '', rotated, tlsApp.namespace) }),
+      async () => (await presented(p.https, tlsApp.host).catch(() => ({ fingerprint: '' }))).fingerprint === rotated.fingerprint);
+    return {
+      n, confKiB: mr.bytes / 1024, modelRenderMs: mr.ms, firstSyncMs, syncLogMs, nginxTestMs: testMs, sighupMs: hupMs,
+      controllerMiB, nginxMiB, newIngressMs, pathRemovedMs, endpointMs, certMs, reloads: kinds.join(''),
+    };
+  } finally {
+    progress('stop');
+    await portico?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
