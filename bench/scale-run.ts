@@ -1,7 +1,7 @@
 // bench/scale for one N: model + render in-process, then the real `portico --manifests` from start to each change.
 import { mkdtemp, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseFlags } from '../src/cli/flags.js';
 import { AnnotationStage } from '../src/controller/annotations.js';
 import { buildAndRender, renderOptions } from '../src/controller/controller.js';
@@ -11,11 +11,12 @@ import { ingressClass } from '../test/support/objects.js';
 import { tlsSecret } from '../test/support/tls-manifests.js';
 import { presented, type Pem } from '../test/support/certs.js';
 import { startPortico, syncCount, type Running } from '../test/support/portico.js';
+import { ApiServerDouble, type KubeObject } from '../test/support/apiserver/index.js';
 import { appSlice, clusterFiles, generate, makeApp, namespaceObjects, type AppObjects, type Cluster } from './scale-gen.js';
 import { allServed, ask, masterPid, nginxRss, nginxTestMs, pollMs, rssMiB, sighupMs } from './scale-probe.js';
 
 export interface ScaleRow {
-  n: number; confKiB: number; modelRenderMs: number; firstSyncMs: number; syncLogMs: number;
+  source: SourceName; n: number; confKiB: number; modelRenderMs: number; firstSyncMs: number; syncLogMs: number;
   nginxTestMs: number; sighupMs: number; controllerMiB: number; nginxMiB: number;
   newIngressMs: number; pathRemovedMs: number; endpointMs: number; certMs: number; reloads: string;
 }
@@ -43,22 +44,56 @@ async function writeJson(dir: string, file: string, objects: unknown[]): Promise
   await rename(join(dir, `.${file}.tmp`), join(dir, file));
 }
 
-/** Rewrites the namespace file of `app` with `app` replaced by `next`. */
-async function replaceApp(dir: string, c: { apps: AppObjects[] }, next: AppObjects): Promise<void> {
-  c.apps[next.index] = next;
-  await writeJson(dir, `${next.namespace}.json`, namespaceObjects(c.apps.filter((a) => a.namespace === next.namespace)));
+/** Where the cluster lives: a manifest folder (local mode) or the API server double (client-node watches). */
+export type SourceName = 'manifests' | 'api';
+interface Sink {
+  start(c: Cluster): Promise<Running>;
+  /** Adds `next` (a new app) or replaces the app of the same index. */
+  put(c: { apps: AppObjects[] }, next: AppObjects): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function folderSink(dir: string): Sink {
+  return {
+    start: async (c) => {
+      for (const [file, objects] of clusterFiles(c)) await writeJson(dir, file, objects);
+      return startPortico(['--manifests', dir, '--worker-processes', '2'], { waitHealthy: false });
+    },
+    put: async (c, next) => {
+      if (next.index >= c.apps.length) { await writeJson(dir, 'new.json', namespaceObjects([next])); return; }
+      c.apps[next.index] = next;
+      await writeJson(dir, `${next.namespace}.json`, namespaceObjects(c.apps.filter((a) => a.namespace === next.namespace)));
+    },
+    stop: () => Promise.resolve(),
+  };
+}
+
+function apiSink(): Sink {
+  const api = new ApiServerDouble({ bookmarkIntervalMs: 0, historyLimit: 200_000 });
+  let kubeconfig = '';
+  return {
+    start: async (c) => {
+      await api.start();
+      kubeconfig = await api.writeKubeconfig();
+      for (const [, objects] of clusterFiles(c)) for (const o of objects) api.put(o as KubeObject);
+      return startPortico(['--kubeconfig', kubeconfig, '--worker-processes', '2'], { waitHealthy: false });
+    },
+    put: (_c, next) => { for (const o of namespaceObjects([next])) api.put(o as KubeObject); return Promise.resolve(); },
+    stop: async () => { await api.stop(); if (kubeconfig) await rm(dirname(kubeconfig), { recursive: true, force: true }); },
+  };
 }
 
 const CHANGE_MS = 60_000;
 
 /** One N: generate, write, measure. `progress` gets a line per step. */
-export async function measure(n: number, ports: readonly number[], certs: readonly Pem[], rotated: Pem, progress: (s: string) => void): Promise<ScaleRow> {
+export async function measure(n: number, ports: readonly number[], pems: { pool: readonly Pem[]; rotated: Pem }, progress: (s: string) => void, source: SourceName): Promise<ScaleRow> {
+  const { pool: certs, rotated } = pems;
   const dir = await mkdtemp(join(tmpdir(), 'portico-scale-'));
+  const sink = source === 'api' ? apiSink() : folderSink(dir);
   let portico: Running | undefined;
   try {
     progress('generate');
     const c = generate(n, ports, certs);
-    for (const [file, objects] of clusterFiles(c)) await writeJson(dir, file, objects);
     progress('model + render in-process');
     const mr = modelRender(c, dir);
     const probes = c.apps.filter((a) => a.probe);
@@ -66,7 +101,7 @@ export async function measure(n: number, ports: readonly number[], certs: readon
     const routes = probes.filter((a) => a.secret === undefined).flatMap((a) => a.paths.map((p) => ({ host: a.host, path: p === '/' ? '/' : `${p}/x` })).filter((_, j) => j !== 3));
     progress(`start portico, wait for ${routes.length} sampled routes`);
     const t0 = performance.now();
-    portico = await startPortico(['--manifests', dir, '--worker-processes', '2'], { waitHealthy: false });
+    portico = await sink.start(c);
     const p = portico;
     const firstSyncMs = await pollMs(() => allServed(p.http, routes), 300_000, 50, t0);
     if (!Number.isFinite(firstSyncMs)) throw new Error(`first sync: not every sampled route served in 300 s\n${p.output.slice(-5).join('\n')}`);
@@ -94,26 +129,27 @@ export async function measure(n: number, ports: readonly number[], certs: readon
       return ms;
     };
     const fresh = makeApp(n + 1, { namespaces: Math.max(1, Math.floor(n / 10)), probeEvery: 1, probePorts: ports, certs }, () => 0);
-    const newIngressMs = await timed('new Ingress', () => writeJson(dir, 'new.json', namespaceObjects([fresh])),
+    const newIngressMs = await timed('new Ingress', () => sink.put(mutable, fresh),
       async () => (await ask(p.http, fresh.host, '/')).status === 200);
     const multi = probes.find((a) => a.paths.length >= 2 && a.index !== 0) ?? probes[0]!;
     const cut = { ...multi, ingress: { ...multi.ingress, spec: { ...multi.ingress.spec, rules: multi.ingress.spec?.rules?.map((r) => ({ ...r, http: { paths: (r.http?.paths ?? []).filter((x) => x.path !== '/') } })) } } };
-    const pathRemovedMs = await timed('path removed', () => replaceApp(dir, mutable, cut), async () => (await ask(p.http, multi.host, '/')).status === 404);
+    const pathRemovedMs = await timed('path removed', () => sink.put(mutable, cut), async () => (await ask(p.http, multi.host, '/')).status === 404);
     const target = probes.find((a) => a.index !== 0 && a.index !== multi.index) ?? probes[0]!;
     const now = Number(/"port":(\d+)/.exec(JSON.stringify(target.slice.ports))?.[1]);
     const other = ports.find((x) => x !== now)!;
-    const endpointMs = await timed('endpoint change', () => replaceApp(dir, mutable, { ...target, slice: appSlice(target.service.metadata?.name ?? '', target.namespace, target.index, other, 1) }),
+    const endpointMs = await timed('endpoint change', () => sink.put(mutable, { ...target, slice: appSlice(target.service.metadata?.name ?? '', target.namespace, target.index, other, 1) }),
       async () => (await ask(p.http, target.host, '/')).body === `ok ${other}`);
     const tlsApp = mutable.apps[0]!;
-    const certMs = await timed('certificate change', () => replaceApp(dir, mutable, { ...tlsApp, secret: tlsSecret(tlsApp.secret?.metadata?.name ?? '', rotated, tlsApp.namespace) }),
+    const certMs = await timed('certificate change', () => sink.put(mutable, { ...tlsApp, secret: tlsSecret(tlsApp.secret?.metadata?.name ?? '', rotated, tlsApp.namespace) }),
       async () => (await presented(p.https, tlsApp.host).catch(() => ({ fingerprint: '' }))).fingerprint === rotated.fingerprint);
     return {
-      n, confKiB: mr.bytes / 1024, modelRenderMs: mr.ms, firstSyncMs, syncLogMs, nginxTestMs: testMs, sighupMs: hupMs,
+      source, n, confKiB: mr.bytes / 1024, modelRenderMs: mr.ms, firstSyncMs, syncLogMs, nginxTestMs: testMs, sighupMs: hupMs,
       controllerMiB, nginxMiB, newIngressMs, pathRemovedMs, endpointMs, certMs, reloads: kinds.join(''),
     };
   } finally {
     progress('stop');
     await portico?.stop();
+    await sink.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,12 +1,12 @@
 // bench/scale: Portico at N = 100 / 1,000 / 10,000 Ingresses (local mode): time, memory and changes → served.
 //
-//   npm run bench:scale -- [--sizes 100,1000,10000]
+//   npm run bench:scale -- [--sizes 100,1000,10000] [--source manifests|api|both]
 //
 // Each N: a generated cluster (bench/scale-gen.ts) written as JSON files, model + render timed in-process, then the
 // real `portico --manifests` started and measured until every sampled route is served, plus one of each change.
 // A size is skipped when /proc/meminfo's MemAvailable is short of what nginx needs there (~0.16 MiB per server
 // block per copy, NGINX-NOTES.md; up to 3 copies around a reload) plus 2 GiB. Results: a table on stdout,
-// bench/results/scale.json and bench/results/scale.svg.
+// bench/results/scale.json and bench/results/scale.svg (the SVG plots the first source's rows).
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,11 +15,14 @@ import { freePort, REPO } from '../test/support/portico.js';
 import { backendConf, fmt, startNginx } from './lib.js';
 import { closeAgent } from './scale-probe.js';
 import { scaleSvg } from './scale-plot.js';
-import { measure, type ScaleRow } from './scale-run.js';
+import { measure, type ScaleRow, type SourceName } from './scale-run.js';
 
 const argv = process.argv.slice(2);
 const sizesArg = argv.find((a) => a.startsWith('--sizes='))?.slice(8) ?? (argv.includes('--sizes') ? argv[argv.indexOf('--sizes') + 1] : undefined);
 const SIZES = (sizesArg ?? '100,1000,10000').split(',').map(Number);
+const sourceArg = argv.find((a) => a.startsWith('--source='))?.slice(9) ?? (argv.includes('--source') ? argv[argv.indexOf('--source') + 1] : 'manifests');
+if (!['manifests', 'api', 'both'].includes(sourceArg ?? '')) throw new Error(`--source: manifests, api or both, got ${sourceArg}`);
+const SOURCES: SourceName[] = sourceArg === 'both' ? ['manifests', 'api'] : [sourceArg as SourceName];
 if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || n > 30_000)) throw new Error(`--sizes: integers 10-30000, got ${sizesArg}`);
 
 async function memAvailableMiB(): Promise<number> {
@@ -27,6 +30,7 @@ async function memAvailableMiB(): Promise<number> {
 }
 
 const COLUMNS: readonly [string, (r: ScaleRow) => string][] = [
+  ['source', (r) => r.source],
   ['N', (r) => r.n.toLocaleString('en')],
   ['conf KiB', (r) => fmt(r.confKiB)],
   ['model+render ms', (r) => fmt(r.modelRenderMs)],
@@ -58,15 +62,15 @@ async function main(): Promise<void> {
   try {
     const certs = [0, 1, 2, 3].map(() => makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] }));
     const rotated = makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] });
-    for (const n of SIZES) {
+    for (const source of SOURCES) for (const n of SIZES) {
       const need = n * 0.16 * 3 + 2048;
       const have = await memAvailableMiB();
       if (have < need) { console.log(`N=${n}: skipped, MemAvailable ${fmt(have)} MiB < ${fmt(need)} MiB`); continue; }
       const t0 = Date.now();
-      const row = await measure(n, ports, certs, rotated, (step) => {
+      const row = await measure(n, ports, { pool: certs, rotated }, (step) => {
         loads.push(loadavg()[0] ?? 0);
-        process.stdout.write(`\r\x1b[K[scale] N=${n.toLocaleString('en')}: ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${fmt(loadavg()[0] ?? 0, 1)})`);
-      });
+        process.stdout.write(`\r\x1b[K[scale] ${source} N=${n.toLocaleString('en')}: ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${fmt(loadavg()[0] ?? 0, 1)})`);
+      }, source);
       process.stdout.write('\n');
       rows.push(row);
     }
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
   const out = join(REPO, 'bench/results');
   await mkdir(out, { recursive: true });
   await writeFile(join(out, 'scale.json'), `${JSON.stringify({ date: new Date().toISOString(), load, rows }, null, 1)}\n`);
-  await writeFile(join(out, 'scale.svg'), scaleSvg(rows, `bench/scale, ${new Date().toISOString().slice(0, 10)}, 2-core shared machine, ${load}`));
+  await writeFile(join(out, 'scale.svg'), scaleSvg(rows.filter((r) => r.source === SOURCES[0]), `bench/scale, ${new Date().toISOString().slice(0, 10)}, 2-core shared machine, ${load}`));
   console.log(`wrote ${join(out, 'scale.svg')} and scale.json`);
 }
 
