@@ -1,4 +1,5 @@
 // The TLS annotations of one Ingress, read directly with the configured prefix (to move into the annotation table).
+import { regexSafety } from './regex-safety.js';
 import type { VerifyClient } from './tls-types.js';
 
 /** What the TLS annotations of one Ingress ask for; `problems` say which values were ignored and why. */
@@ -16,6 +17,8 @@ export interface AuthTlsAnnotations {
   readonly depth: number;
   readonly errorPage: string | undefined;
   readonly passCertificate: boolean;
+  /** auth-tls-match-cn: a regex the client certificate's subject DN must match, else 403. */
+  readonly matchCn?: string;
 }
 
 const VERIFY: readonly VerifyClient[] = ['on', 'off', 'optional', 'optional_no_ca'];
@@ -24,6 +27,24 @@ const TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
 /** An absolute http(s) URL without spaces, quotes, `$`, braces or `;` (it is rendered into `error_page`). */
 const ERROR_PAGE = /^https?:\/\/[A-Za-z0-9._~:/?#@!&'()*+,=%[\]-]{1,2000}$/;
+
+/**
+ * Why an auth-tls-match-cn value is refused, else undefined. ingress-nginx asks for a regex naming `CN=`, matched
+ * against nginx's $ssl_client_s_dn (RFC 2253, `CN=client,O=Org`). Printable ASCII without spaces or quotes, a
+ * regex JavaScript compiles, and none of the shapes that backtrack exponentially: the subject is the client's.
+ */
+export function matchCnRefusal(raw: string): string | undefined {
+  const show = JSON.stringify(raw.slice(0, 80));
+  if (!/^[\x21-\x7e]{1,256}$/.test(raw) || /["'`]/.test(raw)) return `${show} is not a pattern (printable ASCII without spaces or quotes, 1 to 256 characters)`;
+  if (!raw.includes('CN=')) return `${show} does not name CN= (a regex matched against the certificate's subject, e.g. CN=client or CN=(a|b))`;
+  try {
+    new RegExp(raw);
+  } catch {
+    return `${show} is not a regular expression`;
+  }
+  const slow = regexSafety(raw);
+  return slow ? `${show}: ${slow}` : undefined;
+}
 
 /** Reads ssl-redirect, force-ssl-redirect and auth-tls-* under `prefix`; invalid values fall back to the default. */
 export function readTlsAnnotations(annotations: Readonly<Record<string, string>> | undefined, prefix: string): TlsAnnotations {
@@ -54,6 +75,9 @@ export function readTlsAnnotations(annotations: Readonly<Record<string, string>>
   const pageOk = pageRaw === undefined || pageRaw === '' || ERROR_PAGE.test(pageRaw);
   if (!pageOk) problems.push({ field: field('auth-tls-error-page'), reason: 'not an absolute http(s) URL without spaces, quotes, $ or ;; ignored' });
   const pass = bool('auth-tls-pass-certificate-to-upstream') ?? false;
+  const cnRaw = raw('auth-tls-match-cn')?.trim();
+  const cnBad = cnRaw ? matchCnRefusal(cnRaw) : undefined;
+  if (cnBad) problems.push({ field: field('auth-tls-match-cn'), reason: `${cnBad}; no subject matches` });
   return {
     sslRedirect,
     forceSslRedirect,
@@ -63,6 +87,8 @@ export function readTlsAnnotations(annotations: Readonly<Record<string, string>>
       depth: depthOk ? Number(depthRaw) : 1,
       errorPage: pageOk && pageRaw ? pageRaw : undefined,
       passCertificate: pass,
+      // A refused value matches nothing (the table refused it first): never a fallback that accepts any subject.
+      ...(cnBad ? { matchCn: '(?!)' } : cnRaw ? { matchCn: cnRaw } : {}),
     },
     problems,
   };

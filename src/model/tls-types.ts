@@ -76,6 +76,8 @@ export interface ClientAuth {
   readonly depth: number;
   readonly errorPage: string | undefined;
   readonly passCertificate: boolean;
+  /** auth-tls-match-cn: a regex (checked by model/regex-safety.ts) $ssl_client_s_dn must match, else 403. */
+  readonly matchCn?: string | undefined;
 }
 
 /** TLS decisions about one model server. */

@@ -127,6 +127,7 @@ class TlsBuilder {
       if (this.clientAuth.has(host)) continue;
       this.clientAuth.set(host, {
         ingress: ref, secret, ...read.value, verify: auth.verify, depth: auth.depth, errorPage: auth.errorPage, passCertificate: auth.passCertificate,
+        ...(auth.matchCn ? { matchCn: auth.matchCn } : {}),
       });
     }
     return undefined;

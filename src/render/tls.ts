@@ -2,7 +2,7 @@
 import type { Location } from '../model/types.js';
 import type { CertificateInfo, TlsModel, TlsServer } from '../model/tls-types.js';
 import { UnsafeValueError } from '../errors.js';
-import { filePath, ident, int, quote } from './escape.js';
+import { filePath, ident, int, quote, regex } from './escape.js';
 
 /** Files in the work directory: the self-signed fallback (nginx -t needs a static certificate) and CA bundles. */
 export const FALLBACK_CERT = 'ssl/default.crt';
@@ -69,6 +69,8 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   lines.push(`        ssl_verify_depth ${int(ca.depth)};`);
   if (ca.crlDigest) lines.push(`        ssl_crl ${w(crlFile(ca.crlDigest))};`);
   if (ca.errorPage) lines.push(`        error_page 495 496 = ${quote(ca.errorPage)};`);
+  // As ingress-nginx: a subject that does not match auth-tls-match-cn is refused before any location runs.
+  if (ca.matchCn) lines.push(`        if ($ssl_client_s_dn !~ ${regex(ca.matchCn)}) { return 403 "client certificate unauthorized"; }`);
   lines.push(`        set $portico_client_auth ${ca.passCertificate ? '"pass"' : '"verify"'};`);
   return lines;
 }

@@ -16,7 +16,7 @@ void describe('client-certificate authentication', () => {
   let manifests: string;
   let backend: Backend;
   let portico: Running;
-  let ca1: Pem; let ca2: Pem; let client1: Pem; let client2: Pem;
+  let ca1: Pem; let ca2: Pem; let client1: Pem; let client2: Pem; let client3: Pem;
   let objects: (trusted: Pem) => unknown[];
 
   before(async () => {
@@ -26,7 +26,8 @@ void describe('client-certificate authentication', () => {
     ca2 = makeCert(fixtures, 'Portico Test CA 2', { isCa: true });
     client1 = makeCert(fixtures, 'client-one', { ca: ca1 });
     client2 = makeCert(fixtures, 'client-two', { ca: ca2 });
-    const server = makeCert(fixtures, 'mtls', { sans: ['m.test', 'o.test', 'bad.test'] });
+    client3 = makeCert(fixtures, 'client-three', { ca: ca1 });
+    const server = makeCert(fixtures, 'mtls', { sans: ['m.test', 'o.test', 'bad.test', 'cn.test', 'cnbad.test'] });
     backend = await startBackend('web');
     objects = (trusted) => [
       ...webObjects(backend.port),
@@ -38,6 +39,12 @@ void describe('client-certificate authentication', () => {
       } }),
       hostIngress('o', 'o.test', { tls: [{ hosts: ['o.test'], secretName: 'server-tls' }], annotations: {
         [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional',
+      } }),
+      hostIngress('cn', 'cn.test', { tls: [{ hosts: ['cn.test'], secretName: 'server-tls' }], annotations: {
+        [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional', [`${A}/auth-tls-match-cn`]: 'CN=(client-one|client-four)$',
+      } }),
+      hostIngress('cnbad', 'cnbad.test', { tls: [{ hosts: ['cnbad.test'], secretName: 'server-tls' }], annotations: {
+        [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-match-cn`]: 'CN=(a+)+$',
       } }),
       hostIngress('bad', 'bad.test', { tls: [{ hosts: ['bad.test'], secretName: 'server-tls' }], annotations: {
         [`${A}/auth-tls-secret`]: 'no-such-ca',
@@ -78,6 +85,19 @@ void describe('client-certificate authentication', () => {
     assert.equal(echoed(r.body)['ssl-client-cert'], undefined, 'pass-certificate-to-upstream defaults to false');
     assert.equal((await httpsGet(portico.https, 'o.test', '/', client1)).status, 200);
     assert.equal((await httpsGet(portico.https, 'o.test', '/', client2)).status, 400);
+  });
+
+  void it('auth-tls-match-cn: a subject that does not match is 403, as is no certificate; a matching one passes', async () => {
+    assert.equal((await httpsGet(portico.https, 'cn.test', '/', client1)).status, 200);
+    const other = await httpsGet(portico.https, 'cn.test', '/', client3);
+    assert.equal(other.status, 403);
+    assert.match(other.body, /client certificate unauthorized/);
+    assert.equal((await httpsGet(portico.https, 'cn.test', '/')).status, 403, 'optional without a certificate has no CN to match');
+  });
+
+  void it('auth-tls-match-cn that could backtrack exponentially is refused: the Ingress is not served, with a warning', async () => {
+    assert.notEqual((await httpsGet(portico.https, 'cnbad.test', '/', client1)).status, 200);
+    assert.ok(portico.output.some((l) => l.includes('"level":40') && l.includes('Ingress default/cnbad') && l.includes('auth-tls-match-cn')));
   });
 
   void it('answers 503 for an Ingress whose CA Secret is missing, with a warning', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { buildModel } from '../../src/model/build.js';
 import type { ModelOptions, Snapshot } from '../../src/model/input.js';
-import { readTlsAnnotations } from '../../src/model/tls-annotations.js';
+import { matchCnRefusal, readTlsAnnotations } from '../../src/model/tls-annotations.js';
 import { DEFAULT_TLS_SETTINGS, Sensitive, type TlsModel } from '../../src/model/tls-types.js';
 import { certificatesPayload, tlsLocationLines, tlsServerLines } from '../../src/render/tls.js';
 import { clientFilesChanged, planApply } from '../../src/apply/plan.js';
@@ -188,6 +188,16 @@ void describe('TLS annotations', () => {
       ],
     });
     assert.equal(readTlsAnnotations({ 'other.io/auth-tls-secret': 'ca' }, P).authTls, undefined, 'only the configured prefix is read');
+  });
+  void it('reads auth-tls-match-cn; a value that could backtrack exponentially matches no subject rather than any', () => {
+    const ok = readTlsAnnotations({ [`${P}/auth-tls-secret`]: 'ca', [`${P}/auth-tls-match-cn`]: ' CN=(a|b)$ ' }, P);
+    assert.equal(ok.authTls?.matchCn, 'CN=(a|b)$');
+    assert.deepEqual(ok.problems, []);
+    const slow = readTlsAnnotations({ [`${P}/auth-tls-secret`]: 'ca', [`${P}/auth-tls-match-cn`]: 'CN=(a+)+$' }, P);
+    assert.equal(slow.authTls?.matchCn, '(?!)');
+    assert.equal(slow.problems.length, 1);
+    assert.equal(matchCnRefusal('CN=x"; return 200; #'), '"CN=x\\"; return 200; #" is not a pattern (printable ASCII without spaces or quotes, 1 to 256 characters)');
+    assert.match(matchCnRefusal('O=x') ?? '', /does not name CN=/);
   });
 });
 
