@@ -186,7 +186,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const b = new Builder(index, annotations, snapshot, served, owners);
   for (const ing of served) if (!isCanary(annotations, ing)) b.addIngress(ing);
   const canaries = addCanaries(b, served.filter((ing) => isCanary(annotations, ing)), annotations);
-  if (opts.gateway) addGatewayRoutes(b, snapshot, opts.gateway);
+  const gatewayTls = opts.gateway ? addGatewayRoutes(b, snapshot, opts.gateway) : [];
   let fallback = b.globalDefault ?? NOT_FOUND;
   if (!b.globalDefault && opts.defaultBackendService) {
     const { namespace, name } = opts.defaultBackendService;
@@ -207,7 +207,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     return c ? { ...v, canary: c } : v;
   });
   const servers = buildServers(b, fallback);
-  const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, (r, h) => owners.refusal(r, h));
+  const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, { refusal: (r, h) => owners.refusal(r, h), gatewayHosts: gatewayTls });
   const stream = buildStream({ snap: snapshot, o: opts.stream, index, problem: (o, f, r, sev) => { b.problem(o, f, r, sev); } }, served.filter((ing) => !isCanary(annotations, ing)), owners);
   return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls, ...(stream ? { stream } : {}) };
 }

@@ -7,6 +7,7 @@ import type {
   Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer,
 } from './tls-types.js';
 import type { ObjectRef, Problem } from './types.js';
+import type { GatewayTlsHost } from './gateway/tls.js';
 
 const secretKey = (namespace: string | undefined, name: string | undefined): string => JSON.stringify([namespace, name]);
 
@@ -74,7 +75,7 @@ class TlsBuilder {
           if (!same) this.problem(ref, `${field}.hosts[${j}]`, `the certificate of ${host} comes from the older Ingress ${holder.ingress.namespace}/${holder.ingress.name}`, 'dropped');
           continue;
         }
-        this.hosts.set(host, { host, ingress: ref, certificate: this.pick(read, host, ref, field) });
+        this.hosts.set(host, { host, ingress: ref, certificate: this.pick(read, host, ref, `${field}.secretName`) });
       }
     });
   }
@@ -99,15 +100,32 @@ class TlsBuilder {
   private pick(read: Read<Certificate> | undefined, host: string, ref: ObjectRef, field: string): string | undefined {
     if (!read) return undefined; // no secretName: the default certificate, as ingress-nginx does
     if (!read.ok) {
-      this.problem(ref, `${field}.secretName`, `${read.reason}; ${host} is served with the default certificate`);
+      this.problem(ref, field, `${read.reason}; ${host} is served with the default certificate`);
       return undefined;
     }
     if (!covers(read.value, host)) {
-      this.problem(ref, `${field}.secretName`, `the certificate of Secret ${read.value.id} (${read.value.subject}) does not cover ${host}; ${host} is served with the default certificate`);
+      this.problem(ref, field, `the certificate of Secret ${read.value.id} (${read.value.subject}) does not cover ${host}; ${host} is served with the default certificate`);
       return undefined;
     }
     this.used.set(read.value.id, read.value);
     return read.value.id;
+  }
+
+  /** One hostname of a Gateway's HTTPS listener (model/gateway/tls.ts): after every Ingress, so an Ingress keeps a host it lists. */
+  addGatewayHost(g: GatewayTlsHost): void {
+    const holder = this.hosts.get(g.host);
+    if (holder) {
+      const same = holder.ingress.kind === 'Gateway' && holder.ingress.namespace === g.gateway.namespace && holder.ingress.name === g.gateway.name;
+      if (!same) this.problem(g.gateway, g.field, `the certificate of ${g.host} comes from ${holder.ingress.kind} ${holder.ingress.namespace}/${holder.ingress.name}`, 'dropped');
+      return;
+    }
+    if (!g.secret) {
+      this.problem(g.gateway, g.field, `${g.refused ?? 'no Secret'}; ${g.host} is served with the default certificate`);
+      this.hosts.set(g.host, { host: g.host, ingress: g.gateway, certificate: undefined });
+      return;
+    }
+    const read = this.certificate(g.secret);
+    this.hosts.set(g.host, { host: g.host, ingress: g.gateway, certificate: this.pick(read, g.host, g.gateway, g.field) });
   }
 
   /** Client-certificate auth for the hosts of one Ingress (the oldest Ingress asking for it wins a host). */
@@ -172,10 +190,13 @@ const byKey = <T>(key: (t: T) => string) => (a: T, b: T): number => (key(a) < ke
  * Pure: certificates are parsed, never fetched; time is not read (expiry is checked by the controller).
  */
 export function buildTls(
-  ingresses: readonly Ingress[], secrets: readonly Secret[], serverHosts: readonly string[], opts: TlsOptions, refusal?: HostRefusal,
+  ingresses: readonly Ingress[], secrets: readonly Secret[], serverHosts: readonly string[], opts: TlsOptions,
+  extra: { readonly refusal?: HostRefusal; readonly gatewayHosts?: readonly GatewayTlsHost[] } = {},
 ): { tls: TlsModel; problems: Problem[] } {
+  const { refusal, gatewayHosts = [] } = extra;
   const b = new TlsBuilder(secrets, opts, refusal);
   for (const ing of ingresses) b.addIngress(ing);
+  for (const g of gatewayHosts) b.addGatewayHost(g);
   const defaultCertificate = b.defaultCertificate();
   const servers: TlsServer[] = [];
   for (const host of [...serverHosts].sort()) {

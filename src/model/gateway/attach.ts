@@ -4,16 +4,21 @@ import { checkHost } from '../names.js';
 import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type HTTPRoute, type Listener, type ParentReference } from './api.js';
 
-/** A listener Portico serves: HTTP on port 80 (rendered on --http-port). */
+/** A listener Portico serves: HTTP on port 80 (rendered on --http-port), HTTPS on port 443 (--https-port, model/gateway/tls.ts). */
 export interface ServedListener {
   readonly gateway: ObjectRef;
   readonly listener: Listener;
+  /** `spec.listeners[i]` of the Gateway, for Problems. */
+  readonly field: string;
 }
 
 /** Why a listener is not served, or undefined when it is. */
 export function listenerRefusal(l: Listener): string | undefined {
-  if (l.protocol !== 'HTTP') return `protocol ${JSON.stringify(l.protocol)} is not supported yet (HTTP only; HTTPS is the next step of issue 19)`;
-  if (l.port !== 80) return `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`;
+  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP and HTTPS only)`;
+  if (l.protocol === 'HTTP' && l.port !== 80) return `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`;
+  if (l.protocol === 'HTTPS' && l.port !== 443) return `port ${String(l.port)} is not served: HTTPS listeners are served on port 443 only (nginx listens on --https-port)`;
+  if (l.protocol === 'HTTPS' && (l.tls?.mode ?? 'Terminate') !== 'Terminate') return 'tls.mode Passthrough is not supported on an HTTPS listener';
+  if (l.protocol === 'HTTPS' && !l.tls?.certificateRefs?.length) return 'an HTTPS listener needs tls.certificateRefs';
   if (l.hostname !== undefined && checkHost(l.hostname.toLowerCase())) return `hostname: ${checkHost(l.hostname.toLowerCase()) ?? ''}`;
   const from = l.allowedRoutes?.namespaces?.from ?? 'Same';
   if (from === 'Selector') return 'allowedRoutes.namespaces.from Selector is not supported yet';
@@ -37,7 +42,7 @@ export function servedListeners(snapshot: Snapshot, controllerName: string): { s
     (g.spec?.listeners ?? []).forEach((l, i) => {
       const why = listenerRefusal(l);
       if (why) refused.push({ gateway, field: `spec.listeners[${i}]`, reason: why });
-      else served.push({ gateway, listener: l });
+      else served.push({ gateway, listener: l, field: `spec.listeners[${i}]` });
     });
   }
   return { served, refused };
@@ -83,21 +88,30 @@ function allows(s: ServedListener, routeNs: string): boolean {
   return from === 'All' || (from === 'Same' && routeNs === s.gateway.namespace);
 }
 
-/** The hosts a route serves across all its parentRefs, or the reason it attaches to nothing. */
-export function attach(route: HTTPRoute, listeners: readonly ServedListener[]): { hosts: string[] } | { reason: string } {
+/** Where a route attached: the listener and the hosts the route serves through it. */
+export interface Attachment {
+  readonly listener: ServedListener;
+  readonly hosts: readonly string[];
+}
+
+/** The hosts a route serves across all its parentRefs (and through which listeners), or the reason it attaches to nothing. */
+export function attach(route: HTTPRoute, listeners: readonly ServedListener[]): { hosts: string[]; via: Attachment[] } | { reason: string } {
   const ns = route.metadata?.namespace ?? 'default';
   const hosts = new Set<string>();
   let named = false;
   let allowed = false;
+  const via: Attachment[] = [];
   for (const p of route.spec?.parentRefs ?? []) {
     for (const s of listeners.filter((x) => refersTo(p, ns, x))) {
       named = true;
       if (!allows(s, ns)) continue;
       allowed = true;
-      for (const h of intersectHosts(s.listener.hostname, route.spec?.hostnames ?? [])) hosts.add(h);
+      const here = intersectHosts(s.listener.hostname, route.spec?.hostnames ?? []);
+      if (here.length > 0) via.push({ listener: s, hosts: here });
+      for (const h of here) hosts.add(h);
     }
   }
-  if (hosts.size > 0) return { hosts: [...hosts].sort() };
+  if (hosts.size > 0) return { hosts: [...hosts].sort(), via };
   if (!named) return { reason: 'NoMatchingParent: no parentRef names a served listener of a Gateway of Portico\'s GatewayClass' };
   if (!allowed) return { reason: 'NotAllowedByListeners: the listeners named do not allow routes from this namespace' };
   return { reason: 'NoMatchingListenerHostname: no hostname of the route intersects the listeners\' hostnames' };

@@ -4,8 +4,10 @@ import type { Snapshot } from '../input.js';
 import { checkPath } from '../names.js';
 import { normalizePath, type PathRule } from '../routes.js';
 import type { ObjectRef, Problem, Target } from '../types.js';
-import { GATEWAY_GROUP, type HTTPBackendRef, type HTTPRoute, type HTTPRouteMatch, type ReferenceGrant } from './api.js';
-import { attach, refOf, servedListeners } from './attach.js';
+import { type HTTPBackendRef, type HTTPRoute, type HTTPRouteMatch, type ReferenceGrant } from './api.js';
+import { attach, refOf, servedListeners, type Attachment } from './attach.js';
+import { granted } from './grants.js';
+import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
 export interface GatewaySink {
@@ -31,13 +33,6 @@ function byAge(a: HTTPRoute, b: HTTPRoute): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-/** Does a ReferenceGrant in `toNs` let HTTPRoutes of `fromNs` refer to `kind` objects (named `name`) there? */
-export function granted(grants: readonly ReferenceGrant[], fromNs: string, toNs: string, kind: string, name: string): boolean {
-  return grants.some((g) => (g.metadata?.namespace ?? 'default') === toNs
-    && (g.spec?.from ?? []).some((f) => f.group === GATEWAY_GROUP && f.kind === 'HTTPRoute' && f.namespace === fromNs)
-    && (g.spec?.to ?? []).some((t) => (t.group === '' || t.group === 'core') && t.kind === kind && (t.name === undefined || t.name === '' || t.name === name)));
-}
-
 /** Why a match cannot be served exactly yet, or undefined (docs/adr/0011: headers, query and method need the Lua route table). */
 function unsupportedMatch(m: HTTPRouteMatch): string | undefined {
   if (m.headers?.length) return 'header matches are not supported yet; the match is not served (serving it without them would take requests it does not ask for)';
@@ -59,7 +54,7 @@ function backendOf(sink: GatewaySink, ref: ObjectRef, refs: readonly HTTPBackend
   if ((b.group ?? '') !== '' || (b.kind ?? 'Service') !== 'Service') { sink.problem(ref, `${field}.backendRefs[${i}]`, `InvalidKind: ${b.group ?? ''}/${b.kind ?? ''} is not a Service`); return undefined; }
   if (b.port === undefined) { sink.problem(ref, `${field}.backendRefs[${i}].port`, 'a Service backendRef needs a port'); return undefined; }
   const ns = b.namespace ?? ref.namespace;
-  if (ns !== ref.namespace && !granted(grants, ref.namespace, ns, 'Service', b.name)) {
+  if (ns !== ref.namespace && !granted(grants, { namespace: ref.namespace }, ns, 'Service', b.name)) {
     sink.problem(ref, `${field}.backendRefs[${i}]`, `RefNotPermitted: no ReferenceGrant in namespace ${ns} lets HTTPRoutes of ${ref.namespace} refer to Service ${b.name}`);
     return undefined;
   }
@@ -95,17 +90,23 @@ function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[],
   });
 }
 
-/** Adds every HTTPRoute attached to a listener of Portico's Gateways, oldest first (an older route keeps a path it shares). */
-export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, opts: GatewayOptions): void {
+/**
+ * Adds every HTTPRoute attached to a listener of Portico's Gateways, oldest first (an older route keeps a path it
+ * shares), and returns the TLS hosts of the HTTPS listeners for model/tls.ts.
+ */
+export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, opts: GatewayOptions): GatewayTlsHost[] {
   const { served, refused } = servedListeners(snapshot, opts.controllerName);
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
   const grants = snapshot.referenceGrants ?? [];
+  const attachments: Attachment[] = [];
   for (const route of [...(snapshot.httpRoutes ?? [])].sort(byAge)) {
     const a = attach(route, served);
     if ('reason' in a) {
       if ((route.spec?.parentRefs ?? []).length > 0 && served.length > 0 && !a.reason.startsWith('NoMatchingParent')) sink.problem(refOf('HTTPRoute', route), 'spec.parentRefs', a.reason);
       continue;
     }
+    attachments.push(...a.via);
     addRoute(sink, route, a.hosts, grants);
   }
+  return gatewayTlsHosts(served, attachments, grants);
 }
