@@ -28,7 +28,7 @@ const PAUSE_MS = intArg(argv, 'endpoint-pause-ms', 60, 0, 1000);
 const SHUTDOWN = intArg(argv, 'shutdown-timeout', 240, 1, 3600);
 
 /** A backend on `port`: "ok <port>", /big (BIG_BYTES in 64 KiB chunks, one per 8 ms: about 4 s each), a WebSocket echo on /ws. */
-function backend(port: number): Promise<Server> {
+function backend(port: number): Promise<{ server: Server; wss: WebSocketServer }> {
   const chunk = Buffer.alloc(65536, 120);
   const server = createServer((req, res) => {
     if (req.url !== '/big') { res.end(`ok ${port}`); return; }
@@ -42,8 +42,9 @@ function backend(port: number): Promise<Server> {
     };
     next();
   });
-  new WebSocketServer({ server, path: '/ws' }).on('connection', (ws) => { ws.on('message', (d) => { ws.send(`echo:${String(d)}`); }); });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => { resolve(server); }));
+  const wss = new WebSocketServer({ server, path: '/ws' });
+  wss.on('connection', (ws) => { ws.on('message', (d) => { ws.send(`echo:${String(d)}`); }); });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => { resolve({ server, wss }); }));
 }
 
 async function main(): Promise<void> {
@@ -105,7 +106,12 @@ async function main(): Promise<void> {
   } finally {
     done = true;
     await portico?.stop();
-    for (const s of servers) { s.closeAllConnections(); s.close(); }
+    for (const { server, wss } of servers) {
+      for (const ws of wss.clients) ws.terminate(); // upgraded sockets: closeAllConnections does not see them
+      wss.close();
+      server.closeAllConnections();
+      server.close();
+    }
     await folder.remove();
     closeAgent();
     await rm(certDir, { recursive: true, force: true });
