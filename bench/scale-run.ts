@@ -105,7 +105,10 @@ export async function measure(n: number, ports: readonly number[], pems: { pool:
     const p = portico;
     const firstSyncMs = await pollMs(() => allServed(p.http, routes), 300_000, 50, t0);
     if (!Number.isFinite(firstSyncMs)) throw new Error(`first sync: not every sampled route served in 300 s\n${p.output.slice(-5).join('\n')}`);
-    const syncLine = p.output.find((l) => l.includes('"msg":"sync"') && l.includes('"plan":"reload"')) ?? '';
+    // nginx serves before the sync line is logged (certificates are pushed after the backends): wait for it
+    const firstLine = (): string | undefined => p.output.find((l) => l.includes('"msg":"sync"') && l.includes('"plan":"reload"'));
+    await pollMs(() => Promise.resolve(firstLine() !== undefined), 120_000, 50);
+    const syncLine = firstLine() ?? '';
     const syncLogMs = Number(/"ms":(\d+)/.exec(syncLine)?.[1] ?? Number.NaN);
     const master = await masterPid(p.workDir);
     const controllerMiB = await rssMiB(p.proc.pid ?? 0);

@@ -70,9 +70,9 @@ async function main(): Promise<void> {
       const row = await measure(n, ports, { pool: certs, rotated }, (step) => {
         loads.push(loadavg()[0] ?? 0);
         process.stdout.write(`\r\x1b[K[scale] ${source} N=${n.toLocaleString('en')}: ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${fmt(loadavg()[0] ?? 0, 1)})`);
-      }, source);
+      }, source).catch((err: unknown) => { console.log(`\n${source} N=${n} failed: ${String(err)}`); return undefined; });
       process.stdout.write('\n');
-      rows.push(row);
+      if (row) rows.push(row);
     }
   } finally {
     await backend.stop();
