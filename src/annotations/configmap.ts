@@ -8,6 +8,7 @@ import { DEFAULT_TLS_SETTINGS, REDIRECT_CODES, type RedirectCode } from '../mode
 import { AUTH_CONFIGMAP_KEYS } from './configmap-auth.js';
 import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
 import { MORE_CONFIGMAP_KEYS } from './configmap-more.js';
+import { TLS_CONFIGMAP_KEYS } from './configmap-tls.js';
 import { COMPAT_BY_KEY } from './configmap-compat.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -109,6 +110,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('block-user-agents', 'blockUserAgents', '', 'User agents (comma-separated; `~regex` allowed) refused with 403.', v.list(userAgent, csv, 256)),
   ...TRAFFIC_CONFIGMAP_KEYS,
   ...MORE_CONFIGMAP_KEYS,
+  ...TLS_CONFIGMAP_KEYS,
 ];
 
 const BY_NAME = new Map(CONFIGMAP_KEYS.map((k) => [k.key, k]));

@@ -1,8 +1,9 @@
 // Typed settings the model carries: what annotations and the global ConfigMap asked for, already validated.
-import { DEFAULT_TLS_SETTINGS, type RedirectCode, type Sensitive, type TlsSettings } from './tls-types.js';
+import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SETTINGS, type RedirectCode, type Sensitive, type TlsSettings } from './tls-types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
 import { COMPAT_DEFAULTS, type CompatGlobals } from './settings-compat.js';
+import { TLS_GLOBAL_DEFAULTS, type TlsGlobals } from './settings-tls.js';
 
 /** A size nginx understands: digits with an optional k/m/g unit (`1m`, `8k`, `0`). */
 export type Size = string;
@@ -125,7 +126,7 @@ export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 export const RISK_ORDER: readonly RiskLevel[] = ['Low', 'Medium', 'High', 'Critical'];
 
 /** The global settings of the ConfigMap, with ingress-nginx's defaults. */
-export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, CompatGlobals {
+export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, CompatGlobals, TlsGlobals {
   readonly proxyBodySize: Size;
   readonly proxyConnectTimeout: Seconds;
   readonly proxyReadTimeout: Seconds;
@@ -178,7 +179,7 @@ export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, Comp
 
 /** ingress-nginx's defaults of the global ConfigMap. */
 export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
-  ...TRAFFIC_GLOBAL_DEFAULTS, ...COMPAT_DEFAULTS,
+  ...TRAFFIC_GLOBAL_DEFAULTS, ...COMPAT_DEFAULTS, ...TLS_GLOBAL_DEFAULTS,
   proxyBodySize: '1m', proxyConnectTimeout: 5, proxyReadTimeout: 60, proxySendTimeout: 60, proxyBuffering: false,
   proxyBufferSize: '4k', clientBodyBufferSize: '8k', sslRedirect: true, httpRedirectCode: 308, hsts: true, hstsMaxAge: 31536000,
   hstsIncludeSubdomains: true, hstsPreload: false, useHttp2: true,
@@ -206,10 +207,13 @@ export interface AnnotationInput {
 
 export const NO_HEADERS: ResolvedHeaders = Object.freeze({ add: [], proxySet: [] });
 
-/** The TLS part of the global ConfigMap, as the TLS model takes it. */
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The TLS part of the global ConfigMap, as the TLS model takes it (keys at their default are left out: model fixtures stay as they were). */
 export function tlsSettingsOf(g: GlobalSettings): TlsSettings {
   return {
     protocols: g.sslProtocols, ciphers: g.sslCiphers, http2: g.useHttp2, sslRedirect: g.sslRedirect, redirectCode: g.httpRedirectCode, hsts: g.hsts,
     hstsMaxAge: g.hstsMaxAge, hstsIncludeSubdomains: g.hstsIncludeSubdomains, hstsPreload: g.hstsPreload,
+    ...(sameList(g.noTlsRedirectLocations, DEFAULT_NO_REDIRECT_LOCATIONS) ? {} : { noRedirectLocations: g.noTlsRedirectLocations }),
   };
 }

@@ -112,6 +112,8 @@ export interface TlsSettings {
   readonly hstsMaxAge: number;
   readonly hstsIncludeSubdomains: boolean;
   readonly hstsPreload: boolean;
+  /** ConfigMap no-tls-redirect-locations: Ingress paths starting with one of these are never redirected (ACME HTTP-01); absent: the default. */
+  readonly noRedirectLocations?: readonly string[];
 }
 
 export interface TlsModel {
@@ -142,6 +144,9 @@ export const DEFAULT_TLS_SETTINGS: TlsSettings = Object.freeze({
   hstsIncludeSubdomains: true,
   hstsPreload: false,
 });
+
+/** ingress-nginx's default no-tls-redirect-locations. */
+export const DEFAULT_NO_REDIRECT_LOCATIONS: readonly string[] = Object.freeze(['/.well-known/acme-challenge']);
 
 /** The parts of the configuration TLS translation depends on. */
 export interface TlsOptions {

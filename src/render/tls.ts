@@ -1,7 +1,8 @@
 // Renders the TLS model: nginx.conf lines (http, server, location level) and the certificates payload for Lua.
 import type { Location } from '../model/types.js';
-import type { CertificateInfo, TlsModel, TlsServer } from '../model/tls-types.js';
+import { DEFAULT_NO_REDIRECT_LOCATIONS, type CertificateInfo, type TlsModel, type TlsServer } from '../model/tls-types.js';
 import { UnsafeValueError } from '../errors.js';
+import { inLocationList } from '../model/settings-tls.js';
 import { filePath, ident, int, quote, regex } from './escape.js';
 
 /** Files in the work directory: the self-signed fallback (nginx -t needs a static certificate) and CA bundles. */
@@ -75,14 +76,16 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   return lines;
 }
 
-/** location{} level: 503 for a denied Ingress, else the redirect to HTTPS (http-redirect-code, 308) when ssl-redirect or force-ssl-redirect asks. */
+/** location{} level: 503 for a denied Ingress, else the redirect to HTTPS (http-redirect-code, 308) when ssl-redirect or force-ssl-redirect asks, except under no-tls-redirect-locations. */
 export function tlsLocationLines(tls: TlsModel, host: string, l: Location): string[] {
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
   const own = owner ? tls.ingresses[`${owner.namespace}/${owner.name}`] : undefined;
   if (own?.denied) return ['            return 503;'];
   const hasTls = serverOf(tls, host)?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
-  return redirect ? [`            if ($scheme = "http") { return ${int(tls.settings.redirectCode)} https://$host$request_uri; }`] : [];
+  // As ingress-nginx (isLocationInLocationList): the Ingress path, not the request, is compared with the prefixes.
+  const path = l.target.kind === 'upstream' ? l.target.rule?.path ?? l.path : l.path;
+  return redirect && !inLocationList(path, tls.settings.noRedirectLocations ?? DEFAULT_NO_REDIRECT_LOCATIONS) ? [`            if ($scheme = "http") { return ${int(tls.settings.redirectCode)} https://$host$request_uri; }`] : [];
 }
 
 /** The body of `POST /configuration/certificates`: host → PEM chain + key, and the default. Holds keys: never log it. */

@@ -1,0 +1,68 @@
+// End to end, real nginx: the ConfigMap's no-tls-redirect-locations (ACME HTTP-01 challenges answered over HTTP),
+// proxy-add-original-uri-header and the ssl-session-* keys, each changed at run time.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBackend, type Backend } from '../support/backends.js';
+import { makeCert, type Pem } from '../support/certs.js';
+import { configMap } from '../support/manifests.js';
+import { ingress } from '../support/objects.js';
+import { get, startPortico, until, type Running } from '../support/portico.js';
+import { tlsSecret, webObjects, writeManifests } from '../support/tls-manifests.js';
+
+const ACME = '/.well-known/acme-challenge/token-1';
+
+void describe('TLS ConfigMap keys (real nginx)', () => {
+  let fixtures: string;
+  let manifests: string;
+  let backend: Backend;
+  let portico: Running;
+  let server: Pem;
+
+  const write = (data: Record<string, string>): void => {
+    const site = ingress('site', { host: 'a.test', className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    writeManifests(manifests, [
+      ...webObjects(backend.port),
+      tlsSecret('site-tls', server),
+      configMap('portico', data, 'kube-system'),
+      { ...site, spec: { ...site.spec, tls: [{ hosts: ['a.test'], secretName: 'site-tls' }] } },
+      // As cert-manager's HTTP-01 solver writes it: the challenge path on the host whose certificate it asks for.
+      ingress('solver', { host: 'a.test', className: 'portico', paths: [{ path: ACME, type: 'ImplementationSpecific', service: 'web' }] }),
+    ]);
+  };
+
+  before(async () => {
+    fixtures = mkdtempSync(join(tmpdir(), 'portico-tlskeys-fixtures-'));
+    manifests = mkdtempSync(join(tmpdir(), 'portico-tlskeys-manifests-'));
+    server = makeCert(fixtures, 'a.test', { sans: ['a.test'] });
+    backend = await startBackend('web');
+    write({});
+    portico = await startPortico(['--manifests', manifests, '--configmap', 'kube-system/portico']);
+    await until('served', async () => (await get(portico.http, 'a.test', '/')).status === 308, 20_000);
+  });
+
+  after(async () => {
+    await portico?.stop();
+    await backend?.close();
+    rmSync(fixtures, { recursive: true, force: true });
+    rmSync(manifests, { recursive: true, force: true });
+  });
+
+  void it('no-tls-redirect-locations: the ACME challenge path is answered over HTTP by default, every other path redirects', async () => {
+    const challenge = await get(portico.http, 'a.test', ACME);
+    assert.equal(challenge.status, 200);
+    assert.equal(challenge.headers['x-backend'], 'web');
+    assert.equal((await get(portico.http, 'a.test', '/')).status, 308);
+    // As ingress-nginx: the Ingress path is compared, so a challenge-looking request under `/` still redirects.
+    assert.equal((await get(portico.http, 'a.test', '/.well-known/acme-challenge/other')).status, 308);
+  });
+
+  void it('no-tls-redirect-locations: another list applies at run time, and the challenge path then redirects', async () => {
+    write({ 'no-tls-redirect-locations': '/nothing-here, /also-not' });
+    await until('the challenge redirects', async () => (await get(portico.http, 'a.test', ACME)).status === 308);
+    write({});
+    await until('the default is back', async () => (await get(portico.http, 'a.test', ACME)).status === 200);
+  });
+});
