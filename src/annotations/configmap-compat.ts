@@ -63,7 +63,6 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['disable-ipv6-dns'], 'no-op', 'Portico takes its name servers from /etc/resolv.conf; an IPv6-only answer fails the lookup as with ipv6=off'),
   ...rows(['nginx-status-ipv4-whitelist', 'nginx-status-ipv6-whitelist'], 'no-op', 'Portico\'s status endpoint listens on 127.0.0.1 only and answers Portico\'s token only (docs/adr/0007)'),
   ...rows(['generate-request-id'], 'no-op', 'always on: X-Request-ID is the client\'s when sent, else nginx\'s $request_id'),
-  ...rows(['proxy-add-original-uri-header'], 'no-op', 'Portico always sends X-Original-URI to backends'),
   ...rows(['http2-max-field-size', 'http2-max-header-size', 'http2-max-requests'], 'no-op', 'deprecated by ingress-nginx: large-client-header-buffers and keep-alive-requests apply to HTTP/2 too'),
   ...rows(['enable-serial-reloads'], 'no-op', 'Portico always reloads one configuration at a time'),
   ...rows(['enable-aio-write'], 'no-op', 'Portico writes no response bodies to disk through nginx\'s aio'),

@@ -10,4 +10,6 @@ const prefixes: v.Parser<string[]> = (raw) => v.list(v.uriPath, /\s*,\s*/, 64)(r
 export const TLS_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('no-tls-redirect-locations', 'noTlsRedirectLocations', '/.well-known/acme-challenge',
     'Ingress paths (comma-separated prefixes) never redirected to HTTPS, so ACME HTTP-01 challenges (cert-manager\'s solver Ingresses) are answered over HTTP. As in ingress-nginx, the Ingress path is compared, not the request.', prefixes),
+  key('proxy-add-original-uri-header', 'proxyAddOriginalUriHeader', 'false',
+    'Sends X-Original-URI (the request URI as the client sent it) to backends. Off by default, as in ingress-nginx\'s final release; custom error pages always get it.', v.bool),
 ];

@@ -12,6 +12,8 @@ export interface HeaderOverrides {
   readonly extra?: readonly (readonly [string, string])[];
   /** [header, variable name] pairs of Portico's own (auth response headers): rendered as `$name`. */
   readonly vars?: readonly (readonly [string, string])[];
+  /** X-Original-URI even when proxy-add-original-uri-header is off (custom error pages, as ingress-nginx sends it there). */
+  readonly originalUri?: boolean;
 }
 
 /**
@@ -32,9 +34,9 @@ export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOve
     ['X-Forwarded-Proto', fwd ? '$portico_fwd_proto' : '$scheme'],
     ['X-Forwarded-Scheme', fwd ? '$portico_fwd_proto' : '$scheme'],
     ['X-Scheme', fwd ? '$portico_fwd_proto' : '$scheme'],
-    ['X-Original-URI', '$request_uri'],
     ['Proxy', '""'],
   ];
+  if (g.proxyAddOriginalUriHeader || o.originalUri === true) pairs.push(['X-Original-URI', '$request_uri']);
   if (o.prefix !== undefined) pairs.push(['X-Forwarded-Prefix', quote(o.prefix)]);
   for (const [name, value] of [...h.proxySet, ...(o.extra ?? [])]) pairs.push([headerName(name), quote(value)]);
   for (const [name, v] of o.vars ?? []) pairs.push([headerName(name), `$${ident(v)}`]);

@@ -137,7 +137,7 @@ export function errorLocations(server: Server, ctx: SettingsContext): string[] {
     `        location ${name} {`,
     `            set $portico_backend ${quote(ident(e.upstream))};`,
     ...(ctx.luaHooks?.(e.upstream) ?? []),
-    ...proxyHeaders(ctx.global, ctx.headers, { extra: [['X-Code', String(e.code)], ['X-Namespace', e.ingress.namespace], ['X-Ingress-Name', e.ingress.name]] }, I),
+    ...proxyHeaders(ctx.global, ctx.headers, { originalUri: true, extra: [['X-Code', String(e.code)], ['X-Namespace', e.ingress.namespace], ['X-Ingress-Name', e.ingress.name]] }, I),
     `${I}proxy_set_header X-Format $http_accept;`,
     `${I}proxy_pass http://portico_balancer;`,
     '        }',

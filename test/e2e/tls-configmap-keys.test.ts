@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
-import { makeCert, type Pem } from '../support/certs.js';
+import { httpsGet, makeCert, type Pem } from '../support/certs.js';
 import { configMap } from '../support/manifests.js';
 import { ingress } from '../support/objects.js';
 import { get, startPortico, until, type Running } from '../support/portico.js';
@@ -64,5 +64,19 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
     await until('the challenge redirects', async () => (await get(portico.http, 'a.test', ACME)).status === 308);
     write({});
     await until('the default is back', async () => (await get(portico.http, 'a.test', ACME)).status === 200);
+  });
+
+  const sent = async (path: string): Promise<Record<string, string>> =>
+    (JSON.parse((await httpsGet(portico.https, 'a.test', path)).body) as { headers: Record<string, string> }).headers;
+
+  void it('proxy-add-original-uri-header: off by default as in ingress-nginx; on, backends get the request URI as sent', async () => {
+    assert.equal((await sent('/p?q=1'))['x-original-uri'], undefined);
+    write({ 'proxy-add-original-uri-header': 'true' });
+    await until('X-Original-URI is sent', async () => (await sent('/p?q=1'))['x-original-uri'] === '/p?q=1');
+    write({ 'proxy-add-original-uri-header': 'yes please' });
+    await until('the refusal logged', () => portico.output.some((l) => l.includes('proxy-add-original-uri-header') && l.includes('keeping the previous value')));
+    assert.equal((await sent('/r'))['x-original-uri'], '/r', 'a refused value keeps the previous one');
+    write({});
+    await until('X-Original-URI is gone', async () => (await sent('/p'))['x-original-uri'] === undefined);
   });
 });
