@@ -1,4 +1,4 @@
-// Cluster duties beside the data plane: leader election, Ingress status and Events, hooked onto the controller.
+// Cluster duties beside the data plane: leader election, Ingress and Gateway API status, and Events, hooked onto the controller.
 import { hostname } from 'node:os';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
@@ -7,6 +7,7 @@ import { describeProblem, problemReason } from '../model/problems.js';
 import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusUpdater } from '../kube/status.js';
+import { GatewayStatusWriter } from '../kube/gateway-status.js';
 import type { Controller } from './controller.js';
 
 /**
@@ -58,15 +59,19 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
   // The writer asks the elector at every write, so it stops writing the moment the Lease is lost.
   const writer: StatusUpdater = new StatusUpdater({ kc, log, isLeader: () => leader.isLeader, publishStatusAddress: config.publishStatusAddress,
     publishService: config.publishService, useInternalIp: config.reportNodeInternalIp, podName: config.podName, podNamespace: config.podNamespace });
+  // Gateway API status (GatewayClass, HTTPRoute parents) by the same leader.
+  const gateways = config.enableGatewayApi
+    ? new GatewayStatusWriter({ kc, log, isLeader: () => leader.isLeader, controllerName: config.gatewayControllerName }) : undefined;
   const leader: LeaderElector = new LeaderElector({ kc, log, namespace: config.podNamespace ?? 'default', name: config.electionId, identity: instance,
-    ttlMs: config.electionTtlMs, onChange: (leading) => { writer.leadershipChanged(leading); } });
-  ctl.applied.push(({ model }) => { writer.update(ctl.store.snapshot(), model.ingresses); });
+    ttlMs: config.electionTtlMs, onChange: (leading) => { writer.leadershipChanged(leading); gateways?.leadershipChanged(leading); } });
+  ctl.applied.push(({ model }) => { const snap = ctl.store.snapshot(); writer.update(snap, model.ingresses); gateways?.update(snap); });
   await writer.start();
   leader.start();
   return {
     leading: () => leader.isLeader,
     stop: async () => {
       await writer.stop(config.updateStatusOnShutdown);
+      await gateways?.stop();
       await leader.stop(true);
       await events.flush();
     },

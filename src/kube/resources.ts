@@ -96,6 +96,8 @@ export function readResources(): string[] {
  */
 export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
   'networking.k8s.io/ingresses/status': ['patch'],
+  'gateway.networking.k8s.io/gatewayclasses/status': ['patch'],
+  'gateway.networking.k8s.io/httproutes/status': ['patch'],
   '/services': ['get'],
   '/nodes': ['get'],
   'events.k8s.io/events': ['create', 'patch'],

@@ -7,6 +7,7 @@ import { until } from '../support/portico.js';
 import { accessOf, allows, rbacDocs, type Access, type RbacDoc } from '../support/rbac.js';
 import { put, route, startCluster, type Cluster } from '../kube/cluster.js';
 import { NS, addressOf, events, replica } from './replicas.js';
+import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
 
 const SA = { namespace: NS, name: 'portico' };
 const key = (a: Access): string => `${a.verb} ${a.group}/${a.resource}${a.namespace === undefined ? '' : ` in ${a.namespace}`}`;
@@ -22,6 +23,7 @@ describe('RBAC against the calls Portico makes', () => {
     docs = await rbacDocs();
     c = await startCluster(['one'], ['default', NS]);
     put(c.api, route('app', 'app.test', 'one'));
+    for (const o of [gatewayClass('portico'), gateway('web', [{ name: 'http' }]), httpRoute('gw', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] })]) put(c.api, o);
     put(c.api, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }] } });
   });
 
@@ -31,6 +33,7 @@ describe('RBAC against the calls Portico makes', () => {
     c.api.clearRequests();
     const p = await replica(c, 'rbac-a', []);
     await until('status from the node', () => JSON.stringify(addressOf(c.api, 'app')) === '[{"ip":"203.0.113.9"}]', 10_000);
+    await until('Gateway API status', () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GatewayClass').length > 0, 10_000);
     put(c.api, route('more', 'more.test', 'one'));
     await until('the RELOAD Event', () => events(c.api, NS).some((e) => e.reason === 'RELOAD'), 10_000);
     assert.equal(await p.stop(), 0);

@@ -38,6 +38,14 @@ describe('Gateway API source', () => {
     await until('the initial lists are logged', () => listedCounts(p) !== undefined);
     const counts = listedCounts(p) ?? {};
     assert.deepEqual([counts['GatewayClass'], counts['Gateway'], counts['HTTPRoute'], counts['ReferenceGrant']], [1, 1, 1, 1]);
+    // The leader (--update-status, the default) writes GatewayClass Accepted and the route's parent status.
+    type Conds = { status?: { conditions?: { type: string; status: string }[]; parents?: { conditions: { type: string; status: string; reason: string }[] }[] } };
+    await until('GatewayClass and HTTPRoute status written', () => {
+      const cls = (c.api.get('GatewayClass', '', 'portico') as Conds | undefined)?.status?.conditions ?? [];
+      const parents = (c.api.get('HTTPRoute', 'default', 'app') as Conds | undefined)?.status?.parents ?? [];
+      return cls.some((x) => x.type === 'Accepted' && x.status === 'True')
+        && JSON.stringify(parents.map((p) => p.conditions.map((x) => `${x.type}=${x.reason}`))) === '[["Accepted=Accepted","ResolvedRefs=ResolvedRefs"]]';
+    });
     const watched = new Set(c.api.requests().filter((r) => r.verb === 'watch' && r.path.startsWith(GROUP)).map((r) => r.path));
     assert.deepEqual([...watched].sort(), [
       '/apis/gateway.networking.k8s.io/v1/gatewayclasses', '/apis/gateway.networking.k8s.io/v1/gateways',

@@ -76,14 +76,14 @@ export function intersectHosts(listener: string | undefined, route: readonly str
 }
 
 /** Does this parentRef name this listener of this Gateway (kind, namespace, name, sectionName, port)? */
-function refersTo(p: ParentReference, routeNs: string, s: ServedListener): boolean {
+export function refersTo(p: ParentReference, routeNs: string, s: ServedListener): boolean {
   if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') return false;
   if ((p.namespace ?? routeNs) !== s.gateway.namespace || p.name !== s.gateway.name) return false;
   if (p.sectionName !== undefined && p.sectionName !== s.listener.name) return false;
   return p.port === undefined || p.port === s.listener.port;
 }
 
-function allows(s: ServedListener, routeNs: string): boolean {
+export function allows(s: ServedListener, routeNs: string): boolean {
   const from = s.listener.allowedRoutes?.namespaces?.from ?? 'Same';
   return from === 'All' || (from === 'Same' && routeNs === s.gateway.namespace);
 }

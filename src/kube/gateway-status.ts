@@ -1,0 +1,135 @@
+// Writes the status of Portico's Gateway API objects: GatewayClass Accepted, HTTPRoute per-parent Accepted/ResolvedRefs. Leader only, only when it differs.
+//
+// The desired conditions come from model/gateway/status.ts (pure); here they get their lastTransitionTime (kept
+// while a condition's status stays, else the time of the write) and are merged with other controllers' entries.
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Snapshot } from '../model/input.js';
+import { GATEWAY_GROUP, type Condition } from '../model/gateway/api.js';
+import { desiredGatewayStatus, type RouteParentStatus } from '../model/gateway/status.js';
+
+export interface GatewayStatusOptions {
+  readonly kc: KubeConfig;
+  readonly log: Logger;
+  readonly isLeader: () => boolean;
+  /** --gateway-controller-name. */
+  readonly controllerName: string;
+  /** The clock for lastTransitionTime (tests pass a fixed one). */
+  readonly now?: () => Date;
+}
+
+interface Target { readonly plural: string; readonly namespace: string | undefined; readonly name: string; readonly rv: string | undefined }
+type Status = { readonly conditions?: readonly Condition[]; readonly parents?: readonly RouteParentStatus[] };
+
+/** A condition as compared: lastTransitionTime left out. */
+const bare = (c: Condition): Condition => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, ...(c.observedGeneration !== undefined ? { observedGeneration: c.observedGeneration } : {}) });
+const same = (a: readonly Condition[], b: readonly Condition[]): boolean => JSON.stringify(a.map(bare)) === JSON.stringify(b.map(bare));
+
+/** The desired conditions, each keeping the old lastTransitionTime while its status is unchanged. */
+function stamped(desired: readonly Condition[], old: readonly Condition[] | undefined, now: string): Condition[] {
+  return desired.map((c) => {
+    const was = old?.find((o) => o.type === c.type);
+    return { ...c, lastTransitionTime: was?.status === c.status && was.lastTransitionTime ? was.lastTransitionTime : now };
+  });
+}
+
+const parentKey = (p: RouteParentStatus): string => JSON.stringify([p.parentRef.namespace ?? '', p.parentRef.name, p.parentRef.sectionName ?? '', p.parentRef.port ?? 0]);
+
+export class GatewayStatusWriter {
+  private readonly custom: CustomObjectsApi;
+  private snapshot: Snapshot | undefined;
+  /** Our writes the store has not seen yet: key → resourceVersion before the write, and what we wrote. */
+  private readonly written = new Map<string, { rvBefore: string | undefined; status: Status }>();
+  private chain: Promise<void> = Promise.resolve();
+  private pending = false;
+  private stopped = false;
+  /** Number of status writes, for logs and tests. */
+  writes = 0;
+
+  constructor(private readonly opts: GatewayStatusOptions) {
+    this.custom = opts.kc.makeApiClient(CustomObjectsApi);
+  }
+
+  /** After each sync: the store's snapshot. */
+  update(snapshot: Snapshot): void {
+    this.snapshot = snapshot;
+    this.kick();
+  }
+
+  leadershipChanged(leading: boolean): void {
+    if (leading) this.kick();
+  }
+
+  async idle(): Promise<void> {
+    while (this.pending) await this.chain;
+    await this.chain;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.chain;
+  }
+
+  private kick(): void {
+    if (this.pending || this.stopped) return;
+    this.pending = true;
+    this.chain = this.chain.then(async () => {
+      this.pending = false;
+      await this.pass();
+    });
+  }
+
+  /** The status as the store shows it, unless it has not seen our last write yet. */
+  private current(key: string, rv: string | undefined, status: Status | undefined): Status {
+    const w = this.written.get(key);
+    if (w && w.rvBefore === rv) return w.status;
+    this.written.delete(key);
+    return status ?? {};
+  }
+
+  private async pass(): Promise<void> {
+    const snapshot = this.snapshot;
+    if (!snapshot || !this.opts.isLeader()) return;
+    const now = (this.opts.now ?? (() => new Date()))().toISOString().replace(/\.\d+Z$/, 'Z');
+    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName);
+    for (const c of snapshot.gatewayClasses ?? []) {
+      const name = c.metadata?.name ?? '';
+      const want = desired.classes.get(name);
+      if (!want) continue;
+      const key = `GatewayClass/${name}`;
+      const cur = this.current(key, c.metadata?.resourceVersion, c.status);
+      if (same(cur.conditions ?? [], want)) continue;
+      await this.write(key, { plural: 'gatewayclasses', namespace: undefined, name, rv: c.metadata?.resourceVersion }, { conditions: stamped(want, cur.conditions, now) });
+    }
+    for (const r of snapshot.httpRoutes ?? []) {
+      const namespace = r.metadata?.namespace ?? 'default';
+      const name = r.metadata?.name ?? '';
+      const want = desired.routes.get(`${namespace}/${name}`) ?? [];
+      const key = `HTTPRoute/${namespace}/${name}`;
+      const cur = this.current(key, r.metadata?.resourceVersion, r.status as Status | undefined);
+      const mine = (cur.parents ?? []).filter((p) => p.controllerName === this.opts.controllerName);
+      const flat = (ps: readonly RouteParentStatus[]): string => JSON.stringify(ps.map((p) => [parentKey(p), p.conditions.map(bare)]));
+      if (flat(mine) === flat(want)) continue;
+      const old = new Map(mine.map((p) => [parentKey(p), p.conditions]));
+      const parents = [...(cur.parents ?? []).filter((p) => p.controllerName !== this.opts.controllerName),
+        ...want.map((p) => ({ ...p, conditions: stamped(p.conditions, old.get(parentKey(p)), now) }))];
+      await this.write(key, { plural: 'httproutes', namespace, name, rv: r.metadata?.resourceVersion }, { parents });
+    }
+  }
+
+  private async write(key: string, t: Target, status: Status): Promise<void> {
+    if (!this.opts.isLeader() || this.stopped) return; // lost the Lease mid-pass: stop writing at once
+    const base = { group: GATEWAY_GROUP, version: 'v1', plural: t.plural, name: t.name, body: { status } };
+    const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+    try {
+      if (t.namespace === undefined) await this.custom.patchClusterCustomObjectStatus(base, merge);
+      else await this.custom.patchNamespacedCustomObjectStatus({ ...base, namespace: t.namespace }, merge);
+      this.writes += 1;
+      this.written.set(key, { rvBefore: t.rv, status });
+      this.opts.log.info({ object: key }, 'Gateway API status updated');
+    } catch (err) {
+      this.opts.log.warn({ object: key, err: errorMessage(err) }, 'Gateway API status not updated; retried on the next pass');
+    }
+  }
+}
