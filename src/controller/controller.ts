@@ -13,7 +13,7 @@ import { rejectedProblems } from './rejected.js';
 import { Store } from '../store/store.js';
 import { SyncLoop } from './sync-loop.js';
 import { AnnotationStage } from './annotations.js';
-import { Offload } from './offload.js';
+import { Offload, OffloadError } from './offload.js';
 import { ProblemReporter } from './problems.js';
 import { TlsSync, type CertificatesState } from './tls-sync.js';
 import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
@@ -110,7 +110,11 @@ export class Controller {
     this.store.onChange((kind) => { this.loop.mark(kind); });
     this.problems = new ProblemReporter(log);
     this.tls = new TlsSync(config.workDir, log);
-    this.offload = new Offload(config, render);
+    // A build worker that dies (out of memory, a crash) is replaced, and the sync it took with it is run again.
+    this.offload = new Offload(config, render, (why) => {
+      log.error({ err: why }, 'the build worker died; starting a new one and syncing again in a second');
+      setTimeout(() => { this.loop.mark('build-worker-restart'); }, 1000).unref();
+    });
   }
 
   /** True once nginx serves the configuration of the latest successful sync. */
@@ -209,7 +213,9 @@ export class Controller {
       try {
         built = await this.offload.build(snap);
       } catch (err) {
-        // A value the model let through and the renderer's escaping refused: never the whole sync.
+        // A value the model let through and the renderer's escaping refused: never the whole sync. (A worker that
+        // died is not an Ingress's doing: the sync fails and is retried on a new worker, see the constructor.)
+        if (!(err instanceof OffloadError)) throw err;
         const key = last ? undefined : await culprit([], snap.ingresses.map(ingressKey), async (ex) => this.trial(snap, ex, false));
         if (key === undefined) throw err;
         this.hold(key, snap, `render: ${errorMessage(err)}`);

@@ -41,5 +41,10 @@ parentPort?.on('message', (req: OffloadRequest) => {
   } catch (err) {
     reply = { id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }
-  parentPort?.postMessage(reply);
+  try {
+    parentPort?.postMessage(reply);
+  } catch (err) {
+    // A value that cannot be cloned must fail its request, not the worker (and every request after it).
+    parentPort?.postMessage({ id: req.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
+  }
 });

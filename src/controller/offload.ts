@@ -15,35 +15,48 @@ type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown }
 /** Thrown on the main thread for an error the worker's build raised (e.g. the renderer refusing a value). */
 export class OffloadError extends Error {}
 
-/** One worker thread and the requests in flight to it. */
+/** One worker thread and the requests in flight to it; a worker that dies is replaced on the next request. */
 export class Offload {
-  private readonly worker: Worker;
+  private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private next = 1;
   private posted: Snapshot | undefined;
-  private dead: Error | undefined;
+  private closed = false;
+  /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
+  starts = 0;
 
-  constructor(config: Config, render: RenderOptions) {
-    const data: OffloadData = { config, render };
-    this.worker = new Worker(new URL('./offload-worker.js', import.meta.url), { workerData: data });
-    this.worker.unref();
-    this.worker.on('message', (r: OffloadReply) => {
+  constructor(private readonly config: Config, private readonly render: RenderOptions, private readonly onDeath?: (why: string) => void) {
+    this.spawn();
+  }
+
+  private spawn(): Worker {
+    const data: OffloadData = { config: this.config, render: this.render };
+    const worker = new Worker(new URL('./offload-worker.js', import.meta.url), { workerData: data });
+    this.starts += 1;
+    this.worker = worker;
+    this.posted = undefined; // a new worker holds no snapshot yet
+    worker.unref();
+    worker.on('message', (r: OffloadReply) => {
       const p = this.pending.get(r.id);
       this.pending.delete(r.id);
       if (r.ok) p?.resolve(r.value);
       else p?.reject(new OffloadError(r.error));
     });
-    const fail = (err: Error): void => {
-      this.dead = err;
+    let why = '';
+    worker.on('error', (err: Error) => { why = err.stack ?? err.message; });
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = undefined;
+      const err = new Error(`the build worker exited (code ${code})${why ? `: ${why.split('\n')[0] ?? ''}` : ''}`);
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => { fail(new Error(`the build worker exited (code ${code})`)); });
+      if (!this.closed) this.onDeath?.(err.message);
+    });
+    return worker;
   }
 
   private ask(snapshot: Snapshot, req: Request): Promise<unknown> {
-    if (this.dead) return Promise.reject(this.dead);
+    if (this.closed) return Promise.reject(new Error('the build worker is closed'));
+    const worker = this.worker ?? this.spawn();
     const id = this.next++;
     // The snapshot is cloned into the worker only when it changed since the last request (the store freezes it).
     const fresh = snapshot === this.posted ? undefined : snapshot;
@@ -51,7 +64,7 @@ export class Offload {
     const message: OffloadRequest = { id, ...req, ...(fresh ? { snapshot: fresh } : {}) };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage(message);
+      worker.postMessage(message);
     });
   }
 
@@ -66,7 +79,7 @@ export class Offload {
   }
 
   async close(): Promise<void> {
-    this.dead ??= new Error('closed');
-    await this.worker.terminate();
+    this.closed = true;
+    await this.worker?.terminate();
   }
 }

@@ -102,7 +102,7 @@ export async function runController(config: Config, log: Logger): Promise<number
   duties = config.manifests ? undefined : await startDuties(loadConnection(config).kc, config, ctl, log);
   const { validatingWebhook: hookAt, validatingWebhookCertificate: certFile, validatingWebhookKey: keyFile } = config;
   // Reviews run on a worker thread of their own: never behind a sync, never on the thread that answers /healthz.
-  const reviews = hookAt && certFile && keyFile ? new Offload(config, renderOptions(config, undefined)) : undefined;
+  const reviews = hookAt && certFile && keyFile ? new Offload(config, renderOptions(config, undefined), (why) => { log.error({ err: why }, 'the admission worker died; the next review starts a new one'); }) : undefined;
   const webhook = hookAt && certFile && keyFile ? await startWebhook({ ...hookAt, certFile, keyFile, log,
     snapshot: () => ctl.store.snapshot(), checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })),
     ...(reviews ? { review: (body: unknown, snap: Snapshot) => reviews.review(body, snap) } : {}) }) : undefined;
