@@ -50,8 +50,6 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['enable-syslog', 'syslog-host', 'syslog-port'], 'refused', 'syslog is not implemented: Portico\'s access log goes to a file (access-log-path) and nginx\'s errors to Portico\'s stderr', set),
   ...rows(['error-log-path'], 'no-op', 'nginx\'s error log is Portico\'s stderr (collected with Portico\'s own log); error-log-level applies'),
   ...rows(['enable-access-log-for-default-backend'], 'no-op', 'Portico\'s built-in default server never writes an access log; requests for a --default-backend-service are logged like any other'),
-  ...rows(['ssl-session-cache', 'ssl-session-cache-size', 'ssl-session-timeout', 'ssl-session-tickets', 'ssl-buffer-size'], 'no-op',
-    'Portico serves ingress-nginx\'s defaults (shared 10m cache, 10m timeout, tickets off, 4k buffer), which are not configurable yet'),
   ...rows(['ssl-session-ticket-key', 'ssl-dh-param'], 'refused', 'not implemented: Portico would have to read a Secret into nginx\'s files for it; the default (no key file, ECDHE only) applies', set),
   ...rows(['ssl-ecdh-curve'], 'no-op', 'Portico uses nginx\'s default (auto), as ingress-nginx does'),
   ...rows(['ssl-early-data'], 'refused', 'TLS 1.3 early data (0-RTT) can be replayed; Portico does not offer it', truthy),

@@ -6,10 +6,24 @@ import * as v from './values.js';
 /** Comma-separated path prefixes, as ingress-nginx splits them (empty items skipped). */
 const prefixes: v.Parser<string[]> = (raw) => v.list(v.uriPath, /\s*,\s*/, 64)(raw.split(',').map((p) => p.trim()).filter(Boolean).join(','));
 
+/** A shared cache size nginx accepts: at least 64k (nginx refuses smaller zones), at most 1g. */
+const cacheSize: v.Parser<string> = (raw) => {
+  const r = v.bufferSize(raw);
+  const m = /^(\d+)([km]?)$/.exec(r.ok ? r.value : '');
+  const bytes = m ? Number(m[1]) * (m[2] === 'm' ? 1048576 : m[2] === 'k' ? 1024 : 1) : 0;
+  return r.ok && bytes >= 65536 ? r : v.bad(`${v.show(raw)} is not a cache size (64k to 1g, e.g. 10m)`);
+};
+const time: v.Parser<string> = (raw) => (/^\d{1,6}(s|m|h|d)?$/.test(raw) && !/^0+[smhd]?$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not an nginx time above 0 (e.g. 10m or 600s)`));
+
 /** The keys, spliced into CONFIGMAP_KEYS. */
 export const TLS_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('no-tls-redirect-locations', 'noTlsRedirectLocations', '/.well-known/acme-challenge',
     'Ingress paths (comma-separated prefixes) never redirected to HTTPS, so ACME HTTP-01 challenges (cert-manager\'s solver Ingresses) are answered over HTTP. As in ingress-nginx, the Ingress path is compared, not the request.', prefixes),
   key('proxy-add-original-uri-header', 'proxyAddOriginalUriHeader', 'false',
     'Sends X-Original-URI (the request URI as the client sent it) to backends. Off by default, as in ingress-nginx\'s final release; custom error pages always get it.', v.bool),
+  key('ssl-session-cache', 'sslSessionCache', 'true', 'A shared TLS session cache, so returning clients resume without a full handshake.', v.bool),
+  key('ssl-session-cache-size', 'sslSessionCacheSize', '10m', 'Size of the shared TLS session cache (about 4,000 sessions per megabyte).', cacheSize),
+  key('ssl-session-timeout', 'sslSessionTimeout', '10m', 'How long a cached TLS session may be resumed (nginx time).', time),
+  key('ssl-session-tickets', 'sslSessionTickets', 'false', 'TLS session tickets; their keys are nginx\'s own, new at every reload and not shared between replicas (ssl-session-ticket-key is refused).', v.bool),
+  key('ssl-buffer-size', 'sslBufferSize', '4k', 'Size of the TLS records nginx sends (smaller: faster first byte; larger: less overhead).', v.bufferSize),
 ];

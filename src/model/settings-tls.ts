@@ -1,5 +1,5 @@
 // The TLS keys of the global ConfigMap that shape the HTTPS redirect, TLS sessions and request headers (issue 15).
-import { DEFAULT_NO_REDIRECT_LOCATIONS } from './tls-types.js';
+import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SESSION, type TlsSession } from './tls-types.js';
 
 /** ConfigMap keys read into GlobalSettings; tlsSettingsOf (model/settings.ts) hands the TLS ones to the TLS model. */
 export interface TlsGlobals {
@@ -7,13 +7,34 @@ export interface TlsGlobals {
   readonly noTlsRedirectLocations: readonly string[];
   /** proxy-add-original-uri-header: sends X-Original-URI ($request_uri) to every backend. */
   readonly proxyAddOriginalUriHeader: boolean;
+  /** ssl-session-cache, ssl-session-cache-size, ssl-session-timeout, ssl-session-tickets, ssl-buffer-size. */
+  readonly sslSessionCache: boolean;
+  readonly sslSessionCacheSize: string;
+  readonly sslSessionTimeout: string;
+  readonly sslSessionTickets: boolean;
+  readonly sslBufferSize: string;
 }
 
 /** ingress-nginx's defaults. */
 export const TLS_GLOBAL_DEFAULTS: TlsGlobals = Object.freeze({
   noTlsRedirectLocations: DEFAULT_NO_REDIRECT_LOCATIONS,
   proxyAddOriginalUriHeader: false,
+  sslSessionCache: DEFAULT_TLS_SESSION.cache,
+  sslSessionCacheSize: DEFAULT_TLS_SESSION.cacheSize,
+  sslSessionTimeout: DEFAULT_TLS_SESSION.timeout,
+  sslSessionTickets: DEFAULT_TLS_SESSION.tickets,
+  sslBufferSize: DEFAULT_TLS_SESSION.bufferSize,
 });
+
+/** The session part of the TLS settings, or undefined at ingress-nginx's defaults (model fixtures stay as they were). */
+export function tlsSessionOf(g: TlsGlobals): TlsSession | undefined {
+  const s: TlsSession = {
+    cache: g.sslSessionCache, cacheSize: g.sslSessionCacheSize, timeout: g.sslSessionTimeout, tickets: g.sslSessionTickets, bufferSize: g.sslBufferSize,
+  };
+  const d = DEFAULT_TLS_SESSION;
+  const same = s.cache === d.cache && s.cacheSize === d.cacheSize && s.timeout === d.timeout && s.tickets === d.tickets && s.bufferSize === d.bufferSize;
+  return same ? undefined : s;
+}
 
 /** Whether ingress-nginx's isLocationInLocationList holds: the Ingress path starts with one of the prefixes. */
 export function inLocationList(path: string, prefixes: readonly string[]): boolean {

@@ -3,7 +3,7 @@ import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SETTINGS, type RedirectCode,
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
 import { COMPAT_DEFAULTS, type CompatGlobals } from './settings-compat.js';
-import { TLS_GLOBAL_DEFAULTS, type TlsGlobals } from './settings-tls.js';
+import { TLS_GLOBAL_DEFAULTS, tlsSessionOf, type TlsGlobals } from './settings-tls.js';
 
 /** A size nginx understands: digits with an optional k/m/g unit (`1m`, `8k`, `0`). */
 export type Size = string;
@@ -215,5 +215,6 @@ export function tlsSettingsOf(g: GlobalSettings): TlsSettings {
     protocols: g.sslProtocols, ciphers: g.sslCiphers, http2: g.useHttp2, sslRedirect: g.sslRedirect, redirectCode: g.httpRedirectCode, hsts: g.hsts,
     hstsMaxAge: g.hstsMaxAge, hstsIncludeSubdomains: g.hstsIncludeSubdomains, hstsPreload: g.hstsPreload,
     ...(sameList(g.noTlsRedirectLocations, DEFAULT_NO_REDIRECT_LOCATIONS) ? {} : { noRedirectLocations: g.noTlsRedirectLocations }),
+    ...(tlsSessionOf(g) ? { session: tlsSessionOf(g) } : {}),
   };
 }

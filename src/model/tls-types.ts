@@ -114,7 +114,23 @@ export interface TlsSettings {
   readonly hstsPreload: boolean;
   /** ConfigMap no-tls-redirect-locations: Ingress paths starting with one of these are never redirected (ACME HTTP-01); absent: the default. */
   readonly noRedirectLocations?: readonly string[];
+  /** ConfigMap ssl-session-* and ssl-buffer-size; absent: DEFAULT_TLS_SESSION. */
+  readonly session?: TlsSession;
 }
+
+/** TLS session resumption and record size (ssl_session_cache, ssl_session_timeout, ssl_session_tickets, ssl_buffer_size). */
+export interface TlsSession {
+  readonly cache: boolean;
+  /** nginx size of the shared cache, e.g. `10m`. */
+  readonly cacheSize: string;
+  /** nginx time, e.g. `10m`. */
+  readonly timeout: string;
+  readonly tickets: boolean;
+  readonly bufferSize: string;
+}
+
+/** ingress-nginx's defaults: a shared 10m cache kept 10 minutes, no tickets, 4k records. */
+export const DEFAULT_TLS_SESSION: TlsSession = Object.freeze({ cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k' });
 
 export interface TlsModel {
   readonly settings: TlsSettings;

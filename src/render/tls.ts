@@ -1,9 +1,9 @@
 // Renders the TLS model: nginx.conf lines (http, server, location level) and the certificates payload for Lua.
 import type { Location } from '../model/types.js';
-import { DEFAULT_NO_REDIRECT_LOCATIONS, type CertificateInfo, type TlsModel, type TlsServer } from '../model/tls-types.js';
+import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SESSION, type CertificateInfo, type TlsModel, type TlsServer, type TlsSession } from '../model/tls-types.js';
 import { UnsafeValueError } from '../errors.js';
 import { inLocationList } from '../model/settings-tls.js';
-import { filePath, ident, int, quote, regex } from './escape.js';
+import { filePath, ident, int, onOff, quote, regex, size } from './escape.js';
 
 /** Files in the work directory: the self-signed fallback (nginx -t needs a static certificate) and CA bundles. */
 export const FALLBACK_CERT = 'ssl/default.crt';
@@ -25,14 +25,24 @@ function protocols(value: string): string {
   return list.join(' ');
 }
 
+function time(value: string): string {
+  if (!/^\d{1,6}(ms|s|m|h|d)?$/.test(value)) throw new UnsafeValueError(`refusing to render the time ${JSON.stringify(value.slice(0, 80))}`);
+  return value;
+}
+
+/** ssl-session-*: as ingress-nginx, the cache and its timeout only when ssl-session-cache is on (else nginx's: none). */
+function sessionLines(s: TlsSession): string[] {
+  const cache = s.cache ? `ssl_session_cache shared:SSL:${size(s.cacheSize)}; ssl_session_timeout ${time(s.timeout)}; ` : '';
+  return [`    ${cache}ssl_session_tickets ${onOff(s.tickets)};`, `    ssl_buffer_size ${size(s.bufferSize)};`];
+}
+
 /** http{} level: protocols, ciphers, session cache, the static fallback certificate, HSTS and client-cert headers. */
 export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
   const w = (p: string): string => filePath(`${workDir}/${p}`);
   return [
     `    ssl_protocols ${protocols(tls.settings.protocols)};`,
     `    ssl_ciphers ${quote(tls.settings.ciphers)};`,
-    '    ssl_session_cache shared:SSL:10m; ssl_session_timeout 10m; ssl_session_tickets off;',
-    '    ssl_buffer_size 4k;',
+    ...sessionLines(tls.settings.session ?? DEFAULT_TLS_SESSION),
     `    ssl_certificate ${w(FALLBACK_CERT)};`,
     `    ssl_certificate_key ${w(FALLBACK_KEY)};`,
     `    map $https $portico_hsts { on ${quote(hstsValue(tls))}; default ""; }`,

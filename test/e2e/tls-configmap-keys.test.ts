@@ -2,9 +2,10 @@
 // proxy-add-original-uri-header and the ssl-session-* keys, each changed at run time.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { startBackend, type Backend } from '../support/backends.js';
 import { httpsGet, makeCert, type Pem } from '../support/certs.js';
 import { configMap } from '../support/manifests.js';
@@ -13,6 +14,25 @@ import { get, startPortico, until, type Running } from '../support/portico.js';
 import { tlsSecret, webObjects, writeManifests } from '../support/tls-manifests.js';
 
 const ACME = '/.well-known/acme-challenge/token-1';
+
+/** Two TLS 1.2 handshakes, the second offering the first's session: whether nginx resumed it. */
+async function resumed(port: number): Promise<boolean> {
+  const once = (session?: Buffer): Promise<{ session: Buffer | undefined; reused: boolean }> => new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port, servername: 'a.test', rejectUnauthorized: false, maxVersion: 'TLSv1.2', ...(session ? { session } : {}) });
+    let got: Buffer | undefined;
+    s.once('session', (b: Buffer) => { got = b; });
+    s.once('secureConnect', () => {
+      const reused = s.isSessionReused();
+      // The session arrives with the handshake's last message; one write and its answer make sure it has.
+      s.write('GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n');
+      s.on('data', () => undefined);
+      s.once('end', () => { resolve({ session: got ?? s.getSession(), reused }); });
+    });
+    s.once('error', reject);
+  });
+  const first = await once();
+  return (await once(first.session)).reused;
+}
 
 void describe('TLS ConfigMap keys (real nginx)', () => {
   let fixtures: string;
@@ -64,6 +84,21 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
     await until('the challenge redirects', async () => (await get(portico.http, 'a.test', ACME)).status === 308);
     write({});
     await until('the default is back', async () => (await get(portico.http, 'a.test', ACME)).status === 200);
+  });
+
+  void it('ssl-session-*: resumed from the shared cache by default; cache off: full handshakes; tickets on: resumed again', async () => {
+    assert.equal(await resumed(portico.https), true);
+    write({ 'ssl-session-cache': 'false' });
+    await until('no resumption', async () => !(await resumed(portico.https)));
+    write({ 'ssl-session-cache': 'false', 'ssl-session-tickets': 'true', 'ssl-buffer-size': '16k' });
+    await until('resumed with a ticket', async () => resumed(portico.https));
+    write({ 'ssl-session-cache-size': '1k' });
+    await until('the refusal logged', () => portico.output.some((l) => l.includes('ssl-session-cache-size') && l.includes('keeping the previous value')));
+    write({ 'ssl-session-cache-size': '20m', 'ssl-session-timeout': '1h' });
+    const conf = (): string => readFileSync(join(portico.workDir, 'nginx.conf'), 'utf8');
+    await until('the new cache is rendered', () => conf().includes('ssl_session_cache shared:SSL:20m; ssl_session_timeout 1h;'));
+    assert.equal(await resumed(portico.https), true);
+    assert.match(conf(), /ssl_session_tickets off;\n\s*ssl_buffer_size 4k;/);
   });
 
   const sent = async (path: string): Promise<Record<string, string>> =>
