@@ -53,7 +53,6 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['ssl-session-ticket-key', 'ssl-dh-param'], 'refused', 'not implemented: Portico would have to read a Secret into nginx\'s files for it; the default (no key file, ECDHE only) applies', set),
   ...rows(['ssl-ecdh-curve'], 'no-op', 'Portico uses nginx\'s default (auto), as ingress-nginx does'),
   ...rows(['ssl-early-data'], 'refused', 'TLS 1.3 early data (0-RTT) can be replayed; Portico does not offer it', truthy),
-  ...rows(['ssl-reject-handshake'], 'refused', 'not implemented: Portico\'s catch-all server answers TLS with the default certificate', truthy),
   ...rows(['enable-ocsp'], 'refused', 'OCSP stapling is not implemented (Portico fetches nothing from certificate authorities)', truthy),
   ...rows(['reuse-port'], 'no-op', 'Portico never uses reuseport: with it, connections queued on old workers after a reload are lost'),
   ...rows(['bind-address'], 'refused', 'use the --listen-address flag: the traffic address is Portico\'s flag, not a ConfigMap key', set),

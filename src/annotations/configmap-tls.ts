@@ -26,4 +26,5 @@ export const TLS_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('ssl-session-timeout', 'sslSessionTimeout', '10m', 'How long a cached TLS session may be resumed (nginx time).', time),
   key('ssl-session-tickets', 'sslSessionTickets', 'false', 'TLS session tickets; their keys are nginx\'s own, new at every reload and not shared between replicas (ssl-session-ticket-key is refused).', v.bool),
   key('ssl-buffer-size', 'sslBufferSize', '4k', 'Size of the TLS records nginx sends (smaller: faster first byte; larger: less overhead).', v.bufferSize),
+  key('ssl-reject-handshake', 'sslRejectHandshake', 'false', 'The catch-all server refuses TLS handshakes for host names no Ingress serves (and without SNI) instead of answering with the default certificate.', v.bool),
 ];

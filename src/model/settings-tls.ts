@@ -13,6 +13,8 @@ export interface TlsGlobals {
   readonly sslSessionTimeout: string;
   readonly sslSessionTickets: boolean;
   readonly sslBufferSize: string;
+  /** ssl-reject-handshake: the catch-all server refuses TLS handshakes for names no server has (and without SNI). */
+  readonly sslRejectHandshake: boolean;
 }
 
 /** ingress-nginx's defaults. */
@@ -24,6 +26,7 @@ export const TLS_GLOBAL_DEFAULTS: TlsGlobals = Object.freeze({
   sslSessionTimeout: DEFAULT_TLS_SESSION.timeout,
   sslSessionTickets: DEFAULT_TLS_SESSION.tickets,
   sslBufferSize: DEFAULT_TLS_SESSION.bufferSize,
+  sslRejectHandshake: false,
 });
 
 /** The session part of the TLS settings, or undefined at ingress-nginx's defaults (model fixtures stay as they were). */

@@ -216,5 +216,6 @@ export function tlsSettingsOf(g: GlobalSettings): TlsSettings {
     hstsMaxAge: g.hstsMaxAge, hstsIncludeSubdomains: g.hstsIncludeSubdomains, hstsPreload: g.hstsPreload,
     ...(sameList(g.noTlsRedirectLocations, DEFAULT_NO_REDIRECT_LOCATIONS) ? {} : { noRedirectLocations: g.noTlsRedirectLocations }),
     ...(tlsSessionOf(g) ? { session: tlsSessionOf(g) } : {}),
+    ...(g.sslRejectHandshake ? { rejectHandshake: true } : {}),
   };
 }

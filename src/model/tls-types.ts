@@ -116,6 +116,8 @@ export interface TlsSettings {
   readonly noRedirectLocations?: readonly string[];
   /** ConfigMap ssl-session-* and ssl-buffer-size; absent: DEFAULT_TLS_SESSION. */
   readonly session?: TlsSession;
+  /** ConfigMap ssl-reject-handshake: the catch-all server refuses handshakes for unknown names instead of the default certificate. */
+  readonly rejectHandshake?: boolean;
 }
 
 /** TLS session resumption and record size (ssl_session_cache, ssl_session_timeout, ssl_session_tickets, ssl_buffer_size). */

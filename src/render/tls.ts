@@ -67,11 +67,13 @@ function serverOf(tls: TlsModel, host: string): TlsServer | undefined {
   return tls.servers.find((s) => s.host === host);
 }
 
-/** server{} level: the Lua certificate hook, HSTS for TLS hosts, client-certificate auth. */
+/** server{} level: the Lua certificate hook, ssl-reject-handshake in the catch-all, HSTS for TLS hosts, client-certificate auth. */
 export function tlsServerLines(tls: TlsModel, host: string, workDir: string): string[] {
   const s = serverOf(tls, host);
   const ca = s?.clientAuth;
   const lines = ['        ssl_certificate_by_lua_block { require("portico.certificate").call() }'];
+  // ssl-reject-handshake: as ingress-nginx, in the default server only (nginx picks it for unknown names and no SNI).
+  if (host === '_' && tls.settings.rejectHandshake === true) lines.push('        ssl_reject_handshake on;');
   if (s?.tls && tls.settings.hsts) lines.push('        add_header Strict-Transport-Security $portico_hsts always;');
   if (!ca) return [...lines, '        set $portico_client_auth "";'];
   const w = (p: string): string => filePath(`${workDir}/${p}`);

@@ -101,6 +101,23 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
     assert.match(conf(), /ssl_session_tickets off;\n\s*ssl_buffer_size 4k;/);
   });
 
+  /** Whether a TLS handshake for `servername` completes. */
+  const handshakes = (servername: string): Promise<boolean> => new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port: portico.https, servername, rejectUnauthorized: false });
+    s.once('secureConnect', () => { s.end(); resolve(true); });
+    s.once('error', () => { resolve(false); });
+  });
+
+  void it('ssl-reject-handshake: unknown names are refused at the handshake, served names still answer', async () => {
+    assert.equal(await handshakes('unknown.test'), true, 'by default the default certificate answers');
+    write({ 'ssl-reject-handshake': 'true' });
+    await until('unknown names refused', async () => !(await handshakes('unknown.test')));
+    assert.equal(await handshakes('a.test'), true);
+    assert.equal((await httpsGet(portico.https, 'a.test', '/')).status, 200);
+    write({});
+    await until('unknown names answered again', async () => handshakes('unknown.test'));
+  });
+
   const sent = async (path: string): Promise<Record<string, string>> =>
     (JSON.parse((await httpsGet(portico.https, 'a.test', path)).body) as { headers: Record<string, string> }).headers;
 
