@@ -71,7 +71,6 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['proxy-ssl-location-only'], 'no-op', 'proxy-ssl-* annotations always apply to the Ingress\'s own locations in Portico'),
   ...rows(['service-upstream'], 'refused', 'not read globally: set the service-upstream annotation on each Ingress', truthy),
   ...rows(['force-ssl-redirect'], 'refused', 'not read globally: set the force-ssl-redirect annotation on each Ingress (ssl-redirect applies globally)', truthy),
-  ...rows(['no-auth-locations'], 'refused', 'not implemented: global-auth-url applies to every path unless an Ingress says enable-global-auth: "false"', (raw) => raw.trim() !== '' && raw.trim() !== '/.well-known/acme-challenge'),
   ...rows(['global-allowed-response-headers'], 'refused', 'not implemented: custom-headers may set any header name; restrict custom-headers with --annotations-risk-level (it is rated Medium)', set),
   ...rows(['debug-connections'], 'refused', 'debug_connection needs nginx built --with-debug; Debian\'s nginx is not', set),
 ];

@@ -1,10 +1,12 @@
-// The TLS keys of the global ConfigMap that shape the HTTPS redirect, TLS sessions and request headers (issue 15).
+// Keys of the global ConfigMap for the HTTPS redirect, TLS sessions, auth-free locations and request headers (issue 15).
 import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SESSION, type TlsSession } from './tls-types.js';
 
 /** ConfigMap keys read into GlobalSettings; tlsSettingsOf (model/settings.ts) hands the TLS ones to the TLS model. */
 export interface TlsGlobals {
   /** no-tls-redirect-locations: location paths starting with one of these are never redirected to HTTPS. */
   readonly noTlsRedirectLocations: readonly string[];
+  /** no-auth-locations: location paths starting with one of these skip basic and external auth (global or their own). */
+  readonly noAuthLocations: readonly string[];
   /** proxy-add-original-uri-header: sends X-Original-URI ($request_uri) to every backend. */
   readonly proxyAddOriginalUriHeader: boolean;
   /** ssl-session-cache, ssl-session-cache-size, ssl-session-timeout, ssl-session-tickets, ssl-buffer-size. */
@@ -20,6 +22,7 @@ export interface TlsGlobals {
 /** ingress-nginx's defaults. */
 export const TLS_GLOBAL_DEFAULTS: TlsGlobals = Object.freeze({
   noTlsRedirectLocations: DEFAULT_NO_REDIRECT_LOCATIONS,
+  noAuthLocations: DEFAULT_NO_REDIRECT_LOCATIONS,
   proxyAddOriginalUriHeader: false,
   sslSessionCache: DEFAULT_TLS_SESSION.cache,
   sslSessionCacheSize: DEFAULT_TLS_SESSION.cacheSize,

@@ -49,6 +49,17 @@ function externalLines(e: ExternalAuth): string[] {
   ];
 }
 
+/**
+ * The settings of a location under no-auth-locations: without basic and external auth (ingress-nginx's
+ * isLocationInLocationList on the Ingress path); access lists stay, and an auth that could not be set up still answers 503.
+ */
+export function withoutAuth(s: LocationSettings): LocationSettings {
+  const a = s.auth;
+  if (!a || a.denied !== undefined || (!a.basic && !a.external)) return s;
+  const { enableGlobal, allow, deny, satisfy } = a;
+  return { ...s, auth: { enableGlobal, ...(allow ? { allow } : {}), ...(deny ? { deny } : {}), ...(satisfy ? { satisfy } : {}) } };
+}
+
 /** Location lines of auth and access lists (first in the location); a denied auth closes the location with 503. */
 export function authLines(s: LocationSettings): string[] {
   const a = s.auth;

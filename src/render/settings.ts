@@ -6,7 +6,8 @@ import {
 } from './escape.js';
 import { addHeaders, proxyHeaders } from './globals.js';
 import { adminSnippet } from './globals-compat.js';
-import { authLines, authLocations, authUpstreamVars, type SelfListener } from './auth.js';
+import { authLines, authLocations, authUpstreamVars, withoutAuth, type SelfListener } from './auth.js';
+import { inLocationList } from '../model/settings-tls.js';
 import { trafficLocation, trafficServer } from './traffic.js';
 import { backendTls, proxySslDenied } from './proxy-ssl.js';
 
@@ -104,7 +105,8 @@ export function errorLocationName(upstream: string, code: number): string {
 
 /** The directives of an upstream location after `set $portico_backend`: settings, then the pass. */
 export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] {
-  const s = t.settings ?? {};
+  const own = t.settings ?? {};
+  const s = t.rule && inLocationList(t.rule.path, ctx.global.noAuthLocations) ? withoutAuth(own) : own;
   const out = [...proxySslDenied(s), ...trafficLocation(t, ctx, I), ...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
   const vars = authUpstreamVars(s);
   // A location with a proxy_set_header of its own inherits none from http{}: a snippet's gets the whole list again.

@@ -1,8 +1,10 @@
-// End to end, real nginx: the ConfigMap's no-tls-redirect-locations (ACME HTTP-01 challenges answered over HTTP),
-// proxy-add-original-uri-header and the ssl-session-* keys, each changed at run time.
+// End to end, real nginx: the ConfigMap's no-tls-redirect-locations and no-auth-locations (ACME HTTP-01 challenges
+// answered over HTTP without auth), ssl-reject-handshake, proxy-add-original-uri-header and the ssl-session-* keys.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -40,6 +42,8 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
   let backend: Backend;
   let portico: Running;
   let server: Pem;
+  let deny: Server;
+  let denyUrl = '';
 
   const write = (data: Record<string, string>): void => {
     const site = ingress('site', { host: 'a.test', className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
@@ -58,6 +62,10 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
     manifests = mkdtempSync(join(tmpdir(), 'portico-tlskeys-manifests-'));
     server = makeCert(fixtures, 'a.test', { sans: ['a.test'] });
     backend = await startBackend('web');
+    // An auth service that refuses everyone: what it protects answers 401.
+    deny = createServer((_req, res) => { res.writeHead(401); res.end(); });
+    await new Promise<void>((resolve) => deny.listen(0, '127.0.0.1', resolve));
+    denyUrl = `http://127.0.0.1:${(deny.address() as AddressInfo).port}/check`;
     write({});
     portico = await startPortico(['--manifests', manifests, '--configmap', 'kube-system/portico']);
     await until('served', async () => (await get(portico.http, 'a.test', '/')).status === 308, 20_000);
@@ -66,6 +74,7 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
   after(async () => {
     await portico?.stop();
     await backend?.close();
+    await new Promise<void>((resolve) => { deny.close(() => { resolve(); }); });
     rmSync(fixtures, { recursive: true, force: true });
     rmSync(manifests, { recursive: true, force: true });
   });
@@ -99,6 +108,16 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
     await until('the new cache is rendered', () => conf().includes('ssl_session_cache shared:SSL:20m; ssl_session_timeout 1h;'));
     assert.equal(await resumed(portico.https), true);
     assert.match(conf(), /ssl_session_tickets off;\n\s*ssl_buffer_size 4k;/);
+  });
+
+  void it('no-auth-locations: global auth protects the host but not the ACME challenge path; another list protects both', async () => {
+    write({ 'global-auth-url': denyUrl });
+    await until('global auth applies', async () => (await httpsGet(portico.https, 'a.test', '/')).status === 401);
+    assert.equal((await get(portico.http, 'a.test', ACME)).status, 200, 'the challenge path is served without auth');
+    write({ 'global-auth-url': denyUrl, 'no-auth-locations': '/other' });
+    await until('the challenge path is protected too', async () => (await get(portico.http, 'a.test', ACME)).status === 401);
+    write({});
+    await until('no auth', async () => (await httpsGet(portico.https, 'a.test', '/')).status === 200);
   });
 
   /** Whether a TLS handshake for `servername` completes. */
