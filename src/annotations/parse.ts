@@ -69,6 +69,13 @@ function upstreamOf(d: Draft): UpstreamSettings {
   };
 }
 
+/** Bytes of an nginx size (`8k`, `1m`, `1g`, `512`). */
+function bytes(v: string): number {
+  const m = /^(\d+)([kmg]?)$/.exec(v.toLowerCase());
+  const unit = m?.[2] === 'g' ? 2 ** 30 : m?.[2] === 'm' ? 2 ** 20 : m?.[2] === 'k' ? 1024 : 1;
+  return m ? Number(m[1]) * unit : Number.NaN;
+}
+
 /** Checks annotations that only make sense together, and those naming objects in other namespaces. */
 function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: AnnotationError[]): void {
   const r = d.redirect;
@@ -78,6 +85,17 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
   const to = d.location.redirectTo;
   if ((from === undefined) !== (to === undefined) && from !== 'off' && to !== 'off') {
     errors.push({ annotation: key(from === undefined ? 'proxy-redirect-to' : 'proxy-redirect-from'), reason: 'proxy-redirect-from and proxy-redirect-to go together' });
+  }
+  // nginx -t refuses a temp file limit (other than 0) below the buffer size: the whole configuration would fail to load.
+  const tmp = d.location.maxTempFileSize;
+  const buffer = d.location.bufferSize ?? '4k';
+  if (tmp !== undefined && bytes(tmp) !== 0 && bytes(tmp) < bytes(buffer)) {
+    errors.push({ annotation: key('proxy-max-temp-file-size'), reason: `${tmp} is below the proxy buffer size ${buffer} (nginx needs 0 or at least the buffer size)` });
+  }
+  const busy = d.location.busyBuffersSize;
+  const count = d.location.buffersNumber ?? 4;
+  if (busy !== undefined && (bytes(busy) < bytes(buffer) || bytes(busy) > (count - 1) * bytes(buffer))) {
+    errors.push({ annotation: key('proxy-busy-buffers-size'), reason: `${busy} must be from the proxy buffer size ${buffer} to all ${count} buffers but one (nginx refuses other values)` });
   }
   for (const [name, field] of [['custom-headers', 'customHeaders']] as const) {
     const ref = d.location[field];

@@ -59,7 +59,7 @@ const SENTINEL: Record<string, string> = {
   'rewrite-target': '/x', 'app-root': '/x', 'permanent-redirect': 'http://a.test/', 'temporal-redirect': 'http://a.test/',
   'x-forwarded-prefix': '/p', 'upstream-vhost': 'a.test', 'server-alias': 'alias.test', 'default-backend': 'svc',
   'custom-http-errors': '404', 'custom-headers': 'hdrs', 'proxy-ssl-name': 'a.test', 'connection-proxy-header': 'close',
-  'auth-type': 'basic', 'auth-secret': 'missing', 'auth-secret-type': 'auth-file', 'auth-realm': 'r', 'auth-url': 'http://127.0.0.1:9/auth',
+  'auth-type': 'basic', 'auth-secret': 'missing', 'auth-secret-type': 'auth-file', 'auth-realm': 'r', 'auth-url': 'http://auth.inj.test/auth',
   'auth-method': 'GET', 'auth-signin': 'http://a.test/signin', 'auth-signin-redirect-param': 'rd', 'auth-response-headers': 'X-User',
   'auth-request-redirect': '/x', 'auth-cache-key': '$remote_user', 'auth-cache-duration': '200 5m', 'auth-proxy-set-headers': 'missing',
   'allowlist-source-range': '10.0.0.0/8', 'whitelist-source-range': '10.0.0.0/8', 'denylist-source-range': '10.0.0.0/8', 'satisfy': 'any',
@@ -76,7 +76,7 @@ const SENTINEL: Record<string, string> = {
  * A Secret or ConfigMap that a valid hostile name points to does not exist, so its paths answer 503: the sentinels of
  * auth-secret and auth-proxy-set-headers name missing objects too. Auth annotations mean something only with their companions: each slot carries them beside the hostile value. */
 const BASIC = { 'auth-type': 'basic', 'auth-secret': 'htp' };
-const EXTERNAL = { 'auth-url': 'http://127.0.0.1:9/auth', 'auth-signin': 'http://a.test/signin', 'auth-response-headers': 'X-User', 'auth-cache-key': '$remote_user' };
+const EXTERNAL = { 'auth-url': 'http://auth.inj.test/auth', 'auth-signin': 'http://a.test/signin', 'auth-response-headers': 'X-User', 'auth-cache-key': '$remote_user' };
 const COMPANIONS: Record<string, Record<string, string>> = {
   'proxy-ssl-secret': { 'backend-protocol': 'HTTPS', 'proxy-ssl-verify': 'on' },
   'auth-type': BASIC, 'auth-secret': BASIC, 'auth-secret-type': BASIC, 'auth-realm': BASIC, 'satisfy': { ...BASIC, 'allowlist-source-range': '10.0.0.0/8' },

@@ -76,6 +76,9 @@ const REFUSED: [Record<string, string>, ParseOptions, RegExp][] = [
   [{ 'proxy-redirect-from': 'http://a.test/' }, OPTS, /go together/],
   [{ 'rewrite-target': '/$host' }, OPTS, /not a rewrite target/],
   [{ 'proxy-body-size': '1m;' }, OPTS, /not a size/],
+  [{ 'proxy-max-temp-file-size': '1k' }, OPTS, /below the proxy buffer size 4k/],
+  [{ 'proxy-max-temp-file-size': '8k', 'proxy-buffer-size': '16k' }, OPTS, /below the proxy buffer size 16k/],
+  [{ 'proxy-busy-buffers-size': '64k' }, OPTS, /from the proxy buffer size 4k to all 4 buffers but one/],
 ];
 
 for (const [a, o, why] of REFUSED) {
