@@ -186,9 +186,12 @@ export class Nginx {
    * Resolves with the items Lua dropped (it stores the rest): empty when the TypeScript checks held.
    */
   async pushRaw(what: string, body: string): Promise<Rejected[]> {
-    const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
-      method: 'POST', body, headers: { 'content-type': 'application/json', 'x-portico-token': this.token },
-    }).catch((err: unknown) => {
+    // A fresh connection each time: a pooled one may belong to an old worker that a reload is retiring, and it
+    // closes under the POST ("fetch failed"). The POST replaces the whole state, so one more try is safe.
+    const post = (): Promise<Response> => fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
+      method: 'POST', body, headers: { 'content-type': 'application/json', 'x-portico-token': this.token, connection: 'close' },
+    });
+    const res = await post().catch(async () => { await sleep(50); return post(); }).catch((err: unknown) => {
       throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} failed: ${errorMessage(err)}`);
     });
     if (res.status < 200 || res.status > 299) {
