@@ -2,6 +2,7 @@
 //
 // The desired conditions come from model/gateway/status.ts (pure); here they get their lastTransitionTime (kept
 // while a condition's status stays, else the time of the write) and are merged with other controllers' entries.
+import { Passes } from './passes.js';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -41,9 +42,7 @@ export class GatewayStatusWriter {
   private snapshot: Snapshot | undefined;
   /** Our writes the store has not seen yet: key → resourceVersion before the write, and what we wrote. */
   private readonly written = new Map<string, { rvBefore: string | undefined; status: Status }>();
-  private chain: Promise<void> = Promise.resolve();
-  private pending = false;
-  private stopped = false;
+  private readonly passes = new Passes(() => this.pass());
   /** Number of status writes, for logs and tests. */
   writes = 0;
 
@@ -62,22 +61,15 @@ export class GatewayStatusWriter {
   }
 
   async idle(): Promise<void> {
-    while (this.pending) await this.chain;
-    await this.chain;
+    await this.passes.idle();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.chain;
+    await this.passes.stop();
   }
 
   private kick(): void {
-    if (this.pending || this.stopped) return;
-    this.pending = true;
-    this.chain = this.chain.then(async () => {
-      this.pending = false;
-      await this.pass();
-    });
+    this.passes.kick();
   }
 
   /** The status as the store shows it, unless it has not seen our last write yet. */
@@ -119,7 +111,7 @@ export class GatewayStatusWriter {
   }
 
   private async write(key: string, t: Target, status: Status): Promise<void> {
-    if (!this.opts.isLeader() || this.stopped) return; // lost the Lease mid-pass: stop writing at once
+    if (!this.opts.isLeader() || this.passes.stopped) return; // lost the Lease mid-pass: stop writing at once
     const base = { group: GATEWAY_GROUP, version: 'v1', plural: t.plural, name: t.name, body: { status } };
     const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
     try {

@@ -2,6 +2,7 @@
 //
 // Every replica tracks which Ingresses it serves (the model says), so whichever replica leads knows which ones
 // stopped being ours and must have their address removed. Ingresses that never were ours are never written.
+import { Passes } from './passes.js';
 import { NetworkingV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -35,9 +36,7 @@ export class StatusUpdater {
   /** Our writes the store has not seen yet: resourceVersion before the write → what we wrote. */
   private readonly written = new Map<string, { rvBefore: string | undefined; addresses: StatusAddress[] }>();
   private timer: NodeJS.Timeout | undefined;
-  private chain: Promise<void> = Promise.resolve();
-  private pending = false;
-  private stopped = false;
+  private readonly passes = new Passes(() => this.pass());
   /** Number of status writes, for logs and tests. */
   writes = 0;
 
@@ -78,18 +77,12 @@ export class StatusUpdater {
 
   /** Resolves when no pass is running or queued. */
   async idle(): Promise<void> {
-    while (this.pending) await this.chain;
-    await this.chain;
+    await this.passes.idle();
   }
 
   /** Runs one pass after the current one; passes never overlap and a burst of kicks gives one more pass. */
   private kick(): void {
-    if (this.pending || this.stopped) return;
-    this.pending = true;
-    this.chain = this.chain.then(async () => {
-      this.pending = false;
-      await this.pass();
-    });
+    this.passes.kick();
   }
 
   private async pass(): Promise<void> {
@@ -106,7 +99,7 @@ export class StatusUpdater {
         if (!ours) this.leaving.delete(key);
         continue;
       }
-      if (!this.opts.isLeader() || this.stopped) return; // lost the Lease mid-pass: stop writing at once
+      if (!this.opts.isLeader() || this.passes.stopped) return; // lost the Lease mid-pass: stop writing at once
       await this.write(ing, desired);
     }
     for (const key of this.leaving) if (!snapshot.ingresses.some((i) => keyOf(i.metadata?.namespace ?? '', i.metadata?.name ?? '') === key)) this.leaving.delete(key);
@@ -140,8 +133,7 @@ export class StatusUpdater {
    */
   async stop(clear: boolean): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    this.stopped = true;
-    await this.chain;
+    await this.passes.stop();
     if (!clear || !this.opts.isLeader() || !this.snapshot) return;
     let others: number;
     try {
