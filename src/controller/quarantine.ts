@@ -72,7 +72,8 @@ export class Quarantine {
       const ing = snap.ingresses.find((i) => i.metadata?.namespace === ref.namespace && i.metadata.name === ref.name);
       this.held.set(keyOf(ref), { rv: ing?.metadata?.resourceVersion, reason, ref });
     }
-    this.present = new Set(snap.ingresses.map(ingressKey));
+    // `snap` is already filtered: the Ingresses held before count as present too.
+    this.present = new Set([...snap.ingresses.map(ingressKey), ...this.held.keys()]);
   }
 
   /**
@@ -83,6 +84,7 @@ export class Quarantine {
     if (this.held.size === 0) return snap;
     const keys = new Set(snap.ingresses.map(ingressKey));
     if ([...this.present].some((k) => !keys.has(k))) this.held.clear();
+    for (const k of [...this.held.keys()]) if (!keys.has(k)) this.held.delete(k); // a deleted Ingress is no longer held
     const ingresses = snap.ingresses.filter((i) => {
       const key = ingressKey(i);
       const h = this.held.get(key);

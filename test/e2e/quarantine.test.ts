@@ -50,6 +50,10 @@ test('blame puts the Ingress of the refused location first; a hold ends when an 
   assert.equal(q.filter(snap).ingresses.length, 1);
   assert.equal(q.filter({ ...snap, ingresses: [snap.ingresses[0]!] }).ingresses.length, 1, 'b deleted: a is tried again');
   assert.equal(q.size, 0);
+  // A held Ingress that is deleted is held no more: no Warning about it is left behind.
+  q.add([a], snap, 'bad');
+  assert.equal(q.filter({ ...snap, ingresses: [snap.ingresses[1]!] }).ingresses.length, 1);
+  assert.deepEqual(q.problems(), []);
 });
 
 test('bisect finds the one key whose presence fails, within its budget, and gives up on a global failure', async () => {
