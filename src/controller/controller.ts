@@ -22,7 +22,7 @@ import { tlsSettingsOf } from '../model/settings.js';
 import { refreshEndpoints } from '../model/refresh.js';
 import { targetPolicy } from './target-policy.js';
 import { countStreamReload, endpointsOnly, streamOptions } from './stream.js';
-import { Quarantine, blame, culprit, keyOf } from './quarantine.js';
+import { Quarantine, blame, culprit, ingressKey, keyOf } from './quarantine.js';
 import type { Checker } from '../webhook/review.js';
 
 export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETTINGS): ModelOptions {
@@ -78,7 +78,6 @@ export function admissionChecker(config: Config, log: Logger): Checker {
 /** Rounds of hold-and-rebuild one sync may take (each finds one bad Ingress). */
 const MAX_ROUNDS = 6;
 
-const ingressKey = (i: Snapshot['ingresses'][number]): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
 
 /** streamReloads: reloads (also) caused by the stream section, endpoint changes of TCP/UDP/passthrough backends included (docs/adr/0013). */
 export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number; streamReloads: number }

@@ -8,7 +8,8 @@ export function keyOf(ref: ObjectRef): string {
   return `${ref.namespace}/${ref.name}`;
 }
 
-const ingressKey = (i: Snapshot['ingresses'][number]): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
+/** `namespace/name` of an Ingress of a snapshot. */
+export const ingressKey = (i: Snapshot['ingresses'][number]): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
 
 /** The server_name of the server block around `line` (1-based) of a rendered nginx.conf, and that block's first line. */
 function serverBlockAt(lines: readonly string[], line: number): { host: string; start: number } | undefined {

@@ -1,4 +1,5 @@
 // Translation: a snapshot of API objects → the model, with Kubernetes' Ingress semantics exactly.
+import { byName } from './lookup.js';
 import type { Ingress, ModelOptions, Snapshot } from './input.js';
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import { BackendIndex, type BackendRef } from './backends.js';
@@ -57,15 +58,8 @@ class Builder {
   private readonly ranks = new Map<string, number>();
   private readonly byRank: ObjectRef[] = [];
 
-  /** namespace/name → Service (the first of equal keys, as `find` took it): one lookup per default-backend annotation. */
-  private readonly services = new Map<string, Snapshot['services'][number]>();
-
-  constructor(private readonly index: BackendIndex, private readonly annotations: AnnotationInput, snapshot: Snapshot, oldestFirst: readonly Ingress[], readonly owners: HostOwners) {
+  constructor(private readonly index: BackendIndex, private readonly annotations: AnnotationInput, private readonly snapshot: Snapshot, oldestFirst: readonly Ingress[], readonly owners: HostOwners) {
     for (const ing of oldestFirst) { const r = refOf(ing); this.ranks.set(`${r.namespace}/${r.name}`, this.byRank.length); this.byRank.push(r); }
-    for (const s of snapshot.services) {
-      const key = JSON.stringify([s.metadata?.namespace, s.metadata?.name]);
-      if (!this.services.has(key)) this.services.set(key, s);
-    }
   }
 
   problem(object: ObjectRef, field: string, reason: string, severity: Problem['severity'] = 'dropped'): void {
@@ -105,7 +99,7 @@ class Builder {
     const s = this.annotations.settings.get(`${ref.namespace}/${ref.name}`) ?? NO_SETTINGS;
     const name = s.location.defaultBackend;
     if (name === undefined) return s;
-    const svc = this.services.get(JSON.stringify([ref.namespace, name]));
+    const svc = byName(this.snapshot.services, ref.namespace, name);
     const port = svc?.spec?.ports?.[0];
     const backend = { service: { name, port: port?.name ? { name: port.name } : { number: port?.port ?? 80 } } };
     const t = this.target(ref, backend, 'metadata.annotations.default-backend');
@@ -190,7 +184,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   let fallback = b.globalDefault ?? NOT_FOUND;
   if (!b.globalDefault && opts.defaultBackendService) {
     const { namespace, name } = opts.defaultBackendService;
-    const svc = snapshot.services.find((s) => s.metadata?.namespace === namespace && s.metadata.name === name);
+    const svc = byName(snapshot.services, namespace, name);
     const port = svc?.spec?.ports?.[0];
     const flagRef: ObjectRef = { kind: 'Service', namespace, name };
     const backend = { service: { name, port: port?.name ? { name: port.name } : { number: port?.port ?? 80 } } };

@@ -47,8 +47,6 @@ export interface CompatGlobals {
   readonly limitRate: number;
   readonly limitRateAfter: number;
   readonly grpcBufferSizeKb: number;
-  readonly noTlsRedirectLocations: readonly string[];
-  readonly noAuthLocations: readonly string[];
   /** ConfigMap allow/deny lists for every server (an Ingress's own allowlist/denylist annotations replace them). */
   readonly whitelistSourceRange: readonly string[];
   readonly denylistSourceRange: readonly string[];
@@ -75,7 +73,7 @@ export const COMPAT_DEFAULTS: CompatGlobals = Object.freeze({
   proxyRequestBuffering: true, proxyCookiePath: 'off', proxyCookieDomain: 'off', proxyRedirectFrom: 'off', hideHeaders: [],
   allowBackendServerHeader: false, defaultType: 'text/html', skipAccessLogUrls: [], disableAccessLog: false, logFormatEscapeNone: false,
   accessLogParams: [], enableMultiAccept: true, maxWorkerOpenFiles: 0, workerCpuAffinity: '', upstreamKeepaliveTime: '1h',
-  http2MaxConcurrentStreams: 128, relativeRedirects: false, limitRate: 0, limitRateAfter: 0, grpcBufferSizeKb: 0, noTlsRedirectLocations: ['/.well-known/acme-challenge'],
-  noAuthLocations: ['/.well-known/acme-challenge'], whitelistSourceRange: [], denylistSourceRange: [], mainSnippet: undefined,
+  http2MaxConcurrentStreams: 128, relativeRedirects: false, limitRate: 0, limitRateAfter: 0, grpcBufferSizeKb: 0,
+  whitelistSourceRange: [], denylistSourceRange: [], mainSnippet: undefined,
   httpSnippet: undefined, serverSnippet: undefined, locationSnippet: undefined, streamSnippet: undefined, globalAuthSnippet: undefined,
 });

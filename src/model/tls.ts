@@ -2,14 +2,13 @@
 import type { Ingress, Secret } from './input.js';
 import { checkHost, checkLabel } from './names.js';
 import { readTlsAnnotations, type AuthTlsAnnotations } from './tls-annotations.js';
-import { covers, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
+import { covers, findSecret, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
 import type {
   Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer,
 } from './tls-types.js';
 import type { ObjectRef, Problem } from './types.js';
 import type { GatewayTlsHost } from './gateway/tls.js';
 
-const secretKey = (namespace: string | undefined, name: string | undefined): string => JSON.stringify([namespace, name]);
 
 type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
 
@@ -25,18 +24,11 @@ class TlsBuilder {
   readonly clientAuth = new Map<string, ClientAuth>();
   readonly ingresses: Record<string, IngressTls> = {};
 
-  /** Secrets by namespace and name (the first of equal keys, as `findSecret` takes it): one lookup per reference. */
-  private readonly secrets = new Map<string, Secret>();
+  constructor(private readonly secrets: readonly Secret[], private readonly opts: TlsOptions, private readonly refusal: HostRefusal = () => undefined) {}
 
-  constructor(secrets: readonly Secret[], private readonly opts: TlsOptions, private readonly refusal: HostRefusal = () => undefined) {
-    for (const s of secrets) {
-      const key = secretKey(s.metadata?.namespace, s.metadata?.name);
-      if (!this.secrets.has(key)) this.secrets.set(key, s);
-    }
-  }
-
+  /** One indexed lookup per reference (model/lookup.ts), the first of equal names as a scan would find. */
   private secret(ref: ObjectRef): Secret | undefined {
-    return this.secrets.get(secretKey(ref.namespace, ref.name));
+    return findSecret(this.secrets, ref);
   }
 
   readonly problem: AddProblem = (object, field, reason, severity = 'degraded') => {
