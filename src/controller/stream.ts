@@ -2,7 +2,7 @@
 import type { Config } from '../config/config.js';
 import type { ModelOptions } from '../model/input.js';
 import type { Model } from '../model/types.js';
-import type { Counters } from './controller.js';
+import type { Counters } from '../apply/executor.js';
 import { targetPolicy } from './target-policy.js';
 
 /**

@@ -7,7 +7,7 @@ import { startBackend, type Backend } from '../support/backends.js';
 import { ingress, ingressClass } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { REPO, startPortico, until, who, type Running } from '../support/portico.js';
-import { bisect, blame, culprit, serverAt, Quarantine } from '../../src/controller/quarantine.js';
+import { bisect, blame, culprit, serverAt, Quarantine } from '../../src/apply/quarantine.js';
 import type { Model } from '../../src/model/types.js';
 import { EMPTY_SNAPSHOT } from '../../src/model/input.js';
 

@@ -1,0 +1,170 @@
+// Applying a plan: build with quarantine rounds (nginx -t through the candidate), write nginx.conf and reload, push
+// what Lua holds, fall back to an empty configuration when nothing serves yet. The controller decides; this executes.
+import { errorMessage, NginxTestError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Snapshot } from '../model/input.js';
+import type { Model, Problem } from '../model/types.js';
+import type { RenderedConf } from '../render/nginx-conf.js';
+import type { Nginx, Rejected } from '../nginx/process.js';
+import { clientFilesChanged, planApply, type DataPlaneState, type Plan } from './plan.js';
+import { Quarantine, blame, culprit, ingressKey, keyOf } from './quarantine.js';
+import type { Offload } from '../controller/offload.js';
+import { OffloadError } from '../controller/offload.js';
+import type { CertificatesState, TlsSync } from '../controller/tls-sync.js';
+import { countStreamReload } from '../controller/stream.js';
+
+/** Rounds of hold-and-rebuild one sync may take (each finds one bad Ingress). */
+const MAX_ROUNDS = 6;
+
+/** streamReloads: reloads (also) caused by the stream section, endpoint changes of TCP/UDP/passthrough backends included (docs/adr/0013). */
+export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number; streamReloads: number }
+
+/** A built and rendered configuration with the payloads Lua gets, ready to apply. */
+export interface Candidate { readonly model: Model; readonly conf: RenderedConf; readonly backends: string; readonly certs: CertificatesState }
+
+/** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
+export interface Dropped { backends: Rejected[]; certificates: Rejected[] }
+
+/** Runs plans against nginx and remembers what nginx runs. */
+export class Executor {
+  readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0, streamReloads: 0 };
+  readonly dropped: Dropped = { backends: [], certificates: [] };
+  private running: DataPlaneState | undefined;
+  private readonly quarantine = new Quarantine();
+
+  /**
+   * `retry` asks for another sync later (nginx unreachable, a push refused); `empty` renders the configuration nginx
+   * starts with when it refuses the first one.
+   */
+  constructor(private readonly nginx: Nginx, private readonly deps: {
+    readonly tls: TlsSync; readonly offload: Offload; readonly log: Logger; readonly retry: () => void; readonly empty: () => RenderedConf;
+  }) {}
+
+  /** True once nginx serves the configuration of the latest applied plan. */
+  get serving(): boolean {
+    return this.running !== undefined && this.nginx.running;
+  }
+
+  /** The Warnings of the Ingresses held out of the configuration. */
+  quarantineProblems(): Problem[] {
+    return this.quarantine.problems();
+  }
+
+  /** nginx restarted on its own: its shared dicts are empty, so everything is pushed again on the next apply. */
+  nginxRestarted(): void {
+    this.running = this.running ? { ...this.running, backends: '', certificates: '' } : undefined;
+  }
+
+  /** The plan that takes nginx from what it runs to `next`. */
+  plan(next: DataPlaneState): Plan {
+    return planApply(this.running, next);
+  }
+
+  /**
+   * Applies a `dynamic` or `reload` plan: nginx.conf (tested, then reloaded), then the Lua payloads that changed.
+   * True when nginx serves `c`; false when it could not be applied (logged and counted; the last good configuration
+   * keeps serving; a retry is asked for unless nginx -t refused it, which nothing but a change can fix).
+   */
+  async apply(plan: Exclude<Plan, 'noop'>, c: Candidate, next: DataPlaneState, prev: { readonly model: Model } | undefined, cause: unknown): Promise<boolean> {
+    const reloads = this.counters.reloads;
+    try {
+      if (plan === 'reload') {
+        await this.deps.tls.beforeReload(c.model);
+        await this.reload(c.conf.text, c.conf.hash, c.model);
+        if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
+        countStreamReload(this.counters, reloads, prev, c.model);
+        await this.deps.tls.afterReload(c.model);
+      }
+      if (plan === 'reload' || this.running?.backends !== c.backends) this.dropped.backends = await this.nginx.push('backends', JSON.parse(c.backends) as unknown);
+      if (plan === 'reload' || this.running?.certificates !== c.certs.digest) this.dropped.certificates = await this.nginx.pushRaw('certificates', c.certs.body);
+      if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
+      this.running = next;
+      return true;
+    } catch (err) {
+      this.counters.failedUpdates += 1;
+      this.deps.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');
+      if (err instanceof NginxTestError) return false; // nothing to retry until something changes
+      // nginx was not reachable or answered an error: push everything again shortly, nothing is dropped.
+      this.running = undefined;
+      this.deps.retry();
+      return false;
+    }
+  }
+
+  /**
+   * Builds, renders and tests `snapshot()`. When the renderer or nginx -t refuses the result, the one Ingress that
+   * caused it is found (nginx's line first, then by halving: quarantine.ts), held out with a Warning, and the rest is
+   * built again, at most MAX_ROUNDS times. A refusal no Ingress explains is left to apply, which keeps the last good
+   * configuration serving.
+   */
+  async buildTested(snapshot: () => Snapshot): Promise<{ model: Model; conf: RenderedConf }> {
+    for (let round = 0; ; round++) {
+      const snap = this.quarantine.filter(snapshot());
+      const last = round === MAX_ROUNDS;
+      let built: { model: Model; conf: RenderedConf };
+      try {
+        built = await this.deps.offload.build(snap);
+      } catch (err) {
+        // A value the model let through and the renderer's escaping refused: never the whole sync. (A worker that
+        // died is not an Ingress's doing: the sync fails and is retried on a new worker.)
+        if (!(err instanceof OffloadError)) throw err;
+        const key = last ? undefined : await culprit([], snap.ingresses.map(ingressKey), async (ex) => this.trial(snap, ex, false));
+        if (key === undefined) throw err;
+        this.hold(key, snap, `render: ${errorMessage(err)}`);
+        continue;
+      }
+      if (last || built.conf.hash === this.running?.confHash) return built;
+      try {
+        await this.deps.tls.beforeReload(built.model); // client CA files must exist for nginx -t
+        await this.nginx.test(built.conf.text);
+        return built;
+      } catch (err) {
+        if (!(err instanceof NginxTestError)) throw err;
+        const hints = blame(err.message, built.conf.text, built.model).map(keyOf);
+        const key = await culprit(hints, built.model.ingresses.map(keyOf), async (ex) => this.trial(snap, ex, true));
+        if (key === undefined) return built;
+        this.hold(key, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');
+      }
+    }
+  }
+
+  private hold(key: string, snap: Snapshot, reason: string): void {
+    const [namespace = '', name = ''] = key.split('/');
+    this.deps.log.error({ ingress: key, err: reason }, 'the configuration made from this Ingress was refused; leaving it out, the rest is applied');
+    this.quarantine.add([{ kind: 'Ingress', namespace, name }], snap, reason);
+  }
+
+  /** Whether the snapshot without `excluded` renders (and, with `nginxTest`, passes nginx -t). */
+  private async trial(snap: Snapshot, excluded: ReadonlySet<string>, nginxTest: boolean): Promise<boolean> {
+    const without = { ...snap, ingresses: snap.ingresses.filter((i) => !excluded.has(ingressKey(i))) };
+    let trial: { model: Model; conf: RenderedConf };
+    try {
+      trial = await this.deps.offload.build(without, true);
+    } catch {
+      return false;
+    }
+    if (!nginxTest) return true;
+    try {
+      await this.deps.tls.beforeReload(trial.model);
+      await this.nginx.test(trial.conf.text);
+      return true;
+    } catch (err) {
+      if (err instanceof NginxTestError) return false;
+      throw err;
+    }
+  }
+
+  private async reload(text: string, hash: string, model: Model): Promise<void> {
+    try {
+      const how = await this.nginx.apply(text, hash);
+      if (how === 'reloaded') this.counters.reloads += 1;
+    } catch (err) {
+      if (!(err instanceof NginxTestError) || this.nginx.running) throw err;
+      // Nothing serves yet: start with an empty configuration so nginx answers, then report the refusal.
+      const empty = this.deps.empty();
+      await this.nginx.apply(empty.text, empty.hash);
+      this.deps.log.error({ servers: model.servers.length }, 'nginx refused the first configuration; serving an empty one');
+      throw err;
+    }
+  }
+}
