@@ -1,4 +1,4 @@
-// ESLint flat config: strict TypeScript, a lint budget, and the purity boundary of model/ and render/.
+// ESLint flat config: strict TypeScript, a lint budget, and the purity boundary of model/, render/ and annotations/.
 import tseslint from 'typescript-eslint';
 
 const impure = [
@@ -33,15 +33,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/model/**/*.ts', 'src/render/**/*.ts', 'src/apply/plan.ts', 'src/webhook/review.ts', 'src/status/address.ts'],
+    files: ['src/model/**/*.ts', 'src/render/**/*.ts', 'src/annotations/**/*.ts', 'src/apply/plan.ts', 'src/webhook/review.ts', 'src/status/address.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [
-          ...impure.map((name) => ({ name, message: 'model/ and render/ are pure: no I/O, env or clock.' })),
+          ...impure.map((name) => ({ name, message: 'model/, render/ and annotations/ are pure: no I/O, env or clock.' })),
           { name: '@kubernetes/client-node', message: 'Only src/kube/ talks to the Kubernetes API.' },
         ],
         patterns: [{ group: ['**/nginx/**', '**/sources/**', '**/kube/**', '**/controller/**', '**/server/**'],
-          message: 'model/ and render/ are pure and may not import I/O modules.' }],
+          message: 'model/, render/ and annotations/ are pure and may not import I/O modules.' }],
       }],
       'no-restricted-globals': ['error',
         { name: 'process', message: 'No environment in pure code.' },

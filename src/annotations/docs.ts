@@ -1,6 +1,5 @@
-// Generates docs/annotations.md, docs/configmap.md and docs/flags.md from the code's tables (`npm run docs`).
-import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// Generates docs/annotations.md, docs/configmap.md and docs/flags.md from the code's tables (pure; `npm run docs`
+// writes them through src/cli/write-docs.ts).
 import { ANNOTATIONS } from './table.js';
 import { COMPAT_ANNOTATIONS } from './table-compat.js';
 import { REMOVED_ANNOTATIONS } from './ingress-nginx-lists.js';
@@ -56,6 +55,3 @@ export function generatedDocs(): Record<string, string> {
   return { 'docs/annotations.md': annotationsMarkdown(), 'docs/configmap.md': configmapMarkdown(), 'docs/flags.md': flagsMarkdown(), 'docs/configuration.md': configurationMarkdown() };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const [path, text] of Object.entries(generatedDocs())) writeFileSync(new URL(`../../../${path}`, import.meta.url), text);
-}

@@ -1,4 +1,6 @@
 // Pure value parsers shared by annotations and ConfigMap keys: strict syntax, or the reason it was refused.
+// isIP is a pure function of its argument (no socket, no resolver): the one node:net name pure code may use.
+// eslint-disable-next-line no-restricted-imports
 import { isIP } from 'node:net';
 import type { Size } from '../model/settings.js';
 
