@@ -32,7 +32,7 @@ export function makeApis(kc: KubeConfig): Apis {
 /** A watched resource. `feed` names one informer; two feeds may fill one store kind (Secrets of two types). */
 export interface Resource {
   readonly feed: string;
-  readonly kind: Kind | 'Namespace';
+  readonly kind: Kind;
   readonly group: string;
   readonly version: string;
   readonly plural: string;

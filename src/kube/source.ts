@@ -45,10 +45,12 @@ export class KubeSource {
       }, this.log);
       await this.namespaces.start();
     }
-    for (const resource of RESOURCES.filter((r) => r.optional !== true || this.opts.enableGatewayApi === true)) {
+    // Gateway listeners' allowedRoutes Selector reads Namespace labels: every Namespace, whatever --watch-namespace-selector says.
+    const gatewayNamespaces: Resource[] = this.opts.enableGatewayApi === true ? [{ ...NAMESPACES, feed: 'Namespace/labels', optional: true }] : [];
+    for (const resource of [...RESOURCES.filter((r) => r.optional !== true || this.opts.enableGatewayApi === true), ...gatewayNamespaces]) {
       this.feeds.set(resource, new Feed({ ...base, resource, labelSelector: undefined }, {
-        listed: (items) => { this.replace(resource.kind as Kind, resource, items); },
-        changed: (change, obj) => { this.apply(resource.kind as Kind, change, obj); },
+        listed: (items) => { this.replace(resource.kind, resource, items); },
+        changed: (change, obj) => { this.apply(resource.kind, change, obj); },
       }, this.log));
     }
     await Promise.all([...this.feeds].map(([r, f]) => (r.optional === true ? this.startOptional(r, f) : f.start())));
@@ -64,7 +66,9 @@ export class KubeSource {
       feed.stop();
       this.feeds.delete(resource);
       this.log.warn({ feed: resource.feed, err: err instanceof Error ? err.message : String(err) },
-        `cannot list ${resource.group}/${resource.version} ${resource.plural}: no ${resource.feed} is served until Portico restarts (install deploy/gateway-api/, or pass --enable-gateway-api=false)`);
+        resource.kind === 'Namespace'
+          ? 'cannot list namespaces: Gateway listeners with allowedRoutes Selector allow no namespace until Portico restarts (grant list and watch on namespaces)'
+          : `cannot list ${resource.group}/${resource.version} ${resource.plural}: no ${resource.feed} is served until Portico restarts (install deploy/gateway-api/, or pass --enable-gateway-api=false)`);
     }
   }
 

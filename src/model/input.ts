@@ -1,6 +1,6 @@
 // The narrow interface translation reads: a frozen snapshot of the objects Portico keeps.
 import type { Ingress, IngressClass } from 'kubernetes-types/networking/v1.js';
-import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, Namespace, Secret, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
@@ -8,7 +8,7 @@ import type { StreamOptions } from './stream.js';
 import type { Gateway, GatewayClass, HTTPRoute, ReferenceGrant } from './gateway/api.js';
 import type { GatewayOptions } from './gateway/translate.js';
 
-export type { Ingress, IngressClass, ConfigMap, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
+export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
 
 /** Every object the model may read, frozen; arrays in no particular order. */
 export interface Snapshot {
@@ -23,6 +23,8 @@ export interface Snapshot {
   readonly gateways?: readonly Gateway[];
   readonly httpRoutes?: readonly HTTPRoute[];
   readonly referenceGrants?: readonly ReferenceGrant[];
+  /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
+  readonly namespaces?: readonly Namespace[];
 }
 
 /** The parts of the configuration translation depends on. */
@@ -46,5 +48,5 @@ export interface ModelOptions {
 
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [],
-  gatewayClasses: [], gateways: [], httpRoutes: [], referenceGrants: [],
+  gatewayClasses: [], gateways: [], httpRoutes: [], referenceGrants: [], namespaces: [],
 });

@@ -12,6 +12,8 @@ export const KINDS = {
   Gateway: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   ReferenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1beta1', namespaced: true },
+  // Namespaces, for their labels only: Gateway listeners' allowedRoutes.namespaces.from Selector (model/gateway/attach.ts).
+  Namespace: { apiVersion: 'v1', namespaced: false },
 } as const;
 
 /** The Gateway API kinds: left empty when --enable-gateway-api is off. */

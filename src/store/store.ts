@@ -88,6 +88,7 @@ export class Store {
       gateways: list('Gateway'),
       httpRoutes: list('HTTPRoute'),
       referenceGrants: list('ReferenceGrant'),
+      namespaces: list('Namespace'),
     });
     this.cached = snap;
     return snap;

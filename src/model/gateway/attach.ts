@@ -1,8 +1,8 @@
 // Which listeners of Portico's Gateways an HTTPRoute attaches to, and the hostnames it serves there (Gateway API semantics).
 import type { Snapshot } from '../input.js';
-import { checkHost } from '../names.js';
 import type { ObjectRef } from '../types.js';
-import { GATEWAY_GROUP, type HTTPRoute, type Listener, type ParentReference } from './api.js';
+import { GATEWAY_GROUP, type Gateway, type HTTPRoute, type Listener, type ParentReference } from './api.js';
+import { judgeListeners } from './listeners.js';
 
 /** A listener Portico serves: HTTP on port 80 (rendered on --http-port), HTTPS on port 443 (--https-port, model/gateway/tls.ts). */
 export interface ServedListener {
@@ -10,40 +10,35 @@ export interface ServedListener {
   readonly listener: Listener;
   /** `spec.listeners[i]` of the Gateway, for Problems. */
   readonly field: string;
-}
-
-/** Why a listener is not served, or undefined when it is. */
-export function listenerRefusal(l: Listener): string | undefined {
-  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP and HTTPS only)`;
-  if (l.protocol === 'HTTP' && l.port !== 80) return `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`;
-  if (l.protocol === 'HTTPS' && l.port !== 443) return `port ${String(l.port)} is not served: HTTPS listeners are served on port 443 only (nginx listens on --https-port)`;
-  if (l.protocol === 'HTTPS' && (l.tls?.mode ?? 'Terminate') !== 'Terminate') return 'tls.mode Passthrough is not supported on an HTTPS listener';
-  if (l.protocol === 'HTTPS' && !l.tls?.certificateRefs?.length) return 'an HTTPS listener needs tls.certificateRefs';
-  if (l.hostname !== undefined && checkHost(l.hostname.toLowerCase())) return `hostname: ${checkHost(l.hostname.toLowerCase()) ?? ''}`;
-  const from = l.allowedRoutes?.namespaces?.from ?? 'Same';
-  if (from === 'Selector') return 'allowedRoutes.namespaces.from Selector is not supported yet';
-  const kinds = l.allowedRoutes?.kinds;
-  if (kinds && !kinds.some((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute')) return 'allowedRoutes.kinds does not include HTTPRoute';
-  return undefined;
+  /** allowedRoutes.namespaces.from Selector: the namespaces whose labels it selects. */
+  readonly selected?: ReadonlySet<string>;
+  /** allowedRoutes.kinds admits HTTPRoute (absent: true). */
+  readonly routeKinds?: boolean;
 }
 
 export function refOf(kind: string, obj: { metadata?: { namespace?: string; name?: string } }): ObjectRef {
   return { kind, namespace: obj.metadata?.namespace ?? 'default', name: obj.metadata?.name ?? '' };
 }
 
-/** The Gateways of Portico's GatewayClasses, each with the listeners it serves and the reasons others are not. */
-export function servedListeners(snapshot: Snapshot, controllerName: string): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
+/** The Gateways of Portico's GatewayClasses, in the snapshot's order. */
+export function ourGateways(snapshot: Snapshot, controllerName: string): Gateway[] {
   const classes = new Set((snapshot.gatewayClasses ?? []).filter((c) => c.spec?.controllerName === controllerName).map((c) => c.metadata?.name ?? ''));
+  return (snapshot.gateways ?? []).filter((g) => classes.has(g.spec?.gatewayClassName ?? ''));
+}
+
+/**
+ * The listeners of Portico's Gateways it serves, and the reasons others (or parts of them: unsupported route kinds)
+ * are not.
+ */
+export function servedListeners(snapshot: Snapshot, controllerName: string): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
   const served: ServedListener[] = [];
   const refused: { gateway: ObjectRef; field: string; reason: string }[] = [];
-  for (const g of snapshot.gateways ?? []) {
-    if (!classes.has(g.spec?.gatewayClassName ?? '')) continue;
-    const gateway = refOf('Gateway', g);
-    (g.spec?.listeners ?? []).forEach((l, i) => {
-      const why = listenerRefusal(l);
-      if (why) refused.push({ gateway, field: `spec.listeners[${i}]`, reason: why });
-      else served.push({ gateway, listener: l, field: `spec.listeners[${i}]` });
-    });
+  for (const g of ourGateways(snapshot, controllerName)) {
+    for (const j of judgeListeners(g, refOf('Gateway', g), snapshot)) {
+      for (const [field, reason] of j.warnings) refused.push({ gateway: j.gateway, field, reason });
+      if (j.refusal !== undefined) refused.push({ gateway: j.gateway, field: j.field, reason: j.refusal });
+      else served.push(j);
+    }
   }
   return { served, refused };
 }
@@ -83,9 +78,11 @@ export function refersTo(p: ParentReference, routeNs: string, s: ServedListener)
   return p.port === undefined || p.port === s.listener.port;
 }
 
+/** Does the listener's allowedRoutes admit an HTTPRoute of this namespace (from Same, All, Selector; kinds)? */
 export function allows(s: ServedListener, routeNs: string): boolean {
+  if (s.routeKinds === false) return false;
   const from = s.listener.allowedRoutes?.namespaces?.from ?? 'Same';
-  return from === 'All' || (from === 'Same' && routeNs === s.gateway.namespace);
+  return from === 'All' || (from === 'Same' && routeNs === s.gateway.namespace) || (from === 'Selector' && s.selected?.has(routeNs) === true);
 }
 
 /** Where a route attached: the listener and the hosts the route serves through it. */

@@ -1,11 +1,13 @@
-// The status Portico's Gateway API objects should carry (GatewayClass Accepted; HTTPRoute per-parent Accepted and ResolvedRefs), from the snapshot.
+// The status Portico's Gateway API objects should carry, from the snapshot: GatewayClass Accepted; Gateway Accepted,
+// Programmed, addresses and per-listener status; HTTPRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
 import type { Snapshot } from '../input.js';
 import { byName } from '../lookup.js';
-import { GATEWAY_GROUP, type Condition, type HTTPRoute, type ParentReference } from './api.js';
-import { allows, intersectHosts, refersTo, refOf, servedListeners, type ServedListener } from './attach.js';
+import { GATEWAY_GROUP, type Condition, type Gateway, type HTTPRoute, type ParentReference, type RouteGroupKind } from './api.js';
+import { allows, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type ServedListener } from './attach.js';
 import { granted } from './grants.js';
+import { judgeListeners, type JudgedListener, type Outcome } from './listeners.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -14,9 +16,29 @@ export interface RouteParentStatus {
   readonly conditions: readonly Condition[];
 }
 
+/** One entry of Gateway status.addresses. */
+export interface GatewayAddress { readonly type: 'IPAddress' | 'Hostname'; readonly value: string }
+
+/** One entry of Gateway status.listeners. */
+export interface ListenerStatus {
+  readonly name: string;
+  readonly supportedKinds: readonly RouteGroupKind[];
+  readonly attachedRoutes: number;
+  readonly conditions: readonly Condition[];
+}
+
+/** Gateway status: `addresses` absent when they are unknown (the writer then leaves them as they are). */
+export interface GatewayStatus {
+  readonly addresses?: readonly GatewayAddress[];
+  readonly conditions: readonly Condition[];
+  readonly listeners: readonly ListenerStatus[];
+}
+
 export interface DesiredGatewayStatus {
   /** Portico's GatewayClasses: name → conditions. */
   readonly classes: ReadonlyMap<string, readonly Condition[]>;
+  /** Gateways of Portico's classes, keyed `namespace/name`. */
+  readonly gateways: ReadonlyMap<string, GatewayStatus>;
   /** Every HTTPRoute, keyed `namespace/name` → Portico's parent entries (empty: Portico writes none, and removes its old ones). */
   readonly routes: ReadonlyMap<string, readonly RouteParentStatus[]>;
 }
@@ -24,6 +46,49 @@ export interface DesiredGatewayStatus {
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
   type, status: ok ? 'True' : 'False', reason, message, ...(observedGeneration !== undefined ? { observedGeneration } : {}),
 });
+
+const outcome = (type: string, o: Outcome, generation: number | undefined): Condition => cond(type, o[0], o[1], o[2], generation);
+
+/** Programmed of a listener: served, and every reference it needs resolved (unsupported extra route kinds aside). */
+function programmed(j: JudgedListener): Outcome {
+  if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
+  if (!j.routeKinds) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute)'];
+  if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
+  return [true, 'Programmed', `served on ${j.listener.protocol === 'HTTPS' ? '--https-port' : '--http-port'}`];
+}
+
+/** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */
+function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined): GatewayStatus {
+  const generation = g.metadata?.generation;
+  const judged = judgeListeners(g, refOf('Gateway', g), snapshot);
+  const listeners = judged.map((j): ListenerStatus => {
+    const attachedRoutes = (snapshot.httpRoutes ?? []).filter((r) => {
+      const ns = r.metadata?.namespace ?? 'default';
+      return allows(j, ns) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
+    }).length;
+    return {
+      name: j.listener.name, supportedKinds: j.supportedKinds, attachedRoutes,
+      conditions: [outcome('Accepted', j.accepted, generation), outcome('Programmed', programmed(j), generation),
+        outcome('ResolvedRefs', j.resolvedRefs, generation), outcome('Conflicted', j.conflicted, generation)],
+    };
+  });
+  const valid = judged.filter((j) => j.refusal === undefined).length;
+  const requested = g.spec?.addresses ?? [];
+  const unsupported = requested.find((a) => (a.type ?? 'IPAddress') !== 'IPAddress' && a.type !== 'Hostname');
+  const missing = requested.find((a) => addresses !== undefined && !addresses.some((b) => b.value === a.value));
+  const accepted: Outcome = unsupported ? [false, 'UnsupportedAddress', `spec.addresses: type ${unsupported.type ?? ''} is not supported (IPAddress, Hostname)`]
+    : valid === judged.length ? [true, 'Accepted', 'every listener is valid']
+      : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
+  const prog: Outcome = !accepted[0] ? [false, 'Invalid', 'the Gateway is not accepted']
+    : missing ? [false, 'AddressNotAssigned', `spec.addresses: ${missing.value} is not an address of Portico (its addresses come from --publish-service or --publish-status-address)`]
+      : listeners.some((l) => l.conditions[1]?.status === 'True') ? [true, 'Programmed', 'nginx serves the Gateway\'s listeners']
+        : [false, 'Invalid', 'no listener is programmed'];
+  return {
+    ...(addresses !== undefined ? { addresses } : {}),
+    conditions: [outcome('Accepted', accepted, generation), outcome('Programmed', prog, generation)],
+    listeners,
+  };
+}
 
 /** Accepted for one parentRef of a route: attached through some listener, or the specification's reason why not. */
 function accepted(route: HTTPRoute, p: ParentReference, listeners: readonly ServedListener[]): [boolean, string, string] {
@@ -61,14 +126,19 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
   return (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? 'Gateway') === 'Gateway' && gateways.has(`${p.namespace ?? routeNs}/${p.name}`);
 }
 
-export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string): DesiredGatewayStatus {
+/**
+ * Everything Portico's status writer (kube/gateway-status.ts) and /debug/gateway show. `addresses`: the Gateway
+ * addresses (--publish-status-address, else the --publish-service Service, else the nodes), or undefined when unknown.
+ */
+export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string, addresses?: readonly GatewayAddress[]): DesiredGatewayStatus {
   const classes = new Map<string, readonly Condition[]>();
   for (const c of snapshot.gatewayClasses ?? []) {
     if (c.spec?.controllerName !== controllerName) continue;
     classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, c.metadata?.generation)]);
   }
-  const gateways = new Set((snapshot.gateways ?? []).filter((g) => classes.has(g.spec?.gatewayClassName ?? ''))
-    .map((g) => `${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`));
+  const mine = ourGateways(snapshot, controllerName);
+  const gateways = new Set(mine.map((g) => `${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`));
+  const gatewayStatuses = new Map(mine.map((g) => [`${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`, gatewayStatus(g, snapshot, addresses)] as const));
   const { served } = servedListeners(snapshot, controllerName);
   const routes = new Map<string, readonly RouteParentStatus[]>();
   for (const route of snapshot.httpRoutes ?? []) {
@@ -81,5 +151,5 @@ export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string)
     });
     routes.set(`${ref.namespace}/${ref.name}`, parents);
   }
-  return { classes, routes };
+  return { classes, gateways: gatewayStatuses, routes };
 }

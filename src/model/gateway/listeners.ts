@@ -1,0 +1,144 @@
+// Each listener of a Gateway judged as the specification's listener conditions read it: conflicts, protocol and port,
+// allowedRoutes (namespaces Same/All/Selector over Namespace labels, kinds), and its certificate references.
+import type { Namespace, Secret } from '../input.js';
+import { byName } from '../lookup.js';
+import { checkHost } from '../names.js';
+import type { ObjectRef } from '../types.js';
+import { GATEWAY_GROUP, type Gateway, type LabelSelector, type Listener, type ReferenceGrant, type RouteGroupKind } from './api.js';
+import { granted } from './grants.js';
+
+/** A condition outcome: status, the specification's reason, a message for people. */
+export type Outcome = readonly [ok: boolean, reason: string, message: string];
+
+/** One listener with what status and attachment need. `selected`: the namespaces allowedRoutes Selector admits. */
+export interface JudgedListener {
+  readonly gateway: ObjectRef;
+  readonly listener: Listener;
+  /** `spec.listeners[i]` of the Gateway, for Problems. */
+  readonly field: string;
+  readonly selected?: ReadonlySet<string>;
+  /** allowedRoutes.kinds admits HTTPRoute (the only route kind Portico serves). */
+  readonly routeKinds: boolean;
+  readonly supportedKinds: readonly RouteGroupKind[];
+  /** Accepted (PortUnavailable, UnsupportedProtocol, UnsupportedValue) and Conflicted (HostnameConflict, ProtocolConflict). */
+  readonly accepted: Outcome;
+  readonly conflicted: Outcome;
+  /** ResolvedRefs: InvalidRouteKinds, InvalidCertificateRef, RefNotPermitted. */
+  readonly resolvedRefs: Outcome;
+  /** Why the listener is not served at all (its Problem), or undefined. */
+  readonly refusal?: string;
+  /** Parts refused while the listener is served (unsupported kinds), as [field, reason]. */
+  readonly warnings: readonly (readonly [string, string])[];
+}
+
+const HTTPROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'HTTPRoute' };
+
+/** Does a Kubernetes label selector (matchLabels and matchExpressions, ANDed) select these labels? Throws on an unknown operator. */
+export function selects(sel: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of sel.matchExpressions ?? []) {
+    const has = Object.hasOwn(labels, e.key);
+    const inValues = has && (e.values ?? []).includes(labels[e.key] ?? '');
+    switch (e.operator) {
+      case 'In': if (!inValues) return false; break;
+      case 'NotIn': if (inValues) return false; break;
+      case 'Exists': if (!has) return false; break;
+      case 'DoesNotExist': if (has) return false; break;
+      default: throw new Error(`unknown operator ${JSON.stringify(e.operator)} (In, NotIn, Exists, DoesNotExist)`);
+    }
+  }
+  return true;
+}
+
+/** The labels of a Namespace, with the `kubernetes.io/metadata.name` the API server sets on every Namespace. */
+function labelsOf(ns: Namespace): Record<string, string> {
+  return { ...(ns.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': ns.metadata?.name ?? '' };
+}
+
+/** The namespaces a Selector listener admits, or the reason its selector is unusable. */
+function selectedNamespaces(l: Listener, namespaces: readonly Namespace[]): ReadonlySet<string> | string {
+  const sel = l.allowedRoutes?.namespaces?.selector;
+  if (!sel) return 'allowedRoutes.namespaces.selector is required with from Selector';
+  try {
+    return new Set(namespaces.filter((n) => selects(sel, labelsOf(n))).map((n) => n.metadata?.name ?? ''));
+  } catch (err) {
+    return `allowedRoutes.namespaces.selector: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+/** Accepted of one listener on its own: protocol, port, TLS mode, hostname. */
+function acceptance(l: Listener): Outcome {
+  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP and HTTPS only)`];
+  if (l.protocol === 'HTTP' && l.port !== 80) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`];
+  if (l.protocol === 'HTTPS' && l.port !== 443) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTPS listeners are served on port 443 only (nginx listens on --https-port)`];
+  if (l.protocol === 'HTTPS' && (l.tls?.mode ?? 'Terminate') !== 'Terminate') return [false, 'UnsupportedValue', 'tls.mode Passthrough is not supported on an HTTPS listener'];
+  const bad = l.hostname !== undefined ? checkHost(l.hostname.toLowerCase()) : undefined;
+  if (bad) return [false, 'UnsupportedValue', `hostname: ${bad}`];
+  return [true, 'Accepted', 'the listener is served'];
+}
+
+/** Conflicted: listeners of one Gateway on one port with different protocols, or the same protocol and hostname. */
+function conflicts(listeners: readonly Listener[]): Outcome[] {
+  return listeners.map((l, i) => {
+    const peers = listeners.filter((o, j) => j !== i && o.port === l.port);
+    if (peers.some((o) => o.protocol !== l.protocol)) return [true, 'ProtocolConflict', `another listener on port ${String(l.port)} has another protocol`];
+    if (peers.some((o) => (o.hostname ?? '').toLowerCase() === (l.hostname ?? '').toLowerCase())) {
+      return [true, 'HostnameConflict', `another listener on port ${String(l.port)} has the same hostname ${l.hostname ?? '(none)'}`];
+    }
+    return [false, 'NoConflicts', 'no conflict'];
+  });
+}
+
+/** ResolvedRefs of an HTTPS listener's certificateRefs: Secrets of type kubernetes.io/tls, granted when in another namespace. */
+function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[], grants: readonly ReferenceGrant[]): Outcome {
+  if (l.protocol !== 'HTTPS') return [true, 'ResolvedRefs', 'every reference resolved'];
+  const refs = l.tls?.certificateRefs ?? [];
+  if (refs.length === 0) return [false, 'InvalidCertificateRef', 'an HTTPS listener needs tls.certificateRefs'];
+  for (const [j, ref] of refs.entries()) {
+    const where = `tls.certificateRefs[${j}]`;
+    const group = ref.group ?? '';
+    if ((group !== '' && group !== 'core') || (ref.kind ?? 'Secret') !== 'Secret') return [false, 'InvalidCertificateRef', `${where}: ${group}/${ref.kind ?? ''} is not a Secret`];
+    const ns = ref.namespace ?? gateway.namespace;
+    if (ns !== gateway.namespace && !granted(grants, { namespace: gateway.namespace, kind: 'Gateway' }, ns, 'Secret', ref.name)) {
+      return [false, 'RefNotPermitted', `${where}: no ReferenceGrant in namespace ${ns} lets Gateways of ${gateway.namespace} refer to Secret ${ref.name}`];
+    }
+    const secret = byName(secrets, ns, ref.name);
+    if (!secret) return [false, 'InvalidCertificateRef', `${where}: Secret ${ns}/${ref.name} not found`];
+    if (secret.type !== 'kubernetes.io/tls' || !secret.data?.['tls.crt'] || !secret.data['tls.key']) {
+      return [false, 'InvalidCertificateRef', `${where}: Secret ${ns}/${ref.name} is not a kubernetes.io/tls Secret with tls.crt and tls.key`];
+    }
+  }
+  return [true, 'ResolvedRefs', 'every reference resolved'];
+}
+
+/** Every listener of one Gateway, judged. */
+export function judgeListeners(g: Gateway, gateway: ObjectRef, snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[] }): JudgedListener[] {
+  const listeners = g.spec?.listeners ?? [];
+  const conflicted = conflicts(listeners);
+  return listeners.map((l, i): JudgedListener => {
+    const field = `spec.listeners[${i}]`;
+    const warnings: [string, string][] = [];
+    const kinds = l.allowedRoutes?.kinds;
+    const supported = kinds === undefined ? [HTTPROUTE] : kinds.filter((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute').map(() => HTTPROUTE).slice(0, 1);
+    const invalid = (kinds ?? []).map((k, j) => [k, j] as const).filter(([k]) => !((k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute'));
+    for (const [k, j] of invalid) warnings.push([`${field}.allowedRoutes.kinds[${j}]`, `InvalidRouteKinds: ${k.group ?? GATEWAY_GROUP}/${k.kind} is not supported (HTTPRoute only); no route of that kind attaches`]);
+    let accepted = acceptance(l);
+    let selected: ReadonlySet<string> | undefined;
+    if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
+      const s = selectedNamespaces(l, snap.namespaces ?? []);
+      if (typeof s === 'string') accepted = [false, 'UnsupportedValue', s];
+      else selected = s;
+    }
+    const certs = certificates(l, gateway, snap.secrets, snap.referenceGrants ?? []);
+    const resolvedRefs: Outcome = invalid.length > 0
+      ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map(([k]) => k.kind).join(', ')} not supported (HTTPRoute only)`] : certs;
+    const c = conflicted[i] as Outcome;
+    // A listener without certificateRefs has nothing to serve; other certificate failures are served with the default certificate.
+    const refusal = !accepted[0] ? accepted[2] : c[0] ? `Conflicted: ${c[2]}; neither listener is served`
+      : l.protocol === 'HTTPS' && !l.tls?.certificateRefs?.length ? 'an HTTPS listener needs tls.certificateRefs' : undefined;
+    return {
+      gateway, listener: l, field, ...(selected ? { selected } : {}), routeKinds: supported.length > 0, supportedKinds: supported,
+      accepted, conflicted: c, resolvedRefs, ...(refusal !== undefined ? { refusal } : {}), warnings,
+    };
+  });
+}
