@@ -1,6 +1,6 @@
 // Resolves `proxy-ssl-secret`: the backend CA (and client certificate) a location verifies and presents to its backend.
 // A missing or invalid Secret closes the Ingress's paths (503) with a Problem: never proxy without the check asked for.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hash.js';
 import type { Snapshot } from '../model/input.js';
 import type { IngressSettings, ProxySsl } from '../model/settings.js';
 import { findSecret, readCaSecret, readTlsSecret, secretText } from '../model/tls-secrets.js';
@@ -13,7 +13,6 @@ export interface ProxySslOptions {
   readonly allowCrossNamespace: boolean;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Reads the Secret `ref` (`name` or `namespace/name`) for an Ingress: its files, or why they cannot be used. */
 export function readProxySsl(ref: string, snap: Snapshot, ing: ObjectRef, allowCrossNamespace: boolean): ProxySsl {

@@ -1,5 +1,5 @@
 // The impure side of TLS for the sync: the self-signed fallback, the certificates payload, CA files, expiry warnings.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hash.js';
 import type { Logger } from '../log.js';
 import type { Model } from '../model/types.js';
 import { certificatesDebug, certificatesPayload } from '../render/tls.js';
@@ -71,8 +71,4 @@ export class TlsSync {
     if (!model || !this.fallback) return '{}';
     return `${JSON.stringify(certificatesDebug(model.tls, this.fallback.info), null, 2)}\n`;
   }
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

@@ -1,5 +1,5 @@
 // Canary Ingresses: kept apart from the oldest-wins path rule, attached as a policy to the main path's backend.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hash.js';
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Ingress } from './input.js';
 import { normalizePath, type PathRule } from './routes.js';
@@ -41,7 +41,7 @@ function policyOf(c: CanarySettings, backend: string): CanaryPolicy {
 
 /** The route key of one main path: the location sets `$portico_canary` to it; Lua finds the policy by it. */
 export function routeKey(host: string, ruleKey: string): string {
-  return `c${createHash('sha256').update(`${host} ${ruleKey}`).digest('hex').slice(0, 12)}`;
+  return `c${sha256(`${host} ${ruleKey}`, 12)}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Reading certificate Secrets: a `tls.crt`/`tls.key` pair checked to belong together, or a `ca.crt` bundle.
-import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { sha256 } from '../hash.js';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Secret } from './input.js';
 import { Sensitive, type Certificate, type CertificateInfo } from './tls-types.js';
 import type { ObjectRef } from './types.js';
@@ -120,7 +121,6 @@ export interface CaBundle {
   readonly crlDigest: string | undefined;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** A Secret holding `ca.crt` (one or more PEM certificates) and optionally `ca.crl`, for client-certificate auth. */
 export function readCaSecret(secret: Secret | undefined, ref: ObjectRef): Read<CaBundle> {

@@ -1,5 +1,5 @@
 // Renders authentication and access lists: location lines, the server's auth_request locations, the auth cache zone.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hash.js';
 import type { LocationSettings } from '../model/settings.js';
 import type { ExternalAuth, LocationAuth } from '../model/settings-auth.js';
 import type { Model, Server } from '../model/types.js';
@@ -16,7 +16,7 @@ function refuse(what: string, value: string): never {
 
 /** A stable id of one external auth setup: the same settings share one auth location per server. */
 export function externalId(e: ExternalAuth): string {
-  return createHash('sha256').update(JSON.stringify(e)).digest('hex').slice(0, 16);
+  return sha256(JSON.stringify(e), 16);
 }
 
 const authPath = (id: string): string => `/_portico_external_auth_${ident(id)}`;

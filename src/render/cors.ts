@@ -1,5 +1,5 @@
 // Renders CORS: one origin map per distinct CORS configuration at http level, and the location's preflight and headers.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hash.js';
 import { CORS_DEFAULTS, type CorsSettings, type ResolvedCors } from '../model/settings-traffic.js';
 import { UnsafeValueError } from '../errors.js';
 import { headerName, int, quote, quoteLiteral } from './escape.js';
@@ -19,7 +19,7 @@ export function resolveCors(c: CorsSettings | undefined): ResolvedCors | undefin
 
 /** A short stable id of one CORS configuration, naming its variables. */
 export function corsId(c: ResolvedCors): string {
-  return createHash('sha256').update(JSON.stringify(c)).digest('hex').slice(0, 12);
+  return sha256(JSON.stringify(c), 12);
 }
 
 const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/;

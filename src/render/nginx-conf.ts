@@ -1,5 +1,5 @@
 // Renders the model into nginx.conf text. Pure: the same model and options always give the same text.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hash.js';
 import type { Location, Model, Server, Upstream } from '../model/types.js';
 import { tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines } from './tls.js';
 import type { TlsModel } from '../model/tls-types.js';
@@ -12,6 +12,7 @@ import { trafficHttp } from './traffic.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection } from './stream.js';
+import { splitDynamic, type DynamicSplit } from './dynamic-routes.js';
 import type { StreamModel } from '../model/stream.js';
 
 export interface RenderOptions {
@@ -35,6 +36,8 @@ export interface RenderOptions {
   readonly resolvers?: readonly string[];
   /** Per-request metrics in the log phase (render/metrics.ts); off when absent. */
   readonly metrics?: boolean;
+  /** --enable-dynamic-routes: hosts in the dynamic set go to the Lua route table, not server blocks (docs/adr/0014). */
+  readonly dynamicRoutes?: boolean;
 }
 
 function ctxOf(o: RenderOptions): SettingsContext {
@@ -201,7 +204,7 @@ function location(l: Location, ctx: SettingsContext, extra: string[], upstreams:
   ];
 }
 
-function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, stream: StreamModel | undefined): string[] {
+function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, stream: StreamModel | undefined, dyn?: DynamicSplit): string[] {
   const catchAll = s.host === '_';
   const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort } };
   const proxyProtocol = ctx.global.useProxyProtocol ? ' proxy_protocol' : '';
@@ -216,8 +219,8 @@ function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyM
     ...tlsServerLines(tls, s.host, o.workDir),
     ...serverCompat(ctx.global),
     ...serverBody(s, ctx),
-    ...s.locations.flatMap((l) => location(l, ctx, [...tlsLocationLines(tls, s.host, l),
-      ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)], upstreams)),
+    ...(dyn && catchAll ? dyn.locations : s.locations.flatMap((l) => location(l, ctx, [...tlsLocationLines(tls, s.host, l),
+      ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)], upstreams))),
     '    }',
     ...wwwRedirectServer(s, listen(o.listenAddress, o.httpPort, proxyProtocol)),
   ];
@@ -227,14 +230,17 @@ export interface RenderedConf {
   readonly text: string;
   /** sha256 of everything else in the text; nginx answers it on `/portico/config-hash` of the status port. */
   readonly hash: string;
+  /** With --enable-dynamic-routes and a dynamic catch-all: the route table for POST /configuration/routes (JSON). */
+  readonly routes?: string;
 }
 
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
+  const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true) : undefined;
   const body = [...main(o, model.tls, model.stream), ...resolverLines(o.resolvers), ...authHttpLines(model, o.workDir), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o),
-    ...model.servers.flatMap((s) => server(s, o, model.tls, upstreams, model.stream)), '}', ...streamSection(model.stream, o), ''].join('\n');
-  const hash = createHash('sha256').update(body).digest('hex');
-  return { text: body.replace(HASH_PLACEHOLDER, hash), hash };
+    ...(dyn?.servers ?? model.servers).flatMap((s) => server(s, o, model.tls, upstreams, model.stream, dyn)), '}', ...streamSection(model.stream, o), ''].join('\n');
+  const hash = sha256(body);
+  return { text: body.replace(HASH_PLACEHOLDER, hash), hash, ...(dyn ? { routes: dyn.routes } : {}) };
 }

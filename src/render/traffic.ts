@@ -1,6 +1,6 @@
 // Renders the traffic half of issue 7: rate-limit zones and keys, CORS, mirroring, logs and blocked referers.
 // Zone layout and sizes: docs/adr/0006-traffic-policy.md.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hash.js';
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
 import type { LimitSettings, MirrorSettings } from '../model/settings-traffic.js';
 import type { Location, Model, ObjectRef, Server } from '../model/types.js';
@@ -10,7 +10,7 @@ import { addHeaders, proxyHeaders } from './globals.js';
 
 type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
 
-const hash = (s: string, n = 12): string => createHash('sha256').update(s).digest('hex').slice(0, n);
+const hash = (s: string, n = 12): string => sha256(s, n);
 
 /** Id of one Ingress inside the limit key: the same client counts once per Ingress, over all its locations. */
 const limitId = (ref: ObjectRef): string => hash(`${ref.namespace}/${ref.name}`, 8);

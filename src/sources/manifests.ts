@@ -1,5 +1,5 @@
 // Local mode's source: a folder of manifests, read whole and watched; it feeds the store like the API would.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hash.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
@@ -109,7 +109,7 @@ export class ManifestSource {
       created = this.firstSeen.get(id) ?? new Date().toISOString();
       this.firstSeen.set(id, created);
     }
-    const rv = createHash('sha256').update(JSON.stringify(obj)).digest('hex').slice(0, 16);
+    const rv = sha256(JSON.stringify(obj), 16);
     return { ...obj, metadata: { ...meta, creationTimestamp: created, resourceVersion: rv } };
   }
 }
