@@ -106,6 +106,21 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
     }
     d.location[field] = `${o.namespace}/${obj ?? ''}`;
   }
+  combineBackend(d, o, key, errors);
+}
+
+/** fastcgi-params-configmap stays in the Ingress's namespace; AUTO_HTTP cannot take proxy-redirect-from `default`. */
+function combineBackend(d: Draft, o: ParseOptions, key: (n: string) => string, errors: AnnotationError[]): void {
+  const fcgiRef = d.location.fastcgi?.paramsConfigMap;
+  if (fcgiRef !== undefined) {
+    const [ns, obj] = fcgiRef.split('/');
+    if (ns !== '' && ns !== o.namespace) errors.push({ annotation: key('fastcgi-params-configmap'), reason: `${fcgiRef} is in another namespace than the Ingress (${o.namespace})` });
+    d.location.fastcgi = { ...d.location.fastcgi, paramsConfigMap: `${o.namespace}/${obj ?? ''}` };
+  }
+  // nginx -t refuses `proxy_redirect default` beside a proxy_pass with a variable, which AUTO_HTTP's is.
+  if (d.location.backendProtocol === 'AUTO_HTTP' && d.location.redirectFrom === 'default') {
+    errors.push({ annotation: key('proxy-redirect-from'), reason: '"default" cannot go with backend-protocol AUTO_HTTP (nginx refuses it beside a proxy_pass with $scheme)' });
+  }
 }
 
 /** Parses the annotations under `o.prefix`; other annotations are ignored. Errors name the annotation and why. */

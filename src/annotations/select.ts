@@ -11,6 +11,7 @@ import { refuseUrl, type TargetPolicy } from '../model/targets.js';
 import { isSelfHostUrl } from './auth-urls.js';
 import type { SnippetMode } from '../snippets/check.js';
 import { byName } from '../model/lookup.js';
+import { fastcgiParamsFrom } from './fastcgi.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
 export interface Accepted {
@@ -84,6 +85,12 @@ function settle(ing: Ingress, snap: Snapshot, o: SelectOptions, warned: Annotati
     const r = headersFrom(snap.configMaps, ref);
     if (r.error !== undefined) errors.push({ annotation: `${o.prefix}/custom-headers`, reason: r.error });
     settings = { ...settings, location: { ...settings.location, responseHeaders: r.headers } };
+  }
+  const fcgi = settings.location.fastcgi;
+  if (fcgi?.paramsConfigMap !== undefined && settings.location.backendProtocol === 'FCGI') {
+    const r = fastcgiParamsFrom(snap.configMaps, fcgi.paramsConfigMap);
+    if (r.error !== undefined) errors.push({ annotation: `${o.prefix}/fastcgi-params-configmap`, reason: r.error });
+    settings = { ...settings, location: { ...settings.location, fastcgi: { ...fcgi, params: r.params } } };
   }
   return { settings, errors };
 }

@@ -32,8 +32,6 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
   row('upstream-hash-by-subset', 'refused', 'subset hashing is not implemented: upstream-hash-by spreads over every endpoint', truthy),
   row('upstream-hash-by-subset-size', 'no-op', 'only read with upstream-hash-by-subset, which Portico refuses'),
   row('disable-proxy-intercept-errors', 'refused', 'not implemented: custom-http-errors always intercepts its codes', truthy),
-  row('fastcgi-index', 'refused', 'FastCGI backends (backend-protocol FCGI) are not implemented yet'),
-  row('fastcgi-params-configmap', 'refused', 'FastCGI backends (backend-protocol FCGI) are not implemented yet'),
   row('auth-keepalive', 'no-op', 'each auth-url request opens its own connection (auth-url is proxied through a variable, resolved per request); answers are the same, only slower under load'),
   row('auth-keepalive-requests', 'no-op', 'only read with auth-keepalive, a no-op here'),
   row('auth-keepalive-timeout', 'no-op', 'only read with auth-keepalive, a no-op here'),

@@ -5,6 +5,7 @@ import { snippetRefusal } from '../model/snippets.js';
 import { matchCnRefusal } from '../model/tls-annotations.js';
 import { AUTH_ANNOTATIONS, type AuthDraft } from './table-auth.js';
 import { TRAFFIC_ANNOTATIONS } from './table-traffic.js';
+import { fastcgiIndex } from './fastcgi.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** What parsers write into while reading one Ingress's annotations. */
@@ -101,7 +102,9 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('upstream-vhost', { type: 'host', default: '', risk: 'Low', scope: L, doc: 'Sends this Host header to the backend.' }, v.hostPort, (d, x) => { d.location.upstreamVhost = x; }),
   row('server-alias', { type: 'host list', default: '', risk: 'High', scope: S, doc: 'More host names (comma-separated) for the servers of this Ingress.' }, v.list(v.hostname, /\s*,\s*/, 32), (d, x) => { d.server.serverAlias = x; }),
   row('preserve-trailing-slash', { type: 'bool', default: 'false', risk: 'Medium', scope: L, doc: 'Accepted for compatibility: Portico\'s HTTPS redirect always keeps the request URI as sent, trailing slash included (ingress-nginx strips a trailing slash unless this is true).' }, v.bool, (d, x) => { d.location.preserveTrailingSlash = x; }),
-  row('backend-protocol', { type: 'enum', default: 'HTTP', risk: 'Low', scope: L, doc: 'Protocol to the backend: HTTP, HTTPS, GRPC or GRPCS.' }, v.oneOf(['HTTP', 'HTTPS', 'GRPC', 'GRPCS'] as const, true), (d, x) => { d.location.backendProtocol = x; }),
+  row('backend-protocol', { type: 'enum', default: 'HTTP', risk: 'Low', scope: L, doc: 'Protocol to the backend: HTTP, HTTPS, GRPC, GRPCS, AUTO_HTTP (HTTP or HTTPS as the client used) or FCGI (FastCGI, with fastcgi-index and fastcgi-params-configmap).' }, v.oneOf(['HTTP', 'HTTPS', 'GRPC', 'GRPCS', 'AUTO_HTTP', 'FCGI'] as const, true), (d, x) => { d.location.backendProtocol = x; }),
+  row('fastcgi-index', { type: 'file name', default: '', risk: 'Medium', scope: L, doc: 'With backend-protocol FCGI: fastcgi_index, the file name appended to URIs ending in `/` (e.g. `index.php`).' }, fastcgiIndex, (d, x) => { d.location.fastcgi = { ...d.location.fastcgi, index: x }; }),
+  row('fastcgi-params-configmap', { type: 'configmap', default: '', risk: 'Medium', scope: L, doc: 'With backend-protocol FCGI: ConfigMap (`name` or `namespace/name`, same namespace) whose keys and values are sent as fastcgi_param, over the standard CGI parameters; values may use $document_root, $fastcgi_script_name, $request_uri, $http_* and the like.' }, v.objectRef, (d, x) => { d.location.fastcgi = { ...d.location.fastcgi, paramsConfigMap: x.join('/') }; }),
   row('proxy-connect-timeout', { type: 'seconds', default: '5', risk: 'Low', scope: L, doc: 'Timeout to connect to the backend.' }, v.seconds(3600), (d, x) => { d.location.connectTimeout = x; }),
   row('proxy-send-timeout', { type: 'seconds', default: '60', risk: 'Low', scope: L, doc: 'Timeout between two writes to the backend.' }, v.seconds(), (d, x) => { d.location.sendTimeout = x; }),
   row('proxy-read-timeout', { type: 'seconds', default: '60', risk: 'Low', scope: L, doc: 'Timeout between two reads from the backend.' }, v.seconds(), (d, x) => { d.location.readTimeout = x; }),

@@ -10,7 +10,15 @@ export type Size = string;
 /** A duration in seconds. */
 export type Seconds = number;
 
-export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
+/** AUTO_HTTP: HTTP or HTTPS as the client used; FCGI: FastCGI (fastcgi_pass) with the `fastcgi` settings. */
+export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS' | 'AUTO_HTTP' | 'FCGI';
+
+/** fastcgi-index and the fastcgi-params-configmap (`namespace/name`), and the parameters the controller read from it. */
+export interface FastcgiSettings {
+  readonly index?: string;
+  readonly paramsConfigMap?: string;
+  readonly params?: readonly (readonly [string, string])[];
+}
 
 /** Settings of the locations of one Ingress. Absent fields inherit the global (http-level) value. */
 export interface LocationSettings {
@@ -21,6 +29,8 @@ export interface LocationSettings {
   readonly xForwardedPrefix?: string;
   readonly upstreamVhost?: string;
   readonly backendProtocol?: BackendProtocol;
+  /** Only rendered with backendProtocol FCGI. */
+  readonly fastcgi?: FastcgiSettings;
   readonly connectTimeout?: Seconds;
   readonly sendTimeout?: Seconds;
   readonly readTimeout?: Seconds;

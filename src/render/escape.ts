@@ -32,6 +32,24 @@ export function logFormat(value: string): string {
   return quoteLiteral(value);
 }
 
+/**
+ * A quoted string whose `$` only starts a variable `allowed` accepts (`$name` or `${name}`, rendered `${name}` so no
+ * following text extends the name); everything else is literal, backslashes and quotes escaped.
+ */
+export function quoteVars(value: string, allowed: RegExp): string {
+  if (CONTROL.test(value) || value.length > 4096) refuse('the string', value);
+  const parts = value.split(/\$(?:\{([^}]*)\}|([A-Za-z0-9_]*))/);
+  let out = '';
+  for (let i = 0; i < parts.length; i += 3) {
+    out += quote(parts[i] ?? '').slice(1, -1);
+    if (i + 1 >= parts.length) break;
+    const name = parts[i + 1] ?? parts[i + 2] ?? '';
+    if (!allowed.test(name) || !/^[a-z_][a-z0-9_]*$/.test(name)) refuse('the variable', name);
+    out += `\${${name}}`;
+  }
+  return `"${out}"`;
+}
+
 /** An identifier of Portico's own making (zone, upstream and variable names). */
 export function ident(value: string): string {
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,250}$/.test(value)) refuse('the identifier', value);

@@ -10,6 +10,7 @@ import { authLines, authLocations, authUpstreamVars, withoutAuth, type SelfListe
 import { inLocationList } from '../model/settings-tls.js';
 import { trafficLocation, trafficServer } from './traffic.js';
 import { backendTls, proxySslDenied } from './proxy-ssl.js';
+import { fastcgiLines } from './fastcgi.js';
 
 const I = '            ';
 
@@ -82,12 +83,15 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
   return out;
 }
 
-function pass(s: LocationSettings): string {
+function pass(s: LocationSettings): string[] {
   switch (s.backendProtocol) {
-    case 'HTTPS': return `${I}proxy_pass https://portico_balancer;`;
-    case 'GRPC': return `${I}grpc_pass grpc://portico_balancer;`;
-    case 'GRPCS': return `${I}grpc_pass grpcs://portico_balancer;`;
-    default: return `${I}proxy_pass http://portico_balancer;`;
+    case 'HTTPS': return [`${I}proxy_pass https://portico_balancer;`];
+    case 'GRPC': return [`${I}grpc_pass grpc://portico_balancer;`];
+    case 'GRPCS': return [`${I}grpc_pass grpcs://portico_balancer;`];
+    // As ingress-nginx: the scheme the client used; nginx finds the upstream block by name at run time.
+    case 'AUTO_HTTP': return [`${I}proxy_pass $scheme://portico_balancer;`];
+    case 'FCGI': return fastcgiLines(s, I);
+    default: return [`${I}proxy_pass http://portico_balancer;`];
   }
 }
 
@@ -117,13 +121,13 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   if (s.responseHeaders !== undefined) out.push(...addHeaders([...ctx.headers.add, ...s.responseHeaders], I));
   const errors = errorPages(t, ctx);
   if (errors) {
-    out.push(`${I}proxy_intercept_errors on;`);
+    out.push(`${I}${s.backendProtocol === 'FCGI' ? 'fastcgi' : 'proxy'}_intercept_errors on;`);
     for (const code of errors.codes) out.push(`${I}error_page ${int(code)} = ${errorLocationName(errors.upstream, code)};`);
   }
   out.push(...backendTls(s));
   out.push(...adminSnippet(ctx.global.locationSnippet, I));
   if (s.configurationSnippet !== undefined) out.push(...snippet(s.configurationSnippet).map((l) => `${I}${l}`));
-  out.push(pass(s));
+  out.push(...pass(s));
   return out;
 }
 
