@@ -88,16 +88,29 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   return lines;
 }
 
-/** location{} level: 503 for a denied Ingress, else the redirect to HTTPS (http-redirect-code, 308) when ssl-redirect or force-ssl-redirect asks, except under no-tls-redirect-locations. */
-export function tlsLocationLines(tls: TlsModel, host: string, l: Location): string[] {
+/** What TLS asks of one location: 503 for a denied Ingress, or the code of its redirect to HTTPS (0: none). */
+export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { readonly denied: boolean; readonly redirect: number } {
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
   const own = owner ? tls.ingresses[`${owner.namespace}/${owner.name}`] : undefined;
-  if (own?.denied) return ['            return 503;'];
+  if (own?.denied) return { denied: true, redirect: 0 };
   const hasTls = serverOf(tls, host)?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
   // As ingress-nginx (isLocationInLocationList): the Ingress path, not the request, is compared with the prefixes.
   const path = l.target.kind === 'upstream' ? l.target.rule?.path ?? l.path : l.path;
-  return redirect && !inLocationList(path, tls.settings.noRedirectLocations ?? DEFAULT_NO_REDIRECT_LOCATIONS) ? [`            if ($scheme = "http") { return ${int(tls.settings.redirectCode)} https://$host$request_uri; }`] : [];
+  const code = redirect && !inLocationList(path, tls.settings.noRedirectLocations ?? DEFAULT_NO_REDIRECT_LOCATIONS) ? tls.settings.redirectCode : 0;
+  return { denied: false, redirect: code };
+}
+
+/** location{} level: 503 for a denied Ingress, else the redirect to HTTPS (http-redirect-code, 308) when ssl-redirect or force-ssl-redirect asks, except under no-tls-redirect-locations. */
+export function tlsLocationLines(tls: TlsModel, host: string, l: Location): string[] {
+  const p = tlsLocationPolicy(tls, host, l);
+  if (p.denied) return ['            return 503;'];
+  return p.redirect !== 0 ? [`            if ($scheme = "http") { return ${int(p.redirect)} https://$host$request_uri; }`] : [];
+}
+
+/** The host has a certificate of its own (spec.tls) and HSTS is on: its responses over HTTPS carry the header. */
+export function tlsHsts(tls: TlsModel, host: string): boolean {
+  return (serverOf(tls, host)?.tls ?? false) && tls.settings.hsts;
 }
 
 /** The body of `POST /configuration/certificates`: host → PEM chain + key, and the default. Holds keys: never log it. */

@@ -1,0 +1,58 @@
+// Which hosts are served by the Lua route table instead of server blocks (--enable-dynamic-routes, docs/adr/0014).
+import type { LocationSettings } from './settings.js';
+import type { Model, Server, Target } from './types.js';
+
+/**
+ * Location settings a dynamic route may carry: each is done per request by Lua or needs no location directive.
+ * ssl-redirect and force-ssl-redirect become the route's redirect code; backend-protocol HTTP is the default pass;
+ * preserve-trailing-slash only matters for redirects that the dynamic set does not hold. The balancing annotations
+ * (load-balance, upstream-hash-by, affinity, session-cookie-*) and canaries live on the upstream and the route key,
+ * not in these settings, so they are in the dynamic set as well.
+ */
+export const DYNAMIC_SETTINGS: ReadonlySet<keyof LocationSettings> = new Set<keyof LocationSettings>([
+  'sslRedirect', 'forceSslRedirect', 'backendProtocol', 'preserveTrailingSlash',
+]);
+
+/** True when `t` needs no directive of its own in a location: a 404, or an upstream whose settings are all dynamic. */
+export function dynamicTarget(t: Target): boolean {
+  if (t.kind === 'not-found') return true;
+  const s = t.settings;
+  if (s === undefined) return true;
+  if (s.backendProtocol !== undefined && s.backendProtocol !== 'HTTP') return false;
+  return Object.entries(s).every(([k, v]) => v === undefined || DYNAMIC_SETTINGS.has(k as keyof LocationSettings));
+}
+
+function wildcardOf(host: string): string | undefined {
+  if (host.startsWith('*.') || host === '_') return undefined;
+  const dot = host.indexOf('.');
+  return dot > 0 ? `*${host.slice(dot)}` : undefined;
+}
+
+/**
+ * The hosts of the dynamic set, '_' (the catch-all, whose server runs the router) included; empty when the
+ * catch-all itself cannot be dynamic, since dynamic hosts are served through it. A host is wholly dynamic or wholly
+ * rendered (nginx picks a server before any location, and its longest-prefix choice cannot span two servers):
+ * - no server setting (aliases, www redirect, server snippet, ...), no regex location, no client-certificate auth;
+ * - every location's target is `dynamicTarget` and passes `accept` (the renderer's check that its block would hold
+ *   nothing but what the route table carries);
+ * - an exact host under a wildcard that has a server is dynamic only with that wildcard: nginx would otherwise give
+ *   the request to the wildcard's server block before Lua could see it;
+ * - ssl-reject-handshake is off: it fails every TLS handshake the catch-all server takes.
+ */
+export function dynamicHosts(model: Model, accept: (t: Target) => boolean = () => true): Set<string> {
+  const out = new Set<string>();
+  if (model.tls.settings.rejectHandshake === true) return out;
+  const clientAuth = new Set(model.tls.servers.filter((s) => s.clientAuth !== undefined).map((s) => s.host));
+  const eligible = (s: Server): boolean => (s.settings === undefined || Object.keys(s.settings).length === 0)
+    && !clientAuth.has(s.host)
+    && s.locations.every((l) => l.match !== 'regex' && dynamicTarget(l.target) && accept(l.target));
+  const byHost = new Map(model.servers.map((s) => [s.host, s]));
+  const catchAll = byHost.get('_');
+  if (catchAll === undefined || !eligible(catchAll)) return out;
+  for (const s of model.servers) if (eligible(s)) out.add(s.host);
+  for (const host of [...out]) {
+    const wild = wildcardOf(host);
+    if (wild !== undefined && byHost.has(wild) && !out.has(wild)) out.delete(host);
+  }
+  return out;
+}

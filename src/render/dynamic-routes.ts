@@ -1,0 +1,135 @@
+// The dynamic route table (docs/adr/0014): the catch-all server's Lua location and the JSON pushed to
+// /configuration/routes (lua/portico/router.lua). Pure, like the rest of render/.
+import { dynamicHosts } from '../model/dynamic.js';
+import type { Location, Model, ObjectRef, Server, Target, Upstream } from '../model/types.js';
+import { addHeaders } from './globals.js';
+import { metricsLabels } from './metrics.js';
+import { errorPages, locationBody, type SettingsContext } from './settings.js';
+import { tlsHsts, tlsLocationPolicy } from './tls.js';
+
+/** One distinct answer of the table; hosts name them by index. `backend` '' is the built-in 404. */
+export interface RouteTarget {
+  readonly backend: string;
+  readonly canary: string;
+  readonly redirect: number;
+  readonly denied: boolean;
+  readonly metrics: string;
+}
+
+/** One host's compiled locations (model/routes.ts compileLocations): exact paths, and prefixes ending in '/'. */
+export interface RouteHost {
+  readonly exact: Readonly<Record<string, number>>;
+  readonly prefix: Readonly<Record<string, number>>;
+  readonly hsts: boolean;
+}
+
+export interface RoutesPayload {
+  readonly targets: readonly RouteTarget[];
+  readonly hosts: Readonly<Record<string, RouteHost>>;
+  readonly default: RouteHost;
+}
+
+/** What renderNginxConf needs in dynamic mode: the servers still rendered, the catch-all's locations, the table. */
+export interface DynamicSplit {
+  readonly servers: readonly Server[];
+  readonly hosts: ReadonlySet<string>;
+  readonly locations: readonly string[];
+  readonly routes: string;
+}
+
+const GENERIC_REF: ObjectRef = { kind: 'Ingress', namespace: '', name: '' };
+const GENERIC: Extract<Target, { kind: 'upstream' }> = { kind: 'upstream', upstream: 'portico_dynamic', ingress: GENERIC_REF };
+const I = '            ';
+
+/** The directives every dynamic location shares: what a location with no annotation of its own renders. */
+function genericBody(ctx: SettingsContext): string {
+  return locationBody(GENERIC, ctx).join('\n');
+}
+
+/**
+ * True when `t`'s rendered location would hold the generic body: nothing but what the table carries (backend,
+ * canary key, redirect, metrics labels). A ConfigMap setting that renders per path (no-auth-locations with global
+ * auth) or an annotation the model lets through is caught here, whatever the settings keys say.
+ */
+function sameBody(t: Target, ctx: SettingsContext, generic: string): boolean {
+  if (t.kind === 'not-found') return true;
+  return locationBody({ ...t, canary: undefined, upstream: GENERIC.upstream, ingress: GENERIC.ingress }, ctx).join('\n') === generic;
+}
+
+function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, metrics: boolean): RouteTarget {
+  const tls = tlsLocationPolicy(model.tls, s.host, l);
+  const t = l.target;
+  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '' };
+  const labels = metrics ? metricsLabels(s, l, upstreams.get(t.upstream)) ?? '' : '';
+  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels };
+}
+
+/** The table of the dynamic hosts, each location's target interned once. */
+export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics: boolean): RoutesPayload {
+  const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
+  const targets: RouteTarget[] = [];
+  const index = new Map<string, number>();
+  const intern = (t: RouteTarget): number => {
+    const key = JSON.stringify(t);
+    let i = index.get(key);
+    if (i === undefined) { i = targets.length; targets.push(t); index.set(key, i); }
+    return i;
+  };
+  const hostOf = (s: Server): RouteHost => {
+    const pick = (match: Location['match']): Record<string, number> => Object.fromEntries(
+      s.locations.filter((l) => l.match === match).map((l) => [l.path, intern(targetOf(s, l, model, upstreams, metrics))]));
+    return { exact: pick('exact'), prefix: pick('prefix'), hsts: tlsHsts(model.tls, s.host) };
+  };
+  const entries: [string, RouteHost][] = [];
+  let fallback: RouteHost = { exact: {}, prefix: {}, hsts: false };
+  for (const s of model.servers) {
+    if (!hosts.has(s.host)) continue;
+    if (s.host === '_') fallback = hostOf(s);
+    else entries.push([s.host, hostOf(s)]);
+  }
+  return { targets, hosts: Object.fromEntries(entries), default: fallback };
+}
+
+/**
+ * The catch-all server's locations in dynamic mode: one `location /` whose rewrite phase runs the router, and the
+ * named 404 location it sends unmatched requests to (which also declares the variables the router sets).
+ */
+function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean): string[] {
+  // add_header in a location replaces the inherited ones: repeat the ConfigMap's add-headers beside HSTS.
+  const headers = hsts ? [`${I}add_header Strict-Transport-Security $portico_route_hsts always;`, ...addHeaders(ctx.headers.add, I)] : [];
+  return [
+    '        location / {',
+    `${I}rewrite_by_lua_block { require("portico.router").route() }`,
+    `${I}log_by_lua_block { require("portico.balancer").log() }`,
+    ...headers,
+    ...locationBody(GENERIC, ctx),
+    '        }',
+    '        location @portico_not_found {',
+    `${I}set $portico_backend "";`,
+    ...headers,
+    `${I}return 404 "default backend - 404\\n";`,
+    '        }',
+    '        location @portico_router_variables {',
+    `${I}set $portico_canary ""; set $portico_route_hsts "";${metrics ? ' set $portico_metrics "";' : ''}`,
+    `${I}return 404;`,
+    '        }',
+  ];
+}
+
+/**
+ * Splits the model for --enable-dynamic-routes: undefined when nothing can be dynamic (the catch-all is not, or the
+ * ConfigMap's custom-http-errors route errors per Ingress, which a shared location cannot), else the servers still
+ * rendered (the catch-all emptied: its locations are `locations`) and the route table as JSON.
+ */
+export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolean): DynamicSplit | undefined {
+  if (errorPages(GENERIC, ctx) !== undefined) return undefined;
+  const generic = genericBody(ctx);
+  const hosts = dynamicHosts(model, (t) => sameBody(t, ctx, generic));
+  if (!hosts.has('_')) return undefined;
+  const servers = model.servers.filter((s) => !hosts.has(s.host) || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
+  return {
+    servers, hosts,
+    locations: dynamicLocations(ctx, model.tls.settings.hsts, metrics),
+    routes: JSON.stringify(routesPayload(model, hosts, metrics)),
+  };
+}
