@@ -3,6 +3,7 @@
 -- POST /configuration/backends  body: JSON array (ADR 0001) -> 201, or 400 with a message and nothing changed
 -- GET  /configuration/backends  -> 200 with the JSON nginx holds now (header X-Portico-Version), 404 if none yet
 -- POST/GET /configuration/certificates: see portico.certificate
+-- POST/GET /configuration/routes: see portico.router (docs/adr/0014)
 -- Every request must carry X-Portico-Token (portico.token), else 403 and nothing read or changed.
 --
 -- The shared dict `portico_backends` holds two keys: "backends" (the raw JSON as posted) and "version" (an integer
@@ -299,6 +300,8 @@ local function get_certificates() return require("portico.certificate").get() en
 local routes = {
   ["/configuration/backends"] = { GET = get_backends, POST = post_backends },
   ["/configuration/certificates"] = { GET = get_certificates, POST = post_certificates },
+  -- the dynamic route table (portico.router, docs/adr/0014), loaded on first use like portico.certificate
+  ["/configuration/routes"] = { GET = function() return require("portico.router").get() end, POST = function() return require("portico.router").post() end },
   -- per-request figures (portico.metrics), read by Portico on every scrape of /metrics
   ["/configuration/metrics"] = { GET = function() return require("portico.metrics").dump() end },
 }

@@ -1,0 +1,262 @@
+-- portico.router: the dynamic route table (docs/adr/0014). Hosts in the dynamic set have no server block of their
+-- own: nginx sends them to the catch-all server, whose one `location /` runs route() in the rewrite phase. route()
+-- picks the host's entry (exact name, else the one-label wildcard, else the catch-all's) and, within it, the
+-- compiled location nginx would have picked: an exact path first, else the longest prefix ending in '/'. The
+-- locations are the model's compileLocations output, so the answer is the rendered path's by construction.
+--
+-- POST /configuration/routes  body (JSON, made by src/render/dynamic-routes.ts):
+--   { "targets": [ { "backend": "ns_svc_80" | "" (404), "canary": "" | route key, "redirect": 0 | 301..308,
+--                    "denied": false, "metrics": "" | "ns|ingress|service|host|upstream" } ],
+--     "hosts":   { "a.example.com": HOST, "*.example.com": HOST },
+--     "default": HOST }
+--   HOST = { "exact": { "/p": target index }, "prefix": { "/": i, "/p/": i }, "hsts": bool }
+-- -> 201, or 400 with a message and nothing changed. GET returns what nginx holds.
+--
+-- Stored in the portico_backends dict under "routes" with its own version ("routes-version"), signalled to the
+-- workers through the second int32 of the version cell (portico.configuration), so a table push never makes the
+-- workers decode the backends again, and vice versa. Workers turn it into lookup tables once per push (exact map,
+-- prefix map, the distinct prefix lengths longest first); a request then costs a few table lookups and one
+-- substring per candidate prefix length.
+local cjson = require("cjson.safe")
+local configuration = require("portico.configuration")
+local balancer = require("portico.balancer")
+
+local ngx = ngx
+local ngx_var = ngx.var
+local ngx_exit = ngx.exit
+local ngx_exec = ngx.exec
+local ngx_redirect = ngx.redirect
+local ngx_log = ngx.log
+local ERR = ngx.ERR
+local type = type
+local pairs = pairs
+local ipairs = ipairs
+local next = next
+local tostring = tostring
+local math_floor = math.floor
+local str_byte = string.byte
+local str_sub = string.sub
+local str_find = string.find
+local str_match = string.match
+local str_format = string.format
+local table_sort = table.sort
+
+local _M = {}
+
+_M.KEY_DATA = "routes"
+_M.KEY_VERSION = "routes-version"
+local CELL_SLOT = 1 -- the version cell's second int32: slot 0 is the backends' version
+local NOT_FOUND = "@portico_not_found"
+
+local dict, dict_get
+local cell, cell_seen
+local synced_version = nil
+local hosts = nil     -- exact host -> compiled entry
+local wildcards = nil -- "example.com" (of "*.example.com") -> compiled entry
+local default = nil   -- the catch-all's entry
+
+local function is_int(v, min, max)
+  return type(v) == "number" and v == math_floor(v) and v >= min and v <= max
+end
+
+local function is_object(v)
+  if type(v) ~= "table" then return false end
+  return next(v) == nil or #v == 0
+end
+
+local function check_target(t, at)
+  if type(t) ~= "table" then return at .. ": must be an object" end
+  if type(t.backend) ~= "string" or not str_match(t.backend, "^[a-z0-9_.-]*$") then return at .. ".backend: must match [a-z0-9_.-]*" end
+  if type(t.canary) ~= "string" or not str_match(t.canary, "^[a-z0-9_.-]*$") then return at .. ".canary: must match [a-z0-9_.-]*" end
+  if not (t.redirect == 0 or is_int(t.redirect, 300, 399)) then return at .. ".redirect: must be 0 or 300-399" end
+  if type(t.denied) ~= "boolean" then return at .. ".denied: must be a boolean" end
+  if type(t.metrics) ~= "string" or #t.metrics > 2048 or str_find(t.metrics, "[%z\1-\31\127]") then
+    return at .. ".metrics: must be printable, at most 2048"
+  end
+  return nil
+end
+
+local function check_paths(m, at, ntargets, prefix)
+  if not is_object(m) then return at .. ": must be an object" end
+  for p, i in pairs(m) do
+    if type(p) ~= "string" or str_byte(p, 1) ~= 47 or #p > 8192 then return at .. ": paths must start with '/'" end
+    if prefix and str_byte(p, #p) ~= 47 then return str_format("%s[%q]: a prefix must end with '/'", at, p) end
+    if not is_int(i, 0, ntargets - 1) then return str_format("%s[%q]: must be a target index", at, p) end
+  end
+  return nil
+end
+
+local function check_host(h, at, ntargets)
+  if type(h) ~= "table" then return at .. ": must be an object" end
+  if type(h.hsts) ~= "boolean" then return at .. ".hsts: must be a boolean" end
+  return check_paths(h.exact, at .. ".exact", ntargets, false) or check_paths(h.prefix, at .. ".prefix", ntargets, true)
+end
+
+-- The decoded table, or nil and why it was refused (whole: the table is one consistent answer of the model).
+function _M.validate(body)
+  if type(body) ~= "string" or body == "" then return nil, "empty body: expected a JSON object" end
+  local t, err = cjson.decode(body)
+  if type(t) ~= "table" then return nil, "invalid JSON: " .. tostring(err or "not an object") end
+  if type(t.targets) ~= "table" or (next(t.targets) ~= nil and #t.targets == 0) then return nil, "targets: must be an array" end
+  local n = #t.targets
+  for i, target in ipairs(t.targets) do
+    local msg = check_target(target, str_format("targets[%d]", i - 1))
+    if msg then return nil, msg end
+  end
+  if not is_object(t.hosts) then return nil, "hosts: must be an object" end
+  for host, h in pairs(t.hosts) do
+    if type(host) ~= "string" or not (str_match(host, "^[a-z0-9][a-z0-9.-]*$") or str_match(host, "^%*%.[a-z0-9][a-z0-9.-]*$")) then
+      return nil, "hosts: " .. tostring(host) .. " is not a host name"
+    end
+    local msg = check_host(h, "hosts[" .. host .. "]", n)
+    if msg then return nil, msg end
+  end
+  local msg = check_host(t.default, "default", n)
+  if msg then return nil, msg end
+  if t.default.prefix["/"] == nil then return nil, "default.prefix: must hold \"/\"" end
+  return t
+end
+
+local function by_length_desc(a, b) return a > b end
+
+-- One host's lookup tables; targets are shared tables, so equal targets cost one entry.
+local function compile_host(h, targets)
+  local exact, prefix, seen, lens = {}, {}, {}, {}
+  for p, i in pairs(h.exact) do exact[p] = targets[i + 1] end
+  for p, i in pairs(h.prefix) do
+    prefix[p] = targets[i + 1]
+    if not seen[#p] then seen[#p] = true; lens[#lens + 1] = #p end
+  end
+  table_sort(lens, by_length_desc)
+  return { exact = exact, prefix = prefix, lens = lens, nlens = #lens, hsts = h.hsts }
+end
+
+local function sync(version)
+  synced_version = version
+  local data = dict:get(_M.KEY_DATA)
+  if not data then hosts, wildcards, default = nil, nil, nil; return end
+  local t, err = cjson.decode(data)
+  if type(t) ~= "table" then
+    ngx_log(ERR, "portico: cannot decode routes version ", tostring(version), ": ", tostring(err))
+    return
+  end
+  local targets = {}
+  for i, raw in ipairs(t.targets) do
+    targets[i] = {
+      backend = raw.backend, found = raw.backend ~= "", canary = raw.canary ~= "" and raw.canary or nil,
+      redirect = raw.redirect ~= 0 and raw.redirect or nil, denied = raw.denied,
+      metrics = raw.metrics ~= "" and raw.metrics or nil,
+    }
+  end
+  local h, w = {}, {}
+  for host, entry in pairs(t.hosts) do
+    if str_sub(host, 1, 2) == "*." then w[str_sub(host, 3)] = compile_host(entry, targets)
+    else h[host] = compile_host(entry, targets) end
+  end
+  hosts, wildcards, default = h, w, compile_host(t.default, targets)
+end
+
+local function refresh()
+  if cell then
+    local seen = cell[CELL_SLOT]
+    if seen == cell_seen then return end
+    cell_seen = seen
+  end
+  local version = dict_get(dict, _M.KEY_VERSION)
+  if version ~= synced_version then sync(version) end
+end
+
+-- Per worker, on the first routed request (nginx.conf needs no init line of its own).
+local function init_worker()
+  dict = ngx.shared[configuration.BACKENDS_DICT]
+  if not dict then return end
+  dict_get = dict.get
+  cell = configuration.version_cell()
+  if cell then cell_seen = cell[CELL_SLOT] end
+  sync(dict_get(dict, _M.KEY_VERSION))
+end
+
+-- The entry of `host`: its exact name, else `*.` + everything after its first label, else the catch-all's.
+local function host_entry(host)
+  local e = hosts[host]
+  if e then return e end
+  local dot = str_find(host, ".", 1, true)
+  if dot and dot > 1 then
+    e = wildcards[str_sub(host, dot + 1)]
+    if e then return e end
+  end
+  return default
+end
+
+-- nginx's choice among the entry's locations: `= uri`, else the longest prefix location (each ends in '/').
+local function pick(e, uri)
+  local t = e.exact[uri]
+  if t then return t end
+  local prefix, lens, n = e.prefix, e.lens, #uri
+  for i = 1, e.nlens do
+    local len = lens[i]
+    if len <= n and str_byte(uri, len) == 47 then
+      t = prefix[str_sub(uri, 1, len)]
+      if t then return t end
+    end
+  end
+  return nil
+end
+_M.pick = pick
+_M.host_entry = function(host) return host_entry(host) end
+
+-- rewrite_by_lua of the catch-all server's `location /` (dynamic mode): what the rendered location of the picked
+-- path would do, in its order: the HTTPS redirect (ssl-redirect), the backend and metrics labels, the canary route
+-- key, then the balancer's rewrite step (canary, cookie affinity, 503 without endpoints).
+function _M.route()
+  if dict == nil then
+    init_worker()
+    if dict == nil then return ngx_exit(503) end
+  else
+    refresh()
+  end
+  if default == nil then return ngx_exit(503) end
+  local host = ngx_var.host
+  local e = host_entry(host)
+  local t = pick(e, ngx_var.uri)
+  if e.hsts then ngx_var.portico_route_hsts = ngx_var.portico_hsts end
+  if t == nil then return ngx_exec(NOT_FOUND) end
+  if t.denied then return ngx_exit(503) end
+  if t.redirect and ngx_var.scheme == "http" then return ngx_redirect("https://" .. host .. ngx_var.request_uri, t.redirect) end
+  if not t.found then return ngx_exec(NOT_FOUND) end
+  ngx_var.portico_backend = t.backend
+  if t.metrics then ngx_var.portico_metrics = t.metrics end
+  if t.canary then ngx_var.portico_canary = t.canary end
+  return balancer.rewrite()
+end
+
+-- POST/GET /configuration/routes (portico.configuration checked the token).
+function _M.post()
+  local body, rerr = configuration.read_body()
+  if rerr then return configuration.respond(500, "could not read the request body: " .. rerr) end
+  local t, err = _M.validate(body)
+  if not t then return configuration.respond(400, "routes rejected, nothing changed: " .. err) end
+  local d = ngx.shared[configuration.BACKENDS_DICT]
+  local ok, serr = d:safe_set(_M.KEY_DATA, body)
+  if not ok then return configuration.respond(500, "could not store routes, nothing changed: " .. tostring(serr)) end
+  local version, ierr = d:incr(_M.KEY_VERSION, 1, 0)
+  if not version then return configuration.respond(500, "could not bump the routes version: " .. tostring(ierr)) end
+  local c = configuration.version_cell()
+  if c then c[CELL_SLOT] = version % 2147483647 end
+  ngx.header["X-Portico-Version"] = version
+  local n = 0
+  for _ in pairs(t.hosts) do n = n + 1 end
+  return configuration.respond(201, str_format("routes of %d hosts stored, version %d", n, version))
+end
+
+function _M.get()
+  local d = ngx.shared[configuration.BACKENDS_DICT]
+  local data = d:get(_M.KEY_DATA)
+  if not data then return configuration.respond(404, "no routes configured") end
+  ngx.header["X-Portico-Version"] = d:get(_M.KEY_VERSION)
+  ngx.header["Content-Type"] = "application/json"
+  ngx.print(data)
+  return ngx_exit(200)
+end
+
+return _M
