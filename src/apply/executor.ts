@@ -52,7 +52,7 @@ export class Executor {
 
   /** nginx restarted on its own: its shared dicts are empty, so everything is pushed again on the next apply. */
   nginxRestarted(): void {
-    this.running = this.running ? { ...this.running, backends: '', certificates: '' } : undefined;
+    this.running = this.running ? { ...this.running, backends: '', certificates: '', routes: '' } : undefined;
   }
 
   /** The plan that takes nginx from what it runs to `next`. */
@@ -77,6 +77,9 @@ export class Executor {
       }
       if (plan === 'reload' || this.running?.backends !== c.backends) this.dropped.backends = await this.nginx.push('backends', JSON.parse(c.backends) as unknown);
       if (plan === 'reload' || this.running?.certificates !== c.certs.digest) this.dropped.certificates = await this.nginx.pushRaw('certificates', c.certs.body);
+      // The route table last: the backends and certificates it names are in place (docs/adr/0014).
+      const routes = c.conf.routes;
+      if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.nginx.pushRaw('routes', routes);
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
       return true;

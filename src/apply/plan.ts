@@ -10,14 +10,17 @@ export interface DataPlaneState {
   readonly certificates: string;
   /** Digest of the client-certificate CA files nginx.conf names (they change only with a reload). */
   readonly clientFiles: string;
+  /** The dynamic route table (docs/adr/0014), serialized; '' or absent without one. */
+  readonly routes?: string;
 }
 
 export type Plan = 'noop' | 'dynamic' | 'reload';
 
-/** `noop` when equal; `dynamic` when only what Lua holds (backends, certificates) changed; `reload` when nginx.conf changed. */
+/** `noop` when equal; `dynamic` when only what Lua holds (backends, certificates, routes) changed; `reload` when nginx.conf changed. */
 export function planApply(running: DataPlaneState | undefined, next: DataPlaneState): Plan {
   if (!running || running.confHash !== next.confHash) return 'reload';
-  return running.backends === next.backends && running.certificates === next.certificates ? 'noop' : 'dynamic';
+  const same = running.backends === next.backends && running.certificates === next.certificates && (running.routes ?? '') === (next.routes ?? '');
+  return same ? 'noop' : 'dynamic';
 }
 
 /** True when a reload is (also) caused by a change of client-certificate CA files: counted apart (docs/adr/0003). */

@@ -72,6 +72,8 @@ export interface Config {
   readonly allowUpstreamCidrs: readonly string[];
   /** --enable-metrics: per-request metrics counted by Lua in the log phase (lua/portico/metrics.lua). */
   readonly enableMetrics: boolean;
+  /** --enable-dynamic-routes: Ingresses in the dynamic set are routed by the Lua route table, no reload (docs/adr/0014). */
+  readonly enableDynamicRoutes?: boolean;
   /** --enable-dashboard: the read-only page at /dashboard on the healthz port. */
   readonly enableDashboard: boolean;
   /** --shutdown-grace-period: after SIGTERM, readiness fails this long before nginx is asked to quit. */

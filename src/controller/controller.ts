@@ -43,7 +43,7 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
   return {
     workDir: config.workDir, luaDir: config.luaDir, httpPort: config.httpPort, httpsPort: config.httpsPort,
     statusPort: config.statusPort, defaultServerPort: config.defaultServerPort, listenAddress: config.listenAddress,
-    user, workerProcesses: config.workerProcesses, metrics: config.enableMetrics,
+    user, workerProcesses: config.workerProcesses, metrics: config.enableMetrics, dynamicRoutes: config.enableDynamicRoutes === true,
   };
 }
 
@@ -160,7 +160,7 @@ export class Controller {
     }
     const backends = JSON.stringify(backendsPayload(model));
     const certs = last?.certs ?? this.tls.state(model);
-    const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest };
+    const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest, routes: conf.routes ?? '' };
     const plan = this.exec.plan(next);
     const cause = Object.fromEntries(causes);
     const candidate: Candidate = { model, conf, backends, certs };

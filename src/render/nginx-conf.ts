@@ -204,7 +204,8 @@ function location(l: Location, ctx: SettingsContext, extra: string[], upstreams:
   ];
 }
 
-function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, stream: StreamModel | undefined, dyn?: DynamicSplit): string[] {
+/** `dyn`: the dynamic split (--enable-dynamic-routes), whose Lua locations replace the catch-all's. */
+function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, { stream, dyn }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined }): string[] {
   const catchAll = s.host === '_';
   const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort } };
   const proxyProtocol = ctx.global.useProxyProtocol ? ' proxy_protocol' : '';
@@ -240,7 +241,7 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true) : undefined;
   const body = [...main(o, model.tls, model.stream), ...resolverLines(o.resolvers), ...authHttpLines(model, o.workDir), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o),
-    ...(dyn?.servers ?? model.servers).flatMap((s) => server(s, o, model.tls, upstreams, model.stream, dyn)), '}', ...streamSection(model.stream, o), ''].join('\n');
+    ...(dyn?.servers ?? model.servers).flatMap((s) => server(s, o, model.tls, upstreams, { stream: model.stream, dyn })), '}', ...streamSection(model.stream, o), ''].join('\n');
   const hash = sha256(body);
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash, ...(dyn ? { routes: dyn.routes } : {}) };
 }
