@@ -79,7 +79,7 @@ export interface AppliedSync { readonly model: Model; readonly plan: 'noop' | 'd
 
 /** Keeps nginx in step with the store: decides what a sync needs; src/apply/executor.ts carries it out. */
 export class Controller {
-  readonly store = new Store();
+  readonly store = new Store<Snapshot>();
   readonly loop: SyncLoop;
   private current: Candidate | undefined;
   /** The last sync ended applied (or equal): only then may an EndpointSlice-only change skip the full build. */

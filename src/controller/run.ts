@@ -38,7 +38,7 @@ function makeSource(config: Config, store: Store, log: Logger): Source {
 
 /** `portico render`: the nginx.conf a folder produces, without starting anything. */
 export async function renderOnce(config: Config, log: Logger): Promise<string> {
-  const store = new Store();
+  const store = new Store<Snapshot>();
   const source = makeSource(config, store, log);
   await source.start();
   source.stop();

@@ -14,7 +14,7 @@ import { listDeployments } from '../kube/deployments.js';
 
 /** The snapshot a controller with `config` would start from: listed once, then the source is stopped. */
 export async function loadSnapshot(config: Config, log: Logger): Promise<Snapshot> {
-  const store = new Store();
+  const store = new Store<Snapshot>();
   const source = config.manifests ? new ManifestSource(config.manifests, store, log) : new KubeSource(config, store, log);
   try {
     await source.start();

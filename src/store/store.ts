@@ -1,14 +1,26 @@
 // The store: the current objects of every kind, frozen; any change marks it dirty and wakes the sync loop.
-import type { Snapshot } from '../model/input.js';
 import { KINDS, keyOf, trim, type Kind, type KubeObject } from './kinds.js';
 
 export type ChangeListener = (kind: Kind) => void;
 
-/** Holds the objects the sources deliver. Handlers only store and mark dirty; the sync loop does the work. */
-export class Store {
+/** The snapshot's field for each kind (the shape the model reads; the store does not import the model). */
+const FIELDS = {
+  ingresses: 'Ingress', ingressClasses: 'IngressClass', services: 'Service', endpointSlices: 'EndpointSlice', secrets: 'Secret',
+  configMaps: 'ConfigMap', gatewayClasses: 'GatewayClass', gateways: 'Gateway', httpRoutes: 'HTTPRoute', referenceGrants: 'ReferenceGrant',
+  namespaces: 'Namespace',
+} as const satisfies Record<string, Kind>;
+
+/** What a snapshot may hold: a frozen list per field of FIELDS. */
+export type SnapshotShape = { readonly [F in keyof typeof FIELDS]?: readonly unknown[] };
+
+/**
+ * Holds the objects the sources deliver. Handlers only store and mark dirty; the sync loop does the work. `S` is the
+ * snapshot type its reader names (the controller: the model's Snapshot), so the store depends on no reader.
+ */
+export class Store<S extends SnapshotShape = SnapshotShape> {
   private readonly objects = new Map<Kind, Map<string, KubeObject>>();
   private readonly listeners: ChangeListener[] = [];
-  private cached: Snapshot | undefined;
+  private cached: S | undefined;
 
   constructor() {
     for (const kind of Object.keys(KINDS) as Kind[]) this.objects.set(kind, new Map());
@@ -73,24 +85,11 @@ export class Store {
   }
 
   /** A frozen snapshot of everything; the same object until the next change. */
-  snapshot(): Snapshot {
+  snapshot(): S {
     if (this.cached) return this.cached;
-    // Sources only store objects of the kind they are filed under, so the cast holds.
-    const list = (kind: Kind): readonly never[] => Object.freeze([...this.table(kind).values()]) as readonly never[];
-    const snap: Snapshot = Object.freeze({
-      ingresses: list('Ingress'),
-      ingressClasses: list('IngressClass'),
-      services: list('Service'),
-      endpointSlices: list('EndpointSlice'),
-      secrets: list('Secret'),
-      configMaps: list('ConfigMap'),
-      gatewayClasses: list('GatewayClass'),
-      gateways: list('Gateway'),
-      httpRoutes: list('HTTPRoute'),
-      referenceGrants: list('ReferenceGrant'),
-      namespaces: list('Namespace'),
-    });
-    this.cached = snap;
-    return snap;
+    const snap = Object.freeze(Object.fromEntries(Object.entries(FIELDS).map(([field, kind]) => [field, Object.freeze([...this.table(kind).values()])])));
+    // Sources only store objects of the kind they are filed under, and S names those kinds' types: the cast holds.
+    this.cached = snap as S;
+    return this.cached;
   }
 }

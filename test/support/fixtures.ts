@@ -17,7 +17,7 @@ export function fixtureCases(kind: string): string[] {
 export function loadSnapshot(dir: string): Snapshot {
   const parsed = parseManifests('input.yaml', readFileSync(join(dir, 'input.yaml'), 'utf8'));
   if (parsed.errors.length > 0) throw new Error(parsed.errors.join('\n'));
-  const store = new Store();
+  const store = new Store<Snapshot>();
   for (const p of parsed.objects) store.upsert(p.kind, p.object);
   return store.snapshot();
 }

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { Store } from '../../src/store/store.js';
 import { regexSafety } from '../../src/model/regex-safety.js';
 import { buildModel } from '../../src/model/build.js';
-import type { Ingress, ModelOptions } from '../../src/model/input.js';
+import type { Ingress, ModelOptions, Snapshot } from '../../src/model/input.js';
 import { ProblemReporter } from '../../src/controller/problems.js';
 import { admissionChecker } from '../../src/controller/controller.js';
 import { parseFlags } from '../../src/cli/flags.js';
@@ -92,7 +92,7 @@ describe('validating admission webhook', () => {
   let hook: Webhook;
   let hooks: ReturnType<typeof hookSideEffects>;
   let childrenBefore: string[];
-  const store = new Store();
+  const store = new Store<Snapshot>();
   const logged: string[] = [];
   const log = createLogger('debug', new Writable({ write(chunk: Buffer, _e, cb) { logged.push(chunk.toString('utf8')); cb(); } }));
 
