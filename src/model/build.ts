@@ -12,6 +12,7 @@ import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSet
 import { buildTls } from './tls.js';
 import { addCanaries, isCanary } from './canary.js';
 import { addGatewayRoutes } from './gateway/translate.js';
+import { gatewayTable } from './gateway/table.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
 import type { Model, ObjectRef, Problem, Target, Upstream } from './types.js';
@@ -180,7 +181,8 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const b = new Builder(index, annotations, snapshot, served, owners);
   for (const ing of served) if (!isCanary(annotations, ing)) b.addIngress(ing);
   const canaries = addCanaries(b, served.filter((ing) => isCanary(annotations, ing)), annotations);
-  const gatewayTls = opts.gateway ? addGatewayRoutes(b, snapshot, opts.gateway) : [];
+  const gw = opts.gateway ? addGatewayRoutes(b, snapshot, opts.gateway) : { tls: [], entries: [] };
+  const gatewayTls = gw.tls;
   let fallback = b.globalDefault ?? NOT_FOUND;
   if (!b.globalDefault && opts.defaultBackendService) {
     const { namespace, name } = opts.defaultBackendService;
@@ -200,8 +202,9 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
     return c ? { ...v, canary: c } : v;
   });
-  const servers = buildServers(b, fallback);
+  const routed = gatewayTable(buildServers(b, fallback), b.rules, gw.entries);
+  const servers = routed.servers;
   const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, { refusal: (r, h) => owners.refusal(r, h), gatewayHosts: gatewayTls });
   const stream = buildStream({ snap: snapshot, o: opts.stream, index, problem: (o, f, r, sev) => { b.problem(o, f, r, sev); } }, served.filter((ing) => !isCanary(annotations, ing)), owners);
-  return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls, ...(stream ? { stream } : {}) };
+  return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls, ...(stream ? { stream } : {}), ...(routed.table ? { gateway: routed.table } : {}) };
 }

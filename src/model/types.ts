@@ -3,6 +3,7 @@ import type { TlsModel } from './tls-types.js';
 import type { Affinity, LocationSettings, ServerSettings } from './settings.js';
 import type { CanaryPolicy } from './settings-traffic.js';
 import type { StreamModel } from './stream.js';
+import type { GatewayTable } from './gateway/route-types.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -56,6 +57,8 @@ export interface Location {
   readonly match: 'exact' | 'prefix' | 'regex';
   readonly path: string;
   readonly target: Target;
+  /** Key of this location's candidates in Model.gateway (HTTPRoute matches Lua decides, docs/adr/0011); absent: nginx alone. */
+  readonly gateway?: string;
 }
 
 /** One virtual host. `host` is an exact name, `*.suffix` (one label), or '_' for every other host. */
@@ -85,4 +88,6 @@ export interface Model {
   readonly tls: TlsModel;
   /** TCP/UDP services and ssl-passthrough hosts (model/stream.ts); absent when none is configured. */
   readonly stream?: StreamModel;
+  /** The Gateway API route table Lua walks (model/gateway/table.ts); absent when no location needs it. */
+  readonly gateway?: GatewayTable;
 }

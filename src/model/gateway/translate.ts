@@ -1,10 +1,12 @@
-// HTTPRoutes → path rules of the model, beside the Ingress ones: attached routes, their matches and their Service backends.
+// HTTPRoutes → the model: attached routes, each match an entry of the route table (model/gateway/table.ts), path-only ones also path rules beside the Ingress ones.
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Snapshot } from '../input.js';
-import { checkPath } from '../names.js';
-import { normalizePath, type PathRule } from '../routes.js';
+import type { PathRule } from '../routes.js';
 import type { ObjectRef, Problem, Target } from '../types.js';
-import { type HTTPBackendRef, type HTTPRoute, type HTTPRouteMatch, type ReferenceGrant } from './api.js';
+import type { BackendObjectReference, HTTPBackendRef, HTTPRoute, HTTPRouteMatch, HTTPRouteRule, ReferenceGrant } from './api.js';
+import { ruleFilters } from './filters.js';
+import { gatewayMatch } from './match.js';
+import { pathOnly, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
 import { attach, refOf, servedListeners, type Attachment } from './attach.js';
 import { granted } from './grants.js';
 import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
@@ -33,58 +35,73 @@ function byAge(a: HTTPRoute, b: HTTPRoute): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-/** Why a match cannot be served exactly yet, or undefined (docs/adr/0011: headers, query and method need the Lua route table). */
-function unsupportedMatch(m: HTTPRouteMatch): string | undefined {
-  if (m.headers?.length) return 'header matches are not supported yet; the match is not served (serving it without them would take requests it does not ask for)';
-  if (m.queryParams?.length) return 'query parameter matches are not supported yet; the match is not served';
-  if (m.method !== undefined) return 'method matches are not supported yet; the match is not served';
-  if (m.path?.type === 'RegularExpression') return 'RegularExpression paths are not supported yet; the match is not served';
-  return undefined;
-}
+/** Placeholder upstream of a location whose winning rule has no backend to proxy to: Lua answers first (500). */
+export const NO_BACKEND = 'portico.gateway-500';
 
-/** The one Service backend of a rule, resolved, or undefined with a Problem naming why. */
-function backendOf(sink: GatewaySink, ref: ObjectRef, refs: readonly HTTPBackendRef[], field: string, grants: readonly ReferenceGrant[]): Target | undefined {
-  const live = refs.filter((r) => r.weight !== 0);
-  if (live.length !== 1) {
-    sink.problem(ref, `${field}.backendRefs`, live.length === 0 ? 'a rule without a backend with weight > 0 is not served yet (the specification answers 500)' : 'more than one backendRef (weighted split) is not supported yet');
-    return undefined;
-  }
-  const b = live[0] as HTTPBackendRef;
-  const i = refs.indexOf(b);
-  if ((b.group ?? '') !== '' || (b.kind ?? 'Service') !== 'Service') { sink.problem(ref, `${field}.backendRefs[${i}]`, `InvalidKind: ${b.group ?? ''}/${b.kind ?? ''} is not a Service`); return undefined; }
-  if (b.port === undefined) { sink.problem(ref, `${field}.backendRefs[${i}].port`, 'a Service backendRef needs a port'); return undefined; }
+/** One backendRef (or a mirror's) resolved to an upstream, or undefined with a Problem naming why. */
+function resolve(sink: GatewaySink, ref: ObjectRef, b: BackendObjectReference, field: string, grants: readonly ReferenceGrant[]): string | undefined {
+  if ((b.group ?? '') !== '' || (b.kind ?? 'Service') !== 'Service') { sink.problem(ref, field, `InvalidKind: ${b.group ?? ''}/${b.kind ?? ''} is not a Service; its share of requests answers 500`); return undefined; }
+  if (b.port === undefined) { sink.problem(ref, `${field}.port`, 'a Service backendRef needs a port; its share of requests answers 500'); return undefined; }
   const ns = b.namespace ?? ref.namespace;
   if (ns !== ref.namespace && !granted(grants, { namespace: ref.namespace }, ns, 'Service', b.name)) {
-    sink.problem(ref, `${field}.backendRefs[${i}]`, `RefNotPermitted: no ReferenceGrant in namespace ${ns} lets HTTPRoutes of ${ref.namespace} refer to Service ${b.name}`);
+    sink.problem(ref, field, `RefNotPermitted: no ReferenceGrant in namespace ${ns} lets HTTPRoutes of ${ref.namespace} refer to Service ${b.name}; its share of requests answers 500`);
     return undefined;
   }
-  return sink.target(ref, { service: { name: b.name, port: { number: b.port } } }, `${field}.backendRefs[${i}]`, undefined, ns);
+  const t = sink.target(ref, { service: { name: b.name, port: { number: b.port } } }, field, undefined, ns);
+  return t?.kind === 'upstream' ? t.upstream : undefined;
 }
 
-function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[], grants: readonly ReferenceGrant[]): void {
+/** The weighted backends of a rule: weight 0 dropped, an invalid backendRef kept as a share that answers 500. */
+function backendsOf(sink: GatewaySink, ref: ObjectRef, refs: readonly HTTPBackendRef[], field: string, grants: readonly ReferenceGrant[]): WeightedBackend[] {
+  const out: WeightedBackend[] = [];
+  refs.forEach((b, i) => {
+    const weight = b.weight ?? 1;
+    if (!Number.isInteger(weight) || weight < 0 || weight > 1_000_000) { sink.problem(ref, `${field}.backendRefs[${i}].weight`, 'must be an integer 0-1000000; its share answers 500'); out.push({ weight: 1 }); return; }
+    if (weight === 0) return;
+    if (b.filters?.length) { sink.problem(ref, `${field}.backendRefs[${i}].filters`, 'filters on a backendRef are not supported; its share of requests answers 500'); out.push({ weight }); return; }
+    const upstream = resolve(sink, ref, b, `${field}.backendRefs[${i}]`, grants);
+    out.push(upstream !== undefined ? { upstream, weight } : { weight });
+  });
+  return out;
+}
+
+/** The action of one rule, or undefined (with a Problem) when the rule is not served at all. */
+function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: number, grants: readonly ReferenceGrant[]): GatewayAction | undefined {
+  const field = `spec.rules[${i}]`;
+  const prefixOnly = (rule.matches ?? []).every((m) => (m.path?.type ?? 'PathPrefix') === 'PathPrefix');
+  const f = ruleFilters(rule, field, prefixOnly);
+  if ('field' in f && 'reason' in f) { sink.problem(ref, f.field, `${f.reason}; the rule is not served`); return undefined; }
+  const { mirror, ...filters } = f;
+  const refs = rule.backendRefs ?? [];
+  const backends = filters.redirect ? [] : backendsOf(sink, ref, refs, field, grants);
+  if (!filters.redirect && backends.length === 0) sink.problem(ref, `${field}.backendRefs`, refs.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
+  const m = mirror ? resolve(sink, ref, mirror.filter.requestMirror?.backendRef ?? { name: '' }, mirror.field, grants) : undefined;
+  return { route: ref, rule: i, backends, ...(refs.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m } : {}) };
+}
+
+function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[], grants: readonly ReferenceGrant[], at: { readonly rank: number; readonly entries: GatewayEntry[] }): void {
+  const { rank, entries } = at;
   const ref = refOf('HTTPRoute', route);
   (route.spec?.rules ?? []).forEach((rule, i) => {
-    const field = `spec.rules[${i}]`;
-    if (rule.filters?.length || rule.backendRefs?.some((b) => b.filters?.length)) { sink.problem(ref, `${field}.filters`, 'filters are not supported yet; the rule is not served'); return; }
-    if (rule.timeouts) { sink.problem(ref, `${field}.timeouts`, 'timeouts are not supported yet; the rule is not served'); return; }
-    const target = backendOf(sink, ref, rule.backendRefs ?? [], field, grants);
-    if (!target) return;
-    const matches = rule.matches?.length ? rule.matches : [{ path: { type: 'PathPrefix' as const, value: '/' } }];
-    matches.forEach((m, j) => {
-      const why = unsupportedMatch(m);
-      if (why) { sink.problem(ref, `${field}.matches[${j}]`, why); return; }
-      const raw = m.path?.value ?? '/';
-      const bad = checkPath(raw);
-      if (bad) { sink.problem(ref, `${field}.matches[${j}].path.value`, bad); return; }
-      const type = m.path?.type === 'Exact' ? 'Exact' : 'Prefix';
-      const path = normalizePath(raw, type);
+    const action = actionOf(sink, ref, rule, i, grants);
+    if (!action) return;
+    const upstream = action.backends.find((b) => b.upstream !== undefined)?.upstream ?? NO_BACKEND;
+    const target: Target = { kind: 'upstream', upstream, ingress: ref };
+    const matches: readonly HTTPRouteMatch[] = rule.matches?.length ? rule.matches : [{ path: { type: 'PathPrefix', value: '/' } }];
+    matches.forEach((raw, j) => {
+      const match = gatewayMatch(raw, `spec.rules[${i}].matches[${j}]`);
+      if ('reason' in match) { sink.problem(ref, match.field, `${match.reason}; the match is not served`); return; }
       for (const host of hosts) {
         const refused = sink.refusal(ref, host);
         if (refused) { sink.problem(ref, 'spec.hostnames', refused); continue; }
         const table = sink.rules.get(host) ?? new Map<string, PathRule>();
         sink.rules.set(host, table);
-        const key = `${type} ${path}`;
-        if (!table.has(key)) table.set(key, { path, type, target });
+        entries.push({ host, match, action, order: [rank, i, j] });
+        // Path-only matches are also the model's path rules: nginx's location choice is their precedence (docs/adr/0011).
+        if (!pathOnly(match)) continue;
+        const type = match.path.type === 'Exact' ? 'Exact' : 'Prefix';
+        const key = `${type} ${match.path.value}`;
+        if (!table.has(key)) table.set(key, { path: match.path.value, type, target });
       }
     });
   });
@@ -94,19 +111,20 @@ function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[],
  * Adds every HTTPRoute attached to a listener of Portico's Gateways, oldest first (an older route keeps a path it
  * shares), and returns the TLS hosts of the HTTPS listeners for model/tls.ts.
  */
-export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, opts: GatewayOptions): GatewayTlsHost[] {
+export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, opts: GatewayOptions): { tls: GatewayTlsHost[]; entries: GatewayEntry[] } {
   const { served, refused } = servedListeners(snapshot, opts.controllerName);
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
   const grants = snapshot.referenceGrants ?? [];
   const attachments: Attachment[] = [];
-  for (const route of [...(snapshot.httpRoutes ?? [])].sort(byAge)) {
+  const entries: GatewayEntry[] = [];
+  for (const [rank, route] of [...(snapshot.httpRoutes ?? [])].sort(byAge).entries()) {
     const a = attach(route, served);
     if ('reason' in a) {
       if ((route.spec?.parentRefs ?? []).length > 0 && served.length > 0 && !a.reason.startsWith('NoMatchingParent')) sink.problem(refOf('HTTPRoute', route), 'spec.parentRefs', a.reason);
       continue;
     }
     attachments.push(...a.via);
-    addRoute(sink, route, a.hosts, grants);
+    addRoute(sink, route, a.hosts, grants, { rank, entries });
   }
-  return gatewayTlsHosts(served, attachments, grants);
+  return { tls: gatewayTlsHosts(served, attachments, grants), entries };
 }

@@ -1,0 +1,133 @@
+// HTTPRoute rule filters and timeouts, validated into the data of a GatewayAction (Lua applies them; nothing reaches nginx.conf).
+import { checkHost, checkPath, clip } from '../names.js';
+import type { HTTPHeaderFilter, HTTPPathModifier, HTTPRouteFilter, HTTPRouteRule } from './api.js';
+import type { GatewayAction, HeaderEdits, PathEdit } from './route-types.js';
+
+type Refusal = { readonly field: string; readonly reason: string };
+type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror'> & { readonly mirror?: { readonly field: string; readonly filter: HTTPRouteFilter } };
+
+/** A header name token (RFC 9110), at most 256. */
+const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$/;
+/** Headers a filter may not touch: nginx owns the connection framing. */
+const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive']);
+
+function headerEdits(h: HTTPHeaderFilter, field: string): HeaderEdits | Refusal {
+  const pairs = (list: HTTPHeaderFilter['set'], kind: 'set' | 'add'): { name: string; value: string }[] | Refusal => {
+    const out: { name: string; value: string }[] = [];
+    for (const [i, x] of (list ?? []).entries()) {
+      if (!TOKEN.test(x.name) || FRAMING.has(x.name.toLowerCase())) return { field: `${field}.${kind}[${i}].name`, reason: `${JSON.stringify(clip(x.name))} is not a header name a filter may set` };
+      if (!/^[\t\x20-\x7e]{0,4096}$/.test(x.value)) return { field: `${field}.${kind}[${i}].value`, reason: `${JSON.stringify(clip(x.value))} is not a header value Portico takes: printable ASCII, at most 4096` };
+      out.push({ name: x.name, value: x.value });
+    }
+    return out;
+  };
+  const set = pairs(h.set, 'set');
+  if (!Array.isArray(set)) return set;
+  const add = pairs(h.add, 'add');
+  if (!Array.isArray(add)) return add;
+  for (const [i, name] of (h.remove ?? []).entries()) {
+    if (!TOKEN.test(name) || FRAMING.has(name.toLowerCase())) return { field: `${field}.remove[${i}]`, reason: `${JSON.stringify(clip(name))} is not a header name a filter may remove` };
+  }
+  return { set, add, remove: [...(h.remove ?? [])] };
+}
+
+/** A replacement path: absolute, the strict path characters (model/names.ts checkPath). */
+function pathEdit(p: HTTPPathModifier, field: string, prefixMatch: boolean): PathEdit | Refusal {
+  const value = p.type === 'ReplaceFullPath' ? p.replaceFullPath : p.type === 'ReplacePrefixMatch' ? p.replacePrefixMatch : undefined;
+  if (value === undefined) return { field: `${field}.type`, reason: `${JSON.stringify(p.type)} needs its value (replaceFullPath or replacePrefixMatch)` };
+  if (p.type === 'ReplacePrefixMatch' && !prefixMatch) return { field: `${field}.type`, reason: 'ReplacePrefixMatch needs every match of the rule to be a PathPrefix match' };
+  const bad = checkPath(value);
+  return bad ? { field: `${field}.${p.type === 'ReplaceFullPath' ? 'replaceFullPath' : 'replacePrefixMatch'}`, reason: bad } : { type: p.type, value };
+}
+
+/** The Gateway API Duration (`1h`, `30s`, `500ms`, `1m30s`), in milliseconds, or undefined when it is not one. */
+export function durationMs(d: string): number | undefined {
+  if (!/^([0-9]{1,5}(h|m|s|ms)){1,4}$/.test(d)) return undefined;
+  let ms = 0;
+  for (const [, n, unit] of d.matchAll(/([0-9]+)(ms|h|m|s)/g)) ms += Number(n) * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1);
+  return ms;
+}
+
+/** timeouts.backendRequest, else timeouts.request (0 = none), in ms; or a refusal. */
+function timeout(t: HTTPRouteRule['timeouts'], field: string): number | undefined | Refusal {
+  if (!t) return undefined;
+  const req = t.request !== undefined ? durationMs(t.request) : 0;
+  if (req === undefined) return { field: `${field}.timeouts.request`, reason: `${JSON.stringify(clip(t.request ?? ''))} is not a Gateway API Duration such as 10s or 1m30s` };
+  const back = t.backendRequest !== undefined ? durationMs(t.backendRequest) : 0;
+  if (back === undefined) return { field: `${field}.timeouts.backendRequest`, reason: `${JSON.stringify(clip(t.backendRequest ?? ''))} is not a Gateway API Duration such as 10s or 1m30s` };
+  if (req > 0 && back > req) return { field: `${field}.timeouts.backendRequest`, reason: 'backendRequest must not be longer than request' };
+  const ms = back > 0 ? back : req;
+  return ms > 0 ? ms : undefined;
+}
+
+type Redirect = NonNullable<GatewayAction['redirect']>;
+type Rewrite = NonNullable<GatewayAction['rewrite']>;
+
+function hostnameRefusal(h: string | undefined, what: string): string | undefined {
+  if (h === undefined) return undefined;
+  return checkHost(h.toLowerCase()) ?? (h.startsWith('*') ? `a ${what} hostname cannot be a wildcard` : undefined);
+}
+
+function redirectOf(f: HTTPRouteFilter, w: string, prefixMatch: boolean): Redirect | Refusal {
+  const r = f.requestRedirect ?? {};
+  if (r.scheme !== undefined && r.scheme !== 'http' && r.scheme !== 'https') return { field: `${w}.scheme`, reason: `${JSON.stringify(clip(r.scheme))} is not http or https` };
+  const badHost = hostnameRefusal(r.hostname, 'redirect');
+  if (badHost) return { field: `${w}.hostname`, reason: badHost };
+  if (r.port !== undefined && (!Number.isInteger(r.port) || r.port < 1 || r.port > 65535)) return { field: `${w}.port`, reason: 'must be an integer 1-65535' };
+  const statusCode = r.statusCode ?? 302;
+  if (statusCode !== 301 && statusCode !== 302) return { field: `${w}.statusCode`, reason: `${String(statusCode)} is not 301 or 302` };
+  const path = r.path ? pathEdit(r.path, `${w}.path`, prefixMatch) : undefined;
+  if (path && 'field' in path) return path;
+  return { ...(r.scheme === 'http' || r.scheme === 'https' ? { scheme: r.scheme } : {}), ...(r.hostname ? { hostname: r.hostname.toLowerCase() } : {}), ...(r.port ? { port: r.port } : {}), statusCode, ...(path ? { path } : {}) };
+}
+
+function rewriteOf(f: HTTPRouteFilter, w: string, prefixMatch: boolean): Rewrite | Refusal {
+  const r = f.urlRewrite ?? {};
+  const badHost = hostnameRefusal(r.hostname, 'rewrite');
+  if (badHost) return { field: `${w}.hostname`, reason: badHost };
+  const path = r.path ? pathEdit(r.path, `${w}.path`, prefixMatch) : undefined;
+  if (path && 'field' in path) return path;
+  return { ...(r.hostname ? { hostname: r.hostname.toLowerCase() } : {}), ...(path ? { path } : {}) };
+}
+
+/** One filter applied to what the rule's filters made so far, or a refusal. */
+function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: boolean): Filters | Refusal {
+  if (f.type === 'RequestHeaderModifier' || f.type === 'ResponseHeaderModifier') {
+    const key = f.type === 'RequestHeaderModifier' ? 'requestHeaderModifier' : 'responseHeaderModifier';
+    const e = headerEdits(f[key] ?? {}, `${at}.${key}`);
+    return 'field' in e ? e : { ...out, [f.type === 'RequestHeaderModifier' ? 'requestHeaders' : 'responseHeaders']: e };
+  }
+  if (f.type === 'RequestRedirect') {
+    const r = redirectOf(f, `${at}.requestRedirect`, prefixMatch);
+    return 'field' in r && 'reason' in r ? r : { ...out, redirect: r };
+  }
+  if (f.type === 'URLRewrite') {
+    const r = rewriteOf(f, `${at}.urlRewrite`, prefixMatch);
+    return 'field' in r && 'reason' in r ? r : { ...out, rewrite: r };
+  }
+  if (f.type === 'RequestMirror') {
+    return out.mirror ? { field: at, reason: 'Portico mirrors to one backend per rule' } : { ...out, mirror: { field: `${at}.requestMirror.backendRef`, filter: f } };
+  }
+  return { field: `${at}.type`, reason: `${JSON.stringify(clip(f.type))} is not a filter Portico supports (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror)` };
+}
+
+/**
+ * The filters of a rule (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror) and
+ * its timeout, validated; or why the rule is not served. `prefixMatch`: every match of the rule is a PathPrefix.
+ */
+export function ruleFilters(rule: HTTPRouteRule, field: string, prefixMatch: boolean): Filters | Refusal {
+  let out: Filters = {};
+  const once = new Set<string>();
+  for (const [i, f] of (rule.filters ?? []).entries()) {
+    const at = `${field}.filters[${i}]`;
+    if (f.type !== 'RequestMirror' && once.has(f.type)) return { field: at, reason: `${f.type} may appear once per rule` };
+    once.add(f.type);
+    const next = oneFilter(out, f, at, prefixMatch);
+    if ('field' in next && 'reason' in next) return next;
+    out = next;
+  }
+  if (out.redirect && out.rewrite) return { field: `${field}.filters`, reason: 'RequestRedirect and URLRewrite cannot be used together' };
+  const ms = timeout(rule.timeouts, field);
+  if (typeof ms === 'object') return ms;
+  return ms !== undefined ? { ...out, timeoutMs: ms } : out;
+}

@@ -1,0 +1,99 @@
+// The Gateway API route table of the model (docs/adr/0011): per nginx location, the HTTPRoute matches that may take
+// its requests, sorted by the specification's precedence, each with what to do; Lua walks it (lua/portico/gateway.lua).
+import type { ObjectRef } from '../types.js';
+
+/** A header or query parameter condition. Header names are lower-cased (compared case-insensitively); query names are kept. */
+export interface GatewayCondition {
+  readonly name: string;
+  readonly type: 'Exact' | 'RegularExpression';
+  readonly value: string;
+}
+
+/** One HTTPRoute match, validated: a path (always), and the conditions ANDed with it. */
+export interface GatewayMatch {
+  readonly path: { readonly type: 'Exact' | 'PathPrefix' | 'RegularExpression'; readonly value: string };
+  readonly headers: readonly GatewayCondition[];
+  readonly query: readonly GatewayCondition[];
+  /** An HTTP method, upper case. */
+  readonly method?: string;
+}
+
+export interface GatewayHeader { readonly name: string; readonly value: string }
+
+/** RequestHeaderModifier / ResponseHeaderModifier: set replaces, add appends (comma-joined), remove drops. */
+export interface HeaderEdits {
+  readonly set: readonly GatewayHeader[];
+  readonly add: readonly GatewayHeader[];
+  readonly remove: readonly string[];
+}
+
+/** ReplaceFullPath: the whole path; ReplacePrefixMatch: the matched PathPrefix replaced (the candidate's path). */
+export interface PathEdit {
+  readonly type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
+  readonly value: string;
+}
+
+/** One weighted backend of a rule: an upstream, or none (a backendRef that is invalid: its share answers 500). */
+export interface WeightedBackend {
+  readonly upstream?: string;
+  readonly weight: number;
+}
+
+/** What one rule of one HTTPRoute does with a request it takes: data for Lua, never nginx.conf text. */
+export interface GatewayAction {
+  readonly route: ObjectRef;
+  /** `spec.rules[i]`. */
+  readonly rule: number;
+  /** Weight > 0 only; empty: every request answers 500 (no backend, all weights zero). */
+  readonly backends: readonly WeightedBackend[];
+  /** The rule lists several backendRefs: Lua picks by weight, so weight changes stay dynamic (no reload). */
+  readonly weighted?: true;
+  readonly requestHeaders?: HeaderEdits;
+  readonly responseHeaders?: HeaderEdits;
+  readonly redirect?: {
+    readonly scheme?: 'http' | 'https';
+    readonly hostname?: string;
+    readonly port?: number;
+    readonly statusCode: number;
+    readonly path?: PathEdit;
+  };
+  readonly rewrite?: { readonly hostname?: string; readonly path?: PathEdit };
+  /** RequestMirror: the upstream that gets a copy of each request (responses ignored). */
+  readonly mirror?: string;
+  /** timeouts.backendRequest, else timeouts.request, in milliseconds: the upstream connect, send and read timeouts. */
+  readonly timeoutMs?: number;
+}
+
+/** One match of one rule in a location's list: Lua takes the first whose conditions all hold. */
+export interface GatewayCandidate {
+  readonly match: GatewayMatch;
+  /** Index into GatewayTable.actions. */
+  readonly action: number;
+}
+
+/** The route table: the actions, and the candidates of each location that needs Lua, by the location's key. */
+export interface GatewayTable {
+  readonly actions: readonly GatewayAction[];
+  readonly locations: Readonly<Record<string, readonly GatewayCandidate[]>>;
+}
+
+/** One match of one rule of one attached route on one host, as translation made it (before locations exist). */
+export interface GatewayEntry {
+  /** '' = no host (every host), else an exact or `*.` host. */
+  readonly host: string;
+  readonly match: GatewayMatch;
+  readonly action: GatewayAction;
+  /** Oldest route first (then namespace/name), then rule index, then match index: the specification's last tie-breaks. */
+  readonly order: readonly [number, number, number];
+}
+
+/** True when a match has nothing but an Exact or PathPrefix path: nginx's location choice alone decides it. */
+export function pathOnly(m: GatewayMatch): boolean {
+  return m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined;
+}
+
+/** True when an action is one backend and nothing else: the location proxies to it without Lua. */
+export function plainAction(a: GatewayAction): boolean {
+  return a.weighted === undefined && a.backends.length === 1 && a.backends[0]?.upstream !== undefined && a.requestHeaders === undefined && a.responseHeaders === undefined
+    && a.redirect === undefined && a.rewrite === undefined && a.mirror === undefined && a.timeoutMs === undefined;
+}

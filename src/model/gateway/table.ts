@@ -1,0 +1,94 @@
+// The route table (docs/adr/0011): for each nginx location, the HTTPRoute matches that may take its requests, in the
+// specification's precedence, cut at the first one that takes every request of the location; Lua walks the list.
+import { isElementPrefix, nginxPick, type PathRule } from '../routes.js';
+import type { Location, Server } from '../types.js';
+import { comparePrecedence } from './match.js';
+import { pathOnly, plainAction, type GatewayAction, type GatewayCandidate, type GatewayEntry, type GatewayMatch, type GatewayTable } from './route-types.js';
+
+/** A candidate of a location: an HTTPRoute match, or an Ingress path (which nginx serves: Lua stops there). */
+type Candidate = { readonly entry?: GatewayEntry; readonly match: GatewayMatch; readonly order: readonly [number, number, number] };
+
+function wildcardOf(host: string): string | undefined {
+  const dot = host.indexOf('.');
+  return dot > 0 ? `*${host.slice(dot)}` : undefined;
+}
+
+/** Does a match's path take the requests of this location (every one of them, for Exact and PathPrefix)? */
+function applies(path: GatewayMatch['path'], l: Location): boolean {
+  if (path.type === 'RegularExpression') return true;
+  if (path.type === 'Exact') return l.match === 'exact' && path.value === l.path;
+  const at = l.match === 'exact' || l.path === '/' ? l.path : l.path.slice(0, -1);
+  return isElementPrefix(path.value, at);
+}
+
+function byPrecedence(a: Candidate, b: Candidate): number {
+  return comparePrecedence(a.match, b.match) || a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2];
+}
+
+/** The Ingress paths of a tier as candidates: they come before HTTPRoute matches of the same path (docs/adr/0011). */
+function ingressCandidates(rules: ReadonlyMap<string, PathRule> | undefined): Candidate[] {
+  return [...(rules?.values() ?? [])].filter((r) => r.target.kind !== 'upstream' || r.target.ingress.kind !== 'HTTPRoute')
+    .map((r) => ({ match: { path: { type: r.type === 'Exact' ? 'Exact' : 'PathPrefix', value: r.path }, headers: [], query: [] }, order: [-1, 0, 0] }));
+}
+
+/** Adds the locations of conditional matches' paths (nginx must catch their requests apart), each with nginx's answer there. */
+function withPaths(locations: readonly Location[], entries: readonly GatewayEntry[]): Location[] {
+  const regex = locations.filter((l) => l.match === 'regex');
+  const exact = new Map(locations.filter((l) => l.match === 'exact').map((l) => [l.path, l]));
+  const prefix = new Map(locations.filter((l) => l.match === 'prefix').map((l) => [l.path, l]));
+  const plain = [...exact.values(), ...prefix.values()];
+  for (const e of entries) {
+    if (pathOnly(e.match) || e.match.path.type === 'RegularExpression') continue;
+    const v = e.match.path.value;
+    if (!exact.has(v)) exact.set(v, { match: 'exact', path: v, target: (nginxPick(plain, v) ?? { target: { kind: 'not-found' } }).target });
+    const p = v === '/' ? '/' : `${v}/`;
+    if (e.match.path.type === 'PathPrefix' && !prefix.has(p)) {
+      prefix.set(p, { match: 'prefix', path: p, target: (nginxPick(plain.filter((l) => l.match === 'prefix'), p) ?? { target: { kind: 'not-found' } }).target });
+    }
+  }
+  const sorted = (m: Map<string, Location>): Location[] => [...m.keys()].sort().map((k) => m.get(k) as Location);
+  return [...regex, ...sorted(exact), ...sorted(prefix)];
+}
+
+/**
+ * Gives every location whose requests an HTTPRoute match with conditions (headers, query, method, a regex path) or
+ * with more than one plain backend may take a key into the returned table, whose list holds those matches in the
+ * specification's precedence across the host's tiers (host, wildcard, no host), up to the first match that takes
+ * every request there. Locations where nginx's choice alone is the answer are left as they are.
+ */
+export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>, entries: readonly GatewayEntry[]): { servers: Server[]; table?: GatewayTable } {
+  if (entries.length === 0) return { servers: [...servers] };
+  const actions = new Map<GatewayAction, number>();
+  const table: Record<string, GatewayCandidate[]> = {};
+  let n = 0;
+  const out = servers.map((s) => {
+    const wild = s.host === '_' || s.host.startsWith('*.') ? undefined : wildcardOf(s.host);
+    const keys = s.host === '_' ? [''] : [s.host, ...(wild !== undefined && rules.has(wild) ? [wild] : []), ''];
+    const tiers = keys.map((k) => [...ingressCandidates(rules.get(k)), ...entries.filter((e) => e.host === k).map((e) => ({ entry: e, match: e.match, order: e.order }))]);
+    const mine = entries.filter((e) => keys.includes(e.host));
+    if (mine.length === 0) return s;
+    const locations = withPaths(s.locations, mine).map((l): Location => {
+      if (l.match === 'regex') return l;
+      const list: GatewayEntry[] = [];
+      let lua = false;
+      walk: for (const tier of tiers) {
+        for (const c of tier.filter((x) => applies(x.match.path, l)).sort(byPrecedence)) {
+          if (!c.entry) break walk;
+          list.push(c.entry);
+          if (!pathOnly(c.entry.match)) { lua = true; continue; }
+          if (!plainAction(c.entry.action)) lua = true;
+          break walk;
+        }
+      }
+      if (!lua) return l;
+      const key = `gw${String(n++)}`;
+      table[key] = list.map((e) => {
+        if (!actions.has(e.action)) actions.set(e.action, actions.size);
+        return { match: e.match, action: actions.get(e.action) ?? 0 };
+      });
+      return { ...l, gateway: key };
+    });
+    return { ...s, locations };
+  });
+  return n === 0 ? { servers: out } : { servers: out, table: { actions: [...actions.keys()], locations: table } };
+}
