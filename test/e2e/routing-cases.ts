@@ -1,4 +1,6 @@
 // End to end, local mode, real nginx: the Kubernetes path table, host rules, merging, oldest-wins, defaults, classes.
+// One list of cases, run by routing.test.ts (rendered locations) and dynamic-routing.test.ts (the Lua route table,
+// docs/adr/0014): the same answers are asserted on both paths.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
@@ -8,7 +10,9 @@ import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js
 import { get, startPortico, who, type Running } from '../support/portico.js';
 import { PATH_TABLE } from '../support/path-table.js';
 
-describe('routing through real nginx', () => {
+/** `extra`: flags added to every Portico started; `check(p)`: what else must hold of a running one (e.g. which path served). */
+export function routingSuites(label: string, extra: readonly string[], check: (p: Running) => Promise<void> = async () => {}): void {
+describe(`routing through real nginx${label}`, () => {
   let backends: Backend[] = [];
   let dir = '';
   let portico: Running;
@@ -47,13 +51,17 @@ describe('routing through real nginx', () => {
       ingress('classless', { host: 'classless.test', paths: [{ path: '/', type: 'Prefix', service: 'svc2' }] }),
     );
     await writeManifests(dir, 'all.yaml', objects);
-    portico = await startPortico(['--manifests', dir]);
+    portico = await startPortico(['--manifests', dir, ...extra]);
   });
 
   after(async () => {
     await portico?.stop();
     await Promise.all(backends.map((b) => b.close()));
     await rm(dir, { recursive: true, force: true });
+  });
+
+  test('served by the routing path under test', async () => {
+    await check(portico);
   });
 
   test('every row of the Kubernetes path table', async () => {
@@ -101,7 +109,7 @@ describe('routing through real nginx', () => {
   });
 });
 
-describe('default backends and classless Ingresses', () => {
+describe(`default backends and classless Ingresses${label}`, () => {
   let backends: Backend[] = [];
   let dir = '';
   const running: Running[] = [];
@@ -125,7 +133,7 @@ describe('default backends and classless Ingresses', () => {
   });
 
   test('spec.defaultBackend takes every host and path no rule matches; a default IngressClass takes classless Ingresses', async () => {
-    const p = await startPortico(['--manifests', dir]);
+    const p = await startPortico(['--manifests', dir, ...extra]);
     running.push(p);
     assert.equal(await who(p.http, 'dflt.test', '/app/1'), 'a');
     assert.equal(await who(p.http, 'dflt.test', '/elsewhere'), 'dflt');
@@ -138,15 +146,16 @@ describe('default backends and classless Ingresses', () => {
     await writeManifests(only, 'objects.yaml', [...serviceFor('flagged', [backends[2]!], { namespace: 'infra' }),
       ingressClass('portico'), ...serviceFor('nc', [backends[3]!]),
       ingress('no-class', { host: 'noclass.test', paths: [{ path: '/', type: 'Prefix', service: 'nc' }] })]);
-    const p = await startPortico(['--manifests', only, '--default-backend-service=infra/flagged']);
+    const p = await startPortico(['--manifests', only, '--default-backend-service=infra/flagged', ...extra]);
     running.push(p);
     assert.equal(await who(p.http, 'nobody.test', '/x'), 'flag');
     assert.equal(await who(p.http, 'noclass.test', '/'), 'flag', 'a classless Ingress is not ours without a default class');
     await p.stop();
-    const q = await startPortico(['--manifests', only, '--watch-ingress-without-class=true']);
+    const q = await startPortico(['--manifests', only, '--watch-ingress-without-class=true', ...extra]);
     running.push(q);
     assert.equal(await who(q.http, 'noclass.test', '/'), 'classless');
     assert.equal(await who(q.http, 'nobody.test', '/x'), '404');
     await rm(only, { recursive: true, force: true });
   });
 });
+}
