@@ -2,7 +2,8 @@
 import type { Endpoint } from '../model/types.js';
 import type { StreamModel } from '../model/stream.js';
 import type { GlobalSettings } from '../model/settings.js';
-import { cidr, filePath, int, quote, serverName } from './escape.js';
+import { cidr, filePath, int, quote, serverName, snippet } from './escape.js';
+import { statements, tokenize } from '../snippets/tokenize.js';
 
 export interface StreamRenderOptions {
   readonly workDir: string;
@@ -15,8 +16,18 @@ export interface StreamRenderOptions {
 export const HTTPS_SOCKET = 'https.sock';
 const socket = (o: StreamRenderOptions, name: string): string => `unix:${o.workDir.replace(/\/$/, '')}/${name}`;
 
-export function streamModuleLines(stream: StreamModel | undefined): string[] {
-  return stream ? [`load_module ${filePath('/usr/lib/nginx/modules/ngx_stream_module.so')};`] : [];
+export function streamModuleLines(stream: StreamModel | undefined, snippets: readonly string[] = []): string[] {
+  return stream || snippets.length > 0 ? [`load_module ${filePath('/usr/lib/nginx/modules/ngx_stream_module.so')};`] : [];
+}
+
+/**
+ * The stream snippets, in stream{} before Portico's servers: the ConfigMap's, then each distinct stream-snippet
+ * annotation (a host's comes from its oldest Ingress). Each passed --snippet-mode in the stream context when read
+ * (safe: stream-wide timeouts, buffers and access lists only, docs/adr/0012).
+ */
+export function streamSnippets(g: GlobalSettings | undefined, servers: readonly { readonly settings?: { readonly streamSnippet?: string } }[]): string[] {
+  const own = servers.map((s) => s.settings?.streamSnippet).filter((t): t is string => t !== undefined);
+  return [...new Set([...(g?.streamSnippet !== undefined ? [g.streamSnippet] : []), ...own])];
 }
 
 function where(address: string, port: number): string {
@@ -71,14 +82,18 @@ function passthrough(s: StreamModel, o: StreamRenderOptions): string[] {
 }
 
 /** The whole `stream {}` block, or nothing when the model has no stream section. */
-export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions): string[] {
-  if (!s) return [];
+export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions, snippets: readonly string[] = []): string[] {
+  if (!s && snippets.length === 0) return [];
+  // A snippet's own proxy_timeout or proxy_connect_timeout replaces the default (nginx refuses a directive twice).
+  const top = new Set(snippets.flatMap((t) => statements(tokenize(t)).map((st) => st.name)));
+  const own = (name: string): boolean => top.has(name);
   return [
     'stream {',
     // ingress-nginx's defaults: proxy-connect-timeout 5s, proxy-stream-timeout 600s, proxy-stream-responses 1.
-    '    proxy_connect_timeout 5s;',
-    '    proxy_timeout 600s;',
-    ...s.services.flatMap((svc) => {
+    ...(own('proxy_connect_timeout') ? [] : ['    proxy_connect_timeout 5s;']),
+    ...(own('proxy_timeout') ? [] : ['    proxy_timeout 600s;']),
+    ...snippets.flatMap((t) => snippet(t).map((l) => `    ${l}`)),
+    ...(s?.services ?? []).flatMap((svc) => {
       const name = `portico_${svc.protocol}_${int(svc.port)}`;
       const udp = svc.protocol === 'udp';
       return [
@@ -94,7 +109,7 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
         '    }',
       ];
     }),
-    ...(s.passthrough ? passthrough(s, o) : []),
+    ...(s?.passthrough ? passthrough(s, o) : []),
     '}',
   ];
 }

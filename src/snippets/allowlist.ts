@@ -16,6 +16,9 @@ export interface Rule {
 const LSI: Context[] = ['location', 'server', 'if'];
 const LSH: Context[] = ['location', 'server', 'http'];
 const LSHI: Context[] = ['location', 'server', 'http', 'if'];
+/** Also at the top of stream{}, where the stream module's directive of the same name takes the same argument. */
+const LSHS: Context[] = ['location', 'server', 'http', 'stream'];
+const STREAM: Context[] = ['stream'];
 const HEADER = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
 const TIME = /^\d{1,7}(ms|s|m|h|d|w|M|y)?$/;
 const SIZE = /^\d{1,9}[kKmMgG]?$/;
@@ -84,20 +87,27 @@ export const ALLOWED: Readonly<Record<string, Rule>> = {
   'gzip_http_version': { contexts: LSH, check: oneOf(['1.0', '1.1']) },
   'gzip_disable': { contexts: LSH, check: (a) => (a.length > 0 ? a.map((_, i) => regex(i)(a)).find((x) => x !== undefined) : 'takes patterns') },
   'gzip_buffers': { contexts: LSH, check: all(count(2, 2), arg(0, /^\d{1,4}$/, 'a number'), arg(1, SIZE, 'a size')) },
-  'proxy_connect_timeout': { contexts: LSH, check: all(count(1, 1), arg(0, TIME, 'a time')) },
+  'proxy_connect_timeout': { contexts: LSHS, check: all(count(1, 1), arg(0, TIME, 'a time')) },
   'proxy_read_timeout': { contexts: LSH, check: all(count(1, 1), arg(0, TIME, 'a time')) },
   'proxy_send_timeout': { contexts: LSH, check: all(count(1, 1), arg(0, TIME, 'a time')) },
-  'proxy_next_upstream_timeout': { contexts: LSH, check: all(count(1, 1), arg(0, TIME, 'a time')) },
+  'proxy_next_upstream_timeout': { contexts: LSHS, check: all(count(1, 1), arg(0, TIME, 'a time')) },
   'proxy_intercept_errors': { contexts: LSH, check: oneOf(['on', 'off']) },
   'proxy_buffering': { contexts: LSH, check: oneOf(['on', 'off']) },
   'proxy_request_buffering': { contexts: LSH, check: oneOf(['on', 'off']) },
   'proxy_http_version': { contexts: LSH, check: oneOf(['1.0', '1.1']) },
-  'proxy_buffer_size': { contexts: LSH, check: all(count(1, 1), arg(0, SIZE, 'a size')) },
+  'proxy_buffer_size': { contexts: LSHS, check: all(count(1, 1), arg(0, SIZE, 'a size')) },
   'proxy_buffers': { contexts: LSH, check: all(count(2, 2), arg(0, /^\d{1,4}$/, 'a number'), arg(1, SIZE, 'a size')) },
   'client_max_body_size': { contexts: LSH, check: all(count(1, 1), arg(0, SIZE, 'a size')) },
   'error_page': { contexts: LSHI, check: errorPage },
-  'allow': { contexts: LSH, check: all(count(1, 1), arg(0, /^(all|[0-9a-fA-F.:]{2,45}(\/\d{1,3})?)$/, 'an address, CIDR or all')) },
-  'deny': { contexts: LSH, check: all(count(1, 1), arg(0, /^(all|[0-9a-fA-F.:]{2,45}(\/\d{1,3})?)$/, 'an address, CIDR or all')) },
+  'allow': { contexts: LSHS, check: all(count(1, 1), arg(0, /^(all|[0-9a-fA-F.:]{2,45}(\/\d{1,3})?)$/, 'an address, CIDR or all')) },
+  'deny': { contexts: LSHS, check: all(count(1, 1), arg(0, /^(all|[0-9a-fA-F.:]{2,45}(\/\d{1,3})?)$/, 'an address, CIDR or all')) },
+  // stream{} defaults for every TCP/UDP server: timeouts, buffers, retries and access lists; never a server, listen or target.
+  'proxy_timeout': { contexts: STREAM, check: all(count(1, 1), arg(0, TIME, 'a time')) },
+  'proxy_next_upstream': { contexts: STREAM, check: oneOf(['on', 'off']) },
+  'proxy_next_upstream_tries': { contexts: STREAM, check: all(count(1, 1), arg(0, /^\d{1,3}$/, 'a number')) },
+  'proxy_socket_keepalive': { contexts: STREAM, check: oneOf(['on', 'off']) },
+  'preread_timeout': { contexts: STREAM, check: all(count(1, 1), arg(0, TIME, 'a time')) },
+  'tcp_nodelay': { contexts: STREAM, check: oneOf(['on', 'off']) },
   'map': { contexts: ['http'], check: all(count(2, 2), arg(0, /^\$[A-Za-z_][A-Za-z0-9_]*$/, 'a variable'), arg(1, /^\$[A-Za-z_][A-Za-z0-9_]*$/, 'a variable')), block: 'map' },
 };
 
