@@ -59,9 +59,9 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
   // The writer asks the elector at every write, so it stops writing the moment the Lease is lost.
   const writer: StatusUpdater = new StatusUpdater({ kc, log, isLeader: () => leader.isLeader, publishStatusAddress: config.publishStatusAddress,
     publishService: config.publishService, useInternalIp: config.reportNodeInternalIp, podName: config.podName, podNamespace: config.podNamespace });
-  // Gateway API status (GatewayClass, HTTPRoute parents) by the same leader.
+  // Gateway API status (GatewayClass, Gateway with the Ingress status addresses, HTTPRoute parents) by the same leader.
   const gateways = config.enableGatewayApi
-    ? new GatewayStatusWriter({ kc, log, isLeader: () => leader.isLeader, controllerName: config.gatewayControllerName }) : undefined;
+    ? new GatewayStatusWriter({ kc, log, isLeader: () => leader.isLeader, controllerName: config.gatewayControllerName, addresses: (snap) => writer.inputs.addresses(snap) }) : undefined;
   const leader: LeaderElector = new LeaderElector({ kc, log, namespace: config.podNamespace ?? 'default', name: config.electionId, identity: instance,
     ttlMs: config.electionTtlMs, onChange: (leading) => { writer.leadershipChanged(leading); gateways?.leadershipChanged(leading); } });
   ctl.applied.push(({ model }) => { const snap = ctl.store.snapshot(); writer.update(snap, model.ingresses); gateways?.update(snap); });

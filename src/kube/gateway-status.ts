@@ -1,4 +1,5 @@
-// Writes the status of Portico's Gateway API objects: GatewayClass Accepted, HTTPRoute per-parent Accepted/ResolvedRefs. Leader only, only when it differs.
+// Writes the status of Portico's Gateway API objects: GatewayClass Accepted; Gateway Accepted, Programmed, addresses
+// and listeners; HTTPRoute per-parent Accepted/ResolvedRefs. Leader only, only when it differs.
 //
 // The desired conditions come from model/gateway/status.ts (pure); here they get their lastTransitionTime (kept
 // while a condition's status stays, else the time of the write) and are merged with other controllers' entries.
@@ -8,7 +9,8 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import { GATEWAY_GROUP, type Condition } from '../model/gateway/api.js';
-import { desiredGatewayStatus, type RouteParentStatus } from '../model/gateway/status.js';
+import { desiredGatewayStatus, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../model/gateway/status.js';
+import type { StatusAddress } from '../status/address.js';
 
 export interface GatewayStatusOptions {
   readonly kc: KubeConfig;
@@ -18,10 +20,20 @@ export interface GatewayStatusOptions {
   readonly controllerName: string;
   /** The clock for lastTransitionTime (tests pass a fixed one). */
   readonly now?: () => Date;
+  /** The Gateways' addresses, as Ingress status computes them (kube/status-inputs.ts); undefined: unknown, left as they are. */
+  readonly addresses?: (snapshot: Snapshot) => readonly StatusAddress[] | undefined;
+}
+
+/** Ingress status addresses as Gateway status.addresses: IPs as IPAddress, names as Hostname. */
+export function gatewayAddresses(list: readonly StatusAddress[] | undefined): GatewayAddress[] | undefined {
+  return list?.map((a): GatewayAddress => ('ip' in a ? { type: 'IPAddress', value: a.ip } : { type: 'Hostname', value: a.hostname }));
 }
 
 interface Target { readonly plural: string; readonly namespace: string | undefined; readonly name: string; readonly rv: string | undefined }
-type Status = { readonly conditions?: readonly Condition[]; readonly parents?: readonly RouteParentStatus[] };
+type Status = {
+  readonly conditions?: readonly Condition[]; readonly parents?: readonly RouteParentStatus[];
+  readonly addresses?: readonly GatewayAddress[]; readonly listeners?: readonly ListenerStatus[];
+};
 
 /** A condition as compared: lastTransitionTime left out. */
 const bare = (c: Condition): Condition => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, ...(c.observedGeneration !== undefined ? { observedGeneration: c.observedGeneration } : {}) });
@@ -33,6 +45,17 @@ function stamped(desired: readonly Condition[], old: readonly Condition[] | unde
     const was = old?.find((o) => o.type === c.type);
     return { ...c, lastTransitionTime: was?.status === c.status && was.lastTransitionTime ? was.lastTransitionTime : now };
   });
+}
+
+/** A Gateway status as compared: listeners without lastTransitionTime, addresses only when known. */
+function gatewayShape(s: Status | GatewayStatus, withAddresses: boolean): string {
+  return JSON.stringify([(s.conditions ?? []).map(bare), (s.listeners ?? []).map((l) => [l.name, l.supportedKinds, l.attachedRoutes, l.conditions.map(bare)]),
+    withAddresses ? (s.addresses ?? []).map((a) => [a.type, a.value]) : null]);
+}
+
+/** Our conditions stamped, then the old ones of types we do not own (the specification: never remove others'). */
+function mergedConditions(want: readonly Condition[], old: readonly Condition[] | undefined, now: string): Condition[] {
+  return [...stamped(want, old, now), ...(old ?? []).filter((o) => !want.some((c) => c.type === o.type))];
 }
 
 const parentKey = (p: RouteParentStatus): string => JSON.stringify([p.parentRef.namespace ?? '', p.parentRef.name, p.parentRef.sectionName ?? '', p.parentRef.port ?? 0]);
@@ -84,7 +107,7 @@ export class GatewayStatusWriter {
     const snapshot = this.snapshot;
     if (!snapshot || !this.opts.isLeader()) return;
     const now = (this.opts.now ?? (() => new Date()))().toISOString().replace(/\.\d+Z$/, 'Z');
-    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName);
+    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)));
     for (const c of snapshot.gatewayClasses ?? []) {
       const name = c.metadata?.name ?? '';
       const want = desired.classes.get(name);
@@ -94,6 +117,31 @@ export class GatewayStatusWriter {
       if (same(cur.conditions ?? [], want)) continue;
       await this.write(key, { plural: 'gatewayclasses', namespace: undefined, name, rv: c.metadata?.resourceVersion }, { conditions: stamped(want, cur.conditions, now) });
     }
+    await this.gatewayPass(snapshot, desired, now);
+    await this.routePass(snapshot, desired, now);
+  }
+
+  private async gatewayPass(snapshot: Snapshot, desired: DesiredGatewayStatus, now: string): Promise<void> {
+    for (const g of snapshot.gateways ?? []) {
+      const namespace = g.metadata?.namespace ?? 'default';
+      const name = g.metadata?.name ?? '';
+      const want = desired.gateways.get(`${namespace}/${name}`);
+      if (!want) continue; // another controller's Gateway
+      const key = `Gateway/${namespace}/${name}`;
+      const cur = this.current(key, g.metadata?.resourceVersion, g.status as Status | undefined);
+      const mine = { ...cur, conditions: (cur.conditions ?? []).filter((c) => want.conditions.some((w) => w.type === c.type)) };
+      if (gatewayShape(mine, want.addresses !== undefined) === gatewayShape(want, want.addresses !== undefined)) continue;
+      const oldListeners = new Map((cur.listeners ?? []).map((l) => [l.name, l.conditions]));
+      const status: Status = {
+        ...(want.addresses !== undefined ? { addresses: want.addresses } : {}),
+        conditions: mergedConditions(want.conditions, cur.conditions, now),
+        listeners: want.listeners.map((l) => ({ ...l, conditions: stamped(l.conditions, oldListeners.get(l.name), now) })),
+      };
+      await this.write(key, { plural: 'gateways', namespace, name, rv: g.metadata?.resourceVersion }, status);
+    }
+  }
+
+  private async routePass(snapshot: Snapshot, desired: DesiredGatewayStatus, now: string): Promise<void> {
     for (const r of snapshot.httpRoutes ?? []) {
       const namespace = r.metadata?.namespace ?? 'default';
       const name = r.metadata?.name ?? '';

@@ -97,6 +97,7 @@ export function readResources(): string[] {
 export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
   'networking.k8s.io/ingresses/status': ['patch'],
   'gateway.networking.k8s.io/gatewayclasses/status': ['patch'],
+  'gateway.networking.k8s.io/gateways/status': ['patch'],
   'gateway.networking.k8s.io/httproutes/status': ['patch'],
   '/services': ['get'],
   '/nodes': ['get'],

@@ -75,7 +75,8 @@ describe('Gateway API status', () => {
     assert.deepEqual(parents('shared').map((p) => p.controllerName), ['example.com/other-controller', PORTICO_GATEWAY_CONTROLLER], 'another controller\'s entry is kept');
     assert.ok(parents('ok')[0]?.conditions.every((c) => c.observedGeneration === 1));
     const first = api.writes().length;
-    assert.equal(first, 9, 'the class and eight routes');
+    assert.equal(first, 10, 'the class, the Gateway web (not other, of another class) and eight routes');
+    assert.equal((api.get('Gateway', 'default', 'other') as { status?: unknown }).status, undefined, 'another controller\'s Gateway is left alone');
     assert.ok(api.writes().every((r) => r.subresource === 'status' || r.path.endsWith('/status')), 'through the status subresource');
     w.update(stale); // the store has not seen our writes yet
     w.update(snapshot());

@@ -1,0 +1,141 @@
+// Gateway status against the API server double: Accepted, Programmed and addresses of the Gateway, and per listener
+// supportedKinds, attachedRoutes and the conditions Accepted, Programmed, ResolvedRefs, Conflicted with the
+// specification's reasons, each with observedGeneration; allowedRoutes Selector over Namespace labels; written by the
+// leader only and again only when something changed (a Namespace's labels, a route, the addresses).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiServerDouble } from '../support/apiserver/index.js';
+import { createLogger } from '../../src/log.js';
+import { GatewayStatusWriter } from '../../src/kube/gateway-status.js';
+import type { Snapshot } from '../../src/model/input.js';
+import type { StatusAddress } from '../../src/status/address.js';
+import { service } from '../support/objects.js';
+import { gateway, gatewayClass, httpRoute, PORTICO_GATEWAY_CONTROLLER } from '../support/gateway.js';
+import { namespace } from './cluster.js';
+
+type Cond = { type: string; status: string; reason: string; observedGeneration?: number; lastTransitionTime?: string };
+type ListenerStatus = { name: string; supportedKinds: { group?: string; kind: string }[]; attachedRoutes: number; conditions: Cond[] };
+type GatewayStatus = { addresses?: { type: string; value: string }[]; conditions?: Cond[]; listeners?: ListenerStatus[] };
+type Parent = { parentRef: { name: string; sectionName?: string }; controllerName: string; conditions: Cond[] };
+
+const brief = (cs: readonly Cond[]): string => cs.map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ');
+
+describe('Gateway status through the API server double', () => {
+  const api = new ApiServerDouble({ bookmarkIntervalMs: 0 });
+  const kc = new KubeConfig();
+  let leading = true;
+  let addresses: StatusAddress[] | undefined = [{ ip: '203.0.113.7' }, { hostname: 'lb.example.test' }];
+  const put = (o: unknown): void => { api.put(o as never); };
+  const snapshot = (): Snapshot => ({
+    ingresses: [], ingressClasses: [], services: api.list('Service') as never[], endpointSlices: [], secrets: api.list('Secret') as never[], configMaps: [],
+    gatewayClasses: api.list('GatewayClass'), gateways: api.list('Gateway'), httpRoutes: api.list('HTTPRoute'), referenceGrants: [],
+    namespaces: api.list('Namespace') as never[],
+  });
+  const status = (name: string): GatewayStatus => (api.get('Gateway', 'default', name) as { status?: GatewayStatus } | undefined)?.status ?? {};
+  /** Each listener as `name kinds attached conditions`. */
+  const listeners = (name: string): string[] => (status(name).listeners ?? [])
+    .map((l) => `${l.name} [${l.supportedKinds.map((k) => k.kind).join(',')}] ${l.attachedRoutes} ${brief(l.conditions)}`);
+  const accepted = (name: string, ns: string): string => {
+    const parents = (api.get('HTTPRoute', ns, name) as { status?: { parents?: Parent[] } } | undefined)?.status?.parents ?? [];
+    return parents.map((p) => p.conditions.find((c) => c.type === 'Accepted')?.reason ?? '?').join(',');
+  };
+  const route = (name: string, ns: string, sectionName: string): unknown =>
+    httpRoute(name, { parentRefs: [{ name: 'web', namespace: 'default', sectionName }], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }, ns);
+  const writer = (): GatewayStatusWriter => new GatewayStatusWriter({
+    kc, log: createLogger('warn'), isLeader: () => leading, controllerName: PORTICO_GATEWAY_CONTROLLER,
+    now: () => new Date('2026-03-01T00:00:00Z'), addresses: () => addresses,
+  });
+  const pass = async (w: GatewayStatusWriter): Promise<number> => {
+    const before = api.writes().length;
+    w.update(snapshot());
+    await w.idle();
+    return api.writes().length - before;
+  };
+
+  before(async () => {
+    await api.start();
+    kc.loadFromString(api.kubeconfig());
+    put(namespace('default'));
+    put(namespace('team-a', { team: 'a', env: 'prod' }));
+    put(namespace('team-b', { team: 'b', env: 'prod' }));
+    put(namespace('sandbox', { env: 'dev' }));
+    for (const ns of ['default', 'team-a', 'team-b', 'sandbox']) put(service('app', ns));
+    put(gatewayClass('portico'));
+    const web = gateway('web', [
+      { name: 'http' },
+      { name: 'prod', hostname: 'prod.test', from: 'Selector' },
+      { name: 'odd-port', port: 8080 },
+      { name: 'grpc-only', hostname: 'grpc.test' },
+      { name: 'mixed', hostname: 'mixed.test', from: 'All' },
+      { name: 'tls', protocol: 'HTTPS', hostname: 'secure.test', certificateRefs: [{ name: 'missing-cert' }] },
+      { name: 'tls-other', protocol: 'HTTPS', hostname: 'other.test', certificateRefs: [{ name: 'cert', namespace: 'team-a' }] },
+      { name: 'dup-1', hostname: 'dup.test' },
+      { name: 'dup-2', hostname: 'dup.test' },
+    ]) as { spec: { listeners: Record<string, unknown>[] } };
+    const ls = web.spec.listeners;
+    ls[1] = { ...ls[1], allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { env: 'prod' }, matchExpressions: [{ key: 'team', operator: 'In', values: ['a', 'b'] }] } } } };
+    ls[3] = { ...ls[3], allowedRoutes: { kinds: [{ kind: 'GRPCRoute' }] } };
+    ls[4] = { ...ls[4], allowedRoutes: { namespaces: { from: 'All' }, kinds: [{ kind: 'HTTPRoute' }, { kind: 'TLSRoute' }] } };
+    put(web);
+    put(route('home', 'default', 'http'));
+    put(route('a', 'team-a', 'prod'));
+    put(route('b', 'team-b', 'prod'));
+    put(route('dev', 'sandbox', 'prod'));
+    put(route('grpc', 'default', 'grpc-only'));
+    put(route('mixed', 'sandbox', 'mixed'));
+  });
+  after(async () => { await api.stop(); });
+
+  test('conditions, reasons, supportedKinds, attachedRoutes and addresses; once per change; leader only', async () => {
+    const w = writer();
+    assert.equal(await pass(w), 8, 'the class, the Gateway and six routes');
+    const s = status('web');
+    assert.deepEqual(s.addresses, [{ type: 'IPAddress', value: '203.0.113.7' }, { type: 'Hostname', value: 'lb.example.test' }]);
+    assert.equal(brief(s.conditions ?? []), 'Accepted=True/ListenersNotValid Programmed=True/Programmed');
+    assert.deepEqual(listeners('web'), [
+      'http [HTTPRoute] 1 Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts',
+      'prod [HTTPRoute] 2 Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts',
+      'odd-port [HTTPRoute] 0 Accepted=False/PortUnavailable Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts',
+      'grpc-only [] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidRouteKinds Conflicted=False/NoConflicts',
+      'mixed [HTTPRoute] 1 Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=False/InvalidRouteKinds Conflicted=False/NoConflicts',
+      'tls [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef Conflicted=False/NoConflicts',
+      'tls-other [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/RefNotPermitted Conflicted=False/NoConflicts',
+      'dup-1 [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=True/HostnameConflict',
+      'dup-2 [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=True/HostnameConflict',
+    ]);
+    assert.ok([...(s.conditions ?? []), ...(s.listeners ?? []).flatMap((l) => l.conditions)].every((c) => c.observedGeneration === 1 && c.lastTransitionTime === '2026-03-01T00:00:00Z'));
+    assert.deepEqual(['home/default', 'a/team-a', 'b/team-b', 'dev/sandbox', 'grpc/default', 'mixed/sandbox'].map((k) => {
+      const [name = '', ns = ''] = k.split('/');
+      return `${k} ${accepted(name, ns)}`;
+    }), ['home/default Accepted', 'a/team-a Accepted', 'b/team-b Accepted', 'dev/sandbox NotAllowedByListeners', 'grpc/default NotAllowedByListeners', 'mixed/sandbox Accepted']);
+
+    assert.equal(await pass(w), 0, 'nothing changed: nothing written');
+
+    put(namespace('team-b', { team: 'b', env: 'staging' }));
+    assert.equal(await pass(w), 2, 'a Namespace relabelled: the Gateway (attachedRoutes) and the one route');
+    assert.equal(accepted('b', 'team-b'), 'NotAllowedByListeners');
+    assert.match(listeners('web')[1] ?? '', /^prod \[HTTPRoute\] 1 /);
+
+    addresses = undefined; // the --publish-service Service is gone: addresses are left as they are
+    assert.equal(await pass(w), 0);
+    assert.equal(status('web').addresses?.length, 2);
+    addresses = [{ ip: '203.0.113.8' }];
+    assert.equal(await pass(w), 1, 'new address: one write');
+    assert.deepEqual(status('web').addresses, [{ type: 'IPAddress', value: '203.0.113.8' }]);
+    assert.equal(brief(status('web').conditions ?? []), 'Accepted=True/ListenersNotValid Programmed=True/Programmed');
+
+    const changed = gateway('web', [{ name: 'http' }]);
+    put({ ...changed, spec: { ...(changed['spec'] as object), addresses: [{ type: 'IPAddress', value: '198.51.100.1' }] } });
+    assert.equal(await pass(w), 6, 'the Gateway and the five routes whose listener went away');
+    const g = status('web');
+    assert.equal(brief(g.conditions ?? []), 'Accepted=True/Accepted Programmed=False/AddressNotAssigned');
+    assert.ok((g.conditions ?? []).every((c) => c.observedGeneration === 2), 'observedGeneration follows the Gateway');
+    assert.deepEqual(listeners('web'), ['http [HTTPRoute] 1 Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts']);
+
+    leading = false;
+    put(gateway('web', [{ name: 'http', port: 81 }]));
+    assert.equal(await pass(w), 0, 'a replica that is not the leader writes nothing');
+    await w.stop();
+  });
+});
