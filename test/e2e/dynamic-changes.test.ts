@@ -1,0 +1,111 @@
+// End to end, local mode, real nginx, --enable-dynamic-routes (docs/adr/0014): Ingresses, hosts, paths, backends and a
+// TLS host added, changed and removed while Portico runs are served right away with 0 reloads (the nginx master and
+// its workers keep their PIDs, portico_reloads_total stays); a host leaving the dynamic set costs exactly one reload.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBackend, type Backend } from '../support/backends.js';
+import { ingress, type PathSpec } from '../support/objects.js';
+import { manifestFolder, serviceFor, type ManifestDir } from '../support/manifests.js';
+import { get, metric, startPortico, syncCount, until, who, type Running } from '../support/portico.js';
+import { nginxWorkers, tlsSecret } from '../support/tls-manifests.js';
+import { httpsGet, makeCert, type Pem } from '../support/certs.js';
+
+describe('route changes through the Lua route table, without reloads', () => {
+  let backends: Backend[] = [];
+  let folder: ManifestDir;
+  let portico: Running;
+  let certDir = '';
+  let cert: Pem;
+  let pids: { master: number | undefined; workers: number[] };
+  let reloads = 0;
+
+  const one = (paths: PathSpec[], annotations?: Record<string, string>): unknown => ingress('one', { className: 'portico', host: 'one.test', paths, ...(annotations ? { annotations } : {}) });
+  const answers = async (cases: readonly [string, string, string][]): Promise<boolean> => {
+    for (const [host, path, want] of cases) if (await who(portico.http, host, path) !== want) return false;
+    return true;
+  };
+  const served = async (what: string, cases: readonly [string, string, string][]): Promise<void> => {
+    await until(what, () => answers(cases), 10_000);
+  };
+
+  before(async () => {
+    backends = await Promise.all(['a', 'b', 'c'].map((id) => startBackend(id)));
+    certDir = await mkdtemp(join(tmpdir(), 'portico-dyn-certs-'));
+    cert = makeCert(certDir, 'secure.test', { sans: ['secure.test'] });
+    folder = await manifestFolder();
+    await folder.write('services.json', [...serviceFor('a', [backends[0]!]), ...serviceFor('b', [backends[1]!]), ...serviceFor('c', [backends[2]!]), tlsSecret('secure-cert', cert)]);
+    await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }])]);
+    portico = await startPortico(['--manifests', folder.dir, '--enable-dynamic-routes']);
+    await served('the first Ingress', [['one.test', '/', 'a']]);
+    pids = nginxWorkers(portico.proc.pid ?? 0);
+    reloads = await metric(portico, 'portico_reloads_total');
+    assert.ok(pids.master !== undefined && pids.workers.length > 0, 'nginx master and workers found');
+  });
+
+  after(async () => {
+    await portico?.stop();
+    await Promise.all(backends.map((b) => b.close()));
+    await folder?.remove();
+    await rm(certDir, { recursive: true, force: true });
+  });
+
+  test('an Ingress with a new host is served, element-wise prefixes and all', async () => {
+    await folder.write('two.json', [ingress('two', { className: 'portico', host: 'two.test', paths: [{ path: '/api', type: 'Prefix', service: 'b' }] })]);
+    await served('two.test', [['two.test', '/api/x', 'b'], ['two.test', '/api', 'b'], ['two.test', '/apix', '404'], ['one.test', '/apix', 'a']]);
+  });
+
+  test('a path added to an Ingress, Exact before Prefix, then removed', async () => {
+    await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }, { path: '/v1', type: 'Exact', service: 'c' }])]);
+    await served('the Exact path', [['one.test', '/v1', 'c'], ['one.test', '/v1/x', 'a'], ['one.test', '/v1/', 'a']]);
+    await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }])]);
+    await served('the path removed', [['one.test', '/v1', 'a']]);
+  });
+
+  test('a backend changed under a path', async () => {
+    await folder.write('two.json', [ingress('two', { className: 'portico', host: 'two.test', paths: [{ path: '/api', type: 'Prefix', service: 'c' }] })]);
+    await served('the new backend', [['two.test', '/api/x', 'c']]);
+  });
+
+  test('a one-label wildcard host is added', async () => {
+    await folder.write('wild.json', [ingress('wild', { className: 'portico', host: '*.wild.test', paths: [{ path: '/', type: 'Prefix', service: 'b' }] })]);
+    await served('the wildcard', [['x.wild.test', '/', 'b'], ['y.x.wild.test', '/', '404'], ['wild.test', '/', '404']]);
+  });
+
+  test('a TLS host with ssl-redirect: 308 to HTTPS, served over HTTPS with HSTS', async () => {
+    const secure = ingress('secure', { className: 'portico', host: 'secure.test', paths: [{ path: '/', type: 'Prefix', service: 'a' }] });
+    await folder.write('secure.json', [{ ...secure, spec: { ...secure.spec, tls: [{ hosts: ['secure.test'], secretName: 'secure-cert' }] } }]);
+    await until('the redirect', async () => (await get(portico.http, 'secure.test', '/p?q=1')).status === 308);
+    const r = await get(portico.http, 'secure.test', '/p?q=1');
+    assert.equal(r.headers.location, 'https://secure.test/p?q=1');
+    await until('the certificate', async () => (await httpsGet(portico.https, 'secure.test', '/')).headers['x-backend'] === 'a');
+    const s = await httpsGet(portico.https, 'secure.test', '/');
+    assert.match(String(s.headers['strict-transport-security']), /^max-age=\d+/);
+    const plain = await get(portico.http, 'one.test', '/');
+    assert.equal(plain.headers['strict-transport-security'], undefined, 'no HSTS for a host without TLS');
+  });
+
+  test('an Ingress removed: its host answers the default backend', async () => {
+    await rm(join(folder.dir, 'two.json'));
+    await served('two.test removed', [['two.test', '/api/x', '404'], ['one.test', '/api/x', 'a']]);
+  });
+
+  test('all of it with 0 reloads: same nginx master and workers, portico_reloads_total unchanged', async () => {
+    assert.equal(await metric(portico, 'portico_reloads_total'), reloads);
+    assert.deepEqual(nginxWorkers(portico.proc.pid ?? 0), pids);
+    assert.ok(syncCount(portico.output, 'dynamic') >= 6, 'each change was a dynamic sync');
+    const conf = await readFile(join(portico.workDir, 'nginx.conf'), 'utf8');
+    assert.doesNotMatch(conf, /one\.test|two\.test|secure\.test/, 'no host of the dynamic set is in nginx.conf');
+  });
+
+  test('a host leaving the dynamic set (an annotation that needs a directive) costs one reload and keeps its answers', async () => {
+    await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }, { path: '/v2', type: 'Prefix', service: 'b' }], { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '30' })]);
+    await served('one.test rendered', [['one.test', '/v2/x', 'b'], ['one.test', '/', 'a'], ['x.wild.test', '/', 'b']]);
+    assert.equal(await metric(portico, 'portico_reloads_total'), reloads + 1);
+    const conf = await readFile(join(portico.workDir, 'nginx.conf'), 'utf8');
+    assert.match(conf, /server_name "one\.test";/);
+    assert.match(conf, /proxy_read_timeout 30s;/);
+  });
+});
