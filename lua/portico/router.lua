@@ -202,8 +202,14 @@ local function pick(e, uri)
   end
   return nil
 end
-_M.pick = pick
-_M.host_entry = function(host) return host_entry(host) end
+
+-- The target `host` and `uri` get with the table this worker holds now (nil: none pushed yet, or no location).
+-- For tests and debugging; route() below is the same steps inline.
+function _M.match(host, uri)
+  if dict == nil then init_worker() else refresh() end
+  if default == nil then return nil end
+  return pick(host_entry(host), uri)
+end
 
 -- rewrite_by_lua of the catch-all server's `location /` (dynamic mode): what the rendered location of the picked
 -- path would do, in its order: the HTTPS redirect (ssl-redirect), the backend and metrics labels, the canary route

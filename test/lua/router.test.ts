@@ -1,0 +1,142 @@
+// Real nginx: portico.router (docs/adr/0014) answers exactly like the reference matcher of src/model/routes.ts on
+// generated route tables (fast-check, fixed seed): exact and one-label wildcard hosts, Exact before Prefix, longest
+// element-wise prefix, the tiers of ADR 0004, the fallback. The table is made by the renderer that Portico pushes
+// (render/dynamic-routes.ts), the answers come from Lua through the status port.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { type Nginx, request, startNginx } from './harness.js';
+import { compileLocations, normalizePath, route, type PathRule } from '../../src/model/routes.js';
+import { routesPayload } from '../../src/render/dynamic-routes.js';
+import { DEFAULT_TLS_SETTINGS } from '../../src/model/tls-types.js';
+import type { Model, Server, Target } from '../../src/model/types.js';
+
+const MATCH_LOCATION = `
+        location = /match {
+            content_by_lua_block {
+                local cjson = require("cjson.safe")
+                local router = require("portico.router")
+                ngx.req.read_body()
+                local out = {}
+                for i, c in ipairs(cjson.decode(ngx.req.get_body_data())) do
+                    local t = router.match(c[1], c[2])
+                    out[i] = t == nil and "-" or (t.found and t.backend or "404")
+                end
+                ngx.print(cjson.encode(out))
+            }
+        }`;
+
+const SEGMENTS = ['a', 'ab', 'b', 'a.b', 'c'];
+const arbPath = fc.array(fc.constantFrom(...SEGMENTS), { minLength: 0, maxLength: 3 })
+  .chain((segs) => fc.boolean().map((slash) => `/${segs.join('/')}${slash && segs.length > 0 ? '/' : ''}`));
+const arbRule = fc.record({ path: arbPath, type: fc.constantFrom<'Exact' | 'Prefix'>('Exact', 'Prefix'), backend: fc.integer({ min: 0, max: 4 }) });
+/** Rule hosts: exact names, a wildcard, one exact name under it, and '' (rules without a host). */
+const RULE_HOSTS = ['h0.t', 'h1.t', '*.w.t', 'x.w.t', ''];
+const REQUEST_HOSTS = ['h0.t', 'h1.t', 'x.w.t', 'y.w.t', 'z.y.w.t', 'w.t', 'other.t', '_'];
+const arbTable = fc.record({
+  rules: fc.array(fc.record({ host: fc.constantFrom(...RULE_HOSTS), rule: arbRule }), { minLength: 0, maxLength: 24 }),
+  fallback: fc.constantFrom<'404' | 'b9'>('404', 'b9'),
+});
+const arbUri = fc.array(fc.constantFrom(...SEGMENTS, 'abc', ''), { minLength: 0, maxLength: 4 }).map((segs) => `/${segs.join('/')}`);
+const arbRequests = fc.array(fc.tuple(fc.constantFrom(...REQUEST_HOSTS), arbUri), { minLength: 1, maxLength: 40 });
+
+const REF = { kind: 'Ingress', namespace: 'default', name: 'gen' } as const;
+const target = (backend: string): Target => (backend === '404' ? { kind: 'not-found' } : { kind: 'upstream', upstream: backend, ingress: REF });
+const answer = (t: Target | undefined): string => (t === undefined ? '-' : t.kind === 'not-found' ? '404' : t.upstream);
+
+type Table = { rules: { host: string; rule: { path: string; type: 'Exact' | 'Prefix'; backend: number } }[]; fallback: '404' | 'b9' };
+
+/** The model's rule tables per host (the oldest, i.e. first, rule of a host + path + type wins, as in model/build.ts). */
+function tablesOf(t: Table): Map<string, PathRule[]> {
+  const byHost = new Map<string, Map<string, PathRule>>();
+  for (const { host, rule } of t.rules) {
+    const path = normalizePath(rule.path, rule.type);
+    const m = byHost.get(host) ?? new Map<string, PathRule>();
+    const key = `${rule.type} ${path}`;
+    if (!m.has(key)) m.set(key, { path, type: rule.type, target: target(`b${rule.backend}`) });
+    byHost.set(host, m);
+  }
+  return new Map([...byHost].map(([h, m]) => [h, [...m.values()]]));
+}
+
+function tiersOf(tables: Map<string, PathRule[]>, host: string): PathRule[][] {
+  const dot = host.indexOf('.');
+  const wild = host.startsWith('*.') || dot < 0 ? undefined : `*${host.slice(dot)}`;
+  return [tables.get(host) ?? [], ...(wild !== undefined && tables.has(wild) ? [tables.get(wild) ?? []] : []), tables.get('') ?? []];
+}
+
+/** The servers Portico would compile (model/servers.ts, without host ownership), and a Model around them. */
+function modelOf(t: Table): Model {
+  const tables = tablesOf(t);
+  const fallback = target(t.fallback);
+  const servers: Server[] = [...tables.keys()].filter((h) => h !== '').sort()
+    .map((host) => ({ host, locations: compileLocations(tiersOf(tables, host), fallback) }));
+  servers.push({ host: '_', locations: compileLocations([tables.get('') ?? []], fallback) });
+  return {
+    servers, upstreams: [], ingresses: [], problems: [],
+    tls: { settings: DEFAULT_TLS_SETTINGS, certificates: [], hosts: [], defaultCertificate: undefined, servers: [], ingresses: {} },
+  };
+}
+
+/** What nginx + the Kubernetes rules answer: the server nginx picks (exact name, one-label wildcard, catch-all), then `route`. */
+function expected(t: Table, host: string, uri: string): string {
+  const tables = tablesOf(t);
+  const fallback = target(t.fallback);
+  const dot = host.indexOf('.');
+  const wild = dot > 0 ? `*${host.slice(dot)}` : undefined;
+  const server = tables.has(host) && host !== '' ? host : wild !== undefined && tables.has(wild) ? wild : '';
+  const tiers = server === '' ? [tables.get('') ?? []] : tiersOf(tables, server);
+  return answer(route(tiers, uri) ?? fallback);
+}
+
+void describe('lua router against the reference matcher', () => {
+  let nginx: Nginx;
+
+  before(async () => {
+    nginx = await startNginx({ workers: 2, httpExtra: '', locations: MATCH_LOCATION });
+  });
+
+  after(async () => {
+    await nginx.stop();
+  });
+
+  const ask = async (cases: readonly (readonly [string, string])[]): Promise<string[]> => {
+    const r = await request(nginx.port, '/match', { method: 'POST', body: JSON.stringify(cases) });
+    assert.equal(r.status, 200, r.body);
+    return JSON.parse(r.body) as string[];
+  };
+
+  it('answers no route before a table is pushed', async () => {
+    assert.deepEqual(await ask([['h0.t', '/']]), ['-']);
+  });
+
+  it('agrees with routes.ts on generated tables and requests (fast-check, seed 18, 150 tables)', async () => {
+    await fc.assert(fc.asyncProperty(arbTable, arbRequests, async (table, requests) => {
+      const model = modelOf(table);
+      const hosts = new Set(model.servers.map((s) => s.host));
+      const posted = await nginx.post('/configuration/routes', routesPayload(model, hosts, false));
+      assert.equal(posted.status, 201, posted.body);
+      const got = await ask(requests);
+      const want = requests.map(([host, uri]) => expected(table, host, uri));
+      assert.deepEqual(got, want, JSON.stringify({ table, requests }));
+    }), { seed: 18, numRuns: 150 });
+  });
+
+  it('refuses a malformed table whole and keeps the one it has', async () => {
+    const good = routesPayload(modelOf({ rules: [{ host: 'h0.t', rule: { path: '/a', type: 'Prefix', backend: 1 } }], fallback: '404' }), new Set(['h0.t', '_']), false);
+    assert.equal((await nginx.post('/configuration/routes', good)).status, 201);
+    const bad: unknown[] = [
+      { ...good, default: { ...good.default, prefix: { '/a': 0 } } }, // no '/'
+      { ...good, hosts: { 'h0.t': { exact: {}, prefix: { '/a': 0 }, hsts: false } } }, // a prefix not ending in '/'
+      { ...good, hosts: { 'h0.t': { exact: { '/a': 99 }, prefix: {}, hsts: false } } }, // no such target
+      { ...good, hosts: { 'h0.t; x': good.default } }, // not a host name
+      { ...good, targets: [{ backend: 'x"y', canary: '', redirect: 0, denied: false, metrics: '' }] },
+      'not json',
+    ];
+    for (const body of bad) {
+      const r = await nginx.post('/configuration/routes', body);
+      assert.equal(r.status, 400, `${JSON.stringify(body).slice(0, 200)} -> ${r.body}`);
+    }
+    assert.deepEqual(await ask([['h0.t', '/a/x'], ['h0.t', '/ab'], ['other.t', '/a']]), ['b1', '404', '404']);
+  });
+});
