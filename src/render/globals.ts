@@ -14,6 +14,8 @@ export interface HeaderOverrides {
   readonly vars?: readonly (readonly [string, string])[];
   /** X-Original-URI even when proxy-add-original-uri-header is off (custom error pages, as ingress-nginx sends it there). */
   readonly originalUri?: boolean;
+  /** A server with client-certificate auth (render/tls.ts clientCertHeaders): the ssl-client-* headers, `pass` with the certificate. */
+  readonly clientCert?: 'verify' | 'pass';
 }
 
 /**
@@ -40,6 +42,13 @@ export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOve
   if (o.prefix !== undefined) pairs.push(['X-Forwarded-Prefix', quote(o.prefix)]);
   for (const [name, value] of [...h.proxySet, ...(o.extra ?? [])]) pairs.push([headerName(name), quote(value)]);
   for (const [name, v] of o.vars ?? []) pairs.push([headerName(name), `$${ident(v)}`]);
+  // The ssl-client-* headers carry values only where the server checks client certificates; elsewhere they are set
+  // empty, which nginx turns into "drop the client's header of that name" at load time: no work per request.
+  const cert = o.clientCert;
+  pairs.push(
+    ['ssl-client-verify', cert ? '$ssl_client_verify' : '""'], ['ssl-client-subject-dn', cert ? '$ssl_client_s_dn' : '""'],
+    ['ssl-client-issuer-dn', cert ? '$ssl_client_i_dn' : '""'], ['ssl-client-cert', cert === 'pass' ? '$ssl_client_escaped_cert' : '""'],
+  );
   return pairs.map(([name, value]) => `${indent}proxy_set_header ${name} ${value};`);
 }
 

@@ -1,11 +1,11 @@
 // Renders the model into nginx.conf text. Pure: the same model and options always give the same text.
 import { sha256 } from '../hash.js';
 import type { Location, Model, Server, Upstream } from '../model/types.js';
-import { tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines } from './tls.js';
+import { clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines } from './tls.js';
 import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
-import { httpGlobals, upstreamKeepalive } from './globals.js';
+import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
 import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat } from './globals-compat.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
@@ -207,7 +207,8 @@ function location(l: Location, ctx: SettingsContext, extra: string[], upstreams:
 /** `dyn`: the dynamic split (--enable-dynamic-routes), whose Lua locations replace the catch-all's. */
 function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, { stream, dyn }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined }): string[] {
   const catchAll = s.host === '_';
-  const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort } };
+  const clientCert = clientCertHeaders(tls, s.host);
+  const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort }, clientCert };
   const proxyProtocol = ctx.global.useProxyProtocol ? ' proxy_protocol' : '';
   // No reuseport: with it, connections queued on old workers' sockets are served by the old configuration after a reload.
   const first = catchAll ? ' default_server backlog=4096' : '';
@@ -218,6 +219,8 @@ function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyM
     // With --enable-ssl-passthrough the HTTPS server listens behind the stream front (render/stream.ts).
     `        ${httpsListen(stream, o) === undefined ? listen(o.listenAddress, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`) : `${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol${first};`}`,
     ...tlsServerLines(tls, s.host, o.workDir),
+    // Only here the ssl-client-* headers: the whole list again, as nginx inherits none into a level that sets one.
+    ...(clientCert === undefined ? [] : proxyHeaders(ctx.global, ctx.headers, { clientCert }, '        ')),
     ...serverCompat(ctx.global),
     ...serverBody(s, ctx),
     ...(dyn && catchAll ? dyn.locations : s.locations.flatMap((l) => location(l, ctx, [...tlsLocationLines(tls, s.host, l),

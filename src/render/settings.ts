@@ -24,6 +24,8 @@ export interface SettingsContext {
   readonly luaHooks?: (upstream: string) => readonly string[];
   /** Portico's own traffic listener, where a `$host` auth-url is sent (render/auth.ts). */
   readonly self?: SelfListener;
+  /** The server's client-certificate auth: its proxy header lists carry the ssl-client-* headers (render/tls.ts). */
+  readonly clientCert?: 'verify' | 'pass';
 }
 
 type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
@@ -116,7 +118,7 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   // A location with a proxy_set_header of its own inherits none from http{}: a snippet's gets the whole list again.
   const snippetHeaders = [s.configurationSnippet, ctx.global.locationSnippet].some((t) => t !== undefined && /(^|[;{}\s])proxy_set_header\s/.test(t));
   if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0 || snippetHeaders) {
-    out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars }, I));
+    out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars, clientCert: ctx.clientCert }, I));
   }
   if (s.responseHeaders !== undefined) out.push(...addHeaders([...ctx.headers.add, ...s.responseHeaders], I));
   const errors = errorPages(t, ctx);

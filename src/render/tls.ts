@@ -36,7 +36,7 @@ function sessionLines(s: TlsSession): string[] {
   return [`    ${cache}ssl_session_tickets ${onOff(s.tickets)};`, `    ssl_buffer_size ${size(s.bufferSize)};`];
 }
 
-/** http{} level: protocols, ciphers, session cache, the static fallback certificate, HSTS and client-cert headers. */
+/** http{} level: protocols, ciphers, session cache, the static fallback certificate and HSTS. */
 export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
   const w = (p: string): string => filePath(`${workDir}/${p}`);
   return [
@@ -46,16 +46,17 @@ export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
     `    ssl_certificate ${w(FALLBACK_CERT)};`,
     `    ssl_certificate_key ${w(FALLBACK_KEY)};`,
     `    map $https $portico_hsts { on ${quote(hstsValue(tls))}; default ""; }`,
-    // $portico_client_auth is set in every server: "" (no client auth), "verify" or "pass" (also the certificate).
-    '    map $portico_client_auth $portico_ssl_client_verify { "" ""; default $ssl_client_verify; }',
-    '    map $portico_client_auth $portico_ssl_client_s_dn { "" ""; default $ssl_client_s_dn; }',
-    '    map $portico_client_auth $portico_ssl_client_i_dn { "" ""; default $ssl_client_i_dn; }',
-    '    map $portico_client_auth $portico_ssl_client_cert { pass $ssl_client_escaped_cert; default ""; }',
-    '    proxy_set_header ssl-client-verify $portico_ssl_client_verify;',
-    '    proxy_set_header ssl-client-subject-dn $portico_ssl_client_s_dn;',
-    '    proxy_set_header ssl-client-issuer-dn $portico_ssl_client_i_dn;',
-    '    proxy_set_header ssl-client-cert $portico_ssl_client_cert;',
   ];
+}
+
+/**
+ * The ssl-client-* headers a server sends its backends: only a server with client-certificate auth, as ingress-nginx
+ * (`pass` adds the certificate). Rendered in that server's proxy header list (render/globals.ts proxyHeaders), not at
+ * http level: maps there cost every request of every server about 2,000 instructions (bench/README.md, hot path).
+ */
+export function clientCertHeaders(tls: TlsModel, host: string): 'verify' | 'pass' | undefined {
+  const ca = serverOf(tls, host)?.clientAuth;
+  return ca ? (ca.passCertificate ? 'pass' : 'verify') : undefined;
 }
 
 /** Parameters of the HTTPS `listen` of every server (after the address). */
@@ -75,7 +76,7 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   // ssl-reject-handshake: as ingress-nginx, in the default server only (nginx picks it for unknown names and no SNI).
   if (host === '_' && tls.settings.rejectHandshake === true) lines.push('        ssl_reject_handshake on;');
   if (s?.tls && tls.settings.hsts) lines.push('        add_header Strict-Transport-Security $portico_hsts always;');
-  if (!ca) return [...lines, '        set $portico_client_auth "";'];
+  if (!ca) return lines;
   const w = (p: string): string => filePath(`${workDir}/${p}`);
   lines.push(`        ssl_client_certificate ${w(caFile(ca.caDigest))};`);
   lines.push(`        ssl_verify_client ${ident(ca.verify)};`);
@@ -84,7 +85,6 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   if (ca.errorPage) lines.push(`        error_page 495 496 = ${quote(ca.errorPage)};`);
   // As ingress-nginx: a subject that does not match auth-tls-match-cn is refused before any location runs.
   if (ca.matchCn) lines.push(`        if ($ssl_client_s_dn !~ ${regex(ca.matchCn)}) { return 403 "client certificate unauthorized"; }`);
-  lines.push(`        set $portico_client_auth ${ca.passCertificate ? '"pass"' : '"verify"'};`);
   return lines;
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
 import { httpsGet, makeCert, type Pem } from '../support/certs.js';
-import { startPortico, syncCount, until, type Running } from '../support/portico.js';
+import { get, startPortico, syncCount, until, type Running } from '../support/portico.js';
 import { caSecret, hostIngress, tlsSecret, webObjects, writeManifests } from '../support/tls-manifests.js';
 
 const A = 'nginx.ingress.kubernetes.io';
@@ -27,7 +27,7 @@ void describe('client-certificate authentication', () => {
     client1 = makeCert(fixtures, 'client-one', { ca: ca1 });
     client2 = makeCert(fixtures, 'client-two', { ca: ca2 });
     client3 = makeCert(fixtures, 'client-three', { ca: ca1 });
-    const server = makeCert(fixtures, 'mtls', { sans: ['m.test', 'o.test', 'bad.test', 'cn.test', 'cnbad.test'] });
+    const server = makeCert(fixtures, 'mtls', { sans: ['m.test', 'o.test', 'bad.test', 'cn.test', 'cnbad.test', 'v.test'] });
     backend = await startBackend('web');
     objects = (trusted) => [
       ...webObjects(backend.port),
@@ -49,6 +49,11 @@ void describe('client-certificate authentication', () => {
       hostIngress('bad', 'bad.test', { tls: [{ hosts: ['bad.test'], secretName: 'server-tls' }], annotations: {
         [`${A}/auth-tls-secret`]: 'no-such-ca',
       } }),
+      // A location with proxy_set_header lines of its own (upstream-vhost) on a client-auth server, and a plain host.
+      hostIngress('v', 'v.test', { tls: [{ hosts: ['v.test'], secretName: 'server-tls' }], annotations: {
+        [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional', [`${A}/upstream-vhost`]: 'vhost.internal',
+      } }),
+      hostIngress('plain', 'plain.test'),
     ];
     writeManifests(manifests, objects(ca1));
     portico = await startPortico(['--manifests', manifests]);
@@ -85,6 +90,23 @@ void describe('client-certificate authentication', () => {
     assert.equal(echoed(r.body)['ssl-client-cert'], undefined, 'pass-certificate-to-upstream defaults to false');
     assert.equal((await httpsGet(portico.https, 'o.test', '/', client1)).status, 200);
     assert.equal((await httpsGet(portico.https, 'o.test', '/', client2)).status, 400);
+  });
+
+  void it('sends the ssl-client-* headers from a location that sets headers of its own (upstream-vhost)', async () => {
+    const h = echoed((await httpsGet(portico.https, 'v.test', '/', client1)).body);
+    assert.equal(h['host'], 'vhost.internal');
+    assert.equal(h['ssl-client-verify'], 'SUCCESS');
+    assert.equal(h['ssl-client-subject-dn'], 'CN=client-one');
+    assert.equal(h['ssl-client-cert'], undefined, 'pass-certificate-to-upstream is off here');
+  });
+
+  void it('a server without client auth sends no ssl-client-* headers, and drops ones a client forged', async () => {
+    const forged = { 'ssl-client-verify': 'SUCCESS', 'ssl-client-subject-dn': 'CN=admin', 'ssl-client-issuer-dn': 'CN=Portico Test CA 1', 'ssl-client-cert': 'x' };
+    const r = await get(portico.http, 'plain.test', '/', { headers: forged });
+    assert.equal(r.status, 200, r.body);
+    const h = echoed(r.body);
+    assert.deepEqual(Object.keys(h).filter((k) => k.startsWith('ssl-client')), []);
+    assert.equal(h['x-forwarded-host'], 'plain.test', 'the default headers are still sent');
   });
 
   void it('auth-tls-match-cn: a subject that does not match is 403, as is no certificate; a matching one passes', async () => {
