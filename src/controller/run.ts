@@ -22,6 +22,7 @@ import type { Snapshot } from '../model/input.js';
 import { startDuties, type Duties } from './duties.js';
 import { loadConnection } from '../kube/connect.js';
 import { debugBackends } from './stream.js';
+import { gatewayDoc } from '../inspect/gateway.js';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
 export interface Source {
@@ -75,6 +76,7 @@ export async function runController(config: Config, log: Logger): Promise<number
     state: () => ops.state(),
     ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),
     debugCerts: () => ctl.tls.debug(ctl.debug.model),
+    ...(config.enableGatewayApi ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config), null, 2)}\n` } : {}),
   }, log);
   ctl.loop.hold();
   try {

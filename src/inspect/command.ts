@@ -1,30 +1,32 @@
-// `portico backends|config|certs|status [--url URL] [--json]`: reads a running instance's health port and prints tables.
+// `portico backends|config|certs|status|gateway [--url URL] [--json]`: reads a running instance's health port and prints tables.
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../errors.js';
 import type { State } from './state.js';
 import { backendsTable, certsTable, configTable, statusText } from './tables.js';
+import { gatewayTables, type GatewayDoc } from './gateway.js';
 
-export const INSPECT_COMMANDS = ['backends', 'config', 'certs', 'status'] as const;
+export const INSPECT_COMMANDS = ['backends', 'config', 'certs', 'status', 'gateway'] as const;
 export type InspectCommand = (typeof INSPECT_COMMANDS)[number];
 
 export function isInspectCommand(word: string | undefined): word is InspectCommand {
   return (INSPECT_COMMANDS as readonly string[]).includes(word ?? '');
 }
 
-const USAGE = `usage: portico backends|config|certs|status [--url http://HOST:PORT] [--json] [--raw]
+const USAGE = `usage: portico backends|config|certs|status|gateway [--url http://HOST:PORT] [--json] [--raw]
   --url   the health port of a running Portico (default http://127.0.0.1:10254); /debug/* answers loopback only
           unless that Portico runs with --debug-remote-access (or use kubectl port-forward)
   --json  the same data as JSON, for scripts
-  --raw   config only: the nginx.conf text nginx serves`;
+  --raw   config only: the nginx.conf text nginx serves
+  gateway: the Gateway API status Portico computes (/debug/gateway; the leader writes the same)`;
 
-const SECTIONS: Readonly<Record<InspectCommand, (s: State) => unknown>> = {
+const SECTIONS: Readonly<Record<Exclude<InspectCommand, 'gateway'>, (s: State) => unknown>> = {
   backends: (s) => s.routes,
   config: (s) => s.routes,
   certs: (s) => s.certificates,
   status: (s) => ({ healthy: s.healthy, stopping: s.stopping, nginx: s.nginx, syncs: s.syncs, warnings: s.warnings, skipped: s.skipped }),
 };
 
-const TABLES: Readonly<Record<InspectCommand, (s: State) => string>> = {
+const TABLES: Readonly<Record<Exclude<InspectCommand, 'gateway'>, (s: State) => string>> = {
   backends: backendsTable, config: configTable, certs: certsTable, status: statusText,
 };
 
@@ -58,6 +60,11 @@ export async function runInspect(command: InspectCommand, argv: readonly string[
   try {
     if (command === 'config' && values.raw === true) {
       out.write(await fetchText(`${base}/debug/config`));
+      return 0;
+    }
+    if (command === 'gateway') {
+      const text = await fetchText(`${base}/debug/gateway`);
+      out.write(values.json === true ? text : `${gatewayTables(JSON.parse(text) as GatewayDoc)}\n`);
       return 0;
     }
     const state = JSON.parse(await fetchText(`${base}/debug/state`)) as State;

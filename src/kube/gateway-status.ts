@@ -9,7 +9,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import { GATEWAY_GROUP, type Condition } from '../model/gateway/api.js';
-import { desiredGatewayStatus, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../model/gateway/status.js';
+import { desiredGatewayStatus, gatewayAddresses, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../model/gateway/status.js';
 import type { StatusAddress } from '../status/address.js';
 
 export interface GatewayStatusOptions {
@@ -22,11 +22,6 @@ export interface GatewayStatusOptions {
   readonly now?: () => Date;
   /** The Gateways' addresses, as Ingress status computes them (kube/status-inputs.ts); undefined: unknown, left as they are. */
   readonly addresses?: (snapshot: Snapshot) => readonly StatusAddress[] | undefined;
-}
-
-/** Ingress status addresses as Gateway status.addresses: IPs as IPAddress, names as Hostname. */
-export function gatewayAddresses(list: readonly StatusAddress[] | undefined): GatewayAddress[] | undefined {
-  return list?.map((a): GatewayAddress => ('ip' in a ? { type: 'IPAddress', value: a.ip } : { type: 'Hostname', value: a.hostname }));
 }
 
 interface Target { readonly plural: string; readonly namespace: string | undefined; readonly name: string; readonly rv: string | undefined }

@@ -12,6 +12,8 @@ export interface ServerSources {
   debugCerts?(): string;
   /** Prometheus text; undefined until metrics exist. */
   metrics?(): Promise<string>;
+  /** Gateway API status as Portico computes it (inspect/gateway.ts); absent with --enable-gateway-api=false. */
+  debugGateway?(): string;
   /** The inspector's JSON document (`portico status` and friends read it on /debug/state). */
   state?(): Promise<string>;
   /** /dashboard and its files (--enable-dashboard). */
@@ -33,6 +35,8 @@ function route(path: string, src: ServerSources): [number, string, string] {
       return [200, 'application/json', src.debugBackends()];
     case '/debug/certs':
       return src.debugCerts ? [200, 'application/json', src.debugCerts()] : [404, 'text/plain', 'not found\n'];
+    case '/debug/gateway':
+      return src.debugGateway ? [200, 'application/json', src.debugGateway()] : [404, 'text/plain', 'not found: the Gateway API is off (--enable-gateway-api=false)\n'];
     default:
       return [404, 'text/plain', 'not found\n'];
   }

@@ -19,6 +19,11 @@ export interface RouteParentStatus {
 /** One entry of Gateway status.addresses. */
 export interface GatewayAddress { readonly type: 'IPAddress' | 'Hostname'; readonly value: string }
 
+/** Ingress status addresses (status/address.ts) as Gateway status.addresses: IPs as IPAddress, names as Hostname. */
+export function gatewayAddresses(list: readonly ({ readonly ip: string } | { readonly hostname: string })[] | undefined): GatewayAddress[] | undefined {
+  return list?.map((a): GatewayAddress => ('ip' in a ? { type: 'IPAddress', value: a.ip } : { type: 'Hostname', value: a.hostname }));
+}
+
 /** One entry of Gateway status.listeners. */
 export interface ListenerStatus {
   readonly name: string;
