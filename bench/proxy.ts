@@ -10,6 +10,8 @@
 //   portico   the real `portico` command in local mode on a manifest folder (Lua balancer, rendered nginx.conf),
 //             per-request metrics on (the default: the http-level log_by_lua of lua/portico/metrics.lua)
 //   nometrics the same command with --enable-metrics=false: the metrics' cost is portico / nometrics
+//   dynamic   the same command with --enable-dynamic-routes: the host is matched by the Lua route table in the
+//             catch-all server (docs/adr/0014), not by a rendered location; the router's cost is dynamic / portico
 //   same      hand-written nginx.conf: static `upstream` + keepalive, the same proxy headers, maps and access log
 //   minimal   hand-written nginx.conf: static `upstream` + keepalive, only the headers keepalive needs, same access log
 // The backend is a second hand-written nginx answering `return 200` on two ports (two endpoints, round robin).
@@ -110,6 +112,11 @@ async function main(): Promise<void> {
     stops.push(() => off.stop());
     const offPid = Number((await readFile(join(off.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [offPid, ...(await childPids(offPid))]) await pin(pid, PROXY_CPUS);
+    const dyn: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info', '--enable-dynamic-routes',
+      ...(binary ? ['--nginx-binary', binary] : [])]);
+    stops.push(() => dyn.stop());
+    const dynPid = Number((await readFile(join(dyn.workDir, 'nginx.pid'), 'utf8')).trim());
+    for (const pid of [dynPid, ...(await childPids(dynPid))]) await pin(pid, PROXY_CPUS);
 
     /** One hand-written side: its own port, stopped with the rest. */
     const hand = async (name: string, headers: string, serverExtra: string, lua = false): Promise<Side> => {
@@ -121,6 +128,7 @@ async function main(): Promise<void> {
     const sides: Side[] = [
       { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [], master: masterPid },
       { name: 'nometrics', port: off.http, workers: () => childPids(offPid), rounds: [], master: offPid },
+      { name: 'dynamic', port: dyn.http, workers: () => childPids(dynPid), rounds: [], master: dynPid },
       await hand('same', SAME_HEADERS, CLIENT_AUTH),
       await hand('minimal', MINIMAL_HEADERS, ''),
       await hand('floor', SAME_HEADERS, CLIENT_AUTH, true),
@@ -174,6 +182,8 @@ async function instructions(sides: readonly Side[], cgDir: string): Promise<void
     }
   }
   const ref = median(per.get('same') ?? []);
+  const rendered = median(per.get('portico') ?? []);
+  console.log(`dynamic / portico instructions (Lua router vs rendered locations): ${fmt(median(per.get('dynamic') ?? []) / rendered, 3)}`);
   for (const s of sides) {
     const xs = per.get(s.name) ?? [];
     console.log(`${s.name.padEnd(8)} median ${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), ratio to same ${fmt(median(xs) / ref, 3)}`);
@@ -220,6 +230,8 @@ function report(sides: readonly Side[]): void {
   const floor = sides.find((s) => s.name === 'floor');
   const same = sides.find((s) => s.name === 'same');
   if (floor && same) console.log(`\nfloor / same (what any balancer_by_lua costs on this nginx): rps ${ratio(floor, same, (m) => m.rps)}`);
+  const dynamic = sides.find((s) => s.name === 'dynamic');
+  if (dynamic) console.log(`dynamic / portico (Lua route table vs rendered locations, target >= 0.95): rps ${ratio(dynamic, p, (m) => m.rps)}  CPU/req ${ratio(dynamic, p, (m) => m.cpuUsPerReq)}`);
   const errors = sides.reduce((a, s) => a + s.rounds.reduce((b, m) => b + m.non2xx + m.socketErrors, 0), 0);
   console.log(`\nnon-2xx + socket errors, all sides: ${errors}`);
 }

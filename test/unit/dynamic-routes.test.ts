@@ -1,0 +1,100 @@
+// --enable-dynamic-routes (docs/adr/0014), through the real annotation stage, model and renderer: which hosts go to the
+// Lua route table, which keep server blocks, and that a change of only dynamic hosts leaves nginx.conf's hash alone.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { AnnotationStage } from '../../src/controller/annotations.js';
+import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
+import { parseFlags } from '../../src/cli/flags.js';
+import { createLogger } from '../../src/log.js';
+import { planApply, type DataPlaneState } from '../../src/apply/plan.js';
+import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
+import type { RoutesPayload } from '../../src/render/dynamic-routes.js';
+import { configMap } from '../support/manifests.js';
+import { ingress, ingressClass, service } from '../support/objects.js';
+
+const log = createLogger('silent', new Writable({ write(_c: Buffer, _e, cb) { cb(); } }));
+const A = 'nginx.ingress.kubernetes.io';
+
+function render(ingresses: Ingress[], flags: string[] = ['--enable-dynamic-routes'], extra: Partial<Snapshot> = {}): { text: string; hash: string; routes: RoutesPayload | undefined } {
+  const config = parseFlags(['--manifests', '/tmp', ...flags], {});
+  const snap: Snapshot = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: ['a', 'b', 'main', 'canary'].map((s) => service(s)), ingresses, ...extra };
+  const { conf } = buildAndRender(new AnnotationStage(config, log), snap, config, renderOptions(config, undefined));
+  return { text: conf.text, hash: conf.hash, routes: conf.routes === undefined ? undefined : JSON.parse(conf.routes) as RoutesPayload };
+}
+
+const host = (name: string, h: string, annotations?: Record<string, string>, service = 'a', created = '2026-01-01T00:00:00Z'): Ingress =>
+  ingress(name, { className: 'portico', host: h, created, paths: [{ path: '/', type: 'Prefix', service }, { path: '/x', type: 'Exact', service }], ...(annotations ? { annotations } : {}) });
+const hostsOf = (r: { routes: RoutesPayload | undefined }): string[] => Object.keys(r.routes?.hosts ?? {}).sort();
+const served = (text: string, h: string): boolean => text.includes(`server_name "${h}";`) || text.includes(`server_name ${JSON.stringify(h)}`);
+
+describe('dynamic routes: the split between the route table and server blocks', () => {
+  test('Ingresses without annotations: no server block, every host in the table; off: all rendered, no table', () => {
+    const on = render([host('one', 'a.test'), host('two', 'b.test', undefined, 'b')]);
+    assert.deepEqual(hostsOf(on), ['a.test', 'b.test']);
+    assert.ok(!served(on.text, 'a.test') && !served(on.text, 'b.test'));
+    assert.match(on.text, /require\("portico\.router"\)\.route\(\)/);
+    const off = render([host('one', 'a.test')], []);
+    assert.equal(off.routes, undefined);
+    assert.ok(served(off.text, 'a.test'));
+    assert.doesNotMatch(off.text, /portico\.router/);
+  });
+
+  test('adding, changing or removing a dynamic host changes the table, not nginx.conf: the plan is dynamic', () => {
+    const before = render([host('one', 'a.test')]);
+    const after = render([host('one', 'a.test', undefined, 'b'), host('two', 'b.test')]);
+    assert.equal(after.hash, before.hash);
+    assert.notDeepEqual(after.routes, before.routes);
+    const state = (r: typeof before): DataPlaneState => ({ confHash: r.hash, backends: '[]', certificates: '', clientFiles: '', routes: JSON.stringify(r.routes) });
+    assert.equal(planApply(state(before), state(after)), 'dynamic');
+    assert.equal(planApply(state(before), state(before)), 'noop');
+  });
+
+  test('an annotation that needs a location directive keeps its host rendered, and only that host', () => {
+    const r = render([host('one', 'a.test'), host('slow', 'c.test', { [`${A}/proxy-read-timeout`]: '30' })]);
+    assert.deepEqual(hostsOf(r), ['a.test']);
+    assert.ok(served(r.text, 'c.test'));
+    assert.match(r.text, /proxy_read_timeout 30s;/);
+  });
+
+  test('annotations Lua does per request stay dynamic: ssl-redirect, load-balance, upstream-hash-by, affinity, canary', () => {
+    const r = render([
+      host('redirect', 'r.test', { [`${A}/ssl-redirect`]: 'false', [`${A}/force-ssl-redirect`]: 'true' }),
+      host('ewma', 'e.test', { [`${A}/load-balance`]: 'ewma' }, 'b'),
+      host('hash', 'h.test', { [`${A}/upstream-hash-by`]: '$request_uri' }, 'b'),
+      host('main', 'm.test', { [`${A}/affinity`]: 'cookie' }, 'main'),
+      host('canary', 'm.test', { [`${A}/canary`]: 'true', [`${A}/canary-weight`]: '50' }, 'canary', '2026-02-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(hostsOf(r), ['e.test', 'h.test', 'm.test', 'r.test']);
+    const routes = r.routes!;
+    const targetOf = (h: string, p: string): RoutesPayload['targets'][number] => routes.targets[routes.hosts[h]!.prefix[p]!]!;
+    assert.equal(targetOf('r.test', '/').redirect, 308, 'force-ssl-redirect, http-redirect-code 308');
+    assert.notEqual(targetOf('m.test', '/').canary, '', 'the canary route key');
+  });
+
+  test('a host under a rendered wildcard stays rendered; under a dynamic one it is dynamic', () => {
+    const rendered = render([host('wild', '*.w.test', { [`${A}/proxy-read-timeout`]: '30' }), host('x', 'x.w.test'), host('y', 'y.v.test')]);
+    assert.deepEqual(hostsOf(rendered), ['y.v.test']);
+    const dynamic = render([host('wild', '*.w.test'), host('x', 'x.w.test')]);
+    assert.deepEqual(hostsOf(dynamic), ['*.w.test', 'x.w.test']);
+  });
+
+  test('nothing is dynamic when the catch-all cannot be: a host-less rule with a directive, or ssl-reject-handshake', () => {
+    const hostless = ingress('any', { className: 'portico', paths: [{ path: '/any', type: 'Prefix', service: 'a' }], annotations: { [`${A}/proxy-read-timeout`]: '30' } });
+    const r = render([host('one', 'a.test'), hostless]);
+    assert.equal(r.routes, undefined);
+    assert.ok(served(r.text, 'a.test'));
+    const reject = render([host('one', 'a.test')], ['--enable-dynamic-routes', '--configmap', 'default/cfg'], { configMaps: [configMap('cfg', { 'ssl-reject-handshake': 'true' })] });
+    assert.equal(reject.routes, undefined);
+    assert.ok(served(reject.text, 'a.test'));
+  });
+
+  test('the table holds the compiled locations: Exact twin of each prefix, fallback in the catch-all entry', () => {
+    const r = render([host('one', 'a.test')]);
+    const a = r.routes!.hosts['a.test']!;
+    assert.deepEqual(Object.keys(a.exact).sort(), ['/x']);
+    assert.deepEqual(Object.keys(a.prefix).sort(), ['/']);
+    assert.equal(r.routes!.targets[a.exact['/x']!]!.backend, 'default_a_80');
+    assert.equal(r.routes!.targets[r.routes!.default.prefix['/']!]!.backend, '', 'the built-in 404');
+  });
+});
