@@ -2,6 +2,7 @@
 import { RISK_ORDER, type IngressSettings, type RiskLevel, type UpstreamSettings } from '../model/settings.js';
 import { BY_KEY, NOT_YET, type Draft } from './table.js';
 import { combineAuth } from './table-auth.js';
+import { combineTls } from './table-tls.js';
 import { compatVerdict } from './table-compat.js';
 import { snippetRefusal, type SnippetMode } from '../snippets/check.js';
 import type { Context } from '../snippets/allowlist.js';
@@ -128,7 +129,7 @@ function combineBackend(d: Draft, o: ParseOptions, key: (n: string) => string, e
 
 /** Parses the annotations under `o.prefix`; other annotations are ignored. Errors name the annotation and why. */
 export function parseAnnotations(annotations: Readonly<Record<string, string>> | undefined, o: ParseOptions): Parsed {
-  const draft: Draft = { location: {}, server: {}, redirect: {}, upstream: {}, cookie: {}, auth: {} };
+  const draft: Draft = { location: {}, server: {}, redirect: {}, upstream: {}, cookie: {}, auth: {}, tls: {} };
   const errors: AnnotationError[] = [];
   const warnings: AnnotationError[] = [];
   const key = (name: string): string => `${o.prefix}/${name}`;
@@ -153,5 +154,6 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
   }
   combine(draft, o, key, errors);
   combineAuth(draft, key, errors);
-  return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft) }, errors, warnings };
+  const authTls = combineTls(draft);
+  return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft), ...(authTls ? { authTls } : {}) }, errors, warnings };
 }

@@ -2,8 +2,8 @@
 import type { IngressSettings, LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
 import * as v from './values.js';
 import { snippetRefusal } from '../model/snippets.js';
-import { matchCnRefusal } from '../model/tls-annotations.js';
 import { AUTH_ANNOTATIONS, type AuthDraft } from './table-auth.js';
+import { TLS_ANNOTATIONS, type TlsDraft } from './table-tls.js';
 import { TRAFFIC_ANNOTATIONS } from './table-traffic.js';
 import { fastcgiIndex } from './fastcgi.js';
 
@@ -16,6 +16,7 @@ export interface Draft {
   redirect: { permanent?: string; permanentCode?: number; temporal?: string; temporalCode?: number };
   upstream: { loadBalance?: 'round_robin' | 'ewma'; hashBy?: string; affinity?: 'cookie' | 'none'; serviceUpstream?: boolean };
   auth: AuthDraft;
+  tls: TlsDraft;
   cookie: { mode?: 'balanced' | 'persistent'; name?: string; path?: string; maxAge?: number; expires?: number; sameSite?: 'None' | 'Lax' | 'Strict'; secure?: boolean };
 }
 
@@ -65,7 +66,6 @@ function pair(part: v.Parser<string>): v.Parser<readonly [string, string] | 'off
 
 /** `name` or `namespace/name` of a Secret (the namespace rule is checked in parse.ts). */
 const SECRET_REF = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
-const matchCn: v.Parser<string> = (raw) => { const why = matchCnRefusal(raw.trim()); return why ? v.bad(why) : v.ok(raw.trim()); };
 const secretRef: v.Parser<string> = (raw) => (SECRET_REF.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a Secret name or namespace/name`));
 
 /** An nginx variable expression for hashing: variables (`$name`, `${name}`) and plain separators, at least one variable. */
@@ -149,13 +149,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('session-cookie-expires', { type: 'int', default: '', risk: 'Medium', scope: U, doc: 'Expires of the affinity cookie, in seconds from now.' }, v.int(1, 315_360_000), (d, x) => { d.cookie.expires = x; }),
   row('session-cookie-samesite', { type: 'enum', default: '', risk: 'Medium', scope: U, doc: 'SameSite of the affinity cookie: None, Lax or Strict.' }, v.oneOf(['None', 'Lax', 'Strict'] as const), (d, x) => { d.cookie.sameSite = x; }),
   row('session-cookie-secure', { type: 'bool', default: 'false', risk: 'Medium', scope: U, doc: 'Sets Secure on the affinity cookie.' }, v.bool, (d, x) => { d.cookie.secure = x; }),
-  // auth-tls-*: validated here (fail closed); src/model/tls.ts turns them into the server's client-certificate check.
-  row('auth-tls-secret', { type: 'secret', default: '', risk: 'Medium', scope: S, doc: 'Secret (`name` or `namespace/name`) with `ca.crt` (and optional `ca.crl`) for client certificates.' }, secretRef, () => undefined),
-  row('auth-tls-verify-client', { type: 'enum', default: 'on', risk: 'Medium', scope: S, doc: 'Client certificate check: on, off, optional or optional_no_ca.' }, v.oneOf(['on', 'off', 'optional', 'optional_no_ca'] as const), () => undefined),
-  row('auth-tls-verify-depth', { type: 'int', default: '1', risk: 'Low', scope: S, doc: 'Depth of the client certificate chain check.' }, v.int(1, 999), () => undefined),
-  row('auth-tls-error-page', { type: 'url', default: '', risk: 'High', scope: S, doc: 'URL to redirect to when the client certificate check fails.' }, v.httpUrl, () => undefined),
-  row('auth-tls-match-cn', { type: 'regex', default: '', risk: 'High', scope: S, doc: 'Regex naming `CN=` that the client certificate\'s subject (`CN=client,O=Org`) must match, else 403; nested quantifiers are refused.' }, matchCn, () => undefined),
-  row('auth-tls-pass-certificate-to-upstream', { type: 'bool', default: 'false', risk: 'Low', scope: S, doc: 'Passes the client certificate to the backend in the `ssl-client-cert` header.' }, v.bool, () => undefined),
+  ...TLS_ANNOTATIONS,
   ...AUTH_ANNOTATIONS,
   row('configuration-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: L, snippet: true, doc: 'Raw nginx directives in each location (refused unless snippets are allowed).' }, snippet, (d, x) => { d.location.configurationSnippet = x; }),
   row('server-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in each server (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.serverSnippet = x; }),

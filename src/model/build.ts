@@ -204,7 +204,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   });
   const routed = gatewayTable(buildServers(b, fallback), b.rules, gw.entries);
   const servers = routed.servers;
-  const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, { refusal: (r, h) => owners.refusal(r, h), gatewayHosts: gatewayTls });
+  const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, { refusal: (r, h) => owners.refusal(r, h), gatewayHosts: gatewayTls, settings: annotations.settings });
   const stream = buildStream({ snap: snapshot, o: opts.stream, index, problem: (o, f, r, sev) => { b.problem(o, f, r, sev); } }, served.filter((ing) => !isCanary(annotations, ing)), owners);
   return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls, ...(stream ? { stream } : {}), ...(routed.table ? { gateway: routed.table } : {}) };
 }

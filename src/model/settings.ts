@@ -1,5 +1,5 @@
 // Typed settings the model carries: what annotations and the global ConfigMap asked for, already validated.
-import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SETTINGS, type RedirectCode, type Sensitive, type TlsSettings } from './tls-types.js';
+import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SETTINGS, type AuthTlsSettings, type RedirectCode, type Sensitive, type TlsSettings } from './tls-types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
 import { COMPAT_DEFAULTS, type CompatGlobals } from './settings-compat.js';
@@ -128,6 +128,8 @@ export interface IngressSettings {
   readonly location: LocationSettings;
   readonly server: ServerSettings;
   readonly upstream?: UpstreamSettings;
+  /** Client-certificate authentication (auth-tls-*), read by the TLS model for the Ingress's hosts. */
+  readonly authTls?: AuthTlsSettings;
 }
 
 export const NO_SETTINGS: IngressSettings = Object.freeze({ location: Object.freeze({}), server: Object.freeze({}) });

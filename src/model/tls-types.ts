@@ -62,6 +62,18 @@ export interface HostCertificate {
 
 export type VerifyClient = 'on' | 'off' | 'optional' | 'optional_no_ca';
 
+/** What the auth-tls-* annotations of one Ingress asked for, as the annotation table read them (annotations/table-tls.ts). */
+export interface AuthTlsSettings {
+  /** `name` or `namespace/name` as written. */
+  readonly secret: string;
+  readonly verify: VerifyClient;
+  readonly depth: number;
+  readonly errorPage: string | undefined;
+  readonly passCertificate: boolean;
+  /** auth-tls-match-cn: a regex the client certificate's subject DN must match, else 403. */
+  readonly matchCn?: string;
+}
+
 /** Client-certificate authentication of one server (stock nginx sets it per server, from files: a reload). */
 export interface ClientAuth {
   readonly ingress: ObjectRef;

@@ -1,10 +1,10 @@
 // TLS translation: spec.tls and the TLS annotations of the served Ingresses → certificates per host, client auth.
 import type { Ingress, Secret } from './input.js';
 import { checkHost, checkLabel } from './names.js';
-import { readTlsAnnotations, type AuthTlsAnnotations } from './tls-annotations.js';
+import type { IngressSettings } from './settings.js';
 import { covers, findSecret, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
 import type {
-  Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer,
+  AuthTlsSettings, Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer,
 } from './tls-types.js';
 import type { ObjectRef, Problem } from './types.js';
 import type { GatewayTlsHost } from './gateway/tls.js';
@@ -121,7 +121,7 @@ class TlsBuilder {
   }
 
   /** Client-certificate auth for the hosts of one Ingress (the oldest Ingress asking for it wins a host). */
-  addClientAuth(ref: ObjectRef, auth: AuthTlsAnnotations, hosts: readonly string[]): string | undefined {
+  addClientAuth(ref: ObjectRef, auth: AuthTlsSettings, hosts: readonly string[]): string | undefined {
     const field = `metadata.annotations[${this.opts.annotationsPrefix}/auth-tls-secret]`;
     const parts = auth.secret.split('/');
     const [namespace, name] = parts.length === 2 ? [parts[0] ?? '', parts[1] ?? ''] : [ref.namespace, auth.secret];
@@ -143,18 +143,17 @@ class TlsBuilder {
     return undefined;
   }
 
-  addIngress(ing: Ingress): void {
+  /** `settings`: what the annotation table read for this Ingress (ssl-redirect, force-ssl-redirect, auth-tls-*). */
+  addIngress(ing: Ingress, settings: IngressSettings | undefined): void {
     const ref: ObjectRef = { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
     if (!ref.name || checkLabel(ref.namespace)) return; // refused whole by the main builder
     this.addTls(ing, ref);
-    const ann = readTlsAnnotations(ing.metadata?.annotations, this.opts.annotationsPrefix);
-    for (const p of ann.problems) this.problem(ref, p.field, p.reason);
     const hosts = [...new Set((ing.spec?.rules ?? []).map((r) => (r.host ?? '').toLowerCase()).filter((h) => h && !checkHost(h) && !this.refusal(ref, h)))];
     this.addCovered(ing, ref, hosts);
-    const denied = ann.authTls ? this.addClientAuth(ref, ann.authTls, hosts) : undefined;
+    const denied = settings?.authTls ? this.addClientAuth(ref, settings.authTls, hosts) : undefined;
     const entry: IngressTls = {
-      sslRedirect: ann.sslRedirect ?? this.opts.settings.sslRedirect,
-      forceSslRedirect: ann.forceSslRedirect ?? false,
+      sslRedirect: settings?.location.sslRedirect ?? this.opts.settings.sslRedirect,
+      forceSslRedirect: settings?.location.forceSslRedirect ?? false,
       denied,
     };
     const isDefault = entry.sslRedirect === this.opts.settings.sslRedirect && !entry.forceSslRedirect && !denied;
@@ -183,11 +182,11 @@ const byKey = <T>(key: (t: T) => string) => (a: T, b: T): number => (key(a) < ke
  */
 export function buildTls(
   ingresses: readonly Ingress[], secrets: readonly Secret[], serverHosts: readonly string[], opts: TlsOptions,
-  extra: { readonly refusal?: HostRefusal; readonly gatewayHosts?: readonly GatewayTlsHost[] } = {},
+  extra: { readonly refusal?: HostRefusal; readonly gatewayHosts?: readonly GatewayTlsHost[]; readonly settings?: ReadonlyMap<string, IngressSettings> } = {},
 ): { tls: TlsModel; problems: Problem[] } {
-  const { refusal, gatewayHosts = [] } = extra;
+  const { refusal, gatewayHosts = [], settings } = extra;
   const b = new TlsBuilder(secrets, opts, refusal);
-  for (const ing of ingresses) b.addIngress(ing);
+  for (const ing of ingresses) b.addIngress(ing, settings?.get(`${ing.metadata?.namespace ?? 'default'}/${ing.metadata?.name ?? ''}`));
   for (const g of gatewayHosts) b.addGatewayHost(g);
   const defaultCertificate = b.defaultCertificate();
   const servers: TlsServer[] = [];

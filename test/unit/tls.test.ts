@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { buildModel } from '../../src/model/build.js';
 import type { ModelOptions, Snapshot } from '../../src/model/input.js';
-import { matchCnRefusal, readTlsAnnotations } from '../../src/model/tls-annotations.js';
+import { matchCnRefusal } from '../../src/annotations/table-tls.js';
+import { parseAnnotations } from '../../src/annotations/parse.js';
+import type { AnnotationInput, IngressSettings } from '../../src/model/settings.js';
 import { DEFAULT_TLS_SETTINGS, Sensitive, type TlsModel } from '../../src/model/tls-types.js';
 import { certificatesPayload, clientCertHeaders, tlsLocationLines, tlsServerLines } from '../../src/render/tls.js';
 import { clientFilesChanged, planApply } from '../../src/apply/plan.js';
@@ -25,6 +27,18 @@ function snapshot(parts: Partial<Snapshot>): Snapshot {
   return { ingresses: [], ingressClasses: [ingressClass('portico')], services: [service('web')], endpointSlices: [], secrets: [], configMaps: [], ...parts };
 }
 
+/** What the annotation table reads from the snapshot's Ingresses (prefix example.com): the one reader of the TLS annotations. */
+function parsed(snap: Snapshot): AnnotationInput {
+  const settings = new Map<string, IngressSettings>();
+  for (const ing of snap.ingresses) {
+    const namespace = ing.metadata?.namespace ?? 'default';
+    const r = parseAnnotations(ing.metadata?.annotations, { prefix: 'example.com', riskLevel: 'Critical', allowSnippets: false, namespace });
+    assert.deepEqual(r.errors, []);
+    settings.set(`${namespace}/${ing.metadata?.name ?? ''}`, r.settings);
+  }
+  return { settings, strictPaths: true };
+}
+
 void describe('TLS model', () => {
   let dir: string;
   let a: Pem; let wild: Pem; let def: Pem; let ca: Pem;
@@ -37,7 +51,7 @@ void describe('TLS model', () => {
     wild = makeCert(dir, '*.w.test', { sans: ['*.w.test'] });
     def = makeCert(dir, 'def.test', { sans: ['def.test'] });
     ca = makeCert(dir, 'CA', { isCa: true });
-    const model = buildModel(snapshot({
+    const snap = snapshot({
       secrets: [tlsSecret('a', a), tlsSecret('wild', wild), tlsSecret('def', def), caSecret('ca', ca.cert)],
       ingresses: [
         hostIngress('one', 'a.test', { created: '2026-01-01T00:00:00Z', tls: [{ hosts: ['a.test', 'A.W.test'], secretName: 'a' }] }),
@@ -47,7 +61,8 @@ void describe('TLS model', () => {
         } }),
         hostIngress('four', 'gone.test', { created: '2026-01-04T00:00:00Z', annotations: { 'example.com/auth-tls-secret': 'other/ca' } }),
       ],
-    }), OPTS);
+    });
+    const model = buildModel(snap, OPTS, parsed(snap));
     tls = model.tls;
     problems = model.problems.filter((p) => p.field.startsWith('spec.tls') || p.field.startsWith('metadata'));
     rmSync(dir, { recursive: true, force: true });
@@ -168,34 +183,27 @@ void describe('TLS model', () => {
   });
 });
 
-void describe('TLS annotations', () => {
+void describe('TLS annotations (the annotation table is their one reader)', () => {
   const P = 'nginx.ingress.kubernetes.io';
-  void it('reads booleans as Go does and falls back on bad values with a reason', () => {
-    assert.deepEqual(readTlsAnnotations({ [`${P}/ssl-redirect`]: 'False', [`${P}/force-ssl-redirect`]: 'yes' }, P), {
-      sslRedirect: false, forceSslRedirect: undefined, authTls: undefined,
-      problems: [{ field: `metadata.annotations[${P}/force-ssl-redirect]`, reason: '"yes" is not a boolean; the default is used' }],
-    });
+  const read = (a: Record<string, string>) => parseAnnotations(a, { prefix: P, riskLevel: 'Critical', allowSnippets: false, namespace: 'ns' });
+  void it('reads booleans as Go does; a bad value is refused naming the annotation (the Ingress keeps its last valid form)', () => {
+    const r = read({ [`${P}/ssl-redirect`]: 'False', [`${P}/force-ssl-redirect`]: 'yes' });
+    assert.deepEqual([r.settings.location.sslRedirect, r.settings.location.forceSslRedirect, r.settings.authTls], [false, undefined, undefined]);
+    assert.deepEqual(r.errors, [{ annotation: `${P}/force-ssl-redirect`, reason: '"yes" is not a boolean (true or false)' }]);
   });
   void it('reads auth-tls-* with defaults, and refuses an error page that could break out of nginx.conf', () => {
-    assert.deepEqual(readTlsAnnotations({
-      [`${P}/auth-tls-secret`]: 'ns/ca', [`${P}/auth-tls-verify-depth`]: '0', [`${P}/auth-tls-error-page`]: 'https://x/"; return 200;',
-    }, P), {
-      sslRedirect: undefined, forceSslRedirect: undefined,
-      authTls: { secret: 'ns/ca', verify: 'on', depth: 1, errorPage: undefined, passCertificate: false },
-      problems: [
-        { field: `metadata.annotations[${P}/auth-tls-verify-depth]`, reason: '"0" is not an integer 1-999; 1 is used' },
-        { field: `metadata.annotations[${P}/auth-tls-error-page]`, reason: 'not an absolute http(s) URL without spaces, quotes, $ or ;; ignored' },
-      ],
-    });
-    assert.equal(readTlsAnnotations({ 'other.io/auth-tls-secret': 'ca' }, P).authTls, undefined, 'only the configured prefix is read');
+    assert.deepEqual(read({ [`${P}/auth-tls-secret`]: 'ns/ca' }).settings.authTls, { secret: 'ns/ca', verify: 'on', depth: 1, errorPage: undefined, passCertificate: false });
+    const r = read({ [`${P}/auth-tls-secret`]: 'ns/ca', [`${P}/auth-tls-verify-depth`]: '0', [`${P}/auth-tls-error-page`]: 'https://x/"; return 200;' });
+    assert.deepEqual(r.errors.map((e) => e.annotation), [`${P}/auth-tls-error-page`, `${P}/auth-tls-verify-depth`]);
+    assert.equal(read({ 'other.io/auth-tls-secret': 'ca' }).settings.authTls, undefined, 'only the configured prefix is read');
+    assert.equal(read({ [`${P}/auth-tls-verify-client`]: 'optional' }).settings.authTls, undefined, 'nothing without auth-tls-secret');
   });
-  void it('reads auth-tls-match-cn; a value that could backtrack exponentially matches no subject rather than any', () => {
-    const ok = readTlsAnnotations({ [`${P}/auth-tls-secret`]: 'ca', [`${P}/auth-tls-match-cn`]: ' CN=(a|b)$ ' }, P);
-    assert.equal(ok.authTls?.matchCn, 'CN=(a|b)$');
-    assert.deepEqual(ok.problems, []);
-    const slow = readTlsAnnotations({ [`${P}/auth-tls-secret`]: 'ca', [`${P}/auth-tls-match-cn`]: 'CN=(a+)+$' }, P);
-    assert.equal(slow.authTls?.matchCn, '(?!)');
-    assert.equal(slow.problems.length, 1);
+  void it('reads auth-tls-match-cn; a value that could backtrack exponentially is refused', () => {
+    const ok = read({ [`${P}/auth-tls-secret`]: 'ca', [`${P}/auth-tls-match-cn`]: ' CN=(a|b)$ ' });
+    assert.equal(ok.settings.authTls?.matchCn, 'CN=(a|b)$');
+    assert.deepEqual(ok.errors, []);
+    const slow = read({ [`${P}/auth-tls-secret`]: 'ca', [`${P}/auth-tls-match-cn`]: 'CN=(a+)+$' });
+    assert.deepEqual(slow.errors.map((e) => e.annotation), [`${P}/auth-tls-match-cn`]);
     assert.equal(matchCnRefusal('CN=x"; return 200; #'), '"CN=x\\"; return 200; #" is not a pattern (printable ASCII without spaces or quotes, 1 to 256 characters)');
     assert.match(matchCnRefusal('O=x') ?? '', /does not name CN=/);
   });
