@@ -14,6 +14,7 @@ local ngx_balancer = require("ngx.balancer")
 local configuration = require("portico.configuration")
 local canary = require("portico.canary")
 local metrics_log = require("portico.metrics").log
+local metrics_mark = require("portico.metrics").mark
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -173,6 +174,7 @@ end
 -- rewrite_by_lua, rendered only where an algorithm picks in the rewrite phase (e.g. to set a cookie): bring the
 -- table up to date, answer 503 when the backend is unknown or has no endpoint, and pick.
 function _M.rewrite()
+  metrics_mark() -- $portico_backend may change here: the log phase reads it for this request only
   refresh()
   local b = backends[backend_name()]
   if b and b.canary then

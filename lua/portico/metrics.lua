@@ -6,8 +6,9 @@
 -- (the backend a canary decision switched $portico_backend to, else ""). No path, query, header or other value a
 -- client chooses is ever a label, so the number of series is bounded by what the operator's Ingresses render.
 --
--- Hot path (log()): eight variable reads, four nested table lookups, a few additions and bucket scans; no lock, no
--- allocation once a series exists. A timer flushes each worker's table into the dict every FLUSH_SECONDS (and when
+-- Hot path (log()): four variable reads (the labels as a string, three numbers parsed in nginx's buffer without making
+-- a Lua string), $portico_backend only when a rewrite hook ran in the request (mark()), four nested table lookups, a
+-- few additions and bucket scans; no lock, no allocation once a series exists. A timer flushes each worker's table into the dict every FLUSH_SECONDS (and when
 -- the worker exits), with dict:incr on the slots that moved. GET /configuration/metrics (portico.configuration,
 -- token-protected) dumps the dict for Portico, which exports it under ingress-nginx's names on /metrics.
 local ffi = require("ffi")
@@ -78,6 +79,44 @@ local function var(r, name)
   return ffi_string(var_value[0], var_len[0])
 end
 
+-- The last figure of a numeric variable ("180", "0.004", "0.004, 0.010" or "0.004 : 0.010" after retries and
+-- internal redirects), parsed in nginx's buffer: no Lua string is made per request. nil when the variable is unset,
+-- empty, or its last figure is not a number ("-": no upstream answered).
+local function var_number(r, name)
+  local rc = C.ngx_http_lua_ffi_var_get(r, name, #name, lowcase, 0, var_value, var_len, var_err)
+  if rc ~= 0 then return nil end
+  local p, n = var_value[0], tonumber(var_len[0])
+  local v, div, digits, bad = 0, 0, false, false
+  for i = 0, n - 1 do
+    local c = p[i]
+    if c >= 48 and c <= 57 then
+      v = v * 10 + (c - 48)
+      digits = true
+      if div > 0 then div = div * 10 end
+    elseif c == 46 and div == 0 then
+      div = 1
+    elseif c == 44 or c == 58 then -- ',' or ':': a later figure follows
+      v, div, digits, bad = 0, 0, false, false
+    elseif c ~= 32 then
+      bad = true
+    end
+  end
+  if bad or not digits then return nil end
+  return div > 0 and v / div or v
+end
+
+-- Requests in which a rewrite hook ran (portico.balancer.rewrite: canaries, the dynamic router, HTTPRoutes), by the
+-- request's address: only they may have switched $portico_backend away from the labels' upstream, so only they pay
+-- for reading it. log() clears the mark; one left by a request that never logged costs a later request one read.
+local marked = {}
+local addr_t = ffi.typeof("uintptr_t")
+local function addr(r) return tonumber(ffi.cast(addr_t, r)) end
+
+function _M.mark()
+  local r = get_request()
+  if r then marked[addr(r)] = true end
+end
+
 -- label string -> its upstream (the last field): worked out once per label set, not per request.
 local upstream_of = setmetatable({}, { __index = function(t, labels)
   local u = str_match(labels, "|([^|]*)$") or ""
@@ -118,10 +157,16 @@ end
 function _M.log()
   local r = get_request()
   if not r then return end
+  local at = addr(r)
+  local switched = marked[at]
+  if switched then marked[at] = nil end
   local labels = var(r, "portico_metrics")
   if labels == nil or labels == "" then return end
-  local backend = var(r, "portico_backend")
-  local canary = (backend ~= nil and backend ~= upstream_of[labels]) and backend or ""
+  local canary = ""
+  if switched then
+    local backend = var(r, "portico_backend")
+    if backend ~= nil and backend ~= upstream_of[labels] then canary = backend end
+  end
   local s = series(labels, canary, STATUS[C.ngx_http_lua_ffi_get_resp_status(r)], METHODS[C.ngx_http_lua_ffi_req_get_method(r)] or "OTHER")
   s[1] = s[1] + 1
   -- $request_time, without formatting and parsing it: the cached time now minus the request's start
@@ -129,20 +174,17 @@ function _M.log()
   if rt < 0 then rt = 0 end
   s[2] = s[2] + rt
   bucket(s, RT, TIME, rt)
-  local urt = var(r, "upstream_response_time")
-  if urt then
-    -- "0.004, 0.010" after retries, "-" when no upstream answered: the last figure is the answering upstream's
-    local ut = tonumber(urt) or tonumber(str_match(urt, "([%d.]+)%s*$"))
-    if ut then
-      s[UC] = s[UC] + 1
-      s[US] = s[US] + ut
-      bucket(s, UB, TIME, ut)
-    end
+  -- "0.004, 0.010" after retries, "-" when no upstream answered: the last figure is the answering upstream's
+  local ut = var_number(r, "upstream_response_time")
+  if ut then
+    s[UC] = s[UC] + 1
+    s[US] = s[US] + ut
+    bucket(s, UB, TIME, ut)
   end
-  local qs = tonumber(var(r, "request_length")) or 0
+  local qs = var_number(r, "request_length") or 0
   s[QS] = s[QS] + qs
   bucket(s, QB, SIZE, qs)
-  local ps = tonumber(var(r, "bytes_sent")) or 0
+  local ps = var_number(r, "bytes_sent") or 0
   s[PS] = s[PS] + ps
   bucket(s, PB, LENGTH, ps)
   dirty = true
