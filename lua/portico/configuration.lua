@@ -302,6 +302,8 @@ local routes = {
   ["/configuration/certificates"] = { GET = get_certificates, POST = post_certificates },
   -- the dynamic route table (portico.router, docs/adr/0014), loaded on first use like portico.certificate
   ["/configuration/routes"] = { GET = function() return require("portico.router").get() end, POST = function() return require("portico.router").post() end },
+  -- the Gateway API route table (portico.gateway, docs/adr/0011)
+  ["/configuration/gateway"] = { GET = function() return require("portico.gateway").get() end, POST = function() return require("portico.gateway").post() end },
   -- per-request figures (portico.metrics), read by Portico on every scrape of /metrics
   ["/configuration/metrics"] = { GET = function() return require("portico.metrics").dump() end },
 }

@@ -52,7 +52,7 @@ export class Executor {
 
   /** nginx restarted on its own: its shared dicts are empty, so everything is pushed again on the next apply. */
   nginxRestarted(): void {
-    this.running = this.running ? { ...this.running, backends: '', certificates: '', routes: '' } : undefined;
+    this.running = this.running ? { ...this.running, backends: '', certificates: '', routes: '', gateway: '' } : undefined;
   }
 
   /** The plan that takes nginx from what it runs to `next`. */
@@ -80,6 +80,8 @@ export class Executor {
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       const routes = c.conf.routes;
       if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.nginx.pushRaw('routes', routes);
+      // The Gateway API route table (docs/adr/0011): weights, conditions and mirror endpoints change without a reload.
+      if (next.gateway && (plan === 'reload' || this.running?.gateway !== next.gateway)) await this.nginx.pushRaw('gateway', next.gateway);
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
       return true;

@@ -12,14 +12,17 @@ export interface DataPlaneState {
   readonly clientFiles: string;
   /** The dynamic route table (docs/adr/0014), serialized; '' or absent without one. */
   readonly routes?: string;
+  /** The Gateway API route table (docs/adr/0011), serialized; '' or absent without one. */
+  readonly gateway?: string;
 }
 
 export type Plan = 'noop' | 'dynamic' | 'reload';
 
-/** `noop` when equal; `dynamic` when only what Lua holds (backends, certificates, routes) changed; `reload` when nginx.conf changed. */
+/** `noop` when equal; `dynamic` when only what Lua holds (backends, certificates, routes, gateway routes) changed; `reload` when nginx.conf changed. */
 export function planApply(running: DataPlaneState | undefined, next: DataPlaneState): Plan {
   if (!running || running.confHash !== next.confHash) return 'reload';
-  const same = running.backends === next.backends && running.certificates === next.certificates && (running.routes ?? '') === (next.routes ?? '');
+  const same = running.backends === next.backends && running.certificates === next.certificates && (running.routes ?? '') === (next.routes ?? '')
+    && (running.gateway ?? '') === (next.gateway ?? '');
   return same ? 'noop' : 'dynamic';
 }
 

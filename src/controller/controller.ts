@@ -5,7 +5,7 @@ import { buildModel } from '../model/build.js';
 import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../model/input.js';
 import type { Model } from '../model/types.js';
 import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
-import { backendsPayload } from '../render/lua-payload.js';
+import { backendsPayload, gatewayJson } from '../render/lua-payload.js';
 import type { DataPlaneState } from '../apply/plan.js';
 import { Executor, type Candidate, type Counters } from '../apply/executor.js';
 import type { Nginx } from '../nginx/process.js';
@@ -160,7 +160,7 @@ export class Controller {
     }
     const backends = JSON.stringify(backendsPayload(model));
     const certs = last?.certs ?? this.tls.state(model);
-    const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest, routes: conf.routes ?? '' };
+    const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest, routes: conf.routes ?? '', gateway: gatewayJson(model) };
     const plan = this.exec.plan(next);
     const cause = Object.fromEntries(causes);
     const candidate: Candidate = { model, conf, backends, certs };

@@ -23,3 +23,15 @@ export function backendsPayload(model: Model): BackendPayload[] {
     ...(u.canary ? { canary: u.canary } : {}),
   }));
 }
+
+/**
+ * The body of `POST /configuration/gateway` (lua/portico/gateway.lua): the model's route table, each mirror named by
+ * its upstream's endpoints now (so endpoint changes of a mirror backend are a push, not a reload); '' without one.
+ */
+export function gatewayJson(model: Model): string {
+  const t = model.gateway;
+  if (!t) return '';
+  const eps = new Map(model.upstreams.map((u) => [u.name, u.endpoints.map((e) => (e.address.includes(':') ? `[${e.address}]:${String(e.port)}` : `${e.address}:${String(e.port)}`))]));
+  const actions = t.actions.map(({ mirror, ...a }) => ({ ...a, ...(mirror !== undefined ? { mirror: eps.get(mirror) ?? [] } : {}) }));
+  return JSON.stringify({ actions, locations: t.locations });
+}

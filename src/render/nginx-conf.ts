@@ -14,6 +14,8 @@ import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, ty
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets } from './stream.js';
 import { splitDynamic, type DynamicSplit } from './dynamic-routes.js';
 import type { StreamModel } from '../model/stream.js';
+import type { GatewayTable } from '../model/gateway/route-types.js';
+import { gatewayHttpLines, gatewayLocation, gatewayServerLines } from './gateway.js';
 
 export interface RenderOptions {
   readonly workDir: string;
@@ -189,6 +191,11 @@ export function locationHead(l: Pick<Location, 'match' | 'path'>): string {
   return l.match === 'regex' ? `        ${regexHead(l.path)}` : `        location ${l.match === 'exact' ? '= ' : ''}${quote(l.path)} {`;
 }
 
+/** What a 404 location with HTTPRoute candidates proxies with when one takes the request (render/gateway.ts). */
+function notFoundBody(l: Location, ctx: SettingsContext): string[] {
+  return l.gateway !== undefined && l.target.kind === 'not-found' ? locationBody({ kind: 'upstream', upstream: '', ingress: { kind: 'HTTPRoute', namespace: '', name: '' } }, ctx) : [];
+}
+
 function location(l: Location, ctx: SettingsContext, extra: string[], upstreams: ReadonlyMap<string, Upstream>): string[] {
   const head = locationHead(l);
   if (l.target.kind === 'not-found') {
@@ -205,7 +212,7 @@ function location(l: Location, ctx: SettingsContext, extra: string[], upstreams:
 }
 
 /** `dyn`: the dynamic split (--enable-dynamic-routes), whose Lua locations replace the catch-all's. */
-function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, { stream, dyn }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined }): string[] {
+function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, { stream, dyn, gateway }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable }): string[] {
   const catchAll = s.host === '_';
   const clientCert = clientCertHeaders(tls, s.host);
   const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort }, clientCert };
@@ -223,8 +230,9 @@ function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyM
     ...(clientCert === undefined ? [] : proxyHeaders(ctx.global, ctx.headers, { clientCert }, '        ')),
     ...serverCompat(ctx.global),
     ...serverBody(s, ctx),
-    ...(dyn && catchAll ? dyn.locations : s.locations.flatMap((l) => location(l, ctx, [...tlsLocationLines(tls, s.host, l),
-      ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)], upstreams))),
+    ...gatewayServerLines(s, gateway),
+    ...(dyn && catchAll ? dyn.locations : s.locations.flatMap((l) => gatewayLocation(l, location(l, ctx, [...tlsLocationLines(tls, s.host, l),
+      ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)], upstreams), gateway, notFoundBody(l, ctx)))),
     '    }',
     ...wwwRedirectServer(s, listen(o.listenAddress, o.httpPort, proxyProtocol)),
   ];
@@ -243,9 +251,9 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
-  const body = [...main(o, model.tls, model.stream, streamSnips), ...resolverLines(o.resolvers), ...authHttpLines(model, o.workDir), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
+  const body = [...main(o, model.tls, model.stream, streamSnips), ...gatewayHttpLines(model.gateway, upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS)), ...resolverLines(o.resolvers), ...authHttpLines(model, o.workDir), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o),
-    ...(dyn?.servers ?? model.servers).flatMap((s) => server(s, o, model.tls, upstreams, { stream: model.stream, dyn })), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
+    ...(dyn?.servers ?? model.servers).flatMap((s) => server(s, o, model.tls, upstreams, { stream: model.stream, dyn, gateway: model.gateway })), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
   const hash = sha256(body);
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash, ...(dyn ? { routes: dyn.routes } : {}) };
 }

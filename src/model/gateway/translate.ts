@@ -6,7 +6,8 @@ import type { ObjectRef, Problem, Target } from '../types.js';
 import type { BackendObjectReference, HTTPBackendRef, HTTPRoute, HTTPRouteMatch, HTTPRouteRule, ReferenceGrant } from './api.js';
 import { ruleFilters } from './filters.js';
 import { gatewayMatch } from './match.js';
-import { pathOnly, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
+import { byName } from '../lookup.js';
+import { pathOnly, plainAction, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
 import { attach, refOf, servedListeners, type Attachment } from './attach.js';
 import { granted } from './grants.js';
 import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
@@ -35,57 +36,64 @@ function byAge(a: HTTPRoute, b: HTTPRoute): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-/** Placeholder upstream of a location whose winning rule has no backend to proxy to: Lua answers first (500). */
-export const NO_BACKEND = 'portico.gateway-500';
+/**
+ * Placeholder upstream of a location whose winning rule is not one plain backend (weights, filters, a 500): Lua sets
+ * the backend per request, so weight changes never change nginx.conf. Not an upstream name (those have no '.').
+ */
+export const LUA_BACKEND = 'portico.gateway';
+
+/** What backendRefs are checked against: the ReferenceGrants and the Services of the snapshot. */
+interface Refs { readonly grants: readonly ReferenceGrant[]; readonly services: Snapshot['services'] }
 
 /** One backendRef (or a mirror's) resolved to an upstream, or undefined with a Problem naming why. */
-function resolve(sink: GatewaySink, ref: ObjectRef, b: BackendObjectReference, field: string, grants: readonly ReferenceGrant[]): string | undefined {
+function resolve(sink: GatewaySink, ref: ObjectRef, b: BackendObjectReference, field: string, refs: Refs): string | undefined {
   if ((b.group ?? '') !== '' || (b.kind ?? 'Service') !== 'Service') { sink.problem(ref, field, `InvalidKind: ${b.group ?? ''}/${b.kind ?? ''} is not a Service; its share of requests answers 500`); return undefined; }
   if (b.port === undefined) { sink.problem(ref, `${field}.port`, 'a Service backendRef needs a port; its share of requests answers 500'); return undefined; }
   const ns = b.namespace ?? ref.namespace;
-  if (ns !== ref.namespace && !granted(grants, { namespace: ref.namespace }, ns, 'Service', b.name)) {
+  if (ns !== ref.namespace && !granted(refs.grants, { namespace: ref.namespace }, ns, 'Service', b.name)) {
     sink.problem(ref, field, `RefNotPermitted: no ReferenceGrant in namespace ${ns} lets HTTPRoutes of ${ref.namespace} refer to Service ${b.name}; its share of requests answers 500`);
     return undefined;
   }
+  if (!byName(refs.services, ns, b.name)) { sink.problem(ref, field, `BackendNotFound: Service ${ns}/${b.name} not found; its share of requests answers 500`); return undefined; }
   const t = sink.target(ref, { service: { name: b.name, port: { number: b.port } } }, field, undefined, ns);
   return t?.kind === 'upstream' ? t.upstream : undefined;
 }
 
 /** The weighted backends of a rule: weight 0 dropped, an invalid backendRef kept as a share that answers 500. */
-function backendsOf(sink: GatewaySink, ref: ObjectRef, refs: readonly HTTPBackendRef[], field: string, grants: readonly ReferenceGrant[]): WeightedBackend[] {
+function backendsOf(sink: GatewaySink, ref: ObjectRef, list: readonly HTTPBackendRef[], field: string, refs: Refs): WeightedBackend[] {
   const out: WeightedBackend[] = [];
-  refs.forEach((b, i) => {
+  list.forEach((b, i) => {
     const weight = b.weight ?? 1;
     if (!Number.isInteger(weight) || weight < 0 || weight > 1_000_000) { sink.problem(ref, `${field}.backendRefs[${i}].weight`, 'must be an integer 0-1000000; its share answers 500'); out.push({ weight: 1 }); return; }
     if (weight === 0) return;
     if (b.filters?.length) { sink.problem(ref, `${field}.backendRefs[${i}].filters`, 'filters on a backendRef are not supported; its share of requests answers 500'); out.push({ weight }); return; }
-    const upstream = resolve(sink, ref, b, `${field}.backendRefs[${i}]`, grants);
+    const upstream = resolve(sink, ref, b, `${field}.backendRefs[${i}]`, refs);
     out.push(upstream !== undefined ? { upstream, weight } : { weight });
   });
   return out;
 }
 
 /** The action of one rule, or undefined (with a Problem) when the rule is not served at all. */
-function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: number, grants: readonly ReferenceGrant[]): GatewayAction | undefined {
+function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: number, refs: Refs): GatewayAction | undefined {
   const field = `spec.rules[${i}]`;
   const prefixOnly = (rule.matches ?? []).every((m) => (m.path?.type ?? 'PathPrefix') === 'PathPrefix');
   const f = ruleFilters(rule, field, prefixOnly);
   if ('field' in f && 'reason' in f) { sink.problem(ref, f.field, `${f.reason}; the rule is not served`); return undefined; }
   const { mirror, ...filters } = f;
-  const refs = rule.backendRefs ?? [];
-  const backends = filters.redirect ? [] : backendsOf(sink, ref, refs, field, grants);
-  if (!filters.redirect && backends.length === 0) sink.problem(ref, `${field}.backendRefs`, refs.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
-  const m = mirror ? resolve(sink, ref, mirror.filter.requestMirror?.backendRef ?? { name: '' }, mirror.field, grants) : undefined;
-  return { route: ref, rule: i, backends, ...(refs.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m } : {}) };
+  const list = rule.backendRefs ?? [];
+  const backends = filters.redirect ? [] : backendsOf(sink, ref, list, field, refs);
+  if (!filters.redirect && backends.length === 0) sink.problem(ref, `${field}.backendRefs`, list.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
+  const m = mirror ? resolve(sink, ref, mirror.filter.requestMirror?.backendRef ?? { name: '' }, mirror.field, refs) : undefined;
+  return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m } : {}) };
 }
 
-function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[], grants: readonly ReferenceGrant[], at: { readonly rank: number; readonly entries: GatewayEntry[] }): void {
+function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[], refs: Refs, at: { readonly rank: number; readonly entries: GatewayEntry[] }): void {
   const { rank, entries } = at;
   const ref = refOf('HTTPRoute', route);
   (route.spec?.rules ?? []).forEach((rule, i) => {
-    const action = actionOf(sink, ref, rule, i, grants);
+    const action = actionOf(sink, ref, rule, i, refs);
     if (!action) return;
-    const upstream = action.backends.find((b) => b.upstream !== undefined)?.upstream ?? NO_BACKEND;
+    const upstream = plainAction(action) ? action.backends[0]?.upstream ?? LUA_BACKEND : LUA_BACKEND;
     const target: Target = { kind: 'upstream', upstream, ingress: ref };
     const matches: readonly HTTPRouteMatch[] = rule.matches?.length ? rule.matches : [{ path: { type: 'PathPrefix', value: '/' } }];
     matches.forEach((raw, j) => {
@@ -124,7 +132,7 @@ export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, opts: Ga
       continue;
     }
     attachments.push(...a.via);
-    addRoute(sink, route, a.hosts, grants, { rank, entries });
+    addRoute(sink, route, a.hosts, { grants, services: snapshot.services }, { rank, entries });
   }
   return { tls: gatewayTlsHosts(served, attachments, grants), entries };
 }

@@ -1,0 +1,344 @@
+-- portico.gateway: the Gateway API route table (docs/adr/0011). A location some HTTPRoute match with conditions
+-- (headers, query parameters, method, a regex path) or with filters, weights or timeouts may take runs rewrite() in
+-- the rewrite phase: it finds the location's candidates by $portico_gw, takes the first whose conditions all hold
+-- (the model sorted them by the specification's precedence) and applies its action; none: the location's own target.
+--
+-- POST /configuration/gateway  body (JSON, made by src/render/lua-payload.ts gatewayPayload):
+--   { "actions": [ { "backends": [ { "upstream": "ns_svc_80" | absent (answers 500), "weight": n } ],
+--                    "requestHeaders"/"responseHeaders": { "set": [{name,value}], "add": [...], "remove": [name] },
+--                    "redirect": { "scheme", "hostname", "port", "statusCode", "path": { "type", "value" } },
+--                    "rewrite": { "hostname", "path": { "type", "value" } },
+--                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "timeoutMs": n } ],
+--     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
+--                                          "query": [...], "method": "GET" }, "action": i } ] } }
+-- -> 201, or 400 with a message and nothing changed. GET returns what nginx holds. Stored in the portico_backends dict
+-- under "gateway" with its own version; a worker decodes it once per push.
+local cjson = require("cjson.safe")
+local configuration = require("portico.configuration")
+local balancer = require("portico.balancer")
+local ngx_balancer = require("ngx.balancer")
+
+local ngx = ngx
+local ngx_var = ngx.var
+local re_find = ngx.re.find
+local type = type
+local ipairs = ipairs
+local pairs = pairs
+local tostring = tostring
+local math_random = math.random
+local math_floor = math.floor
+local str_gsub = string.gsub
+local str_sub = string.sub
+local str_match = string.match
+local str_format = string.format
+
+local _M = {}
+
+local KEY_DATA = "gateway"
+local KEY_VERSION = "gateway-version"
+
+local routes = {}      -- location key -> list of { match, action } (worker-local, prepared)
+local synced = nil     -- the dict version `routes` was built from
+
+local function is_int(v, min, max)
+  return type(v) == "number" and v == math_floor(v) and v >= min and v <= max
+end
+
+-- true when s is a string of printable ASCII (and tab), at most max
+local function printable(s, max)
+  return type(s) == "string" and #s <= max and not str_match(s, "[^\t\32-\126]")
+end
+
+local function check_regex(v, at)
+  if not printable(v, 512) or v == "" then return at .. ": must be 1-512 printable characters" end
+  local _, _, err = re_find("", "^(?:" .. v .. ")$", "jo")
+  if err then return at .. ": " .. err end
+  return nil
+end
+
+local function check_conditions(list, at, header)
+  if type(list) ~= "table" then return at .. ": must be an array" end
+  for i, c in ipairs(list) do
+    local cat = str_format("%s[%d]", at, i - 1)
+    if type(c) ~= "table" then return cat .. ": must be an object" end
+    local pattern = header and "^[a-z0-9][a-z0-9-]*$" or "^[\33-\126]+$"
+    if type(c.name) ~= "string" or #c.name > 256 or not str_match(c.name, pattern) then return cat .. ".name: not a name Portico matches" end
+    if c.type == "RegularExpression" then
+      local msg = check_regex(c.value, cat .. ".value")
+      if msg then return msg end
+    elseif c.type ~= "Exact" or not printable(c.value, 4096) then
+      return cat .. ": type must be Exact or RegularExpression, value printable"
+    end
+  end
+  return nil
+end
+
+local function check_match(m, at)
+  if type(m) ~= "table" or type(m.path) ~= "table" then return at .. ".path: must be an object" end
+  local p = m.path
+  if p.type == "RegularExpression" then
+    local msg = check_regex(p.value, at .. ".path.value")
+    if msg then return msg end
+  elseif (p.type ~= "Exact" and p.type ~= "PathPrefix") or type(p.value) ~= "string" or str_sub(p.value, 1, 1) ~= "/" then
+    return at .. ".path: must be Exact, PathPrefix or RegularExpression with a path"
+  end
+  return check_conditions(m.headers, at .. ".headers", true) or check_conditions(m.query, at .. ".query", false)
+    or ((m.method ~= nil and not (type(m.method) == "string" and str_match(m.method, "^[A-Z]+$"))) and at .. ".method: must be a method" or nil)
+end
+
+local function check_edits(e, at)
+  if e == nil then return nil end
+  if type(e) ~= "table" then return at .. ": must be an object" end
+  for _, kind in ipairs({ "set", "add" }) do
+    for i, h in ipairs(e[kind] or {}) do
+      if type(h) ~= "table" or not printable(h.name, 256) or not str_match(h.name, "^[%w!#$%%&'*+.^_`|~-]+$") or not printable(h.value, 4096) then
+        return str_format("%s.%s[%d]: must be a header name and a printable value", at, kind, i - 1)
+      end
+    end
+  end
+  for i, n in ipairs(e.remove or {}) do
+    if not printable(n, 256) then return str_format("%s.remove[%d]: must be a header name", at, i - 1) end
+  end
+  return nil
+end
+
+local function check_action(a, at)
+  if type(a) ~= "table" or type(a.backends) ~= "table" then return at .. ".backends: must be an array" end
+  for i, b in ipairs(a.backends) do
+    if type(b) ~= "table" or not is_int(b.weight, 1, 1000000) then return str_format("%s.backends[%d].weight: must be 1-1000000", at, i - 1) end
+    if b.upstream ~= nil and (type(b.upstream) ~= "string" or not str_match(b.upstream, "^[a-z0-9_.-]+$")) then
+      return str_format("%s.backends[%d].upstream: must match [a-z0-9_.-]+", at, i - 1)
+    end
+  end
+  if a.timeoutMs ~= nil and not is_int(a.timeoutMs, 1, 86400000 * 7) then return at .. ".timeoutMs: must be a positive integer" end
+  if a.redirect ~= nil and (type(a.redirect) ~= "table" or (a.redirect.statusCode ~= 301 and a.redirect.statusCode ~= 302)) then
+    return at .. ".redirect.statusCode: must be 301 or 302"
+  end
+  for i, ep in ipairs(a.mirror or {}) do
+    if type(ep) ~= "string" or not str_match(ep, "^[%x.:%[%]]+:%d+$") then return str_format("%s.mirror[%d]: must be address:port", at, i - 1) end
+  end
+  return check_edits(a.requestHeaders, at .. ".requestHeaders") or check_edits(a.responseHeaders, at .. ".responseHeaders")
+end
+
+-- The decoded table, or nil and a message: one bad entry refuses the whole push (the table is one decision).
+function _M.validate(body)
+  if type(body) ~= "string" or body == "" then return nil, "empty body: expected a JSON object" end
+  local t, err = cjson.decode(body)
+  if type(t) ~= "table" then return nil, "invalid JSON: " .. tostring(err) end
+  if type(t.actions) ~= "table" or type(t.locations) ~= "table" then return nil, "expected { actions, locations }" end
+  for i, a in ipairs(t.actions) do
+    local msg = check_action(a, str_format("actions[%d]", i - 1))
+    if msg then return nil, msg end
+  end
+  for key, list in pairs(t.locations) do
+    if type(key) ~= "string" or not str_match(key, "^[%w_.-]+$") or type(list) ~= "table" then return nil, "locations: keys must be names, values arrays" end
+    for i, c in ipairs(list) do
+      local at = str_format("locations.%s[%d]", key, i - 1)
+      if type(c) ~= "table" or not is_int(c.action, 0, #t.actions - 1) then return nil, at .. ".action: must index actions" end
+      local msg = check_match(c.match, at .. ".match")
+      if msg then return nil, msg end
+    end
+  end
+  return t
+end
+
+-- Once per push: header variable names, anchored regexes, the actions' weight totals.
+local function prepare(t)
+  for _, a in ipairs(t.actions) do
+    local total = 0
+    for _, b in ipairs(a.backends) do total = total + b.weight end
+    a.total = total
+    if a.mirror and #a.mirror == 0 then a.mirror = nil end
+  end
+  local out = {}
+  for key, list in pairs(t.locations) do
+    local cands = {}
+    for i, c in ipairs(list) do
+      local m = c.match
+      for _, h in ipairs(m.headers) do
+        h.var = "http_" .. str_gsub(h.name, "-", "_")
+        if h.type == "RegularExpression" then h.re = "^(?:" .. h.value .. ")$" end
+      end
+      for _, q in ipairs(m.query) do
+        if q.type == "RegularExpression" then q.re = "^(?:" .. q.value .. ")$" end
+      end
+      if m.path.type == "RegularExpression" then m.path.re = "^(?:" .. m.path.value .. ")$" end
+      cands[i] = { match = m, action = t.actions[c.action + 1], has_query = #m.query > 0 }
+    end
+    out[key] = cands
+  end
+  return out
+end
+
+local function refresh()
+  local dict = ngx.shared[configuration.BACKENDS_DICT]
+  local version = dict:get(KEY_VERSION)
+  if version == synced then return end
+  synced = version
+  local t = _M.validate(dict:get(KEY_DATA) or "")
+  routes = t and prepare(t) or {}
+end
+
+local function value_matches(c, v)
+  if v == nil then return false end
+  if type(v) == "table" then v = v[1] end
+  if v == true then v = "" end
+  if c.re then return re_find(v, c.re, "jo") ~= nil end
+  return v == c.value
+end
+
+-- Every condition of one match holds for this request (the path of Exact/PathPrefix already did, by the location).
+local function matches(c, uri, args)
+  local m = c.match
+  if m.method and ngx.req.get_method() ~= m.method then return false, args end
+  if m.path.re and not re_find(uri, m.path.re, "jo") then return false, args end
+  for _, h in ipairs(m.headers) do
+    if not value_matches(h, ngx_var[h.var]) then return false, args end
+  end
+  if c.has_query then
+    args = args or ngx.req.get_uri_args(100)
+    for _, q in ipairs(m.query) do
+      if not value_matches(q, args[q.name]) then return false, args end
+    end
+  end
+  return true, args
+end
+
+-- ReplacePrefixMatch: the matched prefix replaced, one '/' kept between the replacement and the rest.
+local function replace_prefix(uri, prefix, with)
+  local rest = prefix == "/" and uri or str_sub(uri, #prefix + 1)
+  if rest == "" then return with end
+  if str_sub(with, -1) == "/" and str_sub(rest, 1, 1) == "/" then rest = str_sub(rest, 2) end
+  local out = with .. rest
+  return out == "" and "/" or out
+end
+
+local function new_path(edit, uri, c)
+  if not edit then return uri end
+  if edit.type == "ReplaceFullPath" then return edit.value end
+  return replace_prefix(uri, c.match.path.value, edit.value)
+end
+
+local DEFAULT_PORT = { http = 80, https = 443 }
+
+-- RequestRedirect: scheme, hostname, port, path of the Location; the port is left out when it is the scheme's own.
+local function redirect(r, uri, c)
+  local scheme = r.scheme or ngx_var.scheme
+  local port = r.port or (r.scheme and DEFAULT_PORT[r.scheme]) or (ngx_var.https == "on" and 443 or 80)
+  local host = r.hostname or ngx_var.host
+  local authority = port == DEFAULT_PORT[scheme] and host or (host .. ":" .. port)
+  local args = ngx_var.args
+  local url = scheme .. "://" .. authority .. new_path(r.path, uri, c) .. (args and args ~= "" and ("?" .. args) or "")
+  return ngx.redirect(url, r.statusCode)
+end
+
+local function edit_request_headers(e)
+  for _, h in ipairs(e.set or {}) do ngx.req.set_header(h.name, h.value) end
+  if e.add and #e.add > 0 then
+    local have = ngx.req.get_headers(100)
+    for _, h in ipairs(e.add) do
+      local cur = have[h.name]
+      if type(cur) == "table" then cur = table.concat(cur, ",") end
+      ngx.req.set_header(h.name, cur and (cur .. "," .. h.value) or h.value)
+    end
+  end
+  for _, n in ipairs(e.remove or {}) do ngx.req.clear_header(n) end
+end
+
+local function pick_backend(a)
+  local bs = a.backends
+  if #bs == 1 then return bs[1] end
+  local r = math_random(a.total)
+  for _, b in ipairs(bs) do
+    r = r - b.weight
+    if r <= 0 then return b end
+  end
+  return bs[#bs]
+end
+
+local function apply(a, c, uri)
+  if a.redirect then return redirect(a.redirect, uri, c) end
+  if a.total == 0 then return ngx.exit(500) end
+  if a.requestHeaders then edit_request_headers(a.requestHeaders) end
+  if a.rewrite then
+    if a.rewrite.hostname then ngx.req.set_header("Host", a.rewrite.hostname) end
+    if a.rewrite.path then ngx.req.set_uri(new_path(a.rewrite.path, uri, c), false) end
+  end
+  local ctx = ngx.ctx
+  if a.responseHeaders then ctx.portico_gw_response = a.responseHeaders end
+  if a.timeoutMs then ctx.portico_gw_timeout = a.timeoutMs / 1000 end
+  if a.mirror then ngx_var.portico_gw_mirror = a.mirror[math_random(#a.mirror)] end
+  local b = pick_backend(a)
+  if not b.upstream then return ngx.exit(500) end
+  ngx_var.portico_backend = b.upstream
+  return balancer.rewrite()
+end
+
+-- rewrite_by_lua of a location with candidates.
+function _M.rewrite()
+  refresh()
+  local list = routes[ngx_var.portico_gw or ""]
+  if list then
+    local uri = ngx_var.uri
+    local args
+    for _, c in ipairs(list) do
+      local ok
+      ok, args = matches(c, uri, args)
+      if ok then return apply(c.action, c, uri) end
+    end
+  end
+  -- no candidate: the location's own target (an Ingress path, the default backend, or 404)
+  if ngx_var.portico_backend == "" then
+    ngx.status = 404
+    ngx.header["Content-Type"] = "text/plain"
+    ngx.print("default backend - 404\n")
+    return ngx.exit(404)
+  end
+  return balancer.rewrite()
+end
+
+-- header_filter_by_lua of the same locations: ResponseHeaderModifier of the candidate taken, if any.
+function _M.header_filter()
+  local e = ngx.ctx.portico_gw_response
+  if not e then return end
+  local h = ngx.header
+  for _, x in ipairs(e.set or {}) do h[x.name] = x.value end
+  for _, x in ipairs(e.add or {}) do
+    local cur = h[x.name]
+    if type(cur) == "table" then cur = table.concat(cur, ",") end
+    h[x.name] = cur and (cur .. "," .. x.value) or x.value
+  end
+  for _, n in ipairs(e.remove or {}) do h[n] = nil end
+end
+
+-- balancer_by_lua of the portico_gateway upstream: the rule's timeout, then the usual pick.
+function _M.balance()
+  local t = ngx.ctx.portico_gw_timeout
+  if t then
+    local ok, err = ngx_balancer.set_timeouts(t, t, t)
+    if not ok then ngx.log(ngx.ERR, "portico: set_timeouts: ", err) end
+  end
+  return balancer.balance()
+end
+
+function _M.post()
+  local body, rerr = configuration.read_body()
+  if rerr then return configuration.respond(500, "could not read the request body: " .. rerr) end
+  local t, err = _M.validate(body)
+  if not t then return configuration.respond(400, "gateway routes rejected, nothing changed: " .. err) end
+  local dict = ngx.shared[configuration.BACKENDS_DICT]
+  local ok, serr = dict:safe_set(KEY_DATA, body)
+  if not ok then return configuration.respond(500, "could not store gateway routes, nothing changed: " .. tostring(serr)) end
+  local version = dict:incr(KEY_VERSION, 1, 0)
+  return configuration.respond(201, str_format("gateway routes stored, version %s", tostring(version)))
+end
+
+function _M.get()
+  local data = ngx.shared[configuration.BACKENDS_DICT]:get(KEY_DATA)
+  if not data then return configuration.respond(404, "no gateway routes configured") end
+  ngx.header["Content-Type"] = "application/json"
+  ngx.print(data)
+  return ngx.exit(200)
+end
+
+return _M

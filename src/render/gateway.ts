@@ -1,0 +1,71 @@
+// nginx.conf lines of the Gateway API route table (docs/adr/0011): the Lua hooks of a location with candidates, the
+// internal mirror location and the upstream that applies rule timeouts. Only Portico's own names reach nginx.conf;
+// every value of an HTTPRoute goes to Lua as data (render/lua-payload.ts gatewayPayload).
+import type { GatewayCandidate, GatewayTable } from '../model/gateway/route-types.js';
+import type { Location, Server } from '../model/types.js';
+import { ident, quote } from './escape.js';
+
+const I = '            ';
+/** Where a location sends its mirror copies: an internal location of each server that has one (under /_portico, reserved). */
+export const GATEWAY_MIRROR_URI = '/_portico_gateway_mirror';
+const BALANCER_PASS = `${I}proxy_pass http://portico_balancer;`;
+
+function listOf(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): readonly GatewayCandidate[] {
+  return l.gateway !== undefined ? table?.locations[l.gateway] ?? [] : [];
+}
+
+function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs'): boolean {
+  return listOf(table, l).some((c) => table?.actions[c.action]?.[what] !== undefined);
+}
+
+/**
+ * A location with candidates: `lines` is the location as it would be rendered for its own target (head, `set
+ * $portico_backend`, the balancer hooks, the body, `}`). The balancer's rewrite hook gives way to portico.gateway's
+ * (which calls it once a backend is chosen); a location whose target is the built-in 404 proxies too, since a
+ * candidate may take its requests, and Lua answers the 404 when none does.
+ */
+export function gatewayLocation(l: Location, lines: readonly string[], table: GatewayTable | undefined, notFoundBody: readonly string[]): string[] {
+  const key = l.gateway;
+  if (key === undefined) return [...lines];
+  const head = lines[0] ?? '';
+  let body = lines.slice(1, -1).filter((x) => !x.includes('rewrite_by_lua_block { require("portico.balancer").rewrite() }'));
+  if (l.target.kind === 'not-found') body = [...body.filter((x) => !x.startsWith(`${I}return 404 `)), ...notFoundBody];
+  const timeouts = uses(table, l, 'timeoutMs');
+  if (timeouts) body = body.map((x) => (x === BALANCER_PASS ? `${I}proxy_pass http://portico_gateway;` : x));
+  const mirror = uses(table, l, 'mirror');
+  const filter = body.some((x) => x.includes('header_filter_by_lua')) ? [] : [`${I}header_filter_by_lua_block { require("portico.gateway").header_filter() }`];
+  return [
+    head,
+    `${I}set $portico_gw ${quote(ident(key))};`,
+    ...(mirror ? [`${I}set $portico_gw_mirror "";`, `${I}mirror ${quote(GATEWAY_MIRROR_URI)};`] : []),
+    ...body.slice(0, 1),
+    `${I}rewrite_by_lua_block { require("portico.gateway").rewrite() }`,
+    ...filter,
+    ...body.slice(1),
+    '        }',
+  ];
+}
+
+/** The internal location mirror copies go to (one per server that mirrors): Lua chose the endpoint; no copy when it chose none. */
+export function gatewayServerLines(s: Server, table: GatewayTable | undefined): string[] {
+  if (!s.locations.some((l) => uses(table, l, 'mirror'))) return [];
+  return [
+    `        location = ${quote(GATEWAY_MIRROR_URI)} {`,
+    `${I}internal;`,
+    `${I}if ($portico_gw_mirror = "") { return 204; }`,
+    `${I}proxy_pass http://$portico_gw_mirror$request_uri;`,
+    '        }',
+  ];
+}
+
+/** The upstream whose balancer applies a rule's timeouts before the usual pick (only when some rule has one). */
+export function gatewayHttpLines(table: GatewayTable | undefined, keepalive: string): string[] {
+  if (!table?.actions.some((a) => a.timeoutMs !== undefined)) return [];
+  return [
+    '    upstream portico_gateway {',
+    '        server 0.0.0.1;',
+    '        balancer_by_lua_block { require("portico.gateway").balance() }',
+    keepalive,
+    '    }',
+  ];
+}
