@@ -45,7 +45,8 @@ export function dynamicHosts(model: Model, accept: (t: Target) => boolean = () =
   const clientAuth = new Set(model.tls.servers.filter((s) => s.clientAuth !== undefined).map((s) => s.host));
   const eligible = (s: Server): boolean => (s.settings === undefined || Object.keys(s.settings).length === 0)
     && !clientAuth.has(s.host)
-    && s.locations.every((l) => l.match !== 'regex' && dynamicTarget(l.target) && accept(l.target));
+    // A location with HTTPRoute candidates runs portico.gateway in its own block (docs/adr/0011): rendered, never dynamic.
+    && s.locations.every((l) => l.match !== 'regex' && l.gateway === undefined && dynamicTarget(l.target) && accept(l.target));
   const byHost = new Map(model.servers.map((s) => [s.host, s]));
   const catchAll = byHost.get('_');
   if (catchAll === undefined || !eligible(catchAll)) return out;
