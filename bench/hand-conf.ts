@@ -5,8 +5,9 @@ const LOG_FORMAT = `    log_format portico '$remote_addr - $remote_user [$time_l
                        '"$http_referer" "$http_user_agent" $request_length $request_time '
                        '[$portico_backend] $upstream_addr $upstream_status $upstream_response_time $req_id';`;
 
-// The proxy headers and maps of src/render/nginx-conf.ts and src/render/tls.ts, written out by hand (the four
-// ssl-client-* headers are set, empty, on every request of every server, as Portico renders them).
+// The proxy headers and maps Portico renders at http level by default (src/render/nginx-conf.ts, globals.ts), written
+// out by hand. The four ssl-client-* names are set empty (dropping a client's headers of those names; no work per
+// request); only servers with client-certificate auth give them values (issue 18 item 4).
 export const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
     map $http_host $best_http_host { default $http_host; '' $host; }
     proxy_set_header Host $best_http_host;
@@ -20,16 +21,11 @@ export const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default
     proxy_set_header X-Forwarded-Proto $scheme;
     proxy_set_header X-Forwarded-Scheme $scheme;
     proxy_set_header X-Scheme $scheme;
-    proxy_set_header X-Original-URI $request_uri;
     proxy_set_header Proxy "";
-    map $portico_client_auth $portico_ssl_client_verify { "" ""; default $ssl_client_verify; }
-    map $portico_client_auth $portico_ssl_client_s_dn { "" ""; default $ssl_client_s_dn; }
-    map $portico_client_auth $portico_ssl_client_i_dn { "" ""; default $ssl_client_i_dn; }
-    map $portico_client_auth $portico_ssl_client_cert { pass $ssl_client_escaped_cert; default ""; }
-    proxy_set_header ssl-client-verify $portico_ssl_client_verify;
-    proxy_set_header ssl-client-subject-dn $portico_ssl_client_s_dn;
-    proxy_set_header ssl-client-issuer-dn $portico_ssl_client_i_dn;
-    proxy_set_header ssl-client-cert $portico_ssl_client_cert;`;
+    proxy_set_header ssl-client-verify "";
+    proxy_set_header ssl-client-subject-dn "";
+    proxy_set_header ssl-client-issuer-dn "";
+    proxy_set_header ssl-client-cert "";`;
 
 export const MINIMAL_HEADERS = `    proxy_set_header Host $host;
     proxy_set_header Connection "";`;

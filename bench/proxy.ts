@@ -14,6 +14,9 @@
 //             catch-all server (docs/adr/0014), not by a rendered location; the router's cost is dynamic / portico
 //   same      hand-written nginx.conf: static `upstream` + keepalive, the same proxy headers, maps and access log
 //   minimal   hand-written nginx.conf: static `upstream` + keepalive, only the headers keepalive needs, same access log
+//   twin      hand-written nginx.conf with the headers ingress-nginx sends by default, the same access log and the
+//             smallest balancer_by_lua (bench/proxy-features.ts): the issue's "hand-written nginx with the same
+//             headers, log and balancer". Targets (issue 18): portico / minimal >= 0.80, portico / twin >= 1.0
 // The backend is a second hand-written nginx answering `return 200` on two ports (two endpoints, round robin).
 // All sides log every request with Portico's `portico` log format to a file, buffer=64k flush=1s.
 import { execFile } from 'node:child_process';
@@ -28,6 +31,7 @@ import {
   startNginx, wrk, type HandNginx, type WrkResult,
 } from './lib.js';
 import { handConf, MINIMAL_HEADERS, SAME_HEADERS } from './hand-conf.js';
+import { featureConf, TWIN } from './proxy-features.js';
 
 const argv = process.argv.slice(2);
 const ROUNDS = intArg(argv, 'rounds', 6, 1, 50);
@@ -42,8 +46,8 @@ const KEEP_PROFILES = argv.includes('--keep-profiles');
 const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
-/** Portico renders this in every server{} without client-certificate auth. */
-const CLIENT_AUTH = '\n        set $portico_client_auth "";';
+/** Lines Portico renders at the top of a server{} without client-certificate auth: none since issue 18 item 4. */
+const CLIENT_AUTH = '';
 
 
 interface Side {
@@ -118,6 +122,12 @@ async function main(): Promise<void> {
     const dynPid = Number((await readFile(join(dyn.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [dynPid, ...(await childPids(dynPid))]) await pin(pid, PROXY_CPUS);
 
+    const twinSide = async (): Promise<Side> => {
+      const port = await freePort();
+      const n = await startNginx('twin', featureConf({ port, backends: backendPorts, workers: WORKERS, host: HOST, features: TWIN }), PROXY_CPUS, port, binary);
+      stops.push(() => n.stop());
+      return { name: 'twin', port, workers: () => n.workers(), rounds: [], master: n.proc.pid ?? 0 };
+    };
     /** One hand-written side: its own port, stopped with the rest. */
     const hand = async (name: string, headers: string, serverExtra: string, lua = false): Promise<Side> => {
       const port = await freePort();
@@ -132,6 +142,7 @@ async function main(): Promise<void> {
       await hand('same', SAME_HEADERS, CLIENT_AUTH),
       await hand('minimal', MINIMAL_HEADERS, ''),
       await hand('floor', SAME_HEADERS, CLIENT_AUTH, true),
+      await twinSide(),
     ];
     for (const s of CALLGRIND ? [] : sides) {
       const w = await s.workers();
@@ -188,6 +199,8 @@ async function instructions(sides: readonly Side[], cgDir: string): Promise<void
     const xs = per.get(s.name) ?? [];
     console.log(`${s.name.padEnd(8)} median ${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), ratio to same ${fmt(median(xs) / ref, 3)}`);
   }
+  const m = (name: string): number => median(per.get(name) ?? []);
+  console.log(`instructions, reference / side (a throughput-like ratio): minimal / portico ${fmt(m('minimal') / m('portico'), 3)}, twin / portico ${fmt(m('twin') / m('portico'), 3)}, twin / nometrics ${fmt(m('twin') / m('nometrics'), 3)}`);
 }
 
 /** --syscalls: each side's syscalls per request (strace -c on its workers), to compare kernel work, not time. */
@@ -230,6 +243,9 @@ function report(sides: readonly Side[]): void {
   const floor = sides.find((s) => s.name === 'floor');
   const same = sides.find((s) => s.name === 'same');
   if (floor && same) console.log(`\nfloor / same (what any balancer_by_lua costs on this nginx): rps ${ratio(floor, same, (m) => m.rps)}`);
+  const minimal = sides.find((s) => s.name === 'minimal');
+  const twin = sides.find((s) => s.name === 'twin');
+  if (minimal && twin) console.log(`targets: portico / minimal rps ${ratio(p, minimal, (m) => m.rps)} (>= 0.80), portico / twin rps ${ratio(p, twin, (m) => m.rps)} (>= 1.0)`);
   const dynamic = sides.find((s) => s.name === 'dynamic');
   if (dynamic) console.log(`dynamic / portico (Lua route table vs rendered locations, target >= 0.95): rps ${ratio(dynamic, p, (m) => m.rps)}  CPU/req ${ratio(dynamic, p, (m) => m.cpuUsPerReq)}`);
   const errors = sides.reduce((a, s) => a + s.rounds.reduce((b, m) => b + m.non2xx + m.socketErrors, 0), 0);
