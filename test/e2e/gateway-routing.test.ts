@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { startBackend, type Backend, type Echo } from '../support/backends.js';
-import { ingress, ingressClass } from '../support/objects.js';
+import { ingress, ingressClass, slice } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { get, startPortico, syncCount, until, type Reply, type Running } from '../support/portico.js';
 import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
@@ -197,5 +197,25 @@ describe('Gateway API route table through real nginx', () => {
     await until('/split answered by b only', async () => [...await sample(p, 'weights.test', '/split', 20)].join() === 'b');
     assert.equal(syncCount(p.output, 'reload'), reloads, 'no reload for a weight change');
     assert.ok(syncCount(p.output, 'dynamic') > 0);
+    objects = changed;
+  });
+
+  test('an endpoint change of a weighted backend, a mirror endpoint change and a header value change are applied without a reload', async () => {
+    const reloads = syncCount(p.output, 'reload');
+    const moved = slice('b', byId('c').port, [{ ip: '127.0.0.1', ready: true }], { name: 'b-0' }) as unknown as Record<string, unknown>;
+    const mirrorMoved = slice('mirror', byId('d').port, [{ ip: '127.0.0.1', ready: true }], { name: 'mirror-0' }) as unknown as Record<string, unknown>;
+    const headerChanged = aged(httpRoute('mixed', { parentRefs: [{ name: 'web' }], hostnames: ['mixed.test'], rules: [
+      { matches: [prefix('/api', { headers: [hdr('x-api', '2')] })], backendRefs: [ref('b')] },
+    ] }), '2026-01-04T00:00:00Z');
+    const named = (o: Record<string, unknown>): string => `${String(o.kind)}/${String((o.metadata as { name?: string }).name)}`;
+    const swap = new Map([moved, mirrorMoved, headerChanged].map((o) => [named(o), o]));
+    await writeManifests(dir, 'all.yaml', objects.map((o) => swap.get(named(o)) ?? o));
+    await until('/split answered by the moved endpoint', async () => [...await sample(p, 'weights.test', '/split', 10)].join() === 'c');
+    await until('the header route follows its new value', async () => (await ask(p, 'mixed.test', '/api', { headers: { 'x-api': '2' } })) === 'c'
+      && (await ask(p, 'mixed.test', '/api', { headers: { 'x-api': '1' } })) === 'ing');
+    const before = byId('d').seen.length;
+    assert.equal(await ask(p, 'filters.test', '/mirror/moved'), 'a');
+    await until('the moved mirror endpoint saw the copy', () => byId('d').seen.slice(before).some((e) => e.url === '/mirror/moved'));
+    assert.equal(syncCount(p.output, 'reload'), reloads, 'endpoints, mirror endpoints and header values change without a reload');
   });
 });
