@@ -1,0 +1,99 @@
+// Gateway API route table, unit level: match validation, the specification's precedence, Durations, where Lua runs,
+// and that values of HTTPRoutes reach Lua as data, never nginx.conf (issue 19, docs/adr/0011).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildModel } from '../../src/model/build.js';
+import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../../src/model/input.js';
+import { comparePrecedence, gatewayMatch } from '../../src/model/gateway/match.js';
+import { durationMs } from '../../src/model/gateway/filters.js';
+import type { GatewayMatch } from '../../src/model/gateway/route-types.js';
+import type { HTTPRoute } from '../../src/model/gateway/api.js';
+import { renderNginxConf } from '../../src/render/nginx-conf.js';
+import { gatewayJson } from '../../src/render/lua-payload.js';
+import { service, slice } from '../support/objects.js';
+
+const OPTIONS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
+  defaultBackendService: undefined, loadBalance: 'round_robin', gateway: { controllerName: 'portico.dev/gateway-controller' },
+};
+
+function snapshot(rules: unknown[]): Snapshot {
+  const route = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'default' },
+    spec: { parentRefs: [{ name: 'web' }], hostnames: ['h.test'], rules } } as unknown as HTTPRoute;
+  return {
+    ...EMPTY_SNAPSHOT,
+    services: [service('a'), service('b')], endpointSlices: [slice('a', 8080, ['10.0.0.1']), slice('b', 8080, ['10.0.0.2'])],
+    gatewayClasses: [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'portico' }, spec: { controllerName: 'portico.dev/gateway-controller' } }],
+    gateways: [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'web', namespace: 'default' }, spec: { gatewayClassName: 'portico', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] } }],
+    httpRoutes: [route],
+  };
+}
+
+const m = (raw: Parameters<typeof gatewayMatch>[0]): GatewayMatch => {
+  const r = gatewayMatch(raw, 'x');
+  if ('reason' in r) throw new Error(r.reason);
+  return r;
+};
+
+test('precedence: Exact, then RegularExpression, then the longest PathPrefix, then method, most headers, most query parameters', () => {
+  const ordered = [
+    m({ path: { type: 'Exact', value: '/a/b' } }),
+    m({ path: { type: 'RegularExpression', value: '/a/.*' } }),
+    m({ path: { type: 'PathPrefix', value: '/a/b' } }),
+    m({ path: { type: 'PathPrefix', value: '/a' }, method: 'GET' }),
+    m({ path: { type: 'PathPrefix', value: '/a' }, headers: [{ name: 'x', value: '1' }, { name: 'y', value: '1' }] }),
+    m({ path: { type: 'PathPrefix', value: '/a' }, headers: [{ name: 'x', value: '1' }], queryParams: [{ name: 'q', value: '1' }] }),
+    m({ path: { type: 'PathPrefix', value: '/a' }, headers: [{ name: 'x', value: '1' }] }),
+    m({ path: { type: 'PathPrefix', value: '/a' } }),
+  ];
+  const shuffled = [5, 2, 7, 0, 3, 6, 1, 4].map((i) => ordered[i] as GatewayMatch);
+  assert.deepEqual([...shuffled].sort(comparePrecedence), ordered);
+});
+
+test('matches Portico cannot run exactly are refused with the field: header names nginx drops, lower-case methods, backtracking regexes', () => {
+  const why = (raw: Parameters<typeof gatewayMatch>[0]): string => { const r = gatewayMatch(raw, 'spec.rules[0].matches[0]'); return 'reason' in r ? r.field : 'accepted'; };
+  assert.deepEqual([
+    why({ headers: [{ name: 'x_under', value: '1' }] }),
+    why({ method: 'get' }),
+    why({ headers: [{ type: 'RegularExpression', name: 'x', value: '(a|ab)*' }] }),
+    why({ queryParams: [{ name: 'q', value: 'a\nb' }] }),
+    why({ path: { type: 'RegularExpression', value: 'no-slash' } }),
+    why({ path: { type: 'PathPrefix', value: '/_portico_x' } }),
+    why({ headers: [{ name: 'X-Ok', value: 'fine' }], method: 'PATCH' }),
+  ], [
+    'spec.rules[0].matches[0].headers[0].name', 'spec.rules[0].matches[0].method', 'spec.rules[0].matches[0].headers[0].value',
+    'spec.rules[0].matches[0].queryParams[0].value', 'spec.rules[0].matches[0].path.value', 'spec.rules[0].matches[0].path.value', 'accepted',
+  ]);
+});
+
+test('Gateway API Durations', () => {
+  assert.deepEqual(['1h', '1m30s', '500ms', '0s', '10 seconds', '1d', ''].map(durationMs), [3_600_000, 90_000, 500, 0, undefined, undefined, undefined]);
+});
+
+test('a path-only route with one backend runs no Lua; a header match, a second backendRef or a filter does', () => {
+  const plain = buildModel(snapshot([{ matches: [{ path: { type: 'PathPrefix', value: '/p' } }], backendRefs: [{ name: 'a', port: 80 }] }]), OPTIONS);
+  assert.equal(plain.gateway, undefined);
+  assert.ok(plain.servers.every((s) => s.locations.every((l) => l.gateway === undefined)));
+  for (const rule of [
+    { matches: [{ path: { type: 'PathPrefix', value: '/p' }, headers: [{ name: 'x', value: '1' }] }], backendRefs: [{ name: 'a', port: 80 }] },
+    { matches: [{ path: { type: 'PathPrefix', value: '/p' } }], backendRefs: [{ name: 'a', port: 80 }, { name: 'b', port: 80, weight: 0 }] },
+    { matches: [{ path: { type: 'PathPrefix', value: '/p' } }], backendRefs: [{ name: 'a', port: 80 }], filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x', value: '1' }] } }] },
+  ]) {
+    const model = buildModel(snapshot([rule]), OPTIONS);
+    const keyed = model.servers.flatMap((s) => s.locations.filter((l) => l.gateway !== undefined).map((l) => `${s.host} ${l.match} ${l.path}`));
+    assert.deepEqual(keyed, ['h.test exact /p', 'h.test prefix /p/'], JSON.stringify(rule));
+  }
+});
+
+test('values of HTTPRoutes go to Lua as data: a hostile header value, regex or redirect host never appears in nginx.conf', () => {
+  const hostile = 'x"; return 200 "pwned';
+  const model = buildModel(snapshot([
+    { matches: [{ path: { type: 'PathPrefix', value: '/p' }, headers: [{ type: 'RegularExpression', name: 'x', value: '[a-z]+"; deny all;' }] }],
+      backendRefs: [{ name: 'a', port: 80 }], filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-H', value: hostile }] } }] },
+  ]), OPTIONS);
+  const conf = renderNginxConf(model, { workDir: '/w', luaDir: '/l', httpPort: 80, httpsPort: 443, statusPort: 10246, defaultServerPort: undefined, listenAddress: '', user: undefined, workerProcesses: 1 }).text;
+  assert.ok(conf.includes('set $portico_gw "gw0";'));
+  assert.ok(!conf.includes('pwned') && !conf.includes('deny all'));
+  const payload = JSON.parse(gatewayJson(model)) as { actions: { requestHeaders?: { set: { value: string }[] } }[] };
+  assert.equal(payload.actions[0]?.requestHeaders?.set[0]?.value, hostile);
+});
