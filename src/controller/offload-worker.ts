@@ -9,13 +9,14 @@ import { reviewAdmission } from '../webhook/review.js';
 import { AnnotationStage } from './annotations.js';
 import { admissionChecker, buildAndRender } from './controller.js';
 import { pack } from './wire.js';
+import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 
 export interface OffloadData { readonly config: Config; readonly render: RenderOptions }
 
 /** A request: build a snapshot (a trial changes nothing kept), or review an AdmissionReview body. */
 export type OffloadRequest =
-  | { readonly id: number; readonly op: 'build'; readonly snapshot?: Snapshot; readonly trial: boolean }
-  | { readonly id: number; readonly op: 'review'; readonly snapshot?: Snapshot; readonly body: unknown };
+  | { readonly id: number; readonly op: 'build'; readonly delta?: SnapshotDelta; readonly trial: boolean }
+  | { readonly id: number; readonly op: 'review'; readonly delta?: SnapshotDelta; readonly body: unknown };
 
 export type OffloadReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
 
@@ -24,11 +25,12 @@ const log = createLogger(config.logLevel);
 // One stage for syncs: it keeps each Ingress's last valid annotations between syncs, as it did on the main thread.
 const stage = new AnnotationStage(config, log);
 const checker = admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' }));
-/** The last snapshot posted: the main thread sends it again only when it changed. */
+/** The last snapshot posted: the main thread sends its changes only when it changed. */
 let snapshot: Snapshot | undefined;
+const receiver = new SnapshotReceiver();
 
 function answer(req: OffloadRequest): unknown {
-  if (req.snapshot) snapshot = req.snapshot;
+  if (req.delta) snapshot = receiver.apply(req.delta);
   if (!snapshot) throw new Error('no snapshot was posted');
   if (req.op === 'build') return pack(buildAndRender(stage, snapshot, config, render, req.trial));
   return reviewAdmission(req.body, snapshot, checker);

@@ -8,6 +8,7 @@ import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
 import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
 import { unpack } from './wire.js';
+import { SnapshotSender } from './snapshot-wire.js';
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown };
@@ -21,6 +22,8 @@ export class Offload {
   private readonly pending = new Map<number, Pending>();
   private next = 1;
   private posted: Snapshot | undefined;
+  /** What the worker holds of the snapshots posted so far: only changes cross (snapshot-wire.ts). */
+  private readonly sender = new SnapshotSender();
   private closed = false;
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
   starts = 0;
@@ -35,6 +38,7 @@ export class Offload {
     this.starts += 1;
     this.worker = worker;
     this.posted = undefined; // a new worker holds no snapshot yet
+    this.sender.forget();
     worker.unref();
     worker.on('message', (r: OffloadReply) => {
       const p = this.pending.get(r.id);
@@ -58,10 +62,11 @@ export class Offload {
     if (this.closed) return Promise.reject(new Error('the build worker is closed'));
     const worker = this.worker ?? this.spawn();
     const id = this.next++;
-    // The snapshot is cloned into the worker only when it changed since the last request (the store freezes it).
-    const fresh = snapshot === this.posted ? undefined : snapshot;
+    // The snapshot crosses only when it changed since the last request (the store freezes it), and then only the
+    // objects the worker does not hold yet.
+    const delta = snapshot === this.posted ? undefined : this.sender.delta(snapshot);
     this.posted = snapshot;
-    const message: OffloadRequest = { id, ...req, ...(fresh ? { snapshot: fresh } : {}) };
+    const message: OffloadRequest = { id, ...req, ...(delta ? { delta } : {}) };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       worker.postMessage(message);

@@ -30,3 +30,19 @@ test('a dead build worker is replaced and the next build succeeds', async () => 
     await o.close();
   }
 });
+
+test('successive builds see each change: a changed, an added and a removed Ingress (only changes cross to the worker)', async () => {
+  const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
+  const o = new Offload(config, renderOptions(config, undefined));
+  try {
+    const ing = (name: string, host: string) => ingress(name, { className: 'portico', host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    const base = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: [service('web')] };
+    const a = ing('a', 'a.test');
+    const hosts = async (ingresses: ReturnType<typeof ing>[]) => (await o.build({ ...base, ingresses })).model.servers.map((s) => s.host);
+    assert.deepEqual(await hosts([a, ing('b', 'b.test')]), ['a.test', 'b.test', '_']);
+    assert.deepEqual(await hosts([a, ing('b', 'b2.test'), ing('c', 'c.test')]), ['a.test', 'b2.test', 'c.test', '_']);
+    assert.deepEqual(await hosts([ing('c', 'c.test')]), ['c.test', '_']);
+  } finally {
+    await o.close();
+  }
+});
