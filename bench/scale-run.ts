@@ -19,11 +19,13 @@ export interface ScaleRow {
   source: SourceName; n: number; confKiB: number; modelRenderMs: number; firstSyncMs: number; syncLogMs: number;
   nginxTestMs: number; sighupMs: number; controllerMiB: number; nginxMiB: number;
   newIngressMs: number; pathRemovedMs: number; endpointMs: number; certMs: number; reloads: string;
+  /** --dynamic-routes: Portico ran with --enable-dynamic-routes (docs/adr/0014); absent in older results. */
+  routes?: 'rendered' | 'dynamic';
 }
 
 /** snapshot → annotation stage → model → nginx.conf, as a sync runs it; median of 3 after one warm-up (ms). */
-function modelRender(c: Cluster, dir: string): { ms: number; bytes: number } {
-  const config = parseFlags(['--manifests', dir], {});
+function modelRender(c: Cluster, dir: string, flags: readonly string[]): { ms: number; bytes: number } {
+  const config = parseFlags(['--manifests', dir, ...flags], {});
   const snap: Snapshot = {
     ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], ingresses: c.apps.map((a) => a.ingress),
     services: c.apps.map((a) => a.service), endpointSlices: c.apps.map((a) => a.slice), secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
@@ -53,11 +55,11 @@ interface Sink {
   stop(): Promise<void>;
 }
 
-function folderSink(dir: string): Sink {
+function folderSink(dir: string, flags: readonly string[]): Sink {
   return {
     start: async (c) => {
       for (const [file, objects] of clusterFiles(c)) await writeJson(dir, file, objects);
-      return startPortico(['--manifests', dir, '--worker-processes', '2'], { waitHealthy: false });
+      return startPortico(['--manifests', dir, '--worker-processes', '2', ...flags], { waitHealthy: false });
     },
     put: async (c, next) => {
       if (next.index >= c.apps.length) { await writeJson(dir, 'new.json', namespaceObjects([next])); return; }
@@ -68,7 +70,7 @@ function folderSink(dir: string): Sink {
   };
 }
 
-function apiSink(): Sink {
+function apiSink(flags: readonly string[]): Sink {
   const api = new ApiServerDouble({ bookmarkIntervalMs: 0, historyLimit: 200_000 });
   let kubeconfig = '';
   return {
@@ -76,7 +78,7 @@ function apiSink(): Sink {
       await api.start();
       kubeconfig = await api.writeKubeconfig();
       for (const [, objects] of clusterFiles(c)) for (const o of objects) api.put(o as KubeObject);
-      return startPortico(['--kubeconfig', kubeconfig, '--worker-processes', '2'], { waitHealthy: false });
+      return startPortico(['--kubeconfig', kubeconfig, '--worker-processes', '2', ...flags], { waitHealthy: false });
     },
     put: (_c, next) => { for (const o of namespaceObjects([next])) api.put(o as KubeObject); return Promise.resolve(); },
     stop: async () => { await api.stop(); if (kubeconfig) await rm(dirname(kubeconfig), { recursive: true, force: true }); },
@@ -85,17 +87,18 @@ function apiSink(): Sink {
 
 const CHANGE_MS = 60_000;
 
-/** One N: generate, write, measure. `progress` gets a line per step. */
-export async function measure(n: number, ports: readonly number[], pems: { pool: readonly Pem[]; rotated: Pem }, progress: (s: string) => void, source: SourceName): Promise<ScaleRow> {
+/** One N: generate, write, measure. `progress` gets a line per step. `dynamic`: with --enable-dynamic-routes. */
+export async function measure(n: number, ports: readonly number[], pems: { pool: readonly Pem[]; rotated: Pem }, progress: (s: string) => void, { source, dynamic }: { source: SourceName; dynamic: boolean }): Promise<ScaleRow> {
   const { pool: certs, rotated } = pems;
   const dir = await mkdtemp(join(tmpdir(), 'portico-scale-'));
-  const sink = source === 'api' ? apiSink() : folderSink(dir);
+  const flags = dynamic ? ['--enable-dynamic-routes'] : [];
+  const sink = source === 'api' ? apiSink(flags) : folderSink(dir, flags);
   let portico: Running | undefined;
   try {
     progress('generate');
     const c = generate(n, ports, certs);
     progress('model + render in-process');
-    const mr = modelRender(c, dir);
+    const mr = modelRender(c, dir, flags);
     const probes = c.apps.filter((a) => a.probe);
     // TLS hosts answer 308 (ssl-redirect) on plain HTTP: their certificate is probed below instead.
     const routes = probes.filter((a) => a.secret === undefined).flatMap((a) => a.paths.map((p) => ({ host: a.host, path: p === '/' ? '/' : `${p}/x` })).filter((_, j) => j !== 3));
@@ -147,7 +150,7 @@ export async function measure(n: number, ports: readonly number[], pems: { pool:
       async () => (await presented(p.https, tlsApp.host).catch(() => ({ fingerprint: '' }))).fingerprint === rotated.fingerprint);
     return {
       source, n, confKiB: mr.bytes / 1024, modelRenderMs: mr.ms, firstSyncMs, syncLogMs, nginxTestMs: testMs, sighupMs: hupMs,
-      controllerMiB, nginxMiB, newIngressMs, pathRemovedMs, endpointMs, certMs, reloads: kinds.join(''),
+      controllerMiB, nginxMiB, newIngressMs, pathRemovedMs, endpointMs, certMs, reloads: kinds.join(''), routes: dynamic ? 'dynamic' : 'rendered',
     };
   } finally {
     progress('stop');

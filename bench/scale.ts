@@ -1,6 +1,9 @@
 // bench/scale: Portico at N = 100 / 1,000 / 10,000 Ingresses (local mode): time, memory and changes → served.
 //
-//   npm run bench:scale -- [--sizes 100,1000,10000] [--source manifests|api|both]
+//   npm run bench:scale -- [--sizes 100,1000,10000] [--source manifests|api|both] [--dynamic-routes]
+//
+// --dynamic-routes: Portico runs with --enable-dynamic-routes (docs/adr/0014): Ingresses without per-location
+// annotations (80% of the generated ones) are served by the Lua route table, so the new Ingress is a table push.
 //
 // Each N: a generated cluster (bench/scale-gen.ts) written as JSON files, model + render timed in-process, then the
 // real `portico --manifests` started and measured until every sampled route is served, plus one of each change.
@@ -24,6 +27,7 @@ const sourceArg = argv.find((a) => a.startsWith('--source='))?.slice(9) ?? (argv
 if (!['manifests', 'api', 'both'].includes(sourceArg ?? '')) throw new Error(`--source: manifests, api or both, got ${sourceArg}`);
 const SOURCES: SourceName[] = sourceArg === 'both' ? ['manifests', 'api'] : [sourceArg as SourceName];
 if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || n > 30_000)) throw new Error(`--sizes: integers 10-30000, got ${sizesArg}`);
+const DYNAMIC = argv.includes('--dynamic-routes');
 
 async function memAvailableMiB(): Promise<number> {
   return Number(/MemAvailable:\s+(\d+)/.exec(await readFile('/proc/meminfo', 'utf8'))?.[1] ?? 0) / 1024;
@@ -31,6 +35,7 @@ async function memAvailableMiB(): Promise<number> {
 
 const COLUMNS: readonly [string, (r: ScaleRow) => string][] = [
   ['source', (r) => r.source],
+  ['routes', (r) => r.routes ?? 'rendered'],
   ['N', (r) => r.n.toLocaleString('en')],
   ['conf KiB', (r) => fmt(r.confKiB)],
   ['model+render ms', (r) => fmt(r.modelRenderMs)],
@@ -70,7 +75,7 @@ async function main(): Promise<void> {
       const row = await measure(n, ports, { pool: certs, rotated }, (step) => {
         loads.push(loadavg()[0] ?? 0);
         process.stdout.write(`\r\x1b[K[scale] ${source} N=${n.toLocaleString('en')}: ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${fmt(loadavg()[0] ?? 0, 1)})`);
-      }, source).catch((err: unknown) => { console.log(`\n${source} N=${n} failed: ${String(err)}`); return undefined; });
+      }, { source, dynamic: DYNAMIC }).catch((err: unknown) => { console.log(`\n${source} N=${n} failed: ${String(err)}`); return undefined; });
       process.stdout.write('\n');
       if (row) rows.push(row);
     }
@@ -84,9 +89,11 @@ async function main(): Promise<void> {
   console.log('reloads: one letter per change (new Ingress, path removed, endpoint, certificate): R = a reload happened, 0 = none');
   const out = join(REPO, 'bench/results');
   await mkdir(out, { recursive: true });
-  await writeFile(join(out, 'scale.json'), `${JSON.stringify({ date: new Date().toISOString(), load, rows }, null, 1)}\n`);
-  await writeFile(join(out, 'scale.svg'), scaleSvg(rows.filter((r) => r.source === SOURCES[0]), `bench/scale, ${new Date().toISOString().slice(0, 10)}, 2-core shared machine, ${load}`));
-  console.log(`wrote ${join(out, 'scale.svg')} and scale.json`);
+  // --dynamic-routes writes beside the rendered path's results, never over them
+  const base = DYNAMIC ? 'scale-dynamic' : 'scale';
+  await writeFile(join(out, `${base}.json`), `${JSON.stringify({ date: new Date().toISOString(), load, rows }, null, 1)}\n`);
+  await writeFile(join(out, `${base}.svg`), scaleSvg(rows.filter((r) => r.source === SOURCES[0]), `bench/scale, ${new Date().toISOString().slice(0, 10)}, 2-core shared machine, ${load}`));
+  console.log(`wrote ${join(out, `${base}.svg`)} and ${base}.json`);
 }
 
 await main();

@@ -6,7 +6,8 @@
 --
 -- POST /configuration/routes  body (JSON, made by src/render/dynamic-routes.ts):
 --   { "targets": [ { "backend": "ns_svc_80" | "" (404), "canary": "" | route key, "redirect": 0 | 301..308,
---                    "denied": false, "metrics": "" | "ns|ingress|service|host|upstream" } ],
+--                    "denied": false, "metrics": "" | "ns|ingress|service|host|upstream",
+--                    "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream) } ],
 --     "hosts":   { "a.example.com": HOST, "*.example.com": HOST },
 --     "default": HOST }
 --   HOST = { "exact": { "/p": target index }, "prefix": { "/": i, "/p/": i }, "hsts": bool }
@@ -17,6 +18,9 @@
 -- workers decode the backends again, and vice versa. Workers turn it into lookup tables once per push (exact map,
 -- prefix map, the distinct prefix lengths longest first); a request then costs a few table lookups and one
 -- substring per candidate prefix length.
+local ffi = require("ffi")
+local base = require("resty.core.base")
+require("resty.core.var") -- declares lua-nginx-module's ngx_http_lua_ffi_var_get/_set (its FFI ABI)
 local cjson = require("cjson.safe")
 local configuration = require("portico.configuration")
 local balancer = require("portico.balancer")
@@ -48,6 +52,31 @@ _M.KEY_VERSION = "routes-version"
 local CELL_SLOT = 1 -- the version cell's second int32: slot 0 is the backends' version
 local NOT_FOUND = "@portico_not_found"
 
+-- Variables through lua-nginx-module's FFI calls, as portico.balancer and portico.metrics read theirs: ngx.var's
+-- metamethods cannot be compiled into the caller's trace, and route() runs on every request to a dynamic host.
+local C = ffi.C
+local ffi_string = ffi.string
+local get_request = base.get_request
+local var_value = ffi.new("char *[1]")
+local var_len = ffi.new("size_t[1]")
+local var_err = base.get_errmsg_ptr()
+local lowcase = ffi.new("unsigned char[?]", 32)
+local set_err = ffi.new("unsigned char[?]", 256)
+local set_errlen = ffi.new("size_t[1]")
+
+local function var_get(r, name)
+  if C.ngx_http_lua_ffi_var_get(r, name, #name, lowcase, 0, var_value, var_len, var_err) ~= 0 then return nil end
+  return ffi_string(var_value[0], var_len[0])
+end
+
+-- Names are this module's own (at most 32 bytes); values come from the validated table.
+local function var_set(r, name, value)
+  set_errlen[0] = 256
+  if C.ngx_http_lua_ffi_var_set(r, name, #name, lowcase, value, #value, set_err, set_errlen) ~= 0 then
+    ngx_log(ERR, "portico: cannot set $", name, ": ", ffi_string(set_err, set_errlen[0]))
+  end
+end
+
 local dict, dict_get
 local cell, cell_seen
 local synced_version = nil
@@ -70,6 +99,7 @@ local function check_target(t, at)
   if type(t.canary) ~= "string" or not str_match(t.canary, "^[a-z0-9_.-]*$") then return at .. ".canary: must match [a-z0-9_.-]*" end
   if not (t.redirect == 0 or is_int(t.redirect, 300, 399)) then return at .. ".redirect: must be 0 or 300-399" end
   if type(t.denied) ~= "boolean" then return at .. ".denied: must be a boolean" end
+  if type(t.rewrite) ~= "boolean" then return at .. ".rewrite: must be a boolean" end
   if type(t.metrics) ~= "string" or #t.metrics > 2048 or str_find(t.metrics, "[%z\1-\31\127]") then
     return at .. ".metrics: must be printable, at most 2048"
   end
@@ -145,7 +175,7 @@ local function sync(version)
     targets[i] = {
       backend = raw.backend, found = raw.backend ~= "", canary = raw.canary ~= "" and raw.canary or nil,
       redirect = raw.redirect ~= 0 and raw.redirect or nil, denied = raw.denied,
-      metrics = raw.metrics ~= "" and raw.metrics or nil,
+      metrics = raw.metrics ~= "" and raw.metrics or nil, rewrite = raw.rewrite,
     }
   end
   local h, w = {}, {}
@@ -213,7 +243,8 @@ end
 
 -- rewrite_by_lua of the catch-all server's `location /` (dynamic mode): what the rendered location of the picked
 -- path would do, in its order: the HTTPS redirect (ssl-redirect), the backend and metrics labels, the canary route
--- key, then the balancer's rewrite step (canary, cookie affinity, 503 without endpoints).
+-- key, then the balancer's rewrite step where a rendered location would have it (canary, cookie affinity, a tuned
+-- upstream); elsewhere the balancer alone runs, and a backend without endpoints gets the 503 peer, as rendered.
 function _M.route()
   if dict == nil then
     init_worker()
@@ -222,18 +253,19 @@ function _M.route()
     refresh()
   end
   if default == nil then return ngx_exit(503) end
-  local host = ngx_var.host
+  local r = get_request()
+  local host = var_get(r, "host") or ""
   local e = host_entry(host)
-  local t = pick(e, ngx_var.uri)
-  if e.hsts then ngx_var.portico_route_hsts = ngx_var.portico_hsts end
+  local t = pick(e, var_get(r, "uri") or "/")
+  if e.hsts then var_set(r, "portico_route_hsts", var_get(r, "portico_hsts") or "") end
   if t == nil then return ngx_exec(NOT_FOUND) end
   if t.denied then return ngx_exit(503) end
-  if t.redirect and ngx_var.scheme == "http" then return ngx_redirect("https://" .. host .. ngx_var.request_uri, t.redirect) end
+  if t.redirect and var_get(r, "scheme") == "http" then return ngx_redirect("https://" .. host .. ngx_var.request_uri, t.redirect) end
   if not t.found then return ngx_exec(NOT_FOUND) end
-  ngx_var.portico_backend = t.backend
-  if t.metrics then ngx_var.portico_metrics = t.metrics end
-  if t.canary then ngx_var.portico_canary = t.canary end
-  return balancer.rewrite()
+  var_set(r, "portico_backend", t.backend)
+  if t.metrics then var_set(r, "portico_metrics", t.metrics) end
+  if t.canary then var_set(r, "portico_canary", t.canary) end
+  if t.rewrite then return balancer.rewrite() end
 end
 
 -- POST/GET /configuration/routes (portico.configuration checked the token).

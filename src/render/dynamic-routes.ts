@@ -6,6 +6,7 @@ import { addHeaders } from './globals.js';
 import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy } from './tls.js';
+import { luaHooks } from './nginx-conf.js';
 
 /** One distinct answer of the table; hosts name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -14,6 +15,8 @@ export interface RouteTarget {
   readonly redirect: number;
   readonly denied: boolean;
   readonly metrics: string;
+  /** The balancer's rewrite step runs (canary, cookie affinity, a tuned upstream): where a rendered location has the hook. */
+  readonly rewrite: boolean;
 }
 
 /** One host's compiled locations (model/routes.ts compileLocations): exact paths, and prefixes ending in '/'. */
@@ -59,9 +62,11 @@ function sameBody(t: Target, ctx: SettingsContext, generic: string): boolean {
 function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, metrics: boolean): RouteTarget {
   const tls = tlsLocationPolicy(model.tls, s.host, l);
   const t = l.target;
-  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '' };
-  const labels = metrics ? metricsLabels(s, l, upstreams.get(t.upstream)) ?? '' : '';
-  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels };
+  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false };
+  const upstream = upstreams.get(t.upstream);
+  const labels = metrics ? metricsLabels(s, l, upstream) ?? '' : '';
+  const rewrite = luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
+  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite };
 }
 
 /** The table of the dynamic hosts, each location's target interned once. */
