@@ -9,11 +9,25 @@ export interface CompatAnnotation {
   readonly why: string;
   /** For refusals: whether this value asks for what Portico cannot give (else the annotation is a no-op). */
   readonly when?: (raw: string) => boolean;
+  /** For no-ops: why a value is refused anyway (ingress-nginx's own validation), else undefined. */
+  readonly check?: (raw: string) => string | undefined;
 }
 
 const truthy = (raw: string): boolean => ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw.trim());
 const NO_WAF = 'ModSecurity is not in Debian\'s nginx packages that Portico runs: an Ingress asking for a WAF is not served rather than served without one';
 const row = (key: string, status: CompatAnnotation['status'], why: string, when?: (raw: string) => boolean): CompatAnnotation => ({ key, status, why, ...(when ? { when } : {}) });
+/** An integer as Go's strconv.Atoi reads it (ingress-nginx's validator for these), of at most 10 digits. */
+const integer = (raw: string): string | undefined => (/^[+-]?\d{1,10}$/.test(raw.trim()) ? undefined : `${JSON.stringify(raw.slice(0, 40))} is not an integer`);
+const boolean = (raw: string): string | undefined => (/^(1|t|T|true|TRUE|True|0|f|F|false|FALSE|False)$/.test(raw.trim()) ? undefined : `${JSON.stringify(raw.slice(0, 40))} is not a boolean (true or false)`);
+/**
+ * Why auth-keepalive cannot keep connections open (measured: an upstream block with `keepalive 4` for the auth host,
+ * 5 requests, 5 connections). Portico asks auth-url through auth_request, whose subrequest is header-only: nginx
+ * finalizes it without reading the response body, and so never returns the connection to the pool. ingress-nginx
+ * swaps auth_request for a Lua subrequest to keep connections, which its own docs say does not work with HTTP/2, and
+ * Portico's HTTPS listener serves HTTP/2.
+ */
+const NO_AUTH_KEEPALIVE = 'accepted and validated as ingress-nginx does, but each auth-url request opens its own connection: nginx\'s auth_request subrequest is header-only, and nginx closes such an upstream connection instead of pooling it (ingress-nginx swaps in a Lua subrequest, which does not work under HTTP/2, which Portico\'s HTTPS listener serves); answers are the same, only slower under load';
+const noop = (key: string, why: string, check: (raw: string) => string | undefined): CompatAnnotation => ({ key, status: 'no-op', why, check });
 
 export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
   row('enable-modsecurity', 'refused', NO_WAF, truthy),
@@ -32,10 +46,10 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
   row('upstream-hash-by-subset', 'refused', 'subset hashing is not implemented: upstream-hash-by spreads over every endpoint', truthy),
   row('upstream-hash-by-subset-size', 'no-op', 'only read with upstream-hash-by-subset, which Portico refuses'),
   row('disable-proxy-intercept-errors', 'refused', 'not implemented: custom-http-errors always intercepts its codes', truthy),
-  row('auth-keepalive', 'no-op', 'each auth-url request opens its own connection (auth-url is proxied through a variable, resolved per request); answers are the same, only slower under load'),
-  row('auth-keepalive-requests', 'no-op', 'only read with auth-keepalive, a no-op here'),
-  row('auth-keepalive-timeout', 'no-op', 'only read with auth-keepalive, a no-op here'),
-  row('auth-keepalive-share-vars', 'no-op', 'only read with auth-keepalive, a no-op here'),
+  noop('auth-keepalive', NO_AUTH_KEEPALIVE, integer),
+  noop('auth-keepalive-requests', 'validated (an integer; 0 or less turns auth-keepalive off in ingress-nginx); only read with auth-keepalive, a no-op here', integer),
+  noop('auth-keepalive-timeout', 'validated (an integer of seconds; 0 or less turns auth-keepalive off in ingress-nginx); only read with auth-keepalive, a no-op here', integer),
+  noop('auth-keepalive-share-vars', 'validated (a boolean); Portico\'s auth_request subrequest shares the request\'s variables whatever this says, so X-Request-ID is the same for the backend and the auth service', boolean),
   row('http2-push-preload', 'no-op', 'browsers dropped HTTP/2 server push (Chrome 106, Firefox 132); nginx answers as without it'),
   row('enable-opentelemetry', 'refused', 'OpenTelemetry tracing needs a module Debian\'s nginx does not ship', truthy),
   row('opentelemetry-operation-name', 'no-op', 'only read with enable-opentelemetry, which Portico refuses'),
@@ -50,6 +64,8 @@ const PROTECTIVE_REMOVED = new Set(['secure-backends', 'secure-verify-ca-secret'
 /** What Portico answers for a name with the prefix that no table row implements: an error, a warning, or nothing. */
 export function compatVerdict(name: string, raw: string): { error?: string; warning?: string } {
   const row1 = COMPAT_ANNOTATION_BY_KEY.get(name);
+  const bad = row1?.check?.(raw);
+  if (bad !== undefined) return { error: bad };
   if (row1) return row1.status === 'refused' && (row1.when?.(raw) ?? true) ? { error: row1.why } : {};
   const replacement = REMOVED_ANNOTATIONS[name];
   if (replacement !== undefined) {
