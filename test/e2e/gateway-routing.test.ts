@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { startBackend, type Backend, type Echo } from '../support/backends.js';
-import { ingress, ingressClass, slice } from '../support/objects.js';
+import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { ingress, ingressClass, service, slice } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { get, startPortico, syncCount, until, type Reply, type Running } from '../support/portico.js';
 import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
@@ -48,15 +49,21 @@ describe('Gateway API route table through real nginx', () => {
   let dir = '';
   let p: Running;
   let objects: Record<string, unknown>[] = [];
+  let silent: NetServer;
+  const held: Socket[] = [];
   const byId = (id: string): Backend => backends.find((b) => b.id === id) as Backend;
 
   before(async () => {
     backends = await Promise.all(['a', 'b', 'c', 'd', 'ing', 'mirror', 'far', 'far2'].map((id) => startBackend(id)));
+    // A backend that accepts and never answers: only the rule's timeout ends the request.
+    silent = createServer((socket) => { held.push(socket); });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     dir = await manifestDir();
     objects = [
       ingressClass('portico') as Record<string, unknown>, gatewayClass('portico'),
       ...(['a', 'b', 'c', 'd', 'ing', 'mirror'].flatMap((id) => serviceFor(id, [byId(id)])) as Record<string, unknown>[]),
       ...(serviceFor('far', [byId('far')], { namespace: 'far' }) as Record<string, unknown>[]),
+      service('silent') as unknown as Record<string, unknown>, slice('silent', (silent.address() as AddressInfo).port, ['127.0.0.1']) as unknown as Record<string, unknown>,
       ...(serviceFor('far2', [byId('far2')], { namespace: 'far' }) as Record<string, unknown>[]),
       { apiVersion: 'gateway.networking.k8s.io/v1beta1', kind: 'ReferenceGrant', metadata: { name: 'only-far', namespace: 'far' },
         spec: { from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'default' }], to: [{ group: '', kind: 'Service', name: 'far' }] } },
@@ -95,6 +102,7 @@ describe('Gateway API route table through real nginx', () => {
         { matches: [prefix('/full')], backendRefs: [ref('b')], filters: [{ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplaceFullPath', replaceFullPath: '/only' } } }] },
         { matches: [prefix('/mirror')], backendRefs: [ref('a')], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('mirror') } }] },
         { matches: [prefix('/timeout')], backendRefs: [ref('c')], timeouts: { request: '5s', backendRequest: '2s' } },
+        { matches: [prefix('/slow')], backendRefs: [ref('silent')], timeouts: { backendRequest: '1s' } },
         { matches: [prefix('/bad-filter')], backendRefs: [ref('a')], filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-Evil', value: 'a\r\nInjected: 1' }] } }] },
       ] }), '2026-01-03T00:00:00Z'),
       aged(httpRoute('mixed', { parentRefs: [{ name: 'web' }], hostnames: ['mixed.test'], rules: [
@@ -109,6 +117,8 @@ describe('Gateway API route table through real nginx', () => {
   after(async () => {
     assert.equal(await p?.stop(), 0);
     await Promise.all(backends.map((b) => b.close()));
+    for (const s of held) s.destroy();
+    await new Promise<void>((resolve) => { silent.close(() => { resolve(); }); });
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -168,10 +178,11 @@ describe('Gateway API route table through real nginx', () => {
     await until('the mirror saw the copy', () => byId('mirror').seen.slice(before).some((e) => e.url === '/mirror/copy-me'));
   });
 
-  test('a rule with timeouts is served through the timeout-setting balancer; a hostile header value refuses its rule with a Warning', async () => {
+  test('timeouts: a rule with them is served, a backend slower than backendRequest answers 504; a hostile header value refuses its rule with a Warning', async () => {
     assert.equal(await ask(p, 'filters.test', '/timeout'), 'c');
+    assert.equal((await get(p.http, 'filters.test', '/slow', { timeoutMs: 20_000 })).status, 504, 'nginx would wait 60 s without the rule timeout');
     assert.equal(await ask(p, 'filters.test', '/bad-filter'), '404');
-    assert.ok(p.output.some((l) => l.includes('spec.rules[8].filters[0].requestHeaderModifier.set[0].value')));
+    assert.ok(p.output.some((l) => l.includes('spec.rules[9].filters[0].requestHeaderModifier.set[0].value')));
   });
 
   test('weights: both backends of a 1:1 split are seen, a weight-0 backend never; all zero, missing, wrong kind or ungranted backends answer 500', async () => {
