@@ -69,6 +69,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'enable-ssl-passthrough': { type: 'boolean', default: 'false', doc: 'honour the ssl-passthrough annotation: nginx reads the SNI on the HTTPS port in front of the HTTPS server' },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
   'json': { type: 'boolean', default: 'false', doc: 'migrate-check: print the report as JSON instead of a table' },
+  'httproute': { type: 'string', default: '', doc: 'migrate-check: print the HTTPRoutes expressing the Ingress NAMESPACE/NAME (or all) and the annotations with no Gateway API equivalent' },
   'version': { type: 'boolean', default: 'false', doc: "print Portico's version, git commit and nginx package version" },
   'help': { type: 'boolean', default: 'false', doc: 'print this help' },
 };
@@ -105,7 +106,7 @@ export function helpText(): string {
 }
 
 /** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
-export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean; version: boolean; json: boolean; warnings: readonly string[] } {
+export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean; version: boolean; json: boolean; httproute: string; warnings: readonly string[] } {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = Object.fromEntries([...Object.entries(COMPAT_FLAGS), ...Object.entries(FLAGS)].map(([name, f]) => [name, { type: f.type }]));
   options['v'] = { type: 'string', short: 'v' };
   for (const [name, f] of Object.entries(FLAGS)) if (f.type === 'boolean' && f.default !== 'false') options[`no-${name}`] = { type: 'boolean' };
@@ -189,7 +190,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     shutdownGracePeriodMs: parseSecondsOrDuration('shutdown-grace-period', str('shutdown-grace-period')),
     ...streamFlags(opt, values['enable-ssl-passthrough'] === true),
   });
-  return Object.freeze({ ...config, help: values['help'] === true, version: values['version'] === true, json: values['json'] === true, warnings: refusedFlagWarnings(values) });
+  return Object.freeze({ ...config, help: values['help'] === true, version: values['version'] === true, json: values['json'] === true, httproute: str('httproute'), warnings: refusedFlagWarnings(values) });
 }
 
 type Value = string | boolean | undefined;

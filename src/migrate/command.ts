@@ -2,10 +2,14 @@
 import { parseFlags } from '../cli/flags.js';
 import { createLogger } from '../log.js';
 import { checkConfigMap, checkIngresses } from './check.js';
-import { evaluatedArgs, findControllers, judgeFlags, splitFlags } from './controller-flags.js';
+import { evaluatedArgs, findControllers, judgeFlags, splitFlags, type ControllerFound } from './controller-flags.js';
+import type { Logger } from '../log.js';
+import type { Snapshot } from '../model/input.js';
 import { EVALUATED_FLAGS, INGRESS_NGINX_CLASS } from './differences.js';
 import { loadDeployments, loadSnapshot } from './inputs.js';
 import { makeReport, reportText, type Report } from './report.js';
+import { routesReport, routesText, type RoutesReport } from './httproute-output.js';
+import { errorMessage } from '../errors.js';
 
 /** The command line without the command word (the first `migrate-check`). */
 function withoutCommand(argv: readonly string[]): string[] {
@@ -13,12 +17,13 @@ function withoutCommand(argv: readonly string[]): string[] {
   return at < 0 ? [...argv] : [...argv.slice(0, at), ...argv.slice(at + 1)];
 }
 
-/**
- * Builds the report. The class defaults to ingress-nginx's (controller k8s.io/ingress-nginx, class nginx); the flags
- * of the one ingress-nginx controller found that decide what is served come next (as a takeover would run Portico);
- * the user's own flags come last and win.
- */
-export async function migrateReport(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Report> {
+/** What both outputs start from: the flags as a takeover would run Portico, the notes so far, and the snapshot read once. */
+interface Evaluated {
+  readonly user: string[]; readonly defaults: string[]; readonly log: Logger; readonly notes: string[];
+  readonly controllers: ControllerFound[]; readonly inherited: string[]; readonly config: ReturnType<typeof parseFlags>; readonly snapshot: Snapshot;
+}
+
+async function evaluate(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Evaluated> {
   const user = withoutCommand(argv);
   const defaults = [`--controller-class=${INGRESS_NGINX_CLASS.controller}`, `--ingress-class=${INGRESS_NGINX_CLASS.ingressClass}`];
   const first = parseFlags(['migrate-check', ...defaults, ...user], env);
@@ -33,6 +38,16 @@ export async function migrateReport(argv: readonly string[], env: NodeJS.Process
   const args = [...defaults, ...inherited, ...user];
   const config = parseFlags(['migrate-check', ...args], env);
   const snapshot = await loadSnapshot(config, log);
+  return { user, defaults, log, notes, controllers, inherited, config, snapshot };
+}
+
+/**
+ * Builds the report. The class defaults to ingress-nginx's (controller k8s.io/ingress-nginx, class nginx); the flags
+ * of the one ingress-nginx controller found that decide what is served come next (as a takeover would run Portico);
+ * the user's own flags come last and win.
+ */
+export async function migrateReport(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Report> {
+  const { user, defaults, log, notes, controllers, inherited, config, snapshot } = await evaluate(argv, env);
   const configMap = checkConfigMap(snapshot, config);
   if (configMap && !configMap.found) notes.push(`the ConfigMap ${configMap.ref} (--configmap) does not exist`);
   // Each flag once, with the value that won (the last one), in the order first given.
@@ -52,6 +67,19 @@ export async function migrateReport(argv: readonly string[], env: NodeJS.Process
 
 /** Runs the command; exit code 0 only when everything maps, 1 otherwise (2 for a bad command line, from main). */
 export async function migrateCheck(argv: readonly string[], env: NodeJS.ProcessEnv, json: boolean): Promise<number> {
+  const which = parseFlags(['migrate-check', ...withoutCommand(argv)], env).httproute;
+  if (which !== '') {
+    const { config, snapshot } = await evaluate(argv, env);
+    let routes: RoutesReport;
+    try {
+      routes = routesReport(snapshot, config, which);
+    } catch (err) {
+      process.stderr.write(`portico migrate-check: ${errorMessage(err)}\n`);
+      return 2;
+    }
+    process.stdout.write(json ? `${JSON.stringify(routes, null, 2)}\n` : routesText(routes));
+    return routes.ok ? 0 : 1;
+  }
   const report = await migrateReport(argv, env);
   process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : reportText(report));
   return report.ok ? 0 : 1;
