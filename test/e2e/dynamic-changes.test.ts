@@ -87,6 +87,19 @@ describe('route changes through the Lua route table, without reloads', () => {
     assert.equal(plain.headers['strict-transport-security'], undefined, 'no HSTS for a host without TLS');
   });
 
+  test('a canary Ingress on a dynamic host: by header to the canary, else the main backend', async () => {
+    const c = 'nginx.ingress.kubernetes.io';
+    await folder.write('canary.json', [
+      ingress('main', { className: 'portico', host: 'canary.test', paths: [{ path: '/', type: 'Prefix', service: 'a' }] }),
+      ingress('main-canary', { className: 'portico', host: 'canary.test', created: '2026-02-01T00:00:00Z', paths: [{ path: '/', type: 'Prefix', service: 'c' }],
+        annotations: { [`${c}/canary`]: 'true', [`${c}/canary-by-header`]: 'X-Canary' } }),
+    ]);
+    const backendOf = async (headers: Record<string, string>): Promise<string> => String((await get(portico.http, 'canary.test', '/x', { headers })).headers['x-backend']);
+    await until('the canary', async () => await backendOf({ 'x-canary': 'always' }) === 'c');
+    assert.equal(await backendOf({ 'x-canary': 'never' }), 'a');
+    assert.equal(await backendOf({}), 'a');
+  });
+
   test('an Ingress removed: its host answers the default backend', async () => {
     await rm(join(folder.dir, 'two.json'));
     await served('two.test removed', [['two.test', '/api/x', '404'], ['one.test', '/api/x', 'a']]);
@@ -95,9 +108,9 @@ describe('route changes through the Lua route table, without reloads', () => {
   test('all of it with 0 reloads: same nginx master and workers, portico_reloads_total unchanged', async () => {
     assert.equal(await metric(portico, 'portico_reloads_total'), reloads);
     assert.deepEqual(nginxWorkers(portico.proc.pid ?? 0), pids);
-    assert.ok(syncCount(portico.output, 'dynamic') >= 6, 'each change was a dynamic sync');
+    assert.ok(syncCount(portico.output, 'dynamic') >= 7, 'each change was a dynamic sync');
     const conf = await readFile(join(portico.workDir, 'nginx.conf'), 'utf8');
-    assert.doesNotMatch(conf, /one\.test|two\.test|secure\.test/, 'no host of the dynamic set is in nginx.conf');
+    assert.doesNotMatch(conf, /one\.test|two\.test|secure\.test|canary\.test/, 'no host of the dynamic set is in nginx.conf');
   });
 
   test('a host leaving the dynamic set (an annotation that needs a directive) costs one reload and keeps its answers', async () => {
