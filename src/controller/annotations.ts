@@ -1,4 +1,5 @@
 // The annotation stage of a sync: global ConfigMap, header ConfigMaps and last valid Ingresses, kept across syncs.
+import { modelMemo, type ModelMemo } from '../model/memo.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { parseConfigMap } from '../annotations/configmap.js';
@@ -23,6 +24,8 @@ export class AnnotationStage {
   private lastValid: ReadonlyMap<string, Accepted> = new Map();
   private readonly logged = new Set<string>();
   private configProblems: readonly Problem[] = [];
+  /** What the model keeps between this stage's builds (model/memo.ts): the builds of one worker share it. */
+  readonly memo: ModelMemo = modelMemo();
 
   constructor(private readonly config: Config, private readonly log: Logger) {}
 

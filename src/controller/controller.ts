@@ -20,6 +20,7 @@ import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
 import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
 import { tlsSettingsOf } from '../model/settings.js';
 import { refreshEndpoints } from '../model/refresh.js';
+import { modelMemo } from '../model/memo.js';
 import { targetPolicy } from './target-policy.js';
 import { endpointsOnly, streamOptions } from './stream.js';
 import type { Checker } from '../webhook/review.js';
@@ -51,7 +52,7 @@ export function renderOptions(config: Config, user: RenderOptions['user']): Rend
 export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions, trial = false): { model: Model; conf: RenderedConf } {
   const opts = modelOptions(config);
   const st = stage.run(snap, opts, trial);
-  const built = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance }, st.input);
+  const built = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance, memo: stage.memo }, st.input);
   const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
   const dbs = config.defaultBackendService;
   const defaultUpstream = dbs ? model.upstreams.find((u) => u.service.namespace === dbs.namespace && u.service.name === dbs.name)?.name : undefined;
@@ -89,6 +90,8 @@ export class Controller {
   /** The worker thread the CPU work of a sync runs on (offload.ts): /healthz and the webhook never wait for it. */
   private readonly offload: Offload;
   private readonly exec: Executor;
+  /** EndpointSlices already read by refreshEndpoints: an endpoint change reads only the slices that changed. */
+  private readonly endpointsMemo = modelMemo();
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
 
@@ -150,7 +153,7 @@ export class Controller {
     const last = this.lastOk && endpointsOnly(causes, this.current) ? this.current : undefined;
     this.lastOk = false;
     const { model, conf } = last
-      ? { model: refreshEndpoints(last.model, this.store.snapshot(), targetPolicy(this.config)), conf: last.conf }
+      ? { model: refreshEndpoints(last.model, this.store.snapshot(), targetPolicy(this.config), this.endpointsMemo), conf: last.conf }
       : await this.exec.buildTested(() => this.store.snapshot());
     this.report(model);
     this.tls.warnExpiring(model, started);

@@ -3,6 +3,7 @@ import type { EndpointSlice, Service } from './input.js';
 import { checkLabel, checkPortName, checkPortNumber, checkServiceName } from './names.js';
 import { DEFAULT_TARGET_POLICY, refuseAddress, type TargetPolicy } from './targets.js';
 import type { Endpoint, Problem, Upstream } from './types.js';
+import type { ModelMemo, SliceEndpoints } from './memo.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
@@ -23,11 +24,14 @@ export class BackendIndex {
   private readonly slices = new Map<string, EndpointSlice[]>();
   /** Endpoints left out by the target policy, by slice and position (one Problem each, however often resolved). */
   private readonly refused = new Map<string, Problem>();
+  /** The policy as a memo key: a memo shared by builds under another policy never answers for this one. */
+  private readonly policyKey: string;
 
   constructor(
     services: readonly Service[], slices: readonly EndpointSlice[], private readonly loadBalance: Upstream['loadBalance'],
-    private readonly policy: TargetPolicy = DEFAULT_TARGET_POLICY,
+    private readonly policy: TargetPolicy = DEFAULT_TARGET_POLICY, private readonly memo?: ModelMemo,
   ) {
+    this.policyKey = JSON.stringify(policy);
     for (const s of services) this.services.set(`${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`, s);
     for (const slice of slices) {
       const svc = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
@@ -98,33 +102,61 @@ export class BackendIndex {
     const ready = new Map<string, Endpoint>();
     const terminating = new Map<string, Endpoint>();
     for (const slice of this.slices.get(`${namespace}/${service}`) ?? []) {
-      if (slice.addressType === 'FQDN') continue;
-      const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName)?.port;
-      if (port === undefined || checkPortNumber(port)) continue;
-      for (const [i, ep] of slice.endpoints.entries()) {
-        const address = ep.addresses[0];
-        if (address === undefined || !isIp(address) || this.refuse(slice, i, service, { address, port })) continue;
-        const c = ep.conditions ?? {};
-        const isReady = c.ready ?? true;
-        const isServing = c.serving ?? isReady;
-        const endpoint = { address, port };
-        if (isReady && c.terminating !== true) ready.set(`${address}|${port}`, endpoint);
-        else if (isServing) terminating.set(`${address}|${port}`, endpoint);
-      }
+      const e = this.sliceEndpoints(slice, service, portName);
+      for (const ep of e.ready) ready.set(`${ep.address}|${ep.port}`, ep);
+      for (const ep of e.terminating) terminating.set(`${ep.address}|${ep.port}`, ep);
+      for (const [key, problem] of e.refused) this.refused.set(key, problem);
     }
     const chosen = ready.size > 0 ? ready : terminating;
     return [...chosen.values()].sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
   }
 
-  /** True (and a Problem) when the target policy refuses an endpoint: the rest of the upstream stays. */
-  private refuse(slice: EndpointSlice, i: number, service: string, ep: Endpoint): boolean {
+  /** One slice's part, from the memo when this slice object was read before (at 10,000 Services, most of them). */
+  private sliceEndpoints(slice: EndpointSlice, service: string, portName: string): SliceEndpoints {
+    const key = `${service}|${portName}|${this.policyKey}`;
+    const cached = this.memo?.slices.get(slice)?.get(key);
+    if (cached) return cached;
+    const read = this.readSlice(slice, service, portName);
+    if (this.memo) {
+      const byKey = this.memo.slices.get(slice) ?? new Map<string, SliceEndpoints>();
+      byKey.set(key, read);
+      this.memo.slices.set(slice, byKey);
+    }
+    return read;
+  }
+
+  private readSlice(slice: EndpointSlice, service: string, portName: string): SliceEndpoints {
+    const ready: Endpoint[] = [];
+    const terminating: Endpoint[] = [];
+    const refused: [string, Problem][] = [];
+    if (slice.addressType === 'FQDN') return { ready, terminating, refused };
+    const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName)?.port;
+    if (port === undefined || checkPortNumber(port)) return { ready, terminating, refused };
+    for (const [i, ep] of slice.endpoints.entries()) {
+      const address = ep.addresses[0];
+      if (address === undefined || !isIp(address)) continue;
+      const no = this.refusal(slice, i, service, { address, port });
+      if (no) {
+        refused.push(no);
+        continue;
+      }
+      const c = ep.conditions ?? {};
+      const isReady = c.ready ?? true;
+      const isServing = c.serving ?? isReady;
+      if (isReady && c.terminating !== true) ready.push({ address, port });
+      else if (isServing) terminating.push({ address, port });
+    }
+    return { ready, terminating, refused };
+  }
+
+  /** The Problem (and its dedupe key) when the target policy refuses an endpoint: the rest of the upstream stays. */
+  private refusal(slice: EndpointSlice, i: number, service: string, ep: Endpoint): [string, Problem] | undefined {
     const why = refuseAddress(ep.address, ep.port, this.policy);
-    if (why === undefined) return false;
+    if (why === undefined) return undefined;
     const object = { kind: 'EndpointSlice', namespace: slice.metadata?.namespace ?? 'default', name: slice.metadata?.name ?? '' };
     const field = `endpoints[${i}].addresses[0]`;
     const reason = `endpoint ${ep.address} port ${ep.port} of Service ${object.namespace}/${service} is refused: ${why}; it is left out`;
-    this.refused.set(`${object.namespace}/${object.name}|${field}|${ep.port}`, { object, field, reason, severity: 'degraded' });
-    return true;
+    return [`${object.namespace}/${object.name}|${field}|${ep.port}`, { object, field, reason, severity: 'degraded' }];
   }
 
   /** The Problems of endpoints the target policy left out, in a stable order. */

@@ -174,7 +174,7 @@ class Builder {
 
 /** Builds the model. Pure: the same snapshot and options always give the same model. */
 export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: AnnotationInput = NO_ANNOTATIONS): Model {
-  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets);
+  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
   const owners = new HostOwners(served.filter((ing) => !isCanary(annotations, ing)), opts.strictHostOwnership === true);

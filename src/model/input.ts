@@ -4,6 +4,7 @@ import type { ConfigMap, Namespace, Secret, Service } from 'kubernetes-types/cor
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
+import type { ModelMemo } from './memo.js';
 import type { StreamOptions } from './stream.js';
 import type { Gateway, GatewayClass, HTTPRoute, ReferenceGrant } from './gateway/api.js';
 import type { GatewayOptions } from './gateway/translate.js';
@@ -44,6 +45,8 @@ export interface ModelOptions {
   readonly stream?: StreamOptions;
   /** Gateway API translation (model/gateway/), with --enable-gateway-api; absent: Gateway API objects are ignored. */
   readonly gateway?: GatewayOptions;
+  /** Work kept between builds by the caller (model/memo.ts); absent: everything is computed. */
+  readonly memo?: ModelMemo;
 }
 
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({

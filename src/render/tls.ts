@@ -64,8 +64,18 @@ export function tlsListenParams(tls: TlsModel): string {
   return tls.settings.http2 ? ' ssl http2' : ' ssl';
 }
 
+/** tls.servers by host, indexed once per (frozen) TLS model: a lookup per location was a scan of every TLS host. */
+const byHost = new WeakMap<TlsModel, ReadonlyMap<string, TlsServer>>();
+
 function serverOf(tls: TlsModel, host: string): TlsServer | undefined {
-  return tls.servers.find((s) => s.host === host);
+  let index = byHost.get(tls);
+  if (!index) {
+    const m = new Map<string, TlsServer>();
+    for (const s of tls.servers) if (!m.has(s.host)) m.set(s.host, s); // the first, as find() took
+    index = m;
+    byHost.set(tls, index);
+  }
+  return index.get(host);
 }
 
 /** server{} level: the Lua certificate hook, ssl-reject-handshake in the catch-all, HSTS for TLS hosts, client-certificate auth. */
