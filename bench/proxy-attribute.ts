@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingress, ingressClass, service, slice } from '../test/support/objects.js';
 import { manifestDir, writeManifests } from '../test/support/manifests.js';
-import { freePort, startPortico } from '../test/support/portico.js';
+import { freePort, REPO, startPortico } from '../test/support/portico.js';
 import { backendConf, callgrindDump, callgrindWrapper, callgrindZero, fmt, intArg, median, startNginx, wrk } from './lib.js';
 import { featureConf, MINIMAL, TWIN, type Features } from './proxy-features.js';
 
@@ -23,6 +23,14 @@ const CONNECTIONS = intArg(argv, 'connections', 50, 1, 1000);
 const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
+/** --only a,b: measure only these sides (names as in the table; twin and minimal are always measured). */
+const ONLY = ((): Set<string> | undefined => {
+  const i = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
+  if (i < 0) return undefined;
+  const v = argv[i]!.startsWith('--only=') ? argv[i]!.slice(7) : argv[i + 1] ?? '';
+  return new Set(['twin', 'minimal', ...v.split(',').filter(Boolean)]);
+})();
+const wanted = (name: string): boolean => ONLY === undefined || ONLY.has(name);
 
 /** name, what it shows, features. The C-only features are measured on `static` (the twin with a static upstream): its
  * instruction counts repeat to ±0.5% from process to process, where a Lua-balanced one moves by up to ±1,500. */
@@ -43,6 +51,7 @@ const VARIANTS: readonly (readonly [string, string, Features])[] = [
   ['S-unbuffered', 'static, access log without buffer (ingress-nginx default: one write per request)', { ...S, log: 'unbuffered' }],
   ['S+realip', 'static + real_ip_header X-Forwarded-For (enable-real-ip)', { ...S, realIp: true }],
   ['S+label', 'static + set $portico_metrics in the location', { ...S, metricsLabel: true }],
+  ['S+lua-reqid', 'static, the request id from lua/portico/request_id.lua instead of $request_id', { ...S, luaRequestId: true }],
 ];
 
 interface Side { readonly name: string; readonly what: string; readonly port: number; readonly pid: number }
@@ -69,14 +78,15 @@ async function main(): Promise<void> {
     ]);
     const sides: Side[] = [];
     for (const [name, what, extra] of [['portico', 'Portico as installed (metrics on)', []], ['nometrics', 'Portico, --enable-metrics=false', ['--enable-metrics=false']]] as const) {
+      if (!wanted(name)) continue;
       const p = await startPortico(['--manifests', dir, '--worker-processes', '1', '--log-level', 'info', '--nginx-binary', binary, ...extra]);
       stops.push(() => p.stop());
       const pid = Number((await readFile(join(p.workDir, 'nginx.pid'), 'utf8')).trim());
       sides.push({ name, what, port: p.http, pid });
     }
-    for (const [name, what, features] of VARIANTS) {
+    for (const [name, what, features] of VARIANTS.filter(([n]) => wanted(n))) {
       const port = await freePort();
-      const n = await startNginx(name.replace(/[^a-z]/g, ''), featureConf({ port, backends: backendPorts, workers: 1, host: HOST, features }), PROXY_CPUS, port, binary);
+      const n = await startNginx(name.replace(/[^a-z]/g, ''), featureConf({ port, backends: backendPorts, workers: 1, host: HOST, features, luaDir: join(REPO, 'lua') }), PROXY_CPUS, port, binary);
       stops.push(() => n.stop());
       sides.push({ name, what, port, pid: n.proc.pid ?? 0 });
     }

@@ -24,6 +24,8 @@ export interface Features {
   readonly balancer: 'static' | 'lua';
   /** `set $portico_metrics "<labels>"` in the location as well as `set $portico_backend`. */
   readonly metricsLabel: boolean;
+  /** The id from lua/portico/request_id.lua (an http-level rewrite_by_lua, RAND_bytes drawn 4 KiB at a time) instead of $request_id. */
+  readonly luaRequestId?: boolean;
 }
 
 /** The hand-written twin of Portico as installed, without per-request metrics (a hand-written nginx has none). */
@@ -53,7 +55,15 @@ function headerLines(f: Features): string[] {
   const lines: string[] = [];
   if (f.maps) {
     lines.push("    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }");
-    if (f.requestId) lines.push("    map $http_x_request_id $req_id { default $http_x_request_id; '' $request_id; }");
+    if (f.requestId && f.luaRequestId === true) {
+      lines.push(
+        '    map $host $portico_rid { default ""; }',
+        "    map $portico_rid $portico_request_id { '' $request_id; default $portico_rid; }",
+        "    map $http_x_request_id $req_id { default $http_x_request_id; '' $portico_request_id; }",
+        '    rewrite_by_lua_block { require("portico.request_id").set() }',
+        '    init_worker_by_lua_block { require("portico.request_id").init_worker() }',
+      );
+    } else if (f.requestId) lines.push("    map $http_x_request_id $req_id { default $http_x_request_id; '' $request_id; }");
     lines.push("    map $http_host $best_http_host { default $http_host; '' $host; }");
   }
   const host = f.maps ? '$best_http_host' : '$host';
@@ -113,18 +123,21 @@ export interface FeatureConf {
   readonly workers: number;
   readonly host: string;
   readonly features: Features;
+  /** Portico's lua/ folder (for luaRequestId). */
+  readonly luaDir?: string;
 }
 
 /** The nginx.conf of one variant (same events, keepalive, timeouts and buffers as Portico's defaults). */
 export function featureConf(o: FeatureConf): (dir: string) => string {
   const f = o.features;
   return (dir) => [
-    `${f.balancer === 'lua' ? LUA_MODULES : ''}worker_processes ${o.workers};`,
+    `${f.balancer === 'lua' || f.luaRequestId === true ? LUA_MODULES : ''}worker_processes ${o.workers};`,
     `pid ${dir}/nginx.pid;`,
     'events { worker_connections 16384; multi_accept on; }',
     'http {',
     `    client_body_temp_path ${dir}/tmp;`,
     `    proxy_temp_path ${dir}/tmp;`,
+    ...(f.luaRequestId === true ? [`    lua_package_path "${o.luaDir ?? 'lua'}/?.lua;;";`] : []),
     ...logLines(f, dir),
     '    server_tokens off;',
     '    sendfile on; tcp_nopush on; tcp_nodelay on;',

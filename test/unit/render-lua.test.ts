@@ -1,5 +1,6 @@
 // The Lua hooks the renderer puts in proxied locations (ADR 0001): round robin runs only the balancer; ewma adds
-// log_by_lua; no location runs rewrite_by_lua; a backend without endpoints goes to the 503 server.
+// log_by_lua; no location runs rewrite_by_lua; a backend without endpoints goes to the 503 server. At http level, the
+// one rewrite_by_lua is the request id's (ADR 0015), inherited by locations without a rewrite hook of their own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -24,16 +25,19 @@ function locations(conf: string): string[] {
   return conf.split('\n        location ').slice(1).map((l) => l.slice(0, l.indexOf('\n        }')));
 }
 
-test('round robin: proxied locations run no Lua besides the balancer', () => {
+const HTTP_HOOKS = /^ {4}(rewrite|log|access)_by_lua.*$/gm;
+
+test('round robin: proxied locations run no Lua besides the balancer and the http-level request id', () => {
   const conf = renderNginxConf(buildModel(loadSnapshot(basic), FIXTURE_MODEL_OPTIONS), FIXTURE_RENDER_OPTIONS).text;
-  assert.doesNotMatch(conf, /rewrite_by_lua|log_by_lua|access_by_lua/);
+  assert.deepEqual(locations(conf).filter((l) => /rewrite_by_lua|log_by_lua|access_by_lua/.test(l)), []);
+  assert.deepEqual(conf.match(HTTP_HOOKS), ['    rewrite_by_lua_block { require("portico.request_id").set() }']);
   assert.ok(locations(conf).some((l) => l.includes('proxy_pass http://portico_balancer;')));
 });
 
 test('ewma: every proxied location feeds responses back with log_by_lua, and only those', () => {
   const model = buildModel(loadSnapshot(basic), { ...FIXTURE_MODEL_OPTIONS, loadBalance: 'ewma' });
   const conf = renderNginxConf(model, FIXTURE_RENDER_OPTIONS).text;
-  assert.doesNotMatch(conf, /rewrite_by_lua/);
+  assert.deepEqual(locations(conf).filter((l) => l.includes('rewrite_by_lua')), []);
   for (const l of locations(conf)) {
     const proxied = l.includes('proxy_pass http://portico_balancer;');
     const known = model.upstreams.some((u) => l.includes(`set $portico_backend "${u.name}";`));
