@@ -3,7 +3,7 @@ import { sha256 } from '../hash.js';
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Ingress } from './input.js';
 import { normalizePath, type PathRule } from './routes.js';
-import type { AnnotationInput, IngressSettings } from './settings.js';
+import type { AnnotationInput, IngressSettings, UpstreamSettings } from './settings.js';
 import type { CanaryPolicy, CanarySettings } from './settings-traffic.js';
 import type { ObjectRef, Problem, Target } from './types.js';
 
@@ -12,7 +12,7 @@ export interface CanaryBuilder {
   readonly rules: ReadonlyMap<string, Map<string, PathRule>>;
   readonly regexRules: ReadonlyMap<string, Map<string, PathRule>>;
   readonly served: ObjectRef[];
-  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string): Target | undefined;
+  target(ref: ObjectRef, backend: IngressBackend | undefined, field: string, up?: UpstreamSettings): Target | undefined;
   problem(object: ObjectRef, field: string, reason: string, severity?: Problem['severity']): void;
   /** Why an Ingress may not use a host (--strict-host-ownership, model/hosts.ts), else undefined. */
   refusal(object: ObjectRef, host: string): string | undefined;
@@ -84,7 +84,8 @@ export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: A
           b.problem(ref, `${field}.path`, `${type} ${host || '*'}${path} already has a canary from the older Ingress ${had.namespace}/${had.name}; this canary path is not served`);
           return;
         }
-        const t = b.target(ref, p.backend, `${field}.backend`);
+        // The canary's own upstream annotations (affinity, load-balance) apply to its backend, as in ingress-nginx.
+        const t = b.target(ref, p.backend, `${field}.backend`, s?.upstream);
         if (t?.kind !== 'upstream') return;
         if (t.upstream === main.target.upstream) {
           b.problem(ref, `${field}.backend`, "the canary backend is the main path's own backend; the canary path is not served");
