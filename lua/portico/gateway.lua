@@ -204,10 +204,11 @@ local function matches(c, uri, args)
   return true, args
 end
 
--- ReplacePrefixMatch: the matched prefix replaced, one '/' kept between the replacement and the rest.
+-- ReplacePrefixMatch: the matched prefix replaced, one '/' kept between the replacement and the rest (the table of
+-- the specification's HTTPPathModifier: /foo/bar with /foo -> /xyz gives /xyz/bar, with "" or "/" gives /bar).
 local function replace_prefix(uri, prefix, with)
   local rest = prefix == "/" and uri or str_sub(uri, #prefix + 1)
-  if rest == "" then return with end
+  if rest == "" then return with ~= "" and with or "/" end
   if str_sub(with, -1) == "/" and str_sub(rest, 1, 1) == "/" then rest = str_sub(rest, 2) end
   local out = with .. rest
   return out == "" and "/" or out

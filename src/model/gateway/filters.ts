@@ -36,7 +36,8 @@ function pathEdit(p: HTTPPathModifier, field: string, prefixMatch: boolean): Pat
   const value = p.type === 'ReplaceFullPath' ? p.replaceFullPath : p.type === 'ReplacePrefixMatch' ? p.replacePrefixMatch : undefined;
   if (value === undefined) return { field: `${field}.type`, reason: `${JSON.stringify(p.type)} needs its value (replaceFullPath or replacePrefixMatch)` };
   if (p.type === 'ReplacePrefixMatch' && !prefixMatch) return { field: `${field}.type`, reason: 'ReplacePrefixMatch needs every match of the rule to be a PathPrefix match' };
-  const bad = checkPath(value);
+  // The specification allows an empty ReplacePrefixMatch: the prefix is removed (/foo/bar → /bar).
+  const bad = p.type === 'ReplacePrefixMatch' && value === '' ? undefined : checkPath(value);
   return bad ? { field: `${field}.${p.type === 'ReplaceFullPath' ? 'replaceFullPath' : 'replacePrefixMatch'}`, reason: bad } : { type: p.type, value };
 }
 

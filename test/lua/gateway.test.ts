@@ -1,0 +1,88 @@
+// portico.gateway against a real nginx with a hand-written conf: the /configuration/gateway endpoint refuses a bad
+// table whole (nothing changed), and ReplacePrefixMatch follows the specification's table (issue 19, docs/adr/0011).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request, startBackend, startNginx, endpointsOf, type Backend, type Nginx } from './harness.js';
+
+/** A location as render/gateway.ts emits it for the route-table key `key`, built-in 404 as its own target. */
+function gatewayLocation(loc: string, key: string): string {
+  return `
+        location ${loc} {
+            set $portico_backend "";
+            set $portico_gw "${key}";
+            rewrite_by_lua_block { require("portico.gateway").rewrite() }
+            header_filter_by_lua_block { require("portico.gateway").header_filter() }
+            proxy_pass http://portico_balancer;
+        }`;
+}
+
+const prefix = (value: string): Record<string, unknown> => ({ path: { type: 'PathPrefix', value }, headers: [], query: [] });
+const redirectTo = (value: string): Record<string, unknown> => ({ backends: [], redirect: { statusCode: 302, path: { type: 'ReplacePrefixMatch', value } } });
+
+/** Location keys: which prefix each location matched and which replacement it redirects with. */
+const CASES: readonly [string, string, string][] = [
+  ['/foo', 'xyz', '/xyz'], ['/foo', 'xyzslash', '/xyz/'], ['/foo', 'empty', ''], ['/foo', 'slash', '/'],
+];
+
+describe('portico.gateway through real nginx', () => {
+  let nginx: Nginx;
+  let web: Backend;
+
+  before(async () => {
+    web = await startBackend('web');
+    nginx = await startNginx({ workers: 1, locations: CASES.map(([, key], i) => gatewayLocation(`/c${i}/`, key)).join('') + gatewayLocation('/', 'root') });
+    assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints: endpointsOf(web), loadBalance: 'round_robin', hashBy: '', affinity: null }])).status, 201);
+  });
+
+  after(async () => {
+    await nginx?.stop();
+    await web?.close();
+  });
+
+  it('a valid table is stored and served: a header match proxies, no match answers 404', async () => {
+    const table = {
+      actions: [{ backends: [{ upstream: 'web', weight: 1 }], responseHeaders: { set: [{ name: 'X-Gw', value: 'yes' }], add: [], remove: [] } }, ...CASES.map(([, , v]) => redirectTo(v))],
+      locations: {
+        root: [{ match: { ...prefix('/'), headers: [{ name: 'x-go', type: 'RegularExpression', value: 'y(es)?' }] }, action: 0 }],
+        ...Object.fromEntries(CASES.map(([p, key], i) => [key, [{ match: prefix(`/c${i}${p}`), action: i + 1 }]])),
+      },
+    };
+    assert.equal((await nginx.post('/configuration/gateway', table)).status, 201);
+    const yes = await request(nginx.port, '/x', { headers: { 'x-go': 'yes' } });
+    const partial = await request(nginx.port, '/x', { headers: { 'x-go': 'yess' } });
+    assert.deepEqual([yes.status, yes.headers['x-gw'], partial.status], [200, 'yes', 404]);
+  });
+
+  it('ReplacePrefixMatch as the specification tabulates it (prefix /foo)', async () => {
+    const got: string[] = [];
+    for (const [i] of CASES.entries()) {
+      for (const rest of ['', '/', '/bar']) {
+        const r = await request(nginx.port, `/c${i}/foo${rest}`);
+        got.push(`${CASES[i]?.[2] || '""'} ${rest || '-'} ${String(r.headers.location).replace(/^http:\/\/[^/]+/, '')}`);
+      }
+    }
+    assert.deepEqual(got, [
+      '/xyz - /xyz', '/xyz / /xyz/', '/xyz /bar /xyz/bar',
+      '/xyz/ - /xyz/', '/xyz/ / /xyz/', '/xyz/ /bar /xyz/bar',
+      '"" - /', '"" / /', '"" /bar /bar',
+      '/ - /', '/ / /', '/ /bar /bar',
+    ]);
+  });
+
+  it('a bad table is refused whole, naming the field, and the stored one keeps serving', async () => {
+    const bad: [unknown, string][] = [
+      ['{oops', 'invalid JSON'],
+      [{ actions: [{ backends: [{ upstream: 'web', weight: 0 }] }], locations: {} }, 'actions[0].backends[0].weight'],
+      [{ actions: [{ backends: [] }], locations: { k: [{ match: { ...prefix('/'), headers: [{ name: 'x', type: 'RegularExpression', value: '(' }] }, action: 0 }] } }, 'locations.k[0].match.headers[0].value'],
+      [{ actions: [{ backends: [] }], locations: { k: [{ match: prefix('/'), action: 3 }] } }, 'locations.k[0].action'],
+      [{ actions: [{ backends: [], requestHeaders: { set: [{ name: 'X', value: 'a\r\nB: c' }] } }], locations: {} }, 'actions[0].requestHeaders.set[0]'],
+      [{ actions: [{ backends: [{ upstream: 'web"; x', weight: 1 }] }], locations: {} }, 'actions[0].backends[0].upstream'],
+    ];
+    for (const [body, field] of bad) {
+      const r = await nginx.post('/configuration/gateway', body);
+      assert.equal(r.status, 400, field);
+      assert.ok(r.body.includes(field), `${field}: ${r.body}`);
+    }
+    assert.equal((await request(nginx.port, '/x', { headers: { 'x-go': 'y' } })).status, 200);
+  });
+});
