@@ -61,6 +61,7 @@ function pathMatch(p: HTTPIngressPath, regex: boolean, field: string, notes: Not
 /** Filters every rule of the Ingress gets from its annotations (rewrite-target, upstream-vhost, x-forwarded-prefix). */
 function annotationFilters(a: Readonly<Record<string, string>>, prefix: string, regex: boolean, notes: Notes): HTTPRouteFilter[] {
   const get = (k: string): string | undefined => a[`${prefix}/${k}`];
+  // nginx's rewrite replaces the whole URI with a target that has no captures: ReplaceFullPath, not ReplacePrefixMatch.
   const filters: HTTPRouteFilter[] = [];
   const rewrite = get('rewrite-target');
   const host = get('upstream-vhost');
@@ -68,11 +69,10 @@ function annotationFilters(a: Readonly<Record<string, string>>, prefix: string, 
   if (rewrite !== undefined && target === undefined) {
     notes.unmapped.push({ key: `${prefix}/rewrite-target`, value: rewrite, why: rewrite.includes('$')
       ? 'a rewrite with regex captures has no equivalent: URLRewrite replaces the whole path or the matched prefix'
-      : 'URLRewrite ReplacePrefixMatch needs a PathPrefix match, and use-regex makes the paths regexes' });
+      : 'with use-regex the paths are regexes: write the URLRewrite by hand (ReplaceFullPath replaces the whole path, as nginx\'s rewrite does)' });
   }
-  if (target !== undefined) notes.differences.push(`rewrite-target ${JSON.stringify(target)}: URLRewrite ReplacePrefixMatch replaces the matched path prefix (ingress-nginx rewrites what its location regex matched)`);
   if (target !== undefined || host !== undefined) {
-    filters.push({ type: 'URLRewrite', urlRewrite: { ...(host !== undefined ? { hostname: host } : {}), ...(target !== undefined ? { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: target } } : {}) } });
+    filters.push({ type: 'URLRewrite', urlRewrite: { ...(host !== undefined ? { hostname: host } : {}), ...(target !== undefined ? { path: { type: 'ReplaceFullPath', replaceFullPath: target } } : {}) } });
   }
   const fwd = get('x-forwarded-prefix');
   if (fwd !== undefined) filters.push({ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-Forwarded-Prefix', value: fwd }] } });
@@ -89,6 +89,7 @@ function redirectFilter(a: Readonly<Record<string, string>>, prefix: string, not
   let u: URL;
   try { u = new URL(url); } catch { notes.unmapped.push({ key, value: url, why: 'not an absolute URL' }); return undefined; }
   if (code !== 301 && code !== 302) { notes.unmapped.push({ key: `${prefix}/permanent-redirect-code`, value: String(code), why: 'RequestRedirect statusCode is 301 or 302 in the standard channel' }); return undefined; }
+  notes.differences.push(`${key}: RequestRedirect keeps the request's query string; ingress-nginx redirects to the URL as written`);
   return { type: 'RequestRedirect', requestRedirect: {
     scheme: u.protocol.slice(0, -1), hostname: u.hostname, ...(u.port ? { port: Number(u.port) } : {}),
     path: { type: 'ReplaceFullPath', replaceFullPath: u.pathname }, statusCode: code,
