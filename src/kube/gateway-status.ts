@@ -61,6 +61,7 @@ export class GatewayStatusWriter {
   /** Our writes the store has not seen yet: key → resourceVersion before the write, and what we wrote. */
   private readonly written = new Map<string, { rvBefore: string | undefined; status: Status }>();
   private readonly passes = new Passes(() => this.pass());
+  private timer: NodeJS.Timeout | undefined;
   /** Number of status writes, for logs and tests. */
   writes = 0;
 
@@ -82,7 +83,17 @@ export class GatewayStatusWriter {
     await this.passes.idle();
   }
 
+  /**
+   * Checks again every `everyMs` (default 60 s, the Ingress status period): the node addresses are re-read on that
+   * period without a sync, and a Gateway's addresses must follow them.
+   */
+  start(everyMs = 60_000): void {
+    this.timer = setInterval(() => { this.kick(); }, everyMs);
+    this.timer.unref();
+  }
+
   async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
     await this.passes.stop();
   }
 

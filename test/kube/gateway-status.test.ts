@@ -13,6 +13,7 @@ import type { StatusAddress } from '../../src/status/address.js';
 import { service } from '../support/objects.js';
 import { gateway, gatewayClass, httpRoute, PORTICO_GATEWAY_CONTROLLER } from '../support/gateway.js';
 import { namespace } from './cluster.js';
+import { until } from '../apiserver/helpers.js';
 
 type Cond = { type: string; status: string; reason: string; observedGeneration?: number; lastTransitionTime?: string };
 type ListenerStatus = { name: string; supportedKinds: { group?: string; kind: string }[]; attachedRoutes: number; conditions: Cond[] };
@@ -136,6 +137,16 @@ describe('Gateway status through the API server double', () => {
     leading = false;
     put(gateway('web', [{ name: 'http', port: 81 }]));
     assert.equal(await pass(w), 0, 'a replica that is not the leader writes nothing');
+    await w.stop();
+  });
+
+  test('addresses that change without a sync (node addresses are re-read periodically) reach the Gateway on the next check', async () => {
+    leading = true;
+    const w = writer();
+    await pass(w);
+    addresses = [{ ip: '203.0.113.9' }];
+    w.start(20); // no update(): only the periodic check can see the new address
+    await until(() => status('web').addresses?.[0]?.value === '203.0.113.9', 'the periodic check writes the new address', 5000);
     await w.stop();
   });
 });
