@@ -1,4 +1,5 @@
 // The annotation stage of a sync: global ConfigMap, header ConfigMaps and last valid Ingresses, kept across syncs.
+import { RenderMemo } from '../render/memo.js';
 import { modelMemo, type ModelMemo } from '../model/memo.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
@@ -26,6 +27,8 @@ export class AnnotationStage {
   private configProblems: readonly Problem[] = [];
   /** What the model keeps between this stage's builds (model/memo.ts): the builds of one worker share it. */
   readonly memo: ModelMemo = modelMemo();
+  /** Server blocks this stage's last full build rendered (render/memo.ts); trial builds neither use nor change it. */
+  readonly renderMemo = new RenderMemo();
 
   constructor(private readonly config: Config, private readonly log: Logger) {}
 

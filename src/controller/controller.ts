@@ -56,7 +56,7 @@ export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: C
   const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
   const dbs = config.defaultBackendService;
   const defaultUpstream = dbs ? model.upstreams.find((u) => u.service.namespace === dbs.namespace && u.service.name === dbs.name)?.name : undefined;
-  const conf = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, defaultUpstream });
+  const conf = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, defaultUpstream, ...(trial ? {} : { memo: stage.renderMemo }) });
   return { model, conf };
 }
 

@@ -1,7 +1,8 @@
 // Renders the model into nginx.conf text. Pure: the same model and options always give the same text.
 import { sha256 } from '../hash.js';
 import type { Location, Model, Server, Upstream } from '../model/types.js';
-import { clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines } from './tls.js';
+import { clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines, tlsServerOf } from './tls.js';
+import type { RenderMemo } from './memo.js';
 import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
@@ -40,6 +41,8 @@ export interface RenderOptions {
   readonly metrics?: boolean;
   /** --enable-dynamic-routes: hosts in the dynamic set go to the Lua route table, not server blocks (docs/adr/0014). */
   readonly dynamicRoutes?: boolean;
+  /** Server blocks kept between renders (render/memo.ts); absent: every block is rendered. */
+  readonly memo?: RenderMemo;
 }
 
 function ctxOf(o: RenderOptions): SettingsContext {
@@ -202,7 +205,10 @@ function notFoundBody(l: Location, ctx: SettingsContext): string[] {
   return l.gateway !== undefined && l.target.kind === 'not-found' ? locationBody({ kind: 'upstream', upstream: '', ingress: { kind: 'HTTPRoute', namespace: '', name: '' } }, ctx) : [];
 }
 
-function location(l: Location, ctx: SettingsContext, extra: string[], upstreams: ReadonlyMap<string, Upstream>): string[] {
+/** How a server block reads upstreams (a memo records which it read: render/memo.ts). */
+type Upstreams = Pick<ReadonlyMap<string, Upstream>, 'get'>;
+
+function location(l: Location, ctx: SettingsContext, extra: string[], upstreams: Upstreams): string[] {
   const head = locationHead(l);
   if (l.target.kind === 'not-found') {
     return [head, '            set $portico_backend "";', ...extra, '            return 404 "default backend - 404\\n";', '        }'];
@@ -218,7 +224,7 @@ function location(l: Location, ctx: SettingsContext, extra: string[], upstreams:
 }
 
 /** `dyn`: the dynamic split (--enable-dynamic-routes), whose Lua locations replace the catch-all's. */
-function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, { stream, dyn, gateway }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable }): string[] {
+function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: Upstreams, { stream, dyn, gateway }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable }): string[] {
   const catchAll = s.host === '_';
   const clientCert = clientCertHeaders(tls, s.host);
   const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort }, clientCert };
@@ -252,6 +258,22 @@ export interface RenderedConf {
   readonly routes?: string;
 }
 
+/** The server blocks, each from the memo when everything it is made of is unchanged. */
+function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, Upstream>, dyn: DynamicSplit | undefined): string[] {
+  const list = dyn?.servers ?? model.servers;
+  const parts = { stream: model.stream, dyn, gateway: model.gateway };
+  const memo = o.memo;
+  if (!memo) return list.flatMap((s) => server(s, o, model.tls, upstreams, parts));
+  memo.begin(JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, dyn?.locations ?? null]));
+  const out = list.map((s) => {
+    const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [`${l.target.ingress.namespace}/${l.target.ingress.name}`] : [])))];
+    const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);
+    return memo.block(input, upstreams, (get) => server(s, o, model.tls, { get }, parts).join('\n'));
+  });
+  memo.end();
+  return out;
+}
+
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
@@ -259,7 +281,7 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const streamSnips = streamSnippets(o.global, model.servers);
   const body = [...main(o, model.tls, model.stream, streamSnips), ...gatewayHttpLines(model.gateway, upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS)), ...resolverLines(o.resolvers), ...authHttpLines(model, o.workDir), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o),
-    ...(dyn?.servers ?? model.servers).flatMap((s) => server(s, o, model.tls, upstreams, { stream: model.stream, dyn, gateway: model.gateway })), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
+    ...servers(model, o, upstreams, dyn), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
   const hash = sha256(body);
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash, ...(dyn ? { routes: dyn.routes } : {}) };
 }

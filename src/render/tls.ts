@@ -55,7 +55,7 @@ export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
  * http level: maps there cost every request of every server about 2,000 instructions (bench/README.md, hot path).
  */
 export function clientCertHeaders(tls: TlsModel, host: string): 'verify' | 'pass' | undefined {
-  const ca = serverOf(tls, host)?.clientAuth;
+  const ca = tlsServerOf(tls, host)?.clientAuth;
   return ca ? (ca.passCertificate ? 'pass' : 'verify') : undefined;
 }
 
@@ -67,7 +67,8 @@ export function tlsListenParams(tls: TlsModel): string {
 /** tls.servers by host, indexed once per (frozen) TLS model: a lookup per location was a scan of every TLS host. */
 const byHost = new WeakMap<TlsModel, ReadonlyMap<string, TlsServer>>();
 
-function serverOf(tls: TlsModel, host: string): TlsServer | undefined {
+/** The TLS entry of a server host (what its block's TLS lines are made of). */
+export function tlsServerOf(tls: TlsModel, host: string): TlsServer | undefined {
   let index = byHost.get(tls);
   if (!index) {
     const m = new Map<string, TlsServer>();
@@ -80,7 +81,7 @@ function serverOf(tls: TlsModel, host: string): TlsServer | undefined {
 
 /** server{} level: the Lua certificate hook, ssl-reject-handshake in the catch-all, HSTS for TLS hosts, client-certificate auth. */
 export function tlsServerLines(tls: TlsModel, host: string, workDir: string): string[] {
-  const s = serverOf(tls, host);
+  const s = tlsServerOf(tls, host);
   const ca = s?.clientAuth;
   const lines = ['        ssl_certificate_by_lua_block { require("portico.certificate").call() }'];
   // ssl-reject-handshake: as ingress-nginx, in the default server only (nginx picks it for unknown names and no SNI).
@@ -103,7 +104,7 @@ export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { r
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
   const own = owner ? tls.ingresses[`${owner.namespace}/${owner.name}`] : undefined;
   if (own?.denied) return { denied: true, redirect: 0 };
-  const hasTls = serverOf(tls, host)?.tls ?? false;
+  const hasTls = tlsServerOf(tls, host)?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
   // As ingress-nginx (isLocationInLocationList): the Ingress path, not the request, is compared with the prefixes.
   const path = l.target.kind === 'upstream' ? l.target.rule?.path ?? l.path : l.path;
@@ -120,7 +121,7 @@ export function tlsLocationLines(tls: TlsModel, host: string, l: Location): stri
 
 /** The host has a certificate of its own (spec.tls) and HSTS is on: its responses over HTTPS carry the header. */
 export function tlsHsts(tls: TlsModel, host: string): boolean {
-  return (serverOf(tls, host)?.tls ?? false) && tls.settings.hsts;
+  return (tlsServerOf(tls, host)?.tls ?? false) && tls.settings.hsts;
 }
 
 /** The body of `POST /configuration/certificates`: host → PEM chain + key, and the default. Holds keys: never log it. */

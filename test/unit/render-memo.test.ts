@@ -1,0 +1,71 @@
+// Server blocks kept between renders (render/memo.ts): after any change the text equals a render without the memo,
+// and the blocks nothing changed are reused (the memo does something, or this fails).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseFlags } from '../../src/cli/flags.js';
+import { AnnotationStage } from '../../src/controller/annotations.js';
+import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
+import { createLogger } from '../../src/log.js';
+import type { Snapshot } from '../../src/model/input.js';
+import { fixtureCases, loadSnapshot } from '../support/fixtures.js';
+
+const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico'], {});
+const opts = renderOptions(config, undefined);
+const fresh = (snap: Snapshot): string => buildAndRender(new AnnotationStage(config, createLogger('silent')), snap, config, opts).conf.text;
+
+type Ann = Record<string, string>;
+/** The snapshot with the annotations of Ingress `name` replaced (a new frozen object, as the store makes). */
+function annotate(snap: Snapshot, name: string, annotations: Ann): Snapshot {
+  return { ...snap, ingresses: snap.ingresses.map((i) => (i.metadata?.name === name ? { ...i, metadata: { ...i.metadata, annotations } } : i)) };
+}
+
+test('after each change the memo renders exactly what a fresh render does, and reuses the unchanged servers', () => {
+  const P = 'nginx.ingress.kubernetes.io';
+  const dir = fixtureCases('golden').find((d) => d.endsWith('canary-affinity'))!;
+  const base = loadSnapshot(dir);
+  const stage = new AnnotationStage(config, createLogger('silent'));
+  // Changes each server block depends on through something other than its own Server: an upstream's balancing
+  // (Lua hooks), TLS (redirect lines), a canary leaving, the ConfigMap-free defaults back again.
+  const steps: [string, Snapshot][] = [
+    ['as is', base],
+    ['cart balanced by round robin, no hash (its hooks change)', annotate(base, 'cart', {})],
+    ['the canary gone (shop loses its rewrite hook)', { ...base, ingresses: base.ingresses.filter((i) => i.metadata?.name !== 'shop-canary') }],
+    ['shop forcing the HTTPS redirect', annotate(base, 'shop', { [`${P}/force-ssl-redirect`]: 'true', [`${P}/affinity`]: 'cookie' })],
+    ['as is again', base],
+  ];
+  for (const [what, snap] of steps) {
+    const got = buildAndRender(stage, snap, config, opts).conf.text;
+    assert.equal(got, fresh(snap), what);
+  }
+  // The last step is the first again: the servers the previous step did not change were reused.
+  assert.ok(stage.renderMemo.stats.reused >= 1, 'unchanged server blocks were reused');
+});
+
+test('an upstream whose balancing changes (its server unchanged) gets its block rendered again', () => {
+  const dir = fixtureCases('golden').find((d) => d.endsWith('plain-http'))!;
+  const base = loadSnapshot(dir);
+  const stage = new AnnotationStage(config, createLogger('silent'));
+  buildAndRender(stage, base, config, opts);
+  const ewma = annotate(base, 'blog', { 'nginx.ingress.kubernetes.io/load-balance': 'ewma' });
+  const got = buildAndRender(stage, ewma, config, opts).conf.text;
+  assert.equal(got, fresh(ewma));
+  assert.notEqual(got, fresh(base), 'ewma adds the log-phase hook to the blog locations');
+  assert.ok(stage.renderMemo.stats.reused >= 1, 'the servers of other hosts were reused');
+});
+
+test('one memo through every golden cluster in turn gives each golden exactly', () => {
+  const stage = new AnnotationStage(config, createLogger('silent'));
+  for (const round of [1, 2]) {
+    for (const dir of fixtureCases('golden')) {
+      const flags = (() => { try { return JSON.parse(readFileSync(join(dir, 'flags.json'), 'utf8')) as string[]; } catch { return []; } })();
+      const c = parseFlags(['--manifests', dir, '--work-dir', '/var/lib/portico', ...flags], {});
+      const o = { ...renderOptions(c, undefined), luaDir: '/usr/share/portico/lua' };
+      const snap = loadSnapshot(dir);
+      const withMemo = buildAndRender(stage, snap, c, o).conf.text;
+      const without = buildAndRender(new AnnotationStage(c, createLogger('silent')), snap, c, o).conf.text;
+      assert.equal(withMemo, without, `${dir} round ${round}`);
+    }
+  }
+});
