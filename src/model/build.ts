@@ -202,7 +202,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
     return c ? { ...v, canary: c } : v;
   });
-  const routed = gatewayTable(buildServers(b, fallback), b.rules, gw.entries);
+  const routed = gatewayTable(buildServers(b, fallback), b.rules, gw.entries, (h) => owners.ownerOf(h));
   const servers = routed.servers;
   const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, { refusal: (r, h) => owners.refusal(r, h), gatewayHosts: gatewayTls, settings: annotations.settings });
   const stream = buildStream({ snap: snapshot, o: opts.stream, index, problem: (o, f, r, sev) => { b.problem(o, f, r, sev); } }, served.filter((ing) => !isCanary(annotations, ing)), owners);

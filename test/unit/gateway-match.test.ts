@@ -10,7 +10,7 @@ import type { GatewayMatch } from '../../src/model/gateway/route-types.js';
 import type { HTTPRoute } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
 import { gatewayJson } from '../../src/render/lua-payload.js';
-import { service, slice } from '../support/objects.js';
+import { ingress, ingressClass, service, slice } from '../support/objects.js';
 
 const OPTIONS: ModelOptions = {
   controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
@@ -96,4 +96,16 @@ test('values of HTTPRoutes go to Lua as data: a hostile header value, regex or r
   assert.ok(!conf.includes('pwned') && !conf.includes('deny all'));
   const payload = JSON.parse(gatewayJson(model)) as { actions: { requestHeaders?: { set: { value: string }[] } }[] };
   assert.equal(payload.actions[0]?.requestHeaders?.set[0]?.value, hostile);
+});
+
+test('--strict-host-ownership: a route without hostnames of another namespace gets no candidate on an owned host', () => {
+  const snap = snapshot([]);
+  const route = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'default' },
+    spec: { parentRefs: [{ name: 'web' }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' }, headers: [{ name: 'x', value: '1' }] }], backendRefs: [{ name: 'a', port: 80 }] }] } } as unknown as HTTPRoute;
+  const owned = ingress('mine', { namespace: 'team', className: 'portico', host: 'owned.test', paths: [{ path: '/app', type: 'Prefix', service: 'svc' }] });
+  const classes = [ingressClass('portico')];
+  const keyed = (strict: boolean): string[] => buildModel({ ...snap, httpRoutes: [route], ingresses: [owned], ingressClasses: classes, services: [...snap.services, service('svc', 'team')] },
+    { ...OPTIONS, strictHostOwnership: strict }).servers.flatMap((s) => s.locations.filter((l) => l.gateway !== undefined).map((l) => `${s.host} ${l.match} ${l.path}`));
+  assert.deepEqual(keyed(false), ['owned.test prefix /', '_ prefix /']);
+  assert.deepEqual(keyed(true), ['_ prefix /']);
 });

@@ -26,8 +26,9 @@ function byPrecedence(a: Candidate, b: Candidate): number {
 }
 
 /** The Ingress paths of a tier as candidates: they come before HTTPRoute matches of the same path (docs/adr/0011). */
-function ingressCandidates(rules: ReadonlyMap<string, PathRule> | undefined): Candidate[] {
+function ingressCandidates(rules: ReadonlyMap<string, PathRule> | undefined, owner: string | undefined): Candidate[] {
   return [...(rules?.values() ?? [])].filter((r) => r.target.kind !== 'upstream' || r.target.ingress.kind !== 'HTTPRoute')
+    .filter((r) => owner === undefined || (r.target.kind === 'upstream' && r.target.ingress.namespace === owner))
     .map((r) => ({ match: { path: { type: r.type === 'Exact' ? 'Exact' : 'PathPrefix', value: r.path }, headers: [], query: [] }, order: [-1, 0, 0] }));
 }
 
@@ -40,7 +41,7 @@ function withPaths(locations: readonly Location[], entries: readonly GatewayEntr
   for (const e of entries) {
     if (pathOnly(e.match) || e.match.path.type === 'RegularExpression') continue;
     const v = e.match.path.value;
-    if (!exact.has(v)) exact.set(v, { match: 'exact', path: v, target: (nginxPick(plain, v) ?? { target: { kind: 'not-found' } }).target });
+    if (!exact.has(v) && !(e.match.path.type === 'PathPrefix' && v === '/')) exact.set(v, { match: 'exact', path: v, target: (nginxPick(plain, v) ?? { target: { kind: 'not-found' } }).target });
     const p = v === '/' ? '/' : `${v}/`;
     if (e.match.path.type === 'PathPrefix' && !prefix.has(p)) {
       prefix.set(p, { match: 'prefix', path: p, target: (nginxPick(plain.filter((l) => l.match === 'prefix'), p) ?? { target: { kind: 'not-found' } }).target });
@@ -54,9 +55,10 @@ function withPaths(locations: readonly Location[], entries: readonly GatewayEntr
  * Gives every location whose requests an HTTPRoute match with conditions (headers, query, method, a regex path) or
  * with more than one plain backend may take a key into the returned table, whose list holds those matches in the
  * specification's precedence across the host's tiers (host, wildcard, no host), up to the first match that takes
- * every request there. Locations where nginx's choice alone is the answer are left as they are.
+ * every request there. Locations where nginx's choice alone is the answer are left as they are. `ownerOf`: the
+ * namespace owning a host under --strict-host-ownership (docs/adr/0008), whose lower tiers then hold its routes only.
  */
-export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>, entries: readonly GatewayEntry[]): { servers: Server[]; table?: GatewayTable } {
+export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>, entries: readonly GatewayEntry[], ownerOf: (host: string) => string | undefined = () => undefined): { servers: Server[]; table?: GatewayTable } {
   if (entries.length === 0) return { servers: [...servers] };
   const actions = new Map<GatewayAction, number>();
   const table: Record<string, GatewayCandidate[]> = {};
@@ -64,8 +66,11 @@ export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<stri
   const out = servers.map((s) => {
     const wild = s.host === '_' || s.host.startsWith('*.') ? undefined : wildcardOf(s.host);
     const keys = s.host === '_' ? [''] : [s.host, ...(wild !== undefined && rules.has(wild) ? [wild] : []), ''];
-    const tiers = keys.map((k) => [...ingressCandidates(rules.get(k)), ...entries.filter((e) => e.host === k).map((e) => ({ entry: e, match: e.match, order: e.order }))]);
-    const mine = entries.filter((e) => keys.includes(e.host));
+    // --strict-host-ownership: the wildcard and host-less tiers of an owned host hold its owner's routes only (model/servers.ts).
+    const owner = s.host === '_' ? undefined : ownerOf(s.host);
+    const own = (e: GatewayEntry): boolean => e.host === s.host || owner === undefined || e.action.route.namespace === owner;
+    const tiers = keys.map((k, i) => [...ingressCandidates(rules.get(k), i === 0 ? undefined : owner), ...entries.filter((e) => e.host === k && own(e)).map((e) => ({ entry: e, match: e.match, order: e.order }))]);
+    const mine = entries.filter((e) => keys.includes(e.host) && own(e));
     if (mine.length === 0) return s;
     const locations = withPaths(s.locations, mine).map((l): Location => {
       if (l.match === 'regex') return l;
