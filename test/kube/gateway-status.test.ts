@@ -8,6 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ApiServerDouble } from '../support/apiserver/index.js';
 import { createLogger } from '../../src/log.js';
 import { GatewayStatusWriter } from '../../src/kube/gateway-status.js';
+import { desiredGatewayStatus } from '../../src/model/gateway/status.js';
 import type { Snapshot } from '../../src/model/input.js';
 import type { StatusAddress } from '../../src/status/address.js';
 import { service } from '../support/objects.js';
@@ -148,5 +149,29 @@ describe('Gateway status through the API server double', () => {
     w.start(20); // no update(): only the periodic check can see the new address
     await until(() => status('web').addresses?.[0]?.value === '203.0.113.9', 'the periodic check writes the new address', 5000);
     await w.stop();
+  });
+
+  test('Selector expressions as Kubernetes reads them: In, NotIn, Exists, DoesNotExist, ANDed with matchLabels; an unknown operator is refused', () => {
+    const ns = (name: string, labels: Record<string, string>): unknown => namespace(name, labels);
+    const sel = (name: string, selector: Record<string, unknown>): Record<string, unknown> => ({
+      name, port: 80, protocol: 'HTTP', hostname: `${name}.test`, allowedRoutes: { namespaces: { from: 'Selector', selector } } });
+    const g = { ...gateway('sel', []), spec: { gatewayClassName: 'portico', listeners: [
+      sel('in', { matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }] }),
+      sel('notin', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }] }),
+      sel('exists', { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }),
+      sel('absent', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }),
+      sel('both', { matchLabels: { env: 'prod' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['api'] }] }),
+      sel('by-name', { matchLabels: { 'kubernetes.io/metadata.name': 'n-web' } }),
+      sel('bad', { matchExpressions: [{ key: 'tier', operator: 'Like', values: ['w*'] }] }),
+    ] } };
+    const names = ['n-web', 'n-api', 'n-none', 'n-api-dev'];
+    const snap = {
+      ...snapshot(), gateways: [g], httpRoutes: names.map((n) => httpRoute('r', { parentRefs: [{ name: 'sel', namespace: 'default' }] }, n)),
+      namespaces: [ns('n-web', { tier: 'web', env: 'prod' }), ns('n-api', { tier: 'api', env: 'prod' }), ns('n-none', {}), ns('n-api-dev', { tier: 'api', env: 'dev' })],
+    } as unknown as Snapshot;
+    const got = desiredGatewayStatus(snap, PORTICO_GATEWAY_CONTROLLER).gateways.get('default/sel')?.listeners ?? [];
+    assert.deepEqual(got.map((l) => `${l.name} ${l.attachedRoutes} ${l.conditions[0]?.reason ?? ''}`), [
+      'in 3 Accepted', 'notin 3 Accepted', 'exists 3 Accepted', 'absent 1 Accepted', 'both 1 Accepted', 'by-name 1 Accepted', 'bad 0 UnsupportedValue']);
+    assert.match(got[6]?.conditions[0]?.message ?? '', /unknown operator "Like"/);
   });
 });
