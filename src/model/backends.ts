@@ -7,6 +7,11 @@ import type { ModelMemo, SliceEndpoints } from './memo.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
+/** Ready endpoints, else serving-but-terminating ones (each deduplicated by address and port), sorted. */
+function chosen(ready: ReadonlyMap<string, Endpoint>, terminating: ReadonlyMap<string, Endpoint>): Endpoint[] {
+  return [...(ready.size > 0 ? ready : terminating).values()].sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
+}
+
 /** A backend reference as an Ingress writes it. */
 export interface BackendRef {
   readonly serviceName: string;
@@ -99,16 +104,22 @@ export class BackendIndex {
 
   /** Ready endpoints; serving-but-terminating ones only when none is ready (as kube-proxy does). */
   private endpointsFor(namespace: string, service: string, portName: string): Endpoint[] {
+    const slices = this.slices.get(`${namespace}/${service}`) ?? [];
+    if (slices.length === 1 && slices[0]) {
+      // One slice (up to 100 endpoints, the common case): its endpoints as the memo keeps them, already chosen and sorted.
+      const e = this.sliceEndpoints(slices[0], service, portName);
+      for (const [key, problem] of e.refused) this.refused.set(key, problem);
+      return [...e.chosen];
+    }
     const ready = new Map<string, Endpoint>();
     const terminating = new Map<string, Endpoint>();
-    for (const slice of this.slices.get(`${namespace}/${service}`) ?? []) {
+    for (const slice of slices) {
       const e = this.sliceEndpoints(slice, service, portName);
       for (const ep of e.ready) ready.set(`${ep.address}|${ep.port}`, ep);
       for (const ep of e.terminating) terminating.set(`${ep.address}|${ep.port}`, ep);
       for (const [key, problem] of e.refused) this.refused.set(key, problem);
     }
-    const chosen = ready.size > 0 ? ready : terminating;
-    return [...chosen.values()].sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
+    return chosen(ready, terminating);
   }
 
   /** One slice's part, from the memo when this slice object was read before (at 10,000 Services, most of them). */
@@ -129,9 +140,10 @@ export class BackendIndex {
     const ready: Endpoint[] = [];
     const terminating: Endpoint[] = [];
     const refused: [string, Problem][] = [];
-    if (slice.addressType === 'FQDN') return { ready, terminating, refused };
+    const none = { ready, terminating, refused, chosen: [] };
+    if (slice.addressType === 'FQDN') return none;
     const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName)?.port;
-    if (port === undefined || checkPortNumber(port)) return { ready, terminating, refused };
+    if (port === undefined || checkPortNumber(port)) return none;
     for (const [i, ep] of slice.endpoints.entries()) {
       const address = ep.addresses[0];
       if (address === undefined || !isIp(address)) continue;
@@ -146,7 +158,8 @@ export class BackendIndex {
       if (isReady && c.terminating !== true) ready.push({ address, port });
       else if (isServing) terminating.push({ address, port });
     }
-    return { ready, terminating, refused };
+    const key = (e: Endpoint): [string, Endpoint] => [`${e.address}|${e.port}`, e];
+    return { ready, terminating, refused, chosen: chosen(new Map(ready.map(key)), new Map(terminating.map(key))) };
   }
 
   /** The Problem (and its dedupe key) when the target policy refuses an endpoint: the rest of the upstream stays. */

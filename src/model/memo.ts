@@ -9,6 +9,8 @@ export interface SliceEndpoints {
   readonly terminating: readonly Endpoint[];
   /** Refused endpoints: the key that dedupes their Problem, and the Problem. */
   readonly refused: readonly (readonly [string, Problem])[];
+  /** What a Service with this slice alone serves: ready, else terminating, deduplicated and sorted. */
+  readonly chosen: readonly Endpoint[];
 }
 
 export interface ModelMemo {
