@@ -24,6 +24,10 @@ require("resty.core.var") -- declares lua-nginx-module's ngx_http_lua_ffi_var_ge
 local cjson = require("cjson.safe")
 local configuration = require("portico.configuration")
 local balancer = require("portico.balancer")
+-- X-Request-ID (docs/adr/0015): the catch-all's location has a rewrite hook of its own, the router, so it replaces
+-- the http-level one and calls its set() itself. Optional: absent, nginx's $request_id is used, as before it existed.
+local request_id_ok, request_id = pcall(require, "portico.request_id")
+if not request_id_ok or type(request_id) ~= "table" or type(request_id.set) ~= "function" then request_id = nil end
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -246,6 +250,7 @@ end
 -- key, then the balancer's rewrite step where a rendered location would have it (canary, cookie affinity, a tuned
 -- upstream); elsewhere the balancer alone runs, and a backend without endpoints gets the 503 peer, as rendered.
 function _M.route()
+  if request_id then request_id.set() end
   if dict == nil then
     init_worker()
     if dict == nil then return ngx_exit(503) end

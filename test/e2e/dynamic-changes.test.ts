@@ -74,6 +74,13 @@ describe('route changes through the Lua route table, without reloads', () => {
     await served('the wildcard', [['x.wild.test', '/', 'b'], ['y.x.wild.test', '/', '404'], ['wild.test', '/', '404']]);
   });
 
+  test('per-request metrics carry the labels of the route the router picked (Ingress, Service, rule host)', async () => {
+    for (let i = 0; i < 3; i += 1) assert.equal(await who(portico.http, 'zz.wild.test', '/m'), 'b');
+    const line = (text: string): string | undefined => text.split('\n').find((l) => l.startsWith('nginx_ingress_controller_requests{')
+      && l.includes('host="*.wild.test"') && l.includes('ingress="wild"') && l.includes('service="b"') && l.includes('status="200"'));
+    await until('the metrics flush', async () => line(await (await fetch(`http://127.0.0.1:${portico.healthz}/metrics`)).text()) !== undefined, 10_000, 200);
+  });
+
   test('a TLS host with ssl-redirect: 308 to HTTPS, served over HTTPS with HSTS', async () => {
     const secure = ingress('secure', { className: 'portico', host: 'secure.test', paths: [{ path: '/', type: 'Prefix', service: 'a' }] });
     await folder.write('secure.json', [{ ...secure, spec: { ...secure.spec, tls: [{ hosts: ['secure.test'], secretName: 'secure-cert' }] } }]);
