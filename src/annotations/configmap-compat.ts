@@ -47,7 +47,6 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   'the memcached global rate limit was removed from ingress-nginx (v1.12); use limit-rps / limit-rpm per Ingress', set),
   ...rows(['plugins'], 'refused', 'Portico loads no Lua plugins: its Lua is its own (lua/portico), and loading others would run tenant-independent code in every request', set),
   ...rows(['lua-shared-dicts'], 'refused', 'Portico sizes its own shared dicts (64m backends, 32m certificates) and has no plugins to give others to', set),
-  ...rows(['enable-syslog', 'syslog-host', 'syslog-port'], 'refused', 'syslog is not implemented: Portico\'s access log goes to a file (access-log-path) and nginx\'s errors to Portico\'s stderr', set),
   ...rows(['error-log-path'], 'no-op', 'nginx\'s error log is Portico\'s stderr (collected with Portico\'s own log); error-log-level applies'),
   ...rows(['enable-access-log-for-default-backend'], 'no-op', 'Portico\'s built-in default server never writes an access log; requests for a --default-backend-service are logged like any other'),
   ...rows(['ssl-session-ticket-key', 'ssl-dh-param'], 'refused', 'not implemented: Portico would have to read a Secret into nginx\'s files for it; the default (no key file, ECDHE only) applies', set),
@@ -71,7 +70,6 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['proxy-ssl-location-only'], 'no-op', 'proxy-ssl-* annotations always apply to the Ingress\'s own locations in Portico'),
   ...rows(['service-upstream'], 'refused', 'not read globally: set the service-upstream annotation on each Ingress', truthy),
   ...rows(['force-ssl-redirect'], 'refused', 'not read globally: set the force-ssl-redirect annotation on each Ingress (ssl-redirect applies globally)', truthy),
-  ...rows(['global-allowed-response-headers'], 'refused', 'not implemented: custom-headers may set any header name; restrict custom-headers with --annotations-risk-level (it is rated Medium)', set),
   ...rows(['debug-connections'], 'refused', 'debug_connection needs nginx built --with-debug; Debian\'s nginx is not', set),
 ];
 

@@ -6,6 +6,7 @@ import { key } from './configmap-key.js';
 import { snippetRefusal } from '../model/snippets.js';
 
 const csv = /\s*,\s*/;
+const syslogHost: v.Parser<string> = (raw) => (v.cidr(raw).ok && !raw.includes('/') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an IP address (a host name would be resolved only when nginx loads)`));
 const onOff: v.Parser<boolean> = (raw) => (raw === 'on' ? v.ok(true) : raw === 'off' ? v.ok(false) : v.bad(`${v.show(raw)} is not on or off`));
 /** `NUMBER SIZE`, as large_client_header_buffers takes it. */
 const numberSize: v.Parser<readonly [number, string]> = (raw) => {
@@ -74,6 +75,9 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('default-type', 'defaultType', 'text/html', 'MIME type of answers nginx makes itself.', mime),
   key('skip-access-log-urls', 'skipAccessLogUrls', '', 'Request paths (comma-separated, exact) not written to the access log.', paths),
   key('disable-access-log', 'disableAccessLog', 'false', 'Turns the access log off.', v.bool),
+  key('enable-syslog', 'enableSyslog', 'false', 'Sends the access log to syslog-host over UDP instead of the file (as ingress-nginx: the access log only).', v.bool),
+  key('syslog-host', 'syslogHost', '', 'The syslog server: an IP address (a name would be resolved once, when nginx loads, and one that does not resolve would fail every configuration).', syslogHost),
+  key('syslog-port', 'syslogPort', '514', 'UDP port of syslog-host.', v.int(1, 65535)),
   key('log-format-escape-none', 'logFormatEscapeNone', 'false', 'Writes variables in the access log unescaped (escape=none).', v.bool),
   key('access-log-params', 'accessLogParams', '', 'Parameters of access_log: buffer=SIZE, flush=TIME, gzip[=LEVEL] (Portico\'s default: buffer=64k flush=1s).', logParams),
   key('http-access-log-path', 'accessLogPath', '', 'Same as access-log-path (Portico serves no stream section yet).', (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`))),

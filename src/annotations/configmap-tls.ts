@@ -19,8 +19,11 @@ const time: v.Parser<string> = (raw) => (/^\d{1,6}(s|m|h|d)?$/.test(raw) && !/^0
 export const TLS_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('no-tls-redirect-locations', 'noTlsRedirectLocations', '/.well-known/acme-challenge',
     'Ingress paths (comma-separated prefixes) never redirected to HTTPS, so ACME HTTP-01 challenges (cert-manager\'s solver Ingresses) are answered over HTTP. As in ingress-nginx, the Ingress path is compared, not the request.', prefixes),
-  key('no-auth-locations', 'noAuthLocations', '/.well-known/acme-challenge',
-    'Ingress paths (comma-separated prefixes) served without basic or external auth (global-auth-url and the auth annotations), so ACME HTTP-01 challenges pass; access lists still apply. As in ingress-nginx, the Ingress path is compared, not the request.', prefixes),
+  {
+    ...key('no-auth-locations', 'noAuthLocations', '/.well-known/acme-challenge',
+      'Ingress paths (comma-separated prefixes) served without basic or external auth (global-auth-url and the auth annotations), so ACME HTTP-01 challenges pass; access lists still apply. As in ingress-nginx, the Ingress path is compared, not the request; an empty value means no path.', prefixes),
+    emptyIsValue: true,
+  },
   key('proxy-add-original-uri-header', 'proxyAddOriginalUriHeader', 'false',
     'Sends X-Original-URI (the request URI as the client sent it) to backends. Off by default, as in ingress-nginx\'s final release; custom error pages always get it.', v.bool),
   key('ssl-session-cache', 'sslSessionCache', 'true', 'A shared TLS session cache, so returning clients resume without a full handshake.', v.bool),

@@ -19,6 +19,8 @@ export interface KeySpec {
   readonly default: string;
   readonly doc: string;
   readonly apply: (raw: string, g: Mutable<GlobalSettings>) => string | undefined;
+  /** An empty value is a value (no-auth-locations: "" is no location, as in ingress-nginx), not the default. */
+  readonly emptyIsValue?: boolean;
 }
 
 const sslProtocols: v.Parser<string> = (raw) => {
@@ -145,7 +147,7 @@ export function parseConfigMap(data: Readonly<Record<string, string>> | undefine
       continue;
     }
     const raw = (data?.[name] ?? '').trim();
-    if (raw === '') continue;
+    if (raw === '' && spec.emptyIsValue !== true) continue;
     const reason = spec.apply(raw, g);
     if (reason === undefined) continue;
     errors.push({ key: name, reason });

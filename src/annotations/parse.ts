@@ -17,6 +17,8 @@ export interface ParseOptions {
   readonly snippetMode?: SnippetMode;
   /** Namespace of the Ingress: object references in annotations may not leave it. */
   readonly namespace: string;
+  /** The ConfigMap's proxy-buffer-size and proxy-buffers-number, which the location inherits (default 4k and 4). */
+  readonly proxyBuffers?: { readonly size: string; readonly number: number };
 }
 
 export interface AnnotationError {
@@ -90,17 +92,29 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
   if ((from === undefined) !== (to === undefined) && from !== 'off' && to !== 'off') {
     errors.push({ annotation: key(from === undefined ? 'proxy-redirect-to' : 'proxy-redirect-from'), reason: 'proxy-redirect-from and proxy-redirect-to go together' });
   }
+  combineBuffers(d, o, key, errors);
+  combineHeaderRefs(d, o, key, errors);
+  combineBackend(d, o, key, errors);
+}
+
+/** nginx -t refuses these proxy buffer combinations for the whole configuration: refused here for their own Ingress. */
+function combineBuffers(d: Draft, o: ParseOptions, key: (n: string) => string, errors: AnnotationError[]): void {
   // nginx -t refuses a temp file limit (other than 0) below the buffer size: the whole configuration would fail to load.
   const tmp = d.location.maxTempFileSize;
-  const buffer = d.location.bufferSize ?? '4k';
+  // The effective size is the location's own, else the ConfigMap's (render/settings.ts and globals-compat.ts render both so).
+  const buffer = d.location.bufferSize ?? o.proxyBuffers?.size ?? '4k';
   if (tmp !== undefined && bytes(tmp) !== 0 && bytes(tmp) < bytes(buffer)) {
     errors.push({ annotation: key('proxy-max-temp-file-size'), reason: `${tmp} is below the proxy buffer size ${buffer} (nginx needs 0 or at least the buffer size)` });
   }
   const busy = d.location.busyBuffersSize;
-  const count = d.location.buffersNumber ?? 4;
+  const count = d.location.buffersNumber ?? o.proxyBuffers?.number ?? 4;
   if (busy !== undefined && (bytes(busy) < bytes(buffer) || bytes(busy) > (count - 1) * bytes(buffer))) {
     errors.push({ annotation: key('proxy-busy-buffers-size'), reason: `${busy} must be from the proxy buffer size ${buffer} to all ${count} buffers but one (nginx refuses other values)` });
   }
+}
+
+/** The custom-headers ConfigMap stays in the Ingress's namespace. */
+function combineHeaderRefs(d: Draft, o: ParseOptions, key: (n: string) => string, errors: AnnotationError[]): void {
   for (const [name, field] of [['custom-headers', 'customHeaders']] as const) {
     const ref = d.location[field];
     if (ref === undefined) continue;
@@ -110,7 +124,6 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
     }
     d.location[field] = `${o.namespace}/${obj ?? ''}`;
   }
-  combineBackend(d, o, key, errors);
 }
 
 /** fastcgi-params-configmap stays in the Ingress's namespace; AUTO_HTTP cannot take proxy-redirect-from `default`. */

@@ -28,8 +28,8 @@ export interface SelectOptions {
   readonly strictPaths: boolean;
   /** True for the Ingresses this controller serves (others are not parsed nor reported). */
   readonly ours: (ing: Ingress) => boolean;
-  /** Global auth and cross-namespace settings of the ConfigMap (default: none). */
-  readonly auth?: GlobalAuthSettings;
+  /** Global auth and cross-namespace settings of the ConfigMap (default: none); with the ConfigMap's proxy buffers, which annotations are checked against. */
+  readonly auth?: GlobalAuthSettings & { readonly proxyBufferSize?: string; readonly proxyBuffersNumber?: number };
   /** Where mirror-target and auth-url may point (absent: DEFAULT_TARGET_POLICY). */
   readonly targets?: TargetPolicy;
 }
@@ -76,7 +76,8 @@ function refusedTargets(s: IngressSettings, o: SelectOptions): AnnotationError[]
 /** Parses an Ingress's annotations and resolves the ConfigMaps they name. */
 function settle(ing: Ingress, snap: Snapshot, o: SelectOptions, warned: AnnotationError[]): { settings: IngressSettings; errors: AnnotationError[] } {
   const namespace = ing.metadata?.namespace ?? 'default';
-  const parsed = parseAnnotations(ing.metadata?.annotations, { prefix: o.prefix, riskLevel: o.riskLevel, allowSnippets: o.allowSnippets, snippetMode: o.snippetMode ?? 'safe', namespace });
+  const buffers = o.auth?.proxyBufferSize !== undefined ? { proxyBuffers: { size: o.auth.proxyBufferSize, number: o.auth.proxyBuffersNumber ?? 4 } } : {};
+  const parsed = parseAnnotations(ing.metadata?.annotations, { prefix: o.prefix, riskLevel: o.riskLevel, allowSnippets: o.allowSnippets, snippetMode: o.snippetMode ?? 'safe', namespace, ...buffers });
   const errors = [...parsed.errors, ...refusedTargets(parsed.settings, o)];
   warned.push(...parsed.warnings);
   let settings = parsed.settings;
@@ -84,6 +85,12 @@ function settle(ing: Ingress, snap: Snapshot, o: SelectOptions, warned: Annotati
   if (ref !== undefined) {
     const r = headersFrom(snap.configMaps, ref);
     if (r.error !== undefined) errors.push({ annotation: `${o.prefix}/custom-headers`, reason: r.error });
+    // As ingress-nginx (1.12+): only the names of the ConfigMap's global-allowed-response-headers, compared exactly.
+    const allowed = (o.auth ?? GLOBAL_AUTH_DEFAULTS).allowedResponseHeaders;
+    const stray = r.headers.map(([h]) => h).filter((h) => !allowed.includes(h));
+    if (stray.length > 0) {
+      errors.push({ annotation: `${o.prefix}/custom-headers`, reason: `ConfigMap ${ref}: header ${stray.join(', ')} is not in the ConfigMap's global-allowed-response-headers (${allowed.length > 0 ? allowed.join(',') : 'empty'})` });
+    }
     settings = { ...settings, location: { ...settings.location, responseHeaders: r.headers } };
   }
   const fcgi = settings.location.fastcgi;

@@ -74,6 +74,13 @@ const hashBy: v.Parser<string> = (raw) => (/^(\$[a-z_][a-z0-9_]*|\$\{[a-z_][a-z0
 /** A cookie name: an RFC 6265 token. */
 const cookieName: v.Parser<string> = (raw) => (/^[A-Za-z0-9!#%&'*+.^_`|~-]{1,64}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a cookie name`));
 
+/** proxy_max_temp_file_size is an nginx size slot, which reads k and m but not g: `4g` is written `4096m`. */
+const tempFileSize: v.Parser<string> = (raw) => {
+  const r = v.size(raw);
+  if (!r.ok || !r.value.endsWith('g')) return r;
+  const m = Number(r.value.slice(0, -1)) * 1024;
+  return m < 1e9 ? v.ok(`${m}m`) : v.bad(`${v.show(raw)} is over 999999999m`);
+};
 const redirectArg: v.Parser<string> = (raw) => (raw === 'off' || raw === 'default' ? v.ok(raw) : raw.startsWith('/') ? v.uriPath(raw) : v.httpUrl(raw));
 const NEXT_UPSTREAM = ['error', 'timeout', 'invalid_header', 'http_500', 'http_502', 'http_503', 'http_504', 'http_403', 'http_404', 'http_429', 'non_idempotent', 'off'] as const;
 const TLS_PROTOCOLS = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
@@ -118,7 +125,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('proxy-next-upstream-tries', { type: 'int', default: '3', risk: 'Low', scope: L, doc: 'Most endpoints tried for one request (0: no limit).' }, v.int(0, 100), (d, x) => { d.location.nextUpstreamTries = x; }),
   row('proxy-next-upstream-timeout', { type: 'seconds', default: '0', risk: 'Low', scope: L, doc: 'Time limit for trying further endpoints (0: none).' }, v.seconds(), (d, x) => { d.location.nextUpstreamTimeout = x; }),
   row('use-port-in-redirects', { type: 'bool', default: 'false', risk: 'Low', scope: L, doc: 'Redirects nginx makes itself keep the port the client used (port_in_redirect).' }, v.bool, (d, x) => { d.location.portInRedirect = x; }),
-  row('proxy-max-temp-file-size', { type: 'size', default: '1024m', risk: 'Low', scope: L, doc: 'Largest temporary file for a buffered response (0: none, answers stream).' }, v.size, (d, x) => { d.location.maxTempFileSize = x; }),
+  row('proxy-max-temp-file-size', { type: 'size', default: '1024m', risk: 'Low', scope: L, doc: 'Largest temporary file for a buffered response (0: none, answers stream); at least the proxy buffer size (the ConfigMap\'s when the Ingress sets none). `g` is taken as 1024m, since nginx\'s size slot has no g.' }, tempFileSize, (d, x) => { d.location.maxTempFileSize = x; }),
   row('proxy-busy-buffers-size', { type: 'size', default: '', risk: 'Low', scope: L, doc: 'proxy_busy_buffers_size (default: nginx\'s, two buffers).' }, v.bufferSize, (d, x) => { d.location.busyBuffersSize = x; }),
   row('proxy-http-version', { type: 'enum', default: '1.1', risk: 'Low', scope: L, doc: 'HTTP version to the backend: 1.0 or 1.1.' }, v.oneOf(['1.0', '1.1'] as const), (d, x) => { d.location.httpVersion = x; }),
   row('proxy-redirect-from', { type: 'url', default: 'off', risk: 'Medium', scope: L, doc: 'First argument of proxy_redirect (with proxy-redirect-to).' }, redirectArg, (d, x) => { d.location.redirectFrom = x; }),

@@ -45,7 +45,7 @@ export interface LocationAuth {
   readonly denied?: string;
 }
 
-/** ConfigMap keys of global external auth and cross-namespace references. */
+/** ConfigMap keys of global external auth, cross-namespace references and the custom-headers allowlist. */
 export interface GlobalAuthSettings {
   readonly allowCrossNamespaceResources: boolean;
   readonly globalAuthUrl: string | undefined;
@@ -57,6 +57,8 @@ export interface GlobalAuthSettings {
   readonly globalAuthCacheKey: string | undefined;
   readonly globalAuthCacheDuration: readonly string[];
   readonly globalAuthAlwaysSetCookie: boolean;
+  /** global-allowed-response-headers: the only header names a custom-headers ConfigMap may set (none by default, as ingress-nginx). */
+  readonly allowedResponseHeaders: readonly string[];
 }
 
 /** ingress-nginx's defaults (allow-cross-namespace-resources is false since 1.12). */
@@ -64,6 +66,7 @@ export const GLOBAL_AUTH_DEFAULTS: GlobalAuthSettings = Object.freeze({
   allowCrossNamespaceResources: false, globalAuthUrl: undefined, globalAuthMethod: undefined, globalAuthSignin: undefined,
   globalAuthSigninRedirectParam: 'rd', globalAuthResponseHeaders: [], globalAuthRequestRedirect: undefined,
   globalAuthCacheKey: undefined, globalAuthCacheDuration: ['200', '202', '401', '5m'], globalAuthAlwaysSetCookie: false,
+  allowedResponseHeaders: [],
 });
 
 /** The external auth the global ConfigMap asks for, or undefined. */

@@ -21,6 +21,10 @@ export interface CompatGlobals {
   readonly enableUnderscoresInHeaders: boolean;
   readonly ignoreInvalidHeaders: boolean;
   readonly retryNonIdempotent: boolean;
+  /** enable-syslog, syslog-host (an IP address), syslog-port: the access log goes to syslog over UDP instead of a file. */
+  readonly enableSyslog: boolean;
+  readonly syslogHost: string | undefined;
+  readonly syslogPort: number;
   readonly proxyBuffersNumber: number;
   readonly proxyBusyBuffersSize: string | undefined;
   readonly proxyNextUpstream: readonly string[];
@@ -74,6 +78,6 @@ export const COMPAT_DEFAULTS: CompatGlobals = Object.freeze({
   allowBackendServerHeader: false, defaultType: 'text/html', skipAccessLogUrls: [], disableAccessLog: false, logFormatEscapeNone: false,
   accessLogParams: [], enableMultiAccept: true, maxWorkerOpenFiles: 0, workerCpuAffinity: '', upstreamKeepaliveTime: '1h',
   http2MaxConcurrentStreams: 128, relativeRedirects: false, limitRate: 0, limitRateAfter: 0, grpcBufferSizeKb: 0,
-  whitelistSourceRange: [], denylistSourceRange: [], mainSnippet: undefined,
+  whitelistSourceRange: [], denylistSourceRange: [], mainSnippet: undefined, enableSyslog: false, syslogHost: undefined, syslogPort: 514,
   httpSnippet: undefined, serverSnippet: undefined, locationSnippet: undefined, streamSnippet: undefined, globalAuthSnippet: undefined,
 });

@@ -90,7 +90,16 @@ export function proxyDefaults(g: GlobalSettings): string[] {
 /** The access log line's parameters and condition: skip-access-log-urls, access-log-params. */
 export function accessLogTail(g: GlobalSettings): string {
   const params = g.accessLogParams.length > 0 ? g.accessLogParams.map((p) => word(p, g.accessLogParams)).join(' ') : 'buffer=64k flush=1s';
-  return `${params}${g.skipAccessLogUrls.length > 0 ? ' if=$portico_loggable' : ''}`;
+  // A syslog access log takes no buffer (every line is one datagram): only the condition.
+  const syslog = syslogTarget(g) !== undefined;
+  return `${syslog ? '' : params}${g.skipAccessLogUrls.length > 0 ? `${syslog ? '' : ' '}if=$portico_loggable` : ''}`;
+}
+
+/** enable-syslog with a syslog-host: `syslog:server=IP:PORT`, quoted, where access_log would name its file; else undefined. */
+export function syslogTarget(g: GlobalSettings): string | undefined {
+  if (!g.enableSyslog || g.syslogHost === undefined) return undefined;
+  const host = g.syslogHost.includes(':') ? `[${cidr(g.syslogHost)}]` : cidr(g.syslogHost);
+  return quote(`syslog:server=${host}:${int(g.syslogPort)}`);
 }
 
 /** The map behind skip-access-log-urls (exact request paths). */

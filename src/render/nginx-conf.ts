@@ -7,7 +7,7 @@ import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
-import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat } from './globals-compat.js';
+import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-compat.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
@@ -52,7 +52,7 @@ function ctxOf(o: RenderOptions): SettingsContext {
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg'] as const;
 
 function accessLog(o: RenderOptions, g: GlobalSettings): string[] {
-  const path = filePath(g.accessLogPath ?? `${o.workDir}/logs/access.log`);
+  const path = syslogTarget(g) ?? filePath(g.accessLogPath ?? `${o.workDir}/logs/access.log`);
   if (g.disableAccessLog) return ['    access_log off;'];
   if (g.logFormatUpstream === undefined) return [`    access_log ${path} portico ${accessLogTail(g)};`];
   const escape = g.logFormatEscapeJson ? 'escape=json ' : g.logFormatEscapeNone ? 'escape=none ' : '';

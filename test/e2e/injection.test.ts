@@ -91,7 +91,10 @@ const stats = { tried: 0, refused: 0, nginxTests: 0 };
 
 /** Snippets are refused here (their own test below: an accepted snippet adds statements, so it has no sentinel twin). */
 function render(snap: Snapshot, global: GlobalSettings = GLOBAL_DEFAULTS, snippetMode: 'refuse' | 'safe' = 'refuse'): { text: string; refused: Set<string> } {
-  const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: false, snippetMode, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS) });
+  // global-allowed-response-headers names the custom-headers ConfigMap's one header, so that slot is served and compared.
+  const sel = selectIngresses(snap, new Map(), {
+    prefix: P, riskLevel: 'High', allowSnippets: false, snippetMode, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS), auth: { ...global, allowedResponseHeaders: ['X-A'] },
+  });
   const model = buildModel(sel.snapshot, OPTS, sel.input);
   const refused = new Set([...sel.problems, ...model.problems].filter((p) => p.severity === 'dropped').map((p) => p.object.name));
   const o: RenderOptions = { workDir, luaDir: join(REPO, 'lua'), httpPort: 18080, httpsPort: 18443, statusPort: 18246, defaultServerPort: 18181, listenAddress: '127.0.0.1', user: undefined, workerProcesses: 1, global, headers: NO_HEADERS };
