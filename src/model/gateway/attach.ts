@@ -36,7 +36,7 @@ export function servedListeners(snapshot: Snapshot, controllerName: string): { s
   for (const g of ourGateways(snapshot, controllerName)) {
     for (const j of judgeListeners(g, refOf('Gateway', g), snapshot)) {
       for (const [field, reason] of j.warnings) refused.push({ gateway: j.gateway, field, reason });
-      if (j.refusal !== undefined) refused.push({ gateway: j.gateway, field: j.field, reason: j.refusal });
+      if (j.refusal !== undefined) refused.push({ gateway: j.gateway, field: j.refusalField ?? j.field, reason: j.refusal });
       else served.push(j);
     }
   }

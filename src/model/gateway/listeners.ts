@@ -27,6 +27,8 @@ export interface JudgedListener {
   readonly resolvedRefs: Outcome;
   /** Why the listener is not served at all (its Problem), or undefined. */
   readonly refusal?: string;
+  /** The field the refusal is about (`spec.listeners[i].port`, `.protocol`, ...), for its Problem. */
+  readonly refusalField?: string;
   /** Parts refused while the listener is served (unsupported kinds), as [field, reason]. */
   readonly warnings: readonly (readonly [string, string])[];
 }
@@ -111,6 +113,19 @@ function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[
   return [true, 'ResolvedRefs', 'every reference resolved'];
 }
 
+/** The part of a listener its refusal names: `.port`, `.protocol`, `.tls.mode`, `.hostname`, the selector, the certificateRefs; '' for a conflict. */
+function refusedPart(accepted: Outcome, conflicted: Outcome): string {
+  if (!accepted[0]) {
+    if (accepted[1] === 'UnsupportedProtocol') return '.protocol';
+    if (accepted[1] === 'PortUnavailable') return '.port';
+    if (accepted[2].startsWith('tls.mode')) return '.tls.mode';
+    if (accepted[2].startsWith('hostname')) return '.hostname';
+    if (accepted[2].startsWith('allowedRoutes')) return '.allowedRoutes.namespaces.selector';
+    return '';
+  }
+  return conflicted[0] ? '' : '.tls.certificateRefs';
+}
+
 /** Every listener of one Gateway, judged. */
 export function judgeListeners(g: Gateway, gateway: ObjectRef, snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[] }): JudgedListener[] {
   const listeners = g.spec?.listeners ?? [];
@@ -138,7 +153,7 @@ export function judgeListeners(g: Gateway, gateway: ObjectRef, snap: { readonly 
       : l.protocol === 'HTTPS' && !l.tls?.certificateRefs?.length ? 'an HTTPS listener needs tls.certificateRefs' : undefined;
     return {
       gateway, listener: l, field, ...(selected ? { selected } : {}), routeKinds: supported.length > 0, supportedKinds: supported,
-      accepted, conflicted: c, resolvedRefs, ...(refusal !== undefined ? { refusal } : {}), warnings,
+      accepted, conflicted: c, resolvedRefs, ...(refusal !== undefined ? { refusal, refusalField: `${field}${refusedPart(accepted, c)}` } : {}), warnings,
     };
   });
 }
