@@ -6,9 +6,9 @@
 -- (the backend a canary decision switched $portico_backend to, else ""). No path, query, header or other value a
 -- client chooses is ever a label, so the number of series is bounded by what the operator's Ingresses render.
 --
--- Hot path (log()): one variable read ($portico_log: the labels and three numbers parsed in nginx's buffer, only the
--- labels made a Lua string), $portico_backend only when a rewrite hook ran in the request (mark()), four nested table
--- lookups, a few additions and bucket scans; no lock, no allocation once a series exists. A timer flushes each worker's table into the dict every FLUSH_SECONDS (and when
+-- Hot path (log()): four variable reads (the labels as a string, three numbers parsed in nginx's buffer without making
+-- a Lua string), $portico_backend only when a rewrite hook ran in the request (mark()), four nested table lookups, a
+-- few additions and bucket scans; no lock, no allocation once a series exists. A timer flushes each worker's table into the dict every FLUSH_SECONDS (and when
 -- the worker exits), with dict:incr on the slots that moved. GET /configuration/metrics (portico.configuration,
 -- token-protected) dumps the dict for Portico, which exports it under ingress-nginx's names on /metrics.
 local ffi = require("ffi")
@@ -79,12 +79,15 @@ local function var(r, name)
   return ffi_string(var_value[0], var_len[0])
 end
 
--- The last figure of p[from..n-1] ("0.004", "0.004, 0.010" or "0.004 : 0.010" after retries and internal
--- redirects: the answering upstream's), parsed in nginx's buffer: no Lua string is made per request. nil when empty
--- or when the last figure is not a number ("-": no upstream answered).
-local function last_number(p, from, n)
+-- The last figure of a numeric variable ("180", "0.004", "0.004, 0.010" or "0.004 : 0.010" after retries and
+-- internal redirects), parsed in nginx's buffer: no Lua string is made per request. nil when the variable is unset,
+-- empty, or its last figure is not a number ("-": no upstream answered).
+local function var_number(r, name)
+  local rc = C.ngx_http_lua_ffi_var_get(r, name, #name, lowcase, 0, var_value, var_len, var_err)
+  if rc ~= 0 then return nil end
+  local p, n = var_value[0], tonumber(var_len[0])
   local v, div, digits, bad = 0, 0, false, false
-  for i = from, n - 1 do
+  for i = 0, n - 1 do
     local c = p[i]
     if c >= 48 and c <= 57 then
       v = v * 10 + (c - 48)
@@ -100,26 +103,6 @@ local function last_number(p, from, n)
   end
   if bad or not digits then return nil end
   return div > 0 and v / div or v
-end
-
--- The request's figures in one variable read: nginx.conf's $portico_log is
--- "$request_length $bytes_sent $portico_metrics $upstream_response_time" (render/metrics.ts). Labels never hold a
--- space. Returns labels (nil when the location renders none), request size, response size, upstream time or nil.
--- One read instead of four: each read lowercases and hashes the variable's name.
-local LOG_VAR = "portico_log"
-local function figures(r)
-  local rc = C.ngx_http_lua_ffi_var_get(r, LOG_VAR, #LOG_VAR, lowcase, 0, var_value, var_len, var_err)
-  if rc ~= 0 then return nil end
-  local p, n = var_value[0], tonumber(var_len[0])
-  local i, qs, ps = 0, 0, 0
-  while i < n and p[i] ~= 32 do qs = qs * 10 + (p[i] - 48); i = i + 1 end
-  i = i + 1
-  while i < n and p[i] ~= 32 do ps = ps * 10 + (p[i] - 48); i = i + 1 end
-  i = i + 1
-  local from = i
-  while i < n and p[i] ~= 32 do i = i + 1 end
-  if i == from then return nil end
-  return ffi_string(p + from, i - from), qs, ps, last_number(p, i + 1, n)
 end
 
 -- Requests in which a rewrite hook ran (portico.balancer.rewrite: canaries, the dynamic router, HTTPRoutes), by the
@@ -177,8 +160,8 @@ function _M.log()
   local at = addr(r)
   local switched = marked[at]
   if switched then marked[at] = nil end
-  local labels, qs, ps, ut = figures(r)
-  if labels == nil then return end
+  local labels = var(r, "portico_metrics")
+  if labels == nil or labels == "" then return end
   local canary = ""
   if switched then
     local backend = var(r, "portico_backend")
@@ -191,13 +174,17 @@ function _M.log()
   if rt < 0 then rt = 0 end
   s[2] = s[2] + rt
   bucket(s, RT, TIME, rt)
+  -- "0.004, 0.010" after retries, "-" when no upstream answered: the last figure is the answering upstream's
+  local ut = var_number(r, "upstream_response_time")
   if ut then
     s[UC] = s[UC] + 1
     s[US] = s[US] + ut
     bucket(s, UB, TIME, ut)
   end
+  local qs = var_number(r, "request_length") or 0
   s[QS] = s[QS] + qs
   bucket(s, QB, SIZE, qs)
+  local ps = var_number(r, "bytes_sent") or 0
   s[PS] = s[PS] + ps
   bucket(s, PB, LENGTH, ps)
   dirty = true

@@ -13,11 +13,6 @@ export function metricsHttpLines(enabled: boolean): string[] {
   if (!enabled) return [];
   return [
     `    lua_shared_dict ${METRICS_DICT} 16m;`,
-    // What the log phase reads, in one variable (one name to hash instead of four); evaluated when read, in the log
-    // phase. Labels hold no space; $upstream_response_time last, as it may ("0.004, 0.010").
-    // $portico_metrics declared here too ("" where no location sets it), so that the map below names a known variable.
-    '    map $scheme $portico_metrics { default ""; }',
-    '    map $scheme $portico_log { default "$request_length $bytes_sent $portico_metrics $upstream_response_time"; }',
     '    log_by_lua_block { require("portico.metrics").log() }',
   ];
 }
