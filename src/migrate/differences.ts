@@ -7,11 +7,17 @@ export const ANNOTATION_DIFFERENCES: Readonly<Record<string, string>> = {
   'auth-url': 'host names are resolved per request with the name servers of /etc/resolv.conf; a $host URL (oauth2-proxy\'s form) goes to Portico\'s own listener for the request\'s host; other variables are refused',
   'auth-cache-key': 'the cache key also names the auth setup, so two Ingresses never share verdicts; responses that set a cookie are not cached',
   'whitelist-source-range': 'allowlist-source-range wins when both are set',
+  'backend-protocol': 'FCGI sends the standard CGI parameters Portico writes out (not /etc/nginx/fastcgi_params), a fastcgi-params-configmap key replacing its namesake',
+  'fastcgi-params-configmap': 'values may name only the variables docs/annotations.md lists ($document_root, $fastcgi_script_name, $request_uri, $http_*, …); any other refuses the Ingress',
+  'stream-snippet': 'refused under --snippet-mode=safe (the default): stream{} has no place of one Ingress; rendered as ingress-nginx does with --snippet-mode=any',
+  'custom-headers': 'as ingress-nginx 1.12+: every header name must be in the ConfigMap\'s global-allowed-response-headers (exact case), else the Ingress is refused',
 };
 
 /** ConfigMap keys Portico reads, with a behaviour that differs. */
 export const CONFIGMAP_DIFFERENCES: Readonly<Record<string, string>> = {
   'access-log-path': "a file inside Portico's --work-dir unless set; nginx writes it as Portico's user",
+  'syslog-host': 'an IP address only: a host name is refused (nginx would resolve it once, when it loads, and fail the whole configuration if it did not resolve)',
+  'stream-snippet': 'under --snippet-mode=safe (the default) only stream-wide timeouts, buffers and access lists (docs/adr/0012); any directive with --snippet-mode=any',
 };
 
 /** ingress-nginx flags Portico accepts with a difference. */
