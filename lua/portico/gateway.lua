@@ -11,7 +11,8 @@
 --                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "timeoutMs": n } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
 --                                          "query": [...], "method": "GET" }, "action": i } ] } }
--- -> 201, or 400 with a message and nothing changed. GET returns what nginx holds. Stored in the portico_backends dict
+-- -> 201 (with a "rejected <entry>: <reason>" line per candidate or action dropped), or 400 when the body is not such
+-- an object at all, nothing changed. GET returns what nginx holds. Stored in the portico_backends dict
 -- under "gateway" with its own version; a worker decodes it once per push.
 local cjson = require("cjson.safe")
 local configuration = require("portico.configuration")
@@ -120,26 +121,40 @@ local function check_action(a, at)
   return check_edits(a.requestHeaders, at .. ".requestHeaders") or check_edits(a.responseHeaders, at .. ".responseHeaders")
 end
 
--- The decoded table, or nil and a message: one bad entry refuses the whole push (the table is one decision).
+-- The decoded table and the list of what was dropped ({ name = "locations.gw0[1]", reason = ... }), or nil and a
+-- message when the body is not a table at all. A candidate that does not validate (a regex PCRE refuses, an action
+-- that does not) is dropped and reported, never the whole table: the other routes keep working (as for backends).
 function _M.validate(body)
   if type(body) ~= "string" or body == "" then return nil, "empty body: expected a JSON object" end
   local t, err = cjson.decode(body)
   if type(t) ~= "table" then return nil, "invalid JSON: " .. tostring(err) end
   if type(t.actions) ~= "table" or type(t.locations) ~= "table" then return nil, "expected { actions, locations }" end
+  local rejected, bad_action = {}, {}
   for i, a in ipairs(t.actions) do
     local msg = check_action(a, str_format("actions[%d]", i - 1))
-    if msg then return nil, msg end
+    if msg then
+      bad_action[i - 1] = true
+      rejected[#rejected + 1] = { name = str_format("actions[%d]", i - 1), reason = msg }
+    end
   end
   for key, list in pairs(t.locations) do
     if type(key) ~= "string" or not str_match(key, "^[%w_.-]+$") or type(list) ~= "table" then return nil, "locations: keys must be names, values arrays" end
+    local kept = {}
     for i, c in ipairs(list) do
       local at = str_format("locations.%s[%d]", key, i - 1)
-      if type(c) ~= "table" or not is_int(c.action, 0, #t.actions - 1) then return nil, at .. ".action: must index actions" end
-      local msg = check_match(c.match, at .. ".match")
-      if msg then return nil, msg end
+      local msg
+      if type(c) ~= "table" or not is_int(c.action, 0, #t.actions - 1) then
+        msg = at .. ".action: must index actions"
+      elseif bad_action[c.action] then
+        msg = str_format("%s: its action actions[%d] was rejected", at, c.action)
+      else
+        msg = check_match(c.match, at .. ".match")
+      end
+      if msg then rejected[#rejected + 1] = { name = at, reason = msg } else kept[#kept + 1] = c end
     end
+    t.locations[key] = kept
   end
-  return t
+  return t, rejected
 end
 
 -- Once per push: header variable names, anchored regexes, the actions' weight totals.
@@ -325,13 +340,18 @@ end
 function _M.post()
   local body, rerr = configuration.read_body()
   if rerr then return configuration.respond(500, "could not read the request body: " .. rerr) end
-  local t, err = _M.validate(body)
-  if not t then return configuration.respond(400, "gateway routes rejected, nothing changed: " .. err) end
+  local t, rejected = _M.validate(body)
+  if not t then return configuration.respond(400, "gateway routes rejected, nothing changed: " .. rejected) end
+  -- Only what was accepted is stored; the body as sent when everything was.
+  if #rejected > 0 then
+    body = cjson.encode(t)
+    ngx.log(ngx.WARN, "portico: dropped ", #rejected, " gateway route entries:", configuration.rejected_lines(rejected))
+  end
   local dict = ngx.shared[configuration.BACKENDS_DICT]
   local ok, serr = dict:safe_set(KEY_DATA, body)
   if not ok then return configuration.respond(500, "could not store gateway routes, nothing changed: " .. tostring(serr)) end
   local version = dict:incr(KEY_VERSION, 1, 0)
-  return configuration.respond(201, str_format("gateway routes stored, version %s", tostring(version)))
+  return configuration.respond(201, str_format("gateway routes stored, version %s", tostring(version)) .. configuration.rejected_lines(rejected))
 end
 
 function _M.get()

@@ -81,7 +81,10 @@ export class Executor {
       const routes = c.conf.routes;
       if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.nginx.pushRaw('routes', routes);
       // The Gateway API route table (docs/adr/0011): weights, conditions and mirror endpoints change without a reload.
-      if (next.gateway && (plan === 'reload' || this.running?.gateway !== next.gateway)) await this.nginx.pushRaw('gateway', next.gateway);
+      if (next.gateway && (plan === 'reload' || this.running?.gateway !== next.gateway)) {
+        const dropped = await this.nginx.pushRaw('gateway', next.gateway);
+        if (dropped.length > 0) this.deps.log.warn({ dropped }, 'nginx dropped Gateway API route entries it cannot run; the others are served');
+      }
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
       return true;
