@@ -93,4 +93,19 @@ describe('Gateway status in local mode', () => {
     assert.deepEqual(rows.find((r) => r[0] === 'default/web' && r.length === 3), ['default/web', 'lb.example.test,192.0.2.10', 'Accepted=ListenersNotValid Programmed=Programmed']);
     assert.ok(text.includes('HTTPRoute team-a/alt → default/web/alt: Accepted NoMatchingParent:'), 'the reason of every condition not True is spelled out');
   });
+
+  test('--enable-gateway-api=false: /debug/gateway is 404 and `portico gateway` says why, exit 1', async () => {
+    const off = await startPortico(['--manifests', dir, '--enable-gateway-api=false']);
+    try {
+      const r = await get(off.healthz, 'localhost', '/debug/gateway');
+      assert.deepEqual([r.status, r.body], [404, 'not found: the Gateway API is off (--enable-gateway-api=false)\n']);
+      const failed = await run(process.execPath, [join(REPO, 'bin/portico.js'), 'gateway', '--url', `http://127.0.0.1:${off.healthz}`], { timeout: 20_000 })
+        .then(() => undefined, (err: unknown) => err as { code: number; stderr: string });
+      assert.equal(failed?.code, 1);
+      assert.match(failed?.stderr ?? '', /answered 404: not found: the Gateway API is off/);
+      assert.equal(await who(off.http, 'sel.test', '/a'), '404', 'and no HTTPRoute is served');
+    } finally {
+      assert.equal(await off.stop(), 0);
+    }
+  });
 });
