@@ -110,6 +110,9 @@ local function check_action(a, at)
     if b.upstream ~= nil and (type(b.upstream) ~= "string" or not str_match(b.upstream, "^[a-z0-9_.-]+$")) then
       return str_format("%s.backends[%d].upstream: must match [a-z0-9_.-]+", at, i - 1)
     end
+    if b.service ~= nil and (type(b.service) ~= "string" or not str_match(b.service, "^[a-z0-9.-]*$")) then
+      return str_format("%s.backends[%d].service: must be a Service name", at, i - 1)
+    end
   end
   if a.timeoutMs ~= nil and not is_int(a.timeoutMs, 1, 86400000 * 7) then return at .. ".timeoutMs: must be a positive integer" end
   if a.redirect ~= nil and (type(a.redirect) ~= "table" or (a.redirect.statusCode ~= 301 and a.redirect.statusCode ~= 302)) then
@@ -287,6 +290,12 @@ local function apply(a, c, uri)
   local b = pick_backend(a)
   if not b.upstream then return ngx.exit(500) end
   ngx_var.portico_backend = b.upstream
+  -- metrics (portico.metrics): namespace|route|service|host|upstream of what was chosen, the location's host kept
+  local labels = ngx_var.portico_metrics
+  if labels and labels ~= "" and type(a.route) == "table" then
+    local host = str_match(labels, "^[^|]*|[^|]*|[^|]*|([^|]*)") or ""
+    ngx_var.portico_metrics = str_format("%s|%s|%s|%s|%s", tostring(a.route.namespace), tostring(a.route.name), tostring(b.service or ""), host, b.upstream)
+  end
   return balancer.rewrite()
 end
 

@@ -32,6 +32,11 @@ export function gatewayJson(model: Model): string {
   const t = model.gateway;
   if (!t) return '';
   const eps = new Map(model.upstreams.map((u) => [u.name, u.endpoints.map((e) => (e.address.includes(':') ? `[${e.address}]:${String(e.port)}` : `${e.address}:${String(e.port)}`))]));
-  const actions = t.actions.map(({ mirror, ...a }) => ({ ...a, ...(mirror !== undefined ? { mirror: eps.get(mirror) ?? [] } : {}) }));
+  const services = new Map(model.upstreams.map((u) => [u.name, u.service.name]));
+  // Each backend also names its Service: Lua relabels the request's metrics with the route and the backend it chose.
+  const actions = t.actions.map(({ mirror, backends, ...a }) => ({
+    ...a, backends: backends.map((b) => (b.upstream !== undefined ? { ...b, service: services.get(b.upstream) ?? '' } : b)),
+    ...(mirror !== undefined ? { mirror: eps.get(mirror) ?? [] } : {}),
+  }));
   return JSON.stringify({ actions, locations: t.locations });
 }

@@ -196,6 +196,13 @@ describe('Gateway API route table through real nginx', () => {
     assert.deepEqual(rest, ['500', '500', '500', 'far', '500']);
   });
 
+  test('requests a route table chose are counted under the HTTPRoute and the backend chosen, on the location\'s host', async () => {
+    for (let i = 0; i < 5; i++) assert.equal(await ask(p, 'weights.test', '/zero'), 'b');
+    const line = (text: string): string | undefined => text.split('\n').find((l) => l.startsWith('nginx_ingress_controller_requests{')
+      && l.includes('ingress="weights"') && l.includes('service="b"') && l.includes('host="weights.test"') && l.includes('namespace="default"'));
+    await until('/metrics counts the route\'s requests', async () => line(await (await fetch(`http://127.0.0.1:${p.healthz}/metrics`)).text()) !== undefined, 10_000, 200);
+  });
+
   test('an Ingress and an HTTPRoute on one host: the route takes what its header asks for, the Ingress the rest', async () => {
     const got = [await ask(p, 'mixed.test', '/api', { headers: { 'x-api': '1' } }), await ask(p, 'mixed.test', '/api'), await ask(p, 'mixed.test', '/')];
     assert.deepEqual(got, ['b', 'ing', 'ing']);
