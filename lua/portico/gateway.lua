@@ -291,9 +291,10 @@ local function apply(a, c, uri)
   if not b.upstream then return ngx.exit(500) end
   ngx_var.portico_backend = b.upstream
   -- metrics (portico.metrics): namespace|route|service|host|upstream of what was chosen, the location's host kept
+  -- (declared only with metrics on; a 404 location has none of its own: the server's name is its host)
   local labels = ngx_var.portico_metrics
-  if labels and labels ~= "" and type(a.route) == "table" then
-    local host = str_match(labels, "^[^|]*|[^|]*|[^|]*|([^|]*)") or ""
+  if labels ~= nil and type(a.route) == "table" then
+    local host = labels ~= "" and str_match(labels, "^[^|]*|[^|]*|[^|]*|([^|]*)") or ngx_var.server_name or ""
     ngx_var.portico_metrics = str_format("%s|%s|%s|%s|%s", tostring(a.route.namespace), tostring(a.route.name), tostring(b.service or ""), host, b.upstream)
   end
   return balancer.rewrite()
