@@ -93,13 +93,13 @@ function conflicts(listeners: readonly Listener[]): Outcome[] {
 
 /** ResolvedRefs of an HTTPS listener's certificateRefs: Secrets of type kubernetes.io/tls, granted when in another namespace. */
 function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[], grants: readonly ReferenceGrant[]): Outcome {
-  if (l.protocol !== 'HTTPS') return [true, 'ResolvedRefs', 'every reference resolved'];
+  if (l.protocol !== 'HTTPS' || (l.tls?.mode ?? 'Terminate') !== 'Terminate') return [true, 'ResolvedRefs', 'every reference resolved'];
   const refs = l.tls?.certificateRefs ?? [];
   if (refs.length === 0) return [false, 'InvalidCertificateRef', 'an HTTPS listener needs tls.certificateRefs'];
   for (const [j, ref] of refs.entries()) {
     const where = `tls.certificateRefs[${j}]`;
     const group = ref.group ?? '';
-    if ((group !== '' && group !== 'core') || (ref.kind ?? 'Secret') !== 'Secret') return [false, 'InvalidCertificateRef', `${where}: ${group}/${ref.kind ?? ''} is not a Secret`];
+    if ((group !== '' && group !== 'core') || (ref.kind ?? 'Secret') !== 'Secret') return [false, 'InvalidCertificateRef', `${where}: ${group !== '' ? `${group}/` : ''}${ref.kind ?? 'Secret'} is not a Secret`];
     const ns = ref.namespace ?? gateway.namespace;
     if (ns !== gateway.namespace && !granted(grants, { namespace: gateway.namespace, kind: 'Gateway' }, ns, 'Secret', ref.name)) {
       return [false, 'RefNotPermitted', `${where}: no ReferenceGrant in namespace ${ns} lets Gateways of ${gateway.namespace} refer to Secret ${ref.name}`];
