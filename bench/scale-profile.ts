@@ -1,0 +1,75 @@
+// bench/scale's model + render step alone, split by stage, for profiling (node --cpu-prof / --heap-prof): the
+// generated cluster of N Ingresses through the annotation stage, the model and the renderer, as a sync runs them.
+//   node dist/bench/scale-profile.js [N=10000] [rounds=3]
+// The first build is cold (the first sync); each later one follows a change of one Ingress's annotation (a sync
+// under churn), with the stage's memos as the build worker keeps them. Prints the cold build, the median of each
+// stage of the later ones (ms), the server blocks the render memo reused, the nginx.conf size and the heap.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseFlags } from '../src/cli/flags.js';
+import { AnnotationStage } from '../src/controller/annotations.js';
+import { modelOptions, renderOptions } from '../src/controller/controller.js';
+import { createLogger } from '../src/log.js';
+import { buildModel } from '../src/model/build.js';
+import { EMPTY_SNAPSHOT, type Snapshot } from '../src/model/input.js';
+import { tlsSettingsOf } from '../src/model/settings.js';
+import { renderNginxConf } from '../src/render/nginx-conf.js';
+import { ingressClass } from '../test/support/objects.js';
+import { makeCert } from '../test/support/certs.js';
+import { generate } from './scale-gen.js';
+
+const n = Number(process.argv[2] ?? 10_000);
+const rounds = Math.min(10, Math.max(1, Number(process.argv[3] ?? 3)));
+const certDir = await mkdtemp(join(tmpdir(), 'portico-scale-profile-'));
+try {
+  const certs = [0, 1, 2, 3].map(() => makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] }));
+  const c = generate(n, [], certs);
+  const config = parseFlags(['--manifests', certDir], {});
+  const snap: Snapshot = {
+    ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], ingresses: c.apps.map((a) => a.ingress),
+    services: c.apps.map((a) => a.service), endpointSlices: c.apps.map((a) => a.slice), secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
+  };
+  const render = renderOptions(config, undefined);
+  const times: Record<'annotations' | 'model' | 'render' | 'total' | 'cpu', number[]> = { annotations: [], model: [], render: [], total: [], cpu: [] };
+  let bytes = 0;
+  let coldMs = 0;
+  /** The snapshot of round r: Ingress r*7919 mod N with proxy-body-size `${r}m` (a new object, as the store makes). */
+  const changed = (r: number): Snapshot => {
+    if (r === 0) return snap;
+    const k = (r * 7919) % snap.ingresses.length;
+    return { ...snap, ingresses: snap.ingresses.map((i, j) => (j === k ? { ...i, metadata: { ...i.metadata, annotations: { ...i.metadata?.annotations, 'nginx.ingress.kubernetes.io/proxy-body-size': `${r}m` } } } : i)) };
+  };
+  // One stage object for all rounds, as the sync worker keeps one: its caches are what a second sync sees.
+  const stage = new AnnotationStage(config, createLogger('silent'));
+  for (let r = 0; r <= rounds; r += 1) {
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const opts = modelOptions(config);
+    const st = stage.run(changed(r), opts);
+    const t1 = performance.now();
+    const model = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance, memo: stage.memo }, st.input);
+    const t2 = performance.now();
+    bytes = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, memo: stage.renderMemo }).text.length;
+    const t3 = performance.now();
+    const cpu = process.cpuUsage(c0);
+    if (r === 0) {
+      coldMs = Math.round(t3 - t0);
+      continue;
+    }
+    times.annotations.push(t1 - t0);
+    times.model.push(t2 - t1);
+    times.render.push(t3 - t2);
+    times.total.push(t3 - t0);
+    // CPU time of the process (all threads, GC included): less sensitive than wall time to a loaded machine.
+    times.cpu.push((cpu.user + cpu.system) / 1000);
+  }
+  const median = (xs: number[]): number => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
+  globalThis.gc?.();
+  console.log(JSON.stringify({
+    n, rounds, coldMs, annotationsMs: median(times.annotations), modelMs: median(times.model), renderMs: median(times.render), totalMs: median(times.total), totalCpuMs: median(times.cpu),
+    reusedBlocks: stage.renderMemo.stats.reused, renderedBlocks: stage.renderMemo.stats.rendered, confKiB: Math.round(bytes / 1024), heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20), rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
+  }));
+} finally {
+  await rm(certDir, { recursive: true, force: true });
+}
