@@ -7,7 +7,8 @@
 -- POST /configuration/routes  body (JSON, made by src/render/dynamic-routes.ts):
 --   { "targets": [ { "backend": "ns_svc_80" | "" (404), "canary": "" | route key, "redirect": 0 | 301..308,
 --                    "denied": false, "metrics": "" | "ns|ingress|service|host|upstream",
---                    "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream) } ],
+--                    "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream),
+--                    "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives) } ],
 --     "hosts":   { "a.example.com": HOST, "*.example.com": HOST },
 --     "default": HOST }
 --   HOST = { "exact": { "/p": target index }, "prefix": { "/": i, "/p/": i }, "hsts": bool }
@@ -104,6 +105,9 @@ local function check_target(t, at)
   if not (t.redirect == 0 or is_int(t.redirect, 300, 399)) then return at .. ".redirect: must be 0 or 300-399" end
   if type(t.denied) ~= "boolean" then return at .. ".denied: must be a boolean" end
   if type(t.rewrite) ~= "boolean" then return at .. ".rewrite: must be a boolean" end
+  if type(t.profile) ~= "string" or not (t.profile == "" or str_match(t.profile, "^@portico_profile_[0-9a-f]+$")) then
+    return at .. ".profile: must be \"\" or @portico_profile_<hex>"
+  end
   if type(t.metrics) ~= "string" or #t.metrics > 2048 or str_find(t.metrics, "[%z\1-\31\127]") then
     return at .. ".metrics: must be printable, at most 2048"
   end
@@ -180,6 +184,7 @@ local function sync(version)
       backend = raw.backend, found = raw.backend ~= "", canary = raw.canary ~= "" and raw.canary or nil,
       redirect = raw.redirect ~= 0 and raw.redirect or nil, denied = raw.denied,
       metrics = raw.metrics ~= "" and raw.metrics or nil, rewrite = raw.rewrite,
+      profile = raw.profile ~= "" and raw.profile or nil,
     }
   end
   local h, w = {}, {}
@@ -270,6 +275,8 @@ function _M.route()
   var_set(r, "portico_backend", t.backend)
   if t.metrics then var_set(r, "portico_metrics", t.metrics) end
   if t.canary then var_set(r, "portico_canary", t.canary) end
+  -- a route with directives of its own: its profile's named location (the variables above stay set across it)
+  if t.profile then return ngx_exec(t.profile) end
   if t.rewrite then return balancer.rewrite() end
 end
 

@@ -33,20 +33,20 @@ function wildcardOf(host: string): string | undefined {
  * catch-all itself cannot be dynamic, since dynamic hosts are served through it. A host is wholly dynamic or wholly
  * rendered (nginx picks a server before any location, and its longest-prefix choice cannot span two servers):
  * - no server setting (aliases, www redirect, server snippet, ...), no regex location, no client-certificate auth;
- * - every location's target is `dynamicTarget` and passes `accept` (the renderer's check that its block would hold
- *   nothing but what the route table carries);
+ * - every location's target passes `accept`: by default `dynamicTarget`; the renderer's also takes targets whose
+ *   rendered block can be shared as a named location (a profile, render/dynamic-routes.ts);
  * - an exact host under a wildcard that has a server is dynamic only with that wildcard: nginx would otherwise give
  *   the request to the wildcard's server block before Lua could see it;
  * - ssl-reject-handshake is off: it fails every TLS handshake the catch-all server takes.
  */
-export function dynamicHosts(model: Model, accept: (t: Target) => boolean = () => true): Set<string> {
+export function dynamicHosts(model: Model, accept: (t: Target) => boolean = dynamicTarget): Set<string> {
   const out = new Set<string>();
   if (model.tls.settings.rejectHandshake === true) return out;
   const clientAuth = new Set(model.tls.servers.filter((s) => s.clientAuth !== undefined).map((s) => s.host));
   const eligible = (s: Server): boolean => (s.settings === undefined || Object.keys(s.settings).length === 0)
     && !clientAuth.has(s.host)
     // A location with HTTPRoute candidates runs portico.gateway in its own block (docs/adr/0011): rendered, never dynamic.
-    && s.locations.every((l) => l.match !== 'regex' && l.gateway === undefined && dynamicTarget(l.target) && accept(l.target));
+    && s.locations.every((l) => l.match !== 'regex' && l.gateway === undefined && accept(l.target));
   const byHost = new Map(model.servers.map((s) => [s.host, s]));
   const catchAll = byHost.get('_');
   if (catchAll === undefined || !eligible(catchAll)) return out;

@@ -1,12 +1,13 @@
 // The dynamic route table (docs/adr/0014): the catch-all server's Lua location and the JSON pushed to
 // /configuration/routes (lua/portico/router.lua). Pure, like the rest of render/.
-import { dynamicHosts } from '../model/dynamic.js';
+import { dynamicHosts, dynamicTarget } from '../model/dynamic.js';
 import type { Location, Model, ObjectRef, Server, Target, Upstream } from '../model/types.js';
 import { addHeaders } from './globals.js';
 import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy } from './tls.js';
 import { luaHooks } from './nginx-conf.js';
+import { emptyServerBody, profileBody, profileLocations, profileName } from './dynamic-profiles.js';
 
 /** One distinct answer of the table; hosts name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -17,6 +18,8 @@ export interface RouteTarget {
   readonly metrics: string;
   /** The balancer's rewrite step runs (canary, cookie affinity, a tuned upstream): where a rendered location has the hook. */
   readonly rewrite: boolean;
+  /** The named location (dynamic-profiles.ts) that runs this route's directives, or '' for the router's own. */
+  readonly profile: string;
 }
 
 /** One host's compiled locations (model/routes.ts compileLocations): exact paths, and prefixes ending in '/'. */
@@ -59,18 +62,23 @@ function sameBody(t: Target, ctx: SettingsContext, generic: string): boolean {
   return locationBody({ ...t, canary: undefined, upstream: GENERIC.upstream, ingress: GENERIC.ingress }, ctx).join('\n') === generic;
 }
 
-function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, metrics: boolean): RouteTarget {
+/** Which profile a target runs in ('' for the router's own location). */
+type ProfileOf = (t: Extract<Target, { kind: 'upstream' }>) => string;
+
+function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, profileOf }: { metrics: boolean; profileOf: ProfileOf }): RouteTarget {
   const tls = tlsLocationPolicy(model.tls, s.host, l);
   const t = l.target;
-  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false };
+  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile: '' };
   const upstream = upstreams.get(t.upstream);
   const labels = metrics ? metricsLabels(s, l, upstream) ?? '' : '';
-  const rewrite = luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
-  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite };
+  const profile = profileOf(t);
+  // in a profile, the hooks are the named location's own
+  const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
+  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite, profile };
 }
 
 /** The table of the dynamic hosts, each location's target interned once. */
-export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics: boolean): RoutesPayload {
+export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics: boolean, profileOf: ProfileOf = () => ''): RoutesPayload {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   const targets: RouteTarget[] = [];
   const index = new Map<string, number>();
@@ -82,7 +90,7 @@ export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics:
   };
   const hostOf = (s: Server): RouteHost => {
     const pick = (match: Location['match']): Record<string, number> => Object.fromEntries(
-      s.locations.filter((l) => l.match === match).map((l) => [l.path, intern(targetOf(s, l, model, upstreams, metrics))]));
+      s.locations.filter((l) => l.match === match).map((l) => [l.path, intern(targetOf(s, l, model, upstreams, { metrics, profileOf }))]));
     return { exact: pick('exact'), prefix: pick('prefix'), hsts: tlsHsts(model.tls, s.host) };
   };
   const entries: [string, RouteHost][] = [];
@@ -99,7 +107,7 @@ export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics:
  * The catch-all server's locations in dynamic mode: one `location /` whose rewrite phase runs the router, and the
  * named 404 location it sends unmatched requests to (which also declares the variables the router sets).
  */
-function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean): string[] {
+function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean, profiles: ReadonlyMap<string, string>): string[] {
   // add_header in a location replaces the inherited ones: repeat the ConfigMap's add-headers beside HSTS.
   const headers = hsts ? [`${I}add_header Strict-Transport-Security $portico_route_hsts always;`, ...addHeaders(ctx.headers.add, I)] : [];
   return [
@@ -118,6 +126,7 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean)
     `${I}set $portico_canary ""; set $portico_route_hsts "";${metrics ? ' set $portico_metrics "";' : ''}`,
     `${I}return 404;`,
     '        }',
+    ...profileLocations(profiles, hsts, ctx),
   ];
 }
 
@@ -129,12 +138,21 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean)
 export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolean): DynamicSplit | undefined {
   if (errorPages(GENERIC, ctx) !== undefined) return undefined;
   const generic = genericBody(ctx);
-  const hosts = dynamicHosts(model, (t) => sameBody(t, ctx, generic));
+  const empty = emptyServerBody(ctx);
+  const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
+  const plain = (t: Target): boolean => dynamicTarget(t) && sameBody(t, ctx, generic);
+  const bodyOf = (t: Extract<Target, { kind: 'upstream' }>): string | undefined => profileBody(t, upstreams.get(t.upstream), ctx, empty);
+  const hosts = dynamicHosts(model, (t) => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined));
   if (!hosts.has('_')) return undefined;
-  const servers = model.servers.filter((s) => !hosts.has(s.host) || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
-  return {
-    servers, hosts,
-    locations: dynamicLocations(ctx, model.tls.settings.hsts, metrics),
-    routes: JSON.stringify(routesPayload(model, hosts, metrics)),
+  const profiles = new Map<string, string>();
+  const profileOf: ProfileOf = (t) => {
+    if (plain(t)) return '';
+    const body = bodyOf(t) ?? '';
+    let name = profiles.get(body);
+    if (name === undefined) { name = profileName(body); profiles.set(body, name); }
+    return name;
   };
+  const servers = model.servers.filter((s) => !hosts.has(s.host) || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
+  const routes = JSON.stringify(routesPayload(model, hosts, metrics, profileOf));
+  return { servers, hosts, locations: dynamicLocations(ctx, model.tls.settings.hsts, metrics, profiles), routes };
 }

@@ -1,6 +1,7 @@
 // End to end, local mode, real nginx, --enable-dynamic-routes (docs/adr/0014): Ingresses, hosts, paths, backends and a
 // TLS host added, changed and removed while Portico runs are served right away with 0 reloads (the nginx master and
-// its workers keep their PIDs, portico_reloads_total stays); a host leaving the dynamic set costs exactly one reload.
+// its workers keep their PIDs, portico_reloads_total stays); a new annotation block costs one reload (its profile),
+// the same block on another Ingress none.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -120,12 +121,21 @@ describe('route changes through the Lua route table, without reloads', () => {
     assert.doesNotMatch(conf, /one\.test|two\.test|secure\.test|canary\.test/, 'no host of the dynamic set is in nginx.conf');
   });
 
-  test('a host leaving the dynamic set (an annotation that needs a directive) costs one reload and keeps its answers', async () => {
-    await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }, { path: '/v2', type: 'Prefix', service: 'b' }], { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '30' })]);
-    await served('one.test rendered', [['one.test', '/v2/x', 'b'], ['one.test', '/', 'a'], ['x.wild.test', '/', 'b']]);
-    assert.equal(await metric(portico, 'portico_reloads_total'), reloads + 1);
+  test('an annotation that renders a directive: one reload for its new profile location, then the same annotation on another Ingress is a push', async () => {
+    const moved = { 'nginx.ingress.kubernetes.io/permanent-redirect': 'https://example.org/moved' };
+    const redirected = async (h: string): Promise<boolean> => {
+      const r = await get(portico.http, h, '/');
+      return r.status === 301 && r.headers.location === 'https://example.org/moved';
+    };
+    await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }, { path: '/v2', type: 'Prefix', service: 'b' }], moved)]);
+    await until('one.test redirected', () => redirected('one.test'));
+    assert.equal(await who(portico.http, 'x.wild.test', '/'), 'b', 'other hosts keep their answers');
+    assert.equal(await metric(portico, 'portico_reloads_total'), reloads + 1, 'one reload: the new profile location');
     const conf = await readFile(join(portico.workDir, 'nginx.conf'), 'utf8');
-    assert.match(conf, /server_name "one\.test";/);
-    assert.match(conf, /proxy_read_timeout 30s;/);
+    assert.doesNotMatch(conf, /one\.test/, 'the host stays in the route table');
+    assert.match(conf, /location @portico_profile_[0-9a-f]+ \{/);
+    await folder.write('three.json', [ingress('three', { className: 'portico', host: 'three.test', paths: [{ path: '/', type: 'Prefix', service: 'c' }], annotations: moved })]);
+    await until('three.test redirected', () => redirected('three.test'));
+    assert.equal(await metric(portico, 'portico_reloads_total'), reloads + 1, 'the same annotation: the same profile, no reload');
   });
 });

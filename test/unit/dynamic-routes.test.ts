@@ -50,11 +50,28 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.equal(planApply(state(before), state(before)), 'noop');
   });
 
-  test('an annotation that needs a location directive keeps its host rendered, and only that host', () => {
-    const r = render([host('one', 'a.test'), host('slow', 'c.test', { [`${A}/proxy-read-timeout`]: '30' })]);
+  test('annotations that render directives: a shared profile location; a second Ingress with the same ones is a push', () => {
+    const slow = { [`${A}/proxy-read-timeout`]: '30' };
+    const one = render([host('one', 'a.test'), host('slow', 'c.test', slow)]);
+    assert.deepEqual(hostsOf(one), ['a.test', 'c.test']);
+    assert.ok(!served(one.text, 'c.test'));
+    const profiles = one.text.match(/location @portico_profile_[0-9a-f]+ \{/g) ?? [];
+    assert.equal(profiles.length, 1);
+    assert.match(one.text, /proxy_read_timeout 30s;/);
+    const c = one.routes!.targets[one.routes!.hosts['c.test']!.prefix['/']!]!;
+    assert.equal(`location ${c.profile} {`, profiles[0]);
+    assert.equal(one.routes!.targets[one.routes!.hosts['a.test']!.prefix['/']!]!.profile, '', 'no annotation: the router\'s own location');
+    const two = render([host('one', 'a.test'), host('slow', 'c.test', slow), host('slow2', 'd.test', slow, 'b')]);
+    assert.equal(two.hash, one.hash, 'the same annotations: the same profile, nginx.conf unchanged');
+    const other = render([host('one', 'a.test'), host('slow', 'c.test', slow), host('slower', 'd.test', { [`${A}/proxy-read-timeout`]: '31' })]);
+    assert.notEqual(other.hash, one.hash, 'a new block: a new profile, a reload');
+  });
+
+  test('what needs a server-level companion keeps its host rendered, and only that host: auth-url, server-alias', () => {
+    const r = render([host('one', 'a.test'), host('auth', 'c.test', { [`${A}/auth-url`]: 'http://auth.example.com/check' }),
+      host('alias', 'e.test', { [`${A}/server-alias`]: 'f.test' })]);
     assert.deepEqual(hostsOf(r), ['a.test']);
-    assert.ok(served(r.text, 'c.test'));
-    assert.match(r.text, /proxy_read_timeout 30s;/);
+    assert.ok(served(r.text, 'c.test') && served(r.text, 'e.test'));
   });
 
   test('annotations Lua does per request stay dynamic: ssl-redirect, load-balance, upstream-hash-by, affinity, canary', () => {
@@ -73,14 +90,14 @@ describe('dynamic routes: the split between the route table and server blocks', 
   });
 
   test('a host under a rendered wildcard stays rendered; under a dynamic one it is dynamic', () => {
-    const rendered = render([host('wild', '*.w.test', { [`${A}/proxy-read-timeout`]: '30' }), host('x', 'x.w.test'), host('y', 'y.v.test')]);
+    const rendered = render([host('wild', '*.w.test', { [`${A}/auth-url`]: 'http://auth.example.com/check' }), host('x', 'x.w.test'), host('y', 'y.v.test')]);
     assert.deepEqual(hostsOf(rendered), ['y.v.test']);
     const dynamic = render([host('wild', '*.w.test'), host('x', 'x.w.test')]);
     assert.deepEqual(hostsOf(dynamic), ['*.w.test', 'x.w.test']);
   });
 
-  test('nothing is dynamic when the catch-all cannot be: a host-less rule with a directive, or ssl-reject-handshake', () => {
-    const hostless = ingress('any', { className: 'portico', paths: [{ path: '/any', type: 'Prefix', service: 'a' }], annotations: { [`${A}/proxy-read-timeout`]: '30' } });
+  test('nothing is dynamic when the catch-all cannot be: a host-less rule with auth-url, or ssl-reject-handshake', () => {
+    const hostless = ingress('any', { className: 'portico', paths: [{ path: '/any', type: 'Prefix', service: 'a' }], annotations: { [`${A}/auth-url`]: 'http://auth.example.com/check' } });
     const r = render([host('one', 'a.test'), hostless]);
     assert.equal(r.routes, undefined);
     assert.ok(served(r.text, 'a.test'));

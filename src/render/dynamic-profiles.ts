@@ -1,0 +1,43 @@
+// Profiles (docs/adr/0014): one named location in the catch-all server per distinct rendered block of the dynamic
+// hosts' annotated paths. The router picks the route as for any dynamic host, sets its variables, then `ngx.exec`s
+// the profile, so a new Ingress whose annotations render a block already there is a push; a new block is a reload.
+import { sha256 } from '../hash.js';
+import type { Server, Target, Upstream } from '../model/types.js';
+import { addHeaders } from './globals.js';
+import { luaHooks } from './nginx-conf.js';
+import { errorPages, locationBody, serverBody, type SettingsContext } from './settings.js';
+
+type UpstreamTarget = Extract<Target, { kind: 'upstream' }>;
+const I = '            ';
+
+/**
+ * The block a profile holds for `t` (its Lua hooks, then its rendered body, the canary key left to the router), or
+ * undefined when `t` also needs something at server level (custom error locations, an auth-url location, a mirror
+ * location...), which a shared catch-all cannot hold per Ingress: such a host keeps its server block.
+ */
+export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, ctx: SettingsContext, emptyServer: string): string | undefined {
+  if (errorPages(t, ctx) !== undefined) return undefined;
+  const alone: Server = { host: '_', locations: [{ match: 'prefix', path: '/', target: t }] };
+  if (serverBody(alone, ctx).join('\n') !== emptyServer) return undefined;
+  return [...luaHooks(upstream), ...locationBody({ ...t, canary: undefined }, ctx)].join('\n');
+}
+
+/** The named location's name: stable for a block, whatever else changes. */
+export const profileName = (body: string): string => `@portico_profile_${sha256(body, 16)}`;
+
+/** The server-level lines every profile is checked against (a catch-all with no location). */
+export function emptyServerBody(ctx: SettingsContext): string {
+  return serverBody({ host: '_', locations: [] }, ctx).join('\n');
+}
+
+/**
+ * The named locations, sorted by name. HSTS as in the router's location; a block with add_header lines of its own
+ * already repeats the ConfigMap's (render/settings.ts), else they are repeated here beside HSTS.
+ */
+export function profileLocations(profiles: ReadonlyMap<string, string>, hsts: boolean, ctx: SettingsContext): string[] {
+  return [...profiles].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([body, name]) => {
+    const own = /(^|\n)\s*add_header /.test(body);
+    const headers = hsts ? [`${I}add_header Strict-Transport-Security $portico_route_hsts always;`, ...(own ? [] : addHeaders(ctx.headers.add, I))] : [];
+    return [`        location ${name} {`, ...headers, ...body.split('\n'), '        }'];
+  });
+}
