@@ -48,6 +48,9 @@ describe('Gateway API HTTPS listeners through real nginx', () => {
       route('secure', 'https', ['secure.test']), route('wild', 'wild', ['a.sec.test']), route('granted', 'granted', ['granted.test']),
       route('ungranted', 'ungranted', ['ungranted.test']), route('open', 'open', ['open.test']), route('odd', 'odd', ['odd.test']),
       route('plain', 'http', ['plain.test']),
+      httpRoute('moved', { parentRefs: [{ name: 'web', sectionName: 'https' }], hostnames: ['secure.test'], rules: [
+        { matches: [{ path: { type: 'PathPrefix', value: '/go' } }], filters: [{ type: 'RequestRedirect', requestRedirect: { hostname: 'other.test' } }] },
+      ] }),
     ];
     await writeManifests(dir, 'all.yaml', objects(pem('secure')));
     p = await startPortico(['--manifests', dir]);
@@ -74,6 +77,13 @@ describe('Gateway API HTTPS listeners through real nginx', () => {
     assert.equal(r.status, 308);
     assert.equal(r.headers.location, 'https://secure.test/p?q=1');
     assert.equal((await get(p.http, 'plain.test', '/')).status, 200);
+  });
+
+  test('RequestRedirect on an HTTPS listener keeps the scheme and leaves out the port 443 (the listener\'s, not --https-port); plain HTTP is redirected to HTTPS first', async () => {
+    const r = await httpsGet(p.https, 'secure.test', '/go/x?y=1');
+    assert.deepEqual([r.status, r.headers.location], [302, 'https://other.test/go/x?y=1']);
+    const plain = await get(p.http, 'secure.test', '/go/x');
+    assert.deepEqual([plain.status, plain.headers.location], [308, 'https://secure.test/go/x']);
   });
 
   test('a Secret in another namespace is used only with a ReferenceGrant from Gateways there; without one the default certificate serves, with a Warning', async () => {
