@@ -1,6 +1,6 @@
 // migrate-check against a cluster (--kubeconfig) reads the same objects through the API, ingress-nginx's controller
-// Deployment included, and reports exactly what it reports for the folder; a Deployment list the API refuses is a
-// note, not a failure.
+// Deployment included, and reports exactly what it reports for the folder (the report, and --httproute's routes);
+// a Deployment list the API refuses is a note, not a failure.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile, rm } from 'node:fs/promises';
@@ -39,6 +39,14 @@ void test('the same report through the API as from the folder, flags of the Depl
   assert.equal(fromApi.code, 1);
   assert.deepEqual(JSON.parse(fromApi.stdout), JSON.parse(fromFolder.stdout));
   assert.ok(api.requests().some((r) => r.kind === 'Deployment' && r.verb === 'list'), 'the Deployments were listed');
+});
+
+void test('--httproute through the API prints the routes it prints for the folder', async () => {
+  const fromFolder = await portico(['migrate-check', '--manifests', FIXTURE, '--httproute', 'all']);
+  const fromApi = await portico(['migrate-check', '--kubeconfig', kubeconfig, '--httproute', 'all']);
+  assert.deepEqual([fromApi.code, fromApi.stderr], [1, '']);
+  assert.equal(fromApi.stdout, fromFolder.stdout);
+  assert.match(fromApi.stdout, /^kind: HTTPRoute$/m);
 });
 
 void test('an API that refuses to list Deployments gives a note and no flags; the rest is judged', async () => {
