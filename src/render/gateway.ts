@@ -14,7 +14,7 @@ function listOf(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): 
   return l.gateway !== undefined ? table?.locations[l.gateway] ?? [] : [];
 }
 
-function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs'): boolean {
+function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs' | 'responseHeaders'): boolean {
   return listOf(table, l).some((c) => table?.actions[c.action]?.[what] !== undefined);
 }
 
@@ -33,7 +33,8 @@ export function gatewayLocation(l: Location, lines: readonly string[], table: Ga
   const timeouts = uses(table, l, 'timeoutMs');
   if (timeouts) body = body.map((x) => (x === BALANCER_PASS ? `${I}proxy_pass http://portico_gateway;` : x));
   const mirror = uses(table, l, 'mirror');
-  const filter = body.some((x) => x.includes('header_filter_by_lua')) ? [] : [`${I}header_filter_by_lua_block { require("portico.gateway").header_filter() }`];
+  // A Lua VM entry per response only where some candidate modifies response headers; never twice in one block.
+  const filter = !uses(table, l, 'responseHeaders') || body.some((x) => x.includes('header_filter_by_lua')) ? [] : [`${I}header_filter_by_lua_block { require("portico.gateway").header_filter() }`];
   return [
     head,
     `${I}set $portico_gw ${quote(ident(key))};`,
