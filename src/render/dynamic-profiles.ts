@@ -16,7 +16,8 @@ const I = '            ';
  * location...), which a shared catch-all cannot hold per Ingress: such a host keeps its server block.
  */
 export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, ctx: SettingsContext, emptyServer: string): string | undefined {
-  if (errorPages(t, ctx) !== undefined) return undefined;
+  // a snippet may hold what a named location refuses (alias, under --snippet-mode=any): nginx -t would hold the Ingress out
+  if (errorPages(t, ctx) !== undefined || t.settings?.configurationSnippet !== undefined) return undefined;
   const alone: Server = { host: '_', locations: [{ match: 'prefix', path: '/', target: t }] };
   if (serverBody(alone, ctx).join('\n') !== emptyServer) return undefined;
   return [...luaHooks(upstream), ...locationBody({ ...t, canary: undefined }, ctx)].join('\n');
