@@ -2,9 +2,17 @@
 import type { KeySpec } from './configmap.js';
 import { key } from './configmap-key.js';
 import * as v from './values.js';
+import { Sensitive } from '../model/tls-types.js';
 
 /** Comma-separated path prefixes, as ingress-nginx splits them (empty items skipped). */
 const prefixes: v.Parser<string[]> = (raw) => v.list(v.uriPath, /\s*,\s*/, 64)(raw.split(',').map((p) => p.trim()).filter(Boolean).join(','));
+
+/** ssl-session-ticket-key: base64 of exactly 48 or 80 bytes, as ingress-nginx checks it (nginx takes no other length). */
+const ticketKey: v.Parser<Sensitive> = (raw) => {
+  const ok = /^[A-Za-z0-9+/]+={0,2}$/.test(raw) && raw.length % 4 === 0;
+  const n = ok ? Buffer.from(raw, 'base64').length : 0;
+  return n === 48 || n === 80 ? v.ok(new Sensitive(raw)) : v.bad(`not base64 of 48 or 80 bytes (${ok ? `${n} bytes` : 'not base64'}; the value is not shown)`);
+};
 
 /** A shared cache size nginx accepts: at least 64k (nginx refuses smaller zones), at most 1g. */
 const cacheSize: v.Parser<string> = (raw) => {
@@ -29,7 +37,8 @@ export const TLS_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('ssl-session-cache', 'sslSessionCache', 'true', 'A shared TLS session cache, so returning clients resume without a full handshake.', v.bool),
   key('ssl-session-cache-size', 'sslSessionCacheSize', '10m', 'Size of the shared TLS session cache (about 4,000 sessions per megabyte).', cacheSize),
   key('ssl-session-timeout', 'sslSessionTimeout', '10m', 'How long a cached TLS session may be resumed (nginx time).', time),
-  key('ssl-session-tickets', 'sslSessionTickets', 'false', 'TLS session tickets; their keys are nginx\'s own, new at every reload and not shared between replicas (ssl-session-ticket-key is refused).', v.bool),
+  key('ssl-session-tickets', 'sslSessionTickets', 'false', 'TLS session tickets; without ssl-session-ticket-key their keys are nginx\'s own, new at every reload and not shared between replicas.', v.bool),
+  key('ssl-session-ticket-key', 'sslSessionTicketKey', '', 'The key of TLS session tickets: base64 of 48 or 80 random bytes (`openssl rand 80 | openssl enc -A -base64`), so tickets survive reloads (nginx makes new keys at each otherwise). Not across replicas: nginx\'s session context includes the server\'s certificates, and each replica\'s static fallback certificate is its own. Written to a 0600 file in the work dir; never logged.', ticketKey),
   key('ssl-buffer-size', 'sslBufferSize', '4k', 'Size of the TLS records nginx sends (smaller: faster first byte; larger: less overhead).', v.bufferSize),
   key('ssl-reject-handshake', 'sslRejectHandshake', 'false', 'The catch-all server refuses TLS handshakes for host names no Ingress serves (and without SNI) instead of answering with the default certificate.', v.bool),
 ];

@@ -1,5 +1,6 @@
 // Keys of the global ConfigMap for the HTTPS redirect, TLS sessions, auth-free locations and request headers (issue 15).
-import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SESSION, type TlsSession } from './tls-types.js';
+import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SESSION, type Sensitive, type TlsSession } from './tls-types.js';
+import { sha256 } from '../hash.js';
 
 /** ConfigMap keys read into GlobalSettings; tlsSettingsOf (model/settings.ts) hands the TLS ones to the TLS model. */
 export interface TlsGlobals {
@@ -17,6 +18,8 @@ export interface TlsGlobals {
   readonly sslBufferSize: string;
   /** ssl-reject-handshake: the catch-all server refuses TLS handshakes for names no server has (and without SNI). */
   readonly sslRejectHandshake: boolean;
+  /** ssl-session-ticket-key: base64 of 48 or 80 bytes. */
+  readonly sslSessionTicketKey: Sensitive | undefined;
 }
 
 /** ingress-nginx's defaults. */
@@ -30,15 +33,18 @@ export const TLS_GLOBAL_DEFAULTS: TlsGlobals = Object.freeze({
   sslSessionTickets: DEFAULT_TLS_SESSION.tickets,
   sslBufferSize: DEFAULT_TLS_SESSION.bufferSize,
   sslRejectHandshake: false,
+  sslSessionTicketKey: undefined,
 });
 
 /** The session part of the TLS settings, or undefined at ingress-nginx's defaults (model fixtures stay as they were). */
 export function tlsSessionOf(g: TlsGlobals): TlsSession | undefined {
+  const key = g.sslSessionTicketKey;
   const s: TlsSession = {
     cache: g.sslSessionCache, cacheSize: g.sslSessionCacheSize, timeout: g.sslSessionTimeout, tickets: g.sslSessionTickets, bufferSize: g.sslBufferSize,
+    ...(key !== undefined ? { ticketKey: { digest: sha256(key.reveal()), key } } : {}),
   };
   const d = DEFAULT_TLS_SESSION;
-  const same = s.cache === d.cache && s.cacheSize === d.cacheSize && s.timeout === d.timeout && s.tickets === d.tickets && s.bufferSize === d.bufferSize;
+  const same = s.cache === d.cache && s.cacheSize === d.cacheSize && s.timeout === d.timeout && s.tickets === d.tickets && s.bufferSize === d.bufferSize && key === undefined;
   return same ? undefined : s;
 }
 

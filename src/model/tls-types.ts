@@ -141,6 +141,8 @@ export interface TlsSession {
   readonly timeout: string;
   readonly tickets: boolean;
   readonly bufferSize: string;
+  /** ssl-session-ticket-key: 48 or 80 bytes (base64), shared by every replica so tickets resume anywhere; its file is named by digest. */
+  readonly ticketKey?: { readonly digest: string; readonly key: Sensitive };
 }
 
 /** ingress-nginx's defaults: a shared 10m cache kept 10 minutes, no tickets, 4k records. */

@@ -9,6 +9,8 @@ import { filePath, ident, int, onOff, quote, regex, size } from './escape.js';
 export const FALLBACK_CERT = 'ssl/default.crt';
 export const FALLBACK_KEY = 'ssl/default.key';
 export const caFile = (digest: string): string => `ssl/ca-${ident(digest.slice(0, 32))}.pem`;
+/** The file of ssl-session-ticket-key, relative to the work dir. */
+export const ticketKeyFile = (digest: string): string => `ssl/ticket-${ident(digest.slice(0, 32))}.key`;
 export const crlFile = (digest: string): string => `ssl/crl-${ident(digest.slice(0, 32))}.pem`;
 
 /** `Strict-Transport-Security` value of the settings. */
@@ -31,9 +33,11 @@ function time(value: string): string {
 }
 
 /** ssl-session-*: as ingress-nginx, the cache and its timeout only when ssl-session-cache is on (else nginx's: none). */
-function sessionLines(s: TlsSession): string[] {
+function sessionLines(s: TlsSession, w: (p: string) => string): string[] {
   const cache = s.cache ? `ssl_session_cache shared:SSL:${size(s.cacheSize)}; ssl_session_timeout ${time(s.timeout)}; ` : '';
-  return [`    ${cache}ssl_session_tickets ${onOff(s.tickets)};`, `    ssl_buffer_size ${size(s.bufferSize)};`];
+  // ssl-session-ticket-key: nginx reads the key file (written by tls/files.ts, named by digest) at each reload.
+  const key = s.ticketKey !== undefined ? [`    ssl_session_ticket_key ${w(ticketKeyFile(s.ticketKey.digest))};`] : [];
+  return [`    ${cache}ssl_session_tickets ${onOff(s.tickets)};`, `    ssl_buffer_size ${size(s.bufferSize)};`, ...key];
 }
 
 /** http{} level: protocols, ciphers, session cache, the static fallback certificate and HSTS. */
@@ -42,7 +46,7 @@ export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
   return [
     `    ssl_protocols ${protocols(tls.settings.protocols)};`,
     `    ssl_ciphers ${quote(tls.settings.ciphers)};`,
-    ...sessionLines(tls.settings.session ?? DEFAULT_TLS_SESSION),
+    ...sessionLines(tls.settings.session ?? DEFAULT_TLS_SESSION, w),
     `    ssl_certificate ${w(FALLBACK_CERT)};`,
     `    ssl_certificate_key ${w(FALLBACK_KEY)};`,
     `    map $https $portico_hsts { on ${quote(hstsValue(tls))}; default ""; }`,

@@ -3,15 +3,18 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Model } from '../model/types.js';
 import { proxyClientFile } from '../render/proxy-ssl.js';
-import { caFile, crlFile } from '../render/tls.js';
+import { caFile, crlFile, ticketKeyFile } from '../render/tls.js';
 import { writeAtomic } from '../workfiles.js';
 
 /**
  * The files the model needs: relative path → content. CA bundles and CRLs of client-certificate auth (auth-tls-*)
  * and of backend TLS (proxy-ssl-secret), and backend client certificates with their keys.
  */
-export function clientFiles(model: Model): Map<string, string> {
-  const files = new Map<string, string>();
+export function clientFiles(model: Model): Map<string, string | Uint8Array> {
+  const files = new Map<string, string | Uint8Array>();
+  // ssl-session-ticket-key: the raw 48 or 80 bytes nginx reads.
+  const ticket = model.tls.settings.session?.ticketKey;
+  if (ticket) files.set(ticketKeyFile(ticket.digest), Buffer.from(ticket.key.reveal(), 'base64'));
   for (const s of model.tls.servers) {
     const ca = s.clientAuth;
     if (!ca) continue;
@@ -48,6 +51,6 @@ export async function pruneClientFiles(workDir: string, model: Model): Promise<v
   const keep = new Set([...clientFiles(model).keys()].map((rel) => rel.slice('ssl/'.length)));
   const names = await readdir(join(workDir, 'ssl')).catch(() => [] as string[]);
   for (const name of names) {
-    if (/^(ca|crl|proxy-client)-[0-9a-f]+\.pem$/.test(name) && !keep.has(name)) await rm(join(workDir, 'ssl', name), { force: true });
+    if ((/^(ca|crl|proxy-client)-[0-9a-f]+\.pem$/.test(name) || /^ticket-[0-9a-f]+\.key$/.test(name)) && !keep.has(name)) await rm(join(workDir, 'ssl', name), { force: true });
   }
 }
