@@ -61,7 +61,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'worker-user': { type: 'string', default: '', doc: 'user nginx workers run as when Portico is root (default: www-data if it exists, else nobody; root only if named)' },
   'worker-processes': { type: 'string', default: 'auto', doc: "nginx's worker_processes: a count >= 1, or auto (one per CPU)" },
   'enable-metrics': { type: 'boolean', default: 'true', doc: "per-request metrics under ingress-nginx's names on /metrics, counted by Lua in nginx's log phase" },
-  'enable-dynamic-routes': { type: 'boolean', default: 'false', doc: 'route hosts whose Ingresses need no per-location nginx directive through the Lua route table: adding or removing such an Ingress, host or path is applied without a reload (docs/adr/0014)' },
+  'enable-dynamic-routes': { type: 'boolean', default: 'false', doc: 'route hosts through a Lua route table in the catch-all server instead of server blocks: adding or removing an Ingress, host or path is applied without a reload; annotated paths share named locations, a new annotation set costs one reload (docs/adr/0014)' },
   'enable-dashboard': { type: 'boolean', default: 'true', doc: 'the read-only dashboard at /dashboard on the healthz port' },
   'shutdown-grace-period': { type: 'string', default: '0', doc: 'on SIGTERM, seconds (or a duration: 5s) readiness fails before nginx quits gracefully' },
   'tcp-services-configmap': { type: 'string', default: '', doc: 'namespace/name of the ConfigMap of TCP services: port → namespace/service:port[:PROXY[:PROXY]]' },
