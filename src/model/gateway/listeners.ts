@@ -133,7 +133,8 @@ export function judgeListeners(g: Gateway, gateway: ObjectRef, snap: { readonly 
   return listeners.map((l, i): JudgedListener => {
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
-    const kinds = l.allowedRoutes?.kinds;
+    // Unset or empty: the protocol's route kinds (HTTPRoute for HTTP and HTTPS), as the specification says.
+    const kinds = l.allowedRoutes?.kinds?.length ? l.allowedRoutes.kinds : undefined;
     const supported = kinds === undefined ? [HTTPROUTE] : kinds.filter((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute').map(() => HTTPROUTE).slice(0, 1);
     const invalid = (kinds ?? []).map((k, j) => [k, j] as const).filter(([k]) => !((k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute'));
     for (const [k, j] of invalid) warnings.push([`${field}.allowedRoutes.kinds[${j}]`, `InvalidRouteKinds: ${k.group ?? GATEWAY_GROUP}/${k.kind} is not supported (HTTPRoute only); no route of that kind attaches`]);
