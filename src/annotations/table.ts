@@ -161,7 +161,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('configuration-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: L, snippet: true, doc: 'Raw nginx directives in each location (refused unless snippets are allowed).' }, snippet, (d, x) => { d.location.configurationSnippet = x; }),
   row('server-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in each server (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.serverSnippet = x; }),
   ...TRAFFIC_ANNOTATIONS,
-  row('stream-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in the stream block (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.streamSnippet = x; }),
+  row('stream-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in the stream block: only with --snippet-mode=any (and --allow-snippet-annotations); refused under safe, since stream{} has no place of one Ingress (the ConfigMap\'s stream-snippet takes stream-wide timeouts and access lists).' }, snippet, (d, x) => { d.server.streamSnippet = x; }),
 ];
 
 /**
