@@ -21,6 +21,25 @@ function applies(path: GatewayMatch['path'], l: Location): boolean {
   return isElementPrefix(path.value, at);
 }
 
+/**
+ * A location's key: a 64-bit FNV-1a of its server and path, stable across syncs, so that between a reload and the push
+ * of the new table (new workers read the old one meanwhile) a key never names another location's candidates.
+ */
+function keyOf(host: string, l: Location, used: Set<string>): string {
+  const text = `${host}\n${l.match}\n${l.path}`;
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193) >>> 0;
+  }
+  let key = `gw${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
+  while (used.has(key)) key += 'x';
+  used.add(key);
+  return key;
+}
+
 function byPrecedence(a: Candidate, b: Candidate): number {
   return comparePrecedence(a.match, b.match) || a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2];
 }
@@ -62,7 +81,7 @@ export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<stri
   if (entries.length === 0) return { servers: [...servers] };
   const actions = new Map<GatewayAction, number>();
   const table: Record<string, GatewayCandidate[]> = {};
-  let n = 0;
+  const used = new Set<string>();
   const out = servers.map((s) => {
     const wild = s.host === '_' || s.host.startsWith('*.') ? undefined : wildcardOf(s.host);
     const keys = s.host === '_' ? [''] : [s.host, ...(wild !== undefined && rules.has(wild) ? [wild] : []), ''];
@@ -86,7 +105,7 @@ export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<stri
         }
       }
       if (!lua) return l;
-      const key = `gw${String(n++)}`;
+      const key = keyOf(s.host, l, used);
       table[key] = list.map((e) => {
         if (!actions.has(e.action)) actions.set(e.action, actions.size);
         return { match: e.match, action: actions.get(e.action) ?? 0 };
@@ -95,5 +114,5 @@ export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<stri
     });
     return { ...s, locations };
   });
-  return n === 0 ? { servers: out } : { servers: out, table: { actions: [...actions.keys()], locations: table } };
+  return used.size === 0 ? { servers: out } : { servers: out, table: { actions: [...actions.keys()], locations: table } };
 }
