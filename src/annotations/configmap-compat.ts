@@ -58,7 +58,7 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['disable-ipv6'], 'no-op', 'Portico listens on the address of --listen-address (all IPv4 addresses by default), never on IPv6 unless that flag names one'),
   ...rows(['disable-ipv6-dns'], 'no-op', 'Portico takes its name servers from /etc/resolv.conf; an IPv6-only answer fails the lookup as with ipv6=off'),
   ...rows(['nginx-status-ipv4-whitelist', 'nginx-status-ipv6-whitelist'], 'no-op', 'Portico\'s status endpoint listens on 127.0.0.1 only and answers Portico\'s token only (docs/adr/0007)'),
-  ...rows(['generate-request-id'], 'no-op', 'always on: X-Request-ID is the client\'s when sent, else nginx\'s $request_id'),
+  ...rows(['generate-request-id'], 'no-op', 'always on: X-Request-ID is the client\'s when sent, else 32 random hex digits from OpenSSL\'s RAND_bytes, as nginx\'s $request_id (docs/adr/0015)'),
   ...rows(['http2-max-field-size', 'http2-max-header-size', 'http2-max-requests'], 'no-op', 'deprecated by ingress-nginx: large-client-header-buffers and keep-alive-requests apply to HTTP/2 too'),
   ...rows(['enable-serial-reloads'], 'no-op', 'Portico always reloads one configuration at a time'),
   ...rows(['enable-aio-write'], 'no-op', 'Portico writes no response bodies to disk through nginx\'s aio'),
