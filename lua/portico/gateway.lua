@@ -246,8 +246,12 @@ local function redirect(r, uri, c)
   local port = r.port or (r.scheme and DEFAULT_PORT[r.scheme]) or (ngx_var.https == "on" and 443 or 80)
   local host = r.hostname or ngx_var.host
   local authority = port == DEFAULT_PORT[scheme] and host or (host .. ":" .. port)
+  -- the path as the client sent it (still escaped), unless its prefix is written differently from the match's
+  local raw = str_match(ngx_var.request_uri or "", "^[^?]*") or ""
+  local p = c.match.path
+  if raw == "" or (p.type == "PathPrefix" and str_sub(raw, 1, #p.value) ~= p.value) then raw = uri end
   local args = ngx_var.args
-  local url = scheme .. "://" .. authority .. new_path(r.path, uri, c) .. (args and args ~= "" and ("?" .. args) or "")
+  local url = scheme .. "://" .. authority .. new_path(r.path, raw, c) .. (args and args ~= "" and ("?" .. args) or "")
   return ngx.redirect(url, r.statusCode)
 end
 

@@ -161,6 +161,8 @@ describe('Gateway API route table through real nginx', () => {
     const a = await get(p.http, 'filters.test', '/redirect/x?y=1');
     const b = await get(p.http, 'filters.test', '/moved/deep/er');
     const c = await get(p.http, 'filters.test', '/full-redirect');
+    const d = await get(p.http, 'filters.test', '/moved/a%20b');
+    assert.deepEqual([d.status, d.headers.location], [302, 'http://filters.test/new/a%20b'], 'the path stays escaped as sent');
     assert.deepEqual([a.status, a.headers.location], [301, 'https://secure.test/redirect/x?y=1']);
     assert.deepEqual([b.status, b.headers.location], [302, 'http://filters.test/new/deep/er']);
     assert.deepEqual([c.status, c.headers.location], [302, 'http://filters.test:8080/elsewhere']);
