@@ -13,7 +13,8 @@ local bit = require("bit")
 local base = require("resty.core.base")
 require("resty.core.var") -- declares ngx_http_lua_ffi_var_set
 
-ffi.cdef[[int RAND_bytes(unsigned char *buf, int num);]]
+-- pcall: another module (lua-resty-string's resty.random) may have declared it first; a second cdef would raise.
+pcall(ffi.cdef, "int RAND_bytes(unsigned char *buf, int num);")
 
 local C = ffi.C
 local band, rshift = bit.band, bit.rshift
