@@ -2,7 +2,7 @@
 import type { Snapshot } from '../input.js';
 import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type Gateway, type HTTPRoute, type Listener, type ParentReference } from './api.js';
-import { judgeListeners } from './listeners.js';
+import { judgeListeners, unsupportedAddress } from './listeners.js';
 
 /** A listener Portico serves: HTTP on port 80 (rendered on --http-port), HTTPS on port 443 (--https-port, model/gateway/tls.ts). */
 export interface ServedListener {
@@ -34,6 +34,11 @@ export function servedListeners(snapshot: Snapshot, controllerName: string): { s
   const served: ServedListener[] = [];
   const refused: { gateway: ObjectRef; field: string; reason: string }[] = [];
   for (const g of ourGateways(snapshot, controllerName)) {
+    const address = unsupportedAddress(g);
+    if (address) {
+      refused.push({ gateway: refOf('Gateway', g), field: `spec.addresses[${address.index}].type`, reason: `UnsupportedAddress: type ${address.type} is not supported (IPAddress, Hostname); the Gateway is not served` });
+      continue;
+    }
     for (const j of judgeListeners(g, refOf('Gateway', g), snapshot)) {
       for (const [field, reason] of j.warnings) refused.push({ gateway: j.gateway, field, reason });
       if (j.refusal !== undefined) refused.push({ gateway: j.gateway, field: j.refusalField ?? j.field, reason: j.refusal });

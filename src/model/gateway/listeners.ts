@@ -126,6 +126,12 @@ function refusedPart(accepted: Outcome, conflicted: Outcome): string {
   return conflicted[0] ? '' : '.tls.certificateRefs';
 }
 
+/** The first `spec.addresses` entry of a type Portico cannot honour (IPAddress and Hostname only), with its index. */
+export function unsupportedAddress(g: Gateway): { readonly index: number; readonly type: string } | undefined {
+  const i = (g.spec?.addresses ?? []).findIndex((a) => (a.type ?? 'IPAddress') !== 'IPAddress' && a.type !== 'Hostname');
+  return i < 0 ? undefined : { index: i, type: g.spec?.addresses?.[i]?.type ?? '' };
+}
+
 /** Every listener of one Gateway, judged. */
 export function judgeListeners(g: Gateway, gateway: ObjectRef, snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[] }): JudgedListener[] {
   const listeners = g.spec?.listeners ?? [];

@@ -7,7 +7,7 @@ import { byName } from '../lookup.js';
 import { GATEWAY_GROUP, type Condition, type Gateway, type HTTPRoute, type ParentReference, type RouteGroupKind } from './api.js';
 import { allows, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type ServedListener } from './attach.js';
 import { granted } from './grants.js';
-import { judgeListeners, type JudgedListener, type Outcome } from './listeners.js';
+import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from './listeners.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -66,6 +66,7 @@ function programmed(j: JudgedListener): Outcome {
 function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined): GatewayStatus {
   const generation = g.metadata?.generation;
   const judged = judgeListeners(g, refOf('Gateway', g), snapshot);
+  const unsupported = unsupportedAddress(g);
   const listeners = judged.map((j): ListenerStatus => {
     const attachedRoutes = (snapshot.httpRoutes ?? []).filter((r) => {
       const ns = r.metadata?.namespace ?? 'default';
@@ -73,15 +74,14 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
     }).length;
     return {
       name: j.listener.name, supportedKinds: j.supportedKinds, attachedRoutes,
-      conditions: [outcome('Accepted', j.accepted, generation), outcome('Programmed', programmed(j), generation),
+      conditions: [outcome('Accepted', j.accepted, generation), outcome('Programmed', unsupported ? [false, 'Invalid', 'the Gateway is not served (spec.addresses)'] : programmed(j), generation),
         outcome('ResolvedRefs', j.resolvedRefs, generation), outcome('Conflicted', j.conflicted, generation)],
     };
   });
   const valid = judged.filter((j) => j.refusal === undefined).length;
   const requested = g.spec?.addresses ?? [];
-  const unsupported = requested.find((a) => (a.type ?? 'IPAddress') !== 'IPAddress' && a.type !== 'Hostname');
   const missing = requested.find((a) => addresses !== undefined && !addresses.some((b) => b.value === a.value));
-  const accepted: Outcome = unsupported ? [false, 'UnsupportedAddress', `spec.addresses: type ${unsupported.type ?? ''} is not supported (IPAddress, Hostname)`]
+  const accepted: Outcome = unsupported ? [false, 'UnsupportedAddress', `spec.addresses[${unsupported.index}]: type ${unsupported.type} is not supported (IPAddress, Hostname); the Gateway is not served`]
     : valid === judged.length ? [true, 'Accepted', 'every listener is valid']
       : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
   const prog: Outcome = !accepted[0] ? [false, 'Invalid', 'the Gateway is not accepted']
