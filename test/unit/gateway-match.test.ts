@@ -10,6 +10,7 @@ import type { GatewayMatch } from '../../src/model/gateway/route-types.js';
 import type { HTTPRoute } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
 import { gatewayJson } from '../../src/render/lua-payload.js';
+import { planApply } from '../../src/apply/plan.js';
 import { ingress, ingressClass, service, slice } from '../support/objects.js';
 
 const OPTIONS: ModelOptions = {
@@ -108,4 +109,10 @@ test('--strict-host-ownership: a route without hostnames of another namespace ge
     { ...OPTIONS, strictHostOwnership: strict }).servers.flatMap((s) => s.locations.filter((l) => l.gateway !== undefined).map((l) => `${s.host} ${l.match} ${l.path}`));
   assert.deepEqual(keyed(false), ['owned.test prefix /', '_ prefix /']);
   assert.deepEqual(keyed(true), ['_ prefix /']);
+});
+
+test('a change of the route table alone is a dynamic update, not a reload', () => {
+  const base = { confHash: 'h', backends: '[]', certificates: 'c', clientFiles: 'f', routes: '', gateway: '{"actions":[],"locations":{}}' };
+  assert.deepEqual([planApply(base, { ...base }), planApply(base, { ...base, gateway: '{"actions":[1],"locations":{}}' }), planApply(base, { ...base, confHash: 'x' })],
+    ['noop', 'dynamic', 'reload']);
 });
