@@ -140,8 +140,19 @@ export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolea
   const generic = genericBody(ctx);
   const empty = emptyServerBody(ctx);
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-  const plain = (t: Target): boolean => dynamicTarget(t) && sameBody(t, ctx, generic);
-  const bodyOf = (t: Extract<Target, { kind: 'upstream' }>): string | undefined => profileBody(t, upstreams.get(t.upstream), ctx, empty);
+  // Each answer once per target object: the compiled locations of a host share their rules' targets, and both the
+  // split and the table ask (rendering a block per location made a sync at 10,000 Ingresses seconds slower).
+  const plainMemo = new WeakMap<Target, boolean>();
+  const bodyMemo = new WeakMap<Target, string | undefined>();
+  const plain = (t: Target): boolean => {
+    let v = plainMemo.get(t);
+    if (v === undefined) { v = dynamicTarget(t) && sameBody(t, ctx, generic); plainMemo.set(t, v); }
+    return v;
+  };
+  const bodyOf = (t: Extract<Target, { kind: 'upstream' }>): string | undefined => {
+    if (!bodyMemo.has(t)) bodyMemo.set(t, profileBody(t, upstreams.get(t.upstream), ctx, empty));
+    return bodyMemo.get(t);
+  };
   const hosts = dynamicHosts(model, (t) => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined));
   if (!hosts.has('_')) return undefined;
   const profiles = new Map<string, string>();
