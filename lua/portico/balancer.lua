@@ -171,6 +171,12 @@ local function refresh()
   if version ~= synced_version then sync(version) end
 end
 
+-- Whether the request's affinity cookie was issued by backend b (sticky.owns; false without cookie affinity).
+local function owns(b)
+  local impl = b and b.impl
+  return impl ~= nil and impl.owns ~= nil and impl:owns()
+end
+
 -- rewrite_by_lua, rendered only where an algorithm picks in the rewrite phase (e.g. to set a cookie): bring the
 -- table up to date, answer 503 when the backend is unknown or has no endpoint, and pick.
 function _M.rewrite()
@@ -180,8 +186,15 @@ function _M.rewrite()
   if b and b.canary then
     -- the policy of this location's route (ADR 0006); a canary with no endpoint leaves the request on the main backend
     local policy = b.canary[ngx_var.portico_canary or ""]
-    local alt = policy and canary.wanted(policy) and backends[policy.backend]
-    if alt and alt.n > 0 then b = alt; ngx_var.portico_backend = alt.name end
+    local alt = policy and backends[policy.backend]
+    -- affinity-canary-behavior sticky (ingress-nginx's default): a cookie of one side keeps the request there
+    local to_alt = false
+    if policy then
+      if owns(b) then to_alt = false
+      elseif owns(alt) then to_alt = true
+      else to_alt = canary.wanted(policy) end
+    end
+    if to_alt and alt and alt.n > 0 then b = alt; ngx_var.portico_backend = alt.name end
   end
   if not b or b.n == 0 then return ngx_exit(503) end
   if b.on_rewrite then ngx.ctx.portico_endpoint = b.impl:rewrite() end

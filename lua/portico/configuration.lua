@@ -161,6 +161,9 @@ local function check_affinity(a, at)
   if not is_absent(a.expires) and not is_integer(a.expires, 0, 2^31) then
     return at .. ".expires: must be null or an integer number of seconds"
   end
+  if not is_absent(a.canaryBehavior) and a.canaryBehavior ~= "legacy" and a.canaryBehavior ~= "sticky" then
+    return at .. ".canaryBehavior: must be null, \"sticky\" or \"legacy\""
+  end
   if not is_absent(a.sameSite) and a.sameSite ~= "" and not SAMESITE[a.sameSite] then
     return at .. ".sameSite: must be null, \"\", \"None\", \"Lax\" or \"Strict\""
   end

@@ -66,6 +66,7 @@ function upstreamOf(d: Draft): UpstreamSettings {
     mode: c.mode ?? 'balanced', name: c.name ?? 'INGRESSCOOKIE', path: c.path ?? '/',
     ...(c.maxAge !== undefined ? { maxAge: c.maxAge } : {}), ...(c.expires !== undefined ? { expires: c.expires } : {}),
     ...(c.sameSite !== undefined ? { sameSite: c.sameSite } : {}), ...(c.secure !== undefined ? { secure: c.secure } : {}),
+    ...(c.canaryBehavior === 'legacy' ? { canaryBehavior: 'legacy' as const } : {}),
   } as const : undefined;
   return {
     ...(u.loadBalance !== undefined ? { loadBalance: u.loadBalance } : {}),
@@ -167,10 +168,6 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
   }
   combine(draft, o, key, errors);
   combineAuth(draft, key, errors);
-  // ingress-nginx's default affinity-canary-behavior, sticky, is not Portico's: say so where it matters (table-compat.ts).
-  if (draft.upstream.affinity === 'cookie' && draft.location.traffic?.canary?.enabled === true && annotations?.[key('affinity-canary-behavior')]?.trim() !== 'legacy') {
-    warnings.push({ annotation: key('affinity-canary-behavior'), reason: 'the canary is decided per request whatever the affinity cookie says (ingress-nginx\'s legacy behaviour; its default, sticky, is not implemented): a client can move between the canary and the main backend; set legacy to say this is intended' });
-  }
   const authTls = combineTls(draft);
   return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft), ...(authTls ? { authTls } : {}) }, errors, warnings };
 }

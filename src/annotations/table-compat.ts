@@ -42,7 +42,6 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
   row('session-cookie-change-on-failure', 'refused', 'not implemented: the affinity cookie keeps its endpoint until the endpoint leaves', truthy),
   row('session-cookie-conditional-samesite-none', 'refused', 'not implemented: SameSite=None is sent to every browser', truthy),
   row('session-cookie-partitioned', 'refused', 'the Partitioned cookie attribute is not implemented', truthy),
-  noop('affinity-canary-behavior', 'Portico decides the canary per request whatever the affinity cookie says, which is ingress-nginx\'s `legacy` (the cookie then picks the endpoint within the side chosen); its default `sticky` (a client stays on the side its cookie came from) is not implemented: a canary Ingress with affinity and without `legacy` is served with a Warning saying so', (raw) => (['sticky', 'legacy'].includes(raw.trim()) ? undefined : `${JSON.stringify(raw.slice(0, 40))} is not sticky or legacy`)),
   row('upstream-hash-by-subset', 'refused', 'subset hashing is not implemented: upstream-hash-by spreads over every endpoint', truthy),
   row('upstream-hash-by-subset-size', 'no-op', 'only read with upstream-hash-by-subset, which Portico refuses'),
   row('disable-proxy-intercept-errors', 'refused', 'not implemented: custom-http-errors always intercepts its codes', truthy),

@@ -17,7 +17,7 @@ export interface Draft {
   upstream: { loadBalance?: 'round_robin' | 'ewma'; hashBy?: string; affinity?: 'cookie' | 'none'; serviceUpstream?: boolean };
   auth: AuthDraft;
   tls: TlsDraft;
-  cookie: { mode?: 'balanced' | 'persistent'; name?: string; path?: string; maxAge?: number; expires?: number; sameSite?: 'None' | 'Lax' | 'Strict'; secure?: boolean };
+  cookie: { mode?: 'balanced' | 'persistent'; name?: string; path?: string; maxAge?: number; expires?: number; sameSite?: 'None' | 'Lax' | 'Strict'; secure?: boolean; canaryBehavior?: 'sticky' | 'legacy' };
 }
 
 export type Scope = 'server' | 'location' | 'upstream';
@@ -155,6 +155,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('session-cookie-max-age', { type: 'int', default: '', risk: 'Medium', scope: U, doc: 'Max-Age of the affinity cookie, in seconds.' }, v.int(1, 315_360_000), (d, x) => { d.cookie.maxAge = x; }),
   row('session-cookie-expires', { type: 'int', default: '', risk: 'Medium', scope: U, doc: 'Expires of the affinity cookie, in seconds from now.' }, v.int(1, 315_360_000), (d, x) => { d.cookie.expires = x; }),
   row('session-cookie-samesite', { type: 'enum', default: '', risk: 'Medium', scope: U, doc: 'SameSite of the affinity cookie: None, Lax or Strict.' }, v.oneOf(['None', 'Lax', 'Strict'] as const), (d, x) => { d.cookie.sameSite = x; }),
+  row('affinity-canary-behavior', { type: 'enum', default: 'sticky', risk: 'Low', scope: U, doc: 'With a canary: `sticky`: a client whose affinity cookie came from one side (the main backend or the canary) stays on that side; `legacy`: the canary is decided per request whatever the cookie says (the cookie then picks the endpoint within the side).' }, v.oneOf(['sticky', 'legacy'] as const), (d, x) => { d.cookie.canaryBehavior = x; }),
   row('session-cookie-secure', { type: 'bool', default: 'false', risk: 'Medium', scope: U, doc: 'Sets Secure on the affinity cookie.' }, v.bool, (d, x) => { d.cookie.secure = x; }),
   ...TLS_ANNOTATIONS,
   ...AUTH_ANNOTATIONS,

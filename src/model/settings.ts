@@ -112,6 +112,8 @@ export interface Affinity {
   readonly expires?: number;
   readonly sameSite?: 'None' | 'Lax' | 'Strict';
   readonly secure?: boolean;
+  /** affinity-canary-behavior `legacy`: this side's cookie never decides the canary (absent: ingress-nginx's default, sticky). */
+  readonly canaryBehavior?: 'legacy';
 }
 
 /** How the Lua balancer picks peers for the Services an Ingress names (the oldest Ingress of a Service wins). */

@@ -1,5 +1,5 @@
 // The pure parts of issue 15's remainder: FastCGI parameter values and their quoting, the FCGI render, the stream
-// allowlist, auth-keepalive's and affinity-canary-behavior's validation, proxy-max-temp-file-size's g, and the ConfigMap
+// allowlist, auth-keepalive's validation, affinity-canary-behavior, proxy-max-temp-file-size's g, and the ConfigMap
 // keys (ticket key, syslog host, no-auth-locations, global-allowed-response-headers).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,13 +47,13 @@ void describe('stream snippets, compat annotations, sizes', () => {
     }
     assert.match(snippetRefusal('proxy_timeout 30s;', 'safe', 'location') ?? '', /not allowed in a location snippet/);
   });
-  void it('auth-keepalive* and affinity-canary-behavior: validated no-ops', () => {
+  void it('auth-keepalive*: validated no-ops; affinity-canary-behavior: sticky or legacy, legacy sent to the balancer', () => {
     assert.deepEqual(read({ 'auth-keepalive': '10', 'auth-keepalive-requests': '-1', 'auth-keepalive-timeout': '0', 'auth-keepalive-share-vars': 'true' }).errors, []);
     assert.deepEqual(read({ 'auth-keepalive': 'ten', 'auth-keepalive-share-vars': 'yes' }).errors.map((e) => e.annotation), [`${P}/auth-keepalive`, `${P}/auth-keepalive-share-vars`]);
     assert.deepEqual(read({ 'affinity-canary-behavior': 'legacy' }).errors, []);
     assert.deepEqual(read({ 'affinity-canary-behavior': 'random' }).errors.map((e) => e.annotation), [`${P}/affinity-canary-behavior`]);
-    const warned = read({ canary: 'true', affinity: 'cookie' }).warnings.map((w) => w.annotation);
-    assert.deepEqual([warned, read({ canary: 'true', affinity: 'cookie', 'affinity-canary-behavior': 'legacy' }).warnings], [[`${P}/affinity-canary-behavior`], []]);
+    const affinity = (b?: string) => read({ affinity: 'cookie', ...(b !== undefined ? { 'affinity-canary-behavior': b } : {}) }).settings.upstream?.affinity?.canaryBehavior;
+    assert.deepEqual([affinity(), affinity('sticky'), affinity('legacy')], [undefined, undefined, 'legacy']);
   });
   void it('proxy-max-temp-file-size: g is written in m; below the buffer size (the ConfigMap\'s too) refused', () => {
     assert.equal(read({ 'proxy-max-temp-file-size': '4g' }).settings.location.maxTempFileSize, '4096m');

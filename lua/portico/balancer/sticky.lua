@@ -4,6 +4,9 @@
 --   balanced:   the cookie holds a random 16-hex-digit key that is placed on a consistent-hash ring of the
 --               endpoints; a client stays while the set is unchanged, and a changed set moves only the ~1/n
 --               of clients needed to rebalance (including every client of an endpoint that went away).
+--               "-" and 8 hex digits of md5(backend name) follow the key, so owns() can tell which backend
+--               issued it (a key without them, from before, still pins; it just belongs to no backend).
+-- owns(): ingress-nginx's is_affinitized, for the canary decision (affinity-canary-behavior sticky; legacy: never).
 -- rewrite() runs in the rewrite phase, where Set-Cookie can still be added; pick() is the fallback without a
 -- cookie for the balancer phase.
 local ring = require("portico.balancer.ring")
@@ -21,6 +24,7 @@ local table_concat = table.concat
 local ipairs = ipairs
 local str_format = string.format
 local str_match = string.match
+local str_sub = string.sub
 
 local _M = {}
 local mt = { __index = _M }
@@ -43,6 +47,8 @@ end
 function _M.sync(self, backend)
   local a = backend.affinity
   self.persistent = a.mode == "persistent"
+  self.legacy = a.canaryBehavior == "legacy"
+  self.tag = str_sub(ngx_md5(backend.name or ""), 1, 8)
   self.cookie_name = a.name
   self.cookie_var = "cookie_" .. a.name
   self.attributes = cookie_attributes(a)
@@ -66,13 +72,26 @@ local function set_cookie(self, value)
   ngx.header["Set-Cookie"] = cookie
 end
 
-local function persistent(self, value)
+local function by_id_of(self)
   local by_id = self.by_id
   if not by_id then
     by_id = {}
     for _, ep in ipairs(self.endpoints) do by_id[ngx_md5(ep.name)] = ep end
     self.by_id = by_id
   end
+  return by_id
+end
+
+-- The ring key of a balanced cookie value ("<16 hex>" or "<16 hex>-<8 hex>"), and its backend tag; nil if neither.
+local function balanced_key(value)
+  if not value then return nil end
+  if #value == 16 and str_match(value, "^%x+$") then return value, nil end
+  if #value == 25 and str_match(value, "^%x+%-%x+$") and str_sub(value, 17, 17) == "-" then return str_sub(value, 1, 16), str_sub(value, 18) end
+  return nil
+end
+
+local function persistent(self, value)
+  local by_id = by_id_of(self)
   local ep = value and by_id[value]
   if ep then return ep end
   ep = self.rr:pick()
@@ -82,10 +101,21 @@ end
 
 local function balanced(self, value)
   local r = ring.of(self)
-  if value and #value == 16 and str_match(value, "^%x+$") then return r:find(value) end
-  value = str_format("%08x%08x", math_random(0, 0x7fffffff), math_random(0, 0x7fffffff))
-  set_cookie(self, value)
-  return r:find(value)
+  local key = balanced_key(value)
+  if key then return r:find(key) end
+  key = str_format("%08x%08x", math_random(0, 0x7fffffff), math_random(0, 0x7fffffff))
+  set_cookie(self, key .. "-" .. self.tag)
+  return r:find(key)
+end
+
+-- Whether this request's cookie was issued by this backend (and names a live endpoint, persistent mode).
+function _M.owns(self)
+  if self.legacy then return false end
+  local value = ngx_var[self.cookie_var]
+  if not value then return false end
+  if self.persistent then return by_id_of(self)[value] ~= nil end
+  local _, tag = balanced_key(value)
+  return tag == self.tag
 end
 
 -- Rewrite phase: the endpoint for this request, setting the cookie when the client needs a new one.
