@@ -1,0 +1,28 @@
+// What crosses the build worker's boundary (controller/wire.ts): Sensitive values survive the structured clone, and
+// packing copies only the objects on the way to one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pack, unpack } from '../../src/controller/wire.js';
+import { Sensitive } from '../../src/model/tls-types.js';
+
+test('Sensitive values anywhere (object, array, Map, frozen) cross a structured clone; the rest is shared, not copied', () => {
+  const plain = Object.freeze({ servers: [{ host: 'a.test', locations: [{ path: '/' }] }] });
+  const value = Object.freeze({
+    plain,
+    tls: Object.freeze({ certificates: Object.freeze([Object.freeze({ id: 'c1', pem: new Sensitive('KEY-1') })]) }),
+    byName: new Map<string, unknown>([['auth', { users: new Sensitive('alice:hash') }], ['none', { n: 1 }]]),
+  });
+  const packed = pack(value) as typeof value;
+  assert.equal(packed.plain, plain, 'a subtree without Sensitive values is not copied');
+  assert.notEqual(packed.tls, value.tls);
+  const back = unpack<typeof value>(structuredClone(packed));
+  const pem = back.tls.certificates[0]?.pem;
+  assert.ok(pem instanceof Sensitive);
+  assert.equal(pem.reveal(), 'KEY-1');
+  const users = (back.byName.get('auth') as { users: Sensitive }).users;
+  assert.equal(users.reveal(), 'alice:hash');
+  assert.deepEqual(back.plain, plain);
+  assert.deepEqual(back.byName.get('none'), { n: 1 });
+  // The original is untouched (frozen objects are copied, not written).
+  assert.ok(value.tls.certificates[0]?.pem instanceof Sensitive);
+});
