@@ -66,7 +66,7 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
     ttlMs: config.electionTtlMs, onChange: (leading) => { writer.leadershipChanged(leading); gateways?.leadershipChanged(leading); } });
   ctl.applied.push(({ model }) => { const snap = ctl.store.snapshot(); writer.update(snap, model.ingresses); gateways?.update(snap); });
   await writer.start();
-  gateways?.start();
+  await gateways?.start();
   leader.start();
   return {
     leading: () => leader.isLeader,

@@ -4,6 +4,7 @@
 // The desired conditions come from model/gateway/status.ts (pure); here they get their lastTransitionTime (kept
 // while a condition's status stays, else the time of the write) and are merged with other controllers' entries.
 import { Passes } from './passes.js';
+import { readBundleVersions } from './gateway-crds.js';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -62,6 +63,8 @@ export class GatewayStatusWriter {
   private readonly written = new Map<string, { rvBefore: string | undefined; status: Status }>();
   private readonly passes = new Passes(() => this.pass());
   private timer: NodeJS.Timeout | undefined;
+  /** The CRDs' bundle versions, once read (kube/gateway-crds.ts). */
+  private bundle: ReadonlyMap<string, string | undefined> | undefined;
   /** Number of status writes, for logs and tests. */
   writes = 0;
 
@@ -84,12 +87,23 @@ export class GatewayStatusWriter {
   }
 
   /**
-   * Checks again every `everyMs` (default 60 s, the Ingress status period): the node addresses are re-read on that
-   * period without a sync, and a Gateway's addresses must follow them.
+   * Reads the CRDs' bundle versions (GatewayClass SupportedVersion), then checks again every `everyMs` (default 60 s,
+   * the Ingress status period): the node addresses are re-read on that period without a sync, and a Gateway's
+   * addresses must follow them; the CRDs are read again then too.
    */
-  start(everyMs = 60_000): void {
-    this.timer = setInterval(() => { this.kick(); }, everyMs);
+  async start(everyMs = 60_000): Promise<void> {
+    await this.readBundle();
+    this.timer = setInterval(() => { void this.readBundle().then(() => { this.kick(); }); }, everyMs);
     this.timer.unref();
+  }
+
+  /** The CRDs' bundle versions; on an API error (no `get` on customresourcedefinitions) the last ones are kept. */
+  private async readBundle(): Promise<void> {
+    try {
+      this.bundle = await readBundleVersions(this.opts.kc);
+    } catch (err) {
+      this.opts.log.warn({ err: errorMessage(err) }, 'cannot read the Gateway API CRDs: GatewayClass SupportedVersion is not written until they can be read');
+    }
   }
 
   async stop(): Promise<void> {
@@ -113,7 +127,7 @@ export class GatewayStatusWriter {
     const snapshot = this.snapshot;
     if (!snapshot || !this.opts.isLeader()) return;
     const now = (this.opts.now ?? (() => new Date()))().toISOString().replace(/\.\d+Z$/, 'Z');
-    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)));
+    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle);
     for (const c of snapshot.gatewayClasses ?? []) {
       const name = c.metadata?.name ?? '';
       const want = desired.classes.get(name);

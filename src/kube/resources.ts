@@ -99,6 +99,7 @@ export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
   'gateway.networking.k8s.io/gatewayclasses/status': ['patch'],
   'gateway.networking.k8s.io/gateways/status': ['patch'],
   'gateway.networking.k8s.io/httproutes/status': ['patch'],
+  'apiextensions.k8s.io/customresourcedefinitions': ['get'],
   '/services': ['get'],
   '/nodes': ['get'],
   'events.k8s.io/events': ['create', 'patch'],

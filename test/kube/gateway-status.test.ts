@@ -3,6 +3,10 @@
 // specification's reasons, each with observedGeneration; allowedRoutes Selector over Namespace labels; written by the
 // leader only and again only when something changed (a Namespace's labels, a route, the addresses).
 import { after, before, describe, test } from 'node:test';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiServerDouble } from '../support/apiserver/index.js';
@@ -146,7 +150,7 @@ describe('Gateway status through the API server double', () => {
     const w = writer();
     await pass(w);
     addresses = [{ ip: '203.0.113.9' }];
-    w.start(20); // no update(): only the periodic check can see the new address
+    await w.start(20); // no update(): only the periodic check can see the new address
     await until(() => status('web').addresses?.[0]?.value === '203.0.113.9', 'the periodic check writes the new address', 5000);
     await w.stop();
   });
@@ -173,5 +177,26 @@ describe('Gateway status through the API server double', () => {
     assert.deepEqual(got.map((l) => `${l.name} ${l.attachedRoutes} ${l.conditions[0]?.reason ?? ''}`), [
       'in 3 Accepted', 'notin 3 Accepted', 'exists 3 Accepted', 'absent 1 Accepted', 'both 1 Accepted', 'by-name 1 Accepted', 'bad 0 UnsupportedValue']);
     assert.match(got[6]?.conditions[0]?.message ?? '', /unknown operator "Like"/);
+  });
+
+  test('GatewayClass SupportedVersion from the installed CRDs\' bundle-version: True for deploy/gateway-api/ (v1.2.1), False once one is older', async () => {
+    leading = true;
+    const dir = fileURLToPath(new URL('../../../deploy/gateway-api/', import.meta.url));
+    const files = (parse(await readFile(join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources;
+    const crds = await Promise.all(files.map(async (f) => parse(await readFile(join(dir, f), 'utf8')) as { metadata: { name: string; annotations: Record<string, string> } }));
+    for (const crd of crds) put(crd);
+    const classConditions = (): string => ((api.get('GatewayClass', '', 'portico') as { status?: { conditions?: Cond[] } }).status?.conditions ?? [])
+      .map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ');
+    const w = writer();
+    await w.start(20);
+    await pass(w);
+    await until(() => classConditions() === 'Accepted=True/Accepted SupportedVersion=True/SupportedVersion', 'SupportedVersion True', 5000);
+    const old = crds.find((c) => c.metadata.name === 'httproutes.gateway.networking.k8s.io');
+    assert.ok(old);
+    put({ ...old, metadata: { ...old.metadata, annotations: { ...old.metadata.annotations, 'gateway.networking.k8s.io/bundle-version': 'v1.1.0' } } });
+    await until(() => classConditions() === 'Accepted=True/Accepted SupportedVersion=False/UnsupportedVersion', 'SupportedVersion False', 5000);
+    const cond = ((api.get('GatewayClass', '', 'portico') as { status?: { conditions?: (Cond & { message: string })[] } }).status?.conditions ?? [])[1];
+    assert.match(cond?.message ?? '', /CRD httproutes.gateway.networking.k8s.io: bundle version v1.1.0/);
+    await w.stop();
   });
 });

@@ -95,6 +95,25 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
   };
 }
 
+/** The four CRDs of the standard channel Portico reads, as `plural.group`. */
+export const GATEWAY_CRD_NAMES = ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'].map((p) => `${p}.${GATEWAY_GROUP}`);
+
+/**
+ * SupportedVersion of Portico's GatewayClasses from the installed CRDs' `gateway.networking.k8s.io/bundle-version`
+ * (CRD name → annotation, undefined when the CRD or the annotation is missing): v1.2.0 and later v1 releases.
+ */
+export function supportedVersion(bundle: ReadonlyMap<string, string | undefined>): Outcome {
+  const seen: string[] = [];
+  for (const name of GATEWAY_CRD_NAMES) {
+    const v = bundle.get(name);
+    if (v === undefined) return [false, 'UnsupportedVersion', `CRD ${name}: not installed, or no gateway.networking.k8s.io/bundle-version annotation`];
+    const m = /^v1\.(\d+)\.\d+$/.exec(v);
+    if (!m || Number(m[1]) < 2) return [false, 'UnsupportedVersion', `CRD ${name}: bundle version ${v}; Portico supports v1.2.0 and later v1 releases (deploy/gateway-api/ ships v1.2.1)`];
+    if (!seen.includes(v)) seen.push(v);
+  }
+  return [true, 'SupportedVersion', `Gateway API CRD bundle version ${seen.join(', ')} is supported`];
+}
+
 /** Accepted for one parentRef of a route: attached through some listener, or the specification's reason why not. */
 function accepted(route: HTTPRoute, p: ParentReference, listeners: readonly ServedListener[]): [boolean, string, string] {
   const ns = route.metadata?.namespace ?? 'default';
@@ -133,13 +152,17 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
 
 /**
  * Everything Portico's status writer (kube/gateway-status.ts) and /debug/gateway show. `addresses`: the Gateway
- * addresses (--publish-status-address, else the --publish-service Service, else the nodes), or undefined when unknown.
+ * addresses (--publish-status-address, else the --publish-service Service, else the nodes), or undefined when unknown;
+ * `bundle`: the CRDs' bundle versions (kube/gateway-crds.ts), or undefined when not read (no SupportedVersion then).
  */
-export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string, addresses?: readonly GatewayAddress[]): DesiredGatewayStatus {
+export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string, addresses?: readonly GatewayAddress[], bundle?: ReadonlyMap<string, string | undefined>): DesiredGatewayStatus {
   const classes = new Map<string, readonly Condition[]>();
+  const version = bundle ? supportedVersion(bundle) : undefined;
   for (const c of snapshot.gatewayClasses ?? []) {
     if (c.spec?.controllerName !== controllerName) continue;
-    classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, c.metadata?.generation)]);
+    const generation = c.metadata?.generation;
+    classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, generation),
+      ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => `${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`));

@@ -67,6 +67,8 @@ export const KINDS: readonly KindInfo[] = Object.freeze([
   k('Gateway', 'gateway.networking.k8s.io/v1', 'gateways', { status: true, generation: true }),
   k('HTTPRoute', 'gateway.networking.k8s.io/v1', 'httproutes', { status: true, generation: true }),
   k('ReferenceGrant', 'gateway.networking.k8s.io/v1beta1', 'referencegrants', { generation: true }),
+  // Read by the Gateway API status writer for the CRDs' bundle-version annotation (GatewayClass SupportedVersion).
+  k('CustomResourceDefinition', 'apiextensions.k8s.io/v1', 'customresourcedefinitions', { namespaced: false, generation: true }),
 ]);
 
 /** "v1" or "group/version", as it appears in apiVersion. */
