@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { buildModel } from '../../src/model/build.js';
 import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../../src/model/input.js';
 import { comparePrecedence, gatewayMatch } from '../../src/model/gateway/match.js';
-import { durationMs } from '../../src/model/gateway/filters.js';
+import { durationMs, ruleFilters } from '../../src/model/gateway/filters.js';
 import type { GatewayMatch } from '../../src/model/gateway/route-types.js';
-import type { HTTPRoute } from '../../src/model/gateway/api.js';
+import type { HTTPRoute, HTTPRouteRule } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
 import { gatewayJson } from '../../src/render/lua-payload.js';
 import { planApply } from '../../src/apply/plan.js';
@@ -115,4 +115,25 @@ test('a change of the route table alone is a dynamic update, not a reload', () =
   const base = { confHash: 'h', backends: '[]', certificates: 'c', clientFiles: 'f', routes: '', gateway: '{"actions":[],"locations":{}}' };
   assert.deepEqual([planApply(base, { ...base }), planApply(base, { ...base, gateway: '{"actions":[1],"locations":{}}' }), planApply(base, { ...base, confHash: 'x' })],
     ['noop', 'dynamic', 'reload']);
+});
+
+test('filters Portico would apply more broadly than asked, or cannot apply, refuse their rule with the field', () => {
+  const field = (filters: unknown[]): string => {
+    const r = ruleFilters({ filters } as HTTPRouteRule, 'spec.rules[0]', true);
+    return 'reason' in r && 'field' in r ? r.field : 'accepted';
+  };
+  const mirror = { backendRef: { name: 'a', port: 80 } };
+  assert.deepEqual([
+    field([{ type: 'RequestMirror', requestMirror: { ...mirror, percent: 10 } }]),
+    field([{ type: 'ExtensionRef', extensionRef: {} }]),
+    field([{ type: 'RequestHeaderModifier', requestHeaderModifier: {} }, { type: 'RequestHeaderModifier', requestHeaderModifier: {} }]),
+    field([{ type: 'RequestRedirect', requestRedirect: { statusCode: 307 } }]),
+    field([{ type: 'URLRewrite', urlRewrite: { hostname: '*.wild.test' } }]),
+    field([{ type: 'RequestHeaderModifier', requestHeaderModifier: { remove: ['Content-Length'] } }]),
+    field([{ type: 'RequestRedirect', requestRedirect: {} }, { type: 'URLRewrite', urlRewrite: {} }]),
+    field([{ type: 'RequestMirror', requestMirror: mirror }, { type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '' } } }]),
+  ], [
+    'spec.rules[0].filters[0].requestMirror', 'spec.rules[0].filters[0].type', 'spec.rules[0].filters[1]', 'spec.rules[0].filters[0].requestRedirect.statusCode',
+    'spec.rules[0].filters[0].urlRewrite.hostname', 'spec.rules[0].filters[0].requestHeaderModifier.remove[0]', 'spec.rules[0].filters', 'accepted',
+  ]);
 });

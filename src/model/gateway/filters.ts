@@ -107,6 +107,8 @@ function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: bo
     return 'field' in r && 'reason' in r ? r : { ...out, rewrite: r };
   }
   if (f.type === 'RequestMirror') {
+    const m = (f.requestMirror ?? {}) as Record<string, unknown>;
+    if (m.percent !== undefined || m.fraction !== undefined) return { field: `${at}.requestMirror`, reason: 'percent and fraction (experimental channel) are not supported: mirroring every request would copy more than asked' };
     return out.mirror ? { field: at, reason: 'Portico mirrors to one backend per rule' } : { ...out, mirror: { field: `${at}.requestMirror.backendRef`, filter: f } };
   }
   return { field: `${at}.type`, reason: `${JSON.stringify(clip(f.type))} is not a filter Portico supports (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror)` };
