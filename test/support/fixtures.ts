@@ -22,6 +22,12 @@ export function loadSnapshot(dir: string): Snapshot {
   return store.snapshot();
 }
 
+/** The extra Portico flags of a case (its flags.json, an array of arguments), or none. */
+export function caseFlags(dir: string): string[] {
+  const file = join(dir, 'flags.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : [];
+}
+
 /** The expected text of `file` in a case; with UPDATE_FIXTURES=1 it is first written from `actual`. */
 export function expected(dir: string, file: string, actual: string): string {
   const path = join(dir, file);

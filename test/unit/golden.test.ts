@@ -4,20 +4,17 @@
 // with a line diff (expected → actual) rather than a two-screen string.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { parseFlags } from '../../src/cli/flags.js';
 import { AnnotationStage } from '../../src/controller/annotations.js';
 import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
 import { createLogger } from '../../src/log.js';
-import { expected, fixtureCases, loadSnapshot } from '../support/fixtures.js';
+import { caseFlags, expected, fixtureCases, loadSnapshot } from '../support/fixtures.js';
 import { lineDiff } from '../support/line-diff.js';
 
 /** What a case's files give, as a sync would render it (paths fixed so the golden is the same on every machine). */
 function render(dir: string): { conf: string; problems: string } {
-  const flagsFile = join(dir, 'flags.json');
-  const flags = existsSync(flagsFile) ? (JSON.parse(readFileSync(flagsFile, 'utf8')) as string[]) : [];
-  const config = parseFlags(['--manifests', dir, '--work-dir', '/var/lib/portico', ...flags], {});
+  const config = parseFlags(['--manifests', dir, '--work-dir', '/var/lib/portico', ...caseFlags(dir)], {});
   const opts = { ...renderOptions(config, undefined), luaDir: '/usr/share/portico/lua' };
   const { model, conf } = buildAndRender(new AnnotationStage(config, createLogger('silent')), loadSnapshot(dir), config, opts);
   const problems = model.problems.map((p) => `${p.severity} ${p.object.kind} ${p.object.namespace}/${p.object.name} ${p.field}: ${p.reason}\n`).join('');

@@ -2,14 +2,12 @@
 // and the blocks nothing changed are reused (the memo does something, or this fails).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseFlags } from '../../src/cli/flags.js';
 import { AnnotationStage } from '../../src/controller/annotations.js';
 import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
 import { createLogger } from '../../src/log.js';
 import type { Snapshot } from '../../src/model/input.js';
-import { fixtureCases, loadSnapshot } from '../support/fixtures.js';
+import { caseFlags, fixtureCases, loadSnapshot } from '../support/fixtures.js';
 
 const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico'], {});
 const opts = renderOptions(config, undefined);
@@ -59,8 +57,7 @@ test('one memo through every golden cluster in turn gives each golden exactly', 
   const stage = new AnnotationStage(config, createLogger('silent'));
   for (const round of [1, 2]) {
     for (const dir of fixtureCases('golden')) {
-      const flags = (() => { try { return JSON.parse(readFileSync(join(dir, 'flags.json'), 'utf8')) as string[]; } catch { return []; } })();
-      const c = parseFlags(['--manifests', dir, '--work-dir', '/var/lib/portico', ...flags], {});
+      const c = parseFlags(['--manifests', dir, '--work-dir', '/var/lib/portico', ...caseFlags(dir)], {});
       const o = { ...renderOptions(c, undefined), luaDir: '/usr/share/portico/lua' };
       const snap = loadSnapshot(dir);
       const withMemo = buildAndRender(stage, snap, c, o).conf.text;
