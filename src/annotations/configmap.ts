@@ -153,5 +153,6 @@ export function parseConfigMap(data: Readonly<Record<string, string>> | undefine
     errors.push({ key: name, reason });
     Object.assign(g, { [spec.field]: previous[spec.field] });
   }
+  if (g.enableSyslog && g.syslogHost === undefined) errors.push({ key: 'syslog-host', reason: 'enable-syslog is true but syslog-host is not set: the access log stays in its file' });
   return { settings: Object.freeze(g), errors, unknown, refused, noops };
 }

@@ -73,6 +73,7 @@ void describe('ConfigMap keys', () => {
   void it('syslog-host is an IP address; an empty no-auth-locations is none; global-allowed-response-headers is a list of names', () => {
     assert.deepEqual(parseConfigMap({ 'syslog-host': 'logs.example' }).errors.map((e) => e.key), ['syslog-host']);
     assert.equal(parseConfigMap({ 'enable-syslog': 'true', 'syslog-host': '::1', 'syslog-port': '5140' }).errors.length, 0);
+    assert.deepEqual(parseConfigMap({ 'enable-syslog': 'true' }).errors.map((e) => e.key), ['syslog-host']);
     assert.deepEqual(parseConfigMap({ 'no-auth-locations': '' }).settings.noAuthLocations, []);
     assert.deepEqual(parseConfigMap({ 'global-allowed-response-headers': 'X-A, X-B' }).settings.allowedResponseHeaders, ['X-A', 'X-B']);
     assert.deepEqual(parseConfigMap({ 'global-allowed-response-headers': 'X-A;' }).errors.map((e) => e.key), ['global-allowed-response-headers']);
