@@ -102,7 +102,7 @@ export function helpText(): string {
   const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.doc}${f.type === 'string' && f.default ? ` (default ${f.default})` : ''}`);
   const compat = Object.entries(COMPAT_FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.status}: ${f.doc}`);
   return ['usage: portico [render | migrate-check] [flags]',
-    '       portico backends | config | certs | status [--url http://HOST:PORT] [--json]   (inspect a running instance)', '', ...lines, '', 'ingress-nginx flags accepted for compatibility (docs/flags.md):', ...compat].join('\n');
+    '       portico backends | config | certs | status | gateway [--url http://HOST:PORT] [--json]   (inspect a running instance)', '', ...lines, '', 'ingress-nginx flags accepted for compatibility (docs/flags.md):', ...compat].join('\n');
 }
 
 /** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
