@@ -12,6 +12,8 @@
 //   nometrics the same command with --enable-metrics=false: the metrics' cost is portico / nometrics
 //   dynamic   the same command with --enable-dynamic-routes: the host is matched by the Lua route table in the
 //             catch-all server (docs/adr/0014), not by a rendered location; the router's cost is dynamic / portico
+//   profiled  (with --profiled) the same, the Ingress annotated proxy-read-timeout: "60" (nginx's default, so the
+//             same behaviour): served through a profile, the router's ngx.exec to a shared named location
 //   same      hand-written nginx.conf: static `upstream` + keepalive, the same proxy headers, maps and access log
 //   minimal   hand-written nginx.conf: static `upstream` + keepalive, only the headers keepalive needs, same access log
 //   twin      hand-written nginx.conf with the headers ingress-nginx sends by default, the same access log and the
@@ -121,6 +123,19 @@ async function main(): Promise<void> {
     stops.push(() => dyn.stop());
     const dynPid = Number((await readFile(join(dyn.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [dynPid, ...(await childPids(dynPid))]) await pin(pid, PROXY_CPUS);
+    const profiledSide = async (): Promise<Side> => {
+      const pdir = await manifestDir();
+      stops.push(() => rm(pdir, { recursive: true, force: true }));
+      await writeManifests(pdir, 'bench.yaml', [ingressClass('portico'), service('bench'),
+        ...backendPorts.map((p, i) => slice('bench', p, ['127.0.0.1'], { name: `bench-${i}` })),
+        ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '60' } })]);
+      const pr: Running = await startPortico(['--manifests', pdir, '--worker-processes', String(WORKERS), '--log-level', 'info', '--enable-dynamic-routes',
+        ...(binary ? ['--nginx-binary', binary] : [])]);
+      stops.push(() => pr.stop());
+      const prPid = Number((await readFile(join(pr.workDir, 'nginx.pid'), 'utf8')).trim());
+      for (const pid of [prPid, ...(await childPids(prPid))]) await pin(pid, PROXY_CPUS);
+      return { name: 'profiled', port: pr.http, workers: () => childPids(prPid), rounds: [], master: prPid };
+    };
 
     const twinSide = async (): Promise<Side> => {
       const port = await freePort();
@@ -139,6 +154,7 @@ async function main(): Promise<void> {
       { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [], master: masterPid },
       { name: 'nometrics', port: off.http, workers: () => childPids(offPid), rounds: [], master: offPid },
       { name: 'dynamic', port: dyn.http, workers: () => childPids(dynPid), rounds: [], master: dynPid },
+      ...(argv.includes('--profiled') ? [await profiledSide()] : []),
       await hand('same', SAME_HEADERS, CLIENT_AUTH),
       await hand('minimal', MINIMAL_HEADERS, ''),
       await hand('floor', SAME_HEADERS, CLIENT_AUTH, true),
@@ -195,6 +211,7 @@ async function instructions(sides: readonly Side[], cgDir: string): Promise<void
   const ref = median(per.get('same') ?? []);
   const rendered = median(per.get('portico') ?? []);
   console.log(`dynamic / portico instructions (Lua router vs rendered locations): ${fmt(median(per.get('dynamic') ?? []) / rendered, 3)}`);
+  if (per.has('profiled')) console.log(`profiled / portico instructions (router + ngx.exec to a profile): ${fmt(median(per.get('profiled') ?? []) / rendered, 3)}`);
   for (const s of sides) {
     const xs = per.get(s.name) ?? [];
     console.log(`${s.name.padEnd(8)} median ${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), ratio to same ${fmt(median(xs) / ref, 3)}`);
