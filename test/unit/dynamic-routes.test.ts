@@ -67,6 +67,17 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.notEqual(other.hash, one.hash, 'a new block: a new profile, a reload');
   });
 
+  test('a profile is rendered from the real target: per-Ingress directives (rate-limit zones) give one profile each', () => {
+    const r = render([host('one', 'a.test', { [`${A}/limit-rps`]: '5' }), host('two', 'b.test', { [`${A}/limit-rps`]: '5' }, 'b')]);
+    assert.deepEqual(hostsOf(r), ['a.test', 'b.test']);
+    const profileOf = (h: string): string => r.routes!.targets[r.routes!.hosts[h]!.prefix['/']!]!.profile;
+    assert.notEqual(profileOf('a.test'), profileOf('b.test'));
+    for (const h of ['a.test', 'b.test']) {
+      const block = r.text.slice(r.text.indexOf(`location ${profileOf(h)} {`));
+      assert.match(block.slice(0, block.indexOf('\n        }')), /limit_req zone=/);
+    }
+  });
+
   test('what needs a server-level companion keeps its host rendered, and only that host: auth-url, server-alias', () => {
     const r = render([host('one', 'a.test'), host('auth', 'c.test', { [`${A}/auth-url`]: 'http://auth.example.com/check' }),
       host('alias', 'e.test', { [`${A}/server-alias`]: 'f.test' })]);
