@@ -5,13 +5,19 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { startBackend, type Backend } from '../support/backends.js';
-import { ingress, ingressClass, service } from '../support/objects.js';
+import { ingress as plainIngress, ingressClass, service } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { get, startPortico, who, type Running } from '../support/portico.js';
 import { PATH_TABLE } from '../support/path-table.js';
 
-/** `extra`: flags added to every Portico started; `check(p)`: what else must hold of a running one (e.g. which path served). */
-export function routingSuites(label: string, extra: readonly string[], check: (p: Running) => Promise<void> = async () => {}): void {
+/**
+ * `extra`: flags added to every Portico started; `check(p)`: what else must hold of a running one (e.g. which path
+ * served); `annotations`: added to every Ingress (annotations that change nothing a case sees, to route the cases
+ * through another path, e.g. a profile of docs/adr/0014).
+ */
+export function routingSuites(label: string, extra: readonly string[], check: (p: Running) => Promise<void> = async () => {}, annotations: Record<string, string> = {}): void {
+const ingress = (name: string, opts: Parameters<typeof plainIngress>[1]): ReturnType<typeof plainIngress> =>
+  plainIngress(name, { ...opts, annotations: { ...annotations, ...opts.annotations } });
 describe(`routing through real nginx${label}`, () => {
   let backends: Backend[] = [];
   let dir = '';
