@@ -49,7 +49,6 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['lua-shared-dicts'], 'refused', 'Portico sizes its own shared dicts (64m backends, 32m certificates) and has no plugins to give others to', set),
   ...rows(['error-log-path'], 'no-op', 'nginx\'s error log is Portico\'s stderr (collected with Portico\'s own log); error-log-level applies'),
   ...rows(['enable-access-log-for-default-backend'], 'no-op', 'Portico\'s built-in default server never writes an access log; requests for a --default-backend-service are logged like any other'),
-  ...rows(['ssl-dh-param'], 'refused', 'not implemented: Portico would have to read the Secret into nginx\'s files; the default applies (no DH parameters: DHE suites are not offered, ECDHE ones are)', set),
   ...rows(['ssl-ecdh-curve'], 'no-op', 'Portico uses nginx\'s default (auto), as ingress-nginx does'),
   ...rows(['ssl-early-data'], 'refused', 'TLS 1.3 early data (0-RTT) can be replayed; Portico does not offer it', truthy),
   ...rows(['enable-ocsp'], 'refused', 'OCSP stapling is not implemented (Portico fetches nothing from certificate authorities)', truthy),

@@ -14,6 +14,8 @@ const ticketKey: v.Parser<Sensitive> = (raw) => {
   return n === 48 || n === 80 ? v.ok(new Sensitive(raw)) : v.bad(`not base64 of 48 or 80 bytes (${ok ? `${n} bytes` : 'not base64'}; the value is not shown)`);
 };
 
+const dhRef: v.Parser<string> = (raw) => { const r = v.objectRef(raw); return r.ok && r.value[0] !== '' ? v.ok(r.value.join('/')) : v.bad(`${v.show(raw)} is not namespace/name of a Secret`); };
+
 /** A shared cache size nginx accepts: at least 64k (nginx refuses smaller zones), at most 1g. */
 const cacheSize: v.Parser<string> = (raw) => {
   const r = v.bufferSize(raw);
@@ -39,6 +41,7 @@ export const TLS_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('ssl-session-timeout', 'sslSessionTimeout', '10m', 'How long a cached TLS session may be resumed (nginx time).', time),
   key('ssl-session-tickets', 'sslSessionTickets', 'false', 'TLS session tickets; without ssl-session-ticket-key their keys are nginx\'s own, new at every reload and not shared between replicas.', v.bool),
   key('ssl-session-ticket-key', 'sslSessionTicketKey', '', 'The key of TLS session tickets: base64 of 48 or 80 random bytes (`openssl rand 80 | openssl enc -A -base64`), so tickets survive reloads (nginx makes new keys at each otherwise). Not across replicas: nginx\'s session context includes the server\'s certificates, and each replica\'s static fallback certificate is its own. Written to a 0600 file in the work dir; never logged.', ticketKey),
+  key('ssl-dh-param', 'sslDhParam', '', 'Secret (`namespace/name`) whose `dhparam.pem` (openssl dhparam 2048) enables the DHE cipher suites of ssl-ciphers; checked (one DH PARAMETERS block, a 2048-8192-bit prime), else a Warning on the Secret.', dhRef),
   key('ssl-buffer-size', 'sslBufferSize', '4k', 'Size of the TLS records nginx sends (smaller: faster first byte; larger: less overhead).', v.bufferSize),
   key('ssl-reject-handshake', 'sslRejectHandshake', 'false', 'The catch-all server refuses TLS handshakes for host names no Ingress serves (and without SNI) instead of answering with the default certificate.', v.bool),
 ];

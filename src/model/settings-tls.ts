@@ -20,6 +20,8 @@ export interface TlsGlobals {
   readonly sslRejectHandshake: boolean;
   /** ssl-session-ticket-key: base64 of 48 or 80 bytes. */
   readonly sslSessionTicketKey: Sensitive | undefined;
+  /** ssl-dh-param: `namespace/name` of a Secret with `dhparam.pem`. */
+  readonly sslDhParam: string | undefined;
 }
 
 /** ingress-nginx's defaults. */
@@ -34,6 +36,7 @@ export const TLS_GLOBAL_DEFAULTS: TlsGlobals = Object.freeze({
   sslBufferSize: DEFAULT_TLS_SESSION.bufferSize,
   sslRejectHandshake: false,
   sslSessionTicketKey: undefined,
+  sslDhParam: undefined,
 });
 
 /** The session part of the TLS settings, or undefined at ingress-nginx's defaults (model fixtures stay as they were). */

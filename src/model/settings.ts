@@ -231,5 +231,6 @@ export function tlsSettingsOf(g: GlobalSettings): TlsSettings {
     ...(sameList(g.noTlsRedirectLocations, DEFAULT_NO_REDIRECT_LOCATIONS) ? {} : { noRedirectLocations: g.noTlsRedirectLocations }),
     ...(tlsSessionOf(g) ? { session: tlsSessionOf(g) } : {}),
     ...(g.sslRejectHandshake ? { rejectHandshake: true } : {}),
+    ...(g.sslDhParam !== undefined ? { dhParam: g.sslDhParam } : {}),
   };
 }

@@ -130,6 +130,8 @@ export interface TlsSettings {
   readonly session?: TlsSession;
   /** ConfigMap ssl-reject-handshake: the catch-all server refuses handshakes for unknown names instead of the default certificate. */
   readonly rejectHandshake?: boolean;
+  /** ConfigMap ssl-dh-param: `namespace/name` of a Secret with `dhparam.pem`. */
+  readonly dhParam?: string;
 }
 
 /** TLS session resumption and record size (ssl_session_cache, ssl_session_timeout, ssl_session_tickets, ssl_buffer_size). */
@@ -160,6 +162,8 @@ export interface TlsModel {
   readonly servers: readonly TlsServer[];
   /** `namespace/name` of an Ingress → its settings; Ingresses with every default are left out. */
   readonly ingresses: Readonly<Record<string, IngressTls>>;
+  /** ssl-dh-param, read and checked (model/tls-dhparam.ts): the PEM nginx reads for DHE suites, its file named by digest. */
+  readonly dhParam?: { readonly pem: string; readonly digest: string };
 }
 
 /** ingress-nginx's defaults (`ssl-protocols`, `ssl-ciphers`, `use-http2`, `ssl-redirect`, `hsts*`). */

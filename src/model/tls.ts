@@ -2,6 +2,7 @@
 import type { Ingress, Secret } from './input.js';
 import { checkHost, checkLabel } from './names.js';
 import type { IngressSettings } from './settings.js';
+import { readDhParam } from './tls-dhparam.js';
 import { covers, findSecret, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
 import type {
   AuthTlsSettings, Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer,
@@ -174,6 +175,17 @@ class TlsBuilder {
   }
 }
 
+/** ssl-dh-param read from its Secret; a Secret that is missing or not DH parameters is a Warning, and no DHE. */
+function dhParamOf(secrets: readonly Secret[], opts: TlsOptions, problems: Problem[]): Pick<TlsModel, 'dhParam'> {
+  const at = opts.settings.dhParam?.split('/');
+  if (at?.length !== 2) return {};
+  const ref: ObjectRef = { kind: 'Secret', namespace: at[0] ?? '', name: at[1] ?? '' };
+  const r = readDhParam(secrets, ref);
+  if (r.ok) return { dhParam: { pem: r.value.pem, digest: r.value.digest } };
+  problems.push({ object: ref, field: 'data[dhparam.pem]', reason: `${r.reason}; ssl-dh-param is not applied (no DHE cipher suites)`, severity: 'degraded' });
+  return {};
+}
+
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
 /**
@@ -204,6 +216,7 @@ export function buildTls(
     defaultCertificate,
     servers,
     ingresses: Object.fromEntries(Object.entries(b.ingresses).sort(byKey(([k]) => k))),
+    ...dhParamOf(secrets, opts, b.problems),
   };
   return { tls, problems: b.problems };
 }

@@ -9,6 +9,8 @@ import { filePath, ident, int, onOff, quote, regex, size } from './escape.js';
 export const FALLBACK_CERT = 'ssl/default.crt';
 export const FALLBACK_KEY = 'ssl/default.key';
 export const caFile = (digest: string): string => `ssl/ca-${ident(digest.slice(0, 32))}.pem`;
+/** The file of ssl-dh-param, relative to the work dir. */
+export const dhParamFile = (digest: string): string => `ssl/dhparam-${ident(digest.slice(0, 32))}.pem`;
 /** The file of ssl-session-ticket-key, relative to the work dir. */
 export const ticketKeyFile = (digest: string): string => `ssl/ticket-${ident(digest.slice(0, 32))}.key`;
 export const crlFile = (digest: string): string => `ssl/crl-${ident(digest.slice(0, 32))}.pem`;
@@ -47,6 +49,7 @@ export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
     `    ssl_protocols ${protocols(tls.settings.protocols)};`,
     `    ssl_ciphers ${quote(tls.settings.ciphers)};`,
     ...sessionLines(tls.settings.session ?? DEFAULT_TLS_SESSION, w),
+    ...(tls.dhParam ? [`    ssl_dhparam ${w(dhParamFile(tls.dhParam.digest))};`] : []),
     `    ssl_certificate ${w(FALLBACK_CERT)};`,
     `    ssl_certificate_key ${w(FALLBACK_KEY)};`,
     `    map $https $portico_hsts { on ${quote(hstsValue(tls))}; default ""; }`,

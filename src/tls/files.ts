@@ -3,7 +3,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Model } from '../model/types.js';
 import { proxyClientFile } from '../render/proxy-ssl.js';
-import { caFile, crlFile, ticketKeyFile } from '../render/tls.js';
+import { caFile, crlFile, dhParamFile, ticketKeyFile } from '../render/tls.js';
 import { writeAtomic } from '../workfiles.js';
 
 /**
@@ -15,6 +15,7 @@ export function clientFiles(model: Model): Map<string, string | Uint8Array> {
   // ssl-session-ticket-key: the raw 48 or 80 bytes nginx reads.
   const ticket = model.tls.settings.session?.ticketKey;
   if (ticket) files.set(ticketKeyFile(ticket.digest), Buffer.from(ticket.key.reveal(), 'base64'));
+  if (model.tls.dhParam) files.set(dhParamFile(model.tls.dhParam.digest), model.tls.dhParam.pem);
   for (const s of model.tls.servers) {
     const ca = s.clientAuth;
     if (!ca) continue;
@@ -51,6 +52,6 @@ export async function pruneClientFiles(workDir: string, model: Model): Promise<v
   const keep = new Set([...clientFiles(model).keys()].map((rel) => rel.slice('ssl/'.length)));
   const names = await readdir(join(workDir, 'ssl')).catch(() => [] as string[]);
   for (const name of names) {
-    if ((/^(ca|crl|proxy-client)-[0-9a-f]+\.pem$/.test(name) || /^ticket-[0-9a-f]+\.key$/.test(name)) && !keep.has(name)) await rm(join(workDir, 'ssl', name), { force: true });
+    if ((/^(ca|crl|proxy-client)-[0-9a-f]+\.pem$/.test(name) || /^(ticket-[0-9a-f]+\.key|dhparam-[0-9a-f]+\.pem)$/.test(name)) && !keep.has(name)) await rm(join(workDir, 'ssl', name), { force: true });
   }
 }

@@ -10,6 +10,7 @@ import { parseConfigMap } from '../../src/annotations/configmap.js';
 import { quoteVars } from '../../src/render/escape.js';
 import { fastcgiLines } from '../../src/render/fastcgi.js';
 import { snippetRefusal } from '../../src/snippets/check.js';
+import { readDhParam } from '../../src/model/tls-dhparam.js';
 
 const P = 'nginx.ingress.kubernetes.io';
 const read = (a: Record<string, string>) => parseAnnotations(Object.fromEntries(Object.entries(a).map(([k, v]) => [`${P}/${k}`, v])),
@@ -77,5 +78,25 @@ void describe('ConfigMap keys', () => {
     assert.deepEqual(parseConfigMap({ 'no-auth-locations': '' }).settings.noAuthLocations, []);
     assert.deepEqual(parseConfigMap({ 'global-allowed-response-headers': 'X-A, X-B' }).settings.allowedResponseHeaders, ['X-A', 'X-B']);
     assert.deepEqual(parseConfigMap({ 'global-allowed-response-headers': 'X-A;' }).errors.map((e) => e.key), ['global-allowed-response-headers']);
+  });
+});
+
+void describe('ssl-dh-param', () => {
+  /** A PEM of DER SEQUENCE { INTEGER p, INTEGER g }: p of `bytes` bytes (top bit clear after the 0 pad), g. */
+  const pem = (bytes: number, g: number, tail: number[] = []): string => {
+    const int = (v: number[]) => [0x02, ...(v.length < 128 ? [v.length] : [0x82, v.length >> 8, v.length & 0xff]), ...v];
+    const body = [...int([0x00, ...Array<number>(bytes).fill(0xff)]), ...int([g]), ...tail];
+    const der = Buffer.from([0x30, 0x82, body.length >> 8, body.length & 0xff, ...body]);
+    return `-----BEGIN DH PARAMETERS-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END DH PARAMETERS-----\n`;
+  };
+  const read = (text: string) => readDhParam([{ metadata: { name: 'dh', namespace: 'ns' }, stringData: { 'dhparam.pem': text } }], { kind: 'Secret', namespace: 'ns', name: 'dh' });
+  void it('takes a 2048-bit prime and a small generator; refuses short primes, bad generators, trailing bytes and other PEM', () => {
+    const ok = read(pem(256, 2));
+    assert.deepEqual(ok.ok ? ok.value.bits : ok.reason, 2048);
+    assert.match(read(pem(128, 2)).ok ? '' : (read(pem(128, 2)) as { reason: string }).reason, /1024 bits/);
+    assert.equal(read(pem(256, 1)).ok, false);
+    assert.equal(read(pem(256, 2, [0x05, 0x00])).ok, false);
+    assert.equal(read('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n').ok, false);
+    assert.equal(readDhParam([], { kind: 'Secret', namespace: 'ns', name: 'dh' }).ok, false);
   });
 });
