@@ -78,10 +78,20 @@ export interface Running {
 }
 
 /**
+ * PORTICO_TEST_DYNAMIC_ROUTES=1 adds `--enable-dynamic-routes` to every Portico the tests start (README, Tests), unless
+ * the test sets the flag itself: the whole suite then runs on the Lua route table (docs/adr/0014, "Default").
+ */
+export function withTestSwitches(args: readonly string[]): string[] {
+  const given = args.some((a) => /^--?enable-dynamic-routes(=|$)/.test(a));
+  return process.env['PORTICO_TEST_DYNAMIC_ROUTES'] === '1' && !given ? [...args, '--enable-dynamic-routes'] : [...args];
+}
+
+/**
  * Starts `portico` with the flags of the issue's command line (every port picked free) and a 0700 mktemp work dir;
  * resolves when /healthz is 200.
  */
 export async function startPortico(args: string[], opts: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv; ownGroup?: boolean } = {}): Promise<Running> {
+  args = withTestSwitches(args);
   const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const workDir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
   const proc = spawn(process.execPath, [join(REPO, 'bin/portico.js'), ...args,
