@@ -13,14 +13,26 @@ const I = '            ';
 /**
  * The block a profile holds for `t` (its Lua hooks, then its rendered body, the canary key left to the router), or
  * undefined when `t` also needs something at server level (custom error locations, an auth-url location, a mirror
- * location...), which a shared catch-all cannot hold per Ingress: such a host keeps its server block.
+ * location...), which a shared catch-all cannot hold per Ingress, or a body size limit (proxy-body-size), which a
+ * named location does not enforce: such a host keeps its server block.
  */
 export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, ctx: SettingsContext, emptyServer: string): string | undefined {
   // a snippet may hold what a named location refuses (alias, under --snippet-mode=any): nginx -t would hold the Ingress out
   if (errorPages(t, ctx) !== undefined || t.settings?.configurationSnippet !== undefined) return undefined;
   const alone: Server = { host: '_', locations: [{ match: 'prefix', path: '/', target: t }] };
-  if (serverBody(alone, ctx).join('\n') !== emptyServer) return undefined;
-  return [...luaHooks(upstream), ...locationBody({ ...t, canary: undefined }, ctx)].join('\n');
+  let body: string;
+  try {
+    if (serverBody(alone, ctx).join('\n') !== emptyServer) return undefined;
+    body = [...luaHooks(upstream), ...locationBody({ ...t, canary: undefined }, ctx)].join('\n');
+  } catch {
+    // A block that cannot be rendered out of its server (an `https://$host/...` auth-url needs the listener the
+    // server render knows) keeps its host rendered, which refuses it there if it is bad (test/e2e/oauth2-proxy).
+    return undefined;
+  }
+  // nginx checks client_max_body_size against Content-Length when it picks a location, never on the internal
+  // redirect to a named location: in a profile, proxy-body-size would let larger bodies through (test/e2e/annotations).
+  if (/(^|\n)\s*client_max_body_size /.test(body)) return undefined;
+  return body;
 }
 
 /** The named location's name: stable for a block, whatever else changes. */
