@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { routingSuites } from './routing-cases.js';
 
-routingSuites('', [], async (p) => {
+// Named, not left to the default: PORTICO_TEST_DYNAMIC_ROUTES=1 (and a flipped default) must not move this half.
+routingSuites('', ['--enable-dynamic-routes=false'], async (p) => {
   const conf = await readFile(join(p.workDir, 'nginx.conf'), 'utf8');
   assert.match(conf, /server_name "row0\.table\.test";/, 'hosts are server blocks');
   assert.doesNotMatch(conf, /portico\.router/);
