@@ -194,7 +194,10 @@ function _M.rewrite()
       elseif owns(alt) then to_alt = true
       else to_alt = canary.wanted(policy) end
     end
-    if to_alt and alt and alt.n > 0 then b = alt; ngx_var.portico_backend = alt.name end
+    if to_alt and alt and alt.n > 0 then
+      b = alt; ngx_var.portico_backend = alt.name
+      ngx_var.proxy_alternative_upstream_name = alt.name -- the access log's field, as ingress-nginx logs a canary
+    end
   end
   if not b or b.n == 0 then return ngx_exit(503) end
   if b.on_rewrite then ngx.ctx.portico_endpoint = b.impl:rewrite() end

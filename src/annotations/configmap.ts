@@ -43,7 +43,7 @@ const ref: v.Parser<string> = (raw) => {
 };
 
 /** nginx variables a log format may use: core names and the families with a suffix. */
-const LOG_VARS = /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|portico_backend|best_http_host|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
+const LOG_VARS = /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|portico_backend|proxy_upstream_name|proxy_alternative_upstream_name|best_http_host|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
 
 /** A log format: printable ASCII; `$` only before a known variable name (an unknown one would fail `nginx -t`). */
 export const logFormat: v.Parser<string> = (raw) => {
@@ -96,7 +96,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('worker-processes', 'workerProcesses', 'auto', 'nginx worker processes (a number or auto).', workers),
   key('max-worker-connections', 'maxWorkerConnections', '16384', 'Connections per worker.', v.int(64, 1_000_000)),
   key('worker-shutdown-timeout', 'workerShutdownTimeout', '240s', 'Seconds old workers may take to finish after a reload.', v.seconds()),
-  key('log-format-upstream', 'logFormatUpstream', '', 'Access log format (nginx variables allowed).', logFormat),
+  key('log-format-upstream', 'logFormatUpstream', '', 'Access log format (nginx variables allowed, with ingress-nginx\'s $proxy_upstream_name and $proxy_alternative_upstream_name). The default line has ingress-nginx\'s upstreaminfo fields in its order.', logFormat),
   key('log-format-escape-json', 'logFormatEscapeJson', 'false', 'Escapes the access log for JSON.', v.bool),
   key('access-log-path', 'accessLogPath', '', "Access log file (default: the work directory's logs/access.log).", logPath),
   key('error-log-level', 'errorLogLevel', 'notice', "nginx's error log level.", v.oneOf(['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg'] as const)),

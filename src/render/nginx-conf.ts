@@ -112,11 +112,15 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     `    scgi_temp_path ${w('tmp/scgi')};`,
     '    log_format portico \'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent \'',
     '                       \'"$http_referer" "$http_user_agent" $request_length $request_time \'',
-    '                       \'[$portico_backend] $upstream_addr $upstream_status $upstream_response_time $req_id\';',
+    // ingress-nginx's upstreaminfo field order, so log parsers written for it read Portico's lines unchanged.
+    '                       \'[$portico_backend] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length \'',
+    '                       \'$upstream_response_time $upstream_status $req_id\';',
     ...accessLog(o, g),
     '    uninitialized_variable_warn off;',
     '    sendfile on; tcp_nopush on; tcp_nodelay on;',
     ...hashLines(g),
+    // ingress-nginx's names for custom log-format-upstream values (after the map hash sizes): evaluated only when a format reads them.
+    '    map $portico_backend $proxy_upstream_name { default $portico_backend; }',
     '    map $http_upgrade $connection_upgrade { default upgrade; \'\' \'\'; }',
     // X-Request-ID: the client's, else 32 hex digits from lua/portico/request_id.lua (RAND_bytes drawn 4 KiB at a
     // time, set in the rewrite phase), else, in a location whose own rewrite hook does not set it, nginx's $request_id
@@ -149,6 +153,8 @@ function internalServers(o: RenderOptions): string[] {
     `        ${listen('127.0.0.1', o.statusPort)}`,
     '        access_log off;',
     '        set $portico_backend "";',
+    // Declares the variable the balancer sets when a canary takes a request (empty, uninitialized, elsewhere).
+    '        set $proxy_alternative_upstream_name "";',
     '        location /configuration/ {',
     '            client_max_body_size 64m; client_body_buffer_size 64m;',
     '            content_by_lua_block { require("portico.configuration").call() }',
