@@ -36,12 +36,22 @@ function ask(port: number): Promise<string> {
     const req = request({ host: '127.0.0.1', port, path: '/', headers: { host: HOST }, agent, timeout: 1000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => { resolve(res.statusCode === 200 ? body.trim() : String(res.statusCode)); });
-      res.on('error', () => { resolve(''); });
+      res.on('data', (c: string) => {
+        body += c;
+      });
+      res.on('end', () => {
+        resolve(res.statusCode === 200 ? body.trim() : String(res.statusCode));
+      });
+      res.on('error', () => {
+        resolve('');
+      });
     });
-    req.on('timeout', () => { req.destroy(); });
-    req.on('error', () => { resolve(''); });
+    req.on('timeout', () => {
+      req.destroy();
+    });
+    req.on('error', () => {
+      resolve('');
+    });
     req.end();
   });
 }
@@ -49,12 +59,7 @@ function ask(port: number): Promise<string> {
 const endpointSlice = (port: number): unknown => slice('web', port, ['127.0.0.1'], { name: 'web-0' });
 
 function objects(port: number): unknown[] {
-  return [
-    ingressClass('portico'),
-    service('web'),
-    endpointSlice(port),
-    ingress('web', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
-  ];
+  return [ingressClass('portico'), service('web'), endpointSlice(port), ingress('web', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'web' }] })];
 }
 
 /** Where the objects come from: starts Portico on it, and changes the EndpointSlice. */
@@ -91,7 +96,10 @@ function apiSource(): Source {
       for (const o of objects(port)) api.put(o as KubeObject);
       return startPortico(['--kubeconfig', kubeconfig, '--worker-processes', String(WORKERS), '--log-level', 'info']);
     },
-    change: (port) => { api.put(endpointSlice(port) as KubeObject); return Promise.resolve(); },
+    change: (port) => {
+      api.put(endpointSlice(port) as KubeObject);
+      return Promise.resolve();
+    },
   };
 }
 
@@ -123,12 +131,16 @@ async function run(source: Source): Promise<void> {
       let served = false;
       while (performance.now() - t0 < CHANGE_TIMEOUT_MS) {
         const body = await ask(portico.http);
-        if (body === `ok ${target}`) { served = true; break; }
+        if (body === `ok ${target}`) {
+          served = true;
+          break;
+        }
         if (body !== `ok ${ports[c % 2]!}`) wrong += 1; // neither endpoint: an error or a non-200
         await sleep(POLL_MS);
       }
       const ms = performance.now() - t0;
-      if (served) times.push(ms); else timeouts += 1;
+      if (served) times.push(ms);
+      else timeouts += 1;
       await sleep(50 + Math.floor(Math.random() * 200));
     }
 
@@ -136,7 +148,9 @@ async function run(source: Source): Promise<void> {
     const reloads = syncCount(portico.output, 'reload') - reloadsBefore;
     const dynamic = syncCount(portico.output, 'dynamic') - dynamicBefore;
     console.log(`\nchange -> first request served by the new endpoint, ${times.length} changes:`);
-    console.log(`  p50 ${fmt(percentile(times, 50), 1)} ms, p90 ${fmt(percentile(times, 90), 1)} ms, p99 ${fmt(percentile(times, 99), 1)} ms, min ${fmt(Math.min(...times), 1)} ms, max ${fmt(Math.max(...times), 1)} ms`);
+    console.log(
+      `  p50 ${fmt(percentile(times, 50), 1)} ms, p90 ${fmt(percentile(times, 90), 1)} ms, p99 ${fmt(percentile(times, 99), 1)} ms, min ${fmt(Math.min(...times), 1)} ms, max ${fmt(Math.max(...times), 1)} ms`,
+    );
     console.log(`  timeouts (> ${CHANGE_TIMEOUT_MS} ms): ${timeouts}; answers from neither endpoint while polling: ${wrong}`);
     console.log(`  syncs with plan reload: ${reloads}; plan dynamic: ${dynamic}`);
     console.log(`  nginx workers before ${workersBefore.join(',')} after ${workersAfter.join(',')}: ${workersBefore.join() === workersAfter.join() ? 'unchanged (no reload)' : 'CHANGED'}`);

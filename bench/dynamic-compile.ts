@@ -25,7 +25,15 @@ function table(n: number): unknown {
   const hosts: Record<string, unknown> = {};
   for (let i = 0; i < n; i += 1) {
     const ns = `ns${i % 1000}`;
-    targets.push({ backend: `${ns}_svc${i}_80`, canary: '', redirect: i % 10 === 0 ? 308 : 0, denied: false, metrics: `${ns}|ing${i}|svc${i}|h${i}.scale.test|${ns}_svc${i}_80`, rewrite: false, profile: '' });
+    targets.push({
+      backend: `${ns}_svc${i}_80`,
+      canary: '',
+      redirect: i % 10 === 0 ? 308 : 0,
+      denied: false,
+      metrics: `${ns}|ing${i}|svc${i}|h${i}.scale.test|${ns}_svc${i}_80`,
+      rewrite: false,
+      profile: '',
+    });
     hosts[`h${i}.scale.test`] = { exact: { '/api/v1/x': i, '/api': i }, prefix: { '/': i, '/api/': i, '/static/': i }, hsts: i % 10 === 0 };
   }
   return { targets, hosts, default: { exact: {}, prefix: { '/': 0 }, hsts: false } };
@@ -42,7 +50,9 @@ try {
     if (posted.status !== 201) throw new Error(`POST answered ${posted.status}: ${posted.body}`);
     const first = (await request(nginx.port, `/match?h=h${n - 1}.scale.test`)).body.split(' ')[0];
     const next = (await request(nginx.port, `/match?h=h${n - 1}.scale.test`)).body.split(' ')[0];
-    console.log(`${String(n).padStart(6)}  ${(JSON.stringify(body).length / 1e6).toFixed(1).padStart(8)}  ${postMs.toFixed(0).padStart(7)}  ${String(first).padStart(35)}  ${String(next).padStart(15)}`);
+    console.log(
+      `${String(n).padStart(6)}  ${(JSON.stringify(body).length / 1e6).toFixed(1).padStart(8)}  ${postMs.toFixed(0).padStart(7)}  ${String(first).padStart(35)}  ${String(next).padStart(15)}`,
+    );
   }
 } finally {
   await nginx.stop();

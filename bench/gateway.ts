@@ -28,17 +28,25 @@ async function main(): Promise<void> {
   const dir = await manifestDir();
   try {
     await writeManifests(dir, 'all.yaml', [
-      gatewayClass('portico'), gateway('web', [{ name: 'http' }]),
-      service('one'), slice('one', p1, ['127.0.0.1']), service('two'), slice('two', p2, ['127.0.0.1']),
-      httpRoute('bench', { parentRefs: [{ name: 'web' }], hostnames: ['gw.bench'], rules: [
-        { matches: [at('/plain')], backendRefs: [ref('one')] },
-        { matches: [at('/cond', { headers: [{ name: 'x-a', value: '1' }] })], backendRefs: [ref('two')] },
-        { matches: [at('/cond', { queryParams: [{ name: 'q', type: 'RegularExpression', value: '[0-9]+' }] })], backendRefs: [ref('two')] },
-        { matches: [at('/cond', { method: 'POST' })], backendRefs: [ref('two')] },
-        { matches: [at('/cond')], backendRefs: [ref('one')] },
-        { matches: [at('/split')], backendRefs: [ref('one'), ref('two')] },
-        { matches: [at('/headers')], backendRefs: [ref('one')], filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-B', value: 'b' }] } }] },
-      ] }),
+      gatewayClass('portico'),
+      gateway('web', [{ name: 'http' }]),
+      service('one'),
+      slice('one', p1, ['127.0.0.1']),
+      service('two'),
+      slice('two', p2, ['127.0.0.1']),
+      httpRoute('bench', {
+        parentRefs: [{ name: 'web' }],
+        hostnames: ['gw.bench'],
+        rules: [
+          { matches: [at('/plain')], backendRefs: [ref('one')] },
+          { matches: [at('/cond', { headers: [{ name: 'x-a', value: '1' }] })], backendRefs: [ref('two')] },
+          { matches: [at('/cond', { queryParams: [{ name: 'q', type: 'RegularExpression', value: '[0-9]+' }] })], backendRefs: [ref('two')] },
+          { matches: [at('/cond', { method: 'POST' })], backendRefs: [ref('two')] },
+          { matches: [at('/cond')], backendRefs: [ref('one')] },
+          { matches: [at('/split')], backendRefs: [ref('one'), ref('two')] },
+          { matches: [at('/headers')], backendRefs: [ref('one')], filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-B', value: 'b' }] } }] },
+        ],
+      }),
     ]);
     const portico = await startPortico(['--manifests', dir, '--worker-processes', '1', '--log-level', 'info']);
     try {
@@ -50,7 +58,9 @@ async function main(): Promise<void> {
       console.log('|---|---|---|---|---|');
       for (const c of CASES) {
         const rs = results.get(c.name) ?? [];
-        console.log(`| ${c.name} | ${fmt(median(rs.map((x) => x.rps)))} | ${fmt(median(rs.map((x) => x.p50ms)), 2)} | ${fmt(median(rs.map((x) => x.p99ms)), 2)} | ${rs.reduce((a, x) => a + x.non2xx + x.socketErrors, 0)} |`);
+        console.log(
+          `| ${c.name} | ${fmt(median(rs.map((x) => x.rps)))} | ${fmt(median(rs.map((x) => x.p50ms)), 2)} | ${fmt(median(rs.map((x) => x.p99ms)), 2)} | ${rs.reduce((a, x) => a + x.non2xx + x.socketErrors, 0)} |`,
+        );
       }
     } finally {
       await portico.stop();

@@ -62,7 +62,9 @@ export interface HandConf {
 
 export function handConf(o: HandConf): (dir: string) => string {
   const { port, backends, headers, serverExtra, lua = false } = o;
-  const upstream = lua ? floorUpstream(backends) : `    upstream static_backend {
+  const upstream = lua
+    ? floorUpstream(backends)
+    : `    upstream static_backend {
 ${backends.map((p) => `        server 127.0.0.1:${p};`).join('\n')}`;
   return (dir) => `${lua ? FLOOR_LUA : ''}worker_processes ${o.workers};
 pid ${dir}/nginx.pid;

@@ -5,16 +5,39 @@ import WebSocket from 'ws';
 import { sleep } from './lib.js';
 
 export interface Counts {
-  requests: number; failed: number; failures: Map<string, number>;
-  wsOpened: number; wsDropped: number; wsEchoes: number;
-  h2Sessions: number; h2Dropped: number; h2Streams: number; h2Failed: number;
-  downloads: number; downloadsBroken: number; downloadedMiB: number;
+  requests: number;
+  failed: number;
+  failures: Map<string, number>;
+  wsOpened: number;
+  wsDropped: number;
+  wsEchoes: number;
+  h2Sessions: number;
+  h2Dropped: number;
+  h2Streams: number;
+  h2Failed: number;
+  downloads: number;
+  downloadsBroken: number;
+  downloadedMiB: number;
 }
 
 export const BIG_BYTES = 32 * 1024 * 1024;
 
 export function newCounts(): Counts {
-  return { requests: 0, failed: 0, failures: new Map(), wsOpened: 0, wsDropped: 0, wsEchoes: 0, h2Sessions: 0, h2Dropped: 0, h2Streams: 0, h2Failed: 0, downloads: 0, downloadsBroken: 0, downloadedMiB: 0 };
+  return {
+    requests: 0,
+    failed: 0,
+    failures: new Map(),
+    wsOpened: 0,
+    wsDropped: 0,
+    wsEchoes: 0,
+    h2Sessions: 0,
+    h2Dropped: 0,
+    h2Streams: 0,
+    h2Failed: 0,
+    downloads: 0,
+    downloadsBroken: 0,
+    downloadedMiB: 0,
+  };
 }
 
 function fail(c: Counts, why: string): void {
@@ -23,20 +46,37 @@ function fail(c: Counts, why: string): void {
 }
 
 /** Where the load goes: Portico's ports and the hosts of the bench's Ingresses. */
-export interface Target { readonly http: number; readonly https: number; readonly host: string; readonly tlsHost: string }
+export interface Target {
+  readonly http: number;
+  readonly https: number;
+  readonly host: string;
+  readonly tlsHost: string;
+}
 
 /** GET `path` on a keepalive agent; resolves with the status and byte count (status 0 and the error code on error). */
 function get(t: Target, agent: Agent | false, path: string): Promise<{ status: number; bytes: number; error?: string }> {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port: t.http, path, headers: { host: t.host }, agent, timeout: 30_000 }, (res) => {
       let bytes = 0;
-      res.on('data', (b: Buffer) => { bytes += b.length; });
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, bytes }); });
-      res.on('aborted', () => { resolve({ status: 0, bytes, error: 'response aborted' }); });
-      res.on('error', (e: NodeJS.ErrnoException) => { resolve({ status: 0, bytes, error: e.code ?? e.message }); });
+      res.on('data', (b: Buffer) => {
+        bytes += b.length;
+      });
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, bytes });
+      });
+      res.on('aborted', () => {
+        resolve({ status: 0, bytes, error: 'response aborted' });
+      });
+      res.on('error', (e: NodeJS.ErrnoException) => {
+        resolve({ status: 0, bytes, error: e.code ?? e.message });
+      });
     });
-    req.on('timeout', () => { req.destroy(new Error('timeout')); });
-    req.on('error', (e: NodeJS.ErrnoException) => { resolve({ status: 0, bytes: 0, error: e.code ?? e.message }); });
+    req.on('timeout', () => {
+      req.destroy(new Error('timeout'));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      resolve({ status: 0, bytes: 0, error: e.code ?? e.message });
+    });
     req.end();
   });
 }
@@ -44,63 +84,102 @@ function get(t: Target, agent: Agent | false, path: string): Promise<{ status: n
 /** `clients` loops of keepalive GETs, one every `pauseMs` each, until `stop()` is true. Node never retries. */
 export async function keepaliveClients(t: Target, c: Counts, clients: number, pauseMs: number, stop: () => boolean): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (!stop()) {
-      const r = await get(t, agent, '/');
-      c.requests += 1;
-      if (r.status !== 200) fail(c, r.error ?? `status ${r.status}`);
-      await sleep(pauseMs);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (!stop()) {
+        const r = await get(t, agent, '/');
+        c.requests += 1;
+        if (r.status !== 200) fail(c, r.error ?? `status ${r.status}`);
+        await sleep(pauseMs);
+      }
+    }),
+  );
   agent.destroy();
 }
 
 /** Large downloads (`BIG_BYTES` each, the backend paces them) in `parallel` loops; a short one counts as broken. */
 export async function downloads(t: Target, c: Counts, parallel: number, stop: () => boolean): Promise<void> {
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (!stop()) {
-      const r = await get(t, false, '/big');
-      c.downloads += 1;
-      c.downloadedMiB += r.bytes / 1048576;
-      if (r.status !== 200 || r.bytes !== BIG_BYTES) c.downloadsBroken += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (!stop()) {
+        const r = await get(t, false, '/big');
+        c.downloads += 1;
+        c.downloadedMiB += r.bytes / 1048576;
+        if (r.status !== 200 || r.bytes !== BIG_BYTES) c.downloadsBroken += 1;
+      }
+    }),
+  );
 }
 
 /** `n` WebSockets, each echoing a message every 500 ms; a close before `stop()` is a drop (not reopened). */
 export async function websockets(t: Target, c: Counts, n: number, stop: () => boolean): Promise<void> {
-  await Promise.all(Array.from({ length: n }, (_, i) => new Promise<void>((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${t.http}/ws`, { headers: { host: t.host } });
-    let timer: NodeJS.Timeout | undefined;
-    ws.on('open', () => {
-      c.wsOpened += 1;
-      timer = setInterval(() => {
-        if (stop()) { clearInterval(timer); ws.close(); return; }
-        ws.send(`ws${i}`);
-      }, 500);
-    });
-    ws.on('message', () => { c.wsEchoes += 1; });
-    ws.on('error', () => undefined);
-    ws.on('close', () => { clearInterval(timer); if (!stop()) c.wsDropped += 1; resolve(); });
-  })));
+  await Promise.all(
+    Array.from(
+      { length: n },
+      (_, i) =>
+        new Promise<void>((resolve) => {
+          const ws = new WebSocket(`ws://127.0.0.1:${t.http}/ws`, { headers: { host: t.host } });
+          let timer: NodeJS.Timeout | undefined;
+          ws.on('open', () => {
+            c.wsOpened += 1;
+            timer = setInterval(() => {
+              if (stop()) {
+                clearInterval(timer);
+                ws.close();
+                return;
+              }
+              ws.send(`ws${i}`);
+            }, 500);
+          });
+          ws.on('message', () => {
+            c.wsEchoes += 1;
+          });
+          ws.on('error', () => undefined);
+          ws.on('close', () => {
+            clearInterval(timer);
+            if (!stop()) c.wsDropped += 1;
+            resolve();
+          });
+        }),
+    ),
+  );
 }
 
 /** `n` HTTP/2 sessions over TLS, a GET every 200 ms each; a session that ends before `stop()` is a drop. */
 export async function h2Sessions(t: Target, c: Counts, n: number, stop: () => boolean): Promise<void> {
-  await Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve) => {
-    const s = http2.connect(`https://127.0.0.1:${t.https}`, { servername: t.tlsHost, rejectUnauthorized: false });
-    c.h2Sessions += 1;
-    s.on('error', () => undefined);
-    s.on('close', () => { if (!stop()) c.h2Dropped += 1; resolve(); });
-    const tick = (): void => {
-      if (stop() || s.closed || s.destroyed) { s.close(); return; }
-      const req = s.request({ ':path': '/', ':authority': t.tlsHost });
-      req.on('response', (h) => { c.h2Streams += 1; if (h[':status'] !== 200) c.h2Failed += 1; });
-      req.on('error', () => { c.h2Failed += 1; });
-      req.resume();
-      req.on('close', () => { setTimeout(tick, 200); });
-      req.end();
-    };
-    tick();
-  })));
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve) => {
+          const s = http2.connect(`https://127.0.0.1:${t.https}`, { servername: t.tlsHost, rejectUnauthorized: false });
+          c.h2Sessions += 1;
+          s.on('error', () => undefined);
+          s.on('close', () => {
+            if (!stop()) c.h2Dropped += 1;
+            resolve();
+          });
+          const tick = (): void => {
+            if (stop() || s.closed || s.destroyed) {
+              s.close();
+              return;
+            }
+            const req = s.request({ ':path': '/', ':authority': t.tlsHost });
+            req.on('response', (h) => {
+              c.h2Streams += 1;
+              if (h[':status'] !== 200) c.h2Failed += 1;
+            });
+            req.on('error', () => {
+              c.h2Failed += 1;
+            });
+            req.resume();
+            req.on('close', () => {
+              setTimeout(tick, 200);
+            });
+            req.end();
+          };
+          tick();
+        }),
+    ),
+  );
 }

@@ -31,20 +31,38 @@ const SHUTDOWN = intArg(argv, 'shutdown-timeout', 240, 1, 3600);
 function backend(port: number): Promise<{ server: Server; wss: WebSocketServer }> {
   const chunk = Buffer.alloc(65536, 120);
   const server = createServer((req, res) => {
-    if (req.url !== '/big') { res.end(`ok ${port}`); return; }
+    if (req.url !== '/big') {
+      res.end(`ok ${port}`);
+      return;
+    }
     res.writeHead(200, { 'content-length': String(BIG_BYTES) });
     let sent = 0;
     const next = (): void => {
       if (res.destroyed) return;
-      if (sent >= BIG_BYTES) { res.end(); return; }
+      if (sent >= BIG_BYTES) {
+        res.end();
+        return;
+      }
       sent += chunk.length;
-      if (res.write(chunk)) setTimeout(next, 8); else res.once('drain', () => { setTimeout(next, 8); });
+      if (res.write(chunk)) setTimeout(next, 8);
+      else
+        res.once('drain', () => {
+          setTimeout(next, 8);
+        });
     };
     next();
   });
   const wss = new WebSocketServer({ server, path: '/ws' });
-  wss.on('connection', (ws) => { ws.on('message', (d) => { ws.send(`echo:${String(d)}`); }); });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => { resolve({ server, wss }); }));
+  wss.on('connection', (ws) => {
+    ws.on('message', (d) => {
+      ws.send(`echo:${String(d)}`);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () => {
+      resolve({ server, wss });
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -62,7 +80,14 @@ async function main(): Promise<void> {
     await folder.write('config.json', [configMap('portico', { 'worker-shutdown-timeout': `${SHUTDOWN}s` })]);
     await folder.write('app.json', [
       ingress('app', { className: 'portico', host: 'hitless.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
-      { ...ingress('tls', { className: 'portico', host: 'tls.hitless.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }), spec: { ingressClassName: 'portico', tls: [{ hosts: ['tls.hitless.test'], secretName: 'tls' }], rules: [{ host: 'tls.hitless.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } },
+      {
+        ...ingress('tls', { className: 'portico', host: 'tls.hitless.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+        spec: {
+          ingressClassName: 'portico',
+          tls: [{ hosts: ['tls.hitless.test'], secretName: 'tls' }],
+          rules: [{ host: 'tls.hitless.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+        },
+      },
       tlsSecret('tls', pem),
     ]);
     await folder.write('edge.json', edge(ports[0]));
@@ -72,7 +97,12 @@ async function main(): Promise<void> {
     const t: Target = { http: p.http, https: p.https, host: 'hitless.test', tlsHost: 'tls.hitless.test' };
     const loads = [keepaliveClients(t, counts, 8, 5, stop), downloads(t, counts, 2, stop), websockets(t, counts, 4, stop), h2Sessions(t, counts, 2, stop)];
     const load: number[] = [];
-    const progress = (what: string): void => { load.push(loadavg()[0] ?? 0); process.stdout.write(`\r\x1b[K[hitless] ${what}: ${counts.requests} requests, ${counts.failed} failed, ws dropped ${counts.wsDropped}, h2 dropped ${counts.h2Dropped}, downloads ${counts.downloads} (${counts.downloadsBroken} broken)`); };
+    const progress = (what: string): void => {
+      load.push(loadavg()[0] ?? 0);
+      process.stdout.write(
+        `\r\x1b[K[hitless] ${what}: ${counts.requests} requests, ${counts.failed} failed, ws dropped ${counts.wsDropped}, h2 dropped ${counts.h2Dropped}, downloads ${counts.downloads} (${counts.downloadsBroken} broken)`,
+      );
+    };
     await sleep(1000);
     const dynamicBefore = syncCount(p.output, 'dynamic');
     for (let i = 0; i < ENDPOINT_CHANGES; i += 1) {
@@ -96,8 +126,12 @@ async function main(): Promise<void> {
     process.stdout.write('\n');
     const reloads = syncCount(p.output, 'reload') - reloadsBefore;
     const dynamic = syncCount(p.output, 'dynamic') - dynamicBefore;
-    console.log(`\nbench/hitless: ${ENDPOINT_CHANGES} endpoint changes (every ${PAUSE_MS} ms: ${dynamic} dynamic syncs, the folder watcher coalesces), then ${RELOADS} reloading changes (${reloads} reloads counted); worker-shutdown-timeout ${SHUTDOWN}s`);
-    console.log(`keepalive GETs: ${counts.requests}, failed ${counts.failed} (${fmt((100 * counts.failed) / Math.max(1, counts.requests), 3)}%) ${JSON.stringify(Object.fromEntries(counts.failures))}`);
+    console.log(
+      `\nbench/hitless: ${ENDPOINT_CHANGES} endpoint changes (every ${PAUSE_MS} ms: ${dynamic} dynamic syncs, the folder watcher coalesces), then ${RELOADS} reloading changes (${reloads} reloads counted); worker-shutdown-timeout ${SHUTDOWN}s`,
+    );
+    console.log(
+      `keepalive GETs: ${counts.requests}, failed ${counts.failed} (${fmt((100 * counts.failed) / Math.max(1, counts.requests), 3)}%) ${JSON.stringify(Object.fromEntries(counts.failures))}`,
+    );
     console.log(`WebSockets: ${counts.wsOpened} opened, ${counts.wsDropped} dropped before the end, ${counts.wsEchoes} echoes`);
     console.log(`HTTP/2 sessions: ${counts.h2Sessions}, ${counts.h2Dropped} dropped before the end; streams ${counts.h2Streams}, failed ${counts.h2Failed}`);
     console.log(`downloads of ${BIG_BYTES / 1048576} MiB: ${counts.downloads} (${counts.downloadsBroken} broken, ${fmt(counts.downloadedMiB)} MiB moved)`);

@@ -21,7 +21,11 @@ export interface HandNginx {
 /** Children of a process (the nginx workers of a master). */
 export async function childPids(pid: number): Promise<number[]> {
   const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-  return text.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /** Starts `nginx -c <conf>` in a fresh directory (0755 so that `nobody` workers can use it), pinned to `cpus`. */
@@ -31,13 +35,19 @@ export async function startNginx(name: string, conf: (dir: string) => string, cp
   await mkdir(join(dir, 'logs'));
   await mkdir(join(dir, 'tmp'));
   await writeFile(join(dir, 'nginx.conf'), conf(dir));
-  const proc = spawn('taskset', ['-c', cpus, binary, '-p', dir, '-e', 'stderr', '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process on;'],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn('taskset', ['-c', cpus, binary, '-p', dir, '-e', 'stderr', '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process on;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  proc.stderr?.setEncoding('utf8').on('data', (c: string) => { if (stderr.length < 20_000) stderr += c; });
-  const exited = new Promise<void>((resolve) => { proc.once('exit', () => { resolve(); }); });
+  proc.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    if (stderr.length < 20_000) stderr += c;
+  });
+  const exited = new Promise<void>((resolve) => {
+    proc.once('exit', () => {
+      resolve();
+    });
+  });
   const handle: HandNginx = {
-    dir, proc,
+    dir,
+    proc,
     workers: async () => (proc.pid === undefined ? [] : childPids(proc.pid)),
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGQUIT');
@@ -47,9 +57,13 @@ export async function startNginx(name: string, conf: (dir: string) => string, cp
       await rm(dir, { recursive: true, force: true });
     },
   };
-  for (let i = 0; i < 1200; i += 1) { // 30 s: under valgrind nginx + LuaJIT start slowly
+  for (let i = 0; i < 1200; i += 1) {
+    // 30 s: under valgrind nginx + LuaJIT start slowly
     if (proc.exitCode !== null) break;
-    const ok = await fetch(`http://127.0.0.1:${probePort}/`, { headers: { connection: 'close' } }).then(() => true, () => false);
+    const ok = await fetch(`http://127.0.0.1:${probePort}/`, { headers: { connection: 'close' } }).then(
+      () => true,
+      () => false,
+    );
     if (ok) return handle;
     await sleep(25);
   }
@@ -93,8 +107,10 @@ function ms(text: string | undefined): number {
 
 /** One wrk run (1 thread) pinned to `cpus`, bounded by `seconds` (+ a kill timer). */
 export async function wrk(url: string, host: string, o: { seconds: number; connections: number; cpus: string }): Promise<WrkResult> {
-  const { stdout } = await run('taskset', ['-c', o.cpus, 'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '2s', '--latency', '-H', `Host: ${host}`, url],
-    { timeout: (o.seconds + 15) * 1000, killSignal: 'SIGKILL' });
+  const { stdout } = await run('taskset', ['-c', o.cpus, 'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '2s', '--latency', '-H', `Host: ${host}`, url], {
+    timeout: (o.seconds + 15) * 1000,
+    killSignal: 'SIGKILL',
+  });
   const line = (re: RegExp): RegExpExecArray | null => re.exec(stdout);
   const sock = line(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
   return {
@@ -139,7 +155,10 @@ export function intArg(argv: readonly string[], name: string, def: number, min: 
 
 /** Connections the backend nginx has accepted so far (stub_status on its `statusPort`), or NaN. */
 export async function backendAccepts(statusPort: number): Promise<number> {
-  const text = await fetch(`http://127.0.0.1:${statusPort}/`, { headers: { connection: 'close' } }).then((r) => r.text(), () => '');
+  const text = await fetch(`http://127.0.0.1:${statusPort}/`, { headers: { connection: 'close' } }).then(
+    (r) => r.text(),
+    () => '',
+  );
   const m = /\n\s*(\d+)\s+(\d+)\s+(\d+)/.exec(text);
   return m?.[1] ? Number(m[1]) : Number.NaN;
 }
@@ -170,10 +189,14 @@ export async function callgrindWrapper(dir: string): Promise<string> {
   const script = join(dir, 'nginx-callgrind.sh');
   // callgrind_control cannot reach forked workers, so nginx runs as one process (master_process off): the master
   // is the worker. Fine for a benchmark that never reloads.
-  await writeFile(script, `#!/bin/bash
+  await writeFile(
+    script,
+    `#!/bin/bash
 args=(); for a in "$@"; do args+=("\${a/master_process on;/master_process off;}"); done
 exec valgrind -q --tool=callgrind --smc-check=all-non-file --callgrind-out-file=${dir}/cg.%p.out ${NGINX} "\${args[@]}"
-`, { mode: 0o755 });
+`,
+    { mode: 0o755 },
+  );
   return script;
 }
 
@@ -195,7 +218,7 @@ export async function callgrindDump(dir: string, pid: number): Promise<number> {
     }
     await sleep(50);
   }
-  throw new Error(`no callgrind dump for ${pid} in ${dir}: ${(await readdir(dir)).join(" ")}`);
+  throw new Error(`no callgrind dump for ${pid} in ${dir}: ${(await readdir(dir)).join(' ')}`);
 }
 
 /**

@@ -14,18 +14,38 @@ import { ingress, ingressClass, service, slice } from '../test/support/objects.j
 import { REPO } from '../test/support/portico.js';
 
 const P = 'nginx.ingress.kubernetes.io';
-const OPTS: ModelOptions = { controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false, defaultBackendService: undefined, loadBalance: 'round_robin' };
+const OPTS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
+};
 const N = 1000;
 
 function conf(workDir: string, rate: (i: number) => number): string {
-  const ingresses = Array.from({ length: N }, (_, i) => ingress(`i${i}`, {
-    host: `h${i}.scale.test`, className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'svc' }],
-    annotations: { [`${P}/limit-rps`]: String(rate(i)), [`${P}/limit-rpm`]: '600', [`${P}/limit-connections`]: '10', [`${P}/limit-whitelist`]: '10.0.0.0/8' },
-  }));
+  const ingresses = Array.from({ length: N }, (_, i) =>
+    ingress(`i${i}`, {
+      host: `h${i}.scale.test`,
+      className: 'portico',
+      paths: [{ path: '/', type: 'Prefix', service: 'svc' }],
+      annotations: { [`${P}/limit-rps`]: String(rate(i)), [`${P}/limit-rpm`]: '600', [`${P}/limit-connections`]: '10', [`${P}/limit-whitelist`]: '10.0.0.0/8' },
+    }),
+  );
   const snap: Snapshot = { ingresses, ingressClasses: [ingressClass('portico')], services: [service('svc')], endpointSlices: [slice('svc', 8080, ['10.0.0.1'])], secrets: [], configMaps: [] };
   const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: false, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS) });
   const model = buildModel(sel.snapshot, OPTS, sel.input);
-  return renderNginxConf(model, { workDir, luaDir: join(REPO, 'lua'), httpPort: 28091, httpsPort: 28451, statusPort: 28257, defaultServerPort: 28193, listenAddress: '127.0.0.1', user: undefined, workerProcesses: 1 }).text;
+  return renderNginxConf(model, {
+    workDir,
+    luaDir: join(REPO, 'lua'),
+    httpPort: 28091,
+    httpsPort: 28451,
+    statusPort: 28257,
+    defaultServerPort: 28193,
+    listenAddress: '127.0.0.1',
+    user: undefined,
+    workerProcesses: 1,
+  }).text;
 }
 
 function rssKiB(pid: number): number {
@@ -54,7 +74,9 @@ async function measure(label: string, rate: (i: number) => number): Promise<void
     const children = readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number);
     const running = [master, ...children].reduce((s, p) => s + rssKiB(p), 0);
     process.kill(master, 'SIGQUIT');
-    process.stdout.write(`${label}: ${zones} zones, ${(text.length / 1024).toFixed(0)} KiB conf, nginx -t ${testMs} ms, peak RSS of nginx -t ${(peak / 1024).toFixed(0)} MiB, running master+${children.length} worker RSS ${(running / 1024).toFixed(0)} MiB\n`);
+    process.stdout.write(
+      `${label}: ${zones} zones, ${(text.length / 1024).toFixed(0)} KiB conf, nginx -t ${testMs} ms, peak RSS of nginx -t ${(peak / 1024).toFixed(0)} MiB, running master+${children.length} worker RSS ${(running / 1024).toFixed(0)} MiB\n`,
+    );
     await new Promise((r) => setTimeout(r, 500));
   } finally {
     rmSync(workDir, { recursive: true, force: true });

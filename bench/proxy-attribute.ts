@@ -27,7 +27,7 @@ const HOST = 'bench.test';
 const ONLY = ((): Set<string> | undefined => {
   const i = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (i < 0) return undefined;
-  const v = argv[i]!.startsWith('--only=') ? argv[i]!.slice(7) : argv[i + 1] ?? '';
+  const v = argv[i]!.startsWith('--only=') ? argv[i]!.slice(7) : (argv[i + 1] ?? '');
   return new Set(['twin', 'minimal', ...v.split(',').filter(Boolean)]);
 })();
 const wanted = (name: string): boolean => ONLY === undefined || ONLY.has(name);
@@ -54,12 +54,21 @@ const VARIANTS: readonly (readonly [string, string, Features])[] = [
   ['S+lua-reqid', 'static, the request id from lua/portico/request_id.lua instead of $request_id', { ...S, luaRequestId: true }],
 ];
 
-interface Side { readonly name: string; readonly what: string; readonly port: number; readonly pid: number }
+interface Side {
+  readonly name: string;
+  readonly what: string;
+  readonly port: number;
+  readonly pid: number;
+}
 
 async function main(): Promise<void> {
   const stops: (() => Promise<unknown>)[] = [];
-  const stopAll = async (): Promise<void> => { for (const s of stops.reverse()) await s().catch(() => undefined); };
-  process.once('SIGINT', () => { void stopAll().then(() => process.exit(130)); });
+  const stopAll = async (): Promise<void> => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+  };
+  process.once('SIGINT', () => {
+    void stopAll().then(() => process.exit(130));
+  });
   try {
     const cgDir = await mkdtemp(join(tmpdir(), 'portico-bench-cg-'));
     await chmod(cgDir, 0o777);
@@ -72,12 +81,16 @@ async function main(): Promise<void> {
     const dir = await manifestDir();
     stops.push(() => rm(dir, { recursive: true, force: true }));
     await writeManifests(dir, 'bench.yaml', [
-      ingressClass('portico'), service('bench'),
+      ingressClass('portico'),
+      service('bench'),
       ...backendPorts.map((p, i) => slice('bench', p, ['127.0.0.1'], { name: `bench-${i}` })),
       ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }] }),
     ]);
     const sides: Side[] = [];
-    for (const [name, what, extra] of [['portico', 'Portico as installed (metrics on)', []], ['nometrics', 'Portico, --enable-metrics=false', ['--enable-metrics=false']]] as const) {
+    for (const [name, what, extra] of [
+      ['portico', 'Portico as installed (metrics on)', []],
+      ['nometrics', 'Portico, --enable-metrics=false', ['--enable-metrics=false']],
+    ] as const) {
       if (!wanted(name)) continue;
       const p = await startPortico(['--manifests', dir, '--worker-processes', '1', '--log-level', 'info', '--nginx-binary', binary, ...extra]);
       stops.push(() => p.stop());
@@ -110,7 +123,9 @@ async function main(): Promise<void> {
       const xs = per.get(s.name)!;
       const m = median(xs);
       const delta = m - twin;
-      console.log(`${s.name.padEnd(13)}${fmt(m).padStart(10)}${`(${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`.padStart(16)}${`${delta >= 0 ? '+' : ''}${fmt(delta)}`.padStart(9)}${fmt(m / minimal, 3).padStart(10)}  ${s.what}`);
+      console.log(
+        `${s.name.padEnd(13)}${fmt(m).padStart(10)}${`(${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`.padStart(16)}${`${delta >= 0 ? '+' : ''}${fmt(delta)}`.padStart(9)}${fmt(m / minimal, 3).padStart(10)}  ${s.what}`,
+      );
     }
   } finally {
     await stopAll();

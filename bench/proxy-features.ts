@@ -29,9 +29,7 @@ export interface Features {
 }
 
 /** The hand-written twin of Portico as installed, without per-request metrics (a hand-written nginx has none). */
-export const TWIN: Features = {
-  headers: 'default', maps: true, requestId: true, clientCert: 'none', log: 'buffered', realIp: false, balancer: 'lua', metricsLabel: false,
-};
+export const TWIN: Features = { headers: 'default', maps: true, requestId: true, clientCert: 'none', log: 'buffered', realIp: false, balancer: 'lua', metricsLabel: false };
 
 /** bench/proxy's `minimal` side in these terms: static upstream, two headers, the same access log. */
 export const MINIMAL: Features = { ...TWIN, headers: 'minimal', maps: false, balancer: 'static' };
@@ -67,7 +65,9 @@ function headerLines(f: Features): string[] {
     lines.push("    map $http_host $best_http_host { default $http_host; '' $host; }");
   }
   const host = f.maps ? '$best_http_host' : '$host';
-  const set = (name: string, value: string): void => { lines.push(`    proxy_set_header ${name} ${value};`); };
+  const set = (name: string, value: string): void => {
+    lines.push(`    proxy_set_header ${name} ${value};`);
+  };
   if (f.headers === 'minimal') {
     set('Host', host);
     set('Connection', '""');
@@ -130,39 +130,40 @@ export interface FeatureConf {
 /** The nginx.conf of one variant (same events, keepalive, timeouts and buffers as Portico's defaults). */
 export function featureConf(o: FeatureConf): (dir: string) => string {
   const f = o.features;
-  return (dir) => [
-    `${f.balancer === 'lua' || f.luaRequestId === true ? LUA_MODULES : ''}worker_processes ${o.workers};`,
-    `pid ${dir}/nginx.pid;`,
-    'events { worker_connections 16384; multi_accept on; }',
-    'http {',
-    `    client_body_temp_path ${dir}/tmp;`,
-    `    proxy_temp_path ${dir}/tmp;`,
-    ...(f.luaRequestId === true ? [`    lua_package_path "${o.luaDir ?? 'lua'}/?.lua;;";`] : []),
-    ...logLines(f, dir),
-    '    server_tokens off;',
-    '    sendfile on; tcp_nopush on; tcp_nodelay on;',
-    '    keepalive_timeout 75s; keepalive_requests 1000;',
-    '    proxy_http_version 1.1;',
-    '    proxy_connect_timeout 5s; proxy_send_timeout 60s; proxy_read_timeout 60s;',
-    '    proxy_buffering off; proxy_request_buffering on; proxy_buffer_size 4k; proxy_buffers 4 4k;',
-    '    proxy_next_upstream error timeout; proxy_next_upstream_tries 3;',
-    '    proxy_redirect off;',
-    ...(f.realIp ? ['    real_ip_header X-Forwarded-For;', '    real_ip_recursive on;', '    set_real_ip_from 0.0.0.0/0;'] : []),
-    ...headerLines(f),
-    ...upstreamLines(f, o.backends),
-    '        keepalive 320; keepalive_time 1h; keepalive_timeout 60s; keepalive_requests 10000;',
-    '    }',
-    '    server {',
-    `        server_name ${o.host};`,
-    `        listen 127.0.0.1:${o.port} default_server reuseport backlog=4096;`,
-    ...(f.clientCert === 'maps' ? ['        set $portico_client_auth "";'] : []),
-    '        location / {',
-    '            set $portico_backend default_bench_80;',
-    ...(f.metricsLabel ? ['            set $portico_metrics "default|bench|bench|bench.test|default_bench_80";'] : []),
-    '            proxy_pass http://static_backend;',
-    '        }',
-    '    }',
-    '}',
-    '',
-  ].join('\n');
+  return (dir) =>
+    [
+      `${f.balancer === 'lua' || f.luaRequestId === true ? LUA_MODULES : ''}worker_processes ${o.workers};`,
+      `pid ${dir}/nginx.pid;`,
+      'events { worker_connections 16384; multi_accept on; }',
+      'http {',
+      `    client_body_temp_path ${dir}/tmp;`,
+      `    proxy_temp_path ${dir}/tmp;`,
+      ...(f.luaRequestId === true ? [`    lua_package_path "${o.luaDir ?? 'lua'}/?.lua;;";`] : []),
+      ...logLines(f, dir),
+      '    server_tokens off;',
+      '    sendfile on; tcp_nopush on; tcp_nodelay on;',
+      '    keepalive_timeout 75s; keepalive_requests 1000;',
+      '    proxy_http_version 1.1;',
+      '    proxy_connect_timeout 5s; proxy_send_timeout 60s; proxy_read_timeout 60s;',
+      '    proxy_buffering off; proxy_request_buffering on; proxy_buffer_size 4k; proxy_buffers 4 4k;',
+      '    proxy_next_upstream error timeout; proxy_next_upstream_tries 3;',
+      '    proxy_redirect off;',
+      ...(f.realIp ? ['    real_ip_header X-Forwarded-For;', '    real_ip_recursive on;', '    set_real_ip_from 0.0.0.0/0;'] : []),
+      ...headerLines(f),
+      ...upstreamLines(f, o.backends),
+      '        keepalive 320; keepalive_time 1h; keepalive_timeout 60s; keepalive_requests 10000;',
+      '    }',
+      '    server {',
+      `        server_name ${o.host};`,
+      `        listen 127.0.0.1:${o.port} default_server reuseport backlog=4096;`,
+      ...(f.clientCert === 'maps' ? ['        set $portico_client_auth "";'] : []),
+      '        location / {',
+      '            set $portico_backend default_bench_80;',
+      ...(f.metricsLabel ? ['            set $portico_metrics "default|bench|bench|bench.test|default_bench_80";'] : []),
+      '            proxy_pass http://static_backend;',
+      '        }',
+      '    }',
+      '}',
+      '',
+    ].join('\n');
 }

@@ -29,8 +29,24 @@ import { ingress, ingressClass, service, slice } from '../test/support/objects.j
 import { manifestDir, writeManifests } from '../test/support/manifests.js';
 import { freePort, startPortico, type Running } from '../test/support/portico.js';
 import {
-  backendAccepts, backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, syscallCounts, cpuNs, cpuTicks, fmt, intArg, median, pin, sleep,
-  startNginx, wrk, type HandNginx, type WrkResult,
+  backendAccepts,
+  backendConf,
+  callgrindDump,
+  callgrindWrapper,
+  callgrindZero,
+  childPids,
+  syscallCounts,
+  cpuNs,
+  cpuTicks,
+  fmt,
+  intArg,
+  median,
+  pin,
+  sleep,
+  startNginx,
+  wrk,
+  type HandNginx,
+  type WrkResult,
 } from './lib.js';
 import { handConf, MINIMAL_HEADERS, SAME_HEADERS } from './hand-conf.js';
 import { featureConf, TWIN } from './proxy-features.js';
@@ -50,7 +66,6 @@ const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
 /** Lines Portico renders at the top of a server{} without client-certificate auth: none since issue 18 item 4. */
 const CLIENT_AUTH = '';
-
 
 interface Side {
   readonly name: string;
@@ -81,8 +96,12 @@ async function measure(side: Side, seconds: number): Promise<Measured> {
 
 async function main(): Promise<void> {
   const stops: (() => Promise<unknown>)[] = [];
-  const stopAll = async (): Promise<void> => { for (const s of stops.reverse()) await s().catch(() => undefined); };
-  process.once('SIGINT', () => { void stopAll().then(() => process.exit(130)); });
+  const stopAll = async (): Promise<void> => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+  };
+  process.once('SIGINT', () => {
+    void stopAll().then(() => process.exit(130));
+  });
   try {
     let cgDir = '';
     let binary: string | undefined;
@@ -108,29 +127,55 @@ async function main(): Promise<void> {
       ...backendPorts.map((p, i) => slice('bench', p, ['127.0.0.1'], { name: `bench-${i}` })),
       ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }] }),
     ]);
-    const portico: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info',
-      ...(binary ? ['--nginx-binary', binary] : [])]);
+    const portico: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info', ...(binary ? ['--nginx-binary', binary] : [])]);
     stops.push(() => portico.stop());
     const masterPid = Number((await readFile(join(portico.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [masterPid, ...(await childPids(masterPid))]) await pin(pid, PROXY_CPUS);
-    const off: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info', '--enable-metrics=false',
-      ...(binary ? ['--nginx-binary', binary] : [])]);
+    const off: Running = await startPortico([
+      '--manifests',
+      dir,
+      '--worker-processes',
+      String(WORKERS),
+      '--log-level',
+      'info',
+      '--enable-metrics=false',
+      ...(binary ? ['--nginx-binary', binary] : []),
+    ]);
     stops.push(() => off.stop());
     const offPid = Number((await readFile(join(off.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [offPid, ...(await childPids(offPid))]) await pin(pid, PROXY_CPUS);
-    const dyn: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info', '--enable-dynamic-routes',
-      ...(binary ? ['--nginx-binary', binary] : [])]);
+    const dyn: Running = await startPortico([
+      '--manifests',
+      dir,
+      '--worker-processes',
+      String(WORKERS),
+      '--log-level',
+      'info',
+      '--enable-dynamic-routes',
+      ...(binary ? ['--nginx-binary', binary] : []),
+    ]);
     stops.push(() => dyn.stop());
     const dynPid = Number((await readFile(join(dyn.workDir, 'nginx.pid'), 'utf8')).trim());
     for (const pid of [dynPid, ...(await childPids(dynPid))]) await pin(pid, PROXY_CPUS);
     const profiledSide = async (): Promise<Side> => {
       const pdir = await manifestDir();
       stops.push(() => rm(pdir, { recursive: true, force: true }));
-      await writeManifests(pdir, 'bench.yaml', [ingressClass('portico'), service('bench'),
+      await writeManifests(pdir, 'bench.yaml', [
+        ingressClass('portico'),
+        service('bench'),
         ...backendPorts.map((p, i) => slice('bench', p, ['127.0.0.1'], { name: `bench-${i}` })),
-        ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '60' } })]);
-      const pr: Running = await startPortico(['--manifests', pdir, '--worker-processes', String(WORKERS), '--log-level', 'info', '--enable-dynamic-routes',
-        ...(binary ? ['--nginx-binary', binary] : [])]);
+        ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '60' } }),
+      ]);
+      const pr: Running = await startPortico([
+        '--manifests',
+        pdir,
+        '--worker-processes',
+        String(WORKERS),
+        '--log-level',
+        'info',
+        '--enable-dynamic-routes',
+        ...(binary ? ['--nginx-binary', binary] : []),
+      ]);
       stops.push(() => pr.stop());
       const prPid = Number((await readFile(join(pr.workDir, 'nginx.pid'), 'utf8')).trim());
       for (const pid of [prPid, ...(await childPids(prPid))]) await pin(pid, PROXY_CPUS);
@@ -182,7 +227,9 @@ async function main(): Promise<void> {
       for (const s of order) {
         const m = await measure(s, SECONDS);
         s.rounds.push(m);
-        console.log(`${String(r + 1).padStart(5)}  ${s.name.padEnd(8)} ${fmt(m.rps).padStart(7)}  ${fmt(m.p50ms, 2).padStart(6)}  ${fmt(m.p99ms, 2).padStart(6)}  ${fmt(m.cpuUsPerReq, 2).padStart(10)}  ${String(m.non2xx + m.socketErrors).padStart(6)}  ${m.backendConns}`);
+        console.log(
+          `${String(r + 1).padStart(5)}  ${s.name.padEnd(8)} ${fmt(m.rps).padStart(7)}  ${fmt(m.p50ms, 2).padStart(6)}  ${fmt(m.p99ms, 2).padStart(6)}  ${fmt(m.cpuUsPerReq, 2).padStart(10)}  ${String(m.non2xx + m.socketErrors).padStart(6)}  ${m.backendConns}`,
+        );
         await sleep(200);
       }
     }
@@ -217,7 +264,9 @@ async function instructions(sides: readonly Side[], cgDir: string): Promise<void
     console.log(`${s.name.padEnd(8)} median ${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), ratio to same ${fmt(median(xs) / ref, 3)}`);
   }
   const m = (name: string): number => median(per.get(name) ?? []);
-  console.log(`instructions, reference / side (a throughput-like ratio): minimal / portico ${fmt(m('minimal') / m('portico'), 3)}, twin / portico ${fmt(m('twin') / m('portico'), 3)}, twin / nometrics ${fmt(m('twin') / m('nometrics'), 3)}`);
+  console.log(
+    `instructions, reference / side (a throughput-like ratio): minimal / portico ${fmt(m('minimal') / m('portico'), 3)}, twin / portico ${fmt(m('twin') / m('portico'), 3)}, twin / nometrics ${fmt(m('twin') / m('nometrics'), 3)}`,
+  );
 }
 
 /** --syscalls: each side's syscalls per request (strace -c on its workers), to compare kernel work, not time. */
@@ -226,15 +275,26 @@ async function syscalls(sides: readonly Side[]): Promise<void> {
   const per = new Map<string, Map<string, number>>();
   for (const s of sides) {
     await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 1, connections: CONNECTIONS, cpus: CLIENT_CPUS });
-    const { requests, calls } = await syscallCounts(await s.workers(), async () =>
-      (await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: SECONDS, connections: CONNECTIONS, cpus: CLIENT_CPUS })).requests);
+    const { requests, calls } = await syscallCounts(
+      await s.workers(),
+      async () => (await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: SECONDS, connections: CONNECTIONS, cpus: CLIENT_CPUS })).requests,
+    );
     per.set(s.name, new Map([...calls].map(([k, v]) => [k, v / Math.max(1, requests)])));
     console.log(`  ${s.name}: ${requests} requests`);
   }
   const names = [...new Set([...per.values()].flatMap((m) => [...m.keys()]))].sort();
   console.log(`${'syscall'.padEnd(14)}${sides.map((s) => s.name.padStart(10)).join('')}`);
   for (const n of names) console.log(`${n.padEnd(14)}${sides.map((s) => fmt(per.get(s.name)?.get(n) ?? 0, 3).padStart(10)).join('')}`);
-  console.log(`${'total'.padEnd(14)}${sides.map((s) => fmt([...(per.get(s.name)?.values() ?? [])].reduce((a, b) => a + b, 0), 3).padStart(10)).join('')}`);
+  console.log(
+    `${'total'.padEnd(14)}${sides
+      .map((s) =>
+        fmt(
+          [...(per.get(s.name)?.values() ?? [])].reduce((a, b) => a + b, 0),
+          3,
+        ).padStart(10),
+      )
+      .join('')}`,
+  );
 }
 
 /** `a`/`b` of `f`: the ratio of the medians, then the per-round paired ratios' median and min-max. */
@@ -250,12 +310,16 @@ function report(sides: readonly Side[]): void {
     const rps = s.rounds.map((m) => m.rps);
     const p99 = s.rounds.map((m) => m.p99ms);
     const cpu = s.rounds.map((m) => m.cpuUsPerReq);
-    console.log(`  ${s.name.padEnd(8)} ${fmt(median(rps))} req/s (${fmt(Math.min(...rps))}-${fmt(Math.max(...rps))}, best ${fmt(Math.max(...rps))}), user share of worker CPU ${fmt(100 * median(s.rounds.map((m) => m.userShare)))}%, p50 ${fmt(median(s.rounds.map((m) => m.p50ms)), 2)} ms, p99 ${fmt(median(p99), 2)} ms (${fmt(Math.min(...p99), 2)}-${fmt(Math.max(...p99), 2)}), CPU ${fmt(median(cpu), 2)} us/req (${fmt(Math.min(...cpu), 2)}-${fmt(Math.max(...cpu), 2)})`);
+    console.log(
+      `  ${s.name.padEnd(8)} ${fmt(median(rps))} req/s (${fmt(Math.min(...rps))}-${fmt(Math.max(...rps))}, best ${fmt(Math.max(...rps))}), user share of worker CPU ${fmt(100 * median(s.rounds.map((m) => m.userShare)))}%, p50 ${fmt(median(s.rounds.map((m) => m.p50ms)), 2)} ms, p99 ${fmt(median(p99), 2)} ms (${fmt(Math.min(...p99), 2)}-${fmt(Math.max(...p99), 2)}), CPU ${fmt(median(cpu), 2)} us/req (${fmt(Math.min(...cpu), 2)}-${fmt(Math.max(...cpu), 2)})`,
+    );
   }
   console.log('\nportico / hand-written (ratio of medians; per-round paired ratios: median, min-max):');
   for (const ref of refs) {
-    console.log(`  vs ${ref.name.padEnd(8)} rps ${ratio(p, ref, (m) => m.rps)}  p99 ${ratio(p, ref, (m) => m.p99ms)}  CPU/req ${ratio(p, ref, (m) => m.cpuUsPerReq)}`
-      + `  best-of-${p.rounds.length} rps ${fmt(Math.max(...p.rounds.map((m) => m.rps)) / Math.max(...ref.rounds.map((m) => m.rps)), 3)}`);
+    console.log(
+      `  vs ${ref.name.padEnd(8)} rps ${ratio(p, ref, (m) => m.rps)}  p99 ${ratio(p, ref, (m) => m.p99ms)}  CPU/req ${ratio(p, ref, (m) => m.cpuUsPerReq)}` +
+        `  best-of-${p.rounds.length} rps ${fmt(Math.max(...p.rounds.map((m) => m.rps)) / Math.max(...ref.rounds.map((m) => m.rps)), 3)}`,
+    );
   }
   const floor = sides.find((s) => s.name === 'floor');
   const same = sides.find((s) => s.name === 'same');
@@ -274,6 +338,8 @@ function report(sides: readonly Side[]): void {
 }
 
 const NGINX_VERSION = await new Promise<string>((resolve) => {
-  execFile('/usr/sbin/nginx', ['-v'], (_e, _o, stderr) => { resolve(stderr.trim()); });
+  execFile('/usr/sbin/nginx', ['-v'], (_e, _o, stderr) => {
+    resolve(stderr.trim());
+  });
 });
 await main();

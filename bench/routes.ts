@@ -11,7 +11,13 @@ import { ingress, ingressClass, service, slice, type PathSpec } from '../test/su
 import { intArg, percentile } from './lib.js';
 
 const P = 'nginx.ingress.kubernetes.io';
-const OPTS: ModelOptions = { controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false, defaultBackendService: undefined, loadBalance: 'round_robin' };
+const OPTS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
+};
 const SIZES = [1_000, 10_000, 100_000];
 /** The quadratic side is skipped above this many paths: 100,000 took 374 s when issue 13 was filed. */
 const OLD_MAX = 10_000;
@@ -24,15 +30,16 @@ function pathOf(i: number, j: number): PathSpec {
 }
 
 function snapshotOf(paths: number): Snapshot {
-  const ingresses: Ingress[] = Array.from({ length: paths / PER_INGRESS }, (_, i) => ingress(`i${i}`, {
-    host: 'one.bench.test', className: 'portico', created: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-    paths: Array.from({ length: PER_INGRESS }, (__, j) => pathOf(i, j)),
-  }));
+  const ingresses: Ingress[] = Array.from({ length: paths / PER_INGRESS }, (_, i) =>
+    ingress(`i${i}`, {
+      host: 'one.bench.test',
+      className: 'portico',
+      created: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+      paths: Array.from({ length: PER_INGRESS }, (__, j) => pathOf(i, j)),
+    }),
+  );
   const names = Array.from({ length: SERVICES }, (_, s) => `svc${s}`);
-  return {
-    ingresses, ingressClasses: [ingressClass('portico')], services: names.map((n) => service(n)),
-    endpointSlices: names.map((n) => slice(n, 8080, ['10.0.0.1'])), secrets: [], configMaps: [],
-  };
+  return { ingresses, ingressClasses: [ingressClass('portico')], services: names.map((n) => service(n)), endpointSlices: names.map((n) => slice(n, 8080, ['10.0.0.1'])), secrets: [], configMaps: [] };
 }
 
 /** The same rules the model builds for the host, as one tier (plus the empty no-host tier). */
@@ -60,7 +67,10 @@ function timed(f: () => unknown): number {
 }
 
 function median(f: () => unknown, rounds: number): number {
-  return percentile(Array.from({ length: rounds }, () => timed(f)), 50);
+  return percentile(
+    Array.from({ length: rounds }, () => timed(f)),
+    50,
+  );
 }
 
 const ms = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1)).padStart(8);

@@ -73,7 +73,7 @@ export function makeApp(i: number, shape: { namespaces: number; probeEvery: numb
   const pathCount = 1 + Math.floor(random() * 5);
   const paths = Array.from({ length: pathCount }, (_, j) => (j === 0 ? '/' : `/api/v${j}`));
   const specs: PathSpec[] = paths.map((p, j) => ({ path: p, type: j === 3 ? 'Exact' : 'Prefix', service: name }));
-  const annotations = i % 5 === 2 ? COMMON[(i / 5) % COMMON.length | 0] : undefined;
+  const annotations = i % 5 === 2 ? COMMON[((i / 5) % COMMON.length) | 0] : undefined;
   const tls = i % 10 === 0;
   const created = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
   const base = ingress(name, { namespace, host, className: 'portico', created, paths: specs, ...(annotations ? { annotations } : {}) });
@@ -82,7 +82,13 @@ export function makeApp(i: number, shape: { namespaces: number; probeEvery: numb
   const endpoints = 1 + Math.floor(random() * 20);
   const probePort = probe ? probePorts[i % probePorts.length] : undefined;
   return {
-    index: i, namespace, host, paths, ingress: ing, service: service(name, namespace), probe,
+    index: i,
+    namespace,
+    host,
+    paths,
+    ingress: ing,
+    service: service(name, namespace),
+    probe,
     slice: appSlice(name, namespace, i, probePort, endpoints),
     secret: tls ? tlsSecret(`${name}-tls`, certs[i % certs.length]!, namespace) : undefined,
   };

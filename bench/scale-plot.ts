@@ -1,7 +1,11 @@
 // bench/scale's plot: hand-written SVG of time and memory against N (log-log), no dependency.
 import type { ScaleRow } from './scale-run.js';
 
-interface Series { readonly label: string; readonly color: string; readonly pick: (r: ScaleRow) => number }
+interface Series {
+  readonly label: string;
+  readonly color: string;
+  readonly pick: (r: ScaleRow) => number;
+}
 
 const TIME: readonly Series[] = [
   { label: 'first sync (ms)', color: '#d62728', pick: (r) => r.firstSyncMs },
@@ -21,7 +25,9 @@ const W = 460;
 const H = 300;
 const PAD = { l: 56, r: 12, t: 28, b: 40 };
 
-function log10(x: number): number { return Math.log10(Math.max(x, 1e-3)); }
+function log10(x: number): number {
+  return Math.log10(Math.max(x, 1e-3));
+}
 
 /** One log-log panel at (x0, 0): a line per series, decade grid lines, a legend. */
 function panel(rows: readonly ScaleRow[], series: readonly Series[], title: string, x0: number): string {
@@ -33,16 +39,20 @@ function panel(rows: readonly ScaleRow[], series: readonly Series[], title: stri
   const py = (v: number): number => H - PAD.b - ((log10(v) - yl) / Math.max(1, yh - yl)) * (H - PAD.t - PAD.b);
   const out: string[] = [`<text x="${x0 + W / 2}" y="16" text-anchor="middle" font-weight="bold">${title}</text>`];
   for (let d = yl; d <= yh; d += 1) {
-    out.push(`<line x1="${x0 + PAD.l}" x2="${x0 + W - PAD.r}" y1="${py(10 ** d)}" y2="${py(10 ** d)}" stroke="#ddd"/>`,
-      `<text x="${x0 + PAD.l - 4}" y="${py(10 ** d) + 4}" text-anchor="end">${(10 ** d).toLocaleString('en')}</text>`);
+    out.push(
+      `<line x1="${x0 + PAD.l}" x2="${x0 + W - PAD.r}" y1="${py(10 ** d)}" y2="${py(10 ** d)}" stroke="#ddd"/>`,
+      `<text x="${x0 + PAD.l - 4}" y="${py(10 ** d) + 4}" text-anchor="end">${(10 ** d).toLocaleString('en')}</text>`,
+    );
   }
   for (const n of ns) out.push(`<text x="${px(n)}" y="${H - PAD.b + 16}" text-anchor="middle">${n.toLocaleString('en')}</text>`);
   out.push(`<text x="${x0 + W / 2}" y="${H - 6}" text-anchor="middle">Ingresses (N), log scale</text>`);
   series.forEach((s, i) => {
     const pts = rows.filter((r) => Number.isFinite(s.pick(r)) && s.pick(r) > 0).map((r) => `${px(r.n).toFixed(1)},${py(s.pick(r)).toFixed(1)}`);
-    out.push(`<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${pts.join(' ')}"/>`,
+    out.push(
+      `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${pts.join(' ')}"/>`,
       ...pts.map((pt) => `<circle cx="${pt.split(',')[0]}" cy="${pt.split(',')[1]}" r="3" fill="${s.color}"/>`),
-      `<text x="${x0 + PAD.l + 6}" y="${PAD.t + 12 + i * 13}" fill="${s.color}">${s.label}</text>`);
+      `<text x="${x0 + PAD.l + 6}" y="${PAD.t + 12 + i * 13}" fill="${s.color}">${s.label}</text>`,
+    );
   });
   return out.join('\n');
 }

@@ -15,17 +15,29 @@ export function ask(port: number, host: string, path: string): Promise<{ status:
     const req = request({ host: '127.0.0.1', port, path, headers: { host }, agent, timeout: 2000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: body.trim() }); });
-      res.on('error', () => { resolve({ status: 0, body: '' }); });
+      res.on('data', (c: string) => {
+        body += c;
+      });
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body: body.trim() });
+      });
+      res.on('error', () => {
+        resolve({ status: 0, body: '' });
+      });
     });
-    req.on('timeout', () => { req.destroy(); });
-    req.on('error', () => { resolve({ status: 0, body: '' }); });
+    req.on('timeout', () => {
+      req.destroy();
+    });
+    req.on('error', () => {
+      resolve({ status: 0, body: '' });
+    });
     req.end();
   });
 }
 
-export function closeAgent(): void { agent.destroy(); }
+export function closeAgent(): void {
+  agent.destroy();
+}
 
 /** Polls `ok` every `stepMs` until it holds; the ms it took, or NaN after `timeoutMs`. */
 export async function pollMs(ok: () => Promise<boolean>, timeoutMs: number, stepMs = 5, t0 = performance.now()): Promise<number> {

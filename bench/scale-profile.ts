@@ -27,8 +27,12 @@ try {
   const c = generate(n, [], certs);
   const config = parseFlags(['--manifests', certDir], {});
   const snap: Snapshot = {
-    ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], ingresses: c.apps.map((a) => a.ingress),
-    services: c.apps.map((a) => a.service), endpointSlices: c.apps.map((a) => a.slice), secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
+    ...EMPTY_SNAPSHOT,
+    ingressClasses: [ingressClass('portico')],
+    ingresses: c.apps.map((a) => a.ingress),
+    services: c.apps.map((a) => a.service),
+    endpointSlices: c.apps.map((a) => a.slice),
+    secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
   };
   const render = renderOptions(config, undefined);
   const times: Record<'annotations' | 'model' | 'render' | 'total' | 'cpu', number[]> = { annotations: [], model: [], render: [], total: [], cpu: [] };
@@ -38,7 +42,12 @@ try {
   const changed = (r: number): Snapshot => {
     if (r === 0) return snap;
     const k = (r * 7919) % snap.ingresses.length;
-    return { ...snap, ingresses: snap.ingresses.map((i, j) => (j === k ? { ...i, metadata: { ...i.metadata, annotations: { ...i.metadata?.annotations, 'nginx.ingress.kubernetes.io/proxy-body-size': `${r}m` } } } : i)) };
+    return {
+      ...snap,
+      ingresses: snap.ingresses.map((i, j) =>
+        j === k ? { ...i, metadata: { ...i.metadata, annotations: { ...i.metadata?.annotations, 'nginx.ingress.kubernetes.io/proxy-body-size': `${r}m` } } } : i,
+      ),
+    };
   };
   // One stage object for all rounds, as the sync worker keeps one: its caches are what a second sync sees.
   const stage = new AnnotationStage(config, createLogger('silent'));
@@ -66,10 +75,23 @@ try {
   }
   const median = (xs: number[]): number => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
   globalThis.gc?.();
-  console.log(JSON.stringify({
-    n, rounds, coldMs, annotationsMs: median(times.annotations), modelMs: median(times.model), renderMs: median(times.render), totalMs: median(times.total), totalCpuMs: median(times.cpu),
-    reusedBlocks: stage.renderMemo.stats.reused, renderedBlocks: stage.renderMemo.stats.rendered, confKiB: Math.round(bytes / 1024), heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20), rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
-  }));
+  console.log(
+    JSON.stringify({
+      n,
+      rounds,
+      coldMs,
+      annotationsMs: median(times.annotations),
+      modelMs: median(times.model),
+      renderMs: median(times.render),
+      totalMs: median(times.total),
+      totalCpuMs: median(times.cpu),
+      reusedBlocks: stage.renderMemo.stats.reused,
+      renderedBlocks: stage.renderMemo.stats.rendered,
+      confKiB: Math.round(bytes / 1024),
+      heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+      rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
+    }),
+  );
 } finally {
   await rm(certDir, { recursive: true, force: true });
 }

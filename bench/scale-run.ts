@@ -16,9 +16,21 @@ import { appSlice, clusterFiles, generate, makeApp, namespaceObjects, type AppOb
 import { allServed, ask, masterPid, nginxRss, nginxTestMs, pollMs, rssMiB, sighupMs } from './scale-probe.js';
 
 export interface ScaleRow {
-  source: SourceName; n: number; confKiB: number; modelRenderMs: number; firstSyncMs: number; syncLogMs: number;
-  nginxTestMs: number; sighupMs: number; controllerMiB: number; nginxMiB: number;
-  newIngressMs: number; pathRemovedMs: number; endpointMs: number; certMs: number; reloads: string;
+  source: SourceName;
+  n: number;
+  confKiB: number;
+  modelRenderMs: number;
+  firstSyncMs: number;
+  syncLogMs: number;
+  nginxTestMs: number;
+  sighupMs: number;
+  controllerMiB: number;
+  nginxMiB: number;
+  newIngressMs: number;
+  pathRemovedMs: number;
+  endpointMs: number;
+  certMs: number;
+  reloads: string;
   /** --dynamic-routes: Portico ran with --enable-dynamic-routes (docs/adr/0014); absent in older results. */
   routes?: 'rendered' | 'dynamic';
 }
@@ -27,8 +39,12 @@ export interface ScaleRow {
 function modelRender(c: Cluster, dir: string, flags: readonly string[]): { ms: number; bytes: number } {
   const config = parseFlags(['--manifests', dir, ...flags], {});
   const snap: Snapshot = {
-    ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], ingresses: c.apps.map((a) => a.ingress),
-    services: c.apps.map((a) => a.service), endpointSlices: c.apps.map((a) => a.slice), secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
+    ...EMPTY_SNAPSHOT,
+    ingressClasses: [ingressClass('portico')],
+    ingresses: c.apps.map((a) => a.ingress),
+    services: c.apps.map((a) => a.service),
+    endpointSlices: c.apps.map((a) => a.slice),
+    secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
   };
   const times: number[] = [];
   let bytes = 0;
@@ -62,7 +78,10 @@ function folderSink(dir: string, flags: readonly string[]): Sink {
       return startPortico(['--manifests', dir, '--worker-processes', '2', ...flags], { waitHealthy: false });
     },
     put: async (c, next) => {
-      if (next.index >= c.apps.length) { await writeJson(dir, 'new.json', namespaceObjects([next])); return; }
+      if (next.index >= c.apps.length) {
+        await writeJson(dir, 'new.json', namespaceObjects([next]));
+        return;
+      }
       c.apps[next.index] = next;
       await writeJson(dir, `${next.namespace}.json`, namespaceObjects(c.apps.filter((a) => a.namespace === next.namespace)));
     },
@@ -80,15 +99,27 @@ function apiSink(flags: readonly string[]): Sink {
       for (const [, objects] of clusterFiles(c)) for (const o of objects) api.put(o as KubeObject);
       return startPortico(['--kubeconfig', kubeconfig, '--worker-processes', '2', ...flags], { waitHealthy: false });
     },
-    put: (_c, next) => { for (const o of namespaceObjects([next])) api.put(o as KubeObject); return Promise.resolve(); },
-    stop: async () => { await api.stop(); if (kubeconfig) await rm(dirname(kubeconfig), { recursive: true, force: true }); },
+    put: (_c, next) => {
+      for (const o of namespaceObjects([next])) api.put(o as KubeObject);
+      return Promise.resolve();
+    },
+    stop: async () => {
+      await api.stop();
+      if (kubeconfig) await rm(dirname(kubeconfig), { recursive: true, force: true });
+    },
   };
 }
 
 const CHANGE_MS = 60_000;
 
 /** One N: generate, write, measure. `progress` gets a line per step. `dynamic`: with --enable-dynamic-routes. */
-export async function measure(n: number, ports: readonly number[], pems: { pool: readonly Pem[]; rotated: Pem }, progress: (s: string) => void, { source, dynamic }: { source: SourceName; dynamic: boolean }): Promise<ScaleRow> {
+export async function measure(
+  n: number,
+  ports: readonly number[],
+  pems: { pool: readonly Pem[]; rotated: Pem },
+  progress: (s: string) => void,
+  { source, dynamic }: { source: SourceName; dynamic: boolean },
+): Promise<ScaleRow> {
   const { pool: certs, rotated } = pems;
   const dir = await mkdtemp(join(tmpdir(), 'portico-scale-'));
   const flags = dynamic ? ['--enable-dynamic-routes'] : [];
@@ -135,22 +166,52 @@ export async function measure(n: number, ports: readonly number[], pems: { pool:
       return ms;
     };
     const fresh = makeApp(n + 1, { namespaces: Math.max(1, Math.floor(n / 10)), probeEvery: 1, probePorts: ports, certs }, () => 0);
-    const newIngressMs = await timed('new Ingress', () => sink.put(mutable, fresh),
-      async () => (await ask(p.http, fresh.host, '/')).status === 200);
+    const newIngressMs = await timed(
+      'new Ingress',
+      () => sink.put(mutable, fresh),
+      async () => (await ask(p.http, fresh.host, '/')).status === 200,
+    );
     const multi = probes.find((a) => a.paths.length >= 2 && a.index !== 0) ?? probes[0]!;
-    const cut = { ...multi, ingress: { ...multi.ingress, spec: { ...multi.ingress.spec, rules: multi.ingress.spec?.rules?.map((r) => ({ ...r, http: { paths: (r.http?.paths ?? []).filter((x) => x.path !== '/') } })) } } };
-    const pathRemovedMs = await timed('path removed', () => sink.put(mutable, cut), async () => (await ask(p.http, multi.host, '/')).status === 404);
+    const cut = {
+      ...multi,
+      ingress: { ...multi.ingress, spec: { ...multi.ingress.spec, rules: multi.ingress.spec?.rules?.map((r) => ({ ...r, http: { paths: (r.http?.paths ?? []).filter((x) => x.path !== '/') } })) } },
+    };
+    const pathRemovedMs = await timed(
+      'path removed',
+      () => sink.put(mutable, cut),
+      async () => (await ask(p.http, multi.host, '/')).status === 404,
+    );
     const target = probes.find((a) => a.index !== 0 && a.index !== multi.index) ?? probes[0]!;
     const now = Number(/"port":(\d+)/.exec(JSON.stringify(target.slice.ports))?.[1]);
     const other = ports.find((x) => x !== now)!;
-    const endpointMs = await timed('endpoint change', () => sink.put(mutable, { ...target, slice: appSlice(target.service.metadata?.name ?? '', target.namespace, target.index, other, 1) }),
-      async () => (await ask(p.http, target.host, '/')).body === `ok ${other}`);
+    const endpointMs = await timed(
+      'endpoint change',
+      () => sink.put(mutable, { ...target, slice: appSlice(target.service.metadata?.name ?? '', target.namespace, target.index, other, 1) }),
+      async () => (await ask(p.http, target.host, '/')).body === `ok ${other}`,
+    );
     const tlsApp = mutable.apps[0]!;
-    const certMs = await timed('certificate change', () => sink.put(mutable, { ...tlsApp, secret: tlsSecret(tlsApp.secret?.metadata?.name ?? '', rotated, tlsApp.namespace) }),
-      async () => (await presented(p.https, tlsApp.host).catch(() => ({ fingerprint: '' }))).fingerprint === rotated.fingerprint);
+    const certMs = await timed(
+      'certificate change',
+      () => sink.put(mutable, { ...tlsApp, secret: tlsSecret(tlsApp.secret?.metadata?.name ?? '', rotated, tlsApp.namespace) }),
+      async () => (await presented(p.https, tlsApp.host).catch(() => ({ fingerprint: '' }))).fingerprint === rotated.fingerprint,
+    );
     return {
-      source, n, confKiB: mr.bytes / 1024, modelRenderMs: mr.ms, firstSyncMs, syncLogMs, nginxTestMs: testMs, sighupMs: hupMs,
-      controllerMiB, nginxMiB, newIngressMs, pathRemovedMs, endpointMs, certMs, reloads: kinds.join(''), routes: dynamic ? 'dynamic' : 'rendered',
+      source,
+      n,
+      confKiB: mr.bytes / 1024,
+      modelRenderMs: mr.ms,
+      firstSyncMs,
+      syncLogMs,
+      nginxTestMs: testMs,
+      sighupMs: hupMs,
+      controllerMiB,
+      nginxMiB,
+      newIngressMs,
+      pathRemovedMs,
+      endpointMs,
+      certMs,
+      reloads: kinds.join(''),
+      routes: dynamic ? 'dynamic' : 'rendered',
     };
   } finally {
     progress('stop');

@@ -67,18 +67,31 @@ async function main(): Promise<void> {
   try {
     const certs = [0, 1, 2, 3].map(() => makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] }));
     const rotated = makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] });
-    for (const source of SOURCES) for (const n of SIZES) {
-      const need = n * 0.16 * 3 + 2048;
-      const have = await memAvailableMiB();
-      if (have < need) { console.log(`N=${n}: skipped, MemAvailable ${fmt(have)} MiB < ${fmt(need)} MiB`); continue; }
-      const t0 = Date.now();
-      const row = await measure(n, ports, { pool: certs, rotated }, (step) => {
-        loads.push(loadavg()[0] ?? 0);
-        process.stdout.write(`\r\x1b[K[scale] ${source} N=${n.toLocaleString('en')}: ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${fmt(loadavg()[0] ?? 0, 1)})`);
-      }, { source, dynamic: DYNAMIC }).catch((err: unknown) => { console.log(`\n${source} N=${n} failed: ${String(err)}`); return undefined; });
-      process.stdout.write('\n');
-      if (row) rows.push(row);
-    }
+    for (const source of SOURCES)
+      for (const n of SIZES) {
+        const need = n * 0.16 * 3 + 2048;
+        const have = await memAvailableMiB();
+        if (have < need) {
+          console.log(`N=${n}: skipped, MemAvailable ${fmt(have)} MiB < ${fmt(need)} MiB`);
+          continue;
+        }
+        const t0 = Date.now();
+        const row = await measure(
+          n,
+          ports,
+          { pool: certs, rotated },
+          (step) => {
+            loads.push(loadavg()[0] ?? 0);
+            process.stdout.write(`\r\x1b[K[scale] ${source} N=${n.toLocaleString('en')}: ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${fmt(loadavg()[0] ?? 0, 1)})`);
+          },
+          { source, dynamic: DYNAMIC },
+        ).catch((err: unknown) => {
+          console.log(`\n${source} N=${n} failed: ${String(err)}`);
+          return undefined;
+        });
+        process.stdout.write('\n');
+        if (row) rows.push(row);
+      }
   } finally {
     await backend.stop();
     await rm(certDir, { recursive: true, force: true });
@@ -92,7 +105,13 @@ async function main(): Promise<void> {
   // --dynamic-routes writes beside the rendered path's results, never over them
   const base = DYNAMIC ? 'scale-dynamic' : 'scale';
   await writeFile(join(out, `${base}.json`), `${JSON.stringify({ date: new Date().toISOString(), load, rows }, null, 1)}\n`);
-  await writeFile(join(out, `${base}.svg`), scaleSvg(rows.filter((r) => r.source === SOURCES[0]), `bench/scale, ${new Date().toISOString().slice(0, 10)}, 2-core shared machine, ${load}`));
+  await writeFile(
+    join(out, `${base}.svg`),
+    scaleSvg(
+      rows.filter((r) => r.source === SOURCES[0]),
+      `bench/scale, ${new Date().toISOString().slice(0, 10)}, 2-core shared machine, ${load}`,
+    ),
+  );
   console.log(`wrote ${join(out, `${base}.svg`)} and ${base}.json`);
 }
 

@@ -31,13 +31,16 @@ const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
 
-interface Side { readonly name: string; readonly url: string; readonly rps: number[] }
+interface Side {
+  readonly name: string;
+  readonly url: string;
+  readonly rps: number[];
+}
 
 /** One wrk run with extra headers; requests/s and socket errors. */
 async function wrk(url: string, seconds: number, close: boolean): Promise<{ rps: number; errors: number }> {
   const headers = ['-H', `Host: ${HOST}`, ...(close ? ['-H', 'Connection: close'] : [])];
-  const { stdout } = await run('taskset', ['-c', CLIENT_CPUS, 'wrk', '-t1', '-c50', `-d${seconds}s`, '--timeout', '2s', ...headers, url],
-    { timeout: (seconds + 15) * 1000, killSignal: 'SIGKILL' });
+  const { stdout } = await run('taskset', ['-c', CLIENT_CPUS, 'wrk', '-t1', '-c50', `-d${seconds}s`, '--timeout', '2s', ...headers, url], { timeout: (seconds + 15) * 1000, killSignal: 'SIGKILL' });
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
   return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0), errors: non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0) };
@@ -81,10 +84,17 @@ async function main(): Promise<void> {
     const cert = makeCert(fixtures, HOST, { sans: [HOST] });
     const tcpPort = await freePort();
     const objects = (ports: readonly number[]): unknown[] => [
-      ingressClass('portico'), tlsSecret('bench-tls', cert), ...tcpService('bench', ports),
-      { ...ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench', port: 7000 }] }),
-        spec: { ingressClassName: 'portico', tls: [{ hosts: [HOST], secretName: 'bench-tls' }],
-          rules: [{ host: HOST, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'bench', port: { number: 7000 } } } }] } }] } },
+      ingressClass('portico'),
+      tlsSecret('bench-tls', cert),
+      ...tcpService('bench', ports),
+      {
+        ...ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench', port: 7000 }] }),
+        spec: {
+          ingressClassName: 'portico',
+          tls: [{ hosts: [HOST], secretName: 'bench-tls' }],
+          rules: [{ host: HOST, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'bench', port: { number: 7000 } } } }] } }],
+        },
+      },
       configMap('tcp', { [String(tcpPort)]: 'default/bench:7000' }, 'ingress'),
     ];
     await writeManifests(dir, 'bench.json', objects(backendPorts));
@@ -95,7 +105,9 @@ async function main(): Promise<void> {
     stops.push(() => front.stop());
     for (const p of [portico, front]) await pinPortico(p);
     const handPort = await freePort();
-    const hand = await startNginx('hand-stream', (d) => `load_module /usr/lib/nginx/modules/ngx_stream_module.so;
+    const hand = await startNginx(
+      'hand-stream',
+      (d) => `load_module /usr/lib/nginx/modules/ngx_stream_module.so;
 worker_processes 1;
 pid ${d}/nginx.pid;
 events { worker_connections 16384; }
@@ -104,12 +116,21 @@ stream {
     upstream hand { ${backendPorts.map((p) => `server 127.0.0.1:${p};`).join(' ')} }
     server { listen 127.0.0.1:${handPort} backlog=4096; proxy_pass hand; }
 }
-`, PROXY_CPUS, handPort);
+`,
+      PROXY_CPUS,
+      handPort,
+    );
     stops.push(() => hand.stop());
 
     console.log(`bench/stream: ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c50, 1 nginx worker per side on CPU ${PROXY_CPUS}, wrk + backend on CPU ${CLIENT_CPUS}`);
-    const tcp: Side[] = [{ name: 'portico', url: `http://127.0.0.1:${tcpPort}/`, rps: [] }, { name: 'hand', url: `http://127.0.0.1:${handPort}/`, rps: [] }];
-    const tls: Side[] = [{ name: 'terminated', url: `https://127.0.0.1:${portico.https}/`, rps: [] }, { name: 'ssl_preread front', url: `https://127.0.0.1:${front.https}/`, rps: [] }];
+    const tcp: Side[] = [
+      { name: 'portico', url: `http://127.0.0.1:${tcpPort}/`, rps: [] },
+      { name: 'hand', url: `http://127.0.0.1:${handPort}/`, rps: [] },
+    ];
+    const tls: Side[] = [
+      { name: 'terminated', url: `https://127.0.0.1:${portico.https}/`, rps: [] },
+      { name: 'ssl_preread front', url: `https://127.0.0.1:${front.https}/`, rps: [] },
+    ];
     if (!argv.includes('--reloads-only')) {
       await rounds('TCP, keepalive', tcp, false);
       await rounds('TCP, a new connection per request', tcp, true);
@@ -127,7 +148,8 @@ stream {
       const started = Date.now();
       await writeManifests(dir, 'bench.json', objects([backendPorts[(i + 2) % 2]!]));
       let streak = 0;
-      for (let k = 0; k < 2000 && streak < 3; k += 1) { // bounded: 2,000 tries, about 20 s
+      for (let k = 0; k < 2000 && streak < 3; k += 1) {
+        // bounded: 2,000 tries, about 20 s
         streak = (await answers()).includes(want) ? streak + 1 : 0;
         if (streak === 0) await sleep(10);
       }
@@ -135,7 +157,9 @@ stream {
     }
     const syncs = portico.output.filter((l) => l.includes('"msg":"sync"'));
     const reloads = Math.max(0, ...syncs.map((l) => Number(/"streamReloads":(\d+)/.exec(l)?.[1] ?? 0)));
-    console.log(`stream endpoint change -> new endpoint answering (${CHANGES} changes, backends ${ids.map((x) => x.trim()).join(', ')}): median ${fmt(median(times))} ms, max ${fmt(Math.max(...times))} ms; streamReloads counted: ${reloads} (of ${syncs.length} syncs)`);
+    console.log(
+      `stream endpoint change -> new endpoint answering (${CHANGES} changes, backends ${ids.map((x) => x.trim()).join(', ')}): median ${fmt(median(times))} ms, max ${fmt(Math.max(...times))} ms; streamReloads counted: ${reloads} (of ${syncs.length} syncs)`,
+    );
   } finally {
     for (const s of stops.reverse()) await s().catch(() => undefined);
   }

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 npx eslint .
+npm run --silent format:check
 case "${1:-all}" in
   unit) files=$(find dist/test/unit -name '*.test.js' | sort) ;;
   *) files=$(find dist/test -name '*.test.js' | sort) ;;

@@ -15,7 +15,8 @@ export interface AuthResolveOptions {
 }
 
 /** Hashes nginx's auth_basic checks with crypt(3) on Debian (libxcrypt) or itself: apr1, {SHA}, {SSHA}, MD5/SHA/bcrypt/yescrypt crypt. */
-const HASH = /^(\$apr1\$[./0-9A-Za-z]{0,8}\$[./0-9A-Za-z]{22}|\{SHA\}[A-Za-z0-9+/]{27}=|\{SSHA\}[A-Za-z0-9+/]{30,}={0,2}|\$1\$[./0-9A-Za-z]{0,8}\$[./0-9A-Za-z]{22}|\$[56]\$(rounds=\d{4,9}\$)?[./0-9A-Za-z]{0,16}\$[./0-9A-Za-z]{43,86}|\$2[aby]\$\d\d\$[./0-9A-Za-z]{53}|\$y\$[./0-9A-Za-z]+\$[./0-9A-Za-z]+\$[./0-9A-Za-z]{43})$/;
+const HASH =
+  /^(\$apr1\$[./0-9A-Za-z]{0,8}\$[./0-9A-Za-z]{22}|\{SHA\}[A-Za-z0-9+/]{27}=|\{SSHA\}[A-Za-z0-9+/]{30,}={0,2}|\$1\$[./0-9A-Za-z]{0,8}\$[./0-9A-Za-z]{22}|\$[56]\$(rounds=\d{4,9}\$)?[./0-9A-Za-z]{0,16}\$[./0-9A-Za-z]{43,86}|\$2[aby]\$\d\d\$[./0-9A-Za-z]{53}|\$y\$[./0-9A-Za-z]+\$[./0-9A-Za-z]+\$[./0-9A-Za-z]{43})$/;
 /** A user name: printable ASCII without ':' or spaces. */
 const USER = /^[\x21-\x39\x3b-\x7e]{1,255}$/;
 const MAX_USERS = 10_000;
@@ -62,7 +63,10 @@ function readBasic(b: BasicAuth, snap: Snapshot, ing: ObjectRef, o: AuthResolveO
   let checked: Checked;
   if (b.secretType === 'auth-map') {
     const keys = [...new Set([...Object.keys(secret.data ?? {}), ...Object.keys(secret.stringData ?? {})])].sort();
-    checked = checkUsers(keys.map((k) => [k, (secretText(secret, k) ?? '').trim()] as const), `Secret ${id} (auth-map)`);
+    checked = checkUsers(
+      keys.map((k) => [k, (secretText(secret, k) ?? '').trim()] as const),
+      `Secret ${id} (auth-map)`,
+    );
   } else {
     const text = secretText(secret, 'auth');
     checked = text === undefined ? { ok: false, reason: `Secret ${id} has no key auth` } : parseHtpasswd(text, `Secret ${id} key auth`);

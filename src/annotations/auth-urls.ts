@@ -33,7 +33,10 @@ export const authUrl: v.Parser<string> = (raw) => {
 /** auth-signin (and global-auth-signin): an http(s) URL whose host, path and query may name the request's own URI, host and scheme. */
 export const authSignin: v.Parser<string> = (raw) => {
   if (!raw.includes('$')) return v.httpUrl(raw);
-  const literal = raw.replace(/^\$scheme:\/\//, 'https://').replace(SELF_HOST, '$1://self.invalid').replace(SIGNIN_VARS, 'x');
+  const literal = raw
+    .replace(/^\$scheme:\/\//, 'https://')
+    .replace(SELF_HOST, '$1://self.invalid')
+    .replace(SIGNIN_VARS, 'x');
   if (literal.includes('$') || !v.httpUrl(literal).ok) {
     return v.bad(`${v.show(raw)} is not an http(s) URL whose variables are $scheme, $host, $best_http_host, $http_host, $request_uri or $escaped_request_uri`);
   }

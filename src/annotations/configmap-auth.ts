@@ -16,6 +16,12 @@ export const AUTH_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('global-auth-request-redirect', 'globalAuthRequestRedirect', '', 'X-Auth-Request-Redirect sent to global-auth-url.', v.httpUrl),
   key('global-auth-cache-key', 'globalAuthCacheKey', '', 'Cache key of global auth responses (known nginx variables).', cacheKey),
   key('global-auth-cache-duration', 'globalAuthCacheDuration', '200 202 401 5m', 'How long global auth responses are cached, per status code.', cacheDuration),
-  key('global-allowed-response-headers', 'allowedResponseHeaders', '', 'Comma-separated header names a custom-headers ConfigMap may set (exact names, as ingress-nginx compares them); any other refuses the Ingress naming the header. Empty (the default): custom-headers sets none.', v.list(v.headerName, /\s*,\s*/, 256)),
+  key(
+    'global-allowed-response-headers',
+    'allowedResponseHeaders',
+    '',
+    'Comma-separated header names a custom-headers ConfigMap may set (exact names, as ingress-nginx compares them); any other refuses the Ingress naming the header. Empty (the default): custom-headers sets none.',
+    v.list(v.headerName, /\s*,\s*/, 256),
+  ),
   key('global-auth-always-set-cookie', 'globalAuthAlwaysSetCookie', 'false', "Sends the global auth response's Set-Cookie with every answer.", v.bool),
 ];

@@ -21,32 +21,41 @@ const hashSize = v.int(32, 1_048_576);
 const MIME = /^[a-z0-9][a-z0-9.+-]*\/[a-z0-9*][a-z0-9.+*-]*$/;
 const mimeTypes: v.Parser<string[]> = v.list((raw) => (MIME.test(raw) && raw.length <= 127 ? v.ok(raw) : v.bad(`${v.show(raw)} is not a MIME type`)), /[\s,]+/, 256);
 /** A User-Agent regex for gzip_disable (`msie6` or a PCRE): printable, no quotes, braces, `;`, `$` or backslash-quote. */
-const uaRegex: v.Parser<string> = (raw) => (/^[A-Za-z0-9 ._()\-\\[\]^*+?|/:]{1,128}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a User-Agent pattern (letters, digits and . _ ( ) - [ ] ^ * + ? | / :)`));
+const uaRegex: v.Parser<string> = (raw) =>
+  /^[A-Za-z0-9 ._()\-\\[\]^*+?|/:]{1,128}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a User-Agent pattern (letters, digits and . _ ( ) - [ ] ^ * + ? | / :)`);
 /** A URI path prefix for skip-access-log-urls, no-tls-redirect-locations, no-auth-locations. */
 const paths: v.Parser<string[]> = v.list(v.uriPath, csv, 64);
 const NEXT = ['error', 'timeout', 'invalid_header', 'http_500', 'http_502', 'http_503', 'http_504', 'http_403', 'http_404', 'http_429', 'non_idempotent', 'off'] as const;
-const next: v.Parser<string[]> = (raw) => { const r = v.list(v.oneOf(NEXT), / +/, 12)(raw); return r.ok && r.value.length === 0 ? v.bad('an empty list') : r; };
-const pair = (part: v.Parser<string>): v.Parser<readonly [string, string] | 'off'> => (raw) => {
-  if (raw === 'off') return v.ok('off');
-  const [a, b, extra] = raw.split(' ').map(part);
-  if (!a?.ok || !b?.ok || extra !== undefined) return v.bad(`${v.show(raw)} is not "off" or "FROM TO"`);
-  return v.ok([a.value, b.value] as const);
+const next: v.Parser<string[]> = (raw) => {
+  const r = v.list(v.oneOf(NEXT), / +/, 12)(raw);
+  return r.ok && r.value.length === 0 ? v.bad('an empty list') : r;
 };
+const pair =
+  (part: v.Parser<string>): v.Parser<readonly [string, string] | 'off'> =>
+  (raw) => {
+    if (raw === 'off') return v.ok('off');
+    const [a, b, extra] = raw.split(' ').map(part);
+    if (!a?.ok || !b?.ok || extra !== undefined) return v.bad(`${v.show(raw)} is not "off" or "FROM TO"`);
+    return v.ok([a.value, b.value] as const);
+  };
 const ACCESS_PARAM = /^(buffer=\d{1,6}[km]?|flush=\d{1,6}[smh]?|gzip(=[1-9])?)$/;
 const logParams: v.Parser<string[]> = v.list((raw) => (ACCESS_PARAM.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not buffer=SIZE, flush=TIME or gzip[=LEVEL]`)), /[\s,]+/, 3);
 const cpuAffinity: v.Parser<string> = (raw) => (/^(auto( [01]{1,64})?|[01]{1,64}( [01]{1,64}){0,255})$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not auto or CPU bit masks`));
 const duration: v.Parser<string> = (raw) => (/^\d{1,6}(ms|s|m|h|d)?$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not an nginx time (e.g. 1h or 60s)`));
 const mime: v.Parser<string> = (raw) => (MIME.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a MIME type`));
 /** A snippet's text: whole statements (model/snippets.ts) here; the --snippet-mode allowlist applies in the annotation stage (src/snippets/admin.ts). */
-const snippetText: v.Parser<string> = (raw) => { const why = snippetRefusal(raw); return why === undefined ? v.ok(raw) : v.bad(why); };
+const snippetText: v.Parser<string> = (raw) => {
+  const why = snippetRefusal(raw);
+  return why === undefined ? v.ok(raw) : v.bad(why);
+};
 
 /** The keys, spliced into CONFIGMAP_KEYS. */
 export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
-  key('client-header-buffer-size', 'clientHeaderBufferSize', '1k', 'Buffer for a request\'s headers (client_header_buffer_size).', v.bufferSize),
+  key('client-header-buffer-size', 'clientHeaderBufferSize', '1k', "Buffer for a request's headers (client_header_buffer_size).", v.bufferSize),
   key('large-client-header-buffers', 'largeClientHeaderBuffers', '4 8k', 'Number and size of the buffers for large request headers (large_client_header_buffers).', numberSize),
-  key('client-header-timeout', 'clientHeaderTimeout', '60', 'Seconds to read a request\'s headers.', v.seconds()),
+  key('client-header-timeout', 'clientHeaderTimeout', '60', "Seconds to read a request's headers.", v.seconds()),
   key('client-body-timeout', 'clientBodyTimeout', '60', 'Seconds between two reads of a request body.', v.seconds()),
-  key('server-name-hash-max-size', 'serverNameHashMaxSize', '4096', 'server_names_hash_max_size (Portico\'s default is larger than ingress-nginx\'s 1024, so many hosts need no tuning).', hashSize),
+  key('server-name-hash-max-size', 'serverNameHashMaxSize', '4096', "server_names_hash_max_size (Portico's default is larger than ingress-nginx's 1024, so many hosts need no tuning).", hashSize),
   key('server-name-hash-bucket-size', 'serverNameHashBucketSize', '128', 'server_names_hash_bucket_size (ingress-nginx computes it from the longest name; 128 holds any DNS name).', hashSize),
   key('map-hash-bucket-size', 'mapHashBucketSize', '128', 'map_hash_bucket_size.', hashSize),
   key('variables-hash-max-size', 'variablesHashMaxSize', '2048', 'variables_hash_max_size.', hashSize),
@@ -62,7 +71,7 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('ignore-invalid-headers', 'ignoreInvalidHeaders', 'true', 'Drops request headers with invalid names.', v.bool),
   key('retry-non-idempotent', 'retryNonIdempotent', 'false', 'Also retries POST, LOCK and PATCH on another endpoint after an error.', v.bool),
   key('proxy-buffers-number', 'proxyBuffersNumber', '4', 'Number of response buffers (at least 3).', v.int(3, 1024)),
-  key('proxy-busy-buffers-size', 'proxyBusyBuffersSize', '', 'proxy_busy_buffers_size (default: nginx\'s, two buffers).', v.bufferSize),
+  key('proxy-busy-buffers-size', 'proxyBusyBuffersSize', '', "proxy_busy_buffers_size (default: nginx's, two buffers).", v.bufferSize),
   key('proxy-next-upstream', 'proxyNextUpstream', 'error timeout', 'When to try the next endpoint (space-separated nginx conditions).', next),
   key('proxy-next-upstream-tries', 'proxyNextUpstreamTries', '3', 'Most endpoints tried for one request (0: no limit).', v.int(0, 100)),
   key('proxy-next-upstream-timeout', 'proxyNextUpstreamTimeout', '0', 'Time limit for trying further endpoints (0: none).', v.seconds()),
@@ -71,7 +80,7 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('proxy-cookie-domain', 'proxyCookieDomain', 'off', 'Rewrites the domain of Set-Cookie headers: `FROM TO`.', pair(v.hostname)),
   key('proxy-redirect-from', 'proxyRedirectFrom', 'off', '`off` or `default` (proxy_redirect at the http level).', v.oneOf(['off', 'default'] as const)),
   key('hide-headers', 'hideHeaders', '', 'Backend response headers (comma-separated) never passed to clients.', v.list(v.headerName, csv, 64)),
-  key('allow-backend-server-header', 'allowBackendServerHeader', 'false', 'Passes the backend\'s Server header instead of nginx\'s.', v.bool),
+  key('allow-backend-server-header', 'allowBackendServerHeader', 'false', "Passes the backend's Server header instead of nginx's.", v.bool),
   key('default-type', 'defaultType', 'text/html', 'MIME type of answers nginx makes itself.', mime),
   key('skip-access-log-urls', 'skipAccessLogUrls', '', 'Request paths (comma-separated, exact) not written to the access log.', paths),
   key('disable-access-log', 'disableAccessLog', 'false', 'Turns the access log off.', v.bool),
@@ -79,19 +88,33 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('syslog-host', 'syslogHost', '', 'The syslog server: an IP address (a name would be resolved once, when nginx loads, and one that does not resolve would fail every configuration).', syslogHost),
   key('syslog-port', 'syslogPort', '514', 'UDP port of syslog-host.', v.int(1, 65535)),
   key('log-format-escape-none', 'logFormatEscapeNone', 'false', 'Writes variables in the access log unescaped (escape=none).', v.bool),
-  key('access-log-params', 'accessLogParams', '', 'Parameters of access_log: buffer=SIZE, flush=TIME, gzip[=LEVEL] (Portico\'s default: buffer=64k flush=1s).', logParams),
-  key('http-access-log-path', 'accessLogPath', '', 'Same as access-log-path (Portico serves no stream section yet).', (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`))),
+  key('access-log-params', 'accessLogParams', '', "Parameters of access_log: buffer=SIZE, flush=TIME, gzip[=LEVEL] (Portico's default: buffer=64k flush=1s).", logParams),
+  key('http-access-log-path', 'accessLogPath', '', 'Same as access-log-path (Portico serves no stream section yet).', (raw) =>
+    /^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`),
+  ),
   key('enable-multi-accept', 'enableMultiAccept', 'true', 'A worker accepts all new connections at once (multi_accept).', v.bool),
-  key('max-worker-open-files', 'maxWorkerOpenFiles', '0', 'worker_rlimit_nofile (0: the system\'s limit).', v.int(0, 10_000_000)),
+  key('max-worker-open-files', 'maxWorkerOpenFiles', '0', "worker_rlimit_nofile (0: the system's limit).", v.int(0, 10_000_000)),
   key('worker-cpu-affinity', 'workerCpuAffinity', '', 'worker_cpu_affinity: `auto` or bit masks (empty: none).', cpuAffinity),
   key('upstream-keepalive-time', 'upstreamKeepaliveTime', '1h', 'Longest life of a backend keep-alive connection.', duration),
   key('http2-max-concurrent-streams', 'http2MaxConcurrentStreams', '128', 'Concurrent HTTP/2 streams per connection.', v.int(1, 1_000_000)),
   key('limit-rate', 'limitRate', '0', 'Response rate per connection, bytes per second (0: no limit); the limit-rate annotation (KiB/s) wins.', v.int(0, 2 ** 31 - 1)),
   key('limit-rate-after', 'limitRateAfter', '0', 'Bytes sent at full speed before limit-rate applies.', v.int(0, 2 ** 31 - 1)),
   key('relative-redirects', 'relativeRedirects', 'false', 'Redirects nginx makes itself carry a relative Location (absolute_redirect off).', v.bool),
-  key('grpc-buffer-size-kb', 'grpcBufferSizeKb', '0', 'grpc_buffer_size in KiB (0: nginx\'s default).', v.int(0, 1_048_576)),
-  key('whitelist-source-range', 'whitelistSourceRange', '', 'Only these client addresses (comma-separated CIDRs) may use any host; an Ingress\'s own allowlist-source-range replaces it.', v.list(v.cidr, csv, 4096)),
-  key('denylist-source-range', 'denylistSourceRange', '', 'Client addresses (comma-separated CIDRs) refused with 403 on every host; an Ingress\'s own access lists replace it.', v.list(v.cidr, csv, 4096)),
+  key('grpc-buffer-size-kb', 'grpcBufferSizeKb', '0', "grpc_buffer_size in KiB (0: nginx's default).", v.int(0, 1_048_576)),
+  key(
+    'whitelist-source-range',
+    'whitelistSourceRange',
+    '',
+    "Only these client addresses (comma-separated CIDRs) may use any host; an Ingress's own allowlist-source-range replaces it.",
+    v.list(v.cidr, csv, 4096),
+  ),
+  key(
+    'denylist-source-range',
+    'denylistSourceRange',
+    '',
+    "Client addresses (comma-separated CIDRs) refused with 403 on every host; an Ingress's own access lists replace it.",
+    v.list(v.cidr, csv, 4096),
+  ),
   key('main-snippet', 'mainSnippet', '', 'nginx directives at the main level (checked by --snippet-mode, docs/adr/0012).', snippetText),
   key('http-snippet', 'httpSnippet', '', 'nginx directives in http{} (checked by --snippet-mode).', snippetText),
   key('server-snippet', 'serverSnippet', '', 'nginx directives in every server{} (checked by --snippet-mode).', snippetText),

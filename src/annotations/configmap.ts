@@ -32,8 +32,7 @@ const redirectCode: v.Parser<RedirectCode> = (raw) => {
   const code = REDIRECT_CODES.find((c) => String(c) === raw.trim());
   return code !== undefined ? v.ok(code) : v.bad(`${v.show(raw)} is not one of ${REDIRECT_CODES.join(', ')}`);
 };
-const sslCiphers: v.Parser<string> = (raw) => (/^[A-Za-z0-9:+!@=_.-]{1,2048}$/.test(raw)
-  ? v.ok(raw) : v.bad(`${v.show(raw)} is not an OpenSSL cipher list`));
+const sslCiphers: v.Parser<string> = (raw) => (/^[A-Za-z0-9:+!@=_.-]{1,2048}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not an OpenSSL cipher list`));
 
 const onOff: v.Parser<boolean> = (raw) => (raw === 'on' ? v.ok(true) : raw === 'off' ? v.ok(false) : v.bad(`${v.show(raw)} is not on or off`));
 const ref: v.Parser<string> = (raw) => {
@@ -43,7 +42,8 @@ const ref: v.Parser<string> = (raw) => {
 };
 
 /** nginx variables a log format may use: core names and the families with a suffix. */
-const LOG_VARS = /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|portico_backend|proxy_upstream_name|proxy_alternative_upstream_name|best_http_host|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
+const LOG_VARS =
+  /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|portico_backend|proxy_upstream_name|proxy_alternative_upstream_name|best_http_host|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
 
 /** A log format: printable ASCII; `$` only before a known variable name (an unknown one would fail `nginx -t`). */
 export const logFormat: v.Parser<string> = (raw) => {
@@ -55,10 +55,9 @@ export const logFormat: v.Parser<string> = (raw) => {
   return v.ok(raw);
 };
 
-const logPath: v.Parser<string> = (raw) =>
-  (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`));
+const logPath: v.Parser<string> = (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`));
 const userAgent: v.Parser<string> = (raw) =>
-  (/^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a user agent string or ~regex (no quotes, '$', ';', braces or backslashes)`));
+  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a user agent string or ~regex (no quotes, '$', ';', braces or backslashes)`);
 const risk: v.Parser<RiskLevel> = v.oneOf(RISK_ORDER);
 const workers: v.Parser<number | 'auto'> = (raw) => (raw === 'auto' ? v.ok('auto') : v.int(1, 256)(raw));
 const csv = /\s*,\s*/;
@@ -96,7 +95,13 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('worker-processes', 'workerProcesses', 'auto', 'nginx worker processes (a number or auto).', workers),
   key('max-worker-connections', 'maxWorkerConnections', '16384', 'Connections per worker.', v.int(64, 1_000_000)),
   key('worker-shutdown-timeout', 'workerShutdownTimeout', '240s', 'Seconds old workers may take to finish after a reload.', v.seconds()),
-  key('log-format-upstream', 'logFormatUpstream', '', 'Access log format (nginx variables allowed, with ingress-nginx\'s $proxy_upstream_name and $proxy_alternative_upstream_name). The default line has ingress-nginx\'s upstreaminfo fields in its order.', logFormat),
+  key(
+    'log-format-upstream',
+    'logFormatUpstream',
+    '',
+    "Access log format (nginx variables allowed, with ingress-nginx's $proxy_upstream_name and $proxy_alternative_upstream_name). The default line has ingress-nginx's upstreaminfo fields in its order.",
+    logFormat,
+  ),
   key('log-format-escape-json', 'logFormatEscapeJson', 'false', 'Escapes the access log for JSON.', v.bool),
   key('access-log-path', 'accessLogPath', '', "Access log file (default: the work directory's logs/access.log).", logPath),
   key('error-log-level', 'errorLogLevel', 'notice', "nginx's error log level.", v.oneOf(['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg'] as const)),

@@ -54,4 +54,3 @@ export function annotationsMarkdown(): string {
 export function generatedDocs(): Record<string, string> {
   return { 'docs/annotations.md': annotationsMarkdown(), 'docs/configmap.md': configmapMarkdown(), 'docs/flags.md': flagsMarkdown(), 'docs/configuration.md': configurationMarkdown() };
 }
-

@@ -4,8 +4,8 @@ import { byName } from '../model/lookup.js';
 import * as v from './values.js';
 
 /** fastcgi_index: one file name (letters, digits, `._-`, not `.` or `..`), as `index.php`. */
-export const fastcgiIndex: v.Parser<string> = (raw) => (/^[A-Za-z0-9._-]{1,255}$/.test(raw) && raw !== '.' && raw !== '..'
-  ? v.ok(raw) : v.bad(`${v.show(raw)} is not a file name such as index.php (letters, digits and ._-)`));
+export const fastcgiIndex: v.Parser<string> = (raw) =>
+  /^[A-Za-z0-9._-]{1,255}$/.test(raw) && raw !== '.' && raw !== '..' ? v.ok(raw) : v.bad(`${v.show(raw)} is not a file name such as index.php (letters, digits and ._-)`);
 
 /** A FastCGI parameter name: a CGI variable such as SCRIPT_FILENAME or HTTP_PROXY. */
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -15,7 +15,8 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
  * `http_*` / `arg_* ` / `cookie_*` families. Anything else after `$` is refused, so a value never names
  * Portico's internal variables (`$portico_*`) nor one nginx would refuse at `nginx -t`.
  */
-export const FASTCGI_VARS = /^(fastcgi_script_name|fastcgi_path_info|document_root|document_uri|request_uri|uri|args|query_string|is_args|request_method|content_type|content_length|scheme|https|host|server_name|server_port|server_addr|server_protocol|remote_addr|remote_port|remote_user|request_id|nginx_version|(http|arg|cookie)_[a-z0-9_]{1,64})$/;
+export const FASTCGI_VARS =
+  /^(fastcgi_script_name|fastcgi_path_info|document_root|document_uri|request_uri|uri|args|query_string|is_args|request_method|content_type|content_length|scheme|https|host|server_name|server_port|server_addr|server_protocol|remote_addr|remote_port|remote_user|request_id|nginx_version|(http|arg|cookie)_[a-z0-9_]{1,64})$/;
 
 /**
  * A parameter value: printable ASCII up to 1024 characters where `$` only starts `$name` or `${name}` of an
@@ -25,7 +26,8 @@ export const paramValue: v.Parser<string> = (raw) => {
   if (!/^[\x20-\x7e]{0,1024}$/.test(raw)) return v.bad(`${v.show(raw)} is not printable ASCII of at most 1024 characters`);
   for (const m of raw.matchAll(/\$(\{([^}]*)\}|([A-Za-z0-9_]*))/g)) {
     const name = m[2] ?? m[3] ?? '';
-    if (!FASTCGI_VARS.test(name)) return v.bad(`${v.show(raw)} uses ${v.show(`$${m[1] ?? ''}`)}, not a variable a FastCGI parameter may name (e.g. $document_root, $fastcgi_script_name, $request_uri, $http_*)`);
+    if (!FASTCGI_VARS.test(name))
+      return v.bad(`${v.show(raw)} uses ${v.show(`$${m[1] ?? ''}`)}, not a variable a FastCGI parameter may name (e.g. $document_root, $fastcgi_script_name, $request_uri, $http_*)`);
   }
   return v.ok(raw);
 };

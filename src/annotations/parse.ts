@@ -47,11 +47,12 @@ function gate(name: string, o: ParseOptions): string | undefined {
   if (spec.snippet && mode === 'refuse') return 'snippet annotations are refused (--snippet-mode=refuse)';
   if (spec.snippet && mode === 'any' && !o.allowSnippets) return 'snippet annotations are refused unless --allow-snippet-annotations is set (--snippet-mode=any)';
   if (name === 'stream-snippet' && mode === 'safe') {
-    return 'a stream-snippet acts on every TCP/UDP service, not on this Ingress: refused under --snippet-mode=safe (the ConfigMap\'s stream-snippet takes stream-wide timeouts and access lists; --snippet-mode=any takes any, docs/adr/0012)';
+    return "a stream-snippet acts on every TCP/UDP service, not on this Ingress: refused under --snippet-mode=safe (the ConfigMap's stream-snippet takes stream-wide timeouts and access lists; --snippet-mode=any takes any, docs/adr/0012)";
   }
   // In safe mode a snippet holds only allowlisted directives (docs/adr/0012): it is judged as a High annotation.
   const risk = spec.snippet && mode === 'safe' ? 'High' : spec.risk;
-  if (riskAbove(risk, o.riskLevel)) return `the annotation is rated ${risk}${spec.snippet && mode === 'safe' ? ' (a snippet under --snippet-mode=safe)' : ''}, above --annotations-risk-level ${o.riskLevel}`;
+  if (riskAbove(risk, o.riskLevel))
+    return `the annotation is rated ${risk}${spec.snippet && mode === 'safe' ? ' (a snippet under --snippet-mode=safe)' : ''}, above --annotations-risk-level ${o.riskLevel}`;
   return undefined;
 }
 
@@ -62,12 +63,19 @@ const SNIPPET_CONTEXT: Readonly<Record<string, Context>> = { 'configuration-snip
 function upstreamOf(d: Draft): UpstreamSettings {
   const u = d.upstream;
   const c = d.cookie;
-  const affinity = u.affinity === 'cookie' ? {
-    mode: c.mode ?? 'balanced', name: c.name ?? 'INGRESSCOOKIE', path: c.path ?? '/',
-    ...(c.maxAge !== undefined ? { maxAge: c.maxAge } : {}), ...(c.expires !== undefined ? { expires: c.expires } : {}),
-    ...(c.sameSite !== undefined ? { sameSite: c.sameSite } : {}), ...(c.secure !== undefined ? { secure: c.secure } : {}),
-    ...(c.canaryBehavior === 'legacy' ? { canaryBehavior: 'legacy' as const } : {}),
-  } as const : undefined;
+  const affinity =
+    u.affinity === 'cookie'
+      ? ({
+          mode: c.mode ?? 'balanced',
+          name: c.name ?? 'INGRESSCOOKIE',
+          path: c.path ?? '/',
+          ...(c.maxAge !== undefined ? { maxAge: c.maxAge } : {}),
+          ...(c.expires !== undefined ? { expires: c.expires } : {}),
+          ...(c.sameSite !== undefined ? { sameSite: c.sameSite } : {}),
+          ...(c.secure !== undefined ? { secure: c.secure } : {}),
+          ...(c.canaryBehavior === 'legacy' ? { canaryBehavior: 'legacy' as const } : {}),
+        } as const)
+      : undefined;
   return {
     ...(u.loadBalance !== undefined ? { loadBalance: u.loadBalance } : {}),
     ...(u.hashBy !== undefined ? { hashBy: u.hashBy } : {}),

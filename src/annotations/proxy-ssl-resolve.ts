@@ -13,7 +13,6 @@ export interface ProxySslOptions {
   readonly allowCrossNamespace: boolean;
 }
 
-
 /** Reads the Secret `ref` (`name` or `namespace/name`) for an Ingress: its files, or why they cannot be used. */
 export function readProxySsl(ref: string, snap: Snapshot, ing: ObjectRef, allowCrossNamespace: boolean): ProxySsl {
   const [namespace = '', name = ''] = ref.includes('/') ? ref.split('/') : [ing.namespace, ref];
@@ -25,8 +24,12 @@ export function readProxySsl(ref: string, snap: Snapshot, ing: ObjectRef, allowC
   const found = findSecret(snap.secrets, sref);
   const ca = readCaSecret(found, sref);
   if (!ca.ok) return { secret, denied: ca.reason };
-  const base = { secret, caPem: ca.value.caPem, caDigest: ca.value.caDigest,
-    ...(ca.value.crlPem !== undefined && ca.value.crlDigest !== undefined ? { crlPem: ca.value.crlPem, crlDigest: ca.value.crlDigest } : {}) };
+  const base = {
+    secret,
+    caPem: ca.value.caPem,
+    caDigest: ca.value.caDigest,
+    ...(ca.value.crlPem !== undefined && ca.value.crlDigest !== undefined ? { crlPem: ca.value.crlPem, crlDigest: ca.value.crlDigest } : {}),
+  };
   if (found === undefined || (secretText(found, 'tls.crt') === undefined && secretText(found, 'tls.key') === undefined)) return base;
   const client = readTlsSecret(found, sref);
   if (!client.ok) return { secret, denied: `${client.reason} (the client certificate for the backend)` };

@@ -65,7 +65,10 @@ export function headersFrom(configMaps: readonly ConfigMap[], ref: string): { he
 
 /** The URLs an Ingress proxies to (mirror-target, auth-url) that the target policy refuses; redirects are the browser's. */
 function refusedTargets(s: IngressSettings, o: SelectOptions): AnnotationError[] {
-  const urls: [string, string | undefined][] = [['mirror-target', s.location.traffic?.mirror?.target], ['auth-url', s.location.auth?.external?.url]];
+  const urls: [string, string | undefined][] = [
+    ['mirror-target', s.location.traffic?.mirror?.target],
+    ['auth-url', s.location.auth?.external?.url],
+  ];
   return urls.flatMap(([name, url]) => {
     // A $host auth-url goes to Portico's own listener for the request's host, never resolved (annotations/auth-urls.ts).
     const reason = url === undefined || (name === 'auth-url' && isSelfHostUrl(url)) ? undefined : refuseUrl(url, o.targets);
@@ -89,7 +92,10 @@ function settle(ing: Ingress, snap: Snapshot, o: SelectOptions, warned: Annotati
     const allowed = (o.auth ?? GLOBAL_AUTH_DEFAULTS).allowedResponseHeaders;
     const stray = r.headers.map(([h]) => h).filter((h) => !allowed.includes(h));
     if (stray.length > 0) {
-      errors.push({ annotation: `${o.prefix}/custom-headers`, reason: `ConfigMap ${ref}: header ${stray.join(', ')} is not in the ConfigMap's global-allowed-response-headers (${allowed.length > 0 ? allowed.join(',') : 'empty'})` });
+      errors.push({
+        annotation: `${o.prefix}/custom-headers`,
+        reason: `ConfigMap ${ref}: header ${stray.join(', ')} is not in the ConfigMap's global-allowed-response-headers (${allowed.length > 0 ? allowed.join(',') : 'empty'})`,
+      });
     }
     settings = { ...settings, location: { ...settings.location, responseHeaders: r.headers } };
   }

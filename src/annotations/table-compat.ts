@@ -14,11 +14,12 @@ export interface CompatAnnotation {
 }
 
 const truthy = (raw: string): boolean => ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw.trim());
-const NO_WAF = 'ModSecurity is not in Debian\'s nginx packages that Portico runs: an Ingress asking for a WAF is not served rather than served without one';
+const NO_WAF = "ModSecurity is not in Debian's nginx packages that Portico runs: an Ingress asking for a WAF is not served rather than served without one";
 const row = (key: string, status: CompatAnnotation['status'], why: string, when?: (raw: string) => boolean): CompatAnnotation => ({ key, status, why, ...(when ? { when } : {}) });
 /** An integer as Go's strconv.Atoi reads it (ingress-nginx's validator for these), of at most 10 digits. */
 const integer = (raw: string): string | undefined => (/^[+-]?\d{1,10}$/.test(raw.trim()) ? undefined : `${JSON.stringify(raw.slice(0, 40))} is not an integer`);
-const boolean = (raw: string): string | undefined => (/^(1|t|T|true|TRUE|True|0|f|F|false|FALSE|False)$/.test(raw.trim()) ? undefined : `${JSON.stringify(raw.slice(0, 40))} is not a boolean (true or false)`);
+const boolean = (raw: string): string | undefined =>
+  /^(1|t|T|true|TRUE|True|0|f|F|false|FALSE|False)$/.test(raw.trim()) ? undefined : `${JSON.stringify(raw.slice(0, 40))} is not a boolean (true or false)`;
 /**
  * Why auth-keepalive cannot keep connections open (measured: an upstream block with `keepalive 4` for the auth host,
  * 5 requests, 5 connections). Portico asks auth-url through auth_request, whose subrequest is header-only: nginx
@@ -26,7 +27,8 @@ const boolean = (raw: string): string | undefined => (/^(1|t|T|true|TRUE|True|0|
  * swaps auth_request for a Lua subrequest to keep connections, which its own docs say does not work with HTTP/2, and
  * Portico's HTTPS listener serves HTTP/2.
  */
-const NO_AUTH_KEEPALIVE = 'accepted and validated as ingress-nginx does, but each auth-url request opens its own connection: nginx\'s auth_request subrequest is header-only, and nginx closes such an upstream connection instead of pooling it (ingress-nginx swaps in a Lua subrequest, which does not work under HTTP/2, which Portico\'s HTTPS listener serves); answers are the same, only slower under load';
+const NO_AUTH_KEEPALIVE =
+  "accepted and validated as ingress-nginx does, but each auth-url request opens its own connection: nginx's auth_request subrequest is header-only, and nginx closes such an upstream connection instead of pooling it (ingress-nginx swaps in a Lua subrequest, which does not work under HTTP/2, which Portico's HTTPS listener serves); answers are the same, only slower under load";
 const noop = (key: string, why: string, check: (raw: string) => string | undefined): CompatAnnotation => ({ key, status: 'no-op', why, check });
 
 export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
@@ -34,11 +36,15 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
   row('enable-owasp-core-rules', 'refused', NO_WAF, truthy),
   row('modsecurity-snippet', 'refused', NO_WAF),
   row('modsecurity-transaction-id', 'refused', NO_WAF),
-  row('ssl-passthrough', 'no-op', 'read by the stream section (model/stream.ts): with --enable-ssl-passthrough, TLS connections whose SNI names a rule host of the Ingress go unterminated to the backend of its first path; without the flag the annotation is ignored with a Warning'),
-  row('ssl-ciphers', 'refused', 'per-Ingress cipher lists are not implemented (the ConfigMap\'s ssl-ciphers applies to every host): the Ingress is not served rather than served with other ciphers'),
+  row(
+    'ssl-passthrough',
+    'no-op',
+    'read by the stream section (model/stream.ts): with --enable-ssl-passthrough, TLS connections whose SNI names a rule host of the Ingress go unterminated to the backend of its first path; without the flag the annotation is ignored with a Warning',
+  ),
+  row('ssl-ciphers', 'refused', "per-Ingress cipher lists are not implemented (the ConfigMap's ssl-ciphers applies to every host): the Ingress is not served rather than served with other ciphers"),
   row('ssl-prefer-server-ciphers', 'refused', 'per-Ingress cipher preferences are not implemented: the Ingress is not served rather than served with other settings', truthy),
   row('proxy-ssl-ciphers', 'refused', 'cipher lists to the backend are not implemented: the Ingress is not served rather than served with other ciphers'),
-  row('session-cookie-domain', 'refused', 'the affinity cookie\'s Domain attribute is not implemented: its clients would lose affinity across hosts'),
+  row('session-cookie-domain', 'refused', "the affinity cookie's Domain attribute is not implemented: its clients would lose affinity across hosts"),
   row('session-cookie-change-on-failure', 'refused', 'not implemented: the affinity cookie keeps its endpoint until the endpoint leaves', truthy),
   row('session-cookie-conditional-samesite-none', 'refused', 'not implemented: SameSite=None is sent to every browser', truthy),
   row('session-cookie-partitioned', 'refused', 'the Partitioned cookie attribute is not implemented', truthy),
@@ -48,9 +54,13 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
   noop('auth-keepalive', NO_AUTH_KEEPALIVE, integer),
   noop('auth-keepalive-requests', 'validated (an integer; 0 or less turns auth-keepalive off in ingress-nginx); only read with auth-keepalive, a no-op here', integer),
   noop('auth-keepalive-timeout', 'validated (an integer of seconds; 0 or less turns auth-keepalive off in ingress-nginx); only read with auth-keepalive, a no-op here', integer),
-  noop('auth-keepalive-share-vars', 'validated (a boolean); Portico\'s auth_request subrequest shares the request\'s variables whatever this says, so X-Request-ID is the same for the backend and the auth service', boolean),
+  noop(
+    'auth-keepalive-share-vars',
+    "validated (a boolean); Portico's auth_request subrequest shares the request's variables whatever this says, so X-Request-ID is the same for the backend and the auth service",
+    boolean,
+  ),
   row('http2-push-preload', 'no-op', 'browsers dropped HTTP/2 server push (Chrome 106, Firefox 132); nginx answers as without it'),
-  row('enable-opentelemetry', 'refused', 'OpenTelemetry tracing needs a module Debian\'s nginx does not ship', truthy),
+  row('enable-opentelemetry', 'refused', "OpenTelemetry tracing needs a module Debian's nginx does not ship", truthy),
   row('opentelemetry-operation-name', 'no-op', 'only read with enable-opentelemetry, which Portico refuses'),
   row('opentelemetry-trust-incoming-span', 'no-op', 'only read with enable-opentelemetry, which Portico refuses'),
 ];

@@ -6,7 +6,14 @@ import type { AnnotationSpec, Draft, Scope } from './table.js';
 import * as v from './values.js';
 
 /** What the auth-tls rows write while one Ingress's annotations are read; combineTls turns it into AuthTlsSettings. */
-export interface TlsDraft { secret?: string; verify?: VerifyClient; depth?: number; errorPage?: string; pass?: boolean; matchCn?: string }
+export interface TlsDraft {
+  secret?: string;
+  verify?: VerifyClient;
+  depth?: number;
+  errorPage?: string;
+  pass?: boolean;
+  matchCn?: string;
+}
 
 /**
  * Why an auth-tls-match-cn value is refused, else undefined. ingress-nginx asks for a regex naming `CN=`, matched
@@ -29,31 +36,78 @@ export function matchCnRefusal(raw: string): string | undefined {
 /** `name` or `namespace/name` of a Secret (the namespace rule is checked when the model reads it). */
 const SECRET_REF = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const secretRef: v.Parser<string> = (raw) => (SECRET_REF.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a Secret name or namespace/name`));
-const matchCn: v.Parser<string> = (raw) => { const why = matchCnRefusal(raw); return why ? v.bad(why) : v.ok(raw); };
+const matchCn: v.Parser<string> = (raw) => {
+  const why = matchCnRefusal(raw);
+  return why ? v.bad(why) : v.ok(raw);
+};
 
-interface Meta { type: string; default: string; risk: RiskLevel; doc: string }
+interface Meta {
+  type: string;
+  default: string;
+  risk: RiskLevel;
+  doc: string;
+}
 
 function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (d: TlsDraft, value: T) => void): AnnotationSpec {
   const scope: Scope = 'server';
-  return { key, ...meta, scope, apply: (raw, draft) => { const r = parse(raw); if (!r.ok) return r.reason; set(draft.tls, r.value); return undefined; } };
+  return {
+    key,
+    ...meta,
+    scope,
+    apply: (raw, draft) => {
+      const r = parse(raw);
+      if (!r.ok) return r.reason;
+      set(draft.tls, r.value);
+      return undefined;
+    },
+  };
 }
 
 /** The rows spliced into ANNOTATIONS: validated here (fail closed); model/tls.ts turns them into the server's client-certificate check. */
 export const TLS_ANNOTATIONS: readonly AnnotationSpec[] = [
-  row('auth-tls-secret', { type: 'secret', default: '', risk: 'Medium', doc: 'Secret (`name` or `namespace/name`) with `ca.crt` (and optional `ca.crl`) for client certificates.' }, secretRef, (d, x) => { d.secret = x; }),
-  row('auth-tls-verify-client', { type: 'enum', default: 'on', risk: 'Medium', doc: 'Client certificate check: on, off, optional or optional_no_ca.' }, v.oneOf(['on', 'off', 'optional', 'optional_no_ca'] as const), (d, x) => { d.verify = x; }),
-  row('auth-tls-verify-depth', { type: 'int', default: '1', risk: 'Low', doc: 'Depth of the client certificate chain check.' }, v.int(1, 999), (d, x) => { d.depth = x; }),
-  row('auth-tls-error-page', { type: 'url', default: '', risk: 'High', doc: 'URL to redirect to when the client certificate check fails.' }, v.httpUrl, (d, x) => { d.errorPage = x; }),
-  row('auth-tls-match-cn', { type: 'regex', default: '', risk: 'High', doc: 'Regex naming `CN=` that the client certificate\'s subject (`CN=client,O=Org`) must match, else 403; nested quantifiers are refused.' }, matchCn, (d, x) => { d.matchCn = x; }),
-  row('auth-tls-pass-certificate-to-upstream', { type: 'bool', default: 'false', risk: 'Low', doc: 'Passes the client certificate to the backend in the `ssl-client-cert` header.' }, v.bool, (d, x) => { d.pass = x; }),
+  row(
+    'auth-tls-secret',
+    { type: 'secret', default: '', risk: 'Medium', doc: 'Secret (`name` or `namespace/name`) with `ca.crt` (and optional `ca.crl`) for client certificates.' },
+    secretRef,
+    (d, x) => {
+      d.secret = x;
+    },
+  ),
+  row(
+    'auth-tls-verify-client',
+    { type: 'enum', default: 'on', risk: 'Medium', doc: 'Client certificate check: on, off, optional or optional_no_ca.' },
+    v.oneOf(['on', 'off', 'optional', 'optional_no_ca'] as const),
+    (d, x) => {
+      d.verify = x;
+    },
+  ),
+  row('auth-tls-verify-depth', { type: 'int', default: '1', risk: 'Low', doc: 'Depth of the client certificate chain check.' }, v.int(1, 999), (d, x) => {
+    d.depth = x;
+  }),
+  row('auth-tls-error-page', { type: 'url', default: '', risk: 'High', doc: 'URL to redirect to when the client certificate check fails.' }, v.httpUrl, (d, x) => {
+    d.errorPage = x;
+  }),
+  row(
+    'auth-tls-match-cn',
+    { type: 'regex', default: '', risk: 'High', doc: "Regex naming `CN=` that the client certificate's subject (`CN=client,O=Org`) must match, else 403; nested quantifiers are refused." },
+    matchCn,
+    (d, x) => {
+      d.matchCn = x;
+    },
+  ),
+  row(
+    'auth-tls-pass-certificate-to-upstream',
+    { type: 'bool', default: 'false', risk: 'Low', doc: 'Passes the client certificate to the backend in the `ssl-client-cert` header.' },
+    v.bool,
+    (d, x) => {
+      d.pass = x;
+    },
+  ),
 ];
 
 /** The Ingress's client-certificate settings: only with auth-tls-secret (the other keys alone ask for nothing, as in ingress-nginx). */
 export function combineTls(d: Draft): AuthTlsSettings | undefined {
   const t = d.tls;
   if (t.secret === undefined) return undefined;
-  return {
-    secret: t.secret, verify: t.verify ?? 'on', depth: t.depth ?? 1, errorPage: t.errorPage, passCertificate: t.pass ?? false,
-    ...(t.matchCn !== undefined ? { matchCn: t.matchCn } : {}),
-  };
+  return { secret: t.secret, verify: t.verify ?? 'on', depth: t.depth ?? 1, errorPage: t.errorPage, passCertificate: t.pass ?? false, ...(t.matchCn !== undefined ? { matchCn: t.matchCn } : {}) };
 }

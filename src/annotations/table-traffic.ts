@@ -7,11 +7,18 @@ import type { AnnotationSpec, Draft, Scope } from './table.js';
 import * as v from './values.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-interface Meta { type: string; default: string; risk: RiskLevel; scope: Scope; doc: string }
+interface Meta {
+  type: string;
+  default: string;
+  risk: RiskLevel;
+  scope: Scope;
+  doc: string;
+}
 
 function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (t: Mutable<TrafficSettings>, value: T) => void): AnnotationSpec {
   return {
-    key, ...meta,
+    key,
+    ...meta,
     apply: (raw: string, draft: Draft) => {
       const r = parse(raw);
       if (!r.ok) return r.reason;
@@ -41,7 +48,10 @@ export const origins: v.Parser<string[]> = (raw) => {
 const method: v.Parser<string> = (raw) => (/^[A-Za-z]{1,20}$/.test(raw) ? v.ok(raw.toUpperCase()) : v.bad(`${v.show(raw)} is not an HTTP method`));
 const headerOrStar: v.Parser<string> = (raw) => (raw === '*' ? v.ok('*') : v.headerName(raw));
 function nonEmpty<T>(p: v.Parser<T[]>): v.Parser<T[]> {
-  return (raw) => { const r = p(raw); return r.ok && r.value.length === 0 ? v.bad('an empty list') : r; };
+  return (raw) => {
+    const r = p(raw);
+    return r.ok && r.value.length === 0 ? v.bad('an empty list') : r;
+  };
 }
 
 /** A cookie name: an RFC 6265 token. */
@@ -79,42 +89,162 @@ const rate = v.int(0, 1_000_000);
 
 /** The traffic rows, spliced into ANNOTATIONS. */
 export const TRAFFIC_ANNOTATIONS: readonly AnnotationSpec[] = [
-  row('limit-rps', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Requests per second from one client address to this Ingress (0: no limit); above it, limit-req-status-code.' }, rate, (t, x) => { t.limit = { ...t.limit, rps: x }; }),
-  row('limit-rpm', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Requests per minute from one client address to this Ingress (0: no limit).' }, rate, (t, x) => { t.limit = { ...t.limit, rpm: x }; }),
-  row('limit-connections', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Concurrent connections from one client address (0: no limit, at most 65535); above it, limit-conn-status-code.' }, v.int(0, 65535), (t, x) => { t.limit = { ...t.limit, connections: x }; }),
-  row('limit-burst-multiplier', { type: 'int', default: '5', risk: 'Low', scope: L, doc: 'Burst of limit-rps and limit-rpm: the rate times this.' }, v.int(1, 1000), (t, x) => { t.limit = { ...t.limit, burstMultiplier: x }; }),
-  row('limit-whitelist', { type: 'cidr list', default: '', risk: 'Low', scope: L, doc: 'Client CIDRs (comma-separated) never rate-limited.' }, v.list(v.cidr, csv, 256), (t, x) => { t.limit = { ...t.limit, whitelist: x }; }),
-  row('limit-allowlist', { type: 'cidr list', default: '', risk: 'Low', scope: L, doc: 'Alias of limit-whitelist.' }, v.list(v.cidr, csv, 256), (t, x) => { t.limit = { ...t.limit, whitelist: x }; }),
-  row('limit-rate', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Response rate per connection, KiB/s (0: no limit).' }, rate, (t, x) => { t.limit = { ...t.limit, rate: x }; }),
-  row('limit-rate-after', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'KiB sent at full speed before limit-rate applies.' }, rate, (t, x) => { t.limit = { ...t.limit, rateAfter: x }; }),
-  row('enable-cors', { type: 'bool', default: 'false', risk: 'Low', scope: L, doc: 'Answers CORS preflights (204, without the backend) and adds CORS headers for allowed origins.' }, v.bool, (t, x) => { t.cors = { ...t.cors, enabled: x }; }),
-  row('cors-allow-origin', { type: 'origin list', default: '*', risk: 'Medium', scope: L, doc: '`*`, or origins (comma-separated; in `https://*.example.com` the `*` is exactly one DNS label); only a matching Origin is echoed.' }, origins, (t, x) => { t.cors = { ...t.cors, allowOrigin: x }; }),
-  row('cors-allow-methods', { type: 'list', default: 'GET, PUT, POST, DELETE, PATCH, OPTIONS', risk: 'Low', scope: L, doc: 'Access-Control-Allow-Methods of preflights.' }, nonEmpty(v.list(method, csv, 32)), (t, x) => { t.cors = { ...t.cors, allowMethods: x }; }),
-  row('cors-allow-headers', { type: 'list', default: 'DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization', risk: 'Low', scope: L, doc: 'Access-Control-Allow-Headers of preflights.' }, nonEmpty(v.list(headerOrStar, csv, 64)), (t, x) => { t.cors = { ...t.cors, allowHeaders: x }; }),
-  row('cors-allow-credentials', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Sends Access-Control-Allow-Credentials: true.' }, v.bool, (t, x) => { t.cors = { ...t.cors, allowCredentials: x }; }),
-  row('cors-expose-headers', { type: 'list', default: '', risk: 'Low', scope: L, doc: 'Access-Control-Expose-Headers of answers.' }, v.list(headerOrStar, csv, 64), (t, x) => { t.cors = { ...t.cors, exposeHeaders: x }; }),
-  row('cors-max-age', { type: 'int', default: '1728000', risk: 'Low', scope: L, doc: 'Seconds a browser may cache a preflight answer.' }, v.int(0, 2 ** 31 - 1), (t, x) => { t.cors = { ...t.cors, maxAge: x }; }),
-  row('canary', { type: 'bool', default: 'false', risk: 'Low', scope: U, doc: "Makes this Ingress the canary of the Ingress with the same host and path: its backend gets a share of that path's requests (switched in Lua, no reload)." }, v.bool, (t, x) => { t.canary = { ...t.canary, enabled: x }; }),
-  row('canary-by-header', { type: 'header', default: '', risk: 'Low', scope: U, doc: 'Header routing to the canary: `always` → canary, `never` → main, else the next rule.' }, v.headerName, (t, x) => { t.canary = { ...t.canary, header: x }; }),
-  row('canary-by-header-value', { type: 'string', default: '', risk: 'Low', scope: U, doc: 'Header value that routes to the canary (instead of `always`).' }, v.headerValue, (t, x) => { t.canary = { ...t.canary, headerValue: x }; }),
-  row('canary-by-header-pattern', { type: 'regex', default: '', risk: 'Medium', scope: U, doc: 'PCRE the header value must match to route to the canary (ignored when canary-by-header-value is set).' }, headerPattern, (t, x) => { t.canary = { ...t.canary, headerPattern: x }; }),
-  row('canary-by-cookie', { type: 'token', default: '', risk: 'Low', scope: U, doc: 'Cookie routing to the canary: `always` → canary, `never` → main, else the weight.' }, cookieName, (t, x) => { t.canary = { ...t.canary, cookie: x }; }),
-  row('canary-weight', { type: 'int', default: '0', risk: 'Low', scope: U, doc: 'Share of the remaining requests sent to the canary, out of canary-weight-total.' }, v.int(0, 1_000_000), (t, x) => { t.canary = { ...t.canary, weight: x }; }),
-  row('canary-weight-total', { type: 'int', default: '100', risk: 'Low', scope: U, doc: 'Total canary-weight is a share of.' }, v.int(1, 1_000_000), (t, x) => { t.canary = { ...t.canary, weightTotal: x }; }),
-  row('mirror-target', { type: 'url', default: '', risk: 'High', scope: L, doc: 'Copies each request to this URL (optionally ending in `$request_uri`); its answers are ignored.' }, mirrorTarget, (t, x) => { t.mirror = { ...t.mirror, target: x }; }),
-  row('mirror-request-body', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Sends the request body with mirrored requests.' }, v.bool, (t, x) => { t.mirror = { ...t.mirror, requestBody: x }; }),
-  row('mirror-host', { type: 'host', default: '', risk: 'High', scope: L, doc: "Host header of mirrored requests (default: mirror-target's host)." }, v.hostPort, (t, x) => { t.mirror = { ...t.mirror, host: x }; }),
-  row('enable-access-log', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: "`false` turns the access log off in this Ingress's locations." }, v.bool, (t, x) => { t.accessLog = x; }),
-  row('enable-rewrite-log', { type: 'bool', default: 'false', risk: 'Low', scope: L, doc: "Logs rewrites of this Ingress's locations to the error log (notice)." }, v.bool, (t, x) => { t.rewriteLog = x; }),
+  row(
+    'limit-rps',
+    { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Requests per second from one client address to this Ingress (0: no limit); above it, limit-req-status-code.' },
+    rate,
+    (t, x) => {
+      t.limit = { ...t.limit, rps: x };
+    },
+  ),
+  row('limit-rpm', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Requests per minute from one client address to this Ingress (0: no limit).' }, rate, (t, x) => {
+    t.limit = { ...t.limit, rpm: x };
+  }),
+  row(
+    'limit-connections',
+    { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Concurrent connections from one client address (0: no limit, at most 65535); above it, limit-conn-status-code.' },
+    v.int(0, 65535),
+    (t, x) => {
+      t.limit = { ...t.limit, connections: x };
+    },
+  ),
+  row('limit-burst-multiplier', { type: 'int', default: '5', risk: 'Low', scope: L, doc: 'Burst of limit-rps and limit-rpm: the rate times this.' }, v.int(1, 1000), (t, x) => {
+    t.limit = { ...t.limit, burstMultiplier: x };
+  }),
+  row('limit-whitelist', { type: 'cidr list', default: '', risk: 'Low', scope: L, doc: 'Client CIDRs (comma-separated) never rate-limited.' }, v.list(v.cidr, csv, 256), (t, x) => {
+    t.limit = { ...t.limit, whitelist: x };
+  }),
+  row('limit-allowlist', { type: 'cidr list', default: '', risk: 'Low', scope: L, doc: 'Alias of limit-whitelist.' }, v.list(v.cidr, csv, 256), (t, x) => {
+    t.limit = { ...t.limit, whitelist: x };
+  }),
+  row('limit-rate', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'Response rate per connection, KiB/s (0: no limit).' }, rate, (t, x) => {
+    t.limit = { ...t.limit, rate: x };
+  }),
+  row('limit-rate-after', { type: 'int', default: '0', risk: 'Low', scope: L, doc: 'KiB sent at full speed before limit-rate applies.' }, rate, (t, x) => {
+    t.limit = { ...t.limit, rateAfter: x };
+  }),
+  row(
+    'enable-cors',
+    { type: 'bool', default: 'false', risk: 'Low', scope: L, doc: 'Answers CORS preflights (204, without the backend) and adds CORS headers for allowed origins.' },
+    v.bool,
+    (t, x) => {
+      t.cors = { ...t.cors, enabled: x };
+    },
+  ),
+  row(
+    'cors-allow-origin',
+    {
+      type: 'origin list',
+      default: '*',
+      risk: 'Medium',
+      scope: L,
+      doc: '`*`, or origins (comma-separated; in `https://*.example.com` the `*` is exactly one DNS label); only a matching Origin is echoed.',
+    },
+    origins,
+    (t, x) => {
+      t.cors = { ...t.cors, allowOrigin: x };
+    },
+  ),
+  row(
+    'cors-allow-methods',
+    { type: 'list', default: 'GET, PUT, POST, DELETE, PATCH, OPTIONS', risk: 'Low', scope: L, doc: 'Access-Control-Allow-Methods of preflights.' },
+    nonEmpty(v.list(method, csv, 32)),
+    (t, x) => {
+      t.cors = { ...t.cors, allowMethods: x };
+    },
+  ),
+  row(
+    'cors-allow-headers',
+    {
+      type: 'list',
+      default: 'DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization',
+      risk: 'Low',
+      scope: L,
+      doc: 'Access-Control-Allow-Headers of preflights.',
+    },
+    nonEmpty(v.list(headerOrStar, csv, 64)),
+    (t, x) => {
+      t.cors = { ...t.cors, allowHeaders: x };
+    },
+  ),
+  row('cors-allow-credentials', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Sends Access-Control-Allow-Credentials: true.' }, v.bool, (t, x) => {
+    t.cors = { ...t.cors, allowCredentials: x };
+  }),
+  row('cors-expose-headers', { type: 'list', default: '', risk: 'Low', scope: L, doc: 'Access-Control-Expose-Headers of answers.' }, v.list(headerOrStar, csv, 64), (t, x) => {
+    t.cors = { ...t.cors, exposeHeaders: x };
+  }),
+  row('cors-max-age', { type: 'int', default: '1728000', risk: 'Low', scope: L, doc: 'Seconds a browser may cache a preflight answer.' }, v.int(0, 2 ** 31 - 1), (t, x) => {
+    t.cors = { ...t.cors, maxAge: x };
+  }),
+  row(
+    'canary',
+    {
+      type: 'bool',
+      default: 'false',
+      risk: 'Low',
+      scope: U,
+      doc: "Makes this Ingress the canary of the Ingress with the same host and path: its backend gets a share of that path's requests (switched in Lua, no reload).",
+    },
+    v.bool,
+    (t, x) => {
+      t.canary = { ...t.canary, enabled: x };
+    },
+  ),
+  row('canary-by-header', { type: 'header', default: '', risk: 'Low', scope: U, doc: 'Header routing to the canary: `always` → canary, `never` → main, else the next rule.' }, v.headerName, (t, x) => {
+    t.canary = { ...t.canary, header: x };
+  }),
+  row('canary-by-header-value', { type: 'string', default: '', risk: 'Low', scope: U, doc: 'Header value that routes to the canary (instead of `always`).' }, v.headerValue, (t, x) => {
+    t.canary = { ...t.canary, headerValue: x };
+  }),
+  row(
+    'canary-by-header-pattern',
+    { type: 'regex', default: '', risk: 'Medium', scope: U, doc: 'PCRE the header value must match to route to the canary (ignored when canary-by-header-value is set).' },
+    headerPattern,
+    (t, x) => {
+      t.canary = { ...t.canary, headerPattern: x };
+    },
+  ),
+  row('canary-by-cookie', { type: 'token', default: '', risk: 'Low', scope: U, doc: 'Cookie routing to the canary: `always` → canary, `never` → main, else the weight.' }, cookieName, (t, x) => {
+    t.canary = { ...t.canary, cookie: x };
+  }),
+  row('canary-weight', { type: 'int', default: '0', risk: 'Low', scope: U, doc: 'Share of the remaining requests sent to the canary, out of canary-weight-total.' }, v.int(0, 1_000_000), (t, x) => {
+    t.canary = { ...t.canary, weight: x };
+  }),
+  row('canary-weight-total', { type: 'int', default: '100', risk: 'Low', scope: U, doc: 'Total canary-weight is a share of.' }, v.int(1, 1_000_000), (t, x) => {
+    t.canary = { ...t.canary, weightTotal: x };
+  }),
+  row(
+    'mirror-target',
+    { type: 'url', default: '', risk: 'High', scope: L, doc: 'Copies each request to this URL (optionally ending in `$request_uri`); its answers are ignored.' },
+    mirrorTarget,
+    (t, x) => {
+      t.mirror = { ...t.mirror, target: x };
+    },
+  ),
+  row('mirror-request-body', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Sends the request body with mirrored requests.' }, v.bool, (t, x) => {
+    t.mirror = { ...t.mirror, requestBody: x };
+  }),
+  row('mirror-host', { type: 'host', default: '', risk: 'High', scope: L, doc: "Host header of mirrored requests (default: mirror-target's host)." }, v.hostPort, (t, x) => {
+    t.mirror = { ...t.mirror, host: x };
+  }),
+  row('enable-access-log', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: "`false` turns the access log off in this Ingress's locations." }, v.bool, (t, x) => {
+    t.accessLog = x;
+  }),
+  row('enable-rewrite-log', { type: 'bool', default: 'false', risk: 'Low', scope: L, doc: "Logs rewrites of this Ingress's locations to the error log (notice)." }, v.bool, (t, x) => {
+    t.rewriteLog = x;
+  }),
 ];
 
 /** A Referer string or `~regex`: no quotes, `$`, `;`, braces or backslashes. */
 const referer: v.Parser<string> = (raw) =>
-  (/^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a referer string or ~regex (no quotes, '$', ';', braces or backslashes)`));
+  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a referer string or ~regex (no quotes, '$', ';', braces or backslashes)`);
 
 function key<F extends 'limitReqStatusCode' | 'limitConnStatusCode' | 'blockReferers'>(name: string, field: F, def: string, doc: string, parse: v.Parser<GlobalSettings[F]>): KeySpec {
   return {
-    key: name, field, default: def, doc,
+    key: name,
+    field,
+    default: def,
+    doc,
     apply: (raw, g) => {
       const r = parse(raw);
       if (!r.ok) return r.reason;

@@ -112,7 +112,7 @@ export const uriPath: Parser<string> = (raw) => {
  */
 export function pcreCommon(raw: string): string | undefined {
   for (let i = 0; i < raw.length; i += raw[i] === '\\' ? 2 : 1) {
-    const c = raw[i] === '\\' ? raw[i + 1] ?? '' : undefined;
+    const c = raw[i] === '\\' ? (raw[i + 1] ?? '') : undefined;
     if (c !== undefined && !/^[dDwWsSbBnt\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]$/.test(c)) {
       return `the escape \\${c} reads differently in PCRE and JavaScript; write the character itself or a class`;
     }
@@ -145,12 +145,10 @@ export const httpUrl: Parser<string> = (raw) => {
 };
 
 /** A header name token. */
-export const headerName: Parser<string> = (raw) =>
-  (/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a header name (letters, digits, '-')`));
+export const headerName: Parser<string> = (raw) => (/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a header name (letters, digits, '-')`));
 
 /** A header value: printable ASCII, no `$` (nginx would expand it as a variable), at most 1024 characters. */
-export const headerValue: Parser<string> = (raw) =>
-  (/^[\x20-\x23\x25-\x7e]{0,1024}$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a header value (printable ASCII without '$', at most 1024)`));
+export const headerValue: Parser<string> = (raw) => (/^[\x20-\x23\x25-\x7e]{0,1024}$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a header value (printable ASCII without '$', at most 1024)`));
 
 /**
  * One IPv4 or IPv6 address or CIDR, checked by node:net (no zone ids, prefix in range), at most 45 characters before
@@ -173,5 +171,4 @@ export const objectRef: Parser<readonly [string, string]> = (raw) => {
 };
 
 /** A Service name (DNS-1035 label). */
-export const serviceName: Parser<string> = (raw) =>
-  (/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a Service name`));
+export const serviceName: Parser<string> = (raw) => (/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a Service name`));

@@ -17,13 +17,28 @@ import { countStreamReload } from '../controller/stream.js';
 const MAX_ROUNDS = 6;
 
 /** streamReloads: reloads (also) caused by the stream section, endpoint changes of TCP/UDP/passthrough backends included (docs/adr/0013). */
-export interface Counters { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number; clientCaReloads: number; streamReloads: number }
+export interface Counters {
+  reloads: number;
+  dynamicUpdates: number;
+  failedUpdates: number;
+  syncs: number;
+  clientCaReloads: number;
+  streamReloads: number;
+}
 
 /** A built and rendered configuration with the payloads Lua gets, ready to apply. */
-export interface Candidate { readonly model: Model; readonly conf: RenderedConf; readonly backends: string; readonly certs: CertificatesState }
+export interface Candidate {
+  readonly model: Model;
+  readonly conf: RenderedConf;
+  readonly backends: string;
+  readonly certs: CertificatesState;
+}
 
 /** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
-export interface Dropped { backends: Rejected[]; certificates: Rejected[] }
+export interface Dropped {
+  backends: Rejected[];
+  certificates: Rejected[];
+}
 
 /** Runs plans against nginx and remembers what nginx runs. */
 export class Executor {
@@ -36,9 +51,10 @@ export class Executor {
    * `retry` asks for another sync later (nginx unreachable, a push refused); `empty` renders the configuration nginx
    * starts with when it refuses the first one.
    */
-  constructor(private readonly nginx: Nginx, private readonly deps: {
-    readonly tls: TlsSync; readonly offload: Offload; readonly log: Logger; readonly retry: () => void; readonly empty: () => RenderedConf;
-  }) {}
+  constructor(
+    private readonly nginx: Nginx,
+    private readonly deps: { readonly tls: TlsSync; readonly offload: Offload; readonly log: Logger; readonly retry: () => void; readonly empty: () => RenderedConf },
+  ) {}
 
   /** True once nginx serves the configuration of the latest applied plan. */
   get serving(): boolean {

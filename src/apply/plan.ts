@@ -21,8 +21,7 @@ export type Plan = 'noop' | 'dynamic' | 'reload';
 /** `noop` when equal; `dynamic` when only what Lua holds (backends, certificates, routes, gateway routes) changed; `reload` when nginx.conf changed. */
 export function planApply(running: DataPlaneState | undefined, next: DataPlaneState): Plan {
   if (!running || running.confHash !== next.confHash) return 'reload';
-  const same = running.backends === next.backends && running.certificates === next.certificates && (running.routes ?? '') === (next.routes ?? '')
-    && (running.gateway ?? '') === (next.gateway ?? '');
+  const same = running.backends === next.backends && running.certificates === next.certificates && (running.routes ?? '') === (next.routes ?? '') && (running.gateway ?? '') === (next.gateway ?? '');
   return same ? 'noop' : 'dynamic';
 }
 

@@ -47,7 +47,10 @@ export function blame(message: string, conf: string, model: Model): ObjectRef[] 
   let head: string | undefined;
   for (let i = Number(line) - 1; i > block.start; i--) {
     const text = lines[i] ?? '';
-    if (text.startsWith('        location ')) { head = text; break; }
+    if (text.startsWith('        location ')) {
+      head = text;
+      break;
+    }
     if (text === '        }' && i < Number(line) - 1) break; // the line is after a location, at server level
   }
   const refs = new Map<string, ObjectRef>();
@@ -98,8 +101,10 @@ export class Quarantine {
   /** A Problem for each held Ingress, reported with the model's own. */
   problems(): Problem[] {
     return [...this.held.values()].map((h) => ({
-      object: { kind: 'Ingress', namespace: h.ref.namespace, name: h.ref.name }, field: 'spec',
-      reason: `nginx refused the configuration made from this Ingress (${h.reason}); it is left out until it changes`, severity: 'dropped' as const,
+      object: { kind: 'Ingress', namespace: h.ref.namespace, name: h.ref.name },
+      field: 'spec',
+      reason: `nginx refused the configuration made from this Ingress (${h.reason}); it is left out until it changes`,
+      severity: 'dropped' as const,
     }));
   }
 }
@@ -112,7 +117,10 @@ export class Quarantine {
 export async function bisect(keys: readonly string[], passes: (excluded: ReadonlySet<string>) => Promise<boolean>, budget = 16): Promise<string | undefined> {
   let suspects = [...keys];
   let calls = 0;
-  const ok = async (excluded: readonly string[]): Promise<boolean> => { calls += 1; return passes(new Set(excluded)); };
+  const ok = async (excluded: readonly string[]): Promise<boolean> => {
+    calls += 1;
+    return passes(new Set(excluded));
+  };
   if (suspects.length === 0 || !(await ok(suspects))) return undefined;
   while (suspects.length > 1 && calls < budget) {
     const half = suspects.slice(0, Math.ceil(suspects.length / 2));
@@ -128,7 +136,7 @@ export async function bisect(keys: readonly string[], passes: (excluded: Readonl
  */
 export async function culprit(hints: readonly string[], all: readonly string[], passes: (excluded: ReadonlySet<string>) => Promise<boolean>): Promise<string | undefined> {
   const first = hints[0];
-  if (first !== undefined && await passes(new Set([first]))) return first;
+  if (first !== undefined && (await passes(new Set([first])))) return first;
   if (hints.length > 1) {
     const found = await bisect(hints, passes);
     if (found !== undefined) return found;

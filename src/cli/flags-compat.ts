@@ -17,17 +17,17 @@ export interface CompatFlag {
 const b = (status: CompatFlag['status'], doc: string, asks?: CompatFlag['asks']): CompatFlag => ({ type: 'boolean', status, doc, ...(asks ? { asks } : {}) });
 const s = (status: CompatFlag['status'], doc: string, asks?: CompatFlag['asks']): CompatFlag => ({ type: 'string', status, doc, ...(asks ? { asks } : {}) });
 const KLOG = 'klog logging flag: Portico writes JSON lines to stderr; --log-level (or --v) sets the level';
-const METRICS = 'metrics histogram tuning of ingress-nginx: Portico\'s /metrics buckets are fixed';
-const GEOIP = 'GeoIP2 databases: Portico refuses use-geoip2 (no GeoIP2 module in Debian\'s nginx)';
+const METRICS = "metrics histogram tuning of ingress-nginx: Portico's /metrics buckets are fixed";
+const GEOIP = "GeoIP2 databases: Portico refuses use-geoip2 (no GeoIP2 module in Debian's nginx)";
 
 export const COMPAT_FLAGS: Readonly<Record<string, CompatFlag>> = {
-  'v': s('mapped', 'log verbosity: 0-3 is --log-level info, 4 and more is debug (unless --log-level is given)'),
+  v: s('mapped', 'log verbosity: 0-3 is --log-level info, 4 and more is debug (unless --log-level is given)'),
   'sync-rate-limit': s('mapped', 'syncs per second at most: sets --sync-period-ms to 1000 / rate (unless --sync-period-ms is given)'),
-  'sync-period': s('no-op', 'periodic resync of the object stores: Portico\'s informers relist after every watch error and never need one'),
+  'sync-period': s('no-op', "periodic resync of the object stores: Portico's informers relist after every watch error and never need one"),
   'disable-leader-election': b('no-op', 'Portico always elects a leader on a Lease (only it writes Ingress status); one replica leads at once'),
   'election-ttl-seconds': s('no-op', 'use --election-ttl'),
-  'health-check-path': s('refused', 'Portico\'s health check is /healthz on --healthz-port and cannot move', (v) => v !== '/healthz'),
-  'health-check-timeout': s('no-op', '/healthz answers from Portico\'s own state, within the kubelet\'s probe timeout'),
+  'health-check-path': s('refused', "Portico's health check is /healthz on --healthz-port and cannot move", (v) => v !== '/healthz'),
+  'health-check-timeout': s('no-op', "/healthz answers from Portico's own state, within the kubelet's probe timeout"),
   'post-shutdown-grace-period': s('no-op', 'Portico exits as soon as nginx has quit; --shutdown-grace-period covers the drain'),
   'ingress-class-by-name': b('no-op', 'Portico matches IngressClasses by spec.controller (--controller-class) and the legacy annotation by --ingress-class'),
   'disable-catch-all': b('refused', 'not implemented: Ingresses with only a defaultBackend are served (use --strict-host-ownership to keep other namespaces off an owned host)'),
@@ -41,11 +41,11 @@ export const COMPAT_FLAGS: Readonly<Record<string, CompatFlag>> = {
   'ssl-passthrough-proxy-port': s('no-op', 'with --enable-ssl-passthrough the HTTPS server listens on a unix socket in the work directory behind the SNI front, not on a port'),
   'enable-topology-aware-routing': b('refused', 'not implemented: every ready endpoint is used, whatever its zone'),
   'stream-port': s('no-op', 'Portico has no Lua stream endpoint (Debian has no stream Lua module)'),
-  'certificate-authority': s('refused', 'not read: give the API server\'s CA in a --kubeconfig file'),
+  'certificate-authority': s('refused', "not read: give the API server's CA in a --kubeconfig file"),
   'status-update-interval': s('no-op', 'the leader writes Ingress status when an address changes, not on an interval'),
-  'report-status-classes': b('no-op', 'Portico\'s /metrics labels status codes by class already'),
-  'internal-logger-address': s('no-op', 'Portico has no internal syslog relay: nginx\'s errors go to Portico\'s stderr'),
-  'profiling': b('no-op', 'Portico has no Go profiler; /debug/state on the healthz port (loopback) shows its state'),
+  'report-status-classes': b('no-op', "Portico's /metrics labels status codes by class already"),
+  'internal-logger-address': s('no-op', "Portico has no internal syslog relay: nginx's errors go to Portico's stderr"),
+  profiling: b('no-op', 'Portico has no Go profiler; /debug/state on the healthz port (loopback) shows its state'),
   'profiler-port': s('no-op', 'Portico has no Go profiler'),
   'profiler-address': s('no-op', 'Portico has no Go profiler'),
   'exclude-socket-metrics': s('no-op', METRICS),
@@ -62,18 +62,18 @@ export const COMPAT_FLAGS: Readonly<Record<string, CompatFlag>> = {
   'maxmind-mirror': s('no-op', GEOIP),
   'maxmind-retries-count': s('no-op', GEOIP),
   'maxmind-retries-timeout': s('no-op', GEOIP),
-  'add_dir_header': b('no-op', KLOG),
-  'alsologtostderr': b('no-op', KLOG),
-  'log_backtrace_at': s('no-op', KLOG),
-  'log_dir': s('no-op', KLOG),
-  'log_file': s('no-op', KLOG),
-  'log_file_max_size': s('no-op', KLOG),
-  'logtostderr': b('no-op', KLOG),
-  'one_output': b('no-op', KLOG),
-  'skip_headers': b('no-op', KLOG),
-  'skip_log_headers': b('no-op', KLOG),
-  'stderrthreshold': s('no-op', KLOG),
-  'vmodule': s('no-op', KLOG),
+  add_dir_header: b('no-op', KLOG),
+  alsologtostderr: b('no-op', KLOG),
+  log_backtrace_at: s('no-op', KLOG),
+  log_dir: s('no-op', KLOG),
+  log_file: s('no-op', KLOG),
+  log_file_max_size: s('no-op', KLOG),
+  logtostderr: b('no-op', KLOG),
+  one_output: b('no-op', KLOG),
+  skip_headers: b('no-op', KLOG),
+  skip_log_headers: b('no-op', KLOG),
+  stderrthreshold: s('no-op', KLOG),
+  vmodule: s('no-op', KLOG),
 };
 
 /** The Warnings at start for refused flags whose value asks for the behaviour. */

@@ -5,7 +5,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import {
-  finalizeConfig, loopbackUpstreamsDefault, parseAddressList, parseCidrList, parseDuration, parseIntAtLeast, parseListenAddress, parseControllerName, parseObjectRef, parsePort, parseRiskLevel, parseHost, parseSecondsOrDuration, parseUserName, type Config,
+  finalizeConfig,
+  loopbackUpstreamsDefault,
+  parseAddressList,
+  parseCidrList,
+  parseDuration,
+  parseIntAtLeast,
+  parseListenAddress,
+  parseControllerName,
+  parseObjectRef,
+  parsePort,
+  parseRiskLevel,
+  parseHost,
+  parseSecondsOrDuration,
+  parseUserName,
+  type Config,
 } from '../config/config.js';
 import { COMPAT_FLAGS, refusedFlagWarnings } from './flags-compat.js';
 
@@ -16,12 +30,12 @@ interface FlagSpec {
 }
 
 export const FLAGS: Readonly<Record<string, FlagSpec>> = {
-  'manifests': { type: 'string', default: '', doc: 'local mode: a folder of Kubernetes manifests instead of a cluster' },
-  'kubeconfig': { type: 'string', default: '', doc: 'path to a kubeconfig file (default: $KUBECONFIG, else in-cluster)' },
+  manifests: { type: 'string', default: '', doc: 'local mode: a folder of Kubernetes manifests instead of a cluster' },
+  kubeconfig: { type: 'string', default: '', doc: 'path to a kubeconfig file (default: $KUBECONFIG, else in-cluster)' },
   'apiserver-host': { type: 'string', default: '', doc: 'address of the Kubernetes API server, overriding the kubeconfig' },
   'watch-namespace': { type: 'string', default: '', doc: 'watch only this namespace (default: all)' },
   'watch-namespace-selector': { type: 'string', default: '', doc: 'watch only namespaces matching this label selector' },
-  'configmap': { type: 'string', default: '', doc: 'namespace/name of the global ConfigMap' },
+  configmap: { type: 'string', default: '', doc: 'namespace/name of the global ConfigMap' },
   'http-port': { type: 'string', default: '80', doc: 'port for HTTP traffic' },
   'https-port': { type: 'string', default: '443', doc: 'port for HTTPS traffic' },
   'healthz-port': { type: 'string', default: '10254', doc: 'port of /healthz, /metrics and /debug' },
@@ -43,12 +57,16 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'annotations-prefix': { type: 'string', default: 'nginx.ingress.kubernetes.io', doc: 'prefix of the annotations read' },
   'annotations-risk-level': { type: 'string', default: 'High', doc: 'refuse annotations rated above this: Low, Medium, High or Critical' },
   'allow-snippet-annotations': { type: 'boolean', default: 'false', doc: 'allow *-snippet annotations (also needs --annotations-risk-level=Critical)' },
-  'snippet-mode': { type: 'string', default: 'safe', doc: 'snippets: refuse; safe (only the allowlisted directives of docs/adr/0012); any (ingress-nginx\'s behaviour, also needs --allow-snippet-annotations and --annotations-risk-level=Critical)' },
+  'snippet-mode': {
+    type: 'string',
+    default: 'safe',
+    doc: "snippets: refuse; safe (only the allowlisted directives of docs/adr/0012); any (ingress-nginx's behaviour, also needs --allow-snippet-annotations and --annotations-risk-level=Critical)",
+  },
   'default-load-balance': { type: 'string', default: 'round_robin', doc: 'default algorithm: round_robin or ewma' },
   'sync-period-ms': { type: 'string', default: '100', doc: 'minimum time between two syncs (>= 10)' },
   'election-id': { type: 'string', default: 'portico-leader', doc: 'name of the Lease replicas elect a leader on (in POD_NAMESPACE)' },
   'election-ttl': { type: 'string', default: '30s', doc: 'how long a leader keeps the Lease without renewing it' },
-  'publish-service': { type: 'string', default: '', doc: "namespace/name of the Service whose address is written to Ingress status" },
+  'publish-service': { type: 'string', default: '', doc: 'namespace/name of the Service whose address is written to Ingress status' },
   'publish-status-address': { type: 'string', default: '', doc: 'comma-separated IPs or hostnames written to Ingress status' },
   'update-status': { type: 'boolean', default: 'true', doc: 'write status.loadBalancer of the Ingresses served (leader only)' },
   'update-status-on-shutdown': { type: 'boolean', default: 'true', doc: 'clear that status when the last replica stops' },
@@ -56,22 +74,30 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'validating-webhook': { type: 'string', default: '', doc: 'address of the validating admission webhook, e.g. :8443 (off when empty)' },
   'validating-webhook-certificate': { type: 'string', default: '', doc: "PEM certificate file of the webhook's HTTPS server" },
   'validating-webhook-key': { type: 'string', default: '', doc: "PEM key file of the webhook's HTTPS server" },
-  'allow-loopback-upstreams': { type: 'boolean', default: 'auto', doc: "let tenants' backends, mirror-target and auth-url use loopback, never on Portico's own ports (default: true in local mode or outside a pod, false in a pod)" },
+  'allow-loopback-upstreams': {
+    type: 'boolean',
+    default: 'auto',
+    doc: "let tenants' backends, mirror-target and auth-url use loopback, never on Portico's own ports (default: true in local mode or outside a pod, false in a pod)",
+  },
   'allow-upstream-cidrs': { type: 'string', default: '', doc: 'comma-separated CIDRs tenant targets may use although refused (link-local, multicast...), e.g. 169.254.20.10/32' },
   'worker-user': { type: 'string', default: '', doc: 'user nginx workers run as when Portico is root (default: www-data if it exists, else nobody; root only if named)' },
   'worker-processes': { type: 'string', default: 'auto', doc: "nginx's worker_processes: a count >= 1, or auto (one per CPU)" },
   'enable-metrics': { type: 'boolean', default: 'true', doc: "per-request metrics under ingress-nginx's names on /metrics, counted by Lua in nginx's log phase" },
-  'enable-dynamic-routes': { type: 'boolean', default: 'false', doc: 'route hosts through a Lua route table in the catch-all server instead of server blocks: adding or removing an Ingress, host or path is applied without a reload; annotated paths share named locations, a new annotation set costs one reload (docs/adr/0014)' },
+  'enable-dynamic-routes': {
+    type: 'boolean',
+    default: 'false',
+    doc: 'route hosts through a Lua route table in the catch-all server instead of server blocks: adding or removing an Ingress, host or path is applied without a reload; annotated paths share named locations, a new annotation set costs one reload (docs/adr/0014)',
+  },
   'enable-dashboard': { type: 'boolean', default: 'true', doc: 'the read-only dashboard at /dashboard on the healthz port' },
   'shutdown-grace-period': { type: 'string', default: '0', doc: 'on SIGTERM, seconds (or a duration: 5s) readiness fails before nginx quits gracefully' },
   'tcp-services-configmap': { type: 'string', default: '', doc: 'namespace/name of the ConfigMap of TCP services: port → namespace/service:port[:PROXY[:PROXY]]' },
   'udp-services-configmap': { type: 'string', default: '', doc: 'namespace/name of the ConfigMap of UDP services: port → namespace/service:port' },
   'enable-ssl-passthrough': { type: 'boolean', default: 'false', doc: 'honour the ssl-passthrough annotation: nginx reads the SNI on the HTTPS port in front of the HTTPS server' },
   'log-level': { type: 'string', default: 'info', doc: 'debug, info, warn or error' },
-  'json': { type: 'boolean', default: 'false', doc: 'migrate-check: print the report as JSON instead of a table' },
-  'httproute': { type: 'string', default: '', doc: 'migrate-check: print the HTTPRoutes expressing the Ingress NAMESPACE/NAME (or all) and the annotations with no Gateway API equivalent' },
-  'version': { type: 'boolean', default: 'false', doc: "print Portico's version, git commit and nginx package version" },
-  'help': { type: 'boolean', default: 'false', doc: 'print this help' },
+  json: { type: 'boolean', default: 'false', doc: 'migrate-check: print the report as JSON instead of a table' },
+  httproute: { type: 'string', default: '', doc: 'migrate-check: print the HTTPRoutes expressing the Ingress NAMESPACE/NAME (or all) and the annotations with no Gateway API equivalent' },
+  version: { type: 'boolean', default: 'false', doc: "print Portico's version, git commit and nginx package version" },
+  help: { type: 'boolean', default: 'false', doc: 'print this help' },
 };
 
 /** Commands besides running the controller: the first argument. */
@@ -101,13 +127,22 @@ function normalizeArgv(argv: readonly string[]): string[] {
 export function helpText(): string {
   const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.doc}${f.type === 'string' && f.default ? ` (default ${f.default})` : ''}`);
   const compat = Object.entries(COMPAT_FLAGS).map(([name, f]) => `  --${name.padEnd(30)} ${f.status}: ${f.doc}`);
-  return ['usage: portico [render | migrate-check] [flags]',
-    '       portico backends | config | certs | status | gateway [--url http://HOST:PORT] [--json]   (inspect a running instance)', '', ...lines, '', 'ingress-nginx flags accepted for compatibility (docs/flags.md):', ...compat].join('\n');
+  return [
+    'usage: portico [render | migrate-check] [flags]',
+    '       portico backends | config | certs | status | gateway [--url http://HOST:PORT] [--json]   (inspect a running instance)',
+    '',
+    ...lines,
+    '',
+    'ingress-nginx flags accepted for compatibility (docs/flags.md):',
+    ...compat,
+  ].join('\n');
 }
 
 /** Parses argv (without node and script) into the frozen Config, or throws ConfigError naming the flag. */
 export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Readonly<Config> & { help: boolean; version: boolean; json: boolean; httproute: string; warnings: readonly string[] } {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = Object.fromEntries([...Object.entries(COMPAT_FLAGS), ...Object.entries(FLAGS)].map(([name, f]) => [name, { type: f.type }]));
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = Object.fromEntries(
+    [...Object.entries(COMPAT_FLAGS), ...Object.entries(FLAGS)].map(([name, f]) => [name, { type: f.type }]),
+  );
   options['v'] = { type: 'string', short: 'v' };
   for (const [name, f] of Object.entries(FLAGS)) if (f.type === 'boolean' && f.default !== 'false') options[`no-${name}`] = { type: 'boolean' };
   let parsed;
@@ -190,20 +225,30 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
     shutdownGracePeriodMs: parseSecondsOrDuration('shutdown-grace-period', str('shutdown-grace-period')),
     ...streamFlags(opt, values['enable-ssl-passthrough'] === true),
   });
-  return Object.freeze({ ...config, help: values['help'] === true, version: values['version'] === true, json: values['json'] === true, httproute: str('httproute'), warnings: refusedFlagWarnings(values) });
+  return Object.freeze({
+    ...config,
+    help: values['help'] === true,
+    version: values['version'] === true,
+    json: values['json'] === true,
+    httproute: str('httproute'),
+    warnings: refusedFlagWarnings(values),
+  });
 }
 
 type Value = string | boolean | undefined;
 
 /** The stream flags (issue 17): the TCP/UDP services ConfigMaps and ssl-passthrough. */
 function streamFlags(opt: (name: string) => string | undefined, passthrough: boolean): Pick<Config, 'tcpServicesConfigmap' | 'udpServicesConfigmap' | 'enableSslPassthrough'> {
-  const ref = (name: string): Config['tcpServicesConfigmap'] => { const v = opt(name); return v === undefined ? undefined : parseObjectRef(name, v); };
+  const ref = (name: string): Config['tcpServicesConfigmap'] => {
+    const v = opt(name);
+    return v === undefined ? undefined : parseObjectRef(name, v);
+  };
   return { tcpServicesConfigmap: ref('tcp-services-configmap'), udpServicesConfigmap: ref('udp-services-configmap'), enableSslPassthrough: passthrough };
 }
 
 /** --sync-period-ms, else ingress-nginx's --sync-rate-limit (syncs per second, a float) as milliseconds. */
 function syncPeriodOf(ms: Value, rateFlag: Value): number {
-  if (typeof ms === 'string' || typeof rateFlag !== 'string') return parseIntAtLeast('sync-period-ms', typeof ms === 'string' ? ms : FLAGS['sync-period-ms']?.default ?? '100', 10);
+  if (typeof ms === 'string' || typeof rateFlag !== 'string') return parseIntAtLeast('sync-period-ms', typeof ms === 'string' ? ms : (FLAGS['sync-period-ms']?.default ?? '100'), 10);
   const value = rateFlag;
   const rate = Number(value);
   if (!/^\d*\.?\d+$/.test(value) || !(rate > 0)) throw new ConfigError(`--sync-rate-limit: expected a positive number of syncs per second, got ${JSON.stringify(value)}`);

@@ -52,7 +52,12 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => { process.exitCode = code; }, (err: unknown) => {
-  process.stderr.write(`portico: ${errorMessage(err)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`portico: ${errorMessage(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -8,7 +8,10 @@ const ROOT = new URL('../../../', import.meta.url);
 
 /** The commit: build-info.json (written into the image by scripts/image-app.sh), else the checkout's HEAD. */
 async function commit(): Promise<string> {
-  const info = await readFile(new URL('build-info.json', ROOT), 'utf8').then((t) => JSON.parse(t) as { commit?: unknown }, () => undefined);
+  const info = await readFile(new URL('build-info.json', ROOT), 'utf8').then(
+    (t) => JSON.parse(t) as { commit?: unknown },
+    () => undefined,
+  );
   if (typeof info?.commit === 'string' && info.commit !== '') return info.commit;
   return new Promise((resolve) => {
     execFile('git', ['rev-parse', 'HEAD'], { cwd: fileURLToPath(ROOT), timeout: 5000 }, (err, stdout) => {
@@ -21,11 +24,5 @@ async function commit(): Promise<string> {
 export async function versionText(nginxBinary: string): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL('package.json', ROOT), 'utf8')) as { version: string };
   const nginx = await nginxVersion(nginxBinary);
-  return [
-    `portico ${pkg.version}`,
-    `commit  ${await commit()}`,
-    `nginx   ${nginx.package} (package), ${nginx.nginx.replace(/^nginx version: /, '')}`,
-    `node    ${process.version}`,
-    '',
-  ].join('\n');
+  return [`portico ${pkg.version}`, `commit  ${await commit()}`, `nginx   ${nginx.package} (package), ${nginx.nginx.replace(/^nginx version: /, '')}`, `node    ${process.version}`, ''].join('\n');
 }

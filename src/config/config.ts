@@ -156,7 +156,10 @@ export function parseUserName(flag: string, value: string): string {
 
 /** Comma-separated IPs or DNS names (--publish-status-address). */
 export function parseAddressList(flag: string, value: string): string[] {
-  const list = value.split(',').map((a) => a.trim()).filter((a) => a !== '');
+  const list = value
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
   const bad = list.find((a) => !/^[0-9a-fA-F:.]+$/.test(a) && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(a));
   if (bad !== undefined) throw new ConfigError(`--${flag}: ${JSON.stringify(bad)} is neither an IP address nor a DNS name`);
   return list;
@@ -173,7 +176,10 @@ export function loopbackUpstreamsDefault(manifests: string | undefined, env: Nod
 
 /** Comma-separated CIDRs (--allow-upstream-cidrs); a bare address is its own /32 or /128. */
 export function parseCidrList(flag: string, value: string): string[] {
-  const list = value.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const list = value
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   const bad = list.find((c) => parseCidr(c) === undefined);
   if (bad !== undefined) throw new ConfigError(`--${flag}: ${JSON.stringify(bad)} is not a CIDR such as 169.254.20.10/32 or fd00::/8`);
   return list;
@@ -183,9 +189,7 @@ export function parseCidrList(flag: string, value: string): string[] {
 export function finalizeConfig(config: Config): Readonly<Config> {
   const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.statusPort, ...(config.defaultServerPort === undefined ? [] : [config.defaultServerPort])];
   if (new Set(ports).size !== ports.length) {
-    throw new ConfigError(
-      `--http-port, --https-port, --healthz-port, --status-port and --default-server-port must differ, got ${ports.join(', ')}`,
-    );
+    throw new ConfigError(`--http-port, --https-port, --healthz-port, --status-port and --default-server-port must differ, got ${ports.join(', ')}`);
   }
   if (config.manifests !== undefined && config.kubeconfig !== undefined) {
     throw new ConfigError('--manifests and --kubeconfig are two different sources: give one of them');

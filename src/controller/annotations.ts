@@ -30,7 +30,10 @@ export class AnnotationStage {
   /** Server blocks this stage's last full build rendered (render/memo.ts); trial builds neither use nor change it. */
   readonly renderMemo = new RenderMemo();
 
-  constructor(private readonly config: Config, private readonly log: Logger) {}
+  constructor(
+    private readonly config: Config,
+    private readonly log: Logger,
+  ) {}
 
   private once(key: string, fn: () => void): void {
     if (this.logged.has(key)) return;
@@ -45,19 +48,36 @@ export class AnnotationStage {
     const [ns, name] = ref.split('/');
     const cm = snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
     const r = parseConfigMap(cm?.data, this.global);
-    for (const k of r.unknown) this.once(`unknown ${k}`, () => { this.log.warn({ configmap: ref, key: k }, `ConfigMap ${ref}: unknown key ${k} ignored`); });
+    for (const k of r.unknown)
+      this.once(`unknown ${k}`, () => {
+        this.log.warn({ configmap: ref, key: k }, `ConfigMap ${ref}: unknown key ${k} ignored`);
+      });
     for (const e of r.errors) {
-      this.once(`bad ${e.key} ${e.reason}`, () => { this.log.warn({ configmap: ref, key: e.key }, `ConfigMap ${ref} ${e.key}: ${e.reason}; keeping the previous value`); });
+      this.once(`bad ${e.key} ${e.reason}`, () => {
+        this.log.warn({ configmap: ref, key: e.key }, `ConfigMap ${ref} ${e.key}: ${e.reason}; keeping the previous value`);
+      });
     }
-    for (const e of r.noops) this.once(`noop ${e.key}`, () => { this.log.info({ configmap: ref, key: e.key }, `ConfigMap ${ref} ${e.key}: ${e.reason}`); });
+    for (const e of r.noops)
+      this.once(`noop ${e.key}`, () => {
+        this.log.info({ configmap: ref, key: e.key }, `ConfigMap ${ref} ${e.key}: ${e.reason}`);
+      });
     // Refused keys and refused values are Warnings with an Event on the ConfigMap (the problem reporter logs them).
     this.configProblems = [...r.refused, ...r.errors].map((e) => ({
-      object: { kind: 'ConfigMap', namespace: ns ?? '', name: name ?? '' }, field: `data.${e.key}`, reason: e.reason, severity: 'degraded' as const,
+      object: { kind: 'ConfigMap', namespace: ns ?? '', name: name ?? '' },
+      field: `data.${e.key}`,
+      reason: e.reason,
+      severity: 'degraded' as const,
     }));
     const checked = checkAdminSnippets(r.settings, this.config.snippetMode);
-    this.configProblems = [...this.configProblems, ...checked.refused.map((e) => ({
-      object: { kind: 'ConfigMap', namespace: ns ?? '', name: name ?? '' }, field: `data.${e.key}`, reason: `${e.reason}; not applied`, severity: 'degraded' as const,
-    }))];
+    this.configProblems = [
+      ...this.configProblems,
+      ...checked.refused.map((e) => ({
+        object: { kind: 'ConfigMap', namespace: ns ?? '', name: name ?? '' },
+        field: `data.${e.key}`,
+        reason: `${e.reason}; not applied`,
+        severity: 'degraded' as const,
+      })),
+    ];
     if (!trial) this.global = checked.settings;
     return checked.settings;
   }
@@ -66,7 +86,10 @@ export class AnnotationStage {
     const read = (ref: string | undefined, key: string): [string, string][] => {
       if (ref === undefined) return [];
       const r = headersFrom(snap.configMaps, ref);
-      if (r.error !== undefined) this.once(`${key} ${r.error}`, () => { this.log.warn({ key }, `ConfigMap ${key}: ${r.error ?? ''}; no headers added`); });
+      if (r.error !== undefined)
+        this.once(`${key} ${r.error}`, () => {
+          this.log.warn({ key }, `ConfigMap ${key}: ${r.error ?? ''}; no headers added`);
+        });
       return r.headers;
     };
     return { add: read(g.addHeaders, 'add-headers'), proxySet: read(g.proxySetHeaders, 'proxy-set-headers') };

@@ -42,9 +42,17 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
 
 export function renderOptions(config: Config, user: RenderOptions['user']): RenderOptions {
   return {
-    workDir: config.workDir, luaDir: config.luaDir, httpPort: config.httpPort, httpsPort: config.httpsPort,
-    statusPort: config.statusPort, defaultServerPort: config.defaultServerPort, listenAddress: config.listenAddress,
-    user, workerProcesses: config.workerProcesses, metrics: config.enableMetrics, dynamicRoutes: config.enableDynamicRoutes === true,
+    workDir: config.workDir,
+    luaDir: config.luaDir,
+    httpPort: config.httpPort,
+    httpsPort: config.httpsPort,
+    statusPort: config.statusPort,
+    defaultServerPort: config.defaultServerPort,
+    listenAddress: config.listenAddress,
+    user,
+    workerProcesses: config.workerProcesses,
+    metrics: config.enableMetrics,
+    dynamicRoutes: config.enableDynamicRoutes === true,
   };
 }
 
@@ -76,7 +84,11 @@ export function admissionChecker(config: Config, log: Logger): Checker {
 }
 
 /** A sync that left nginx serving `model` (plan noop included), for status and Events. */
-export interface AppliedSync { readonly model: Model; readonly plan: 'noop' | 'dynamic' | 'reload'; readonly reloaded: boolean }
+export interface AppliedSync {
+  readonly model: Model;
+  readonly plan: 'noop' | 'dynamic' | 'reload';
+  readonly reloaded: boolean;
+}
 
 /** Keeps nginx in step with the store: decides what a sync needs; src/apply/executor.ts carries it out. */
 export class Controller {
@@ -95,19 +107,34 @@ export class Controller {
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
 
-  constructor(private readonly config: Config, nginx: Nginx, render: RenderOptions, private readonly log: Logger) {
+  constructor(
+    private readonly config: Config,
+    nginx: Nginx,
+    render: RenderOptions,
+    private readonly log: Logger,
+  ) {
     this.loop = new SyncLoop(config.syncPeriodMs, (causes) => this.sync(causes), log);
-    this.store.onChange((kind) => { this.loop.mark(kind); });
+    this.store.onChange((kind) => {
+      this.loop.mark(kind);
+    });
     this.problems = new ProblemReporter(log);
     this.tls = new TlsSync(config.workDir, log);
     // A build worker that dies (out of memory, a crash) is replaced, and the sync it took with it is run again.
     this.offload = new Offload(config, render, (why) => {
       log.error({ err: why }, 'the build worker died; starting a new one and syncing again in a second');
-      setTimeout(() => { this.loop.mark('build-worker-restart'); }, 1000).unref();
+      setTimeout(() => {
+        this.loop.mark('build-worker-restart');
+      }, 1000).unref();
     });
     this.exec = new Executor(nginx, {
-      tls: this.tls, offload: this.offload, log,
-      retry: () => { setTimeout(() => { this.loop.mark('retry'); }, 1000).unref(); },
+      tls: this.tls,
+      offload: this.offload,
+      log,
+      retry: () => {
+        setTimeout(() => {
+          this.loop.mark('retry');
+        }, 1000).unref();
+      },
       empty: () => renderNginxConf(buildModel(EMPTY_SNAPSHOT, modelOptions(config)), render),
     });
   }
@@ -169,7 +196,7 @@ export class Controller {
     const candidate: Candidate = { model, conf, backends, certs };
     const reloads = this.counters.reloads;
     if (plan !== 'noop') {
-      if (!await this.exec.apply(plan, candidate, next, this.current, cause)) return;
+      if (!(await this.exec.apply(plan, candidate, next, this.current, cause))) return;
       const d = this.exec.dropped;
       if (rejectedProblems(model, d.backends, d.certificates).length > 0) this.report(model);
       this.log.info({ cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters }, 'sync');

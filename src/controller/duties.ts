@@ -51,20 +51,48 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
       events.emit({ regarding: ref, type: 'Normal', reason: 'Sync', action: 'Sync', note: 'Configuration applied: nginx serves this Ingress' });
     }
     if (reloaded && config.podName && config.podNamespace) {
-      events.emit({ regarding: { kind: 'Pod', namespace: config.podNamespace, name: config.podName }, type: 'Normal', reason: 'RELOAD',
-        action: 'Reload', note: 'nginx reloaded with a new configuration' });
+      events.emit({
+        regarding: { kind: 'Pod', namespace: config.podNamespace, name: config.podName },
+        type: 'Normal',
+        reason: 'RELOAD',
+        action: 'Reload',
+        note: 'nginx reloaded with a new configuration',
+      });
     }
   });
   if (!config.updateStatus) return { stop: () => events.flush() };
   // The writer asks the elector at every write, so it stops writing the moment the Lease is lost.
-  const writer: StatusUpdater = new StatusUpdater({ kc, log, isLeader: () => leader.isLeader, publishStatusAddress: config.publishStatusAddress,
-    publishService: config.publishService, useInternalIp: config.reportNodeInternalIp, podName: config.podName, podNamespace: config.podNamespace });
+  const writer: StatusUpdater = new StatusUpdater({
+    kc,
+    log,
+    isLeader: () => leader.isLeader,
+    publishStatusAddress: config.publishStatusAddress,
+    publishService: config.publishService,
+    useInternalIp: config.reportNodeInternalIp,
+    podName: config.podName,
+    podNamespace: config.podNamespace,
+  });
   // Gateway API status (GatewayClass, Gateway with the Ingress status addresses, HTTPRoute parents) by the same leader.
   const gateways = config.enableGatewayApi
-    ? new GatewayStatusWriter({ kc, log, isLeader: () => leader.isLeader, controllerName: config.gatewayControllerName, addresses: (snap) => writer.inputs.addresses(snap) }) : undefined;
-  const leader: LeaderElector = new LeaderElector({ kc, log, namespace: config.podNamespace ?? 'default', name: config.electionId, identity: instance,
-    ttlMs: config.electionTtlMs, onChange: (leading) => { writer.leadershipChanged(leading); gateways?.leadershipChanged(leading); } });
-  ctl.applied.push(({ model }) => { const snap = ctl.store.snapshot(); writer.update(snap, model.ingresses); gateways?.update(snap); });
+    ? new GatewayStatusWriter({ kc, log, isLeader: () => leader.isLeader, controllerName: config.gatewayControllerName, addresses: (snap) => writer.inputs.addresses(snap) })
+    : undefined;
+  const leader: LeaderElector = new LeaderElector({
+    kc,
+    log,
+    namespace: config.podNamespace ?? 'default',
+    name: config.electionId,
+    identity: instance,
+    ttlMs: config.electionTtlMs,
+    onChange: (leading) => {
+      writer.leadershipChanged(leading);
+      gateways?.leadershipChanged(leading);
+    },
+  });
+  ctl.applied.push(({ model }) => {
+    const snap = ctl.store.snapshot();
+    writer.update(snap, model.ingresses);
+    gateways?.update(snap);
+  });
   await writer.start();
   await gateways?.start();
   leader.start();

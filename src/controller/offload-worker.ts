@@ -11,7 +11,10 @@ import { admissionChecker, buildAndRender } from './controller.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 
-export interface OffloadData { readonly config: Config; readonly render: RenderOptions }
+export interface OffloadData {
+  readonly config: Config;
+  readonly render: RenderOptions;
+}
 
 /** A request: build a snapshot (a trial changes nothing kept), or review an AdmissionReview body. */
 export type OffloadRequest =

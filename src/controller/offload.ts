@@ -28,7 +28,11 @@ export class Offload {
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
   starts = 0;
 
-  constructor(private readonly config: Config, private readonly render: RenderOptions, private readonly onDeath?: (why: string) => void) {
+  constructor(
+    private readonly config: Config,
+    private readonly render: RenderOptions,
+    private readonly onDeath?: (why: string) => void,
+  ) {
     this.spawn();
   }
 
@@ -47,7 +51,9 @@ export class Offload {
       else p?.reject(new OffloadError(r.error));
     });
     let why = '';
-    worker.on('error', (err: Error) => { why = err.stack ?? err.message; });
+    worker.on('error', (err: Error) => {
+      why = err.stack ?? err.message;
+    });
     worker.on('exit', (code) => {
       if (this.worker === worker) this.worker = undefined;
       const err = new Error(`the build worker exited (code ${code})${why ? `: ${why.split('\n')[0] ?? ''}` : ''}`);
@@ -80,7 +86,7 @@ export class Offload {
 
   /** The webhook's answer to one AdmissionReview body, judged against `snapshot`. */
   async review(body: unknown, snapshot: Snapshot): Promise<ReviewOutcome> {
-    return await this.ask(snapshot, { op: 'review', body }) as ReviewOutcome;
+    return (await this.ask(snapshot, { op: 'review', body })) as ReviewOutcome;
   }
 
   async close(): Promise<void> {

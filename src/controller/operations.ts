@@ -30,7 +30,9 @@ export function startOperations(config: Config, ctl: Controller, nginx: Nginx, l
   let restarts = 0;
   let repushPending = false;
   let stopping = false;
-  ctl.applied.push(({ plan }) => { history.applied(plan); });
+  ctl.applied.push(({ plan }) => {
+    history.applied(plan);
+  });
   ctl.loop.observers.push((run) => {
     history.finished(run);
     const last = history.recent(1)[0];
@@ -42,21 +44,26 @@ export function startOperations(config: Config, ctl: Controller, nginx: Nginx, l
   };
   const dump = async (): Promise<string> => (config.enableMetrics && nginx.running ? nginx.metrics() : '');
   const quarantined = (): number => ctl.problems.current.filter((p) => p.reason.startsWith(QUARANTINED)).length;
-  const metrics = createMetrics({
-    counters: () => ctl.counters,
-    sizes: () => {
-      const m = ctl.debug.model;
-      return { servers: m?.servers.length ?? 0, upstreams: m?.upstreams.length ?? 0, endpoints: m?.upstreams.reduce((n, u) => n + u.endpoints.length, 0) ?? 0 };
+  const metrics = createMetrics(
+    {
+      counters: () => ctl.counters,
+      sizes: () => {
+        const m = ctl.debug.model;
+        return { servers: m?.servers.length ?? 0, upstreams: m?.upstreams.length ?? 0, endpoints: m?.upstreams.reduce((n, u) => n + u.endpoints.length, 0) ?? 0 };
+      },
+      history,
+      configHash: () => /\/portico\/config-hash \{ return 200 "([0-9a-f]+)"/.exec(ctl.debug.conf)?.[1] ?? '',
+      certificates: () =>
+        certHosts()
+          .map((h) => ({ host: h.host, secret: h.secret?.split('/')[1] ?? '', namespace: h.secret?.split('/')[0] ?? '', notAfter: Date.parse(h.notAfter ?? '') / 1000 }))
+          .filter((c) => Number.isFinite(c.notAfter)),
+      leading,
+      quarantined,
+      nginxRestarts: () => restarts,
+      requests: dump,
     },
-    history,
-    configHash: () => /\/portico\/config-hash \{ return 200 "([0-9a-f]+)"/.exec(ctl.debug.conf)?.[1] ?? '',
-    certificates: () => certHosts().map((h) => ({ host: h.host, secret: h.secret?.split('/')[1] ?? '', namespace: h.secret?.split('/')[0] ?? '',
-      notAfter: Date.parse(h.notAfter ?? '') / 1000 })).filter((c) => Number.isFinite(c.notAfter)),
-    leading,
-    quarantined,
-    nginxRestarts: () => restarts,
-    requests: dump,
-  }, { controller_class: config.controllerClass, controller_namespace: config.podNamespace ?? '', controller_pod: config.podName ?? '' });
+    { controller_class: config.controllerClass, controller_namespace: config.podNamespace ?? '', controller_pod: config.podName ?? '' },
+  );
   return {
     healthy: () => !stopping && !repushPending && ctl.healthy,
     metrics: () => metrics.text(),
@@ -64,10 +71,16 @@ export function startOperations(config: Config, ctl: Controller, nginx: Nginx, l
       const series = parseDump(await dump().catch(() => ''));
       const problems = ctl.problems.current;
       const state: State = {
-        generatedAt: new Date().toISOString(), healthy: !stopping && !repushPending && ctl.healthy, stopping, nginx: { restarts },
+        generatedAt: new Date().toISOString(),
+        healthy: !stopping && !repushPending && ctl.healthy,
+        stopping,
+        nginx: { restarts },
         routes: routesOf(ctl.debug.model, ctl.store.snapshot().endpointSlices),
         certificates: certificatesOf(certHosts(), Date.now()),
-        syncs: history.recent(20), warnings: warningsOf(problems), skipped: skippedOf(problems), traffic: trafficByIngress(series),
+        syncs: history.recent(20),
+        warnings: warningsOf(problems),
+        skipped: skippedOf(problems),
+        traffic: trafficByIngress(series),
       };
       return `${JSON.stringify(state, null, 2)}\n`;
     },

@@ -57,30 +57,48 @@ export async function runController(config: Config, log: Logger): Promise<number
   await grantTraverse(config.workDir, config.luaDir, user, log);
   const events = { restarted: (): void => undefined, crashed: (): void => undefined };
   const nginx = new Nginx({
-    binary: config.nginxBinary, workDir: config.workDir, statusPort: config.statusPort, log,
-    onRestart: () => { events.restarted(); }, onCrash: () => { events.crashed(); },
+    binary: config.nginxBinary,
+    workDir: config.workDir,
+    statusPort: config.statusPort,
+    log,
+    onRestart: () => {
+      events.restarted();
+    },
+    onCrash: () => {
+      events.crashed();
+    },
   });
   await nginx.prepare(user.uid, user.gid);
   const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name), resolvers: await systemResolvers() }, log);
   let duties: Duties | undefined = undefined; // started after the first sync; the metrics ask it from then on
   const ops = startOperations(config, ctl, nginx, () => duties?.leading?.(), log);
-  events.restarted = () => { ops.nginxRestarted(); };
-  events.crashed = () => { ops.nginxCrashed(); };
-  stop.onStop(() => { ops.beginStop(); });
+  events.restarted = () => {
+    ops.nginxRestarted();
+  };
+  events.crashed = () => {
+    ops.nginxCrashed();
+  };
+  stop.onStop(() => {
+    ops.beginStop();
+  });
   const source = makeSource(config, ctl.store, log);
-  const server = await startServer({ port: config.healthzPort, host: config.healthzHost, debugRemoteAccess: config.debugRemoteAccess }, {
-    healthy: () => ops.healthy(),
-    debugConfig: () => ctl.debug.conf,
-    debugBackends: () => debugBackends(ctl.debug.backends, ctl.debug.model),
-    metrics: () => ops.metrics(),
-    state: () => ops.state(),
-    ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),
-    debugCerts: () => ctl.tls.debug(ctl.debug.model),
-    ...(config.enableGatewayApi ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config), null, 2)}\n` } : {}),
-  }, log);
+  const server = await startServer(
+    { port: config.healthzPort, host: config.healthzHost, debugRemoteAccess: config.debugRemoteAccess },
+    {
+      healthy: () => ops.healthy(),
+      debugConfig: () => ctl.debug.conf,
+      debugBackends: () => debugBackends(ctl.debug.backends, ctl.debug.model),
+      metrics: () => ops.metrics(),
+      state: () => ops.state(),
+      ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),
+      debugCerts: () => ctl.tls.debug(ctl.debug.model),
+      ...(config.enableGatewayApi ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config), null, 2)}\n` } : {}),
+    },
+    log,
+  );
   ctl.loop.hold();
   try {
-    if (!await stop.before(source.start())) {
+    if (!(await stop.before(source.start()))) {
       log.info({ signal: await stop.signalled }, 'stopped while starting');
       source.stop();
       ctl.loop.stop();
@@ -104,10 +122,24 @@ export async function runController(config: Config, log: Logger): Promise<number
   duties = config.manifests ? undefined : await startDuties(loadConnection(config).kc, config, ctl, log);
   const { validatingWebhook: hookAt, validatingWebhookCertificate: certFile, validatingWebhookKey: keyFile } = config;
   // Reviews run on a worker thread of their own: never behind a sync, never on the thread that answers /healthz.
-  const reviews = hookAt && certFile && keyFile ? new Offload(config, renderOptions(config, undefined), (why) => { log.error({ err: why }, 'the admission worker died; the next review starts a new one'); }) : undefined;
-  const webhook = hookAt && certFile && keyFile ? await startWebhook({ ...hookAt, certFile, keyFile, log,
-    snapshot: () => ctl.store.snapshot(), checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })),
-    ...(reviews ? { review: (body: unknown, snap: Snapshot) => reviews.review(body, snap) } : {}) }) : undefined;
+  const reviews =
+    hookAt && certFile && keyFile
+      ? new Offload(config, renderOptions(config, undefined), (why) => {
+          log.error({ err: why }, 'the admission worker died; the next review starts a new one');
+        })
+      : undefined;
+  const webhook =
+    hookAt && certFile && keyFile
+      ? await startWebhook({
+          ...hookAt,
+          certFile,
+          keyFile,
+          log,
+          snapshot: () => ctl.store.snapshot(),
+          checker: admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' })),
+          ...(reviews ? { review: (body: unknown, snap: Snapshot) => reviews.review(body, snap) } : {}),
+        })
+      : undefined;
   const signal = await stop.signalled;
   // Readiness fails from the signal on (ops.beginStop); load balancers see it during the grace period while nginx
   // keeps serving, then nginx quits gracefully (in-flight requests finish, bounded by worker_shutdown_timeout).

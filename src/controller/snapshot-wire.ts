@@ -7,10 +7,16 @@ import type { Snapshot } from '../model/input.js';
 type Field = keyof Snapshot;
 
 /** One list: its objects by id, in order; `added` are the ones the receiver lacks. Absent: the list was undefined. */
-interface ListDelta { readonly ids: readonly number[] | undefined; readonly added: readonly (readonly [number, unknown])[] }
+interface ListDelta {
+  readonly ids: readonly number[] | undefined;
+  readonly added: readonly (readonly [number, unknown])[];
+}
 
 /** What crosses to the worker: the lists that changed since the last delta; `reset` starts from nothing. */
-export interface SnapshotDelta { readonly reset: boolean; readonly lists: Readonly<Partial<Record<Field, ListDelta>>> }
+export interface SnapshotDelta {
+  readonly reset: boolean;
+  readonly lists: Readonly<Partial<Record<Field, ListDelta>>>;
+}
 
 /** Ids of objects as the sending side knows them (objects are frozen: an id names one content for good). */
 const ids = new WeakMap<object, number>();
@@ -25,8 +31,7 @@ function idOf(o: object): number {
   return id;
 }
 
-const same = (a: readonly number[] | undefined, b: readonly number[] | undefined): boolean =>
-  a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
+const same = (a: readonly number[] | undefined, b: readonly number[] | undefined): boolean => a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
 
 /** The sending side: remembers what the receiver holds (the lists of the last delta). */
 export class SnapshotSender {
@@ -47,7 +52,7 @@ export class SnapshotSender {
       const now = list?.map(idOf);
       const before = this.held.get(field);
       if (!this.reset && this.held.has(field) && same(before, now)) continue;
-      const had = new Set(this.reset ? [] : before ?? []);
+      const had = new Set(this.reset ? [] : (before ?? []));
       lists[field] = { ids: now, added: (list ?? []).flatMap((o, i) => (had.has(now?.[i] ?? 0) ? [] : [[now?.[i] ?? 0, o] as const])) };
       this.held.set(field, now);
     }

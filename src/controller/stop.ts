@@ -14,9 +14,14 @@ export class StopSignal {
 
   constructor(private readonly log: Logger) {
     let resolve: (s: NodeJS.Signals) => void = () => undefined;
-    this.signalled = new Promise((r) => { resolve = r; });
+    this.signalled = new Promise((r) => {
+      resolve = r;
+    });
     const onSignal = (sig: NodeJS.Signals): void => {
-      if (this.received !== undefined) { this.log.info({ signal: sig, first: this.received }, 'already stopping'); return; }
+      if (this.received !== undefined) {
+        this.log.info({ signal: sig, first: this.received }, 'already stopping');
+        return;
+      }
       this.received = sig;
       for (const h of this.hooks.splice(0)) h();
       resolve(sig);

@@ -40,11 +40,22 @@ export function debugBackends(payload: string, model: Model | undefined): string
   const svc = (r: { namespace: string; name: string }, port: number): string => `${r.namespace}/${r.name}:${port}`;
   const stream = [
     ...s.services.map((x) => ({
-      name: `${x.protocol}-${x.port}`, kind: 'stream', protocol: x.protocol, port: x.port, service: svc(x.service, x.servicePort),
-      source: `${x.source.configMap} ${x.source.key}`, proxyProtocol: { decode: x.decodeProxy, encode: x.encodeProxy }, endpoints: x.endpoints,
+      name: `${x.protocol}-${x.port}`,
+      kind: 'stream',
+      protocol: x.protocol,
+      port: x.port,
+      service: svc(x.service, x.servicePort),
+      source: `${x.source.configMap} ${x.source.key}`,
+      proxyProtocol: { decode: x.decodeProxy, encode: x.encodeProxy },
+      endpoints: x.endpoints,
     })),
     ...(s.passthrough ?? []).map((p) => ({
-      name: `passthrough-${p.host}`, kind: 'passthrough', host: p.host, ingress: `${p.ingress.namespace}/${p.ingress.name}`, service: svc(p.service, p.servicePort), endpoints: p.endpoints,
+      name: `passthrough-${p.host}`,
+      kind: 'passthrough',
+      host: p.host,
+      ingress: `${p.ingress.namespace}/${p.ingress.name}`,
+      service: svc(p.service, p.servicePort),
+      endpoints: p.endpoints,
     })),
   ];
   return JSON.stringify([...(JSON.parse(payload) as unknown[]), ...stream]);

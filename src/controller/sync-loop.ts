@@ -5,7 +5,12 @@ import type { Logger } from '../log.js';
 export type SyncFn = (causes: ReadonlyMap<string, number>) => Promise<void>;
 
 /** One finished sync, as its observers see it (metrics, the inspector's history): when, why, how long, and a throw. */
-export interface SyncRun { readonly startedAt: number; readonly ms: number; readonly causes: ReadonlyMap<string, number>; readonly error?: string }
+export interface SyncRun {
+  readonly startedAt: number;
+  readonly ms: number;
+  readonly causes: ReadonlyMap<string, number>;
+  readonly error?: string;
+}
 
 /**
  * Bursts of marks become one sync; a mark during a sync schedules exactly one more after it, so the last change
@@ -23,7 +28,11 @@ export class SyncLoop {
   /** Called after every sync, failed or not. */
   readonly observers: ((run: SyncRun) => void)[] = [];
 
-  constructor(private readonly minIntervalMs: number, private readonly fn: SyncFn, private readonly log: Logger) {}
+  constructor(
+    private readonly minIntervalMs: number,
+    private readonly fn: SyncFn,
+    private readonly log: Logger,
+  ) {}
 
   /** Marks the store dirty because of `cause` (a kind name, 'startup', 'nginx-restart'...). */
   mark(cause: string): void {
@@ -45,7 +54,10 @@ export class SyncLoop {
   private schedule(): void {
     if (this.held || this.running || this.timer || this.causes.size === 0) return;
     const wait = Math.max(0, this.lastStart + this.minIntervalMs - Date.now());
-    this.timer = setTimeout(() => { this.timer = undefined; void this.runOnce(); }, wait);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.runOnce();
+    }, wait);
   }
 
   private async runOnce(): Promise<void> {

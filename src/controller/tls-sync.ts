@@ -24,14 +24,19 @@ export class TlsSync {
   private fallback: Fallback | undefined;
   private warned = new Set<string>();
 
-  constructor(private readonly workDir: string, private readonly log: Logger) {}
+  constructor(
+    private readonly workDir: string,
+    private readonly log: Logger,
+  ) {}
 
   /** Makes the self-signed certificate once (before the first nginx -t, which needs the static fallback). */
   async prepare(): Promise<void> {
     if (this.fallback) return;
     this.fallback = await makeSelfSigned(this.workDir);
-    this.log.info({ subject: this.fallback.info.subject, fingerprint: this.fallback.info.fingerprint, notAfter: this.fallback.info.notAfter },
-      'generated a self-signed default certificate (give --default-ssl-certificate namespace/name to use your own)');
+    this.log.info(
+      { subject: this.fallback.info.subject, fingerprint: this.fallback.info.fingerprint, notAfter: this.fallback.info.notAfter },
+      'generated a self-signed default certificate (give --default-ssl-certificate namespace/name to use your own)',
+    );
   }
 
   state(model: Model): CertificatesState {
@@ -60,8 +65,10 @@ export class TlsSync {
       seen.add(c.fingerprint);
       if (this.warned.has(c.fingerprint)) continue;
       const hosts = model.tls.hosts.filter((h) => h.certificate === c.id).map((h) => h.host);
-      this.log.warn({ secret: c.id, subject: c.subject, notAfter: c.notAfter, hosts, daysLeft: Math.floor(left / DAY_MS) },
-        left <= 0 ? `certificate of Secret ${c.id} has expired` : `certificate of Secret ${c.id} expires within ${EXPIRY_WARNING_DAYS} days`);
+      this.log.warn(
+        { secret: c.id, subject: c.subject, notAfter: c.notAfter, hosts, daysLeft: Math.floor(left / DAY_MS) },
+        left <= 0 ? `certificate of Secret ${c.id} has expired` : `certificate of Secret ${c.id} expires within ${EXPIRY_WARNING_DAYS} days`,
+      );
     }
     this.warned = seen;
   }

@@ -46,6 +46,7 @@ export function pack(value: unknown): unknown {
 }
 
 /** The inverse of pack(), on the receiving side. */
-export function unpack<T>(value: unknown): T { // eslint-disable-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names what it receives
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names what it receives
+export function unpack<T>(value: unknown): T {
   return walk(value, (v) => (isTagged(v) ? new Sensitive(v[TAG]) : v)) as T;
 }

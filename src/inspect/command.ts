@@ -26,9 +26,7 @@ const SECTIONS: Readonly<Record<Exclude<InspectCommand, 'gateway'>, (s: State) =
   status: (s) => ({ healthy: s.healthy, stopping: s.stopping, nginx: s.nginx, syncs: s.syncs, warnings: s.warnings, skipped: s.skipped }),
 };
 
-const TABLES: Readonly<Record<Exclude<InspectCommand, 'gateway'>, (s: State) => string>> = {
-  backends: backendsTable, config: configTable, certs: certsTable, status: statusText,
-};
+const TABLES: Readonly<Record<Exclude<InspectCommand, 'gateway'>, (s: State) => string>> = { backends: backendsTable, config: configTable, certs: certsTable, status: statusText };
 
 async function fetchText(url: string): Promise<string> {
   let res: Response;
@@ -51,7 +49,10 @@ export async function runInspect(command: InspectCommand, argv: readonly string[
     err.write(`portico ${command}: ${errorMessage(e)}\n${USAGE}\n`);
     return 2;
   }
-  if (values.help === true) { out.write(`${USAGE}\n`); return 0; }
+  if (values.help === true) {
+    out.write(`${USAGE}\n`);
+    return 0;
+  }
   const base = (values.url ?? 'http://127.0.0.1:10254').replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+$/.test(base)) {
     err.write(`portico ${command}: --url: expected http://HOST:PORT, got ${JSON.stringify(values.url)}\n`);

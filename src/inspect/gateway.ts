@@ -13,7 +13,11 @@ export interface GatewayDoc {
   readonly addressSource: string;
   readonly gatewayClasses: readonly { readonly name: string; readonly conditions: readonly Condition[] }[];
   readonly gateways: readonly ({ readonly namespace: string; readonly name: string } & GatewayStatus)[];
-  readonly httpRoutes: readonly { readonly namespace: string; readonly name: string; readonly parents: readonly { readonly parentRef: ParentReference; readonly conditions: readonly Condition[] }[] }[];
+  readonly httpRoutes: readonly {
+    readonly namespace: string;
+    readonly name: string;
+    readonly parents: readonly { readonly parentRef: ParentReference; readonly conditions: readonly Condition[] }[];
+  }[];
 }
 
 export interface AddressFlags {
@@ -26,15 +30,20 @@ export interface AddressFlags {
 /** The addresses as the leader computes them, from what this process holds: the flag, or the --publish-service Service in the store. */
 function addressesOf(snapshot: Snapshot, flags: AddressFlags): [ReturnType<typeof statusAddresses>, string] {
   if (flags.publishStatusAddress.length > 0) {
-    return [statusAddresses({ publishStatusAddress: flags.publishStatusAddress, publishServiceSet: false, publishService: undefined, pods: [], nodes: [], useInternalIp: false }), '--publish-status-address'];
+    return [
+      statusAddresses({ publishStatusAddress: flags.publishStatusAddress, publishServiceSet: false, publishService: undefined, pods: [], nodes: [], useInternalIp: false }),
+      '--publish-status-address',
+    ];
   }
   const ref = flags.publishService;
   if (ref) {
     const svc = byName(snapshot.services, ref.namespace, ref.name);
-    return [statusAddresses({ publishStatusAddress: [], publishServiceSet: true, publishService: svc, pods: [], nodes: [], useInternalIp: false }),
-      svc ? `--publish-service ${ref.namespace}/${ref.name}` : `--publish-service ${ref.namespace}/${ref.name} (not found: addresses left as they are)`];
+    return [
+      statusAddresses({ publishStatusAddress: [], publishServiceSet: true, publishService: svc, pods: [], nodes: [], useInternalIp: false }),
+      svc ? `--publish-service ${ref.namespace}/${ref.name}` : `--publish-service ${ref.namespace}/${ref.name} (not found: addresses left as they are)`,
+    ];
   }
-  return [undefined, 'the nodes of the controller\'s pods, read by the leader only (or give --publish-status-address)'];
+  return [undefined, "the nodes of the controller's pods, read by the leader only (or give --publish-status-address)"];
 }
 
 const byKey = <T extends { namespace: string; name: string }>(a: T, b: T): number => {
@@ -52,37 +61,56 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
     return { namespace: key.slice(0, i), name: key.slice(i + 1) };
   };
   return {
-    controllerName, addressSource,
+    controllerName,
+    addressSource,
     gatewayClasses: [...desired.classes].map(([name, conditions]) => ({ name, conditions })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     gateways: [...desired.gateways].map(([key, s]) => ({ ...split(key), ...s })).sort(byKey),
-    httpRoutes: [...desired.routes].filter(([, parents]) => parents.length > 0)
-      .map(([key, parents]) => ({ ...split(key), parents: parents.map((p) => ({ parentRef: p.parentRef, conditions: p.conditions })) })).sort(byKey),
+    httpRoutes: [...desired.routes]
+      .filter(([, parents]) => parents.length > 0)
+      .map(([key, parents]) => ({ ...split(key), parents: parents.map((p) => ({ parentRef: p.parentRef, conditions: p.conditions })) }))
+      .sort(byKey),
   };
 }
 
 /** `Type=Reason` for a True condition, `Type!=Reason` for a False one: the state at a glance. */
 const conds = (cs: readonly Condition[]): string => cs.map((c) => `${c.type}${c.status === 'True' ? '=' : c.status === 'False' ? '!=' : '?='}${c.reason}`).join(' ');
 
-const parentName = (p: ParentReference, routeNs: string): string => `${p.namespace ?? routeNs}/${p.name}${p.sectionName !== undefined ? `/${p.sectionName}` : ''}${p.port !== undefined ? `:${p.port}` : ''}`;
+const parentName = (p: ParentReference, routeNs: string): string =>
+  `${p.namespace ?? routeNs}/${p.name}${p.sectionName !== undefined ? `/${p.sectionName}` : ''}${p.port !== undefined ? `:${p.port}` : ''}`;
 
 /** Three tables: Gateways, their listeners, and the routes' parents; the messages of every False condition below. */
 export function gatewayTables(doc: GatewayDoc): string {
-  const gateways = table(['GATEWAY', 'ADDRESSES', 'CONDITIONS'], doc.gateways.map((g) => [
-    `${g.namespace}/${g.name}`, g.addresses === undefined ? '(unknown)' : g.addresses.map((a) => a.value).join(','), conds(g.conditions),
-  ]));
-  const listeners = table(['GATEWAY', 'LISTENER', 'KINDS', 'ROUTES', 'CONDITIONS'], doc.gateways.flatMap((g) => g.listeners.map((l) => [
-    `${g.namespace}/${g.name}`, l.name, l.supportedKinds.map((k) => k.kind).join(','), String(l.attachedRoutes), conds(l.conditions),
-  ])));
-  const routes = table(['HTTPROUTE', 'PARENT', 'CONDITIONS'], doc.httpRoutes.flatMap((r) => r.parents.map((p) => [
-    `${r.namespace}/${r.name}`, parentName(p.parentRef, r.namespace), conds(p.conditions),
-  ])));
+  const gateways = table(
+    ['GATEWAY', 'ADDRESSES', 'CONDITIONS'],
+    doc.gateways.map((g) => [`${g.namespace}/${g.name}`, g.addresses === undefined ? '(unknown)' : g.addresses.map((a) => a.value).join(','), conds(g.conditions)]),
+  );
+  const listeners = table(
+    ['GATEWAY', 'LISTENER', 'KINDS', 'ROUTES', 'CONDITIONS'],
+    doc.gateways.flatMap((g) => g.listeners.map((l) => [`${g.namespace}/${g.name}`, l.name, l.supportedKinds.map((k) => k.kind).join(','), String(l.attachedRoutes), conds(l.conditions)])),
+  );
+  const routes = table(
+    ['HTTPROUTE', 'PARENT', 'CONDITIONS'],
+    doc.httpRoutes.flatMap((r) => r.parents.map((p) => [`${r.namespace}/${r.name}`, parentName(p.parentRef, r.namespace), conds(p.conditions)])),
+  );
   const why = [
-    ...doc.gateways.flatMap((g) => [...g.conditions.map((c) => [`Gateway ${g.namespace}/${g.name}`, c] as const),
-      ...g.listeners.flatMap((l) => l.conditions.map((c) => [`Gateway ${g.namespace}/${g.name} listener ${l.name}`, c] as const))]),
+    ...doc.gateways.flatMap((g) => [
+      ...g.conditions.map((c) => [`Gateway ${g.namespace}/${g.name}`, c] as const),
+      ...g.listeners.flatMap((l) => l.conditions.map((c) => [`Gateway ${g.namespace}/${g.name} listener ${l.name}`, c] as const)),
+    ]),
     ...doc.httpRoutes.flatMap((r) => r.parents.flatMap((p) => p.conditions.map((c) => [`HTTPRoute ${r.namespace}/${r.name} → ${parentName(p.parentRef, r.namespace)}`, c] as const))),
-  ].filter(([, c]) => (c.type === 'Conflicted' ? c.status === 'True' : c.status !== 'True')).map(([where, c]) => `${where}: ${c.type} ${c.reason}: ${c.message}`);
+  ]
+    .filter(([, c]) => (c.type === 'Conflicted' ? c.status === 'True' : c.status !== 'True'))
+    .map(([where, c]) => `${where}: ${c.type} ${c.reason}: ${c.message}`);
   return [
     `controller: ${doc.controllerName}   classes: ${doc.gatewayClasses.map((c) => c.name).join(', ') || 'none'}   addresses from: ${doc.addressSource}`,
-    '', gateways, '', listeners, '', routes, '', `NOT READY (${why.length})`, why.length === 0 ? 'none' : why.join('\n'),
+    '',
+    gateways,
+    '',
+    listeners,
+    '',
+    routes,
+    '',
+    `NOT READY (${why.length})`,
+    why.length === 0 ? 'none' : why.join('\n'),
   ].join('\n');
 }

@@ -5,17 +5,41 @@ import type { SyncRecord } from '../metrics/history.js';
 
 export type EndpointState = 'ready' | 'terminating' | 'not ready';
 
-export interface RouteEndpoint { readonly address: string; readonly port: number | null; readonly state: EndpointState; readonly inRotation: boolean }
+export interface RouteEndpoint {
+  readonly address: string;
+  readonly port: number | null;
+  readonly state: EndpointState;
+  readonly inRotation: boolean;
+}
 export interface RoutePath {
-  readonly path: string; readonly match: string; readonly ingress: string; readonly backend: string; readonly service: string;
+  readonly path: string;
+  readonly match: string;
+  readonly ingress: string;
+  readonly backend: string;
+  readonly service: string;
   readonly endpoints: readonly RouteEndpoint[];
 }
 export interface CertificateRow {
-  readonly host: string; readonly ingress: string; readonly secret: string | null; readonly subject: string; readonly issuer: string;
-  readonly notAfter: string; readonly daysLeft: number;
+  readonly host: string;
+  readonly ingress: string;
+  readonly secret: string | null;
+  readonly subject: string;
+  readonly issuer: string;
+  readonly notAfter: string;
+  readonly daysLeft: number;
 }
-export interface WarningRow { readonly object: string; readonly field: string; readonly reason: string; readonly severity: string }
-export interface TrafficRow { readonly namespace: string; readonly ingress: string; readonly requests: number; readonly errors: number }
+export interface WarningRow {
+  readonly object: string;
+  readonly field: string;
+  readonly reason: string;
+  readonly severity: string;
+}
+export interface TrafficRow {
+  readonly namespace: string;
+  readonly ingress: string;
+  readonly requests: number;
+  readonly errors: number;
+}
 
 export interface State {
   readonly generatedAt: string;
@@ -32,7 +56,14 @@ export interface State {
 }
 
 /** Host rows of /debug/certs (render/tls.ts certificatesDebug); the fields used here only. */
-export interface CertDebugHost { host: string; ingress: string; secret: string | null; subject?: string; issuer?: string; notAfter?: string }
+export interface CertDebugHost {
+  host: string;
+  ingress: string;
+  secret: string | null;
+  subject?: string;
+  issuer?: string;
+  notAfter?: string;
+}
 
 function endpointStates(slices: readonly EndpointSlice[], namespace: string, service: string): Map<string, EndpointState> {
   const states = new Map<string, EndpointState>();
@@ -61,10 +92,16 @@ export function routesOf(model: Model | undefined, slices: readonly EndpointSlic
       const inRotation = (u?.endpoints ?? []).map((e): RouteEndpoint => ({ address: e.address, port: e.port, state: states.get(e.address) ?? 'ready', inRotation: true }));
       const shown = new Set(inRotation.map((e) => e.address));
       const out = [...states].filter(([a]) => !shown.has(a)).map(([address, state]): RouteEndpoint => ({ address, port: null, state, inRotation: false }));
-      return [{
-        path: l.path, match: l.match, ingress: `${l.target.ingress.namespace}/${l.target.ingress.name}`, backend: l.target.upstream,
-        service: u ? `${u.service.namespace}/${u.service.name}:${u.servicePort}` : '(missing Service: 503)', endpoints: [...inRotation, ...out],
-      }];
+      return [
+        {
+          path: l.path,
+          match: l.match,
+          ingress: `${l.target.ingress.namespace}/${l.target.ingress.name}`,
+          backend: l.target.upstream,
+          service: u ? `${u.service.namespace}/${u.service.name}:${u.servicePort}` : '(missing Service: 503)',
+          endpoints: [...inRotation, ...out],
+        },
+      ];
     }),
   }));
 }
@@ -74,8 +111,13 @@ export function certificatesOf(hosts: readonly CertDebugHost[], now: number): Ce
     const notAfter = h.notAfter ?? '';
     const ms = Date.parse(notAfter);
     return {
-      host: h.host, ingress: h.ingress, secret: h.secret, subject: h.subject ?? '(default certificate)', issuer: h.issuer ?? '',
-      notAfter, daysLeft: Number.isFinite(ms) ? Math.floor((ms - now) / 86_400_000) : NaN,
+      host: h.host,
+      ingress: h.ingress,
+      secret: h.secret,
+      subject: h.subject ?? '(default certificate)',
+      issuer: h.issuer ?? '',
+      notAfter,
+      daysLeft: Number.isFinite(ms) ? Math.floor((ms - now) / 86_400_000) : NaN,
     };
   });
 }

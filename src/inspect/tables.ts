@@ -13,8 +13,8 @@ export function backendsTable(s: State): string {
   const rows: string[][] = [];
   for (const r of s.routes) {
     for (const p of r.paths) {
-      const eps = p.endpoints.length === 0 ? 'none (503)'
-        : p.endpoints.map((e) => `${e.address}${e.port === null ? '' : `:${e.port}`} ${e.state}${e.inRotation ? '' : ' (out of rotation)'}`).join(', ');
+      const eps =
+        p.endpoints.length === 0 ? 'none (503)' : p.endpoints.map((e) => `${e.address}${e.port === null ? '' : `:${e.port}`} ${e.state}${e.inRotation ? '' : ' (out of rotation)'}`).join(', ');
       rows.push([r.host === '_' ? '*' : r.host, `${p.match === 'exact' ? '= ' : p.match === 'regex' ? '~ ' : ''}${p.path}`, p.ingress, p.service, eps]);
     }
   }
@@ -23,12 +23,16 @@ export function backendsTable(s: State): string {
 
 /** Certificates with hosts, issuer and expiry in days. */
 export function certsTable(s: State): string {
-  return table(['HOST', 'SECRET', 'ISSUER', 'EXPIRES', 'DAYS LEFT'], s.certificates.map((c) => [
-    c.host, c.secret ?? '(default certificate)', c.issuer, c.notAfter, Number.isFinite(c.daysLeft) ? String(c.daysLeft) : '',
-  ]));
+  return table(
+    ['HOST', 'SECRET', 'ISSUER', 'EXPIRES', 'DAYS LEFT'],
+    s.certificates.map((c) => [c.host, c.secret ?? '(default certificate)', c.issuer, c.notAfter, Number.isFinite(c.daysLeft) ? String(c.daysLeft) : '']),
+  );
 }
 
-const causes = (c: Readonly<Record<string, number>>): string => Object.entries(c).map(([k, v]) => (v > 1 ? `${k}x${v}` : k)).join(',');
+const causes = (c: Readonly<Record<string, number>>): string =>
+  Object.entries(c)
+    .map(([k, v]) => (v > 1 ? `${k}x${v}` : k))
+    .join(',');
 
 /** Health, the last syncs with plan and cause, and the current Warnings. */
 export function statusText(s: State): string {
@@ -37,10 +41,18 @@ export function statusText(s: State): string {
     `health: ${health}   nginx restarts: ${s.nginx.restarts}   hosts: ${s.routes.length}   as of ${s.generatedAt}`,
     '',
     'LAST SYNCS',
-    table(['STARTED', 'PLAN', 'MS', 'CAUSE'], s.syncs.map((r) => [r.at, r.plan, String(r.ms), causes(r.causes) + (r.error ? ` (${r.error})` : '')])),
+    table(
+      ['STARTED', 'PLAN', 'MS', 'CAUSE'],
+      s.syncs.map((r) => [r.at, r.plan, String(r.ms), causes(r.causes) + (r.error ? ` (${r.error})` : '')]),
+    ),
     '',
     `WARNINGS (${s.warnings.length})`,
-    s.warnings.length === 0 ? 'none' : table(['OBJECT', 'FIELD', 'SEVERITY', 'REASON'], s.warnings.map((w) => [w.object, w.field, w.severity, w.reason])),
+    s.warnings.length === 0
+      ? 'none'
+      : table(
+          ['OBJECT', 'FIELD', 'SEVERITY', 'REASON'],
+          s.warnings.map((w) => [w.object, w.field, w.severity, w.reason]),
+        ),
   ];
   return parts.join('\n');
 }

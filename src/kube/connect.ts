@@ -39,8 +39,7 @@ export function loadConnection(opts: ConnectOptions): Connection {
     kc.loadFromClusterAndUser({ name: 'apiserver-host', server: opts.apiserverHost, skipTLSVerify: false }, { name: 'anonymous' });
     from = '--apiserver-host without credentials';
   } else {
-    throw new ConfigError('no Kubernetes API to watch: give --kubeconfig FILE (or set KUBECONFIG), run in a pod, '
-      + 'or use --manifests DIR for local mode');
+    throw new ConfigError('no Kubernetes API to watch: give --kubeconfig FILE (or set KUBECONFIG), run in a pod, ' + 'or use --manifests DIR for local mode');
   }
   const withHost = opts.apiserverHost ? overrideServer(kc, opts.apiserverHost) : kc;
   const server = withHost.getCurrentCluster()?.server;
@@ -53,8 +52,7 @@ function overrideServer(kc: KubeConfig, host: string): KubeConfig {
   const current = kc.getCurrentCluster();
   if (!/^https?:\/\/[^/]/.test(host)) throw new ConfigError(`--apiserver-host: expected http(s)://host[:port], got ${JSON.stringify(host)}`);
   const server = host.replace(/\/+$/, '');
-  const replace = (c: Cluster): Cluster => (c.name === current?.name
-    ? { ...c, server, skipTLSVerify: c.skipTLSVerify || server.startsWith('http://') } : c);
+  const replace = (c: Cluster): Cluster => (c.name === current?.name ? { ...c, server, skipTLSVerify: c.skipTLSVerify || server.startsWith('http://') } : c);
   const out = new KubeConfig();
   out.loadFromOptions({ clusters: kc.clusters.map(replace), users: kc.users, contexts: kc.contexts, currentContext: kc.currentContext });
   return out;
@@ -63,8 +61,8 @@ function overrideServer(kc: KubeConfig, host: string): KubeConfig {
 /** GET /version with the connection's credentials; resolves with the server's gitVersion or throws API_UNREACHABLE. */
 export async function probe(conn: Connection, timeoutMs = 10_000): Promise<string> {
   const url = new URL(`${conn.server.replace(/\/+$/, '')}/version`);
-  const fail = (cause: string, err?: unknown): PorticoError => new PorticoError(ErrorCodes.API_UNREACHABLE,
-    `cannot reach the Kubernetes API at ${conn.server} (${conn.from}): ${cause}`, { cause: err });
+  const fail = (cause: string, err?: unknown): PorticoError =>
+    new PorticoError(ErrorCodes.API_UNREACHABLE, `cannot reach the Kubernetes API at ${conn.server} (${conn.from}): ${cause}`, { cause: err });
   const opts: RequestOptions = { headers: { accept: 'application/json', connection: 'close' } };
   try {
     await conn.kc.applyToHTTPSOptions(opts);
@@ -75,14 +73,22 @@ export async function probe(conn: Connection, timeoutMs = 10_000): Promise<strin
   const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = send(url, { ...opts, method: 'GET', timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => { if (chunks.length < 64) chunks.push(c); });
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }); });
+      res.on('data', (c: Buffer) => {
+        if (chunks.length < 64) chunks.push(c);
+      });
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+      });
       res.on('error', reject);
     });
-    req.on('timeout', () => { req.destroy(new Error(`no answer within ${timeoutMs} ms`)); });
+    req.on('timeout', () => {
+      req.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    });
     req.on('error', reject);
     req.end();
-  }).catch((err: unknown) => { throw fail(errorMessage(err), err); });
+  }).catch((err: unknown) => {
+    throw fail(errorMessage(err), err);
+  });
   if (reply.status === 401 || reply.status === 403) throw fail(`HTTP ${reply.status}: the API refused the credentials`);
   if (reply.status !== 200) throw fail(`HTTP ${reply.status} on GET /version: ${reply.body.slice(0, 200)}`);
   try {

@@ -32,15 +32,31 @@ const SERIES_WINDOW_MS = 10 * 60_000;
 const SERIES_PATCH_MS = 30_000;
 const MAX_QUEUE = 1000;
 const MAX_TRACKED = 5000;
-const API_VERSIONS: Readonly<Record<string, string>> = { Ingress: 'networking.k8s.io/v1', IngressClass: 'networking.k8s.io/v1', Pod: 'v1', Service: 'v1', Secret: 'v1', ConfigMap: 'v1', EndpointSlice: 'discovery.k8s.io/v1',
-  GatewayClass: 'gateway.networking.k8s.io/v1', Gateway: 'gateway.networking.k8s.io/v1', HTTPRoute: 'gateway.networking.k8s.io/v1' };
+const API_VERSIONS: Readonly<Record<string, string>> = {
+  Ingress: 'networking.k8s.io/v1',
+  IngressClass: 'networking.k8s.io/v1',
+  Pod: 'v1',
+  Service: 'v1',
+  Secret: 'v1',
+  ConfigMap: 'v1',
+  EndpointSlice: 'discovery.k8s.io/v1',
+  GatewayClass: 'gateway.networking.k8s.io/v1',
+  Gateway: 'gateway.networking.k8s.io/v1',
+  HTTPRoute: 'gateway.networking.k8s.io/v1',
+};
 
 /** client-node's serializer reads a body's fields by name, so the API's JSON shape goes out exactly as the class. */
 function eventBody(e: Event): EventsV1Event {
   return Object.assign(new EventsV1Event(), e as object);
 }
 
-interface Series { name: string; namespace: string; count: number; firstAt: number; patchedAt: number }
+interface Series {
+  name: string;
+  namespace: string;
+  count: number;
+  firstAt: number;
+  patchedAt: number;
+}
 type Job = { op: 'create'; body: Event; key: string } | { op: 'patch'; key: string };
 
 export class EventRecorder {
@@ -64,10 +80,16 @@ export class EventRecorder {
     const s = this.series.get(key);
     if (s && now - s.firstAt < SERIES_WINDOW_MS) {
       s.count += 1;
-      if (s.name !== '' && now - s.patchedAt >= SERIES_PATCH_MS) { s.patchedAt = now; this.enqueue({ op: 'patch', key }); }
+      if (s.name !== '' && now - s.patchedAt >= SERIES_PATCH_MS) {
+        s.patchedAt = now;
+        this.enqueue({ op: 'patch', key });
+      }
       return;
     }
-    if (!this.take(obj, now)) { this.dropped += 1; return; }
+    if (!this.take(obj, now)) {
+      this.dropped += 1;
+      return;
+    }
     if (this.series.size >= MAX_TRACKED) this.forgetOld(now);
     this.series.set(key, { name: '', namespace: e.regarding.namespace || 'default', count: 1, firstAt: now, patchedAt: now });
     this.enqueue({ op: 'create', key, body: this.body(e, now) });
@@ -82,11 +104,16 @@ export class EventRecorder {
     const namespace = e.regarding.namespace || 'default';
     this.seq = (this.seq + 1) % 0xffff;
     return {
-      apiVersion: 'events.k8s.io/v1', kind: 'Event',
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
       metadata: { name: `${e.regarding.name}.${(now * 1000 + this.seq).toString(16)}`, namespace },
       eventTime: microTime(now),
-      reportingController: this.opts.controller, reportingInstance: this.opts.instance,
-      action: e.action, reason: e.reason, type: e.type, note: e.note.length > 1000 ? `${e.note.slice(0, 999)}…` : e.note,
+      reportingController: this.opts.controller,
+      reportingInstance: this.opts.instance,
+      action: e.action,
+      reason: e.reason,
+      type: e.type,
+      note: e.note.length > 1000 ? `${e.note.slice(0, 999)}…` : e.note,
       regarding: { kind: e.regarding.kind, namespace, name: e.regarding.name, apiVersion: API_VERSIONS[e.regarding.kind] },
     };
   }
@@ -109,9 +136,14 @@ export class EventRecorder {
   }
 
   private enqueue(job: Job): void {
-    if (this.queue.length >= MAX_QUEUE) { this.dropped += 1; return; }
+    if (this.queue.length >= MAX_QUEUE) {
+      this.dropped += 1;
+      return;
+    }
     this.queue.push(job);
-    this.working ??= this.work().finally(() => { this.working = undefined; });
+    this.working ??= this.work().finally(() => {
+      this.working = undefined;
+    });
   }
 
   private async work(): Promise<void> {
@@ -122,8 +154,10 @@ export class EventRecorder {
           const made = await this.api.createNamespacedEvent({ namespace: job.body.metadata?.namespace ?? 'default', body: eventBody(job.body) });
           if (s) s.name = made.metadata?.name ?? '';
         } else if (s && s.name !== '') {
-          await this.api.patchNamespacedEvent({ name: s.name, namespace: s.namespace,
-            body: { series: { count: s.count, lastObservedTime: microTime(Date.now()) } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+          await this.api.patchNamespacedEvent(
+            { name: s.name, namespace: s.namespace, body: { series: { count: s.count, lastObservedTime: microTime(Date.now()) } } },
+            setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          );
         }
       } catch (err) {
         this.opts.log.debug({ err: errorMessage(err), dropped: this.dropped }, 'Event not written');

@@ -38,7 +38,9 @@ export function describeError(err: unknown): string {
     try {
       const m = (JSON.parse(e.body) as { message?: unknown }).message;
       if (typeof m === 'string') detail = m;
-    } catch { /* not a Status */ }
+    } catch {
+      /* not a Status */
+    }
   }
   return status === undefined ? detail : `HTTP ${status}: ${detail}`;
 }
@@ -66,12 +68,19 @@ export interface WatchLimits {
  *   same), and one still open `graceMs` later is aborted and reported as an error, so the feed lists again.
  */
 export class SafeWatch extends Watch {
-  constructor(config: KubeConfig, private readonly limits: WatchLimits = { timeoutSeconds: watchTimeoutSeconds, graceMs: WATCH_GRACE_MS }) {
+  constructor(
+    config: KubeConfig,
+    private readonly limits: WatchLimits = { timeoutSeconds: watchTimeoutSeconds, graceMs: WATCH_GRACE_MS },
+  ) {
     super(config);
   }
 
-  override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>,
-    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
     const timeoutSeconds = this.limits.timeoutSeconds();
     let ended = false;
     let controller: AbortController | undefined;
@@ -81,10 +90,17 @@ export class SafeWatch extends Watch {
       clearTimeout(timer);
       done(err);
     };
-    const timer = setTimeout(() => {
-      finish(new Error(`watch ${path}: still open ${timeoutSeconds}s + ${this.limits.graceMs / 1000}s after it began although the API server was asked to end it after ${timeoutSeconds}s; the connection is taken as dead`));
-      controller?.abort(); // after finish: the abort's own error is not the one reported
-    }, timeoutSeconds * 1000 + this.limits.graceMs);
+    const timer = setTimeout(
+      () => {
+        finish(
+          new Error(
+            `watch ${path}: still open ${timeoutSeconds}s + ${this.limits.graceMs / 1000}s after it began although the API server was asked to end it after ${timeoutSeconds}s; the connection is taken as dead`,
+          ),
+        );
+        controller?.abort(); // after finish: the abort's own error is not the one reported
+      },
+      timeoutSeconds * 1000 + this.limits.graceMs,
+    );
     timer.unref();
     try {
       controller = await super.watch(path, { ...queryParams, timeoutSeconds }, callback, finish);
@@ -115,8 +131,7 @@ function omitKey(record: Record<string, string>, key: string): Record<string, st
 }
 
 /** Lists every page (limit/continue); every page belongs to the first page's resourceVersion. */
-async function listAll(list: ListPage, namespace: string | undefined, sel: { fieldSelector?: string; labelSelector?: string }):
-Promise<KubernetesListObject<KubernetesObject>> {
+async function listAll(list: ListPage, namespace: string | undefined, sel: { fieldSelector?: string; labelSelector?: string }): Promise<KubernetesListObject<KubernetesObject>> {
   const items: KubernetesObject[] = [];
   let resourceVersion = '';
   let next: string | undefined;
@@ -142,7 +157,11 @@ export class Feed {
   private timer: NodeJS.Timeout | undefined;
   private starting: Promise<void> = Promise.resolve();
 
-  constructor(opts: FeedOptions, private readonly handlers: FeedHandlers, private readonly log: Logger) {
+  constructor(
+    opts: FeedOptions,
+    private readonly handlers: FeedHandlers,
+    private readonly log: Logger,
+  ) {
     const { resource, namespace, labelSelector } = opts;
     this.name = resource.feed;
     const list = resource.list(opts.apis);
@@ -156,12 +175,19 @@ export class Feed {
       handlers.listed(all.items);
       return all;
     };
-    this.informer = new ListWatch(watchPath(resource, namespace), new SafeWatch(opts.kc), listFn, false, labelSelector,
-      resource.fieldSelector);
-    this.informer.on(ADD, (o) => { handlers.changed('add', slim(o)); });
-    this.informer.on(UPDATE, (o) => { handlers.changed('update', slim(o)); });
-    this.informer.on(DELETE, (o) => { handlers.changed('delete', o); });
-    this.informer.on(ERROR, (err: unknown) => { this.onError(err); });
+    this.informer = new ListWatch(watchPath(resource, namespace), new SafeWatch(opts.kc), listFn, false, labelSelector, resource.fieldSelector);
+    this.informer.on(ADD, (o) => {
+      handlers.changed('add', slim(o));
+    });
+    this.informer.on(UPDATE, (o) => {
+      handlers.changed('update', slim(o));
+    });
+    this.informer.on(DELETE, (o) => {
+      handlers.changed('delete', o);
+    });
+    this.informer.on(ERROR, (err: unknown) => {
+      this.onError(err);
+    });
   }
 
   /** Lists once and starts watching; throws (with the API's reason) when the first list fails. */
@@ -181,7 +207,10 @@ export class Feed {
     if (this.timer) clearTimeout(this.timer);
     void this.informer.stop();
     // A watch that was still connecting when stop() came is only known once start() settles.
-    void this.starting.then(() => this.informer.stop(), () => undefined);
+    void this.starting.then(
+      () => this.informer.stop(),
+      () => undefined,
+    );
   }
 
   private onError(err: unknown): void {

@@ -6,13 +6,17 @@ import type { Kind } from '../store/kinds.js';
 const GROUP = 'gateway.networking.k8s.io';
 
 function customList(version: string, plural: string, namespaced: boolean): (apis: Apis) => ListPage {
-  return ({ custom }) => async (namespace, q) => {
-    const query = { group: GROUP, version, plural, ...q };
-    const res: unknown = namespaced && namespace
-      ? await custom.listNamespacedCustomObject({ ...query, namespace })
-      : namespaced ? await custom.listCustomObjectForAllNamespaces(query) : await custom.listClusterCustomObject(query);
-    return res as KubernetesListObject<KubernetesObject>;
-  };
+  return ({ custom }) =>
+    async (namespace, q) => {
+      const query = { group: GROUP, version, plural, ...q };
+      const res: unknown =
+        namespaced && namespace
+          ? await custom.listNamespacedCustomObject({ ...query, namespace })
+          : namespaced
+            ? await custom.listCustomObjectForAllNamespaces(query)
+            : await custom.listClusterCustomObject(query);
+      return res as KubernetesListObject<KubernetesObject>;
+    };
 }
 
 function resource(kind: Kind, version: string, plural: string, namespaced: boolean): Resource {

@@ -25,14 +25,27 @@ export interface GatewayStatusOptions {
   readonly addresses?: (snapshot: Snapshot) => readonly StatusAddress[] | undefined;
 }
 
-interface Target { readonly plural: string; readonly namespace: string | undefined; readonly name: string; readonly rv: string | undefined }
+interface Target {
+  readonly plural: string;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly rv: string | undefined;
+}
 type Status = {
-  readonly conditions?: readonly Condition[]; readonly parents?: readonly RouteParentStatus[];
-  readonly addresses?: readonly GatewayAddress[]; readonly listeners?: readonly ListenerStatus[];
+  readonly conditions?: readonly Condition[];
+  readonly parents?: readonly RouteParentStatus[];
+  readonly addresses?: readonly GatewayAddress[];
+  readonly listeners?: readonly ListenerStatus[];
 };
 
 /** A condition as compared: lastTransitionTime left out. */
-const bare = (c: Condition): Condition => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, ...(c.observedGeneration !== undefined ? { observedGeneration: c.observedGeneration } : {}) });
+const bare = (c: Condition): Condition => ({
+  type: c.type,
+  status: c.status,
+  reason: c.reason,
+  message: c.message,
+  ...(c.observedGeneration !== undefined ? { observedGeneration: c.observedGeneration } : {}),
+});
 const same = (a: readonly Condition[], b: readonly Condition[]): boolean => JSON.stringify(a.map(bare)) === JSON.stringify(b.map(bare));
 
 /** The desired conditions, each keeping the old lastTransitionTime while its status is unchanged. */
@@ -45,8 +58,11 @@ function stamped(desired: readonly Condition[], old: readonly Condition[] | unde
 
 /** A Gateway status as compared: listeners without lastTransitionTime, addresses only when known. */
 function gatewayShape(s: Status | GatewayStatus, withAddresses: boolean): string {
-  return JSON.stringify([(s.conditions ?? []).map(bare), (s.listeners ?? []).map((l) => [l.name, l.supportedKinds, l.attachedRoutes, l.conditions.map(bare)]),
-    withAddresses ? (s.addresses ?? []).map((a) => [a.type, a.value]) : null]);
+  return JSON.stringify([
+    (s.conditions ?? []).map(bare),
+    (s.listeners ?? []).map((l) => [l.name, l.supportedKinds, l.attachedRoutes, l.conditions.map(bare)]),
+    withAddresses ? (s.addresses ?? []).map((a) => [a.type, a.value]) : null,
+  ]);
 }
 
 /** Our conditions stamped, then the old ones of types we do not own (the specification: never remove others'). */
@@ -93,7 +109,11 @@ export class GatewayStatusWriter {
    */
   async start(everyMs = 60_000): Promise<void> {
     await this.readBundle();
-    this.timer = setInterval(() => { void this.readBundle().then(() => { this.kick(); }); }, everyMs);
+    this.timer = setInterval(() => {
+      void this.readBundle().then(() => {
+        this.kick();
+      });
+    }, everyMs);
     this.timer.unref();
   }
 
@@ -126,7 +146,9 @@ export class GatewayStatusWriter {
   private async pass(): Promise<void> {
     const snapshot = this.snapshot;
     if (!snapshot || !this.opts.isLeader()) return;
-    const now = (this.opts.now ?? (() => new Date()))().toISOString().replace(/\.\d+Z$/, 'Z');
+    const now = (this.opts.now ?? (() => new Date()))()
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z');
     const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle);
     for (const c of snapshot.gatewayClasses ?? []) {
       const name = c.metadata?.name ?? '';
@@ -172,8 +194,10 @@ export class GatewayStatusWriter {
       const flat = (ps: readonly RouteParentStatus[]): string => JSON.stringify(ps.map((p) => [parentKey(p), p.conditions.map(bare)]));
       if (flat(mine) === flat(want)) continue;
       const old = new Map(mine.map((p) => [parentKey(p), p.conditions]));
-      const parents = [...(cur.parents ?? []).filter((p) => p.controllerName !== this.opts.controllerName),
-        ...want.map((p) => ({ ...p, conditions: stamped(p.conditions, old.get(parentKey(p)), now) }))];
+      const parents = [
+        ...(cur.parents ?? []).filter((p) => p.controllerName !== this.opts.controllerName),
+        ...want.map((p) => ({ ...p, conditions: stamped(p.conditions, old.get(parentKey(p)), now) })),
+      ];
       await this.write(key, { plural: 'httproutes', namespace, name, rv: r.metadata?.resourceVersion }, { parents });
     }
   }

@@ -92,7 +92,9 @@ export class LeaderElector {
   private tick(): void {
     if (this.stopped) return;
     this.timer = undefined;
-    this.busy = this.attempt().then(() => { this.schedule(); });
+    this.busy = this.attempt().then(() => {
+      this.schedule();
+    });
   }
 
   /** Next attempt after the retry period, or exactly when the current holder's Lease runs out if that is sooner. */
@@ -101,7 +103,9 @@ export class LeaderElector {
     let wait = this.t.retryMs;
     const o = this.observed;
     if (!this.leading && o && o.holder !== '') wait = Math.min(wait, Math.max(0, o.at + o.durationMs - Date.now()) + 10);
-    this.timer = setTimeout(() => { this.tick(); }, wait);
+    this.timer = setTimeout(() => {
+      this.tick();
+    }, wait);
   }
 
   private async attempt(): Promise<void> {
@@ -154,7 +158,8 @@ export class LeaderElector {
     const spec = old?.spec ?? {};
     const taking = spec.holderIdentity !== this.opts.identity;
     return {
-      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
       metadata: { ...(old?.metadata ?? {}), name: this.opts.name, namespace: this.opts.namespace },
       spec: {
         holderIdentity: this.opts.identity,
@@ -193,8 +198,7 @@ export class LeaderElector {
       const lease = plainLease(await this.api.readNamespacedLease({ name, namespace }));
       if (lease.spec?.holderIdentity !== identity) return;
       const now = microTime(Date.now());
-      await this.api.replaceNamespacedLease({ name, namespace, body: leaseBody({ ...lease,
-        spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } }) });
+      await this.api.replaceNamespacedLease({ name, namespace, body: leaseBody({ ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } }) });
       this.opts.log.info({ lease: name }, 'Lease released');
     } catch (err) {
       this.opts.log.warn({ err: errorMessage(err) }, 'Lease not released; a successor takes over when it expires');
@@ -205,14 +209,27 @@ export class LeaderElector {
   private async startWatch(): Promise<void> {
     if (this.stopped) return;
     const path = `/apis/coordination.k8s.io/v1/namespaces/${this.opts.namespace}/leases`;
-    const restart = (): void => { if (!this.stopped) setTimeout(() => { void this.startWatch(); }, this.t.retryMs).unref(); };
+    const restart = (): void => {
+      if (!this.stopped)
+        setTimeout(() => {
+          void this.startWatch();
+        }, this.t.retryMs).unref();
+    };
     try {
-      this.watch = await new Watch(this.opts.kc).watch(path, { fieldSelector: `metadata.name=${this.opts.name}` }, (phase, obj: Lease) => {
-        if (phase !== 'ADDED' && phase !== 'MODIFIED' && phase !== 'DELETED') return;
-        const free = phase === 'DELETED' || (obj.spec?.holderIdentity ?? '') === '';
-        if (phase !== 'DELETED') this.observe(obj, Date.now());
-        if (free && !this.leading && this.timer) { clearTimeout(this.timer); this.tick(); }
-      }, restart);
+      this.watch = await new Watch(this.opts.kc).watch(
+        path,
+        { fieldSelector: `metadata.name=${this.opts.name}` },
+        (phase, obj: Lease) => {
+          if (phase !== 'ADDED' && phase !== 'MODIFIED' && phase !== 'DELETED') return;
+          const free = phase === 'DELETED' || (obj.spec?.holderIdentity ?? '') === '';
+          if (phase !== 'DELETED') this.observe(obj, Date.now());
+          if (free && !this.leading && this.timer) {
+            clearTimeout(this.timer);
+            this.tick();
+          }
+        },
+        restart,
+      );
     } catch {
       restart();
     }

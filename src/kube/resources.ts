@@ -1,8 +1,5 @@
 // The resources Portico lists and watches: their API paths, list calls and selectors; deploy/rbac.yaml follows it.
-import {
-  CoreV1Api, CustomObjectsApi, DiscoveryV1Api, NetworkingV1Api,
-  type KubeConfig, type KubernetesListObject, type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, NetworkingV1Api, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import type { Kind } from '../store/kinds.js';
 import { GATEWAY_RESOURCES } from './gateway-resources.js';
 
@@ -48,31 +45,94 @@ export interface Resource {
 export const SECRET_TYPES = ['kubernetes.io/tls', 'Opaque'] as const;
 
 export const RESOURCES: readonly Resource[] = Object.freeze([
-  { feed: 'Ingress', kind: 'Ingress', group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', namespaced: true,
-    list: ({ net }) => (namespace, q) => namespace ? net.listNamespacedIngress({ namespace, ...q }) : net.listIngressForAllNamespaces(q) },
-  { feed: 'IngressClass', kind: 'IngressClass', group: 'networking.k8s.io', version: 'v1', plural: 'ingressclasses', namespaced: false,
-    list: ({ net }) => (_ns, q) => net.listIngressClass(q) },
-  { feed: 'Service', kind: 'Service', group: '', version: 'v1', plural: 'services', namespaced: true,
-    list: ({ core }) => (namespace, q) => namespace ? core.listNamespacedService({ namespace, ...q }) : core.listServiceForAllNamespaces(q) },
-  { feed: 'EndpointSlice', kind: 'EndpointSlice', group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', namespaced: true,
-    list: ({ discovery }) => (namespace, q) => namespace
-      ? discovery.listNamespacedEndpointSlice({ namespace, ...q }) : discovery.listEndpointSliceForAllNamespaces(q) },
+  {
+    feed: 'Ingress',
+    kind: 'Ingress',
+    group: 'networking.k8s.io',
+    version: 'v1',
+    plural: 'ingresses',
+    namespaced: true,
+    list:
+      ({ net }) =>
+      (namespace, q) =>
+        namespace ? net.listNamespacedIngress({ namespace, ...q }) : net.listIngressForAllNamespaces(q),
+  },
+  {
+    feed: 'IngressClass',
+    kind: 'IngressClass',
+    group: 'networking.k8s.io',
+    version: 'v1',
+    plural: 'ingressclasses',
+    namespaced: false,
+    list:
+      ({ net }) =>
+      (_ns, q) =>
+        net.listIngressClass(q),
+  },
+  {
+    feed: 'Service',
+    kind: 'Service',
+    group: '',
+    version: 'v1',
+    plural: 'services',
+    namespaced: true,
+    list:
+      ({ core }) =>
+      (namespace, q) =>
+        namespace ? core.listNamespacedService({ namespace, ...q }) : core.listServiceForAllNamespaces(q),
+  },
+  {
+    feed: 'EndpointSlice',
+    kind: 'EndpointSlice',
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    plural: 'endpointslices',
+    namespaced: true,
+    list:
+      ({ discovery }) =>
+      (namespace, q) =>
+        namespace ? discovery.listNamespacedEndpointSlice({ namespace, ...q }) : discovery.listEndpointSliceForAllNamespaces(q),
+  },
   ...SECRET_TYPES.map((type) => ({
-    feed: `Secret/${type}`, kind: 'Secret' as const, group: '', version: 'v1', plural: 'secrets', namespaced: true,
+    feed: `Secret/${type}`,
+    kind: 'Secret' as const,
+    group: '',
+    version: 'v1',
+    plural: 'secrets',
+    namespaced: true,
     fieldSelector: `type=${type}`,
-    list: ({ core }: Apis): ListPage => (namespace, q) => namespace
-      ? core.listNamespacedSecret({ namespace, ...q }) : core.listSecretForAllNamespaces(q),
+    list:
+      ({ core }: Apis): ListPage =>
+      (namespace, q) =>
+        namespace ? core.listNamespacedSecret({ namespace, ...q }) : core.listSecretForAllNamespaces(q),
   })),
-  { feed: 'ConfigMap', kind: 'ConfigMap', group: '', version: 'v1', plural: 'configmaps', namespaced: true,
-    list: ({ core }) => (namespace, q) => namespace
-      ? core.listNamespacedConfigMap({ namespace, ...q }) : core.listConfigMapForAllNamespaces(q) },
+  {
+    feed: 'ConfigMap',
+    kind: 'ConfigMap',
+    group: '',
+    version: 'v1',
+    plural: 'configmaps',
+    namespaced: true,
+    list:
+      ({ core }) =>
+      (namespace, q) =>
+        namespace ? core.listNamespacedConfigMap({ namespace, ...q }) : core.listConfigMapForAllNamespaces(q),
+  },
   ...GATEWAY_RESOURCES,
 ]);
 
 /** Watched only with --watch-namespace-selector: the namespaces whose objects Portico keeps. */
 export const NAMESPACES: Resource = Object.freeze({
-  feed: 'Namespace', kind: 'Namespace', group: '', version: 'v1', plural: 'namespaces', namespaced: false,
-  list: ({ core }: Apis): ListPage => (_ns, q) => core.listNamespace(q),
+  feed: 'Namespace',
+  kind: 'Namespace',
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  namespaced: false,
+  list:
+    ({ core }: Apis): ListPage =>
+    (_ns, q) =>
+      core.listNamespace(q),
 });
 
 /** The watch path of a resource, within one namespace or across all. */
@@ -109,7 +169,4 @@ export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
  * What Portico calls only in its own namespace (POD_NAMESPACE), granted by a Role there: leader election on a Lease
  * (leader.ts), and its own pod and its replicas, for the status address and the last-replica check (status-inputs.ts).
  */
-export const OWN_NAMESPACE_VERBS: Readonly<Record<string, readonly string[]>> = {
-  'coordination.k8s.io/leases': ['create', 'get', 'update', 'watch'],
-  '/pods': ['get', 'list'],
-};
+export const OWN_NAMESPACE_VERBS: Readonly<Record<string, readonly string[]>> = { 'coordination.k8s.io/leases': ['create', 'get', 'update', 'watch'], '/pods': ['get', 'list'] };

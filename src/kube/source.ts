@@ -26,7 +26,11 @@ export class KubeSource {
   /** Namespaces whose objects are kept; undefined when there is no selector (all of them). */
   private allowed: ReadonlySet<string> | undefined;
 
-  constructor(private readonly opts: KubeSourceOptions, private readonly store: Store, private readonly log: Logger) {
+  constructor(
+    private readonly opts: KubeSourceOptions,
+    private readonly store: Store,
+    private readonly log: Logger,
+  ) {
     if (opts.watchNamespaceSelector !== undefined) this.allowed = new Set();
   }
 
@@ -34,24 +38,45 @@ export class KubeSource {
   async start(): Promise<void> {
     const conn = loadConnection(this.opts);
     const version = await probe(conn);
-    this.log.info({ server: conn.server, from: conn.from, version, namespace: this.opts.watchNamespace ?? '(all)',
-      namespaceSelector: this.opts.watchNamespaceSelector }, 'connected to the Kubernetes API');
+    this.log.info(
+      { server: conn.server, from: conn.from, version, namespace: this.opts.watchNamespace ?? '(all)', namespaceSelector: this.opts.watchNamespaceSelector },
+      'connected to the Kubernetes API',
+    );
     const apis = makeApis(conn.kc);
     const base = { kc: conn.kc, apis, namespace: this.opts.watchNamespace };
     if (this.opts.watchNamespaceSelector !== undefined) {
-      this.namespaces = new Feed({ ...base, resource: NAMESPACES, namespace: undefined, labelSelector: this.opts.watchNamespaceSelector }, {
-        listed: (items) => { this.setAllowed(items); },
-        changed: () => { this.setAllowed(this.namespaces?.cached() ?? []); },
-      }, this.log);
+      this.namespaces = new Feed(
+        { ...base, resource: NAMESPACES, namespace: undefined, labelSelector: this.opts.watchNamespaceSelector },
+        {
+          listed: (items) => {
+            this.setAllowed(items);
+          },
+          changed: () => {
+            this.setAllowed(this.namespaces?.cached() ?? []);
+          },
+        },
+        this.log,
+      );
       await this.namespaces.start();
     }
     // Gateway listeners' allowedRoutes Selector reads Namespace labels: every Namespace, whatever --watch-namespace-selector says.
     const gatewayNamespaces: Resource[] = this.opts.enableGatewayApi === true ? [{ ...NAMESPACES, feed: 'Namespace/labels', optional: true }] : [];
     for (const resource of [...RESOURCES.filter((r) => r.optional !== true || this.opts.enableGatewayApi === true), ...gatewayNamespaces]) {
-      this.feeds.set(resource, new Feed({ ...base, resource, labelSelector: undefined }, {
-        listed: (items) => { this.replace(resource.kind, resource, items); },
-        changed: (change, obj) => { this.apply(resource.kind, change, obj); },
-      }, this.log));
+      this.feeds.set(
+        resource,
+        new Feed(
+          { ...base, resource, labelSelector: undefined },
+          {
+            listed: (items) => {
+              this.replace(resource.kind, resource, items);
+            },
+            changed: (change, obj) => {
+              this.apply(resource.kind, change, obj);
+            },
+          },
+          this.log,
+        ),
+      );
     }
     await Promise.all([...this.feeds].map(([r, f]) => (r.optional === true ? this.startOptional(r, f) : f.start())));
     const counts = Object.fromEntries((Object.keys(KINDS) as Kind[]).map((k) => [k, this.store.count(k)]));
@@ -65,10 +90,12 @@ export class KubeSource {
     } catch (err) {
       feed.stop();
       this.feeds.delete(resource);
-      this.log.warn({ feed: resource.feed, err: err instanceof Error ? err.message : String(err) },
+      this.log.warn(
+        { feed: resource.feed, err: err instanceof Error ? err.message : String(err) },
         resource.kind === 'Namespace'
           ? 'cannot list namespaces: Gateway listeners with allowedRoutes Selector allow no namespace until Portico restarts (grant list and watch on namespaces)'
-          : `cannot list ${resource.group}/${resource.version} ${resource.plural}: no ${resource.feed} is served until Portico restarts (install deploy/gateway-api/, or pass --enable-gateway-api=false)`);
+          : `cannot list ${resource.group}/${resource.version} ${resource.plural}: no ${resource.feed} is served until Portico restarts (install deploy/gateway-api/, or pass --enable-gateway-api=false)`,
+      );
     }
   }
 

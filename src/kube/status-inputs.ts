@@ -29,7 +29,10 @@ export class AddressInputs {
   private nodes: Node[] = [];
   private self: Pod | undefined;
 
-  constructor(kc: KubeConfig, private readonly cfg: AddressConfig) {
+  constructor(
+    kc: KubeConfig,
+    private readonly cfg: AddressConfig,
+  ) {
     this.core = kc.makeApiClient(CoreV1Api);
   }
 
@@ -61,10 +64,14 @@ export class AddressInputs {
     }
     this.pods = await this.replicas();
     const names = [...new Set(this.pods.map((p) => p.spec?.nodeName ?? '').filter((n) => n !== ''))];
-    const nodes = await Promise.all(names.map((name) => this.core.readNode({ name }).catch((err: unknown) => {
-      if (notFound(err)) return undefined;
-      throw err;
-    })));
+    const nodes = await Promise.all(
+      names.map((name) =>
+        this.core.readNode({ name }).catch((err: unknown) => {
+          if (notFound(err)) return undefined;
+          throw err;
+        }),
+      ),
+    );
     this.nodes = nodes.flatMap((n) => (n ? [plain(n) as Node] : []));
   }
 
@@ -73,9 +80,14 @@ export class AddressInputs {
     const self = this.self;
     const namespace = self?.metadata?.namespace;
     if (!self || !namespace) return [];
-    const labels = Object.entries(self.metadata?.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+    const labels = Object.entries(self.metadata?.labels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
     const list = await this.core.listNamespacedPod({ namespace, ...(labels ? { labelSelector: labels } : {}) });
-    return controllerPods(self, list.items.map((p) => plain(p) as Pod));
+    return controllerPods(
+      self,
+      list.items.map((p) => plain(p) as Pod),
+    );
   }
 
   /** The addresses now; the publish Service is taken from the store when it holds it (fresher than our read). */

@@ -22,8 +22,7 @@ export interface StatusOptions extends AddressConfig {
 const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 function currentOf(ing: Ingress): StatusAddress[] {
-  return normalize((ing.status?.loadBalancer?.ingress ?? []).flatMap((a): StatusAddress[] =>
-    (a.ip ? [{ ip: a.ip }] : a.hostname ? [{ hostname: a.hostname }] : [])));
+  return normalize((ing.status?.loadBalancer?.ingress ?? []).flatMap((a): StatusAddress[] => (a.ip ? [{ ip: a.ip }] : a.hostname ? [{ hostname: a.hostname }] : [])));
 }
 
 export class StatusUpdater {
@@ -48,7 +47,11 @@ export class StatusUpdater {
   /** Reads the address inputs, then re-checks everything every refresh period. */
   async start(): Promise<void> {
     await this.refresh();
-    this.timer = setInterval(() => { void this.refresh().then(() => { this.kick(); }); }, this.opts.refreshMs ?? 60_000);
+    this.timer = setInterval(() => {
+      void this.refresh().then(() => {
+        this.kick();
+      });
+    }, this.opts.refreshMs ?? 60_000);
     this.timer.unref();
   }
 
@@ -72,7 +75,10 @@ export class StatusUpdater {
 
   /** Leadership gained: read the inputs afresh and write what differs. */
   leadershipChanged(leading: boolean): void {
-    if (leading) void this.refresh().then(() => { this.kick(); });
+    if (leading)
+      void this.refresh().then(() => {
+        this.kick();
+      });
   }
 
   /** Resolves when no pass is running or queued. */
@@ -117,8 +123,7 @@ export class StatusUpdater {
     const namespace = ing.metadata?.namespace ?? 'default';
     const name = ing.metadata?.name ?? '';
     try {
-      await this.net.patchNamespacedIngressStatus({ name, namespace, body: { status: { loadBalancer: { ingress: addresses } } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await this.net.patchNamespacedIngressStatus({ name, namespace, body: { status: { loadBalancer: { ingress: addresses } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
       this.writes += 1;
       this.written.set(keyOf(namespace, name), { rvBefore: ing.metadata?.resourceVersion, addresses: [...addresses] });
       this.opts.log.info({ ingress: keyOf(namespace, name), addresses }, 'Ingress status updated');
@@ -138,13 +143,19 @@ export class StatusUpdater {
     let others: number;
     try {
       const self = this.inputs.ownPod?.metadata?.name;
-      if (!self) { this.opts.log.info('status kept on shutdown: this pod is unknown (POD_NAME/POD_NAMESPACE), so other replicas may run'); return; }
+      if (!self) {
+        this.opts.log.info('status kept on shutdown: this pod is unknown (POD_NAME/POD_NAMESPACE), so other replicas may run');
+        return;
+      }
       others = (await this.inputs.replicas()).filter((p) => p.metadata?.name !== self && p.metadata?.deletionTimestamp === undefined).length;
     } catch (err) {
       this.opts.log.warn({ err: errorMessage(err) }, 'status kept on shutdown: could not list the other replicas');
       return;
     }
-    if (others > 0) { this.opts.log.info({ others }, 'status kept on shutdown: other replicas keep serving'); return; }
+    if (others > 0) {
+      this.opts.log.info({ others }, 'status kept on shutdown: other replicas keep serving');
+      return;
+    }
     for (const ing of this.snapshot.ingresses) {
       const key = keyOf(ing.metadata?.namespace ?? 'default', ing.metadata?.name ?? '');
       if (this.served.has(key) && this.current(key, ing).length > 0) await this.write(ing, []);

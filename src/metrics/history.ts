@@ -38,10 +38,7 @@ export class SyncHistory {
     this.byPlan[plan] += 1;
     if (plan === 'reload') Object.assign(this.lastReload, { ok: true, at: run.startedAt + run.ms });
     if (plan === 'failed') this.lastReload.ok = false;
-    const record: SyncRecord = {
-      at: new Date(run.startedAt).toISOString(), plan, ms: run.ms, causes: Object.fromEntries(run.causes),
-      ...(run.error === undefined ? {} : { error: run.error }),
-    };
+    const record: SyncRecord = { at: new Date(run.startedAt).toISOString(), plan, ms: run.ms, causes: Object.fromEntries(run.causes), ...(run.error === undefined ? {} : { error: run.error }) };
     this.records.push(record);
     if (this.records.length > this.limit) this.records.shift();
     for (const l of this.listeners) l(record);

@@ -7,11 +7,20 @@ export const LENGTH_BUCKETS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100] as const
 
 /** The labels of one series: all from Portico's rendering or bounded by the Lua side (status, method). */
 export interface RequestLabels {
-  readonly namespace: string; readonly ingress: string; readonly service: string; readonly host: string;
-  readonly canary: string; readonly status: string; readonly method: string;
+  readonly namespace: string;
+  readonly ingress: string;
+  readonly service: string;
+  readonly host: string;
+  readonly canary: string;
+  readonly status: string;
+  readonly method: string;
 }
 
-interface Histogram { readonly count: number; readonly sum: number; readonly buckets: readonly number[] }
+interface Histogram {
+  readonly count: number;
+  readonly sum: number;
+  readonly buckets: readonly number[];
+}
 
 /** One label set's figures; histogram buckets are per bucket (not cumulative), the last one +Inf. */
 export interface RequestSeries {
@@ -42,7 +51,10 @@ export function parseDump(text: string): RequestSeries[] {
     const value = Number(valueText);
     if (key === undefined || !Number.isInteger(slot) || slot < 1 || slot > SLOTS || !Number.isFinite(value)) continue;
     let v = raw.get(key);
-    if (!v) { v = new Array<number>(SLOTS).fill(0); raw.set(key, v); }
+    if (!v) {
+      v = new Array<number>(SLOTS).fill(0);
+      raw.set(key, v);
+    }
     v[slot - 1] = value;
   }
   const out: RequestSeries[] = [];
@@ -63,14 +75,28 @@ export function parseDump(text: string): RequestSeries[] {
 const escapeValue = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 function labelText(l: RequestLabels, constant: Readonly<Record<string, string>>, le?: string): string {
-  const all: [string, string][] = [...Object.entries(constant), ['namespace', l.namespace], ['ingress', l.ingress], ['service', l.service],
-    ['host', l.host], ['canary', l.canary], ['status', l.status], ['method', l.method], ...(le === undefined ? [] : [['le', le] as [string, string]])];
+  const all: [string, string][] = [
+    ...Object.entries(constant),
+    ['namespace', l.namespace],
+    ['ingress', l.ingress],
+    ['service', l.service],
+    ['host', l.host],
+    ['canary', l.canary],
+    ['status', l.status],
+    ['method', l.method],
+    ...(le === undefined ? [] : [['le', le] as [string, string]]),
+  ];
   return `{${all.map(([k, v]) => `${k}="${escapeValue(v)}"`).join(',')}}`;
 }
 
 const num = (n: number): string => (Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(15))));
 
-interface HistogramSpec { readonly name: string; readonly help: string; readonly bounds: readonly number[]; readonly pick: (s: RequestSeries) => Histogram }
+interface HistogramSpec {
+  readonly name: string;
+  readonly help: string;
+  readonly bounds: readonly number[];
+  readonly pick: (s: RequestSeries) => Histogram;
+}
 
 function histogram({ name, help, bounds, pick }: HistogramSpec, series: readonly RequestSeries[], constant: Readonly<Record<string, string>>): string[] {
   const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} histogram`];
@@ -95,8 +121,16 @@ export function requestExposition(series: readonly RequestSeries[], constant: Re
     `# HELP ${p}requests The total number of client requests`,
     `# TYPE ${p}requests counter`,
     ...series.map((s) => `${p}requests${labelText(s.labels, constant)} ${num(s.requests)}`),
-    ...histogram({ name: `${p}request_duration_seconds`, help: 'The request processing time in seconds (nginx $request_time)', bounds: TIME_BUCKETS, pick: (s) => s.requestDuration }, series, constant),
-    ...histogram({ name: `${p}response_duration_seconds`, help: 'The time spent receiving the response from the upstream server in seconds', bounds: TIME_BUCKETS, pick: (s) => s.responseDuration }, series, constant),
+    ...histogram(
+      { name: `${p}request_duration_seconds`, help: 'The request processing time in seconds (nginx $request_time)', bounds: TIME_BUCKETS, pick: (s) => s.requestDuration },
+      series,
+      constant,
+    ),
+    ...histogram(
+      { name: `${p}response_duration_seconds`, help: 'The time spent receiving the response from the upstream server in seconds', bounds: TIME_BUCKETS, pick: (s) => s.responseDuration },
+      series,
+      constant,
+    ),
     ...histogram({ name: `${p}request_size`, help: 'The request length (including request line, header, and request body)', bounds: SIZE_BUCKETS, pick: (s) => s.requestSize }, series, constant),
     ...histogram({ name: `${p}response_size`, help: 'The response length (bytes sent to the client, headers included)', bounds: LENGTH_BUCKETS, pick: (s) => s.responseSize }, series, constant),
     '',

@@ -62,7 +62,9 @@ function annotationItem(key: string, name: string, value: string, problems: read
 
 function annotationItems(ing: Ingress, prefix: string, problems: readonly Problem[]): Item[] {
   const annotations = ing.metadata?.annotations ?? {};
-  return Object.keys(annotations).filter((k) => k.startsWith(`${prefix}/`)).sort()
+  return Object.keys(annotations)
+    .filter((k) => k.startsWith(`${prefix}/`))
+    .sort()
     .map((key) => annotationItem(key, key.slice(prefix.length + 1), annotations[key] ?? '', problems));
 }
 
@@ -88,8 +90,7 @@ export function checkIngresses(snap: Snapshot, config: Config, log: Logger): Ing
     const problems = m.problems.filter((p) => p.object.kind === 'Ingress' && p.object.namespace === namespace && p.object.name === name);
     const annotations = annotationItems(ing, config.annotationsPrefix, problems);
     const said = new Set(problems.map((p) => p.field));
-    const differs = annotations.filter((a) => (a.verdict === 'different' || a.verdict === 'unknown') && !said.has(`metadata.annotations[${a.key}]`))
-      .map((a) => `${a.key}: ${a.verdict}`);
+    const differs = annotations.filter((a) => (a.verdict === 'different' || a.verdict === 'unknown') && !said.has(`metadata.annotations[${a.key}]`)).map((a) => `${a.key}: ${a.verdict}`);
     const reasons = [...(m.renderError !== undefined ? [`render: ${m.renderError}`] : []), ...problems.map((p) => `${p.field}: ${p.reason}`), ...differs];
     const verdict: IngressVerdict = !m.ingresses.has(`${namespace}/${name}`) ? 'skipped' : reasons.length > 0 ? 'served-differently' : 'served';
     return { namespace, name, verdict, reasons, annotations };
@@ -104,15 +105,17 @@ export function checkConfigMap(snap: Snapshot, config: Config): ConfigMapReport 
   const cm = snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
   const data = cm?.data ?? {};
   const parsed = parseConfigMap(data);
-  const keys = Object.keys(data).sort().map((key): Item => {
-    const value = data[key] ?? '';
-    if (parsed.unknown.includes(key)) return { key, value, verdict: 'unknown', detail: 'neither Portico nor ingress-nginx reads this key' };
-    const bad = parsed.errors.find((e) => e.key === key) ?? parsed.refused.find((e) => e.key === key);
-    if (bad) return { key, value, verdict: 'refused', detail: bad.reason };
-    const noop = parsed.noops.find((e) => e.key === key);
-    if (noop) return { key, value, verdict: 'different', detail: noop.reason };
-    const diff = CONFIGMAP_DIFFERENCES[key];
-    return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
-  });
+  const keys = Object.keys(data)
+    .sort()
+    .map((key): Item => {
+      const value = data[key] ?? '';
+      if (parsed.unknown.includes(key)) return { key, value, verdict: 'unknown', detail: 'neither Portico nor ingress-nginx reads this key' };
+      const bad = parsed.errors.find((e) => e.key === key) ?? parsed.refused.find((e) => e.key === key);
+      if (bad) return { key, value, verdict: 'refused', detail: bad.reason };
+      const noop = parsed.noops.find((e) => e.key === key);
+      if (noop) return { key, value, verdict: 'different', detail: noop.reason };
+      const diff = CONFIGMAP_DIFFERENCES[key];
+      return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
+    });
   return { ref, found: cm !== undefined, keys };
 }

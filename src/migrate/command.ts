@@ -19,8 +19,14 @@ function withoutCommand(argv: readonly string[]): string[] {
 
 /** What both outputs start from: the flags as a takeover would run Portico, the notes so far, and the snapshot read once. */
 interface Evaluated {
-  readonly user: string[]; readonly defaults: string[]; readonly log: Logger; readonly notes: string[];
-  readonly controllers: ControllerFound[]; readonly inherited: string[]; readonly config: ReturnType<typeof parseFlags>; readonly snapshot: Snapshot;
+  readonly user: string[];
+  readonly defaults: string[];
+  readonly log: Logger;
+  readonly notes: string[];
+  readonly controllers: ControllerFound[];
+  readonly inherited: string[];
+  readonly config: ReturnType<typeof parseFlags>;
+  readonly snapshot: Snapshot;
 }
 
 async function evaluate(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Evaluated> {

@@ -12,8 +12,7 @@ export interface ControllerFound {
   readonly flags: readonly (readonly [string, string])[];
 }
 
-const isController = (image: string | undefined, args: readonly string[]): boolean =>
-  /ingress-nginx\/controller/.test(image ?? '') || args.includes('/nginx-ingress-controller');
+const isController = (image: string | undefined, args: readonly string[]): boolean => /ingress-nginx\/controller/.test(image ?? '') || args.includes('/nginx-ingress-controller');
 
 /** The ingress-nginx controllers among `deployments` (by image, or by the controller binary in args). */
 export function findControllers(deployments: readonly Deployment[]): ControllerFound[] {
@@ -54,7 +53,10 @@ export function splitFlags(args: readonly string[]): [string, string][] {
 function refusal(name: string, value: string, all: readonly (readonly [string, string])[]): string | undefined {
   const group = name.startsWith('validating-webhook') ? all.filter(([n]) => n.startsWith('validating-webhook')) : [[name, value] as const];
   try {
-    parseFlags(group.map(([n, v]) => `--${n}=${v}`), {});
+    parseFlags(
+      group.map(([n, v]) => `--${n}=${v}`),
+      {},
+    );
     return undefined;
   } catch (err) {
     return errorMessage(err);

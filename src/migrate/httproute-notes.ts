@@ -3,14 +3,20 @@
 
 /** Annotations the conversion turns into HTTPRoute fields (paths, filters, rules). */
 export const MAPPED: ReadonlySet<string> = new Set([
-  'use-regex', 'rewrite-target', 'upstream-vhost', 'x-forwarded-prefix', 'permanent-redirect', 'permanent-redirect-code',
-  'temporal-redirect', 'app-root',
+  'use-regex',
+  'rewrite-target',
+  'upstream-vhost',
+  'x-forwarded-prefix',
+  'permanent-redirect',
+  'permanent-redirect-code',
+  'temporal-redirect',
+  'app-root',
 ]);
 
 /** On a canary Ingress: merged into its main Ingress's route as weights and header rules. */
 export const CANARY_MAPPED: ReadonlySet<string> = new Set(['canary', 'canary-weight', 'canary-weight-total', 'canary-by-header', 'canary-by-header-value']);
 
-const HTTPS = 'HTTP to HTTPS is a second HTTPRoute on the Gateway\'s HTTP listener with a RequestRedirect filter (scheme https, statusCode 301)';
+const HTTPS = "HTTP to HTTPS is a second HTTPRoute on the Gateway's HTTP listener with a RequestRedirect filter (scheme https, statusCode 301)";
 const TIMEOUT = 'no per-operation timeout in Gateway API: timeouts.request and timeouts.backendRequest bound the whole request';
 const AUTH = 'no authentication in the Gateway API v1.2 standard channel';
 const SESSION = 'session persistence is experimental in Gateway API v1.2 (not in the standard channel)';
@@ -24,9 +30,18 @@ export const ANNOTATION_NOTES: Readonly<Record<string, string>> = {
   'proxy-read-timeout': TIMEOUT,
   'proxy-send-timeout': TIMEOUT,
   'proxy-body-size': 'no request size limit in Gateway API',
-  'auth-type': AUTH, 'auth-secret': AUTH, 'auth-realm': AUTH, 'auth-url': AUTH, 'auth-signin': AUTH, 'auth-response-headers': AUTH,
-  'affinity': SESSION, 'session-cookie-name': SESSION, 'session-cookie-expires': SESSION, 'session-cookie-max-age': SESSION,
-  'canary-by-cookie': CANARY, 'canary-by-header-pattern': CANARY,
+  'auth-type': AUTH,
+  'auth-secret': AUTH,
+  'auth-realm': AUTH,
+  'auth-url': AUTH,
+  'auth-signin': AUTH,
+  'auth-response-headers': AUTH,
+  affinity: SESSION,
+  'session-cookie-name': SESSION,
+  'session-cookie-expires': SESSION,
+  'session-cookie-max-age': SESSION,
+  'canary-by-cookie': CANARY,
+  'canary-by-header-pattern': CANARY,
   'enable-cors': 'the CORS filter is experimental in Gateway API v1.2 (not in the standard channel)',
   'whitelist-source-range': 'no client address filtering in Gateway API',
   'allowlist-source-range': 'no client address filtering in Gateway API',

@@ -21,7 +21,11 @@ export interface RoutesReport {
 /** The Gateway the routes name: the first of Portico's GatewayClass in the source, else portico/portico to create. */
 function parentOf(snap: Snapshot, controllerName: string): [ParentReference, string] {
   const [g] = ourGateways(snap, controllerName).sort((a, b) => `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`.localeCompare(`${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`));
-  if (g) return [{ name: g.metadata?.name ?? '', namespace: g.metadata?.namespace ?? 'default' }, `Gateway ${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''} (GatewayClass ${g.spec?.gatewayClassName ?? ''})`];
+  if (g)
+    return [
+      { name: g.metadata?.name ?? '', namespace: g.metadata?.namespace ?? 'default' },
+      `Gateway ${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''} (GatewayClass ${g.spec?.gatewayClassName ?? ''})`,
+    ];
   return [{ name: 'portico', namespace: 'portico' }, `no Gateway of a GatewayClass with controllerName ${controllerName} found: create Gateway portico/portico, or edit parentRefs`];
 }
 
@@ -38,10 +42,7 @@ export function routesReport(snap: Snapshot, config: Config, which: string): Rou
 
 /** The report as multi-document YAML (YAML 1.1 quoting, as kubectl reads it: `"yes"` stays a string): each Ingress's notes as comments, then its HTTPRoutes. */
 export function routesText(r: RoutesReport): string {
-  const out = [
-    '# portico migrate-check --httproute: HTTPRoutes (gateway.networking.k8s.io/v1) expressing the Ingresses',
-    `# parentRefs: ${r.parentFrom}`,
-  ];
+  const out = ['# portico migrate-check --httproute: HTTPRoutes (gateway.networking.k8s.io/v1) expressing the Ingresses', `# parentRefs: ${r.parentFrom}`];
   for (const c of r.ingresses) {
     out.push('', `# Ingress ${c.namespace}/${c.name}: ${c.httpRoutes.length} HTTPRoute${c.httpRoutes.length === 1 ? '' : 's'}`);
     out.push(c.unmapped.length === 0 ? '# no Gateway API equivalent: none' : '# no Gateway API equivalent:');

@@ -10,7 +10,11 @@ import { COMPAT_ANNOTATION_BY_KEY } from '../annotations/table-compat.js';
 import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
 
 /** One annotation or field left behind, and why. */
-export interface Unmapped { readonly key: string; readonly value: string; readonly why: string }
+export interface Unmapped {
+  readonly key: string;
+  readonly value: string;
+  readonly why: string;
+}
 
 export interface RouteConversion {
   readonly namespace: string;
@@ -37,11 +41,17 @@ const keyOf = (ing: Ingress): string => `${ing.metadata?.namespace ?? 'default'}
 /** A Service backend as a backendRef: a named port is looked up on the Service (backendRefs take numbers only). */
 function backendRef(snap: Snapshot, ns: string, b: IngressBackend | undefined, field: string, notes: Notes): HTTPBackendRef | undefined {
   const svc = b?.service;
-  if (!svc) { notes.unmapped.push({ key: field, value: b?.resource?.kind ?? '', why: 'a resource backend has no HTTPRoute equivalent (backendRefs name Services)' }); return undefined; }
+  if (!svc) {
+    notes.unmapped.push({ key: field, value: b?.resource?.kind ?? '', why: 'a resource backend has no HTTPRoute equivalent (backendRefs name Services)' });
+    return undefined;
+  }
   let port = svc.port?.number;
   if (port === undefined && svc.port?.name !== undefined) {
     port = byName(snap.services, ns, svc.name)?.spec?.ports?.find((p) => p.name === svc.port?.name)?.port;
-    if (port === undefined) { notes.unmapped.push({ key: `${field}.service.port.name`, value: svc.port.name, why: `Service ${ns}/${svc.name} has no port of that name: backendRefs need a port number` }); return undefined; }
+    if (port === undefined) {
+      notes.unmapped.push({ key: `${field}.service.port.name`, value: svc.port.name, why: `Service ${ns}/${svc.name} has no port of that name: backendRefs need a port number` });
+      return undefined;
+    }
   }
   return { name: svc.name, ...(port !== undefined ? { port } : {}) };
 }
@@ -67,12 +77,19 @@ function annotationFilters(a: Readonly<Record<string, string>>, prefix: string, 
   const host = get('upstream-vhost');
   const target = rewrite !== undefined && !rewrite.includes('$') && !regex ? rewrite : undefined;
   if (rewrite !== undefined && target === undefined) {
-    notes.unmapped.push({ key: `${prefix}/rewrite-target`, value: rewrite, why: rewrite.includes('$')
-      ? 'a rewrite with regex captures has no equivalent: URLRewrite replaces the whole path or the matched prefix'
-      : 'with use-regex the paths are regexes: write the URLRewrite by hand (ReplaceFullPath replaces the whole path, as nginx\'s rewrite does)' });
+    notes.unmapped.push({
+      key: `${prefix}/rewrite-target`,
+      value: rewrite,
+      why: rewrite.includes('$')
+        ? 'a rewrite with regex captures has no equivalent: URLRewrite replaces the whole path or the matched prefix'
+        : "with use-regex the paths are regexes: write the URLRewrite by hand (ReplaceFullPath replaces the whole path, as nginx's rewrite does)",
+    });
   }
   if (target !== undefined || host !== undefined) {
-    filters.push({ type: 'URLRewrite', urlRewrite: { ...(host !== undefined ? { hostname: host } : {}), ...(target !== undefined ? { path: { type: 'ReplaceFullPath', replaceFullPath: target } } : {}) } });
+    filters.push({
+      type: 'URLRewrite',
+      urlRewrite: { ...(host !== undefined ? { hostname: host } : {}), ...(target !== undefined ? { path: { type: 'ReplaceFullPath', replaceFullPath: target } } : {}) },
+    });
   }
   const fwd = get('x-forwarded-prefix');
   if (fwd !== undefined) filters.push({ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-Forwarded-Prefix', value: fwd }] } });
@@ -87,13 +104,27 @@ function redirectFilter(a: Readonly<Record<string, string>>, prefix: string, not
   const key = `${prefix}/${permanent !== undefined ? 'permanent' : 'temporal'}-redirect`;
   const code = permanent !== undefined ? Number(a[`${prefix}/permanent-redirect-code`] ?? '301') : 302;
   let u: URL;
-  try { u = new URL(url); } catch { notes.unmapped.push({ key, value: url, why: 'not an absolute URL' }); return undefined; }
-  if (code !== 301 && code !== 302) { notes.unmapped.push({ key: `${prefix}/permanent-redirect-code`, value: String(code), why: 'RequestRedirect statusCode is 301 or 302 in the standard channel' }); return undefined; }
+  try {
+    u = new URL(url);
+  } catch {
+    notes.unmapped.push({ key, value: url, why: 'not an absolute URL' });
+    return undefined;
+  }
+  if (code !== 301 && code !== 302) {
+    notes.unmapped.push({ key: `${prefix}/permanent-redirect-code`, value: String(code), why: 'RequestRedirect statusCode is 301 or 302 in the standard channel' });
+    return undefined;
+  }
   notes.differences.push(`${key}: RequestRedirect keeps the request's query string; ingress-nginx redirects to the URL as written`);
-  return { type: 'RequestRedirect', requestRedirect: {
-    scheme: u.protocol.slice(0, -1), hostname: u.hostname, ...(u.port ? { port: Number(u.port) } : {}),
-    path: { type: 'ReplaceFullPath', replaceFullPath: u.pathname }, statusCode: code,
-  } };
+  return {
+    type: 'RequestRedirect',
+    requestRedirect: {
+      scheme: u.protocol.slice(0, -1),
+      hostname: u.hostname,
+      ...(u.port ? { port: Number(u.port) } : {}),
+      path: { type: 'ReplaceFullPath', replaceFullPath: u.pathname },
+      statusCode: code,
+    },
+  };
 }
 
 /** Canary Ingresses of the same host and path: weights, and header rules ("always"/"never", or canary-by-header-value). */
@@ -112,23 +143,39 @@ function withCanaries(rule: HTTPRouteRule, main: HTTPBackendRef, canaries: reado
     out.push({ ...rule, matches: [{ ...match, headers: [{ type: 'Exact', name: header, value: value ?? 'always' }] }], backendRefs: [c.ref] });
     if (value === undefined) out.push({ ...rule, matches: [{ ...match, headers: [{ type: 'Exact', name: header, value: 'never' }] }], backendRefs: [main] });
   }
-  out.push({ ...rule, backendRefs: [{ ...main, weight: Math.max(total - weight, 0) }, { ...c.ref, weight }] });
+  out.push({
+    ...rule,
+    backendRefs: [
+      { ...main, weight: Math.max(total - weight, 0) },
+      { ...c.ref, weight },
+    ],
+  });
   return out;
 }
 
 /** The annotations (of the prefix) and spec.tls entries no HTTPRoute field expresses. */
 function leftBehind(ing: Ingress, prefix: string, canary: boolean, notes: Notes): void {
   const a = ing.metadata?.annotations ?? {};
-  for (const key of Object.keys(a).filter((k) => k.startsWith(`${prefix}/`)).sort()) {
+  for (const key of Object.keys(a)
+    .filter((k) => k.startsWith(`${prefix}/`))
+    .sort()) {
     const short = key.slice(prefix.length + 1);
     if (MAPPED.has(short) || (canary && CANARY_MAPPED.has(short))) continue;
     if (short === 'ssl-redirect' && a[key] === 'false') continue; // a route on an HTTP listener is not redirected
     const known = BY_KEY.has(short) || COMPAT_ANNOTATION_BY_KEY.has(short) || REMOVED_ANNOTATIONS[short] !== undefined;
-    notes.unmapped.push({ key, value: a[key] ?? '', why: ANNOTATION_NOTES[short]
-      ?? (known ? 'no HTTPRoute field in the standard channel: Portico applies it to Ingresses only' : 'neither Portico nor ingress-nginx knows this annotation (a typo?)') });
+    notes.unmapped.push({
+      key,
+      value: a[key] ?? '',
+      why:
+        ANNOTATION_NOTES[short] ?? (known ? 'no HTTPRoute field in the standard channel: Portico applies it to Ingresses only' : 'neither Portico nor ingress-nginx knows this annotation (a typo?)'),
+    });
   }
   (ing.spec?.tls ?? []).forEach((t, i) => {
-    notes.unmapped.push({ key: `spec.tls[${i}]`, value: t.secretName ?? '', why: `the certificate belongs to the Gateway: an HTTPS listener (port 443) with tls.certificateRefs to Secret ${ing.metadata?.namespace ?? 'default'}/${t.secretName ?? '?'} for ${(t.hosts ?? []).join(', ') || 'its hosts'}` });
+    notes.unmapped.push({
+      key: `spec.tls[${i}]`,
+      value: t.secretName ?? '',
+      why: `the certificate belongs to the Gateway: an HTTPS listener (port 443) with tls.certificateRefs to Secret ${ing.metadata?.namespace ?? 'default'}/${t.secretName ?? '?'} for ${(t.hosts ?? []).join(', ') || 'its hosts'}`,
+    });
   });
 }
 
@@ -141,8 +188,9 @@ export function convertIngress(snap: Snapshot, ing: Ingress, all: readonly Ingre
   const canary = isCanary(ing, opts.prefix);
   leftBehind(ing, opts.prefix, canary, notes);
   if (canary) {
-    const main = all.find((o) => o !== ing && !isCanary(o, opts.prefix) && (o.metadata?.namespace ?? 'default') === namespace
-      && (o.spec?.rules ?? []).some((r) => (ing.spec?.rules ?? []).some((x) => x.host === r.host)));
+    const main = all.find(
+      (o) => o !== ing && !isCanary(o, opts.prefix) && (o.metadata?.namespace ?? 'default') === namespace && (o.spec?.rules ?? []).some((r) => (ing.spec?.rules ?? []).some((x) => x.host === r.host)),
+    );
     notes.differences.push(main ? `a canary: merged into the HTTPRoute of Ingress ${keyOf(main)} (weights, header rules)` : 'a canary without a main Ingress on its host: no HTTPRoute');
     return { namespace, name, httpRoutes: [], unmapped: notes.unmapped, differences: notes.differences };
   }
@@ -155,18 +203,30 @@ export function convertIngress(snap: Snapshot, ing: Ingress, all: readonly Ingre
   (ing.spec?.rules ?? []).forEach((r, i) => {
     const rules = hosts.get(r.host ?? '') ?? [];
     hosts.set(r.host ?? '', rules);
-    if (appRoot !== undefined && rules.length === 0) rules.push({ matches: [{ path: { type: 'Exact', value: '/' } }], filters: [{ type: 'RequestRedirect', requestRedirect: { path: { type: 'ReplaceFullPath', replaceFullPath: appRoot }, statusCode: 302 } }] });
+    if (appRoot !== undefined && rules.length === 0)
+      rules.push({
+        matches: [{ path: { type: 'Exact', value: '/' } }],
+        filters: [{ type: 'RequestRedirect', requestRedirect: { path: { type: 'ReplaceFullPath', replaceFullPath: appRoot }, statusCode: 302 } }],
+      });
     (r.http?.paths ?? []).forEach((p, j) => {
       const field = `spec.rules[${i}].http.paths[${j}]`;
       const matches = [{ path: pathMatch(p, regex, field, notes) }];
-      if (redirect) { rules.push({ matches, filters: [redirect] }); return; }
+      if (redirect) {
+        rules.push({ matches, filters: [redirect] });
+        return;
+      }
       const ref = backendRef(snap, namespace, p.backend, `${field}.backend`, notes);
       if (!ref) return;
-      const mine = canaries.flatMap((c) => (c.spec?.rules ?? []).filter((x) => x.host === r.host).flatMap((x) => x.http?.paths ?? [])
-        .filter((cp) => cp.path === p.path).flatMap((cp) => {
-          const cref = backendRef(snap, namespace, cp.backend, `Ingress ${keyOf(c)} backend`, notes);
-          return cref ? [{ ref: cref, a: c.metadata?.annotations ?? {} }] : [];
-        }));
+      const mine = canaries.flatMap((c) =>
+        (c.spec?.rules ?? [])
+          .filter((x) => x.host === r.host)
+          .flatMap((x) => x.http?.paths ?? [])
+          .filter((cp) => cp.path === p.path)
+          .flatMap((cp) => {
+            const cref = backendRef(snap, namespace, cp.backend, `Ingress ${keyOf(c)} backend`, notes);
+            return cref ? [{ ref: cref, a: c.metadata?.annotations ?? {} }] : [];
+          }),
+      );
       rules.push(...withCanaries({ matches, ...(filters.length > 0 ? { filters } : {}) }, ref, mine, opts.prefix));
     });
   });
@@ -178,11 +238,14 @@ export function convertIngress(snap: Snapshot, ing: Ingress, all: readonly Ingre
     notes.differences.push('spec.defaultBackend: a route without hostnames, for requests to any host of the Gateway no more specific route takes');
   }
   const many = hosts.size > 1;
-  const httpRoutes = [...hosts].filter(([, rules]) => rules.length > 0).map(([host, rules]) => ({
-    apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute',
-    metadata: { name: many ? `${name}-${host === '' ? 'any-host' : host.replace(/^\*\./, 'wildcard.').replace(/\./g, '-')}`.slice(0, 253) : name, namespace },
-    spec: { parentRefs: [opts.parent], ...(host !== '' ? { hostnames: [host] } : {}), rules },
-  }));
+  const httpRoutes = [...hosts]
+    .filter(([, rules]) => rules.length > 0)
+    .map(([host, rules]) => ({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: many ? `${name}-${host === '' ? 'any-host' : host.replace(/^\*\./, 'wildcard.').replace(/\./g, '-')}`.slice(0, 253) : name, namespace },
+      spec: { parentRefs: [opts.parent], ...(host !== '' ? { hostnames: [host] } : {}), rules },
+    }));
   const unmapped = [...notes.unmapped].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   return { namespace, name, httpRoutes, unmapped, differences: notes.differences };
 }

@@ -26,18 +26,12 @@ export interface Report {
   readonly ok: boolean;
 }
 
-const count = (items: readonly Item[]): Record<Verdict, number> =>
-  Object.fromEntries(VERDICTS.map((v) => [v, items.filter((i) => i.verdict === v).length])) as Record<Verdict, number>;
+const count = (items: readonly Item[]): Record<Verdict, number> => Object.fromEntries(VERDICTS.map((v) => [v, items.filter((i) => i.verdict === v).length])) as Record<Verdict, number>;
 
 export function makeReport(r: Omit<Report, 'summary' | 'ok'>): Report {
   const ing = { served: 0, 'served-differently': 0, skipped: 0 };
   for (const i of r.ingresses) ing[i.verdict] += 1;
-  const summary = {
-    annotations: count(r.ingresses.flatMap((i) => i.annotations)),
-    configMapKeys: count(r.configMap?.keys ?? []),
-    flags: count(r.controllers.flatMap((c) => c.flags)),
-    ingresses: ing,
-  };
+  const summary = { annotations: count(r.ingresses.flatMap((i) => i.annotations)), configMapKeys: count(r.configMap?.keys ?? []), flags: count(r.controllers.flatMap((c) => c.flags)), ingresses: ing };
   const bad = [summary.annotations, summary.configMapKeys, summary.flags].reduce((n, c) => n + c.refused + c.unknown, 0) + ing.skipped;
   return { ...r, summary, ok: bad === 0 };
 }
@@ -51,11 +45,18 @@ function short(value: string): string {
 /** Rows as aligned columns; the last column is never padded. */
 function table(head: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: readonly string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (r: readonly string[]): string =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...rows.map(line)];
 }
 
-const counts = (c: Readonly<Record<string, number>>): string => Object.entries(c).map(([k, n]) => `${n} ${k}`).join(', ');
+const counts = (c: Readonly<Record<string, number>>): string =>
+  Object.entries(c)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
 
 /** The report as people read it. */
 export function reportText(r: Report): string {
@@ -64,18 +65,33 @@ export function reportText(r: Report): string {
     `evaluated as: portico ${r.evaluatedWith.join(' ')}`.trimEnd(),
     ...r.notes.map((n) => `note: ${n}`),
     '',
-    ...table(['INGRESS', 'VERDICT', 'REASONS'], r.ingresses.map((i) => [`${i.namespace}/${i.name}`, i.verdict, i.reasons.join('; ')])),
+    ...table(
+      ['INGRESS', 'VERDICT', 'REASONS'],
+      r.ingresses.map((i) => [`${i.namespace}/${i.name}`, i.verdict, i.reasons.join('; ')]),
+    ),
     '',
-    ...table(['INGRESS', 'ANNOTATION', 'VALUE', 'VERDICT', 'DETAIL'],
-      r.ingresses.flatMap((i) => i.annotations.map((a) => [`${i.namespace}/${i.name}`, a.key, short(a.value), a.verdict, a.detail]))),
+    ...table(
+      ['INGRESS', 'ANNOTATION', 'VALUE', 'VERDICT', 'DETAIL'],
+      r.ingresses.flatMap((i) => i.annotations.map((a) => [`${i.namespace}/${i.name}`, a.key, short(a.value), a.verdict, a.detail])),
+    ),
   ];
   if (r.configMap) {
     out.push('', `ConfigMap ${r.configMap.ref}${r.configMap.found ? '' : ' (not found)'}`);
-    out.push(...table(['KEY', 'VALUE', 'VERDICT', 'DETAIL'], r.configMap.keys.map((k) => [k.key, short(k.value), k.verdict, k.detail])));
+    out.push(
+      ...table(
+        ['KEY', 'VALUE', 'VERDICT', 'DETAIL'],
+        r.configMap.keys.map((k) => [k.key, short(k.value), k.verdict, k.detail]),
+      ),
+    );
   }
   for (const c of r.controllers) {
     out.push('', `flags of the ingress-nginx Deployment ${c.deployment}`);
-    out.push(...table(['FLAG', 'VALUE', 'VERDICT', 'DETAIL'], c.flags.map((f) => [f.key, short(f.value), f.verdict, f.detail])));
+    out.push(
+      ...table(
+        ['FLAG', 'VALUE', 'VERDICT', 'DETAIL'],
+        c.flags.map((f) => [f.key, short(f.value), f.verdict, f.detail]),
+      ),
+    );
   }
   const s = r.summary;
   out.push('', `summary: Ingresses: ${counts(s.ingresses)}; annotations: ${counts(s.annotations)}; ConfigMap keys: ${counts(s.configMapKeys)}; flags: ${counts(s.flags)}`);

@@ -20,8 +20,7 @@ export interface BackendRef {
 }
 
 export type Resolved =
-  | { readonly ok: true; readonly upstream: Upstream; readonly problem?: { field: string; reason: string } }
-  | { readonly ok: false; readonly field: string; readonly reason: string };
+  { readonly ok: true; readonly upstream: Upstream; readonly problem?: { field: string; reason: string } } | { readonly ok: false; readonly field: string; readonly reason: string };
 
 /** Lookups over the snapshot, built once per model. */
 export class BackendIndex {
@@ -33,8 +32,11 @@ export class BackendIndex {
   private readonly policyKey: string;
 
   constructor(
-    services: readonly Service[], slices: readonly EndpointSlice[], private readonly loadBalance: Upstream['loadBalance'],
-    private readonly policy: TargetPolicy = DEFAULT_TARGET_POLICY, private readonly memo?: ModelMemo,
+    services: readonly Service[],
+    slices: readonly EndpointSlice[],
+    private readonly loadBalance: Upstream['loadBalance'],
+    private readonly policy: TargetPolicy = DEFAULT_TARGET_POLICY,
+    private readonly memo?: ModelMemo,
   ) {
     this.policyKey = JSON.stringify(policy);
     for (const s of services) this.services.set(`${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`, s);
@@ -59,14 +61,9 @@ export class BackendIndex {
     if (bad?.[1]) return { ok: false, field: bad[0], reason: bad[1] };
     const portLabel = ref.portName ?? String(ref.portNumber);
     const service = this.services.get(`${namespace}/${ref.serviceName}`);
-    const empty = (reason: string): Resolved => ({
-      ok: true,
-      upstream: this.upstream(namespace, ref.serviceName, portLabel, 0, []),
-      problem: { field, reason },
-    });
+    const empty = (reason: string): Resolved => ({ ok: true, upstream: this.upstream(namespace, ref.serviceName, portLabel, 0, []), problem: { field, reason } });
     if (!service) return empty(`Service ${namespace}/${ref.serviceName} not found; the path answers 503`);
-    const port = (service.spec?.ports ?? []).find((p) =>
-      ref.portName !== undefined ? p.name === ref.portName : p.port === ref.portNumber);
+    const port = (service.spec?.ports ?? []).find((p) => (ref.portName !== undefined ? p.name === ref.portName : p.port === ref.portNumber));
     if (!port) {
       return empty(`Service ${namespace}/${ref.serviceName} has no port ${portLabel}; the path answers 503`);
     }

@@ -59,17 +59,33 @@ class Builder {
   private readonly ranks = new Map<string, number>();
   private readonly byRank: ObjectRef[] = [];
 
-  constructor(private readonly index: BackendIndex, private readonly annotations: AnnotationInput, private readonly snapshot: Snapshot, oldestFirst: readonly Ingress[], readonly owners: HostOwners) {
-    for (const ing of oldestFirst) { const r = refOf(ing); this.ranks.set(`${r.namespace}/${r.name}`, this.byRank.length); this.byRank.push(r); }
+  constructor(
+    private readonly index: BackendIndex,
+    private readonly annotations: AnnotationInput,
+    private readonly snapshot: Snapshot,
+    oldestFirst: readonly Ingress[],
+    readonly owners: HostOwners,
+  ) {
+    for (const ing of oldestFirst) {
+      const r = refOf(ing);
+      this.ranks.set(`${r.namespace}/${r.name}`, this.byRank.length);
+      this.byRank.push(r);
+    }
   }
 
   problem(object: ObjectRef, field: string, reason: string, severity: Problem['severity'] = 'dropped'): void {
     this.problems.push({ object, field, reason, severity });
   }
 
-  rankOf(ref: ObjectRef): number { return this.ranks.get(`${ref.namespace}/${ref.name}`) ?? this.byRank.length; }
-  refOf(rank: number): ObjectRef { return this.byRank[rank] ?? { kind: 'Ingress', namespace: '', name: '' }; }
-  refusal(ref: ObjectRef, host: string): string | undefined { return host === '' ? undefined : this.owners.refusal(ref, host); }
+  rankOf(ref: ObjectRef): number {
+    return this.ranks.get(`${ref.namespace}/${ref.name}`) ?? this.byRank.length;
+  }
+  refOf(rank: number): ObjectRef {
+    return this.byRank[rank] ?? { kind: 'Ingress', namespace: '', name: '' };
+  }
+  refusal(ref: ObjectRef, host: string): string | undefined {
+    return host === '' ? undefined : this.owners.refusal(ref, host);
+  }
 
   /** Upstream settings per upstream name, each field from the oldest Ingress that set it. */
   readonly upstreamSettings = new Map<string, UpstreamSettings>();
@@ -117,18 +133,29 @@ class Builder {
   addIngress(ing: Ingress): void {
     const ref = refOf(ing);
     const badNs = checkLabel(ref.namespace) ?? (ref.name ? undefined : 'metadata.name is required');
-    if (badNs) { this.problem(ref, 'metadata', badNs); return; }
+    if (badNs) {
+      this.problem(ref, 'metadata', badNs);
+      return;
+    }
     const settings = this.settingsOf(ref);
     const hosts: string[] = [];
     (ing.spec?.rules ?? []).forEach((rule, i) => {
       const host = (rule.host ?? '').toLowerCase();
       const badHost = host === '' ? undefined : checkHost(host);
-      if (badHost) { this.problem(ref, `spec.rules[${i}].host`, badHost); return; }
+      if (badHost) {
+        this.problem(ref, `spec.rules[${i}].host`, badHost);
+        return;
+      }
       const refused = this.refusal(ref, host);
-      if (refused) { this.problem(ref, `spec.rules[${i}].host`, refused); return; }
+      if (refused) {
+        this.problem(ref, `spec.rules[${i}].host`, refused);
+        return;
+      }
       hosts.push(host);
       if (host !== '') this.addServerSettings(host, settings.server, ref);
-      (rule.http?.paths ?? []).forEach((p, j) => { this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`, settings); });
+      (rule.http?.paths ?? []).forEach((p, j) => {
+        this.addPath(ref, host, p, `spec.rules[${i}].http.paths[${j}]`, settings);
+      });
     });
     if (ing.spec?.defaultBackend) {
       const plain = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend', settings.upstream);
@@ -145,11 +172,17 @@ class Builder {
 
   private addPath(ref: ObjectRef, host: string, p: { path?: string; pathType: string; backend: IngressBackend }, field: string, settings: IngressSettings): void {
     const type = p.pathType === 'Exact' ? 'Exact' : p.pathType === 'Prefix' || p.pathType === 'ImplementationSpecific' ? 'Prefix' : undefined;
-    if (!type) { this.problem(ref, `${field}.pathType`, `${JSON.stringify(p.pathType)} is not Exact, Prefix or ImplementationSpecific`); return; }
+    if (!type) {
+      this.problem(ref, `${field}.pathType`, `${JSON.stringify(p.pathType)} is not Exact, Prefix or ImplementationSpecific`);
+      return;
+    }
     const raw = p.path ?? '/';
     const regex = type === 'Prefix' && (settings.location.useRegex === true || settings.location.rewriteTarget !== undefined);
     const bad = regex ? checkRegexPath(raw) : this.annotations.strictPaths ? checkPath(raw) : checkPathRelaxed(raw);
-    if (bad) { this.problem(ref, `${field}.path`, bad); return; }
+    if (bad) {
+      this.problem(ref, `${field}.path`, bad);
+      return;
+    }
     const plain = this.target(ref, p.backend, `${field}.backend`, settings.upstream);
     if (plain?.kind !== 'upstream') return;
     const path = regex ? raw : normalizePath(raw, type);
@@ -177,10 +210,17 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
-  const owners = new HostOwners(served.filter((ing) => !isCanary(annotations, ing)), opts.strictHostOwnership === true);
+  const owners = new HostOwners(
+    served.filter((ing) => !isCanary(annotations, ing)),
+    opts.strictHostOwnership === true,
+  );
   const b = new Builder(index, annotations, snapshot, served, owners);
   for (const ing of served) if (!isCanary(annotations, ing)) b.addIngress(ing);
-  const canaries = addCanaries(b, served.filter((ing) => isCanary(annotations, ing)), annotations);
+  const canaries = addCanaries(
+    b,
+    served.filter((ing) => isCanary(annotations, ing)),
+    annotations,
+  );
   const gw = opts.gateway ? addGatewayRoutes(b, snapshot, opts.gateway) : { tls: [], entries: [] };
   const gatewayTls = gw.tls;
   let fallback = b.globalDefault ?? NOT_FOUND;
@@ -192,19 +232,46 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     const backend = { service: { name, port: port?.name ? { name: port.name } : { number: port?.port ?? 80 } } };
     fallback = b.target(flagRef, backend, '--default-backend-service') ?? NOT_FOUND;
   }
-  const upstreams = [...b.upstreams.values()].sort((x, y) => x.name.localeCompare(y.name)).map((u) => {
-    const s = b.upstreamSettings.get(u.name);
-    const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
-    const c = canaries.get(u.name);
-    const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
-    if (typeof ep === 'string') b.problem(b.serviceUpstreamBy.get(u.name) ?? u.service, 'metadata.annotations.service-upstream', ep, 'degraded');
-    if (typeof ep === 'object') u = { ...u, endpoints: [ep], serviceUpstream: true };
-    const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
-    return c ? { ...v, canary: c } : v;
-  });
+  const upstreams = [...b.upstreams.values()]
+    .sort((x, y) => x.name.localeCompare(y.name))
+    .map((u) => {
+      const s = b.upstreamSettings.get(u.name);
+      const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
+      const c = canaries.get(u.name);
+      const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
+      if (typeof ep === 'string') b.problem(b.serviceUpstreamBy.get(u.name) ?? u.service, 'metadata.annotations.service-upstream', ep, 'degraded');
+      if (typeof ep === 'object') u = { ...u, endpoints: [ep], serviceUpstream: true };
+      const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
+      return c ? { ...v, canary: c } : v;
+    });
   const routed = gatewayTable(buildServers(b, fallback), b.rules, gw.entries, (h) => owners.ownerOf(h));
   const servers = routed.servers;
-  const tls = buildTls(served, snapshot.secrets, servers.map((s) => s.host), opts.tls ?? DEFAULT_TLS_OPTIONS, { refusal: (r, h) => owners.refusal(r, h), gatewayHosts: gatewayTls, settings: annotations.settings });
-  const stream = buildStream({ snap: snapshot, o: opts.stream, index, problem: (o, f, r, sev) => { b.problem(o, f, r, sev); } }, served.filter((ing) => !isCanary(annotations, ing)), owners);
-  return { servers, upstreams, ingresses: b.served, problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()], tls: tls.tls, ...(stream ? { stream } : {}), ...(routed.table ? { gateway: routed.table } : {}) };
+  const tls = buildTls(
+    served,
+    snapshot.secrets,
+    servers.map((s) => s.host),
+    opts.tls ?? DEFAULT_TLS_OPTIONS,
+    { refusal: (r, h) => owners.refusal(r, h), gatewayHosts: gatewayTls, settings: annotations.settings },
+  );
+  const stream = buildStream(
+    {
+      snap: snapshot,
+      o: opts.stream,
+      index,
+      problem: (o, f, r, sev) => {
+        b.problem(o, f, r, sev);
+      },
+    },
+    served.filter((ing) => !isCanary(annotations, ing)),
+    owners,
+  );
+  return {
+    servers,
+    upstreams,
+    ingresses: b.served,
+    problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()],
+    tls: tls.tls,
+    ...(stream ? { stream } : {}),
+    ...(routed.table ? { gateway: routed.table } : {}),
+  };
 }

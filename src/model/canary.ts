@@ -33,10 +33,7 @@ export function isCanary(a: AnnotationInput, ing: Ingress): boolean {
 }
 
 function policyOf(c: CanarySettings, backend: string): CanaryPolicy {
-  return {
-    backend, header: c.header ?? '', headerValue: c.headerValue ?? '', headerPattern: c.headerPattern ?? '',
-    cookie: c.cookie ?? '', weight: c.weight ?? 0, weightTotal: c.weightTotal ?? 100,
-  };
+  return { backend, header: c.header ?? '', headerValue: c.headerValue ?? '', headerPattern: c.headerPattern ?? '', cookie: c.cookie ?? '', weight: c.weight ?? 0, weightTotal: c.weightTotal ?? 100 };
 }
 
 /** The route key of one main path: the location sets `$portico_canary` to it; Lua finds the policy by it. */
@@ -65,12 +62,15 @@ export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: A
     (ing.spec?.rules ?? []).forEach((rule, i) => {
       const host = (rule.host ?? '').toLowerCase();
       const refused = b.refusal(ref, host);
-      if (refused) { b.problem(ref, `spec.rules[${i}].host`, refused); return; }
+      if (refused) {
+        b.problem(ref, `spec.rules[${i}].host`, refused);
+        return;
+      }
       (rule.http?.paths ?? []).forEach((p, j) => {
         const field = `spec.rules[${i}].http.paths[${j}]`;
         const type = p.pathType === 'Exact' ? 'Exact' : 'Prefix';
         const isRegex = regex && type === 'Prefix';
-        const path = isRegex ? p.path ?? '/' : normalizePath(p.path ?? '/', type);
+        const path = isRegex ? (p.path ?? '/') : normalizePath(p.path ?? '/', type);
         const ruleKey = `${isRegex ? 'Regex' : type} ${path}`;
         const table = (isRegex ? b.regexRules : b.rules).get(host);
         const main = table?.get(ruleKey);

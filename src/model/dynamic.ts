@@ -9,9 +9,7 @@ import type { Model, Server, Target } from './types.js';
  * (load-balance, upstream-hash-by, affinity, session-cookie-*) and canaries live on the upstream and the route key,
  * not in these settings, so they are in the dynamic set as well.
  */
-export const DYNAMIC_SETTINGS: ReadonlySet<keyof LocationSettings> = new Set<keyof LocationSettings>([
-  'sslRedirect', 'forceSslRedirect', 'backendProtocol', 'preserveTrailingSlash',
-]);
+export const DYNAMIC_SETTINGS: ReadonlySet<keyof LocationSettings> = new Set<keyof LocationSettings>(['sslRedirect', 'forceSslRedirect', 'backendProtocol', 'preserveTrailingSlash']);
 
 /** True when `t` needs no directive of its own in a location: a 404, or an upstream whose settings are all dynamic. */
 export function dynamicTarget(t: Target): boolean {
@@ -43,10 +41,11 @@ export function dynamicHosts(model: Model, accept: (t: Target) => boolean = dyna
   const out = new Set<string>();
   if (model.tls.settings.rejectHandshake === true) return out;
   const clientAuth = new Set(model.tls.servers.filter((s) => s.clientAuth !== undefined).map((s) => s.host));
-  const eligible = (s: Server): boolean => (s.settings === undefined || Object.keys(s.settings).length === 0)
-    && !clientAuth.has(s.host)
+  const eligible = (s: Server): boolean =>
+    (s.settings === undefined || Object.keys(s.settings).length === 0) &&
+    !clientAuth.has(s.host) &&
     // A location with HTTPRoute candidates runs portico.gateway in its own block (docs/adr/0011): rendered, never dynamic.
-    && s.locations.every((l) => l.match !== 'regex' && l.gateway === undefined && accept(l.target));
+    s.locations.every((l) => l.match !== 'regex' && l.gateway === undefined && accept(l.target));
   const byHost = new Map(model.servers.map((s) => [s.host, s]));
   const catchAll = byHost.get('_');
   if (catchAll === undefined || !eligible(catchAll)) return out;

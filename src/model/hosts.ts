@@ -17,7 +17,10 @@ export class HostOwners {
   private readonly first = new Map<string, ObjectRef>();
 
   /** `ingresses` oldest first (byAge), canaries left out: a canary never defines nor owns a host. */
-  constructor(ingresses: readonly Ingress[], readonly strict: boolean) {
+  constructor(
+    ingresses: readonly Ingress[],
+    readonly strict: boolean,
+  ) {
     for (const ing of ingresses) {
       const ref: ObjectRef = { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
       for (const rule of ing.spec?.rules ?? []) {
@@ -41,8 +44,10 @@ export class HostOwners {
   refusal(ref: ObjectRef, host: string): string | undefined {
     const owner = this.strict ? this.first.get(host) : undefined;
     if (!owner || owner.namespace === ref.namespace) return undefined;
-    return `${HOST_CONFLICT}: ${host} belongs to namespace ${owner.namespace} (its oldest Ingress is ${owner.namespace}/${owner.name}) and --strict-host-ownership is on; `
-      + 'use a host of your own namespace, or ask the operator to move the host';
+    return (
+      `${HOST_CONFLICT}: ${host} belongs to namespace ${owner.namespace} (its oldest Ingress is ${owner.namespace}/${owner.name}) and --strict-host-ownership is on; ` +
+      'use a host of your own namespace, or ask the operator to move the host'
+    );
   }
 }
 
@@ -81,7 +86,10 @@ export function settleNames(claims: readonly NameClaim[], owners: HostOwners, pr
       const holder = taken.get(alias);
       if (definer) problem(ref, aliasField, `${HOST_CONFLICT}: alias ${alias} is ignored, the Ingress ${definer.namespace}/${definer.name} defines it as a rule host`, 'degraded');
       else if (holder !== undefined) problem(ref, aliasField, `${HOST_CONFLICT}: alias ${alias} is ignored, an older Ingress took it as an alias of ${holder}`, 'degraded');
-      else { taken.set(alias, c.host); kept.push(alias); }
+      else {
+        taken.set(alias, c.host);
+        kept.push(alias);
+      }
     }
     out.set(c.host, { ...c.settings, serverAlias: kept });
   }
@@ -92,8 +100,16 @@ export function settleNames(claims: readonly NameClaim[], owners: HostOwners, pr
     const definer = owners.definedBy(other);
     const holder = taken.get(other);
     const why = definer ? `the Ingress ${definer.namespace}/${definer.name} defines it` : holder !== undefined ? `an older Ingress took it as an alias of ${holder}` : undefined;
-    if (why === undefined) { taken.set(other, c.host); continue; }
-    problem(ref, 'metadata.annotations.from-to-www-redirect', `${HOST_CONFLICT}: the redirect from ${other} to ${c.host} is not created, already exists an Ingress with that host (${why})`, 'degraded');
+    if (why === undefined) {
+      taken.set(other, c.host);
+      continue;
+    }
+    problem(
+      ref,
+      'metadata.annotations.from-to-www-redirect',
+      `${HOST_CONFLICT}: the redirect from ${other} to ${c.host} is not created, already exists an Ingress with that host (${why})`,
+      'degraded',
+    );
     out.set(c.host, { ...(out.get(c.host) ?? c.settings), fromToWwwRedirect: false });
   }
   return out;

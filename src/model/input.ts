@@ -50,6 +50,15 @@ export interface ModelOptions {
 }
 
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
-  ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [],
-  gatewayClasses: [], gateways: [], httpRoutes: [], referenceGrants: [], namespaces: [],
+  ingresses: [],
+  ingressClasses: [],
+  services: [],
+  endpointSlices: [],
+  secrets: [],
+  configMaps: [],
+  gatewayClasses: [],
+  gateways: [],
+  httpRoutes: [],
+  referenceGrants: [],
+  namespaces: [],
 });

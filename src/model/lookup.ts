@@ -1,5 +1,7 @@
 // Finding an object of a snapshot by namespace and name in O(1): an index built once per (frozen) list.
-interface Named { readonly metadata?: { readonly namespace?: string; readonly name?: string } }
+interface Named {
+  readonly metadata?: { readonly namespace?: string; readonly name?: string };
+}
 
 /** One index per list: snapshot lists are frozen and replaced, never changed, so a list's index never goes stale. */
 const indexes = new WeakMap<readonly Named[], ReadonlyMap<string, Named>>();

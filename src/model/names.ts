@@ -43,8 +43,7 @@ export function checkPortNumber(value: unknown): string | undefined {
 export function checkHost(value: string): string | undefined {
   const name = value.startsWith('*.') ? value.slice(2) : value;
   const labels = name.split('.');
-  const ok = value.length <= 253 && labels.length >= (value.startsWith('*.') ? 2 : 1)
-    && labels.every((l) => l.length <= 63 && DNS1123_LABEL.test(l));
+  const ok = value.length <= 253 && labels.length >= (value.startsWith('*.') ? 2 : 1) && labels.every((l) => l.length <= 63 && DNS1123_LABEL.test(l));
   if (!ok) {
     return `${JSON.stringify(clip(value))} is not a valid host (a lowercase DNS name, optionally starting with '*.')`;
   }

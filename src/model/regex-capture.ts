@@ -14,8 +14,9 @@ export function literalPrefix(re: string): string {
   for (let i = 0; i < re.length; i++) {
     const c = re[i];
     if (c === '\\') i++;
-    else if (c === '[') { while (i < re.length && re[i] !== ']') i += re[i] === '\\' ? 2 : 1; }
-    else if (c === '(') depth++;
+    else if (c === '[') {
+      while (i < re.length && re[i] !== ']') i += re[i] === '\\' ? 2 : 1;
+    } else if (c === '(') depth++;
     else if (c === ')') depth--;
     else if (c === '|' && depth <= 0) return '';
   }
@@ -31,7 +32,8 @@ function lowerBound(sorted: readonly string[], key: string): number {
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((sorted[mid] ?? '') < key) lo = mid + 1; else hi = mid;
+    if ((sorted[mid] ?? '') < key) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -89,7 +91,10 @@ class Accepted {
         if (other === ns) continue;
         const at = e.sorted[lowerBound(e.sorted, lit)];
         if (at?.startsWith(lit)) return e.rank.get(at);
-        for (let k = 0; k <= lit.length; k++) { const r = e.rank.get(lit.slice(0, k)); if (r !== undefined) return r; }
+        for (let k = 0; k <= lit.length; k++) {
+          const r = e.rank.get(lit.slice(0, k));
+          if (r !== undefined) return r;
+        }
       }
     }
     return undefined;
@@ -155,9 +160,14 @@ export class RegexGuard {
       if (owner >= x.rank) owner = Infinity; // only older Ingresses own what they serve
       // Accepted regexes are older or of the same Ingress: any overlap with another namespace's is a capture.
       const rival = accepted.rival(x.t, ns, lit) ?? Infinity;
-      if (owner === Infinity && rival === Infinity) { kept.add(x.rule); accepted.add(x.t, ns, lit, x.rank); continue; }
+      if (owner === Infinity && rival === Infinity) {
+        kept.add(x.rule);
+        accepted.add(x.t, ns, lit, x.rank);
+        continue;
+      }
       const had = this.refused.get(x.rule);
-      if (had) had.hosts.push(host); else this.refused.set(x.rule, { hosts: [host], owner: this.input.refOf(Math.min(owner, rival)) });
+      if (had) had.hosts.push(host);
+      else this.refused.set(x.rule, { hosts: [host], owner: this.input.refOf(Math.min(owner, rival)) });
     }
     return regexTiers.map((rules) => rules.filter((r) => kept.has(r)));
   }

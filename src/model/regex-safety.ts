@@ -3,10 +3,11 @@
 /** A set of first characters: ASCII 0-127, and 128 for every other character. */
 type Chars = Uint8Array;
 
-interface Quant { readonly min: number; readonly max: number }
-type Node =
-  | { readonly kind: 'atom'; readonly first: Chars; readonly q: Quant | undefined }
-  | { readonly kind: 'group'; readonly alts: Node[][]; readonly q: Quant | undefined; readonly text: string };
+interface Quant {
+  readonly min: number;
+  readonly max: number;
+}
+type Node = { readonly kind: 'atom'; readonly first: Chars; readonly q: Quant | undefined } | { readonly kind: 'group'; readonly alts: Node[][]; readonly q: Quant | undefined; readonly text: string };
 
 const ALL: Chars = new Uint8Array(129).fill(1);
 
@@ -102,11 +103,18 @@ function parse(re: string, i: number): [Node[][], number] {
   while (i < re.length && re[i] !== ')') {
     const start = i;
     const c = re[i] ?? '';
-    if (c === '|') { alts.push([]); i++; continue; }
+    if (c === '|') {
+      alts.push([]);
+      i++;
+      continue;
+    }
     let atom: Chars | Node[][];
     if (c === '(') {
       i = groupBody(re, i);
-      if (re[i] === ')' && re[i - 1] !== '(') { i++; continue; } // an option setting like (?i): no group
+      if (re[i] === ')' && re[i - 1] !== '(') {
+        i++;
+        continue;
+      } // an option setting like (?i): no group
       const [inner, close] = parse(re, i);
       atom = inner;
       i = close + 1;
@@ -179,7 +187,8 @@ function check(alts: readonly (readonly Node[])[], underRepeat: boolean): string
  * inside a repeat (`(a?a)+`); nginx's PCRE match limit and Lua's lua_regex_match_limit bound those at run time.
  */
 export function regexSafety(re: string): string | undefined {
-  for (let i = 0; i < re.length; i++) { // a stray ')' ends a parse: the rest is checked on its own (the compile check refuses it anyway)
+  for (let i = 0; i < re.length; i++) {
+    // a stray ')' ends a parse: the rest is checked on its own (the compile check refuses it anyway)
     const [alts, end] = parse(re, i);
     const reason = check(alts, false);
     if (reason) return reason;

@@ -37,10 +37,13 @@ function reportRegexes(b: ServerInput, guard: RegexGuard): void {
     if (rule.target.kind !== 'upstream') continue;
     const more = hosts.length > 1 ? ` (and ${hosts.length - 1} more hosts)` : '';
     const host = hosts[0] === '_' ? 'hosts without a rule of their own' : hosts[0];
-    b.problem(rule.target.ingress, `${b.regexField.get(rule) ?? 'spec.rules'}.path`,
-      `regex ${rule.path} could capture paths of the older Ingress ${owner.namespace}/${owner.name} of another namespace on ${host}${more} `
-      + `(nginx tries regex paths first; its literal prefix "${literalPrefix(rule.path)}" overlaps one of that Ingress's paths); it is not served there. `
-      + 'Start the regex with a path prefix no other namespace serves on this host, e.g. /mine(/|$)(.*)');
+    b.problem(
+      rule.target.ingress,
+      `${b.regexField.get(rule) ?? 'spec.rules'}.path`,
+      `regex ${rule.path} could capture paths of the older Ingress ${owner.namespace}/${owner.name} of another namespace on ${host}${more} ` +
+        `(nginx tries regex paths first; its literal prefix "${literalPrefix(rule.path)}" overlaps one of that Ingress's paths); it is not served there. ` +
+        'Start the regex with a path prefix no other namespace serves on this host, e.g. /mine(/|$)(.*)',
+    );
   }
 }
 
@@ -78,7 +81,9 @@ export function buildServers(b: ServerInput, fallback: Target): Server[] {
   const guard = new RegexGuard({ plainOf: rulesOf, rankOf: (r) => b.rankOf(r), refOf: (n) => b.refOf(n) });
   const hosts = new Set([...b.rules.keys(), ...b.regexRules.keys(), ...b.hostDefaults.keys()].filter((h) => h !== ''));
   const withheld = new Map<string, [ObjectRef, string]>();
-  const withhold = (r: ObjectRef, field: string): void => { withheld.set(`${r.namespace}/${r.name} ${field}`, [r, field]); };
+  const withhold = (r: ObjectRef, field: string): void => {
+    withheld.set(`${r.namespace}/${r.name} ${field}`, [r, field]);
+  };
   const servers: Server[] = [];
   const claims: NameClaim[] = [];
   for (const host of [...hosts].sort()) {
@@ -93,10 +98,17 @@ export function buildServers(b: ServerInput, fallback: Target): Server[] {
   reportRegexes(b, guard);
   for (const [ref, field] of [...withheld.values()].sort((x, y) => (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0))) {
     const what = field === 'spec.rules' ? 'rules without a host and wildcard rules serve' : 'default backend serves';
-    b.problem(ref, field, `${HOST_CONFLICT}: with --strict-host-ownership, this Ingress's ${what} hosts of namespace ${ref.namespace} and hosts `
-      + "no Ingress defines, never another namespace's hosts; give the rule a host of your own namespace", 'degraded');
+    b.problem(
+      ref,
+      field,
+      `${HOST_CONFLICT}: with --strict-host-ownership, this Ingress's ${what} hosts of namespace ${ref.namespace} and hosts ` +
+        "no Ingress defines, never another namespace's hosts; give the rule a host of your own namespace",
+      'degraded',
+    );
   }
-  const settled = settleNames(claims, b.owners, (o, f, r, s) => { b.problem(o, f, r, s); });
+  const settled = settleNames(claims, b.owners, (o, f, r, s) => {
+    b.problem(o, f, r, s);
+  });
   return servers.map((s) => {
     const { serverAlias, ...rest } = settled.get(s.host) ?? {};
     const settings: ServerSettings = serverAlias && serverAlias.length > 0 ? { serverAlias, ...rest } : rest;

@@ -63,9 +63,16 @@ export interface GlobalAuthSettings {
 
 /** ingress-nginx's defaults (allow-cross-namespace-resources is false since 1.12). */
 export const GLOBAL_AUTH_DEFAULTS: GlobalAuthSettings = Object.freeze({
-  allowCrossNamespaceResources: false, globalAuthUrl: undefined, globalAuthMethod: undefined, globalAuthSignin: undefined,
-  globalAuthSigninRedirectParam: 'rd', globalAuthResponseHeaders: [], globalAuthRequestRedirect: undefined,
-  globalAuthCacheKey: undefined, globalAuthCacheDuration: ['200', '202', '401', '5m'], globalAuthAlwaysSetCookie: false,
+  allowCrossNamespaceResources: false,
+  globalAuthUrl: undefined,
+  globalAuthMethod: undefined,
+  globalAuthSignin: undefined,
+  globalAuthSigninRedirectParam: 'rd',
+  globalAuthResponseHeaders: [],
+  globalAuthRequestRedirect: undefined,
+  globalAuthCacheKey: undefined,
+  globalAuthCacheDuration: ['200', '202', '401', '5m'],
+  globalAuthAlwaysSetCookie: false,
   allowedResponseHeaders: [],
 });
 

@@ -43,7 +43,11 @@ export const TLS_GLOBAL_DEFAULTS: TlsGlobals = Object.freeze({
 export function tlsSessionOf(g: TlsGlobals): TlsSession | undefined {
   const key = g.sslSessionTicketKey;
   const s: TlsSession = {
-    cache: g.sslSessionCache, cacheSize: g.sslSessionCacheSize, timeout: g.sslSessionTimeout, tickets: g.sslSessionTickets, bufferSize: g.sslBufferSize,
+    cache: g.sslSessionCache,
+    cacheSize: g.sslSessionCacheSize,
+    timeout: g.sslSessionTimeout,
+    tickets: g.sslSessionTickets,
+    bufferSize: g.sslBufferSize,
     ...(key !== undefined ? { ticketKey: { digest: sha256(key.reveal()), key } } : {}),
   };
   const d = DEFAULT_TLS_SESSION;

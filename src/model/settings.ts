@@ -83,15 +83,15 @@ export interface LocationSettings {
 /** Backend TLS material from a `proxy-ssl-secret`; file names are digests of their content. */
 export type ProxySsl =
   | {
-    readonly secret: string;
-    readonly denied?: undefined;
-    readonly caPem: string;
-    readonly caDigest: string;
-    readonly crlPem?: string;
-    readonly crlDigest?: string;
-    /** A client certificate for the backend: `tls.crt` and `tls.key` in one PEM file. */
-    readonly client?: { readonly digest: string; readonly pem: Sensitive };
-  }
+      readonly secret: string;
+      readonly denied?: undefined;
+      readonly caPem: string;
+      readonly caDigest: string;
+      readonly crlPem?: string;
+      readonly crlDigest?: string;
+      /** A client certificate for the backend: `tls.crt` and `tls.key` in one PEM file. */
+      readonly client?: { readonly digest: string; readonly pem: Sensitive };
+    }
   | { readonly secret: string; readonly denied: string };
 
 /** Settings of the servers (hosts) of one Ingress; the oldest Ingress of a host wins. */
@@ -193,18 +193,54 @@ export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, Comp
 
 /** ingress-nginx's defaults of the global ConfigMap. */
 export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
-  ...TRAFFIC_GLOBAL_DEFAULTS, ...COMPAT_DEFAULTS, ...TLS_GLOBAL_DEFAULTS,
-  proxyBodySize: '1m', proxyConnectTimeout: 5, proxyReadTimeout: 60, proxySendTimeout: 60, proxyBuffering: false,
-  proxyBufferSize: '4k', clientBodyBufferSize: '8k', sslRedirect: true, httpRedirectCode: 308, hsts: true, hstsMaxAge: 31536000,
-  hstsIncludeSubdomains: true, hstsPreload: false, useHttp2: true,
-  sslProtocols: DEFAULT_TLS_SETTINGS.protocols, sslCiphers: DEFAULT_TLS_SETTINGS.ciphers, useForwardedHeaders: false, computeFullForwardedFor: false,
-  forwardedForHeader: 'X-Forwarded-For', enableRealIp: false, proxyRealIpCidr: ['0.0.0.0/0'], useProxyProtocol: false,
-  serverTokens: false, keepAlive: 75, keepAliveRequests: 1000, upstreamKeepaliveConnections: 320, upstreamKeepaliveTimeout: 60,
-  upstreamKeepaliveRequests: 10000, workerProcesses: 'auto', maxWorkerConnections: 16384, workerShutdownTimeout: 240,
-  logFormatUpstream: undefined, logFormatEscapeJson: false, accessLogPath: undefined, errorLogLevel: 'notice',
-  loadBalance: undefined, customHttpErrors: [], addHeaders: undefined, proxySetHeaders: undefined,
-  allowSnippetAnnotations: undefined, annotationsRiskLevel: undefined, strictValidatePathType: true, blockCidrs: [],
-  blockUserAgents: [], ...GLOBAL_AUTH_DEFAULTS,
+  ...TRAFFIC_GLOBAL_DEFAULTS,
+  ...COMPAT_DEFAULTS,
+  ...TLS_GLOBAL_DEFAULTS,
+  proxyBodySize: '1m',
+  proxyConnectTimeout: 5,
+  proxyReadTimeout: 60,
+  proxySendTimeout: 60,
+  proxyBuffering: false,
+  proxyBufferSize: '4k',
+  clientBodyBufferSize: '8k',
+  sslRedirect: true,
+  httpRedirectCode: 308,
+  hsts: true,
+  hstsMaxAge: 31536000,
+  hstsIncludeSubdomains: true,
+  hstsPreload: false,
+  useHttp2: true,
+  sslProtocols: DEFAULT_TLS_SETTINGS.protocols,
+  sslCiphers: DEFAULT_TLS_SETTINGS.ciphers,
+  useForwardedHeaders: false,
+  computeFullForwardedFor: false,
+  forwardedForHeader: 'X-Forwarded-For',
+  enableRealIp: false,
+  proxyRealIpCidr: ['0.0.0.0/0'],
+  useProxyProtocol: false,
+  serverTokens: false,
+  keepAlive: 75,
+  keepAliveRequests: 1000,
+  upstreamKeepaliveConnections: 320,
+  upstreamKeepaliveTimeout: 60,
+  upstreamKeepaliveRequests: 10000,
+  workerProcesses: 'auto',
+  maxWorkerConnections: 16384,
+  workerShutdownTimeout: 240,
+  logFormatUpstream: undefined,
+  logFormatEscapeJson: false,
+  accessLogPath: undefined,
+  errorLogLevel: 'notice',
+  loadBalance: undefined,
+  customHttpErrors: [],
+  addHeaders: undefined,
+  proxySetHeaders: undefined,
+  allowSnippetAnnotations: undefined,
+  annotationsRiskLevel: undefined,
+  strictValidatePathType: true,
+  blockCidrs: [],
+  blockUserAgents: [],
+  ...GLOBAL_AUTH_DEFAULTS,
 });
 
 /** Header sets resolved from the ConfigMaps named by `add-headers` and `proxy-set-headers`. */
@@ -226,8 +262,15 @@ const sameList = (a: readonly string[], b: readonly string[]): boolean => a.leng
 /** The TLS part of the global ConfigMap, as the TLS model takes it (keys at their default are left out: model fixtures stay as they were). */
 export function tlsSettingsOf(g: GlobalSettings): TlsSettings {
   return {
-    protocols: g.sslProtocols, ciphers: g.sslCiphers, http2: g.useHttp2, sslRedirect: g.sslRedirect, redirectCode: g.httpRedirectCode, hsts: g.hsts,
-    hstsMaxAge: g.hstsMaxAge, hstsIncludeSubdomains: g.hstsIncludeSubdomains, hstsPreload: g.hstsPreload,
+    protocols: g.sslProtocols,
+    ciphers: g.sslCiphers,
+    http2: g.useHttp2,
+    sslRedirect: g.sslRedirect,
+    redirectCode: g.httpRedirectCode,
+    hsts: g.hsts,
+    hstsMaxAge: g.hstsMaxAge,
+    hstsIncludeSubdomains: g.hstsIncludeSubdomains,
+    hstsPreload: g.hstsPreload,
     ...(sameList(g.noTlsRedirectLocations, DEFAULT_NO_REDIRECT_LOCATIONS) ? {} : { noRedirectLocations: g.noTlsRedirectLocations }),
     ...(tlsSessionOf(g) ? { session: tlsSessionOf(g) } : {}),
     ...(g.sslRejectHandshake ? { rejectHandshake: true } : {}),

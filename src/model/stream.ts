@@ -52,7 +52,12 @@ const TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
 type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
 
 /** One ConfigMap's entries; a bad entry is a Problem naming the ConfigMap and key, the others are kept. */
-interface Ctx { readonly snap: Snapshot; readonly o: StreamOptions; readonly index: BackendIndex; readonly problem: AddProblem }
+interface Ctx {
+  readonly snap: Snapshot;
+  readonly o: StreamOptions;
+  readonly index: BackendIndex;
+  readonly problem: AddProblem;
+}
 
 function entries(ctx: Ctx, ref: { namespace: string; name: string }, protocol: 'tcp' | 'udp'): StreamService[] {
   const { snap, o, index, problem } = ctx;
@@ -61,28 +66,52 @@ function entries(ctx: Ctx, ref: { namespace: string; name: string }, protocol: '
   const out: StreamService[] = [];
   for (const [key, raw] of Object.entries(cm?.data ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const field = `data.${clip(key, 40)}`;
-    const skip = (why: string): void => { problem(cmRef, field, `${protocol.toUpperCase()} port ${JSON.stringify(clip(key, 40))} skipped: ${why}`); };
+    const skip = (why: string): void => {
+      problem(cmRef, field, `${protocol.toUpperCase()} port ${JSON.stringify(clip(key, 40))} skipped: ${why}`);
+    };
     const port = Number(key);
-    if (!/^[0-9]{1,5}$/.test(key) || port < 1 || port > 65535) { skip('the key must be a port number 1-65535'); continue; }
-    if (o.reservedPorts.includes(port)) { skip(`port ${port} is one of Portico's own ports`); continue; }
+    if (!/^[0-9]{1,5}$/.test(key) || port < 1 || port > 65535) {
+      skip('the key must be a port number 1-65535');
+      continue;
+    }
+    if (o.reservedPorts.includes(port)) {
+      skip(`port ${port} is one of Portico's own ports`);
+      continue;
+    }
     const m = VALUE.exec(typeof raw === 'string' ? raw.trim() : '');
-    if (!m?.[1] || !m[3] || !m[5]) { skip(`${JSON.stringify(clip(raw, 80))} is not namespace/service:port[:PROXY[:PROXY]]`); continue; }
+    if (!m?.[1] || !m[3] || !m[5]) {
+      skip(`${JSON.stringify(clip(raw, 80))} is not namespace/service:port[:PROXY[:PROXY]]`);
+      continue;
+    }
     const [namespace, name, portText] = [m[1], m[3], m[5]];
     const service: ObjectRef = { kind: 'Service', namespace, name };
     const svc = snap.services.find((s) => s.metadata?.namespace === namespace && s.metadata.name === name);
-    if (!svc) { skip(`Service ${namespace}/${name} not found`); continue; }
+    if (!svc) {
+      skip(`Service ${namespace}/${name} not found`);
+      continue;
+    }
     const byNumber = /^[0-9]+$/.test(portText);
-    const sp = (svc.spec?.ports ?? []).find((p) => (byNumber ? p.port === Number(portText) : p.name === portText)
-      && (p.protocol ?? 'TCP').toLowerCase() === protocol);
-    if (!sp) { skip(`Service ${namespace}/${name} has no ${protocol.toUpperCase()} port ${portText}`); continue; }
+    const sp = (svc.spec?.ports ?? []).find((p) => (byNumber ? p.port === Number(portText) : p.name === portText) && (p.protocol ?? 'TCP').toLowerCase() === protocol);
+    if (!sp) {
+      skip(`Service ${namespace}/${name} has no ${protocol.toUpperCase()} port ${portText}`);
+      continue;
+    }
     const ref: BackendRef = { serviceName: name, portNumber: sp.port, portName: undefined };
     const r = index.resolve(namespace, ref, field);
-    if (!r.ok) { skip(r.reason); continue; }
+    if (!r.ok) {
+      skip(r.reason);
+      continue;
+    }
     if (r.upstream.endpoints.length === 0) problem(cmRef, field, `${protocol.toUpperCase()} port ${port}: Service ${namespace}/${name} has no ready endpoint; connections are closed`, 'degraded');
     const tcp = protocol === 'tcp';
     out.push({
-      protocol, port, service, servicePort: sp.port, endpoints: r.upstream.endpoints,
-      decodeProxy: tcp && m[8] !== undefined, encodeProxy: tcp && m[10] !== undefined,
+      protocol,
+      port,
+      service,
+      servicePort: sp.port,
+      endpoints: r.upstream.endpoints,
+      decodeProxy: tcp && m[8] !== undefined,
+      encodeProxy: tcp && m[10] !== undefined,
       source: { configMap: `${cmRef.namespace}/${cmRef.name}`, key },
     });
   }
@@ -112,16 +141,31 @@ function passthroughHosts(ingresses: readonly Ingress[], o: StreamOptions, index
     (ing.spec?.rules ?? []).forEach((rule, i) => {
       const host = (rule.host ?? '').toLowerCase();
       const field = `spec.rules[${i}]`;
-      if (host === '' || checkHost(host) !== undefined) { problem(ingress, `${field}.host`, 'ssl-passthrough needs a host name (TLS connections are picked by SNI)'); return; }
+      if (host === '' || checkHost(host) !== undefined) {
+        problem(ingress, `${field}.host`, 'ssl-passthrough needs a host name (TLS connections are picked by SNI)');
+        return;
+      }
       const refused = refusal(owners, ingress, host);
-      if (refused) { problem(ingress, `${field}.host`, refused); return; }
+      if (refused) {
+        problem(ingress, `${field}.host`, refused);
+        return;
+      }
       const holder = hosts.get(host);
-      if (holder) { problem(ingress, `${field}.host`, `ssl-passthrough for ${host} is already taken by the older Ingress ${holder.ingress.namespace}/${holder.ingress.name}`); return; }
+      if (holder) {
+        problem(ingress, `${field}.host`, `ssl-passthrough for ${host} is already taken by the older Ingress ${holder.ingress.namespace}/${holder.ingress.name}`);
+        return;
+      }
       // ingress-nginx passes the connection to the backend of the rule's path (the first; TLS hides paths).
       const b = rule.http?.paths[0]?.backend.service ?? ing.spec?.defaultBackend?.service;
-      if (!b) { problem(ingress, `${field}.http.paths`, 'ssl-passthrough needs a Service backend'); return; }
+      if (!b) {
+        problem(ingress, `${field}.http.paths`, 'ssl-passthrough needs a Service backend');
+        return;
+      }
       const r = index.resolve(ingress.namespace, { serviceName: b.name, portNumber: b.port?.number, portName: b.port?.name }, `${field}.http.paths[0].backend`);
-      if (!r.ok) { problem(ingress, r.field, r.reason); return; }
+      if (!r.ok) {
+        problem(ingress, r.field, r.reason);
+        return;
+      }
       if (r.problem) problem(ingress, r.problem.field, r.problem.reason.replace('the path answers 503', 'TLS connections for the host are closed'), 'degraded');
       hosts.set(host, { host, ingress, service: r.upstream.service, servicePort: r.upstream.servicePort, endpoints: r.upstream.endpoints });
     });

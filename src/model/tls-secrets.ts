@@ -27,7 +27,11 @@ function onlyPemBlocks(text: string, label: RegExp, parse: (block: string) => un
   let rest = text;
   for (const b of blocks) {
     if (!label.test(/^-----BEGIN ([A-Z0-9 ]+)-----/.exec(b)?.[1] ?? '')) return false;
-    try { parse(b); } catch { return false; }
+    try {
+      parse(b);
+    } catch {
+      return false;
+    }
     rest = rest.replace(b, '');
   }
   return blocks.length > 0 && rest.trim() === '';
@@ -44,8 +48,10 @@ function oneLine(dn: string): string {
 
 /** What may be shown about a parsed certificate. */
 export function certificateInfo(x509: X509Certificate): CertificateInfo {
-  const dnsNames = (x509.subjectAltName ?? '').split(', ')
-    .filter((s) => s.startsWith('DNS:')).map((s) => s.slice(4));
+  const dnsNames = (x509.subjectAltName ?? '')
+    .split(', ')
+    .filter((s) => s.startsWith('DNS:'))
+    .map((s) => s.slice(4));
   return {
     subject: oneLine(x509.subject),
     issuer: oneLine(x509.issuer),
@@ -120,7 +126,6 @@ export interface CaBundle {
   readonly caDigest: string;
   readonly crlDigest: string | undefined;
 }
-
 
 /** A Secret holding `ca.crt` (one or more PEM certificates) and optionally `ca.crl`, for client-certificate auth. */
 export function readCaSecret(secret: Secret | undefined, ref: ObjectRef): Read<CaBundle> {

@@ -110,7 +110,7 @@ export interface IngressTls {
 
 /** The statuses ingress-nginx allows for its redirects (`http-redirect-code`). */
 export const REDIRECT_CODES = [301, 302, 307, 308] as const;
-export type RedirectCode = typeof REDIRECT_CODES[number];
+export type RedirectCode = (typeof REDIRECT_CODES)[number];
 
 /** Global TLS settings, from the ConfigMap (`ssl-protocols`, `ssl-ciphers`, `use-http2`, `ssl-redirect`, `http-redirect-code`, `hsts*`). */
 export interface TlsSettings {
@@ -169,9 +169,10 @@ export interface TlsModel {
 /** ingress-nginx's defaults (`ssl-protocols`, `ssl-ciphers`, `use-http2`, `ssl-redirect`, `hsts*`). */
 export const DEFAULT_TLS_SETTINGS: TlsSettings = Object.freeze({
   protocols: 'TLSv1.2 TLSv1.3',
-  ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:'
-    + 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:'
-    + 'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384',
+  ciphers:
+    'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:' +
+    'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:' +
+    'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384',
   http2: true,
   sslRedirect: true,
   redirectCode: 308,
@@ -191,8 +192,4 @@ export interface TlsOptions {
   readonly settings: TlsSettings;
 }
 
-export const DEFAULT_TLS_OPTIONS: TlsOptions = Object.freeze({
-  annotationsPrefix: 'nginx.ingress.kubernetes.io',
-  defaultCertificate: undefined,
-  settings: DEFAULT_TLS_SETTINGS,
-});
+export const DEFAULT_TLS_OPTIONS: TlsOptions = Object.freeze({ annotationsPrefix: 'nginx.ingress.kubernetes.io', defaultCertificate: undefined, settings: DEFAULT_TLS_SETTINGS });

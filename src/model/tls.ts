@@ -4,12 +4,9 @@ import { checkHost, checkLabel } from './names.js';
 import type { IngressSettings } from './settings.js';
 import { readDhParam } from './tls-dhparam.js';
 import { covers, findSecret, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
-import type {
-  AuthTlsSettings, Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer,
-} from './tls-types.js';
+import type { AuthTlsSettings, Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer } from './tls-types.js';
 import type { ObjectRef, Problem } from './types.js';
 import type { GatewayTlsHost } from './gateway/tls.js';
-
 
 type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
 
@@ -25,7 +22,11 @@ class TlsBuilder {
   readonly clientAuth = new Map<string, ClientAuth>();
   readonly ingresses: Record<string, IngressTls> = {};
 
-  constructor(private readonly secrets: readonly Secret[], private readonly opts: TlsOptions, private readonly refusal: HostRefusal = () => undefined) {}
+  constructor(
+    private readonly secrets: readonly Secret[],
+    private readonly opts: TlsOptions,
+    private readonly refusal: HostRefusal = () => undefined,
+  ) {}
 
   /** One indexed lookup per reference (model/lookup.ts), the first of equal names as a scan would find. */
   private secret(ref: ObjectRef): Secret | undefined {
@@ -59,9 +60,15 @@ class TlsBuilder {
       for (const [j, raw] of (entry.hosts ?? []).entries()) {
         const host = raw.toLowerCase();
         const bad = checkHost(host);
-        if (bad) { this.problem(ref, `${field}.hosts[${j}]`, bad, 'dropped'); continue; }
+        if (bad) {
+          this.problem(ref, `${field}.hosts[${j}]`, bad, 'dropped');
+          continue;
+        }
         const refused = this.refusal(ref, host);
-        if (refused) { this.problem(ref, `${field}.hosts[${j}]`, refused, 'dropped'); continue; }
+        if (refused) {
+          this.problem(ref, `${field}.hosts[${j}]`, refused, 'dropped');
+          continue;
+        }
         const holder = this.hosts.get(host);
         if (holder) {
           const same = holder.ingress.namespace === ref.namespace && holder.ingress.name === ref.name;
@@ -126,8 +133,12 @@ class TlsBuilder {
     const field = `metadata.annotations[${this.opts.annotationsPrefix}/auth-tls-secret]`;
     const parts = auth.secret.split('/');
     const [namespace, name] = parts.length === 2 ? [parts[0] ?? '', parts[1] ?? ''] : [ref.namespace, auth.secret];
-    const bad = parts.length > 2 || checkLabel(name) || checkLabel(namespace) ? `${JSON.stringify(auth.secret.slice(0, 80))} is not a Secret name or namespace/name`
-      : namespace !== ref.namespace ? `Secret ${namespace}/${name} is in another namespace; only Secrets of the Ingress's own namespace are used` : undefined;
+    const bad =
+      parts.length > 2 || checkLabel(name) || checkLabel(namespace)
+        ? `${JSON.stringify(auth.secret.slice(0, 80))} is not a Secret name or namespace/name`
+        : namespace !== ref.namespace
+          ? `Secret ${namespace}/${name} is in another namespace; only Secrets of the Ingress's own namespace are used`
+          : undefined;
     const secret: ObjectRef = { kind: 'Secret', namespace, name };
     const read = bad ? { ok: false as const, reason: bad } : readCaSecret(this.secret(secret), secret);
     if (!read.ok) {
@@ -137,7 +148,13 @@ class TlsBuilder {
     for (const host of hosts) {
       if (this.clientAuth.has(host)) continue;
       this.clientAuth.set(host, {
-        ingress: ref, secret, ...read.value, verify: auth.verify, depth: auth.depth, errorPage: auth.errorPage, passCertificate: auth.passCertificate,
+        ingress: ref,
+        secret,
+        ...read.value,
+        verify: auth.verify,
+        depth: auth.depth,
+        errorPage: auth.errorPage,
+        passCertificate: auth.passCertificate,
         ...(auth.matchCn ? { matchCn: auth.matchCn } : {}),
       });
     }
@@ -152,11 +169,7 @@ class TlsBuilder {
     const hosts = [...new Set((ing.spec?.rules ?? []).map((r) => (r.host ?? '').toLowerCase()).filter((h) => h && !checkHost(h) && !this.refusal(ref, h)))];
     this.addCovered(ing, ref, hosts);
     const denied = settings?.authTls ? this.addClientAuth(ref, settings.authTls, hosts) : undefined;
-    const entry: IngressTls = {
-      sslRedirect: settings?.location.sslRedirect ?? this.opts.settings.sslRedirect,
-      forceSslRedirect: settings?.location.forceSslRedirect ?? false,
-      denied,
-    };
+    const entry: IngressTls = { sslRedirect: settings?.location.sslRedirect ?? this.opts.settings.sslRedirect, forceSslRedirect: settings?.location.forceSslRedirect ?? false, denied };
     const isDefault = entry.sslRedirect === this.opts.settings.sslRedirect && !entry.forceSslRedirect && !denied;
     if (!isDefault) this.ingresses[`${ref.namespace}/${ref.name}`] = entry;
   }
@@ -186,14 +199,20 @@ function dhParamOf(secrets: readonly Secret[], opts: TlsOptions, problems: Probl
   return {};
 }
 
-const byKey = <T>(key: (t: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byKey =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T): number =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /**
  * The TLS model for the served Ingresses, oldest first (the order of `byAge`), and the hosts of the model's servers.
  * Pure: certificates are parsed, never fetched; time is not read (expiry is checked by the controller).
  */
 export function buildTls(
-  ingresses: readonly Ingress[], secrets: readonly Secret[], serverHosts: readonly string[], opts: TlsOptions,
+  ingresses: readonly Ingress[],
+  secrets: readonly Secret[],
+  serverHosts: readonly string[],
+  opts: TlsOptions,
   extra: { readonly refusal?: HostRefusal; readonly gatewayHosts?: readonly GatewayTlsHost[]; readonly settings?: ReadonlyMap<string, IngressSettings> } = {},
 ): { tls: TlsModel; problems: Problem[] } {
   const { refusal, gatewayHosts = [], settings } = extra;

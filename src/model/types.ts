@@ -42,14 +42,16 @@ export interface Upstream {
 /** Where a matched request goes. */
 export type Target =
   | {
-    readonly kind: 'upstream'; readonly upstream: string; readonly ingress: ObjectRef;
-    /** What the Ingress's annotations asked for its paths; absent: the global settings. */
-    readonly settings?: LocationSettings;
-    /** The Ingress path this target came from (rewrite-target rewrites from it). */
-    readonly rule?: { readonly path: string; readonly regex: boolean };
-    /** Route key of a path with a canary: the policy under this key in the backend's `canary` applies (docs/adr/0006). */
-    readonly canary?: string;
-  }
+      readonly kind: 'upstream';
+      readonly upstream: string;
+      readonly ingress: ObjectRef;
+      /** What the Ingress's annotations asked for its paths; absent: the global settings. */
+      readonly settings?: LocationSettings;
+      /** The Ingress path this target came from (rewrite-target rewrites from it). */
+      readonly rule?: { readonly path: string; readonly regex: boolean };
+      /** Route key of a path with a canary: the policy under this key in the backend's `canary` applies (docs/adr/0006). */
+      readonly canary?: string;
+    }
   | { readonly kind: 'not-found' };
 
 /** One nginx location: `= path` (exact), `path` (prefix, ending in '/' unless it is '/'), or `~* "^path"` (use-regex). */

@@ -24,7 +24,10 @@ export interface NginxOptions {
 }
 
 /** An item of a pushed payload that Lua refused and dropped: the backend's name or the certificate's host. */
-export interface Rejected { readonly name: string; readonly reason: string }
+export interface Rejected {
+  readonly name: string;
+  readonly reason: string;
+}
 
 /** The `rejected NAME: REASON` lines of a 201 from the configuration endpoint (lua/portico/configuration.lua). */
 export function rejectedItems(answer: string): Rejected[] {
@@ -121,7 +124,8 @@ export class Nginx {
     await rm(join(this.o.workDir, UNAVAILABLE_SOCKET), { force: true });
     const child = spawn(this.o.binary, ['-p', this.o.workDir, '-e', 'stderr', '-c', join(this.o.workDir, 'nginx.conf'), '-g', 'daemon off; master_process on;'], {
       // Only the token: nothing else of Portico's environment (service account paths, secrets) reaches nginx.
-      stdio: ['ignore', 'ignore', 'pipe'], env: { [CONFIG_TOKEN_ENV]: this.token },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { [CONFIG_TOKEN_ENV]: this.token },
       // Its own process group: a signal to Portico's group (Ctrl-C, a container without init) reaches Portico only,
       // which then quits nginx gracefully; nginx's SIGTERM would be a fast shutdown that drops requests in flight.
       detached: true,
@@ -134,7 +138,9 @@ export class Nginx {
       buffered = lines.pop() ?? '';
       for (const line of lines) if (line.trim()) this.o.log.info({ nginx: line }, 'nginx');
     });
-    child.on('exit', (code, signal) => { this.onExit(child, code, signal); });
+    child.on('exit', (code, signal) => {
+      this.onExit(child, code, signal);
+    });
     try {
       await this.waitServing(this.confHash);
     } catch (err) {
@@ -153,8 +159,14 @@ export class Nginx {
     this.o.log.error({ code, signal, restartInMs: delay }, 'nginx exited unexpectedly; restarting it');
     setTimeout(() => {
       if (this.closed || this.running) return;
-      this.start().then(() => { this.restarts = 0; this.o.onRestart?.(); })
-        .catch((err: unknown) => { this.o.log.error({ err: errorMessage(err) }, 'nginx restart failed'); });
+      this.start()
+        .then(() => {
+          this.restarts = 0;
+          this.o.onRestart?.();
+        })
+        .catch((err: unknown) => {
+          this.o.log.error({ err: errorMessage(err) }, 'nginx restart failed');
+        });
     }, delay).unref();
   }
 
@@ -188,12 +200,20 @@ export class Nginx {
   async pushRaw(what: string, body: string): Promise<Rejected[]> {
     // A fresh connection each time: a pooled one may belong to an old worker that a reload is retiring, and it
     // closes under the POST ("fetch failed"). The POST replaces the whole state, so one more try is safe.
-    const post = (): Promise<Response> => fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
-      method: 'POST', body, headers: { 'content-type': 'application/json', 'x-portico-token': this.token, connection: 'close' },
-    });
-    const res = await post().catch(async () => { await sleep(50); return post(); }).catch((err: unknown) => {
-      throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} failed: ${errorMessage(err)}`);
-    });
+    const post = (): Promise<Response> =>
+      fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'x-portico-token': this.token, connection: 'close' },
+      });
+    const res = await post()
+      .catch(async () => {
+        await sleep(50);
+        return post();
+      })
+      .catch((err: unknown) => {
+        throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} failed: ${errorMessage(err)}`);
+      });
     if (res.status < 200 || res.status > 299) {
       throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} answered ${res.status}: ${await res.text()}`);
     }
@@ -205,7 +225,11 @@ export class Nginx {
     const pid = this.child?.pid;
     if (pid === undefined) return [];
     const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-    return text.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+    return text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
+      .sort((a, b) => a - b);
   }
 
   /** Shutdown has begun: nginx keeps serving (and reloading), but an exit is no longer restarted. */
@@ -228,9 +252,15 @@ export class Nginx {
     this.closed = true;
     const child = this.child;
     if (!child || !this.running) return;
-    const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve(); }); });
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => {
+        resolve();
+      });
+    });
     child.kill('SIGQUIT');
-    const timer = setTimeout(() => { killGroup(child.pid); }, graceMs);
+    const timer = setTimeout(() => {
+      killGroup(child.pid);
+    }, graceMs);
     await exited;
     clearTimeout(timer);
   }
@@ -248,7 +278,11 @@ function killGroup(pid: number | undefined): void {
 
 /** `nginx -v` and the Debian package version, logged at start (NGINX-NOTES.md: security backports). */
 export async function nginxVersion(binary: string): Promise<{ nginx: string; package: string }> {
-  const v = await run(binary, ['-v']).then((r) => (r.stderr || r.stdout).trim()).catch((e: unknown) => `unknown (${errorMessage(e)})`);
-  const pkg = await run('dpkg-query', ['-W', '-f=${Version}', 'nginx']).then((r) => r.stdout.trim()).catch(() => 'unknown');
+  const v = await run(binary, ['-v'])
+    .then((r) => (r.stderr || r.stdout).trim())
+    .catch((e: unknown) => `unknown (${errorMessage(e)})`);
+  const pkg = await run('dpkg-query', ['-W', '-f=${Version}', 'nginx'])
+    .then((r) => r.stdout.trim())
+    .catch(() => 'unknown');
   return { nginx: v, package: pkg };
 }

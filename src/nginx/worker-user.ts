@@ -49,7 +49,11 @@ export async function chooseWorkerUser(requested: string | undefined, log: Logge
   return user;
 }
 
-interface Mode { readonly mode: number; readonly uid: number; readonly gid: number }
+interface Mode {
+  readonly mode: number;
+  readonly uid: number;
+  readonly gid: number;
+}
 
 /** Pure: whether a process of `uid`/`gid` (no supplementary groups) may search (traverse) a directory. */
 export function canTraverse(d: Mode, uid: number, gid: number): boolean {
@@ -84,12 +88,17 @@ export async function grantTraverse(workDir: string, luaDir: string, user: Worke
     await chmod(dir, fix.mode & 0o7777);
     log.info({ workDir: dir, mode: (fix.mode & 0o7777).toString(8), gid: fix.gid }, 'work directory made searchable (not listable) by the nginx workers');
   }
-  for (const [target, first] of [[dir, dirname(dir)], [resolve(luaDir), resolve(luaDir)]] as const) {
+  for (const [target, first] of [
+    [dir, dirname(dir)],
+    [resolve(luaDir), resolve(luaDir)],
+  ] as const) {
     for (let d = first; ; d = dirname(d)) {
       const s = await stat(d);
       if (!canTraverse(s, uid, gid)) {
-        throw new ConfigError(`nginx workers (user ${name?.[0] ?? uid}) cannot reach ${target}: ${d} is mode ${(s.mode & 0o777).toString(8)} ` +
-          `owned by uid ${s.uid}; use a --work-dir under directories they can search (e.g. /tmp, /var/lib), or another --worker-user`);
+        throw new ConfigError(
+          `nginx workers (user ${name?.[0] ?? uid}) cannot reach ${target}: ${d} is mode ${(s.mode & 0o777).toString(8)} ` +
+            `owned by uid ${s.uid}; use a --work-dir under directories they can search (e.g. /tmp, /var/lib), or another --worker-user`,
+        );
       }
       if (d === dirname(d)) break;
     }

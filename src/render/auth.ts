@@ -31,11 +31,7 @@ export function authUpstreamVars(s: LocationSettings): (readonly [string, string
 }
 
 function accessLines(a: LocationAuth): string[] {
-  return [
-    ...(a.deny ?? []).map((c) => `${I}deny ${cidr(c)};`),
-    ...(a.allow ?? []).map((c) => `${I}allow ${cidr(c)};`),
-    ...(a.allow?.length ? [`${I}deny all;`] : []),
-  ];
+  return [...(a.deny ?? []).map((c) => `${I}deny ${cidr(c)};`), ...(a.allow ?? []).map((c) => `${I}allow ${cidr(c)};`), ...(a.allow?.length ? [`${I}deny all;`] : [])];
 }
 
 function externalLines(e: ExternalAuth): string[] {
@@ -89,7 +85,11 @@ function cacheLines(e: ExternalAuth, id: string): string[] {
 }
 
 /** Portico's own traffic listener: where a `$host` auth-url is sent (annotations/auth-urls.ts, docs/adr/0012). */
-export interface SelfListener { readonly address: string; readonly httpPort: number; readonly httpsPort: number }
+export interface SelfListener {
+  readonly address: string;
+  readonly httpPort: number;
+  readonly httpsPort: number;
+}
 
 /** The target of the auth request: the URL itself, or for `http(s)://$host/...` Portico's own listener for that scheme. */
 function authTarget(e: ExternalAuth, self: SelfListener | undefined): { host: string; url: string; self: boolean } {
@@ -110,12 +110,18 @@ function authLocation(e: ExternalAuth, self: SelfListener | undefined): string[]
     `${I}internal;`,
     `${I}rewrite_by_lua_block { }`,
     `${I}proxy_pass_request_body off;`,
-    set('Content-Length', '""'), set('X-Forwarded-Proto', '""'), set('Host', target.host),
+    set('Content-Length', '""'),
+    set('X-Forwarded-Proto', '""'),
+    set('Host', target.host),
     // A self-host auth request carries this header; a location that would authenticate it again answers 508 instead of looping.
     ...(target.self ? [set('X-Portico-Auth-Hop', '"1"'), `${I}proxy_ssl_name $host;`] : []),
-    set('X-Original-URL', '$scheme://$http_host$request_uri'), set('X-Original-Method', '$request_method'),
-    set('X-Sent-From', '"portico"'), set('X-Real-IP', '$remote_addr'), set('X-Forwarded-For', '$remote_addr'),
-    set('X-Request-ID', '$req_id'), set('X-Auth-Request-Redirect', e.requestRedirect !== undefined ? quote(e.requestRedirect) : '$request_uri'),
+    set('X-Original-URL', '$scheme://$http_host$request_uri'),
+    set('X-Original-Method', '$request_method'),
+    set('X-Sent-From', '"portico"'),
+    set('X-Real-IP', '$remote_addr'),
+    set('X-Forwarded-For', '$remote_addr'),
+    set('X-Request-ID', '$req_id'),
+    set('X-Auth-Request-Redirect', e.requestRedirect !== undefined ? quote(e.requestRedirect) : '$request_uri'),
     ...(e.proxySetHeaders ?? []).map(([n, v]) => set(headerName(n), quote(v))),
     `${I}proxy_http_version 1.1;`,
     `${I}proxy_ssl_server_name on;`,
@@ -184,6 +190,7 @@ export function authHttpLines(model: Model, workDir: string): string[] {
   if (!externals.some((e) => e !== undefined)) return [];
   return [
     ...(externals.some((e) => e?.cacheKey !== undefined)
-      ? [`    proxy_cache_path ${filePath(`${workDir}/tmp/auth_cache`)} levels=1:2 keys_zone=${CACHE_ZONE}:1m max_size=64m inactive=30m use_temp_path=off;`] : []),
+      ? [`    proxy_cache_path ${filePath(`${workDir}/tmp/auth_cache`)} levels=1:2 keys_zone=${CACHE_ZONE}:1m max_size=64m inactive=30m use_temp_path=off;`]
+      : []),
   ];
 }

@@ -48,9 +48,11 @@ export function emptyServerBody(ctx: SettingsContext): string {
  * already repeats the ConfigMap's (render/settings.ts), else they are repeated here beside HSTS.
  */
 export function profileLocations(profiles: ReadonlyMap<string, string>, hsts: boolean, ctx: SettingsContext): string[] {
-  return [...profiles].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([body, name]) => {
-    const own = /(^|\n)\s*add_header /.test(body);
-    const headers = hsts ? [`${I}add_header Strict-Transport-Security $portico_route_hsts always;`, ...(own ? [] : addHeaders(ctx.headers.add, I))] : [];
-    return [`        location ${name} {`, ...headers, ...body.split('\n'), '        }'];
-  });
+  return [...profiles]
+    .sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .flatMap(([body, name]) => {
+      const own = /(^|\n)\s*add_header /.test(body);
+      const headers = hsts ? [`${I}add_header Strict-Transport-Security $portico_route_hsts always;`, ...(own ? [] : addHeaders(ctx.headers.add, I))] : [];
+      return [`        location ${name} {`, ...headers, ...body.split('\n'), '        }'];
+    });
 }

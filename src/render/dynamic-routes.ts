@@ -70,7 +70,7 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   const t = l.target;
   if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile: '' };
   const upstream = upstreams.get(t.upstream);
-  const labels = metrics ? metricsLabels(s, l, upstream) ?? '' : '';
+  const labels = metrics ? (metricsLabels(s, l, upstream) ?? '') : '';
   const profile = profileOf(t);
   // in a profile, the hooks are the named location's own
   const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
@@ -85,12 +85,16 @@ export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics:
   const intern = (t: RouteTarget): number => {
     const key = JSON.stringify(t);
     let i = index.get(key);
-    if (i === undefined) { i = targets.length; targets.push(t); index.set(key, i); }
+    if (i === undefined) {
+      i = targets.length;
+      targets.push(t);
+      index.set(key, i);
+    }
     return i;
   };
   const hostOf = (s: Server): RouteHost => {
-    const pick = (match: Location['match']): Record<string, number> => Object.fromEntries(
-      s.locations.filter((l) => l.match === match).map((l) => [l.path, intern(targetOf(s, l, model, upstreams, { metrics, profileOf }))]));
+    const pick = (match: Location['match']): Record<string, number> =>
+      Object.fromEntries(s.locations.filter((l) => l.match === match).map((l) => [l.path, intern(targetOf(s, l, model, upstreams, { metrics, profileOf }))]));
     return { exact: pick('exact'), prefix: pick('prefix'), hsts: tlsHsts(model.tls, s.host) };
   };
   const entries: [string, RouteHost][] = [];
@@ -146,7 +150,10 @@ export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolea
   const bodyMemo = new WeakMap<Target, string | undefined>();
   const plain = (t: Target): boolean => {
     let v = plainMemo.get(t);
-    if (v === undefined) { v = dynamicTarget(t) && sameBody(t, ctx, generic); plainMemo.set(t, v); }
+    if (v === undefined) {
+      v = dynamicTarget(t) && sameBody(t, ctx, generic);
+      plainMemo.set(t, v);
+    }
     return v;
   };
   const bodyOf = (t: Extract<Target, { kind: 'upstream' }>): string | undefined => {
@@ -160,7 +167,10 @@ export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolea
     if (plain(t)) return '';
     const body = bodyOf(t) ?? '';
     let name = profiles.get(body);
-    if (name === undefined) { name = profileName(body); profiles.set(body, name); }
+    if (name === undefined) {
+      name = profileName(body);
+      profiles.set(body, name);
+    }
     return name;
   };
   const servers = model.servers.filter((s) => !hosts.has(s.host) || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));

@@ -3,7 +3,7 @@ import { UnsafeValueError } from '../errors.js';
 import { snippetRefusal } from '../model/snippets.js';
 
 // Control characters (including NUL, CR, LF, TAB and DEL) are never valid in a value nginx.conf carries.
- 
+
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function refuse(what: string, value: string): never {

@@ -8,12 +8,25 @@ import { FASTCGI_VARS } from '../annotations/fastcgi.js';
  * /etc/nginx: these are Portico's constants, never a user's value.
  */
 const STANDARD: readonly (readonly [string, string])[] = [
-  ['QUERY_STRING', '$query_string'], ['REQUEST_METHOD', '$request_method'], ['CONTENT_TYPE', '$content_type'],
-  ['CONTENT_LENGTH', '$content_length'], ['SCRIPT_NAME', '$fastcgi_script_name'], ['REQUEST_URI', '$request_uri'],
-  ['DOCUMENT_URI', '$document_uri'], ['DOCUMENT_ROOT', '$document_root'], ['SERVER_PROTOCOL', '$server_protocol'],
-  ['REQUEST_SCHEME', '$scheme'], ['HTTPS', '$https if_not_empty'], ['GATEWAY_INTERFACE', 'CGI/1.1'], ['SERVER_SOFTWARE', 'nginx'],
-  ['REMOTE_ADDR', '$remote_addr'], ['REMOTE_PORT', '$remote_port'], ['SERVER_ADDR', '$server_addr'], ['SERVER_PORT', '$server_port'],
-  ['SERVER_NAME', '$server_name'], ['REDIRECT_STATUS', '200'],
+  ['QUERY_STRING', '$query_string'],
+  ['REQUEST_METHOD', '$request_method'],
+  ['CONTENT_TYPE', '$content_type'],
+  ['CONTENT_LENGTH', '$content_length'],
+  ['SCRIPT_NAME', '$fastcgi_script_name'],
+  ['REQUEST_URI', '$request_uri'],
+  ['DOCUMENT_URI', '$document_uri'],
+  ['DOCUMENT_ROOT', '$document_root'],
+  ['SERVER_PROTOCOL', '$server_protocol'],
+  ['REQUEST_SCHEME', '$scheme'],
+  ['HTTPS', '$https if_not_empty'],
+  ['GATEWAY_INTERFACE', 'CGI/1.1'],
+  ['SERVER_SOFTWARE', 'nginx'],
+  ['REMOTE_ADDR', '$remote_addr'],
+  ['REMOTE_PORT', '$remote_port'],
+  ['SERVER_ADDR', '$server_addr'],
+  ['SERVER_PORT', '$server_port'],
+  ['SERVER_NAME', '$server_name'],
+  ['REDIRECT_STATUS', '200'],
 ];
 
 /** The FastCGI lines of a location, ending with the pass to the Lua-balanced upstream. */

@@ -11,7 +11,7 @@ export const GATEWAY_MIRROR_URI = '/_portico_gateway_mirror';
 const BALANCER_PASS = `${I}proxy_pass http://portico_balancer;`;
 
 function listOf(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): readonly GatewayCandidate[] {
-  return l.gateway !== undefined ? table?.locations[l.gateway] ?? [] : [];
+  return l.gateway !== undefined ? (table?.locations[l.gateway] ?? []) : [];
 }
 
 function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs' | 'responseHeaders'): boolean {
@@ -62,11 +62,5 @@ export function gatewayServerLines(s: Server, table: GatewayTable | undefined): 
 /** The upstream whose balancer applies a rule's timeouts before the usual pick (only when some rule has one). */
 export function gatewayHttpLines(table: GatewayTable | undefined, keepalive: string): string[] {
   if (!table?.actions.some((a) => a.timeoutMs !== undefined)) return [];
-  return [
-    '    upstream portico_gateway {',
-    '        server 0.0.0.1;',
-    '        balancer_by_lua_block { require("portico.gateway").balance() }',
-    keepalive,
-    '    }',
-  ];
+  return ['    upstream portico_gateway {', '        server 0.0.0.1;', '        balancer_by_lua_block { require("portico.gateway").balance() }', keepalive, '    }'];
 }

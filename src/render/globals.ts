@@ -3,7 +3,10 @@ import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
 import { cidr, headerName, ident, int, onOff, quote, quoteLiteral, seconds, size } from './escape.js';
 import { httpCompat, proxyDefaults } from './globals-compat.js';
 
-const duration = (v: string): string => { if (!/^\d{1,6}(ms|s|m|h|d)?$/.test(v)) throw new Error(`refusing to render the time ${JSON.stringify(v)}`); return v; };
+const duration = (v: string): string => {
+  if (!/^\d{1,6}(ms|s|m|h|d)?$/.test(v)) throw new Error(`refusing to render the time ${JSON.stringify(v)}`);
+  return v;
+};
 
 export interface HeaderOverrides {
   readonly host?: string;
@@ -46,8 +49,10 @@ export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOve
   // empty, which nginx turns into "drop the client's header of that name" at load time: no work per request.
   const cert = o.clientCert;
   pairs.push(
-    ['ssl-client-verify', cert ? '$ssl_client_verify' : '""'], ['ssl-client-subject-dn', cert ? '$ssl_client_s_dn' : '""'],
-    ['ssl-client-issuer-dn', cert ? '$ssl_client_i_dn' : '""'], ['ssl-client-cert', cert === 'pass' ? '$ssl_client_escaped_cert' : '""'],
+    ['ssl-client-verify', cert ? '$ssl_client_verify' : '""'],
+    ['ssl-client-subject-dn', cert ? '$ssl_client_s_dn' : '""'],
+    ['ssl-client-issuer-dn', cert ? '$ssl_client_i_dn' : '""'],
+    ['ssl-client-cert', cert === 'pass' ? '$ssl_client_escaped_cert' : '""'],
   );
   return pairs.map(([name, value]) => `${indent}proxy_set_header ${name} ${value};`);
 }
@@ -69,11 +74,7 @@ function forwardedMaps(g: GlobalSettings): string[] {
 function realIp(g: GlobalSettings): string[] {
   if (g.useProxyProtocol) return ['    real_ip_header proxy_protocol;', ...g.proxyRealIpCidr.map((c) => `    set_real_ip_from ${cidr(c)};`)];
   if (!g.enableRealIp && !g.useForwardedHeaders) return [];
-  return [
-    `    real_ip_header ${headerName(g.forwardedForHeader)};`,
-    '    real_ip_recursive on;',
-    ...g.proxyRealIpCidr.map((c) => `    set_real_ip_from ${cidr(c)};`),
-  ];
+  return [`    real_ip_header ${headerName(g.forwardedForHeader)};`, '    real_ip_recursive on;', ...g.proxyRealIpCidr.map((c) => `    set_real_ip_from ${cidr(c)};`)];
 }
 
 function blocks(g: GlobalSettings): string[] {

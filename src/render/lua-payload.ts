@@ -35,7 +35,8 @@ export function gatewayJson(model: Model): string {
   const services = new Map(model.upstreams.map((u) => [u.name, u.service.name]));
   // Each backend also names its Service: Lua relabels the request's metrics with the route and the backend it chose.
   const actions = t.actions.map(({ mirror, backends, ...a }) => ({
-    ...a, backends: backends.map((b) => (b.upstream !== undefined ? { ...b, service: services.get(b.upstream) ?? '' } : b)),
+    ...a,
+    backends: backends.map((b) => (b.upstream !== undefined ? { ...b, service: services.get(b.upstream) ?? '' } : b)),
     ...(mirror !== undefined ? { mirror: eps.get(mirror) ?? [] } : {}),
   }));
   return JSON.stringify({ actions, locations: t.locations });

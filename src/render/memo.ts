@@ -6,7 +6,10 @@
 import { sha256 } from '../hash.js';
 import type { Upstream } from '../model/types.js';
 
-interface Block { readonly text: string; readonly upstreams: ReadonlyMap<string, string> }
+interface Block {
+  readonly text: string;
+  readonly upstreams: ReadonlyMap<string, string>;
+}
 
 /** An upstream as a server block depends on it. */
 export function upstreamKey(u: Upstream | undefined): string {

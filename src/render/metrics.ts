@@ -11,10 +11,7 @@ export const METRICS_DICT = 'portico_metrics';
  */
 export function metricsHttpLines(enabled: boolean): string[] {
   if (!enabled) return [];
-  return [
-    `    lua_shared_dict ${METRICS_DICT} 16m;`,
-    '    log_by_lua_block { require("portico.metrics").log() }',
-  ];
+  return [`    lua_shared_dict ${METRICS_DICT} 16m;`, '    log_by_lua_block { require("portico.metrics").log() }'];
 }
 
 /** The flush timer started in init_worker_by_lua (appended to the balancer's call), or '' when metrics are off. */

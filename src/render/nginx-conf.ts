@@ -113,22 +113,22 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     '    log_format portico \'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent \'',
     '                       \'"$http_referer" "$http_user_agent" $request_length $request_time \'',
     // ingress-nginx's upstreaminfo field order, so log parsers written for it read Portico's lines unchanged.
-    '                       \'[$portico_backend] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length \'',
-    '                       \'$upstream_response_time $upstream_status $req_id\';',
+    "                       '[$portico_backend] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length '",
+    "                       '$upstream_response_time $upstream_status $req_id';",
     ...accessLog(o, g),
     '    uninitialized_variable_warn off;',
     '    sendfile on; tcp_nopush on; tcp_nodelay on;',
     ...hashLines(g),
     // ingress-nginx's names for custom log-format-upstream values (after the map hash sizes): evaluated only when a format reads them.
     '    map $portico_backend $proxy_upstream_name { default $portico_backend; }',
-    '    map $http_upgrade $connection_upgrade { default upgrade; \'\' \'\'; }',
+    "    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }",
     // X-Request-ID: the client's, else 32 hex digits from lua/portico/request_id.lua (RAND_bytes drawn 4 KiB at a
     // time, set in the rewrite phase), else, in a location whose own rewrite hook does not set it, nginx's $request_id
     // (one RAND_bytes per request: ~2,700 instructions more). docs/adr/0015.
     '    map $host $portico_rid { default ""; }',
-    '    map $portico_rid $portico_request_id { \'\' $request_id; default $portico_rid; }',
-    '    map $http_x_request_id $req_id { default $http_x_request_id; \'\' $portico_request_id; }',
-    '    map $http_host $best_http_host { default $http_host; \'\' $host; }',
+    "    map $portico_rid $portico_request_id { '' $request_id; default $portico_rid; }",
+    "    map $http_x_request_id $req_id { default $http_x_request_id; '' $portico_request_id; }",
+    "    map $http_host $best_http_host { default $http_host; '' $host; }",
     ...httpGlobals(g, o.headers ?? NO_HEADERS),
     ...tlsHttpLines(tls, o.workDir),
     `    lua_package_path ${quote(`${o.luaDir.replace(/\/$/, '')}/?.lua;;`)};`,
@@ -163,14 +163,16 @@ function internalServers(o: RenderOptions): string[] {
     `        location = /portico/config-hash { return 200 "${HASH_PLACEHOLDER}"; }`,
     '        location / { return 404; }',
     '    }',
-    ...(o.defaultServerPort === undefined ? [] : [
-      '    server {',
-      `        ${listen('127.0.0.1', o.defaultServerPort)}`,
-      '        access_log off;',
-      '        location = /healthz { return 200 "ok\\n"; }',
-      '        location / { return 404 "default backend - 404\\n"; }',
-      '    }',
-    ]),
+    ...(o.defaultServerPort === undefined
+      ? []
+      : [
+          '    server {',
+          `        ${listen('127.0.0.1', o.defaultServerPort)}`,
+          '        access_log off;',
+          '        location = /healthz { return 200 "ok\\n"; }',
+          '        location / { return 404 "default backend - 404\\n"; }',
+          '    }',
+        ]),
     // The balancer sends requests for a backend without endpoints here (ADR 0001): the hot path runs no Lua
     // before the balancer, and ngx.exit(503) in the balancer phase would answer 500 on stock nginx.
     '    server {',
@@ -219,18 +221,17 @@ function location(l: Location, ctx: SettingsContext, extra: string[], upstreams:
   if (l.target.kind === 'not-found') {
     return [head, '            set $portico_backend "";', ...extra, '            return 404 "default backend - 404\\n";', '        }'];
   }
-  return [
-    head,
-    `            set $portico_backend ${quote(ident(l.target.upstream))};`,
-    ...extra,
-    ...luaHooks(upstreams.get(l.target.upstream)),
-    ...locationBody(l.target, ctx),
-    '        }',
-  ];
+  return [head, `            set $portico_backend ${quote(ident(l.target.upstream))};`, ...extra, ...luaHooks(upstreams.get(l.target.upstream)), ...locationBody(l.target, ctx), '        }'];
 }
 
 /** `dyn`: the dynamic split (--enable-dynamic-routes), whose Lua locations replace the catch-all's. */
-function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: Upstreams, { stream, dyn, gateway }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable }): string[] {
+function server(
+  s: Server,
+  o: RenderOptions,
+  tls: TlsModel,
+  upstreams: Upstreams,
+  { stream, dyn, gateway }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable },
+): string[] {
   const catchAll = s.host === '_';
   const clientCert = clientCertHeaders(tls, s.host);
   const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort }, clientCert };
@@ -249,8 +250,21 @@ function server(s: Server, o: RenderOptions, tls: TlsModel, upstreams: Upstreams
     ...serverCompat(ctx.global),
     ...serverBody(s, ctx),
     ...gatewayServerLines(s, gateway),
-    ...(dyn && catchAll ? dyn.locations : s.locations.flatMap((l) => gatewayLocation(l, location(l, ctx, [...tlsLocationLines(tls, s.host, l),
-      ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)], upstreams), gateway, notFoundBody(l, ctx)))),
+    ...(dyn && catchAll
+      ? dyn.locations
+      : s.locations.flatMap((l) =>
+          gatewayLocation(
+            l,
+            location(
+              l,
+              ctx,
+              [...tlsLocationLines(tls, s.host, l), ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)],
+              upstreams,
+            ),
+            gateway,
+            notFoundBody(l, ctx),
+          ),
+        )),
     '    }',
     ...wwwRedirectServer(s, listen(o.listenAddress, o.httpPort, proxyProtocol)),
   ];
@@ -285,9 +299,19 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
-  const body = [...main(o, model.tls, model.stream, streamSnips), ...gatewayHttpLines(model.gateway, upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS)), ...resolverLines(o.resolvers), ...authHttpLines(model, o.workDir), ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
-    ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS), ...internalServers(o),
-    ...servers(model, o, upstreams, dyn), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
+  const body = [
+    ...main(o, model.tls, model.stream, streamSnips),
+    ...gatewayHttpLines(model.gateway, upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS)),
+    ...resolverLines(o.resolvers),
+    ...authHttpLines(model, o.workDir),
+    ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
+    ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS),
+    ...internalServers(o),
+    ...servers(model, o, upstreams, dyn),
+    '}',
+    ...streamSection(model.stream, o, streamSnips),
+    '',
+  ].join('\n');
   const hash = sha256(body);
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash, ...(dyn ? { routes: dyn.routes } : {}) };
 }

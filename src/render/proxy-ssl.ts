@@ -29,9 +29,6 @@ export function backendTls(s: LocationSettings): string[] {
     ...(s.sslVerify ? [`${I}${p}_ssl_verify on;`, `${I}${p}_ssl_verify_depth ${int(s.sslVerifyDepth ?? 1)};`] : []),
     ...(trusted !== undefined ? [`${I}${p}_ssl_trusted_certificate ${quote(trusted)};`] : []),
     ...(files?.crlDigest !== undefined ? [`${I}${p}_ssl_crl ${quote(crlFile(files.crlDigest))};`] : []),
-    ...(files?.client ? [
-      `${I}${p}_ssl_certificate ${quote(proxyClientFile(files.client.digest))};`,
-      `${I}${p}_ssl_certificate_key ${quote(proxyClientFile(files.client.digest))};`,
-    ] : []),
+    ...(files?.client ? [`${I}${p}_ssl_certificate ${quote(proxyClientFile(files.client.digest))};`, `${I}${p}_ssl_certificate_key ${quote(proxyClientFile(files.client.digest))};`] : []),
   ];
 }

@@ -1,9 +1,7 @@
 // Renders one Ingress's annotation settings inside its locations and servers; every value goes through escape.ts.
 import type { GlobalSettings, LocationSettings, ResolvedHeaders } from '../model/settings.js';
 import type { Location, ObjectRef, Server } from '../model/types.js';
-import {
-  ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word,
-} from './escape.js';
+import { ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
 import { addHeaders, proxyHeaders } from './globals.js';
 import { adminSnippet } from './globals-compat.js';
 import { authLines, authLocations, authUpstreamVars, withoutAuth, type SelfListener } from './auth.js';
@@ -60,7 +58,9 @@ function proxyBuffers(s: LocationSettings, g: GlobalSettings): string[] {
 
 function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
   const out: string[] = [];
-  const d = (name: string, value: string | undefined): void => { if (value !== undefined) out.push(`${I}${name} ${value};`); };
+  const d = (name: string, value: string | undefined): void => {
+    if (value !== undefined) out.push(`${I}${name} ${value};`);
+  };
   d('proxy_connect_timeout', s.connectTimeout !== undefined ? seconds(s.connectTimeout) : undefined);
   d('proxy_send_timeout', s.sendTimeout !== undefined ? seconds(s.sendTimeout) : undefined);
   d('proxy_read_timeout', s.readTimeout !== undefined ? seconds(s.readTimeout) : undefined);
@@ -87,13 +87,19 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
 
 function pass(s: LocationSettings): string[] {
   switch (s.backendProtocol) {
-    case 'HTTPS': return [`${I}proxy_pass https://portico_balancer;`];
-    case 'GRPC': return [`${I}grpc_pass grpc://portico_balancer;`];
-    case 'GRPCS': return [`${I}grpc_pass grpcs://portico_balancer;`];
+    case 'HTTPS':
+      return [`${I}proxy_pass https://portico_balancer;`];
+    case 'GRPC':
+      return [`${I}grpc_pass grpc://portico_balancer;`];
+    case 'GRPCS':
+      return [`${I}grpc_pass grpcs://portico_balancer;`];
     // As ingress-nginx: the scheme the client used; nginx finds the upstream block by name at run time.
-    case 'AUTO_HTTP': return [`${I}proxy_pass $scheme://portico_balancer;`];
-    case 'FCGI': return fastcgiLines(s, I);
-    default: return [`${I}proxy_pass http://portico_balancer;`];
+    case 'AUTO_HTTP':
+      return [`${I}proxy_pass $scheme://portico_balancer;`];
+    case 'FCGI':
+      return fastcgiLines(s, I);
+    default:
+      return [`${I}proxy_pass http://portico_balancer;`];
   }
 }
 
@@ -141,15 +147,29 @@ export function errorLocations(server: Server, ctx: SettingsContext): string[] {
     const e = errorPages(l.target, ctx);
     for (const code of e?.codes ?? []) if (e) made.set(errorLocationName(e.upstream, code), { upstream: e.upstream, code, ingress: l.target.ingress });
   }
-  return [...made].sort(([a], [b]) => a.localeCompare(b)).flatMap(([name, e]) => [
-    `        location ${name} {`,
-    `            set $portico_backend ${quote(ident(e.upstream))};`,
-    ...(ctx.luaHooks?.(e.upstream) ?? []),
-    ...proxyHeaders(ctx.global, ctx.headers, { originalUri: true, extra: [['X-Code', String(e.code)], ['X-Namespace', e.ingress.namespace], ['X-Ingress-Name', e.ingress.name]] }, I),
-    `${I}proxy_set_header X-Format $http_accept;`,
-    `${I}proxy_pass http://portico_balancer;`,
-    '        }',
-  ]);
+  return [...made]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([name, e]) => [
+      `        location ${name} {`,
+      `            set $portico_backend ${quote(ident(e.upstream))};`,
+      ...(ctx.luaHooks?.(e.upstream) ?? []),
+      ...proxyHeaders(
+        ctx.global,
+        ctx.headers,
+        {
+          originalUri: true,
+          extra: [
+            ['X-Code', String(e.code)],
+            ['X-Namespace', e.ingress.namespace],
+            ['X-Ingress-Name', e.ingress.name],
+          ],
+        },
+        I,
+      ),
+      `${I}proxy_set_header X-Format $http_accept;`,
+      `${I}proxy_pass http://portico_balancer;`,
+      '        }',
+    ]);
 }
 
 /** server_name with the host's aliases. */
@@ -172,13 +192,7 @@ export function serverBody(s: Server, ctx: SettingsContext): string[] {
 export function wwwRedirectServer(s: Server, listen: string): string[] {
   if (!s.settings?.fromToWwwRedirect || s.host === '_' || s.host.startsWith('*.')) return [];
   const other = s.host.startsWith('www.') ? s.host.slice(4) : `www.${s.host}`;
-  return [
-    '    server {',
-    `        server_name ${serverName(other)};`,
-    `        ${listen}`,
-    `        return 308 ${quoteAfter('$scheme://', s.host).slice(0, -1)}$request_uri";`,
-    '    }',
-  ];
+  return ['    server {', `        server_name ${serverName(other)};`, `        ${listen}`, `        return 308 ${quoteAfter('$scheme://', s.host).slice(0, -1)}$request_uri";`, '    }'];
 }
 
 /** The head of a location line for regex locations (`~* "^path"`), case-insensitive as in ingress-nginx. */

@@ -39,8 +39,8 @@ function where(address: string, port: number): string {
  * one, so connections are closed at once ("no live upstreams") and the port stays bound.
  */
 function upstream(name: string, endpoints: readonly Endpoint[]): string[] {
-  const servers = endpoints.length === 0 ? ['        server 127.0.0.1:1 down;']
-    : endpoints.map((e) => `        server ${e.address.includes(':') ? `[${cidr(e.address)}]` : cidr(e.address)}:${int(e.port)};`);
+  const servers =
+    endpoints.length === 0 ? ['        server 127.0.0.1:1 down;'] : endpoints.map((e) => `        server ${e.address.includes(':') ? `[${cidr(e.address)}]` : cidr(e.address)}:${int(e.port)};`);
   return [`    upstream ${name} {`, ...servers, '    }'];
 }
 
@@ -64,7 +64,7 @@ function passthrough(s: StreamModel, o: StreamRenderOptions): string[] {
     `    upstream portico_https { server ${quote(socket(o, HTTPS_SOCKET))}; }`,
     '    server {',
     `        listen ${where(o.listenAddress, o.httpsPort)}${fromLb ? ' proxy_protocol' : ''} backlog=4096;`,
-    ...(fromLb ? (g.proxyRealIpCidr).map((c) => `        set_real_ip_from ${cidr(c)};`) : []),
+    ...(fromLb ? g.proxyRealIpCidr.map((c) => `        set_real_ip_from ${cidr(c)};`) : []),
     '        ssl_preread on;',
     '        proxy_pass $portico_sni_target;',
     '        proxy_protocol on;',

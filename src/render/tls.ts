@@ -114,7 +114,7 @@ export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { r
   const hasTls = tlsServerOf(tls, host)?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
   // As ingress-nginx (isLocationInLocationList): the Ingress path, not the request, is compared with the prefixes.
-  const path = l.target.kind === 'upstream' ? l.target.rule?.path ?? l.path : l.path;
+  const path = l.target.kind === 'upstream' ? (l.target.rule?.path ?? l.path) : l.path;
   const code = redirect && !inLocationList(path, tls.settings.noRedirectLocations ?? DEFAULT_NO_REDIRECT_LOCATIONS) ? tls.settings.redirectCode : 0;
   return { denied: false, redirect: code };
 }
@@ -149,9 +149,7 @@ export function certificatesPayload(tls: TlsModel, fallbackPem: string): Certifi
   return { certificates, default: def ?? fallbackPem };
 }
 
-const info = (c: CertificateInfo): CertificateInfo => ({
-  subject: c.subject, issuer: c.issuer, notBefore: c.notBefore, notAfter: c.notAfter, fingerprint: c.fingerprint, dnsNames: c.dnsNames,
-});
+const info = (c: CertificateInfo): CertificateInfo => ({ subject: c.subject, issuer: c.issuer, notBefore: c.notBefore, notAfter: c.notAfter, fingerprint: c.fingerprint, dnsNames: c.dnsNames });
 
 /** `/debug/certs`: hosts, subjects, issuers, expiry and fingerprints; never a key. */
 export function certificatesDebug(tls: TlsModel, fallback: CertificateInfo): unknown {
@@ -163,9 +161,14 @@ export function certificatesDebug(tls: TlsModel, fallback: CertificateInfo): unk
       const c = h.certificate ? byId.get(h.certificate) : undefined;
       return { host: h.host, ingress: `${h.ingress.namespace}/${h.ingress.name}`, secret: c ? c.id : null, ...(c ? info(c) : { default: true }) };
     }),
-    clientAuth: tls.servers.filter((s) => s.clientAuth).map((s) => ({
-      host: s.host, secret: `${s.clientAuth?.secret.namespace ?? ''}/${s.clientAuth?.secret.name ?? ''}`,
-      verify: s.clientAuth?.verify, depth: s.clientAuth?.depth, passCertificate: s.clientAuth?.passCertificate,
-    })),
+    clientAuth: tls.servers
+      .filter((s) => s.clientAuth)
+      .map((s) => ({
+        host: s.host,
+        secret: `${s.clientAuth?.secret.namespace ?? ''}/${s.clientAuth?.secret.name ?? ''}`,
+        verify: s.clientAuth?.verify,
+        depth: s.clientAuth?.depth,
+        passCertificate: s.clientAuth?.passCertificate,
+      })),
   };
 }

@@ -41,13 +41,15 @@ export async function loadDashboard(state: () => Promise<string>): Promise<Dashb
         return true;
       }
       if (path !== '/dashboard/state.json') return false;
-      state().then((body) => {
-        res.writeHead(200, { ...HEADERS, 'content-type': 'application/json' });
-        res.end(body);
-      }).catch((err: unknown) => {
-        res.writeHead(500, { ...HEADERS, 'content-type': 'text/plain' });
-        res.end(`${String(err)}\n`);
-      });
+      state()
+        .then((body) => {
+          res.writeHead(200, { ...HEADERS, 'content-type': 'application/json' });
+          res.end(body);
+        })
+        .catch((err: unknown) => {
+          res.writeHead(500, { ...HEADERS, 'content-type': 'text/plain' });
+          res.end(`${String(err)}\n`);
+        });
       return true;
     },
   };

@@ -62,8 +62,10 @@ export function isLoopbackPeer(address: string | undefined): boolean {
 /** Pure: the refusal of a /debug page to `peer`, or undefined when it may read it. */
 export function debugRefusal(path: string, peer: string | undefined, remoteAllowed: boolean): string | undefined {
   if (!path.startsWith('/debug/') || remoteAllowed || isLoopbackPeer(peer)) return undefined;
-  return `/debug/* answers only loopback peers (127.0.0.1, ::1), not ${peer ?? 'an unknown peer'}: ` +
-    'read it from inside the pod (kubectl exec, or kubectl port-forward), or start Portico with --debug-remote-access\n';
+  return (
+    `/debug/* answers only loopback peers (127.0.0.1, ::1), not ${peer ?? 'an unknown peer'}: ` +
+    'read it from inside the pod (kubectl exec, or kubectl port-forward), or start Portico with --debug-remote-access\n'
+  );
 }
 
 /** Starts the server; resolves once it listens. */
@@ -82,13 +84,25 @@ export async function startServer(o: ServerOptions, src: ServerSources, log: Log
     }
     if (src.dashboard?.handle(path, res)) return;
     if (path === '/debug/state' && src.state) {
-      src.state().then((text) => { send(res, 200, 'application/json', text); })
-        .catch((err: unknown) => { send(res, 500, 'text/plain', `${String(err)}\n`); });
+      src
+        .state()
+        .then((text) => {
+          send(res, 200, 'application/json', text);
+        })
+        .catch((err: unknown) => {
+          send(res, 500, 'text/plain', `${String(err)}\n`);
+        });
       return;
     }
     if (path === '/metrics' && src.metrics) {
-      src.metrics().then((text) => { send(res, 200, 'text/plain; version=0.0.4', text); })
-        .catch((err: unknown) => { send(res, 500, 'text/plain', `${String(err)}\n`); });
+      src
+        .metrics()
+        .then((text) => {
+          send(res, 200, 'text/plain; version=0.0.4', text);
+        })
+        .catch((err: unknown) => {
+          send(res, 500, 'text/plain', `${String(err)}\n`);
+        });
       return;
     }
     const [status, type, body] = route(path, src);
@@ -96,7 +110,10 @@ export async function startServer(o: ServerOptions, src: ServerSources, log: Log
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host || undefined, () => { server.off('error', reject); resolve(); });
+    server.listen(port, host || undefined, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   log.info({ port, host: host || '*', debugRemoteAccess: o.debugRemoteAccess }, 'health and debug server listening');
   return server;

@@ -7,8 +7,12 @@ import { snippetRefusal, type SnippetMode } from './check.js';
 type SnippetField = 'mainSnippet' | 'httpSnippet' | 'serverSnippet' | 'locationSnippet' | 'streamSnippet' | 'globalAuthSnippet';
 
 const ADMIN: readonly (readonly [string, SnippetField, Context])[] = [
-  ['main-snippet', 'mainSnippet', 'main'], ['http-snippet', 'httpSnippet', 'http'], ['server-snippet', 'serverSnippet', 'server'],
-  ['location-snippet', 'locationSnippet', 'location'], ['stream-snippet', 'streamSnippet', 'stream'], ['global-auth-snippet', 'globalAuthSnippet', 'location'],
+  ['main-snippet', 'mainSnippet', 'main'],
+  ['http-snippet', 'httpSnippet', 'http'],
+  ['server-snippet', 'serverSnippet', 'server'],
+  ['location-snippet', 'locationSnippet', 'location'],
+  ['stream-snippet', 'streamSnippet', 'stream'],
+  ['global-auth-snippet', 'globalAuthSnippet', 'location'],
 ];
 
 /** The settings without the refused snippets, and why each was refused. */

@@ -16,7 +16,10 @@ export interface Statement {
 }
 
 export class SnippetSyntaxError extends Error {
-  constructor(message: string, readonly line: number) {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
     super(`${message} at line ${line}`);
   }
 }
@@ -33,7 +36,10 @@ function quoted(text: string, i: number, line: number): [Token, number, number] 
   const q = text[i];
   let j = i + 1;
   let at = line;
-  while (j < text.length && text[j] !== q) { if (text[j] === '\n') at += 1; j += text[j] === '\\' ? 2 : 1; }
+  while (j < text.length && text[j] !== q) {
+    if (text[j] === '\n') at += 1;
+    j += text[j] === '\\' ? 2 : 1;
+  }
   if (j >= text.length) throw new SnippetSyntaxError('a quoted string is not closed', line);
   const next = text[j + 1];
   if (next !== undefined && !SPACE.has(next) && next !== ';' && next !== '{' && next !== ')') throw new SnippetSyntaxError(`unexpected ${JSON.stringify(next)} after a quoted string`, at);
@@ -46,9 +52,15 @@ function wordEnd(text: string, i: number): number {
   let variable = false;
   while (j < text.length) {
     const c = text[j] ?? '';
-    if (c === '{' && variable) { j += 1; continue; }
+    if (c === '{' && variable) {
+      j += 1;
+      continue;
+    }
     variable = c === '$';
-    if (c === '\\') { j += 2; continue; }
+    if (c === '\\') {
+      j += 2;
+      continue;
+    }
     if (SPACE.has(c) || c === ';' || (c === '{' && !variable)) break;
     j += 1;
   }
@@ -69,9 +81,20 @@ export function tokenize(text: string): Token[] {
   if (bad) throw new SnippetSyntaxError('a control character (only newline and tab are allowed)', text.slice(0, bad.index).split('\n').length);
   while (i < text.length) {
     const ch = text[i] ?? '';
-    if (SPACE.has(ch)) { if (ch === '\n') line += 1; i += 1; continue; }
-    if (ch === '#') { while (i < text.length && text[i] !== '\n') i += 1; continue; }
-    if (ch === ';' || ch === '{' || ch === '}') { out.push({ kind: ch, value: ch, line }); i += 1; continue; }
+    if (SPACE.has(ch)) {
+      if (ch === '\n') line += 1;
+      i += 1;
+      continue;
+    }
+    if (ch === '#') {
+      while (i < text.length && text[i] !== '\n') i += 1;
+      continue;
+    }
+    if (ch === ';' || ch === '{' || ch === '}') {
+      out.push({ kind: ch, value: ch, line });
+      i += 1;
+      continue;
+    }
     if (ch === '"' || ch === "'") {
       const [t, next, at] = quoted(text, i, line);
       out.push(t);
@@ -101,11 +124,17 @@ export function statements(tokens: readonly Token[]): Statement[] {
       if (t.kind !== 'word') throw new SnippetSyntaxError(`${JSON.stringify(t.value)} where a directive name belongs`, t.line);
       const args: Token[] = [];
       k += 1;
-      while (k < tokens.length && (tokens[k]?.kind === 'word' || tokens[k]?.kind === 'string')) { args.push(tokens[k] as Token); k += 1; }
+      while (k < tokens.length && (tokens[k]?.kind === 'word' || tokens[k]?.kind === 'string')) {
+        args.push(tokens[k] as Token);
+        k += 1;
+      }
       const end = tokens[k];
       if (end === undefined) throw new SnippetSyntaxError(`directive ${t.value} is not ended by ";" (it would swallow the next line Portico writes)`, t.line);
       k += 1;
-      if (end.kind === ';') { list.push({ name: t.value, args, line: t.line }); continue; }
+      if (end.kind === ';') {
+        list.push({ name: t.value, args, line: t.line });
+        continue;
+      }
       if (end.kind !== '{') throw new SnippetSyntaxError(`unexpected "}" in directive ${t.value}`, end.line);
       const block = read(depth + 1);
       if (tokens[k - 1]?.kind !== '}') throw new SnippetSyntaxError(`the block of ${t.value} is not closed`, t.line);

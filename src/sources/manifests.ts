@@ -22,15 +22,25 @@ export class ManifestSource {
   /** First time each object was seen: its creationTimestamp when the manifest gives none. */
   private readonly firstSeen = new Map<string, string>();
 
-  constructor(private readonly dir: string, private readonly store: Store, private readonly log: Logger) {}
+  constructor(
+    private readonly dir: string,
+    private readonly store: Store,
+    private readonly log: Logger,
+  ) {}
 
   /** Reads the folder once (throws if it cannot be read), then watches it. */
   async start(): Promise<void> {
     await this.read();
-    this.watcher = watch(this.dir, { persistent: false }, () => { this.schedule(); });
-    this.watcher.on('error', (err) => { this.log.warn({ err: err.message }, 'manifest folder watch failed; polling continues'); });
+    this.watcher = watch(this.dir, { persistent: false }, () => {
+      this.schedule();
+    });
+    this.watcher.on('error', (err) => {
+      this.log.warn({ err: err.message }, 'manifest folder watch failed; polling continues');
+    });
     // inotify misses a folder replaced as a whole; a cheap signature poll catches what it misses.
-    this.poll = setInterval(() => { void this.checkSignature(); }, 500);
+    this.poll = setInterval(() => {
+      void this.checkSignature();
+    }, 500);
     this.poll.unref();
   }
 
@@ -42,28 +52,39 @@ export class ManifestSource {
 
   private schedule(): void {
     if (this.debounce) clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => { this.reading = this.reading.then(() => this.read()).catch((err: unknown) => {
-      this.log.error({ err: String(err), dir: this.dir }, 'cannot read the manifest folder; keeping the last objects');
-    }); }, 50);
+    this.debounce = setTimeout(() => {
+      this.reading = this.reading
+        .then(() => this.read())
+        .catch((err: unknown) => {
+          this.log.error({ err: String(err), dir: this.dir }, 'cannot read the manifest folder; keeping the last objects');
+        });
+    }, 50);
   }
 
   private async files(): Promise<string[]> {
     const entries = await readdir(this.dir, { withFileTypes: true });
-    return entries.filter((e) => e.isFile() && EXTENSIONS.test(e.name) && !e.name.startsWith('.')).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isFile() && EXTENSIONS.test(e.name) && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort();
   }
 
   private async currentSignature(names: readonly string[]): Promise<string> {
-    const parts = await Promise.all(names.map(async (n) => {
-      const s = await stat(join(this.dir, n)).catch(() => undefined);
-      return s ? `${n}:${s.size}:${s.mtimeMs}:${s.ino}` : n;
-    }));
+    const parts = await Promise.all(
+      names.map(async (n) => {
+        const s = await stat(join(this.dir, n)).catch(() => undefined);
+        return s ? `${n}:${s.size}:${s.mtimeMs}:${s.ino}` : n;
+      }),
+    );
     return parts.join('|');
   }
 
   private async checkSignature(): Promise<void> {
     try {
-      if (await this.currentSignature(await this.files()) !== this.signature) this.schedule();
-    } catch { /* the folder is being replaced; the next tick sees it */ }
+      if ((await this.currentSignature(await this.files())) !== this.signature) this.schedule();
+    } catch {
+      /* the folder is being replaced; the next tick sees it */
+    }
   }
 
   private async read(): Promise<void> {

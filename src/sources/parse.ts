@@ -53,7 +53,9 @@ function collect(value: unknown, where: string, out: ParseResult): void {
   }
   const kind = value['kind'];
   if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(value['items'])) {
-    value['items'].forEach((item, i) => { collect(item, `${where} items[${i}]`, out); });
+    value['items'].forEach((item, i) => {
+      collect(item, `${where} items[${i}]`, out);
+    });
     return;
   }
   if (typeof kind !== 'string' || kind === '') {
@@ -83,7 +85,11 @@ export function parseManifests(file: string, text: string): ParseResult {
   // A .json file that JSON.parse reads is read that way; one it refuses goes to the YAML parser for line numbers.
   if (file.endsWith('.json')) {
     let value: unknown;
-    try { value = JSON.parse(text); } catch { value = undefined; }
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
     if (value !== undefined) {
       collect(value, `${file}:1`, out);
       return out;

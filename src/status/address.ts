@@ -25,8 +25,7 @@ const REVISION_LABELS = new Set(['pod-template-hash', 'controller-revision-hash'
 /** The pods in `pods` that carry every label of `self` (but the revision labels): the replicas of this controller. */
 export function controllerPods(self: Pod, pods: readonly Pod[]): Pod[] {
   const want = Object.entries(self.metadata?.labels ?? {}).filter(([k]) => !REVISION_LABELS.has(k));
-  return pods.filter((p) => p.metadata?.namespace === self.metadata?.namespace
-    && want.every(([k, v]) => p.metadata?.labels?.[k] === v));
+  return pods.filter((p) => p.metadata?.namespace === self.metadata?.namespace && want.every(([k, v]) => p.metadata?.labels?.[k] === v));
 }
 
 /** An IP literal becomes `ip`, anything else `hostname` (ingress-nginx's nameOrIPToLoadBalancerIngress). */
@@ -73,12 +72,11 @@ function fromService(svc: Service): StatusAddress[] {
 /** ExternalIP, then InternalIP; only InternalIP with --report-node-internal-ip-address. */
 function nodeAddress(node: Node, useInternalIp: boolean): string | undefined {
   const of = (type: string): string | undefined => (node.status?.addresses ?? []).find((a) => a.type === type && a.address !== '')?.address;
-  return useInternalIp ? of('InternalIP') : of('ExternalIP') ?? of('InternalIP');
+  return useInternalIp ? of('InternalIP') : (of('ExternalIP') ?? of('InternalIP'));
 }
 
 function isReady(pod: Pod): boolean {
-  return pod.status?.phase === 'Running' && pod.metadata?.deletionTimestamp === undefined
-    && (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return pod.status?.phase === 'Running' && pod.metadata?.deletionTimestamp === undefined && (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
 /**

@@ -5,8 +5,16 @@ export type ChangeListener = (kind: Kind) => void;
 
 /** The snapshot's field for each kind (the shape the model reads; the store does not import the model). */
 const FIELDS = {
-  ingresses: 'Ingress', ingressClasses: 'IngressClass', services: 'Service', endpointSlices: 'EndpointSlice', secrets: 'Secret',
-  configMaps: 'ConfigMap', gatewayClasses: 'GatewayClass', gateways: 'Gateway', httpRoutes: 'HTTPRoute', referenceGrants: 'ReferenceGrant',
+  ingresses: 'Ingress',
+  ingressClasses: 'IngressClass',
+  services: 'Service',
+  endpointSlices: 'EndpointSlice',
+  secrets: 'Secret',
+  configMaps: 'ConfigMap',
+  gatewayClasses: 'GatewayClass',
+  gateways: 'Gateway',
+  httpRoutes: 'HTTPRoute',
+  referenceGrants: 'ReferenceGrant',
   namespaces: 'Namespace',
 } as const satisfies Record<string, Kind>;
 
@@ -70,11 +78,16 @@ export class Store<S extends SnapshotShape = SnapshotShape> {
       if (!old || rv === undefined || old.metadata?.resourceVersion !== rv) dirty = true;
     }
     if (!dirty) return false;
-    this.objects.set(kind, new Map([...next].map(([k, o]) => {
-      const old = table.get(k);
-      const same = old && o.metadata?.resourceVersion !== undefined && old.metadata?.resourceVersion === o.metadata.resourceVersion;
-      return [k, same ? old : trim(o)] as const;
-    })));
+    this.objects.set(
+      kind,
+      new Map(
+        [...next].map(([k, o]) => {
+          const old = table.get(k);
+          const same = old && o.metadata?.resourceVersion !== undefined && old.metadata?.resourceVersion === o.metadata.resourceVersion;
+          return [k, same ? old : trim(o)] as const;
+        }),
+      ),
+    );
     this.changed(kind);
     return true;
   }

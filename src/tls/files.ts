@@ -39,7 +39,10 @@ export async function writeClientFiles(workDir: string, model: Model): Promise<n
   let written = 0;
   for (const [rel, content] of clientFiles(model)) {
     const path = join(workDir, rel);
-    const exists = await stat(path).then(() => true, () => false);
+    const exists = await stat(path).then(
+      () => true,
+      () => false,
+    );
     if (exists) continue;
     await writeAtomic(path, content);
     written += 1;
@@ -52,6 +55,7 @@ export async function pruneClientFiles(workDir: string, model: Model): Promise<v
   const keep = new Set([...clientFiles(model).keys()].map((rel) => rel.slice('ssl/'.length)));
   const names = await readdir(join(workDir, 'ssl')).catch(() => [] as string[]);
   for (const name of names) {
-    if ((/^(ca|crl|proxy-client)-[0-9a-f]+\.pem$/.test(name) || /^(ticket-[0-9a-f]+\.key|dhparam-[0-9a-f]+\.pem)$/.test(name)) && !keep.has(name)) await rm(join(workDir, 'ssl', name), { force: true });
+    if ((/^(ca|crl|proxy-client)-[0-9a-f]+\.pem$/.test(name) || /^(ticket-[0-9a-f]+\.key|dhparam-[0-9a-f]+\.pem)$/.test(name)) && !keep.has(name))
+      await rm(join(workDir, 'ssl', name), { force: true });
   }
 }

@@ -33,8 +33,7 @@ export async function makeSelfSigned(workDir: string, openssl = 'openssl'): Prom
   await writeFile(`${keyFile}.tmp`, keyPem, { mode: 0o600 });
   await rename(`${keyFile}.tmp`, keyFile);
   try {
-    await run(openssl, ['req', '-x509', '-new', '-key', keyFile, '-days', '3650', '-subj', SUBJECT,
-      '-addext', 'subjectAltName=DNS:ingress.local', '-out', `${crtFile}.tmp`], { timeout: 30_000 });
+    await run(openssl, ['req', '-x509', '-new', '-key', keyFile, '-days', '3650', '-subj', SUBJECT, '-addext', 'subjectAltName=DNS:ingress.local', '-out', `${crtFile}.tmp`], { timeout: 30_000 });
   } catch (err) {
     throw new PorticoError(ErrorCodes.TLS_SETUP_FAILED, `could not make the self-signed default certificate with ${openssl}: ${errorMessage(err)}`);
   }

@@ -43,9 +43,7 @@ export interface AdmissionReviewReply {
 }
 
 /** An answer to one HTTP request: a review reply, or a 400 for a body that is not an AdmissionReview v1. */
-export type ReviewOutcome =
-  | { readonly ok: true; readonly reply: AdmissionReviewReply; readonly verdict: Verdict }
-  | { readonly ok: false; readonly error: string };
+export type ReviewOutcome = { readonly ok: true; readonly reply: AdmissionReviewReply; readonly verdict: Verdict } | { readonly ok: false; readonly error: string };
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

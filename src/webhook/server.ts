@@ -64,7 +64,10 @@ async function readBody(req: IncomingMessage, res: ServerResponse): Promise<stri
 }
 
 async function handle(opts: WebhookOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (req.method !== 'POST') { send(res, 405, 'only POST of an AdmissionReview\n', 'text/plain'); return; }
+  if (req.method !== 'POST') {
+    send(res, 405, 'only POST of an AdmissionReview\n', 'text/plain');
+    return;
+  }
   const text = await readBody(req, res);
   if (text === undefined) return;
   const started = performance.now();
@@ -76,7 +79,10 @@ async function handle(opts: WebhookOptions, req: IncomingMessage, res: ServerRes
     return;
   }
   const outcome = opts.review ? await opts.review(body, opts.snapshot()) : reviewAdmission(body, opts.snapshot(), opts.checker);
-  if (!outcome.ok) { send(res, 400, `${outcome.error}\n`, 'text/plain'); return; }
+  if (!outcome.ok) {
+    send(res, 400, `${outcome.error}\n`, 'text/plain');
+    return;
+  }
   const ms = Math.round((performance.now() - started) * 10) / 10;
   const v = outcome.verdict;
   if (v.allowed) opts.log.debug({ uid: outcome.reply.response.uid, why: v.why, ms }, 'admission allowed');
@@ -97,26 +103,39 @@ export async function startWebhook(opts: WebhookOptions): Promise<Webhook> {
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host || undefined, () => { server.off('error', reject); resolve(); });
+    server.listen(opts.port, opts.host || undefined, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const every = opts.reloadIntervalMs ?? 60_000;
-  const timer = every > 0 ? setInterval(() => {
-    readPair(opts.certFile, opts.keyFile).then((next) => {
-      if (next.cert.equals(pair.cert) && next.key.equals(pair.key)) return;
-      server.setSecureContext(next); // throws on a mismatched pair (mid-rotation): the old one keeps serving
-      pair = next;
-      opts.log.info('validating webhook certificate reloaded');
-    }).catch((err: unknown) => { opts.log.warn({ err: errorMessage(err) }, 'validating webhook certificate not reloaded'); });
-  }, every) : undefined;
+  const timer =
+    every > 0
+      ? setInterval(() => {
+          readPair(opts.certFile, opts.keyFile)
+            .then((next) => {
+              if (next.cert.equals(pair.cert) && next.key.equals(pair.key)) return;
+              server.setSecureContext(next); // throws on a mismatched pair (mid-rotation): the old one keeps serving
+              pair = next;
+              opts.log.info('validating webhook certificate reloaded');
+            })
+            .catch((err: unknown) => {
+              opts.log.warn({ err: errorMessage(err) }, 'validating webhook certificate not reloaded');
+            });
+        }, every)
+      : undefined;
   timer?.unref();
   const port = (server.address() as AddressInfo).port;
   opts.log.info({ port, host: opts.host || '(all)' }, 'validating admission webhook listening');
   return {
     port,
-    close: () => new Promise<void>((resolve) => {
-      if (timer) clearInterval(timer);
-      server.close(() => { resolve(); });
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (timer) clearInterval(timer);
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
   };
 }

@@ -6,17 +6,15 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CoordinationV1Api, CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig, NetworkingV1Api, PatchStrategy, VersionApi,
-  setHeaderOptions, type V1Ingress,
-} from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, DiscoveryV1Api, EventsV1Api, KubeConfig, NetworkingV1Api, PatchStrategy, VersionApi, setHeaderOptions, type V1Ingress } from '@kubernetes/client-node';
 import { failure, plain, startDouble } from './helpers.js';
 
 function ingress(name: string, host = 'a.example.com'): V1Ingress {
   return {
-    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name, namespace: 'web', labels: { app: name } },
-    spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix',
-      backend: { service: { name: 'svc', port: { number: 80 } } } }] } }] },
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name, namespace: 'web', labels: { app: name } },
+    spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'svc', port: { number: 80 } } } }] } }] },
   };
 }
 
@@ -33,7 +31,10 @@ void test('create sets server fields; get, list and 404 follow the conventions',
   assert.equal(got.metadata?.resourceVersion, created.metadata?.resourceVersion);
   await net.createNamespacedIngress({ namespace: 'other', body: { ...ingress('two'), metadata: { name: 'two' } } });
   const all = await net.listIngressForAllNamespaces();
-  assert.deepEqual(all.items.map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`), ['other/two', 'web/one']);
+  assert.deepEqual(
+    all.items.map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`),
+    ['other/two', 'web/one'],
+  );
   assert.equal(all.metadata?.resourceVersion, api.resourceVersion);
   const inWeb = await net.listNamespacedIngress({ namespace: 'web' });
   assert.equal(inWeb.items.length, 1);
@@ -57,14 +58,12 @@ void test('update with a stale resourceVersion is a 409 Conflict; generation fol
   t.after(() => api.stop());
   const net = kc.makeApiClient(NetworkingV1Api);
   const v1 = await net.createNamespacedIngress({ namespace: 'web', body: ingress('one') });
-  const labelled = await net.replaceNamespacedIngress({ name: 'one', namespace: 'web',
-    body: { ...v1, metadata: { ...v1.metadata, labels: { app: 'x' } } } });
+  const labelled = await net.replaceNamespacedIngress({ name: 'one', namespace: 'web', body: { ...v1, metadata: { ...v1.metadata, labels: { app: 'x' } } } });
   assert.equal(labelled.metadata?.generation, 1, 'metadata changes do not bump generation');
   const stale = await failure(net.replaceNamespacedIngress({ name: 'one', namespace: 'web', body: v1 }));
   assert.deepEqual([stale.code, stale.reason], [409, 'Conflict']);
   assert.match(stale.message, /the object has been modified/);
-  const moved = await net.replaceNamespacedIngress({ name: 'one', namespace: 'web',
-    body: { ...ingress('one', 'b.example.com'), metadata: { ...labelled.metadata } } });
+  const moved = await net.replaceNamespacedIngress({ name: 'one', namespace: 'web', body: { ...ingress('one', 'b.example.com'), metadata: { ...labelled.metadata } } });
   assert.equal(moved.metadata?.generation, 2);
   assert.ok(Number(moved.metadata?.resourceVersion) > Number(labelled.metadata?.resourceVersion));
   const same = await net.replaceNamespacedIngress({ name: 'one', namespace: 'web', body: moved });
@@ -86,11 +85,9 @@ void test('invalid bodies are 422 Invalid or 400 BadRequest', async (t) => {
   assert.equal(badName.code, 422);
   const noName = await failure(core.createNamespacedConfigMap({ namespace: 'web', body: { metadata: {} } }));
   assert.equal(noName.code, 422);
-  const wrongNs = await failure(core.createNamespacedConfigMap({ namespace: 'web',
-    body: { metadata: { name: 'x', namespace: 'elsewhere' } } }));
+  const wrongNs = await failure(core.createNamespacedConfigMap({ namespace: 'web', body: { metadata: { name: 'x', namespace: 'elsewhere' } } }));
   assert.deepEqual([wrongNs.code, wrongNs.reason], [400, 'BadRequest']);
-  const raw = await fetch(`${api.url}/api/v1/namespaces/web/configmaps`, { method: 'POST', body: '{not json',
-    headers: { 'Content-Type': 'application/json' } });
+  const raw = await fetch(`${api.url}/api/v1/namespaces/web/configmaps`, { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } });
   assert.equal(raw.status, 400);
   assert.equal(((await raw.json()) as { kind: string }).kind, 'Status');
 });
@@ -100,22 +97,28 @@ void test('merge, strategic-merge and JSON patches; a patch carrying an old reso
   t.after(() => api.stop());
   const core = kc.makeApiClient(CoreV1Api);
   const cm = await core.createNamespacedConfigMap({ namespace: 'web', body: { metadata: { name: 'cfg' }, data: { a: '1', b: '2' } } });
-  const merged = await core.patchNamespacedConfigMap({ name: 'cfg', namespace: 'web', body: { data: { a: null, c: '3' } } },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const merged = await core.patchNamespacedConfigMap({ name: 'cfg', namespace: 'web', body: { data: { a: null, c: '3' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
   assert.deepEqual(merged.data, { b: '2', c: '3' });
-  const strategic = await core.patchNamespacedConfigMap({ name: 'cfg', namespace: 'web', body: { data: { d: '4' } } },
-    setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
+  const strategic = await core.patchNamespacedConfigMap({ name: 'cfg', namespace: 'web', body: { data: { d: '4' } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
   assert.deepEqual(strategic.data, { b: '2', c: '3', d: '4' });
-  const json = await core.patchNamespacedConfigMap({ name: 'cfg', namespace: 'web',
-    body: [{ op: 'test', path: '/data/b', value: '2' }, { op: 'replace', path: '/data/b', value: 'two' },
-      { op: 'remove', path: '/data/c' }] });
+  const json = await core.patchNamespacedConfigMap({
+    name: 'cfg',
+    namespace: 'web',
+    body: [
+      { op: 'test', path: '/data/b', value: '2' },
+      { op: 'replace', path: '/data/b', value: 'two' },
+      { op: 'remove', path: '/data/c' },
+    ],
+  });
   assert.deepEqual(json.data, { b: 'two', d: '4' });
-  const failedTest = await failure(core.patchNamespacedConfigMap({ name: 'cfg', namespace: 'web',
-    body: [{ op: 'test', path: '/data/b', value: 'nope' }] }));
+  const failedTest = await failure(core.patchNamespacedConfigMap({ name: 'cfg', namespace: 'web', body: [{ op: 'test', path: '/data/b', value: 'nope' }] }));
   assert.equal(failedTest.code, 422);
-  const stale = await failure(core.patchNamespacedConfigMap({ name: 'cfg', namespace: 'web',
-    body: { metadata: { resourceVersion: cm.metadata?.resourceVersion }, data: { e: '5' } } },
-  setHeaderOptions('Content-Type', PatchStrategy.MergePatch)));
+  const stale = await failure(
+    core.patchNamespacedConfigMap(
+      { name: 'cfg', namespace: 'web', body: { metadata: { resourceVersion: cm.metadata?.resourceVersion }, data: { e: '5' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    ),
+  );
   assert.deepEqual([stale.code, stale.reason], [409, 'Conflict']);
   const missing = await failure(core.patchNamespacedConfigMap({ name: 'gone', namespace: 'web', body: [] }));
   assert.equal(missing.code, 404);
@@ -129,34 +132,38 @@ void test('the Ingress status subresource writes only status, and main writes ig
   const created = await net.createNamespacedIngress({ namespace: 'web', body });
   assert.deepEqual(plain(created.status ?? {}), {}, 'status is not set by create');
   const lb = { loadBalancer: { ingress: [{ ip: '10.0.0.1' }] } };
-  const withStatus = await net.replaceNamespacedIngressStatus({ name: 'one', namespace: 'web',
-    body: { ...ingress('one', 'changed.example.com'), metadata: { ...created.metadata, labels: { x: 'y' } }, status: lb } });
+  const withStatus = await net.replaceNamespacedIngressStatus({
+    name: 'one',
+    namespace: 'web',
+    body: { ...ingress('one', 'changed.example.com'), metadata: { ...created.metadata, labels: { x: 'y' } }, status: lb },
+  });
   assert.deepEqual(plain(withStatus.status), lb);
   assert.equal(withStatus.spec?.rules?.[0]?.host, 'a.example.com', 'a status write does not change spec');
   assert.deepEqual(withStatus.metadata?.labels, { app: 'one' }, 'a status write does not change metadata');
   assert.equal(withStatus.metadata?.generation, 1);
-  const patched = await net.patchNamespacedIngressStatus({ name: 'one', namespace: 'web',
-    body: { status: { loadBalancer: { ingress: [{ hostname: 'lb.example.com' }] } }, spec: { rules: [] } } },
-  setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const patched = await net.patchNamespacedIngressStatus(
+    { name: 'one', namespace: 'web', body: { status: { loadBalancer: { ingress: [{ hostname: 'lb.example.com' }] } }, spec: { rules: [] } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
   assert.deepEqual(plain(patched.status?.loadBalancer?.ingress), [{ hostname: 'lb.example.com' }]);
   assert.equal(patched.spec?.rules?.length, 1);
   const main = await net.replaceNamespacedIngress({ name: 'one', namespace: 'web', body: { ...patched, status: {} } });
   assert.deepEqual(plain(main.status?.loadBalancer?.ingress), [{ hostname: 'lb.example.com' }], 'main writes keep status');
   const statusWrites = api.writes('Ingress').filter((w) => w.subresource === 'status');
-  assert.deepEqual(statusWrites.map((w) => w.verb), ['update', 'patch']);
+  assert.deepEqual(
+    statusWrites.map((w) => w.verb),
+    ['update', 'patch'],
+  );
 });
 
 void test('delete returns the object, honours preconditions, and answers 404 afterwards', async (t) => {
   const { api, kc } = await startDouble();
   t.after(() => api.stop());
   const core = kc.makeApiClient(CoreV1Api);
-  const svc = await core.createNamespacedService({ namespace: 'web',
-    body: { metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } } });
-  const pre = await failure(core.deleteNamespacedService({ name: 'svc', namespace: 'web',
-    body: { preconditions: { resourceVersion: '1' } } }));
+  const svc = await core.createNamespacedService({ namespace: 'web', body: { metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } } });
+  const pre = await failure(core.deleteNamespacedService({ name: 'svc', namespace: 'web', body: { preconditions: { resourceVersion: '1' } } }));
   assert.deepEqual([pre.code, pre.reason], [409, 'Conflict']);
-  await core.deleteNamespacedService({ name: 'svc', namespace: 'web',
-    body: { preconditions: { uid: svc.metadata?.uid ?? '' } } });
+  await core.deleteNamespacedService({ name: 'svc', namespace: 'web', body: { preconditions: { uid: svc.metadata?.uid ?? '' } } });
   assert.equal((await failure(core.readNamespacedService({ name: 'svc', namespace: 'web' }))).code, 404);
   assert.equal((await failure(core.deleteNamespacedService({ name: 'svc', namespace: 'web' }))).code, 404);
 });
@@ -165,9 +172,13 @@ void test('selectors and pagination on lists', async (t) => {
   const { api, kc } = await startDouble();
   t.after(() => api.stop());
   const core = kc.makeApiClient(CoreV1Api);
-  for (const [name, tier] of [['a', 'front'], ['b', 'back'], ['c', 'front'], ['d', 'none']] as const) {
-    api.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'web', labels: { tier } },
-      type: tier === 'none' ? 'kubernetes.io/tls' : 'Opaque' });
+  for (const [name, tier] of [
+    ['a', 'front'],
+    ['b', 'back'],
+    ['c', 'front'],
+    ['d', 'none'],
+  ] as const) {
+    api.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'web', labels: { tier } }, type: tier === 'none' ? 'kubernetes.io/tls' : 'Opaque' });
   }
   const names = (l: { items: { metadata?: { name?: string } }[] }) => l.items.map((i) => i.metadata?.name);
   assert.deepEqual(names(await core.listNamespacedSecret({ namespace: 'web', labelSelector: 'tier=front' })), ['a', 'c']);
@@ -195,37 +206,50 @@ void test('Leases, both Event APIs, EndpointSlices, Namespaces, and read-only Po
   const { api, kc } = await startDouble();
   t.after(() => api.stop());
   const coord = kc.makeApiClient(CoordinationV1Api);
-  const lease = await coord.createNamespacedLease({ namespace: 'kube-system',
-    body: { metadata: { name: 'portico-leader' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } } });
-  const renewed = await coord.replaceNamespacedLease({ name: 'portico-leader', namespace: 'kube-system',
-    body: { ...lease, spec: { ...lease.spec, holderIdentity: 'b', renewTime: new Date() } } });
+  const lease = await coord.createNamespacedLease({ namespace: 'kube-system', body: { metadata: { name: 'portico-leader' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } } });
+  const renewed = await coord.replaceNamespacedLease({ name: 'portico-leader', namespace: 'kube-system', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'b', renewTime: new Date() } } });
   assert.equal(renewed.spec?.holderIdentity, 'b');
   const lost = await failure(coord.replaceNamespacedLease({ name: 'portico-leader', namespace: 'kube-system', body: lease }));
   assert.equal(lost.code, 409, 'a second candidate holding the old resourceVersion loses');
 
   const core = kc.makeApiClient(CoreV1Api);
-  const ev = await core.createNamespacedEvent({ namespace: 'web', body: { metadata: { generateName: 'one.' },
-    involvedObject: { kind: 'Ingress', name: 'one', namespace: 'web' }, reason: 'Sync', message: 'ok', type: 'Normal' } });
+  const ev = await core.createNamespacedEvent({
+    namespace: 'web',
+    body: { metadata: { generateName: 'one.' }, involvedObject: { kind: 'Ingress', name: 'one', namespace: 'web' }, reason: 'Sync', message: 'ok', type: 'Normal' },
+  });
   assert.match(ev.metadata?.name ?? '', /^one\.[0-9a-f]{5}$/);
-  const events = await kc.makeApiClient(EventsV1Api).createNamespacedEvent({ namespace: 'web', body: {
-    metadata: { name: 'one.2' }, eventTime: new Date(), reportingController: 'portico', reportingInstance: 'p-1',
-    action: 'Sync', reason: 'Sync', regarding: { kind: 'Ingress', name: 'one', namespace: 'web' }, type: 'Normal' } });
+  const events = await kc
+    .makeApiClient(EventsV1Api)
+    .createNamespacedEvent({
+      namespace: 'web',
+      body: {
+        metadata: { name: 'one.2' },
+        eventTime: new Date(),
+        reportingController: 'portico',
+        reportingInstance: 'p-1',
+        action: 'Sync',
+        reason: 'Sync',
+        regarding: { kind: 'Ingress', name: 'one', namespace: 'web' },
+        type: 'Normal',
+      },
+    });
   assert.equal(events.reportingController, 'portico');
   assert.equal(api.writes('events.k8s.io/v1/Event').length, 1);
   assert.equal(api.writes('Event').length, 1);
 
-  const slice = await kc.makeApiClient(DiscoveryV1Api).createNamespacedEndpointSlice({ namespace: 'web', body: {
-    metadata: { name: 'svc-abc', labels: { 'kubernetes.io/service-name': 'svc' } }, addressType: 'IPv4',
-    endpoints: [{ addresses: ['10.1.0.1'] }], ports: [{ port: 8080 }] } });
+  const slice = await kc
+    .makeApiClient(DiscoveryV1Api)
+    .createNamespacedEndpointSlice({
+      namespace: 'web',
+      body: { metadata: { name: 'svc-abc', labels: { 'kubernetes.io/service-name': 'svc' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.0.1'] }], ports: [{ port: 8080 }] },
+    });
   assert.equal(slice.endpoints[0]?.addresses[0], '10.1.0.1');
   const ns = await core.createNamespace({ body: { metadata: { name: 'team-a', labels: { portico: 'yes' } } } });
   assert.equal(ns.status?.phase, 'Active');
   assert.equal((await core.listNamespace({ labelSelector: 'portico=yes' })).items.length, 1);
 
-  api.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' },
-    status: { addresses: [{ type: 'InternalIP', address: '192.168.0.10' }] } });
-  api.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'portico-0', namespace: 'ingress' },
-    spec: { nodeName: 'n1', containers: [] }, status: { podIP: '10.1.0.9' } });
+  api.put({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '192.168.0.10' }] } });
+  api.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'portico-0', namespace: 'ingress' }, spec: { nodeName: 'n1', containers: [] }, status: { podIP: '10.1.0.9' } });
   const pod = await core.readNamespacedPod({ name: 'portico-0', namespace: 'ingress' });
   assert.equal(pod.status?.podIP, '10.1.0.9');
   const node = await core.readNode({ name: pod.spec?.nodeName ?? '' });
@@ -252,5 +276,11 @@ void test('injected faults fail only the matching requests; requireNamespaces en
   await net.readNamespacedIngress({ name: 'one', namespace: 'web' }); // other requests are unaffected
   const ok = await net.replaceNamespacedIngressStatus({ name: 'one', namespace: 'web', body });
   assert.equal(ok.status?.loadBalancer?.ingress?.[0]?.ip, '10.0.0.1');
-  assert.deepEqual(api.writes('Ingress').filter((w) => w.subresource === 'status').map((w) => w.code), [500, 500, 200]);
+  assert.deepEqual(
+    api
+      .writes('Ingress')
+      .filter((w) => w.subresource === 'status')
+      .map((w) => w.code),
+    [500, 500, 200],
+  );
 });

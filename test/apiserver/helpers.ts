@@ -19,7 +19,7 @@ export async function startDouble(opts: ApiServerDoubleOptions = {}): Promise<St
 /** The HTTP code and Status body of a failed client-node call. */
 export function statusOf(err: unknown): { code: number; reason: string; message: string; kind: string } {
   const e = err as { code?: number; body?: unknown };
-  const body = typeof e.body === 'string' ? JSON.parse(e.body) as Record<string, unknown> : (e.body ?? {}) as Record<string, unknown>;
+  const body = typeof e.body === 'string' ? (JSON.parse(e.body) as Record<string, unknown>) : ((e.body ?? {}) as Record<string, unknown>);
   return { code: e.code ?? 0, reason: String(body.reason), message: String(body.message), kind: String(body.kind) };
 }
 
@@ -44,5 +44,5 @@ export async function until(pred: () => boolean, what: string, timeoutMs = 5000)
 
 /** client-node returns class instances (V1IngressStatus, ...); compare them as plain JSON. */
 export function plain(v: unknown): unknown {
-  return v === undefined ? undefined : JSON.parse(JSON.stringify(v)) as unknown;
+  return v === undefined ? undefined : (JSON.parse(JSON.stringify(v)) as unknown);
 }

@@ -7,9 +7,12 @@ import type { ApiServerDouble, KubeObject } from '../support/apiserver/index.js'
 import { startDouble, until } from './helpers.js';
 
 function ing(name: string, ns = 'web', host = `${name}.example.com`): KubeObject {
-  return { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name, namespace: ns },
-    spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix',
-      backend: { service: { name: 'svc', port: { number: 80 } } } }] } }] } };
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name, namespace: ns },
+    spec: { rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'svc', port: { number: 80 } } } }] } }] },
+  };
 }
 
 /** An informer on all Ingresses that logs its callbacks; restartOnError follows client-node's documented pattern. */
@@ -26,10 +29,17 @@ function ingressInformer(kc: KubeConfig, restartOnError = false) {
   informer.on(ERROR, (err) => {
     errors.push(err);
     if (!restartOnError || stopped) return;
-    const timer = setTimeout(() => { timers.delete(timer); void informer.start().catch(() => undefined); }, 50);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      void informer.start().catch(() => undefined);
+    }, 50);
     timers.add(timer);
   });
-  const cache = () => informer.list().map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}:${o.spec?.rules?.[0]?.host ?? ''}`).sort();
+  const cache = () =>
+    informer
+      .list()
+      .map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}:${o.spec?.rules?.[0]?.host ?? ''}`)
+      .sort();
   const stop = async () => {
     stopped = true;
     for (const t of timers) clearTimeout(t);
@@ -40,10 +50,13 @@ function ingressInformer(kc: KubeConfig, restartOnError = false) {
 
 /** What the double holds, in the same shape as the informer cache. */
 function truth(api: ApiServerDouble): string[] {
-  return api.list('Ingress').map((o) => {
-    const spec = o.spec as { rules?: { host?: string }[] } | undefined;
-    return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}:${spec?.rules?.[0]?.host ?? ''}`;
-  }).sort();
+  return api
+    .list('Ingress')
+    .map((o) => {
+      const spec = o.spec as { rules?: { host?: string }[] } | undefined;
+      return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}:${spec?.rules?.[0]?.host ?? ''}`;
+    })
+    .sort();
 }
 
 const countVerb = (api: ApiServerDouble, verb: string) => api.requests().filter((r) => r.kind === 'Ingress' && r.verb === verb).length;

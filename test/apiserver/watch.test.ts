@@ -9,23 +9,34 @@ import { startDouble, until } from './helpers.js';
 
 interface Seen {
   type: string;
-  object: { kind?: string; apiVersion?: string; code?: number; reason?: string;
-    metadata?: { name?: string; resourceVersion?: string; labels?: Record<string, string> } };
+  object: { kind?: string; apiVersion?: string; code?: number; reason?: string; metadata?: { name?: string; resourceVersion?: string; labels?: Record<string, string> } };
 }
 
 /** A watch that records its events and how it ended; abort() it when done. */
 async function watch(kc: KubeConfig, path: string, query: Record<string, string>) {
   const events: Seen[] = [];
   let done: { err: unknown } | undefined;
-  const ctl = await new Watch(kc).watch(path, query, (type: string, object: Seen['object']) => {
-    events.push({ type, object });
-  }, (err: unknown) => { done = { err }; });
-  return { events, ended: () => done, abort: () => { ctl.abort(); } };
+  const ctl = await new Watch(kc).watch(
+    path,
+    query,
+    (type: string, object: Seen['object']) => {
+      events.push({ type, object });
+    },
+    (err: unknown) => {
+      done = { err };
+    },
+  );
+  return {
+    events,
+    ended: () => done,
+    abort: () => {
+      ctl.abort();
+    },
+  };
 }
 
 const names = (events: Seen[]) => events.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}`);
-const cm = (name: string, labels: Record<string, string> = {}) =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'web', labels }, data: { v: name } });
+const cm = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'web', labels }, data: { v: name } });
 
 void test('a watch from a list resourceVersion sees ADDED, MODIFIED and DELETED in order', async (t) => {
   const { api, kc } = await startDouble();
@@ -44,7 +55,11 @@ void test('a watch from a list resourceVersion sees ADDED, MODIFIED and DELETED 
   await until(() => w.events.length >= 4, '4 events');
   assert.deepEqual(names(w.events), ['ADDED a', 'MODIFIED a', 'DELETED a', 'ADDED b']);
   const rvs = w.events.map((e) => Number(e.object.metadata?.resourceVersion));
-  assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b), 'resourceVersions increase');
+  assert.deepEqual(
+    rvs,
+    [...rvs].sort((a, b) => a - b),
+    'resourceVersions increase',
+  );
   assert.equal(new Set(rvs).size, 4, 'the DELETED event carries the resourceVersion of the delete');
   assert.equal(w.events[0]?.object.kind, 'ConfigMap', 'watch objects carry kind and apiVersion');
 });
@@ -98,7 +113,10 @@ void test('expireResourceVersions sends open watches a 410 ERROR and makes every
   await api.waitForWatches(1);
   assert.equal(api.expireResourceVersions(), 1);
   await until(() => w.ended() !== undefined, 'the open watch to end');
-  assert.deepEqual(w.events.map((e) => [e.type, e.object.code]), [['ERROR', 410]]);
+  assert.deepEqual(
+    w.events.map((e) => [e.type, e.object.code]),
+    [['ERROR', 410]],
+  );
   const again = await watch(kc, '/api/v1/namespaces/web/configmaps', { resourceVersion: rv });
   await until(() => again.ended() !== undefined, 'a watch from the old resourceVersion to end');
   assert.equal(again.events[0]?.object.code, 410);

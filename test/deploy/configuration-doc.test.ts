@@ -15,6 +15,12 @@ void test('docs/configuration.md is up to date (regenerate: node dist/src/cli/co
 
 void test('it has a row for every flag and every ConfigMap key', () => {
   const doc = configurationMarkdown();
-  assert.deepEqual([...Object.keys(FLAGS), ...Object.keys(COMPAT_FLAGS)].filter((f) => !doc.includes(`| \`--${f}\` |`)), []);
-  assert.deepEqual(CONFIGMAP_KEYS.map((k) => k.key).filter((k) => !doc.includes(`| \`${k}\` |`)), []);
+  assert.deepEqual(
+    [...Object.keys(FLAGS), ...Object.keys(COMPAT_FLAGS)].filter((f) => !doc.includes(`| \`--${f}\` |`)),
+    [],
+  );
+  assert.deepEqual(
+    CONFIGMAP_KEYS.map((k) => k.key).filter((k) => !doc.includes(`| \`${k}\` |`)),
+    [],
+  );
 });

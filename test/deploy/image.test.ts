@@ -17,7 +17,13 @@ const CHROOT_RUN = join(REPO, 'test/deploy/chroot-run.sh');
 async function why(): Promise<string | false> {
   if (process.getuid?.() !== 0) return 'building a root filesystem and chroot need root (CI runs as root)';
   for (const tool of ['mmdebstrap', 'unshare', 'chroot']) {
-    if (await run('sh', ['-c', `command -v ${tool}`]).then(() => false, () => true)) return `${tool} is not installed (scripts/setup.sh installs mmdebstrap)`;
+    if (
+      await run('sh', ['-c', `command -v ${tool}`]).then(
+        () => false,
+        () => true,
+      )
+    )
+      return `${tool} is not installed (scripts/setup.sh installs mmdebstrap)`;
   }
   return false;
 }
@@ -75,18 +81,45 @@ describe('the image root filesystem', async () => {
     let proc: ChildProcess | undefined;
     try {
       let yaml = await readFile(join(REPO, 'examples/demo.yaml'), 'utf8');
-      backends.forEach((b, i) => { yaml = yaml.replaceAll(String(18081 + i), String(b.port)); });
+      backends.forEach((b, i) => {
+        yaml = yaml.replaceAll(String(18081 + i), String(b.port));
+      });
       await writeFile(join(demo, 'demo.yaml'), yaml);
       const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
-      proc = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', CHROOT_RUN, root, demo, '/usr/local/bin/node', '/app/bin/portico.js',
-        '--manifests', '/demo', '--http-port', String(http), '--https-port', String(https), '--healthz-port', String(healthz),
-        '--status-port', String(status), '--work-dir', '/tmp/portico'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      proc = spawn(
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          'sh',
+          CHROOT_RUN,
+          root,
+          demo,
+          '/usr/local/bin/node',
+          '/app/bin/portico.js',
+          '--manifests',
+          '/demo',
+          '--http-port',
+          String(http),
+          '--https-port',
+          String(https),
+          '--healthz-port',
+          String(healthz),
+          '--status-port',
+          String(status),
+          '--work-dir',
+          '/tmp/portico',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       const output: string[] = [];
       proc.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
       proc.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
       const exited = new Promise<number | null>((resolve) => proc?.once('exit', resolve));
-      await until('/healthz in the chroot', async () => (await get(healthz, 'localhost', '/healthz')).status === 200, 30_000)
-        .catch((err: unknown) => { throw new Error(`${String(err)}\n${output.join('').slice(-3000)}`); });
+      await until('/healthz in the chroot', async () => (await get(healthz, 'localhost', '/healthz')).status === 200, 30_000).catch((err: unknown) => {
+        throw new Error(`${String(err)}\n${output.join('').slice(-3000)}`);
+      });
       assert.equal(await who(http, 'shop.example.com', '/'), 'web');
       assert.equal(await who(http, 'shop.example.com', '/api/items'), 'api');
       assert.equal(await who(http, 'shop.example.com', '/apix'), 'web');

@@ -30,12 +30,18 @@ export interface Obj {
 
 /** Every kind deploy/ may render, with its schema-checked model class (an unknown kind fails the test). */
 const MODELS: Readonly<Record<string, new (data: never) => { validate(): void }>> = {
-  'v1/Namespace': Namespace, 'v1/ServiceAccount': ServiceAccount, 'v1/ConfigMap': ConfigMap, 'v1/Service': Service,
+  'v1/Namespace': Namespace,
+  'v1/ServiceAccount': ServiceAccount,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Service': Service,
   'apps/v1/Deployment': Deployment,
-  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole, 'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
-  'rbac.authorization.k8s.io/v1/Role': Role, 'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'networking.k8s.io/v1/IngressClass': IngressClass,
-  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler, 'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': ValidatingWebhookConfiguration,
 };
 
@@ -68,5 +74,8 @@ export const idOf = (o: Obj): string => `${o.kind} ${o.metadata.namespace ?? ''}
 
 /** Whether kubectl (with kustomize) is on this machine. */
 export async function haveKubectl(): Promise<boolean> {
-  return run('kubectl', ['version', '--client'], { timeout: 20_000 }).then(() => true, () => false);
+  return run('kubectl', ['version', '--client'], { timeout: 20_000 }).then(
+    () => true,
+    () => false,
+  );
 }

@@ -19,16 +19,30 @@ const BUILDS = ['deploy', 'deploy/overlays/side-by-side', 'deploy/overlays/takeo
 const STOP_MS = 10_000;
 
 const COMMON = [
-  'Namespace /portico', 'ServiceAccount portico/portico', 'Role portico/portico', 'ClusterRole /portico', 'ClusterRole /portico-duties',
-  'RoleBinding portico/portico', 'ClusterRoleBinding /portico', 'ClusterRoleBinding /portico-duties', 'ConfigMap portico/portico',
-  'Service portico/portico', 'Service portico/portico-admission', 'Service portico/portico-metrics', 'Deployment portico/portico',
-  'HorizontalPodAutoscaler portico/portico', 'PodDisruptionBudget portico/portico', 'ValidatingWebhookConfiguration /portico',
+  'Namespace /portico',
+  'ServiceAccount portico/portico',
+  'Role portico/portico',
+  'ClusterRole /portico',
+  'ClusterRole /portico-duties',
+  'RoleBinding portico/portico',
+  'ClusterRoleBinding /portico',
+  'ClusterRoleBinding /portico-duties',
+  'ConfigMap portico/portico',
+  'Service portico/portico',
+  'Service portico/portico-admission',
+  'Service portico/portico-metrics',
+  'Deployment portico/portico',
+  'HorizontalPodAutoscaler portico/portico',
+  'PodDisruptionBudget portico/portico',
+  'ValidatingWebhookConfiguration /portico',
   'ConfigMap portico/portico-grafana-dashboard',
 ];
 
 /** A rendered object seen through its kubernetes-types type. */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
-function cast<T>(o: Obj): T { return o as unknown as T; }
+function cast<T>(o: Obj): T {
+  return o as unknown as T;
+}
 
 /** The container's args as Portico parses them, $(VAR) expanded as the kubelet does from the downward API. */
 function portico(objs: readonly Obj[]): { d: Deployment; args: string[]; config: ReturnType<typeof parseFlags> } {
@@ -45,7 +59,7 @@ function portico(objs: readonly Obj[]): { d: Deployment; args: string[]; config:
 }
 
 const CLASSES: Readonly<Record<string, readonly [string, string]>> = {
-  'deploy': ['portico.dev/ingress-controller', 'portico'],
+  deploy: ['portico.dev/ingress-controller', 'portico'],
   'deploy/overlays/side-by-side': ['portico.dev/ingress-controller', 'portico'],
   'deploy/overlays/takeover': ['k8s.io/ingress-nginx', 'nginx'],
 };
@@ -55,13 +69,31 @@ function checkDeployment(b: string, objs: readonly Obj[]): void {
   const { d, config } = portico(objs);
   assert.deepEqual([config.controllerClass, config.ingressClass], CLASSES[b], b);
   const ic = objs.filter((o) => o.kind === 'IngressClass');
-  assert.deepEqual(ic.map((o) => (o['spec'] as { controller: string }).controller), [config.controllerClass], `${b}: the IngressClass names the controller served`);
+  assert.deepEqual(
+    ic.map((o) => (o['spec'] as { controller: string }).controller),
+    [config.controllerClass],
+    `${b}: the IngressClass names the controller served`,
+  );
   const pod = d.spec?.template.spec;
   const c = pod?.containers[0];
   assert.ok(pod && c);
   for (const probe of [c.readinessProbe, c.livenessProbe]) assert.deepEqual([probe?.httpGet?.path, probe?.httpGet?.port], ['/healthz', config.healthzPort]);
-  assert.deepEqual(c.env?.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath]), [['POD_NAME', 'metadata.name'], ['POD_NAMESPACE', 'metadata.namespace']]);
-  assert.deepEqual(c.ports?.map((p) => [p.name, p.containerPort]), [['http', config.httpPort], ['https', config.httpsPort], ['metrics', config.healthzPort], ['webhook', config.validatingWebhook?.port]]);
+  assert.deepEqual(
+    c.env?.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath]),
+    [
+      ['POD_NAME', 'metadata.name'],
+      ['POD_NAMESPACE', 'metadata.namespace'],
+    ],
+  );
+  assert.deepEqual(
+    c.ports?.map((p) => [p.name, p.containerPort]),
+    [
+      ['http', config.httpPort],
+      ['https', config.httpsPort],
+      ['metrics', config.healthzPort],
+      ['webhook', config.validatingWebhook?.port],
+    ],
+  );
   assert.deepEqual(c.securityContext, { runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } });
   assert.equal(pod.securityContext?.runAsNonRoot, true);
   assert.ok((pod.securityContext?.runAsUser ?? 0) > 0);
@@ -94,7 +126,10 @@ function checkReferences(b: string, objs: readonly Obj[]): void {
   const labels = d.spec?.template.metadata?.labels ?? {};
   const portNames = new Set(d.spec?.template.spec?.containers[0]?.ports?.map((p) => p.name));
   for (const s of objs.filter((o) => o.kind === 'Service').map((o) => cast<Service>(o))) {
-    assert.ok(Object.entries(s.spec?.selector ?? {}).every(([k, v]) => labels[k] === v), `${b}: Service ${s.metadata?.name} selects the pods`);
+    assert.ok(
+      Object.entries(s.spec?.selector ?? {}).every(([k, v]) => labels[k] === v),
+      `${b}: Service ${s.metadata?.name} selects the pods`,
+    );
     for (const p of s.spec?.ports ?? []) assert.ok(portNames.has(String(p.targetPort)), `${b}: ${s.metadata?.name} targets ${String(p.targetPort)}`);
   }
   assert.equal(cast<Service>(one(objs, 'Service', 'portico')).spec?.type, 'LoadBalancer');
@@ -139,12 +174,19 @@ describe('deploy/ with kubectl kustomize', async () => {
     const file = (await rbacDocs()).map((d) => JSON.stringify(d)).sort();
     const rbacKinds = new Set(['ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
     for (const [b, objs] of builds) {
-      const rendered = objs.filter((o) => rbacKinds.has(o.kind)).map((o) => {
-        const metadata = { ...o.metadata };
-        delete metadata.labels;
-        return JSON.stringify({ ...o, metadata });
-      }).sort();
-      assert.deepEqual(rendered.map((s) => JSON.parse(s) as unknown), file.map((s) => JSON.parse(s) as unknown), b);
+      const rendered = objs
+        .filter((o) => rbacKinds.has(o.kind))
+        .map((o) => {
+          const metadata = { ...o.metadata };
+          delete metadata.labels;
+          return JSON.stringify({ ...o, metadata });
+        })
+        .sort();
+      assert.deepEqual(
+        rendered.map((s) => JSON.parse(s) as unknown),
+        file.map((s) => JSON.parse(s) as unknown),
+        b,
+      );
       const { d } = portico(objs);
       assert.equal(d.spec?.template.spec?.serviceAccountName, 'portico', b);
       assert.equal(d.metadata?.namespace, one(objs, 'Role', 'portico').metadata.namespace, `${b}: Leases and pods are read in POD_NAMESPACE`);
@@ -168,7 +210,7 @@ describe('deploy/ with kubectl kustomize', async () => {
     }
   });
 
-  void test('the image is tagged with package.json\'s version', { skip }, async () => {
+  void test("the image is tagged with package.json's version", { skip }, async () => {
     const pkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
     for (const [b, objs] of builds) assert.match(portico(objs).d.spec?.template.spec?.containers[0]?.image ?? '', new RegExp(`:${pkg.version.replace(/\./g, '\\.')}$`), b);
   });

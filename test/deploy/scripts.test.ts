@@ -34,12 +34,19 @@ void test('the image installs every nginx and Lua package scripts/setup.sh insta
   const wanted = (/^PACKAGES=\(([^)]*)\)/m.exec(setup)?.[1] ?? '').split(/\s+/).filter((p) => /^(nginx|libnginx-|lua-)/.test(p));
   const image = (await readFile(join(REPO, 'image/packages.txt'), 'utf8')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
   assert.ok(wanted.length >= 5);
-  assert.deepEqual(wanted.filter((p) => !image.includes(p)), [], 'missing from image/packages.txt');
+  assert.deepEqual(
+    wanted.filter((p) => !image.includes(p)),
+    [],
+    'missing from image/packages.txt',
+  );
 });
 
-const jq = await run('jq', ['--version']).then(() => true, () => false);
+const jq = await run('jq', ['--version']).then(
+  () => true,
+  () => false,
+);
 
-void test('copy-ingress.jq: the copy is Portico\'s, named -portico, without server-set fields', { skip: jq ? false : 'jq is not installed' }, async () => {
+void test("copy-ingress.jq: the copy is Portico's, named -portico, without server-set fields", { skip: jq ? false : 'jq is not installed' }, async () => {
   const docs = parseAllDocuments(await readFile(join(REPO, 'test/fixtures/migrate/cluster/ingresses.yaml'), 'utf8')).map((d) => d.toJS() as Ingress);
   const old = docs.find((d) => d.metadata?.name === 'old');
   assert.ok(old);
@@ -47,18 +54,30 @@ void test('copy-ingress.jq: the copy is Portico\'s, named -portico, without serv
   const copy = await new Promise<Ingress>((resolve, reject) => {
     const p = spawn('jq', ['-f', join(REPO, 'deploy/overlays/side-by-side/copy-ingress.jq')]);
     let text = '';
-    p.stdout.on('data', (c: Buffer) => { text += c.toString(); });
-    p.on('exit', (code) => { if (code === 0) resolve(JSON.parse(text) as Ingress); else reject(new Error(`jq exited ${String(code)}`)); });
+    p.stdout.on('data', (c: Buffer) => {
+      text += c.toString();
+    });
+    p.on('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(text) as Ingress);
+      else reject(new Error(`jq exited ${String(code)}`));
+    });
     p.stdin.end(JSON.stringify(withServerFields));
   });
   assert.deepEqual(copy.metadata, {
-    name: 'old-portico', namespace: 'legacy', labels: { 'portico.dev/copy-of': 'old' },
+    name: 'old-portico',
+    namespace: 'legacy',
+    labels: { 'portico.dev/copy-of': 'old' },
     annotations: Object.fromEntries(Object.entries(old.metadata?.annotations ?? {}).filter(([k]) => k !== 'kubernetes.io/ingress.class')),
   });
   assert.equal(copy.status, undefined);
   assert.deepEqual(copy.spec?.rules, old.spec?.rules);
-  const portico = classSelector([{ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'portico' }, spec: { controller: 'portico.dev/ingress-controller' } }],
-    { controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false, defaultBackendService: undefined, loadBalance: 'round_robin' });
-  assert.equal(portico(copy), true, 'Portico\'s class serves the copy');
+  const portico = classSelector([{ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'portico' }, spec: { controller: 'portico.dev/ingress-controller' } }], {
+    controllerClass: 'portico.dev/ingress-controller',
+    ingressClass: 'portico',
+    watchIngressWithoutClass: false,
+    defaultBackendService: undefined,
+    loadBalance: 'round_robin',
+  });
+  assert.equal(portico(copy), true, "Portico's class serves the copy");
   assert.equal(portico(old), false, 'and not the original');
 });

@@ -16,7 +16,9 @@ describe('duties options', () => {
     put(c.api, route('app', 'app.test', 'one'));
   });
 
-  after(async () => { await c.stop(); });
+  after(async () => {
+    await c.stop();
+  });
 
   test('--update-status=false: no status write, no Lease, Events still recorded, exit 0', async () => {
     const p = await replica(c, 'solo', ['--update-status=false', '--publish-status-address', '203.0.113.7']);
@@ -40,7 +42,9 @@ describe('duties options', () => {
     assert.equal(statusWrites(c.api, 'app').length, 1);
     const lease = c.api.get('Lease', 'default', 'portico-leader') as unknown as { spec: { holderIdentity: string } };
     assert.match(lease.spec.holderIdentity, /-\d+$/);
-    const reloads = events(c.api, NS).filter((e) => e.reason === 'RELOAD').map((e) => e.regarding.name);
+    const reloads = events(c.api, NS)
+      .filter((e) => e.reason === 'RELOAD')
+      .map((e) => e.regarding.name);
     assert.deepEqual(reloads, ['solo'], 'only the first replica (which had POD_NAME) named its pod');
     assert.equal(await p.stop(), 0);
     assert.deepEqual(addressOf(c.api, 'app'), [{ ip: '203.0.113.7' }], 'kept: without its pod, Portico cannot know it was the last replica');

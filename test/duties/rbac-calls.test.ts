@@ -23,13 +23,16 @@ describe('RBAC against the calls Portico makes', () => {
     docs = await rbacDocs();
     c = await startCluster(['one'], ['default', NS]);
     put(c.api, route('app', 'app.test', 'one'));
-    for (const o of [gatewayClass('portico'), gateway('web', [{ name: 'http' }]), httpRoute('gw', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] })]) put(c.api, o);
+    for (const o of [gatewayClass('portico'), gateway('web', [{ name: 'http' }]), httpRoute('gw', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] })])
+      put(c.api, o);
     put(c.api, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }] } });
   });
 
-  after(async () => { await c.stop(); });
+  after(async () => {
+    await c.stop();
+  });
 
-  test('node addresses, a reload, the last replica\'s shutdown', async () => {
+  test("node addresses, a reload, the last replica's shutdown", async () => {
     c.api.clearRequests();
     const p = await replica(c, 'rbac-a', []);
     await until('status from the node', () => JSON.stringify(addressOf(c.api, 'app')) === '[{"ip":"203.0.113.9"}]', 10_000);
@@ -51,15 +54,23 @@ describe('RBAC against the calls Portico makes', () => {
   });
 
   test('every call is allowed, and every grant is used', () => {
-    const accesses = calls.flatMap((r) => { const a = accessOf(r); return a ? [a] : []; });
+    const accesses = calls.flatMap((r) => {
+      const a = accessOf(r);
+      return a ? [a] : [];
+    });
     assert.ok(accesses.length > 20, 'calls were recorded');
     assert.deepEqual([...new Set(accesses.filter((a) => !allows(docs, SA, a)).map(key))], [], 'calls RBAC would refuse');
     const used = new Set(accesses.map((a) => `${a.verb} ${a.group}/${a.resource}`));
-    const granted = docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role').flatMap((d) => (d.rules ?? []).flatMap((r) =>
-      r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${g}/${res}`)))));
-    assert.deepEqual(granted.filter((g) => !used.has(g) && !NOT_EXERCISED.has(g)), [], 'grants no call used');
+    const granted = docs
+      .filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role')
+      .flatMap((d) => (d.rules ?? []).flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${g}/${res}`)))));
+    assert.deepEqual(
+      granted.filter((g) => !used.has(g) && !NOT_EXERCISED.has(g)),
+      [],
+      'grants no call used',
+    );
     const ownNamespaceOnly = accesses.filter((a) => a.resource === 'pods' || a.resource === 'leases');
     assert.ok(ownNamespaceOnly.length > 0);
-    assert.deepEqual([...new Set(ownNamespaceOnly.map((a) => a.namespace))], [NS], 'pods and Leases are read in Portico\'s namespace');
+    assert.deepEqual([...new Set(ownNamespaceOnly.map((a) => a.namespace))], [NS], "pods and Leases are read in Portico's namespace");
   });
 });

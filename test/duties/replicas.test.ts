@@ -10,9 +10,7 @@ import { HolderLog, NS, addressOf, events, exited, holder, kill, overlaps, repli
 
 const TTL = 3000;
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const lb = (ip: string): unknown => ({
-  ...service('portico', NS), spec: { type: 'LoadBalancer', ports: [{ port: 80 }] }, status: { loadBalancer: { ingress: [{ ip }] } },
-});
+const lb = (ip: string): unknown => ({ ...service('portico', NS), spec: { type: 'LoadBalancer', ports: [{ port: 80 }] }, status: { loadBalancer: { ingress: [{ ip }] } } });
 const updatedLines = (p: Running): number => p.output.filter((l) => l.includes('"msg":"Ingress status updated"')).length;
 
 describe('duties with three replicas', () => {
@@ -30,11 +28,12 @@ describe('duties with three replicas', () => {
     put(c.api, route('app1', 'app1.test', 'one'));
     put(c.api, route('app2', 'app2.test', 'two'));
     put(c.api, ingress('theirs', { className: 'other', host: 'theirs.test', paths: [{ path: '/', type: 'Prefix', service: 'one' }] }));
-    put(c.api, ingress('bad', { className: 'portico', host: 'bad.test', paths: [{ path: '/', type: 'Prefix', service: 'one' }],
-      annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': 'lots' } }));
+    put(
+      c.api,
+      ingress('bad', { className: 'portico', host: 'bad.test', paths: [{ path: '/', type: 'Prefix', service: 'one' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': 'lots' } }),
+    );
     put(c.api, route('nosvc', 'nosvc.test', 'missing'));
-    put(c.api, ingress('late', { className: 'portico', host: 'app1.test', created: '2026-02-01T00:00:00Z',
-      paths: [{ path: '/', type: 'Prefix', service: 'two' }] }));
+    put(c.api, ingress('late', { className: 'portico', host: 'app1.test', created: '2026-02-01T00:00:00Z', paths: [{ path: '/', type: 'Prefix', service: 'two' }] }));
     log = new HolderLog(c.api);
     for (const name of ['p1', 'p2', 'p3']) replicas.set(name, await replica(c, name, ['--publish-service', `${NS}/portico`]));
   });
@@ -56,7 +55,11 @@ describe('duties with three replicas', () => {
     const names = statusWrites(c.api).map((w) => w.name);
     assert.equal(new Set(names).size, names.length, `each Ingress written once: ${names.join(', ')}`);
     for (const [name, p] of replicas) assert.equal(updatedLines(p), name === leader ? names.length : 0, `status writes logged by ${name}`);
-    assert.deepEqual(log.changes.map((x) => x.holder).filter((h) => h !== ''), [leader], 'the holder never changed');
+    assert.deepEqual(
+      log.changes.map((x) => x.holder).filter((h) => h !== ''),
+      [leader],
+      'the holder never changed',
+    );
     assert.deepEqual(overlaps(replicas, ends), []);
     process.stdout.write(`# leader ${leader}; status writes after start: ${names.length} (${names.join(', ')})\n`);
   });

@@ -12,7 +12,9 @@ export const LEASE = 'portico-leader';
 /** A ready Pod of the controller (labels shared by every replica), so RELOAD Events and replica counting have one. */
 export function pod(name: string): unknown {
   return {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: NS, labels: { app: 'portico' } },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: NS, labels: { app: 'portico' } },
     spec: { nodeName: 'node-1', containers: [{ name: 'portico', image: 'portico' }] },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
   };
@@ -36,10 +38,17 @@ export class HolderLog {
   private readonly timer: NodeJS.Timeout;
   private samples = 0;
 
-  constructor(private readonly api: ApiServerDouble, stepMs = 20, maxSamples = 20_000) {
+  constructor(
+    private readonly api: ApiServerDouble,
+    stepMs = 20,
+    maxSamples = 20_000,
+  ) {
     this.timer = setInterval(() => {
       this.samples += 1;
-      if (this.samples > maxSamples) { clearInterval(this.timer); return; }
+      if (this.samples > maxSamples) {
+        clearInterval(this.timer);
+        return;
+      }
       const h = holder(this.api);
       if (this.changes.at(-1)?.holder !== h) this.changes.push({ holder: h, at: Date.now() });
     }, stepMs);
@@ -65,7 +74,10 @@ export function leaderSpans(p: Running, endAt = Date.now()): [number, number][] 
     if (!line.includes('"msg":"became the leader"') && !line.includes('"msg":"stopped leading"')) continue;
     const at = Date.parse((JSON.parse(line) as { time: string }).time);
     if (line.includes('became the leader')) from = at;
-    else if (from !== undefined) { spans.push([from, at]); from = undefined; }
+    else if (from !== undefined) {
+      spans.push([from, at]);
+      from = undefined;
+    }
   }
   if (from !== undefined) spans.push([from, endAt]);
   return spans;
@@ -75,9 +87,10 @@ export function leaderSpans(p: Running, endAt = Date.now()): [number, number][] 
 export function overlaps(replicas: ReadonlyMap<string, Running>, ends: ReadonlyMap<string, number>): string[] {
   const all = [...replicas].flatMap(([name, p]) => leaderSpans(p, ends.get(name)).map((s) => ({ name, s })));
   const found: string[] = [];
-  for (const a of all) for (const b of all) {
-    if (a.name < b.name && a.s[0] < b.s[1] && b.s[0] < a.s[1]) found.push(`${a.name} ${a.s.join('-')} / ${b.name} ${b.s.join('-')}`);
-  }
+  for (const a of all)
+    for (const b of all) {
+      if (a.name < b.name && a.s[0] < b.s[1] && b.s[0] < a.s[1]) found.push(`${a.name} ${a.s.join('-')} / ${b.name} ${b.s.join('-')}`);
+    }
   return found;
 }
 
@@ -87,8 +100,23 @@ export async function kill(p: Running): Promise<void> {
   p.proc.kill('SIGKILL');
   await until('portico gone', () => p.proc.exitCode !== null || p.proc.signalCode !== null, 5000);
   if (nginxPid > 0) {
-    try { process.kill(nginxPid, 'SIGTERM'); } catch { /* already gone */ }
-    await until('orphaned nginx gone', () => { try { process.kill(nginxPid, 0); return false; } catch { return true; } }, 5000);
+    try {
+      process.kill(nginxPid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    await until(
+      'orphaned nginx gone',
+      () => {
+        try {
+          process.kill(nginxPid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      5000,
+    );
   }
 }
 
@@ -110,7 +138,10 @@ export function addressOf(api: ApiServerDouble, name: string): unknown[] {
 }
 
 export interface KubeEvent {
-  readonly type: string; readonly reason: string; readonly note: string; readonly reportingInstance: string;
+  readonly type: string;
+  readonly reason: string;
+  readonly note: string;
+  readonly reportingInstance: string;
   readonly regarding: { kind: string; namespace: string; name: string };
 }
 

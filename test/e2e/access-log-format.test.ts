@@ -30,11 +30,17 @@ describe('access log format', () => {
   let dir = '';
   let portico: Running;
   const objects = (data: Record<string, string>) => [
-    ingressClass('portico'), ...serviceFor('main', [main]), ...serviceFor('canary', [canary]),
+    ingressClass('portico'),
+    ...serviceFor('main', [main]),
+    ...serviceFor('canary', [canary]),
     configMap('portico', data, 'kube-system'),
     ingress('app', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }] }),
-    ingress('app-canary', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'canary' }],
-      annotations: { [`${P}/canary`]: 'true', [`${P}/canary-by-header`]: 'X-Canary' } }),
+    ingress('app-canary', {
+      className: 'portico',
+      host: 'app.test',
+      paths: [{ path: '/', type: 'Prefix', service: 'canary' }],
+      annotations: { [`${P}/canary`]: 'true', [`${P}/canary-by-header`]: 'X-Canary' },
+    }),
   ];
 
   before(async () => {
@@ -77,14 +83,22 @@ describe('access log format', () => {
 
   test('a custom log-format-upstream with $proxy_upstream_name and $proxy_alternative_upstream_name is taken', async () => {
     await writeManifests(dir, 'all.yaml', objects({ 'log-format-upstream': 'custom $status up=$proxy_upstream_name alt=$proxy_alternative_upstream_name' }));
-    await until('custom format', async () => {
-      await get(portico.http, 'app.test', '/custom', { headers: { 'x-canary': 'always' } });
-      return (await logLines(portico, 'access.log', () => true)).some((l) => l.startsWith('custom 200 up=') && !l.endsWith('alt='));
-    }, 20_000, 500);
+    await until(
+      'custom format',
+      async () => {
+        await get(portico.http, 'app.test', '/custom', { headers: { 'x-canary': 'always' } });
+        return (await logLines(portico, 'access.log', () => true)).some((l) => l.startsWith('custom 200 up=') && !l.endsWith('alt='));
+      },
+      20_000,
+      500,
+    );
     const lines = await logLines(portico, 'access.log', () => true);
     const custom = lines.filter((l) => l.startsWith('custom 200 '));
     assert.ok(custom.length > 0);
     assert.match(custom.at(-1) ?? '', /^custom 200 up=\S+ alt=\S+$/);
-    assert.deepEqual(portico.output.filter((l) => /log-format-upstream/.test(l) && /warn|refus/i.test(l)), []);
+    assert.deepEqual(
+      portico.output.filter((l) => /log-format-upstream/.test(l) && /warn|refus/i.test(l)),
+      [],
+    );
   });
 });

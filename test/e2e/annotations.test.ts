@@ -13,7 +13,10 @@ const P = 'nginx.ingress.kubernetes.io';
 /** A backend that answers `status` after `delayMs` (slow or failing backends). */
 async function startStatic(status: number, delayMs = 0): Promise<{ port: number; server: Server }> {
   const server = createServer((_req, res) => {
-    setTimeout(() => { res.writeHead(status, { 'x-backend': `static-${status}` }); res.end(`status ${status}\n`); }, delayMs);
+    setTimeout(() => {
+      res.writeHead(status, { 'x-backend': `static-${status}` });
+      res.end(`status ${status}\n`);
+    }, delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, server };
@@ -36,8 +39,10 @@ void describe('routing and proxy annotations (real nginx)', () => {
     const ing = (name: string, host: string, annotations: Record<string, string>, path = '/', service = 'echo') =>
       ingress(name, { host, className: 'portico', annotations, paths: [{ path, type: 'ImplementationSpecific', service }] });
     await dir.write('backends.json', [
-      ...backendObjects('echo', echo.port), ...backendObjects('errors', errors.port),
-      ...backendObjects('slow', slow.port), ...backendObjects('missing', missing.port),
+      ...backendObjects('echo', echo.port),
+      ...backendObjects('errors', errors.port),
+      ...backendObjects('slow', slow.port),
+      ...backendObjects('missing', missing.port),
       configMap('portico', { 'proxy-body-size': '2k', 'no-such-key': 'x' }),
     ]);
     await dir.write('ingresses.json', [
@@ -61,7 +66,10 @@ void describe('routing and proxy annotations (real nginx)', () => {
     await portico.stop();
     await echo.close();
     await errors.close();
-    for (const s of statics) { s.closeAllConnections(); s.close(); }
+    for (const s of statics) {
+      s.closeAllConnections();
+      s.close();
+    }
     await dir.remove();
   });
 
@@ -132,7 +140,14 @@ void describe('routing and proxy annotations (real nginx)', () => {
     ]);
     // The catch-all may answer 200 too (default backend): wait for the sync itself, seen in rewrite.test's removal.
     await until('the new file applied', async () => (await get(portico.http, 'rewrite.test', '/something/x')).status === 404, 20_000);
-    assert.equal((await get(portico.http, 'fresh.test', '/')).status, 200, portico.output.filter((l) => !l.includes('"nginx"')).slice(-6).join('\n'));
+    assert.equal(
+      (await get(portico.http, 'fresh.test', '/')).status,
+      200,
+      portico.output
+        .filter((l) => !l.includes('"nginx"'))
+        .slice(-6)
+        .join('\n'),
+    );
     const r = await get(portico.http, 'approot.test', '/');
     assert.deepEqual([r.status, r.headers.location], [302, 'http://approot.test/app1']);
     assert.ok(portico.output.some((l) => l.includes('app-root') && l.includes('keeps its last valid form')));

@@ -51,8 +51,11 @@ void describe('authentication and access lists (real nginx, 0700 work dir)', () 
     ing('cross', { [`${P}/auth-type`]: 'basic', [`${P}/auth-secret`]: 'other/htpasswd' }),
     ing('digest', { [`${P}/auth-type`]: 'digest', [`${P}/auth-secret`]: 'htpasswd' }),
     ing('ext', {
-      [`${P}/auth-url`]: `http://127.0.0.1:${auth.port}/check?x=1`, [`${P}/auth-signin`]: 'https://login.test/start',
-      [`${P}/auth-response-headers`]: 'X-User, X-Email', [`${P}/auth-proxy-set-headers`]: 'auth-headers', [`${P}/auth-method`]: 'POST',
+      [`${P}/auth-url`]: `http://127.0.0.1:${auth.port}/check?x=1`,
+      [`${P}/auth-signin`]: 'https://login.test/start',
+      [`${P}/auth-response-headers`]: 'X-User, X-Email',
+      [`${P}/auth-proxy-set-headers`]: 'auth-headers',
+      [`${P}/auth-method`]: 'POST',
     }),
     ing('cached', { [`${P}/auth-url`]: `http://127.0.0.1:${auth.port}/cached`, [`${P}/auth-cache-key`]: '$http_authorization', [`${P}/auth-cache-duration`]: '200 1m' }),
     ing('allow', { [`${P}/whitelist-source-range`]: '10.0.0.0/8, 2001:db8::/32' }),
@@ -62,8 +65,10 @@ void describe('authentication and access lists (real nginx, 0700 work dir)', () 
     ing('all', { [`${P}/allowlist-source-range`]: '127.0.0.1', [`${P}/auth-type`]: 'basic', [`${P}/auth-secret`]: 'htpasswd' }),
   ];
   const secrets = (htpasswd: string) => [
-    secret('htpasswd', { auth: htpasswd }), secret('htpasswd', { auth: `${APR1}\n` }, 'other'),
-    secret('users', { dan: '$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY.' }), secret('bad', { auth: 'eve:password-in-clear\n' }),
+    secret('htpasswd', { auth: htpasswd }),
+    secret('htpasswd', { auth: `${APR1}\n` }, 'other'),
+    secret('users', { dan: '$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY.' }),
+    secret('bad', { auth: 'eve:password-in-clear\n' }),
   ];
 
   before(async () => {

@@ -26,16 +26,22 @@ async function tlsBackend(pem: Pem, clientCa: Pem): Promise<{ server: Server; po
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ authorized: socket.authorized, cn: peer.subject?.CN ?? null, sni: (socket as TLSSocket & { servername?: string }).servername ?? null }));
   });
-  await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+  await new Promise<void>((resolve) => {
+    server.listen(0, '127.0.0.1', resolve);
+  });
   return { server, port: (server.address() as AddressInfo).port };
 }
 
 /** One unary gRPC method with string messages: no .proto needed. */
 const ECHO = {
   echo: {
-    path: '/portico.test.Echo/Echo', requestStream: false, responseStream: false,
-    requestSerialize: (s: string): Buffer => Buffer.from(s), requestDeserialize: (b: Buffer): string => b.toString('utf8'),
-    responseSerialize: (s: string): Buffer => Buffer.from(s), responseDeserialize: (b: Buffer): string => b.toString('utf8'),
+    path: '/portico.test.Echo/Echo',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (s: string): Buffer => Buffer.from(s),
+    requestDeserialize: (b: Buffer): string => b.toString('utf8'),
+    responseSerialize: (s: string): Buffer => Buffer.from(s),
+    responseDeserialize: (b: Buffer): string => b.toString('utf8'),
   },
 } satisfies grpc.ServiceDefinition;
 
@@ -60,25 +66,47 @@ void describe('backend protocols', () => {
     good = await tlsBackend(makeCert(fixtures, 'backend.test', { sans: ['backend.test'], ca }), ca);
     stranger = await tlsBackend(makeCert(fixtures, 'backend.test', { sans: ['backend.test'], ca: otherCa }), ca);
     grpcServer = new grpc.Server();
-    grpcServer.addService(ECHO, { echo: (call: grpc.ServerUnaryCall<string, string>, cb: grpc.sendUnaryData<string>) => { cb(null, `hello ${call.request}`); } });
+    grpcServer.addService(ECHO, {
+      echo: (call: grpc.ServerUnaryCall<string, string>, cb: grpc.sendUnaryData<string>) => {
+        cb(null, `hello ${call.request}`);
+      },
+    });
     grpcPort = await new Promise<number>((resolve, reject) => {
-      grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => { if (err) reject(err); else resolve(port); });
+      grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => {
+        if (err) reject(err);
+        else resolve(port);
+      });
     });
     const tlsAnn = (secret: string): Record<string, string> => ({
-      [`${A}/backend-protocol`]: 'HTTPS', [`${A}/proxy-ssl-secret`]: secret, [`${A}/proxy-ssl-verify`]: 'on',
-      [`${A}/proxy-ssl-name`]: 'backend.test', [`${A}/proxy-ssl-server-name`]: 'on',
+      [`${A}/backend-protocol`]: 'HTTPS',
+      [`${A}/proxy-ssl-secret`]: secret,
+      [`${A}/proxy-ssl-verify`]: 'on',
+      [`${A}/proxy-ssl-name`]: 'backend.test',
+      [`${A}/proxy-ssl-server-name`]: 'on',
     });
     const at = (name: string, host: string, svc: string, annotations: Record<string, string>): unknown =>
       ingress(name, { host, className: 'portico', paths: [{ path: '/', type: 'Prefix', service: svc, port: 443 }], annotations });
-    const grpcIngress = ingress('grpc', { host: 'grpc.test', className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'grpc', port: 443 }],
-      annotations: { [`${A}/backend-protocol`]: 'GRPC' } });
+    const grpcIngress = ingress('grpc', {
+      host: 'grpc.test',
+      className: 'portico',
+      paths: [{ path: '/', type: 'Prefix', service: 'grpc', port: 443 }],
+      annotations: { [`${A}/backend-protocol`]: 'GRPC' },
+    });
     writeManifests(manifests, [
       { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'portico' }, spec: { controller: 'portico.dev/ingress-controller' } },
-      service('good', 'default', [{ name: 'https', port: 443 }]), slice('good', good.port, ['127.0.0.1'], { portName: 'https' }),
-      service('stranger', 'default', [{ name: 'https', port: 443 }]), slice('stranger', stranger.port, ['127.0.0.1'], { portName: 'https' }),
-      service('grpc', 'default', [{ name: 'https', port: 443 }]), slice('grpc', grpcPort, ['127.0.0.1'], { portName: 'https' }),
-      { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'backend-ca', namespace: 'default' },
-        data: { 'ca.crt': b64(ca.cert), 'tls.crt': b64(client.cert), 'tls.key': b64(client.key) } },
+      service('good', 'default', [{ name: 'https', port: 443 }]),
+      slice('good', good.port, ['127.0.0.1'], { portName: 'https' }),
+      service('stranger', 'default', [{ name: 'https', port: 443 }]),
+      slice('stranger', stranger.port, ['127.0.0.1'], { portName: 'https' }),
+      service('grpc', 'default', [{ name: 'https', port: 443 }]),
+      slice('grpc', grpcPort, ['127.0.0.1'], { portName: 'https' }),
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'Opaque',
+        metadata: { name: 'backend-ca', namespace: 'default' },
+        data: { 'ca.crt': b64(ca.cert), 'tls.crt': b64(client.cert), 'tls.key': b64(client.key) },
+      },
       tlsSecret('grpc-tls', makeCert(fixtures, 'grpc.test', { sans: ['grpc.test'], ca })),
       at('good', 'good.test', 'good', tlsAnn('backend-ca')),
       at('stranger', 'stranger.test', 'stranger', tlsAnn('backend-ca')),
@@ -90,8 +118,12 @@ void describe('backend protocols', () => {
 
   after(async () => {
     await portico?.stop();
-    await new Promise((resolve) => { good?.server.close(resolve); });
-    await new Promise((resolve) => { stranger?.server.close(resolve); });
+    await new Promise((resolve) => {
+      good?.server.close(resolve);
+    });
+    await new Promise((resolve) => {
+      stranger?.server.close(resolve);
+    });
     grpcServer?.forceShutdown();
     rmSync(fixtures, { recursive: true, force: true });
     rmSync(manifests, { recursive: true, force: true });
@@ -104,7 +136,9 @@ void describe('backend protocols', () => {
   });
 
   void it('the CA and client files are 0600 in the work dir, named by digest', () => {
-    const names = readdirSync(join(portico.workDir, 'ssl')).filter((n) => /^(ca|proxy-client)-[0-9a-f]{32}\.pem$/.test(n)).sort();
+    const names = readdirSync(join(portico.workDir, 'ssl'))
+      .filter((n) => /^(ca|proxy-client)-[0-9a-f]{32}\.pem$/.test(n))
+      .sort();
     assert.equal(names.length, 2, names.join(','));
     for (const n of names) assert.equal(statSync(join(portico.workDir, 'ssl', n)).mode & 0o777, 0o600);
   });
@@ -128,11 +162,15 @@ void describe('backend protocols', () => {
   void it('gRPC through the HTTPS port (HTTP/2) to a real gRPC backend: the reply arrives', async () => {
     const Client = grpc.makeGenericClientConstructor(ECHO, 'Echo');
     const c = new Client(`127.0.0.1:${portico.https}`, grpc.credentials.createSsl(Buffer.from(ca.cert)), {
-      'grpc.ssl_target_name_override': 'grpc.test', 'grpc.default_authority': 'grpc.test',
+      'grpc.ssl_target_name_override': 'grpc.test',
+      'grpc.default_authority': 'grpc.test',
     }) as unknown as EchoClient;
     try {
       const reply = await new Promise<string | undefined>((resolve, reject) => {
-        c.echo('portico', (err, res) => { if (err) reject(err); else resolve(res); });
+        c.echo('portico', (err, res) => {
+          if (err) reject(err);
+          else resolve(res);
+        });
       });
       assert.equal(reply, 'hello portico');
     } finally {

@@ -60,10 +60,14 @@ describe('balancing annotations', () => {
     // The pinned endpoint goes away: the client moves to another one and gets a new cookie.
     const rest = backends.filter((b) => b.id !== pinned);
     await writeManifests(dir, 'svc.yaml', [ingressClass('portico'), ...serviceFor('hashed', backends), ...serviceFor('sticky', rest)]);
-    await until('the pinned endpoint removed', async () => {
-      const r = await get(portico.http, 'sticky.test', '/', { headers: { cookie } });
-      return r.headers['x-backend'] !== pinned;
-    }, 2000);
+    await until(
+      'the pinned endpoint removed',
+      async () => {
+        const r = await get(portico.http, 'sticky.test', '/', { headers: { cookie } });
+        return r.headers['x-backend'] !== pinned;
+      },
+      2000,
+    );
     const moved = await get(portico.http, 'sticky.test', '/', { headers: { cookie } });
     assert.notEqual(moved.headers['x-backend'], pinned);
     // Balanced mode: the cookie is a key on a hash ring, so the same cookie now pins the client to its new endpoint
@@ -82,30 +86,35 @@ describe('balancing annotations', () => {
       app('hash', 'hash.test', 'hashed', { [`${P}/load-balance`]: 'round_robin' }),
       app('sticky', 'sticky.test', 'sticky', { [`${P}/affinity`]: 'cookie', [`${P}/session-cookie-name`]: 'route' }),
     ]);
-    await until('round robin on hash.test', async () => {
-      const seen = new Set<string>();
-      for (let i = 0; i < 6; i++) seen.add(await who(portico.http, 'hash.test', '/same'));
-      return seen.size === 3;
-    }, 2000);
+    await until(
+      'round robin on hash.test',
+      async () => {
+        const seen = new Set<string>();
+        for (let i = 0; i < 6; i++) seen.add(await who(portico.http, 'hash.test', '/same'));
+        return seen.size === 3;
+      },
+      2000,
+    );
     // Round robin → ewma, and balanced → persistent affinity: still Lua only.
     await writeManifests(dir, 'ing.yaml', [
       app('hash', 'hash.test', 'hashed', { [`${P}/load-balance`]: 'ewma' }),
       app('sticky', 'sticky.test', 'sticky', { [`${P}/affinity`]: 'cookie', [`${P}/session-cookie-name`]: 'route', [`${P}/affinity-mode`]: 'persistent' }),
     ]);
-    await until('ewma pushed', async () => {
-      const backends = await (await fetch(`http://127.0.0.1:${portico.healthz}/debug/backends`)).text();
-      return backends.includes('"loadBalance":"ewma"') && backends.includes('"mode":"persistent"');
-    }, 2000);
+    await until(
+      'ewma pushed',
+      async () => {
+        const backends = await (await fetch(`http://127.0.0.1:${portico.healthz}/debug/backends`)).text();
+        return backends.includes('"loadBalance":"ewma"') && backends.includes('"mode":"persistent"');
+      },
+      2000,
+    );
     assert.equal(await who(portico.http, 'hash.test', '/').then((id) => id.startsWith('b')), true);
     assert.deepEqual(await workerPids(portico), pids);
     assert.equal(await metric(portico, 'portico_reloads_total'), reloads);
   });
 
   test('an invalid upstream-hash-by is refused with a reason and the Ingress keeps its last valid form', async () => {
-    await writeManifests(dir, 'ing.yaml', [
-      app('hash', 'hash.test', 'hashed', { [`${P}/upstream-hash-by`]: '$request_uri"; return 200' }),
-      app('sticky', 'sticky.test', 'sticky', {}),
-    ]);
+    await writeManifests(dir, 'ing.yaml', [app('hash', 'hash.test', 'hashed', { [`${P}/upstream-hash-by`]: '$request_uri"; return 200' }), app('sticky', 'sticky.test', 'sticky', {})]);
     await until('the refusal logged', () => portico.output.some((l) => l.includes('upstream-hash-by') && l.includes('not an nginx variable expression')), 2000);
     assert.equal(await who(portico.http, 'hash.test', '/x').then((id) => id.startsWith('b')), true);
   });

@@ -21,12 +21,14 @@ describe('dashboard', () => {
     site = await startOpsSite();
     // playwright gives Chromium a new empty profile (--user-data-dir) of its own and removes it on close
     browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium', headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    page.on('request', (r) => { requests.push(`${r.method()} ${r.url()}`); });
+    page.on('request', (r) => {
+      requests.push(`${r.method()} ${r.url()}`);
+    });
     await page.goto(`http://127.0.0.1:${site.portico.healthz}/dashboard`);
   });
   after(async () => {
@@ -46,7 +48,10 @@ describe('dashboard', () => {
     assert.equal(await page.textContent('#health'), 'healthy');
     const routes = await cellsOf('routes');
     const port = site.backend.port;
-    assert.deepEqual(routes.find((r) => r[0] === 'api.test'), ['api.test', '= /v1', 'default/api', 'default/api:80', `127.0.0.1:${port} ready127.0.0.2 not ready (out)`]);
+    assert.deepEqual(
+      routes.find((r) => r[0] === 'api.test'),
+      ['api.test', '= /v1', 'default/api', 'default/api:80', `127.0.0.1:${port} ready127.0.0.2 not ready (out)`],
+    );
     assert.deepEqual(routes.find((r) => r[0] === 'shop.test' && r[1] === '= /down')?.[4], 'no endpoint (503)');
     const certs = await cellsOf('certs');
     const shop = certs.find((r) => r[0] === 'shop.test');
@@ -57,7 +62,10 @@ describe('dashboard', () => {
     assert.equal(syncs.at(-1)?.[1], 'reload');
     assert.match(syncs.at(-1)?.[2] ?? '', /startup/);
     const skipped = await cellsOf('skipped');
-    assert.deepEqual(skipped.map((r) => r[0]), ['Ingress default/bad']);
+    assert.deepEqual(
+      skipped.map((r) => r[0]),
+      ['Ingress default/bad'],
+    );
     assert.match(skipped[0]?.[2] ?? '', /"fastest-please" is not one of round_robin, ewma/);
   });
 
@@ -83,7 +91,11 @@ describe('dashboard', () => {
   test('read-only, offline and without secrets: no form or button, only same-origin GETs, no key in the page', async () => {
     assert.equal(await page.$$eval('form, button, input, textarea, select', (e) => e.length), 0);
     const origin = `http://127.0.0.1:${site.portico.healthz}/`;
-    assert.deepEqual(requests.filter((r) => !r.startsWith(`GET ${origin}dashboard`)), [], 'nothing else is fetched (no external asset)');
+    assert.deepEqual(
+      requests.filter((r) => !r.startsWith(`GET ${origin}dashboard`)),
+      [],
+      'nothing else is fetched (no external asset)',
+    );
     const html = await page.content();
     for (const line of keyLines(site.pem.key)) assert.ok(!html.includes(line));
     assert.ok(!/PRIVATE KEY|x-portico-token/i.test(html));

@@ -25,7 +25,7 @@ describe('route changes through the Lua route table, without reloads', () => {
 
   const one = (paths: PathSpec[], annotations?: Record<string, string>): unknown => ingress('one', { className: 'portico', host: 'one.test', paths, ...(annotations ? { annotations } : {}) });
   const answers = async (cases: readonly [string, string, string][]): Promise<boolean> => {
-    for (const [host, path, want] of cases) if (await who(portico.http, host, path) !== want) return false;
+    for (const [host, path, want] of cases) if ((await who(portico.http, host, path)) !== want) return false;
     return true;
   };
   const served = async (what: string, cases: readonly [string, string, string][]): Promise<void> => {
@@ -55,12 +55,26 @@ describe('route changes through the Lua route table, without reloads', () => {
 
   test('an Ingress with a new host is served, element-wise prefixes and all', async () => {
     await folder.write('two.json', [ingress('two', { className: 'portico', host: 'two.test', paths: [{ path: '/api', type: 'Prefix', service: 'b' }] })]);
-    await served('two.test', [['two.test', '/api/x', 'b'], ['two.test', '/api', 'b'], ['two.test', '/apix', '404'], ['one.test', '/apix', 'a']]);
+    await served('two.test', [
+      ['two.test', '/api/x', 'b'],
+      ['two.test', '/api', 'b'],
+      ['two.test', '/apix', '404'],
+      ['one.test', '/apix', 'a'],
+    ]);
   });
 
   test('a path added to an Ingress, Exact before Prefix, then removed', async () => {
-    await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }, { path: '/v1', type: 'Exact', service: 'c' }])]);
-    await served('the Exact path', [['one.test', '/v1', 'c'], ['one.test', '/v1/x', 'a'], ['one.test', '/v1/', 'a']]);
+    await folder.write('one.json', [
+      one([
+        { path: '/', type: 'Prefix', service: 'a' },
+        { path: '/v1', type: 'Exact', service: 'c' },
+      ]),
+    ]);
+    await served('the Exact path', [
+      ['one.test', '/v1', 'c'],
+      ['one.test', '/v1/x', 'a'],
+      ['one.test', '/v1/', 'a'],
+    ]);
     await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }])]);
     await served('the path removed', [['one.test', '/v1', 'a']]);
   });
@@ -72,13 +86,19 @@ describe('route changes through the Lua route table, without reloads', () => {
 
   test('a one-label wildcard host is added', async () => {
     await folder.write('wild.json', [ingress('wild', { className: 'portico', host: '*.wild.test', paths: [{ path: '/', type: 'Prefix', service: 'b' }] })]);
-    await served('the wildcard', [['x.wild.test', '/', 'b'], ['y.x.wild.test', '/', '404'], ['wild.test', '/', '404']]);
+    await served('the wildcard', [
+      ['x.wild.test', '/', 'b'],
+      ['y.x.wild.test', '/', '404'],
+      ['wild.test', '/', '404'],
+    ]);
   });
 
   test('per-request metrics carry the labels of the route the router picked (Ingress, Service, rule host)', async () => {
     for (let i = 0; i < 3; i += 1) assert.equal(await who(portico.http, 'zz.wild.test', '/m'), 'b');
-    const line = (text: string): string | undefined => text.split('\n').find((l) => l.startsWith('nginx_ingress_controller_requests{')
-      && l.includes('host="*.wild.test"') && l.includes('ingress="wild"') && l.includes('service="b"') && l.includes('status="200"'));
+    const line = (text: string): string | undefined =>
+      text
+        .split('\n')
+        .find((l) => l.startsWith('nginx_ingress_controller_requests{') && l.includes('host="*.wild.test"') && l.includes('ingress="wild"') && l.includes('service="b"') && l.includes('status="200"'));
     await until('the metrics flush', async () => line(await (await fetch(`http://127.0.0.1:${portico.healthz}/metrics`)).text()) !== undefined, 10_000, 200);
   });
 
@@ -99,18 +119,26 @@ describe('route changes through the Lua route table, without reloads', () => {
     const c = 'nginx.ingress.kubernetes.io';
     await folder.write('canary.json', [
       ingress('main', { className: 'portico', host: 'canary.test', paths: [{ path: '/', type: 'Prefix', service: 'a' }] }),
-      ingress('main-canary', { className: 'portico', host: 'canary.test', created: '2026-02-01T00:00:00Z', paths: [{ path: '/', type: 'Prefix', service: 'c' }],
-        annotations: { [`${c}/canary`]: 'true', [`${c}/canary-by-header`]: 'X-Canary' } }),
+      ingress('main-canary', {
+        className: 'portico',
+        host: 'canary.test',
+        created: '2026-02-01T00:00:00Z',
+        paths: [{ path: '/', type: 'Prefix', service: 'c' }],
+        annotations: { [`${c}/canary`]: 'true', [`${c}/canary-by-header`]: 'X-Canary' },
+      }),
     ]);
     const backendOf = async (headers: Record<string, string>): Promise<string> => String((await get(portico.http, 'canary.test', '/x', { headers })).headers['x-backend']);
-    await until('the canary', async () => await backendOf({ 'x-canary': 'always' }) === 'c');
+    await until('the canary', async () => (await backendOf({ 'x-canary': 'always' })) === 'c');
     assert.equal(await backendOf({ 'x-canary': 'never' }), 'a');
     assert.equal(await backendOf({}), 'a');
   });
 
   test('an Ingress removed: its host answers the default backend', async () => {
     await rm(join(folder.dir, 'two.json'));
-    await served('two.test removed', [['two.test', '/api/x', '404'], ['one.test', '/api/x', 'a']]);
+    await served('two.test removed', [
+      ['two.test', '/api/x', '404'],
+      ['one.test', '/api/x', 'a'],
+    ]);
   });
 
   test('all of it with 0 reloads: same nginx master and workers, portico_reloads_total unchanged', async () => {
@@ -127,7 +155,15 @@ describe('route changes through the Lua route table, without reloads', () => {
       const r = await get(portico.http, h, '/');
       return r.status === 301 && r.headers.location === 'https://example.org/moved';
     };
-    await folder.write('one.json', [one([{ path: '/', type: 'Prefix', service: 'a' }, { path: '/v2', type: 'Prefix', service: 'b' }], moved)]);
+    await folder.write('one.json', [
+      one(
+        [
+          { path: '/', type: 'Prefix', service: 'a' },
+          { path: '/v2', type: 'Prefix', service: 'b' },
+        ],
+        moved,
+      ),
+    ]);
     await until('one.test redirected', () => redirected('one.test'));
     assert.equal(await who(portico.http, 'x.wild.test', '/'), 'b', 'other hosts keep their answers');
     assert.equal(await metric(portico, 'portico_reloads_total'), reloads + 1, 'one reload: the new profile location');

@@ -6,8 +6,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { routingSuites } from './routing-cases.js';
 
-routingSuites(' (dynamic routes, profiles)', ['--enable-dynamic-routes'], async (p) => {
-  const conf = await readFile(join(p.workDir, 'nginx.conf'), 'utf8');
-  assert.doesNotMatch(conf, /server_name "row0\.table\.test";/, 'no server block for a dynamic host');
-  assert.match(conf, /location @portico_profile_[0-9a-f]+ \{\n(.*\n)*?\s+proxy_read_timeout 60s;/, 'the annotation is in a profile');
-}, { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '60' });
+routingSuites(
+  ' (dynamic routes, profiles)',
+  ['--enable-dynamic-routes'],
+  async (p) => {
+    const conf = await readFile(join(p.workDir, 'nginx.conf'), 'utf8');
+    assert.doesNotMatch(conf, /server_name "row0\.table\.test";/, 'no server block for a dynamic host');
+    assert.match(conf, /location @portico_profile_[0-9a-f]+ \{\n(.*\n)*?\s+proxy_read_timeout 60s;/, 'the annotation is in a profile');
+  },
+  { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '60' },
+);

@@ -16,8 +16,7 @@ describe('endpoints without reloads', () => {
   before(async () => {
     backends = await Promise.all(['e1', 'e2', 'e3'].map((id) => startBackend(id)));
     dir = await manifestDir();
-    await writeManifests(dir, 'ing.yaml', [ingressClass('portico'),
-      ingress('pool', { className: 'portico', host: 'pool.test', paths: [{ path: '/', type: 'Prefix', service: 'pool' }] })]);
+    await writeManifests(dir, 'ing.yaml', [ingressClass('portico'), ingress('pool', { className: 'portico', host: 'pool.test', paths: [{ path: '/', type: 'Prefix', service: 'pool' }] })]);
     await write(backends);
     portico = await startPortico(['--manifests', dir]);
   });
@@ -44,11 +43,15 @@ describe('endpoints without reloads', () => {
     const dynamic = await metric(portico, 'portico_dynamic_updates_total');
     const [e1, e2, e3] = backends as [Backend, Backend, Backend];
     await write([e1, e2]);
-    await until('e3 removed', async () => {
-      const seen = new Set<string>();
-      for (let i = 0; i < 6; i++) seen.add(await who(portico.http, 'pool.test', '/'));
-      return !seen.has('e3');
-    }, 2000);
+    await until(
+      'e3 removed',
+      async () => {
+        const seen = new Set<string>();
+        for (let i = 0; i < 6; i++) seen.add(await who(portico.http, 'pool.test', '/'));
+        return !seen.has('e3');
+      },
+      2000,
+    );
     const e3Count = e3.seen.length;
     for (let i = 0; i < 60; i++) assert.notEqual(await who(portico.http, 'pool.test', '/'), 'e3');
     assert.equal(e3.seen.length, e3Count, 'no request reached the removed endpoint');
@@ -57,20 +60,20 @@ describe('endpoints without reloads', () => {
     for (let i = 0; i < 30; i++) assert.equal(await who(portico.http, 'pool.test', '/'), 'e3');
     assert.deepEqual(await workerPids(portico), pids, 'nginx workers were not replaced');
     assert.equal(await metric(portico, 'portico_reloads_total'), reloads);
-    assert.ok(await metric(portico, 'portico_dynamic_updates_total') >= dynamic + 2);
+    assert.ok((await metric(portico, 'portico_dynamic_updates_total')) >= dynamic + 2);
   });
 
   test('no ready endpoint answers 503; serving-but-terminating endpoints are used only when none is ready', async () => {
     const [e1, e2] = backends as [Backend, Backend];
-    await writeManifests(dir, 'svc.yaml', [service('pool'),
-      slice('pool', e1.port, [{ ip: '127.0.0.1', ready: false, serving: false, terminating: true }], { name: 'pool-a' })]);
+    await writeManifests(dir, 'svc.yaml', [service('pool'), slice('pool', e1.port, [{ ip: '127.0.0.1', ready: false, serving: false, terminating: true }], { name: 'pool-a' })]);
     await until('503', async () => (await who(portico.http, 'pool.test', '/')) === '503', 2000);
-    await writeManifests(dir, 'svc.yaml', [service('pool'),
-      slice('pool', e1.port, [{ ip: '127.0.0.1', ready: false, serving: true, terminating: true }], { name: 'pool-a' })]);
+    await writeManifests(dir, 'svc.yaml', [service('pool'), slice('pool', e1.port, [{ ip: '127.0.0.1', ready: false, serving: true, terminating: true }], { name: 'pool-a' })]);
     await until('terminating e1 used', async () => (await who(portico.http, 'pool.test', '/')) === 'e1', 2000);
-    await writeManifests(dir, 'svc.yaml', [service('pool'),
+    await writeManifests(dir, 'svc.yaml', [
+      service('pool'),
       slice('pool', e1.port, [{ ip: '127.0.0.1', ready: false, serving: true, terminating: true }], { name: 'pool-a' }),
-      slice('pool', e2.port, [{ ip: '127.0.0.1', ready: true }], { name: 'pool-b' })]);
+      slice('pool', e2.port, [{ ip: '127.0.0.1', ready: true }], { name: 'pool-b' }),
+    ]);
     await until('ready e2 preferred', async () => (await who(portico.http, 'pool.test', '/')) === 'e2', 2000);
     for (let i = 0; i < 20; i++) assert.equal(await who(portico.http, 'pool.test', '/'), 'e2');
     await write(backends);

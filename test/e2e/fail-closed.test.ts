@@ -28,8 +28,10 @@ describe('one bad value costs its own Ingress only (local mode, real nginx)', ()
     dir = await manifestFolder();
     certDir = mkdtempSync(join(tmpdir(), 'portico-fc-'));
     await dir.write('victims.json', [
-      ...backendObjects('victim', victim.port), ...backendObjects('victim', victim.port, 'evil'),
-      tenant('shared-owner', 'shared.test', '/'), tenant('elsewhere', 'other.test', '/'),
+      ...backendObjects('victim', victim.port),
+      ...backendObjects('victim', victim.port, 'evil'),
+      tenant('shared-owner', 'shared.test', '/'),
+      tenant('elsewhere', 'other.test', '/'),
     ]);
     portico = await startPortico(['--manifests', dir.dir]);
     await until('victims served', async () => (await who(portico.http, 'shared.test', '/')) === 'victim');
@@ -45,7 +47,11 @@ describe('one bad value costs its own Ingress only (local mode, real nginx)', ()
   const servedAndHealthy = async (what: string): Promise<void> => {
     assert.equal(await who(portico.http, 'shared.test', '/'), 'victim', `${what}: the same host's other tenant`);
     assert.equal(await who(portico.http, 'other.test', '/'), 'victim', `${what}: another host`);
-    const tail = (): string => portico.output.filter((l) => !l.includes('"nginx":')).slice(-8).join('\n');
+    const tail = (): string =>
+      portico.output
+        .filter((l) => !l.includes('"nginx":'))
+        .slice(-8)
+        .join('\n');
     assert.equal((await get(portico.healthz, 'localhost', '/healthz')).status, 200, `${what}: /healthz\n${tail()}`);
   };
 

@@ -18,12 +18,68 @@ const PREFIX = 'nginx.ingress.kubernetes.io';
 
 /** Values that have broken nginx.conf or Lua before, and neighbours of every type's edges. */
 const HOSTILE = [
-  '', ' ', '0', '-1', '65535', '65536', '70000', '2147483648', '1e3', '0x10', '499', '599', '600', 'true', 'false', 'TRUE',
-  ';', '}', '{', '"', "'", '\\', '$host', '${host}', '#', '\n', 'a\nb', '\r\n', '\t', '\u0000', 'ä', '😀',
-  'a;b', '/a;b', 'x}; location / { return 200; } #', '"; }', '$(id)', '`id`', '\\u0041', '(a+)+', '.*', '/.*', '^/', '[]',
-  'http://127.0.0.1:10246$request_uri', 'http://169.254.169.254/', 'http://localhost/', 'https://a.example, https://a.example',
-  '::ffff:1.2.3.4/128', '0000:0000:0000:0000:0000:ffff:192.168.100.200/128', 'fe80::1%eth0/64', '10.0.0.0/33', '0.0.0.0/0',
-  'default/secret', '../x', 'x'.repeat(300), '/'.repeat(5000), 'a,'.repeat(100), '1m', '10s', '100000000000s', 'cookie',
+  '',
+  ' ',
+  '0',
+  '-1',
+  '65535',
+  '65536',
+  '70000',
+  '2147483648',
+  '1e3',
+  '0x10',
+  '499',
+  '599',
+  '600',
+  'true',
+  'false',
+  'TRUE',
+  ';',
+  '}',
+  '{',
+  '"',
+  "'",
+  '\\',
+  '$host',
+  '${host}',
+  '#',
+  '\n',
+  'a\nb',
+  '\r\n',
+  '\t',
+  '\u0000',
+  'ä',
+  '😀',
+  'a;b',
+  '/a;b',
+  'x}; location / { return 200; } #',
+  '"; }',
+  '$(id)',
+  '`id`',
+  '\\u0041',
+  '(a+)+',
+  '.*',
+  '/.*',
+  '^/',
+  '[]',
+  'http://127.0.0.1:10246$request_uri',
+  'http://169.254.169.254/',
+  'http://localhost/',
+  'https://a.example, https://a.example',
+  '::ffff:1.2.3.4/128',
+  '0000:0000:0000:0000:0000:ffff:192.168.100.200/128',
+  'fe80::1%eth0/64',
+  '10.0.0.0/33',
+  '0.0.0.0/0',
+  'default/secret',
+  '../x',
+  'x'.repeat(300),
+  '/'.repeat(5000),
+  'a,'.repeat(100),
+  '1m',
+  '10s',
+  '100000000000s',
+  'cookie',
 ];
 
 /** One value for `key`: its documented default, a hostile one, or a random string. */
@@ -44,7 +100,8 @@ describe('generated annotation values never stop a sync, another tenant, or /hea
     victim = await startBackend('victim');
     dir = await manifestFolder();
     await dir.write('victims.json', [
-      ...backendObjects('victim', victim.port), ...backendObjects('victim', victim.port, 'fuzz'),
+      ...backendObjects('victim', victim.port),
+      ...backendObjects('victim', victim.port, 'fuzz'),
       ingress('owner', { className: 'portico', host: 'shared.test', paths: [{ path: '/', type: 'Prefix', service: 'victim' }] }),
       ingress('elsewhere', { className: 'portico', host: 'other.test', paths: [{ path: '/', type: 'Prefix', service: 'victim' }] }),
     ]);
@@ -75,7 +132,10 @@ describe('generated annotation values never stop a sync, another tenant, or /hea
       await until(`round ${round} applied (${what})`, async () => (await who(portico.http, `m${round}.test`, '/')) === 'victim', 15_000);
       assert.equal(await who(portico.http, 'shared.test', '/'), 'victim', `round ${round}: the shared host's owner (${what})`);
       assert.equal(await who(portico.http, 'other.test', '/'), 'victim', `round ${round}: another host (${what})`);
-      const tail = portico.output.filter((l) => !l.includes('"nginx":')).slice(-8).join('\n');
+      const tail = portico.output
+        .filter((l) => !l.includes('"nginx":'))
+        .slice(-8)
+        .join('\n');
       assert.equal((await get(portico.healthz, 'localhost', '/healthz')).status, 200, `round ${round}: /healthz (${what})\n${tail}`);
     }
     assert.ok(round >= Math.min(ROUNDS, 20), `${round} rounds ran within the time limit`);

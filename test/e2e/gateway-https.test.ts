@@ -26,15 +26,26 @@ describe('Gateway API HTTPS listeners through real nginx', () => {
 
   before(async () => {
     fixtures = mkdtempSync(join(tmpdir(), 'portico-gw-tls-'));
-    for (const [name, host] of [['secure', 'secure.test'], ['secure2', 'secure.test'], ['wild', '*.sec.test'], ['granted', 'granted.test'], ['ungranted', 'ungranted.test'], ['open', 'open.test']] as const) {
+    for (const [name, host] of [
+      ['secure', 'secure.test'],
+      ['secure2', 'secure.test'],
+      ['wild', '*.sec.test'],
+      ['granted', 'granted.test'],
+      ['ungranted', 'ungranted.test'],
+      ['open', 'open.test'],
+    ] as const) {
       certs.set(name, makeCert(fixtures, host, { sans: [host] }));
     }
     backend = await startBackend('web');
     dir = await manifestDir();
     objects = (secure) => [
-      gatewayClass('portico'), ...serviceFor('web', [backend]),
-      tlsSecret('secure-tls', secure), tlsSecret('wild-tls', pem('wild')), tlsSecret('open-tls', pem('open')),
-      tlsSecret('granted-tls', pem('granted'), 'certs'), tlsSecret('ungranted-tls', pem('ungranted'), 'private'),
+      gatewayClass('portico'),
+      ...serviceFor('web', [backend]),
+      tlsSecret('secure-tls', secure),
+      tlsSecret('wild-tls', pem('wild')),
+      tlsSecret('open-tls', pem('open')),
+      tlsSecret('granted-tls', pem('granted'), 'certs'),
+      tlsSecret('ungranted-tls', pem('ungranted'), 'private'),
       referenceGrant('gateways-to-certs', 'certs', 'default', 'Secret', 'Gateway'),
       gateway('web', [
         { name: 'http' },
@@ -45,12 +56,18 @@ describe('Gateway API HTTPS listeners through real nginx', () => {
         { name: 'open', protocol: 'HTTPS', certificateRefs: [{ name: 'open-tls' }] },
         { name: 'odd', protocol: 'HTTPS', port: 8443, hostname: 'odd.test', certificateRefs: [{ name: 'secure-tls' }] },
       ]),
-      route('secure', 'https', ['secure.test']), route('wild', 'wild', ['a.sec.test']), route('granted', 'granted', ['granted.test']),
-      route('ungranted', 'ungranted', ['ungranted.test']), route('open', 'open', ['open.test']), route('odd', 'odd', ['odd.test']),
+      route('secure', 'https', ['secure.test']),
+      route('wild', 'wild', ['a.sec.test']),
+      route('granted', 'granted', ['granted.test']),
+      route('ungranted', 'ungranted', ['ungranted.test']),
+      route('open', 'open', ['open.test']),
+      route('odd', 'odd', ['odd.test']),
       route('plain', 'http', ['plain.test']),
-      httpRoute('moved', { parentRefs: [{ name: 'web', sectionName: 'https' }], hostnames: ['secure.test'], rules: [
-        { matches: [{ path: { type: 'PathPrefix', value: '/go' } }], filters: [{ type: 'RequestRedirect', requestRedirect: { hostname: 'other.test' } }] },
-      ] }),
+      httpRoute('moved', {
+        parentRefs: [{ name: 'web', sectionName: 'https' }],
+        hostnames: ['secure.test'],
+        rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/go' } }], filters: [{ type: 'RequestRedirect', requestRedirect: { hostname: 'other.test' } }] }],
+      }),
     ];
     await writeManifests(dir, 'all.yaml', objects(pem('secure')));
     p = await startPortico(['--manifests', dir]);
@@ -69,7 +86,7 @@ describe('Gateway API HTTPS listeners through real nginx', () => {
     assert.equal(r.status, 200);
     assert.equal(r.headers['x-backend'], 'web');
     assert.equal((await presented(p.https, 'a.sec.test')).fingerprint, pem('wild').fingerprint, 'a wildcard listener hostname');
-    assert.equal((await presented(p.https, 'open.test')).fingerprint, pem('open').fingerprint, 'a listener without hostname: the attached route\'s hostnames');
+    assert.equal((await presented(p.https, 'open.test')).fingerprint, pem('open').fingerprint, "a listener without hostname: the attached route's hostnames");
   });
 
   test('plain HTTP to a host of an HTTPS listener redirects to HTTPS rather than serving the route unencrypted; an HTTP listener serves', async () => {
@@ -79,7 +96,7 @@ describe('Gateway API HTTPS listeners through real nginx', () => {
     assert.equal((await get(p.http, 'plain.test', '/')).status, 200);
   });
 
-  test('RequestRedirect on an HTTPS listener keeps the scheme and leaves out the port 443 (the listener\'s, not --https-port); plain HTTP is redirected to HTTPS first', async () => {
+  test("RequestRedirect on an HTTPS listener keeps the scheme and leaves out the port 443 (the listener's, not --https-port); plain HTTP is redirected to HTTPS first", async () => {
     const r = await httpsGet(p.https, 'secure.test', '/go/x?y=1');
     assert.deepEqual([r.status, r.headers.location], [302, 'https://other.test/go/x?y=1']);
     const plain = await get(p.http, 'secure.test', '/go/x');

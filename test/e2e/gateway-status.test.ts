@@ -15,10 +15,12 @@ import type { GatewayDoc } from '../../src/inspect/gateway.js';
 
 const run = promisify(execFile);
 const namespace = (name: string, labels: Record<string, string>): unknown => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
-const route = (name: string, ns: string, path: string, sectionName: string): unknown => httpRoute(name, {
-  parentRefs: [{ name: 'web', namespace: 'default', sectionName }],
-  rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name: 'app', port: 80 }] }],
-}, ns);
+const route = (name: string, ns: string, path: string, sectionName: string): unknown =>
+  httpRoute(
+    name,
+    { parentRefs: [{ name: 'web', namespace: 'default', sectionName }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name: 'app', port: 80 }] }] },
+    ns,
+  );
 
 describe('Gateway status in local mode', () => {
   let backends: Backend[] = [];
@@ -26,21 +28,34 @@ describe('Gateway status in local mode', () => {
   let p: Running;
   const objects = (teamBLabels: Record<string, string>): unknown[] => {
     const [a, b] = backends as [Backend, Backend];
-    const web = gateway('web', [{ name: 'sel', hostname: 'sel.test' }, { name: 'grpc', hostname: 'grpc.test' }, { name: 'alt', port: 8080, from: 'All' }]) as { spec: { listeners: Record<string, unknown>[] } };
+    const web = gateway('web', [
+      { name: 'sel', hostname: 'sel.test' },
+      { name: 'grpc', hostname: 'grpc.test' },
+      { name: 'alt', port: 8080, from: 'All' },
+    ]) as { spec: { listeners: Record<string, unknown>[] } };
     web.spec.listeners[0] = { ...web.spec.listeners[0], allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { 'gateway-access': 'yes' } } } } };
     web.spec.listeners[1] = { ...web.spec.listeners[1], allowedRoutes: { namespaces: { from: 'All' }, kinds: [{ kind: 'GRPCRoute' }] } };
     return [
-      gatewayClass('portico'), web,
-      namespace('team-a', { 'gateway-access': 'yes' }), namespace('team-b', teamBLabels),
-      ...serviceFor('app', [a], { namespace: 'team-a' }), ...serviceFor('app', [b], { namespace: 'team-b' }),
-      route('a', 'team-a', '/a', 'sel'), route('b', 'team-b', '/b', 'sel'), route('g', 'team-a', '/', 'grpc'), route('alt', 'team-a', '/', 'alt'),
+      gatewayClass('portico'),
+      web,
+      namespace('team-a', { 'gateway-access': 'yes' }),
+      namespace('team-b', teamBLabels),
+      ...serviceFor('app', [a], { namespace: 'team-a' }),
+      ...serviceFor('app', [b], { namespace: 'team-b' }),
+      route('a', 'team-a', '/a', 'sel'),
+      route('b', 'team-b', '/b', 'sel'),
+      route('g', 'team-a', '/', 'grpc'),
+      route('alt', 'team-a', '/', 'alt'),
     ];
   };
   const debugGateway = async (): Promise<GatewayDoc> => JSON.parse((await get(p.healthz, 'localhost', '/debug/gateway')).body) as GatewayDoc;
   const cli = async (...args: string[]): Promise<string> =>
     (await run(process.execPath, [join(REPO, 'bin/portico.js'), 'gateway', ...args, '--url', `http://127.0.0.1:${p.healthz}`], { timeout: 20_000 })).stdout;
   const accepted = (doc: GatewayDoc, name: string): string =>
-    doc.httpRoutes.find((r) => r.name === name)?.parents.map((x) => x.conditions.find((c) => c.type === 'Accepted')?.reason).join(',') ?? 'none';
+    doc.httpRoutes
+      .find((r) => r.name === name)
+      ?.parents.map((x) => x.conditions.find((c) => c.type === 'Accepted')?.reason)
+      .join(',') ?? 'none';
 
   before(async () => {
     backends = await Promise.all(['a', 'b'].map((id) => startBackend(id)));
@@ -58,8 +73,7 @@ describe('Gateway status in local mode', () => {
     assert.deepEqual([await who(p.http, 'sel.test', '/a'), await who(p.http, 'sel.test', '/b')], ['a', '404']);
     assert.equal(await who(p.http, 'grpc.test', '/'), '404', 'a listener admitting only GRPCRoute attaches no HTTPRoute');
     let doc = await debugGateway();
-    assert.deepEqual([accepted(doc, 'a'), accepted(doc, 'b'), accepted(doc, 'g'), accepted(doc, 'alt')],
-      ['Accepted', 'NotAllowedByListeners', 'NotAllowedByListeners', 'NoMatchingParent']);
+    assert.deepEqual([accepted(doc, 'a'), accepted(doc, 'b'), accepted(doc, 'g'), accepted(doc, 'alt')], ['Accepted', 'NotAllowedByListeners', 'NotAllowedByListeners', 'NoMatchingParent']);
     await writeManifests(dir, 'all.yaml', objects({ 'gateway-access': 'yes' }));
     await until('sel.test/b served by b', async () => (await who(p.http, 'sel.test', '/b')) === 'b');
     doc = await debugGateway();
@@ -67,20 +81,41 @@ describe('Gateway status in local mode', () => {
     assert.equal(doc.gateways[0]?.listeners[0]?.attachedRoutes, 2);
   });
 
-  test('/debug/gateway: Gateway conditions and addresses, each listener with kinds, routes and the specification\'s reasons', async () => {
+  test("/debug/gateway: Gateway conditions and addresses, each listener with kinds, routes and the specification's reasons", async () => {
     const doc = await debugGateway();
-    assert.deepEqual(doc.gatewayClasses.map((c) => `${c.name} ${c.conditions.map((x) => `${x.type}=${x.status}/${x.reason}`).join(' ')}`), ['portico Accepted=True/Accepted']);
+    assert.deepEqual(
+      doc.gatewayClasses.map((c) => `${c.name} ${c.conditions.map((x) => `${x.type}=${x.status}/${x.reason}`).join(' ')}`),
+      ['portico Accepted=True/Accepted'],
+    );
     const g = doc.gateways[0];
-    assert.deepEqual([g?.namespace, g?.name, g?.addresses], ['default', 'web', [{ type: 'Hostname', value: 'lb.example.test' }, { type: 'IPAddress', value: '192.0.2.10' }]]);
-    assert.deepEqual(g?.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`), ['Accepted=True/ListenersNotValid', 'Programmed=True/Programmed']);
-    assert.deepEqual(g?.listeners.map((l) => [l.name, l.supportedKinds.map((k) => k.kind).join(','), l.attachedRoutes,
-      l.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ')]), [
-      ['sel', 'HTTPRoute', 2, 'Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts'],
-      ['grpc', '', 0, 'Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidRouteKinds Conflicted=False/NoConflicts'],
-      ['alt', 'HTTPRoute', 1, 'Accepted=False/PortUnavailable Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts'],
-    ]);
+    assert.deepEqual(
+      [g?.namespace, g?.name, g?.addresses],
+      [
+        'default',
+        'web',
+        [
+          { type: 'Hostname', value: 'lb.example.test' },
+          { type: 'IPAddress', value: '192.0.2.10' },
+        ],
+      ],
+    );
+    assert.deepEqual(
+      g?.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`),
+      ['Accepted=True/ListenersNotValid', 'Programmed=True/Programmed'],
+    );
+    assert.deepEqual(
+      g?.listeners.map((l) => [l.name, l.supportedKinds.map((k) => k.kind).join(','), l.attachedRoutes, l.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ')]),
+      [
+        ['sel', 'HTTPRoute', 2, 'Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts'],
+        ['grpc', '', 0, 'Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidRouteKinds Conflicted=False/NoConflicts'],
+        ['alt', 'HTTPRoute', 1, 'Accepted=False/PortUnavailable Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts'],
+      ],
+    );
     assert.match(g?.listeners[2]?.conditions[0]?.message ?? '', /port 8080 is not served/);
-    assert.ok(p.output.some((l) => l.includes('InvalidRouteKinds: gateway.networking.k8s.io/GRPCRoute is not supported')), 'a Warning names the kind');
+    assert.ok(
+      p.output.some((l) => l.includes('InvalidRouteKinds: gateway.networking.k8s.io/GRPCRoute is not supported')),
+      'a Warning names the kind',
+    );
   });
 
   test('`portico gateway` shows the same status: --json is /debug/gateway, the tables carry the same conditions', async () => {
@@ -88,9 +123,18 @@ describe('Gateway status in local mode', () => {
     assert.deepEqual(JSON.parse(await cli('--json')), doc);
     const text = await cli();
     const rows = text.split('\n').map((l) => l.trim().split(/ {2,}/));
-    assert.deepEqual(rows.find((r) => r[0] === 'default/web' && r[1] === 'alt'), ['default/web', 'alt', 'HTTPRoute', '1', 'Accepted!=PortUnavailable Programmed!=Invalid ResolvedRefs=ResolvedRefs Conflicted!=NoConflicts']);
-    assert.deepEqual(rows.find((r) => r[0] === 'team-b/b'), ['team-b/b', 'default/web/sel', 'Accepted=Accepted ResolvedRefs=ResolvedRefs']);
-    assert.deepEqual(rows.find((r) => r[0] === 'default/web' && r.length === 3), ['default/web', 'lb.example.test,192.0.2.10', 'Accepted=ListenersNotValid Programmed=Programmed']);
+    assert.deepEqual(
+      rows.find((r) => r[0] === 'default/web' && r[1] === 'alt'),
+      ['default/web', 'alt', 'HTTPRoute', '1', 'Accepted!=PortUnavailable Programmed!=Invalid ResolvedRefs=ResolvedRefs Conflicted!=NoConflicts'],
+    );
+    assert.deepEqual(
+      rows.find((r) => r[0] === 'team-b/b'),
+      ['team-b/b', 'default/web/sel', 'Accepted=Accepted ResolvedRefs=ResolvedRefs'],
+    );
+    assert.deepEqual(
+      rows.find((r) => r[0] === 'default/web' && r.length === 3),
+      ['default/web', 'lb.example.test,192.0.2.10', 'Accepted=ListenersNotValid Programmed=Programmed'],
+    );
     assert.ok(text.includes('HTTPRoute team-a/alt → default/web/alt: Accepted NoMatchingParent:'), 'the reason of every condition not True is spelled out');
   });
 
@@ -99,8 +143,10 @@ describe('Gateway status in local mode', () => {
     try {
       const r = await get(off.healthz, 'localhost', '/debug/gateway');
       assert.deepEqual([r.status, r.body], [404, 'not found: the Gateway API is off (--enable-gateway-api=false)\n']);
-      const failed = await run(process.execPath, [join(REPO, 'bin/portico.js'), 'gateway', '--url', `http://127.0.0.1:${off.healthz}`], { timeout: 20_000 })
-        .then(() => undefined, (err: unknown) => err as { code: number; stderr: string });
+      const failed = await run(process.execPath, [join(REPO, 'bin/portico.js'), 'gateway', '--url', `http://127.0.0.1:${off.healthz}`], { timeout: 20_000 }).then(
+        () => undefined,
+        (err: unknown) => err as { code: number; stderr: string },
+      );
       assert.equal(failed?.code, 1);
       assert.match(failed?.stderr ?? '', /answered 404: not found: the Gateway API is off/);
       assert.equal(await who(off.http, 'sel.test', '/a'), '404', 'and no HTTPRoute is served');

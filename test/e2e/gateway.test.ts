@@ -21,29 +21,49 @@ describe('Gateway API through real nginx', () => {
     const [a, b, c, ing, shared, next] = backends as [Backend, Backend, Backend, Backend, Backend, Backend];
     dir = await manifestDir();
     objects = [
-      ingressClass('portico'), gatewayClass('portico'), gatewayClass('theirs', 'example.com/other-controller'),
-      ...serviceFor('a', [a]), ...serviceFor('b', [b]), ...serviceFor('c', [c]), ...serviceFor('ing', [ing]), ...serviceFor('next', [next]),
-      ...serviceFor('shared', [shared], { namespace: 'shared' }), ...serviceFor('local', [a], { namespace: 'team' }),
+      ingressClass('portico'),
+      gatewayClass('portico'),
+      gatewayClass('theirs', 'example.com/other-controller'),
+      ...serviceFor('a', [a]),
+      ...serviceFor('b', [b]),
+      ...serviceFor('c', [c]),
+      ...serviceFor('ing', [ing]),
+      ...serviceFor('next', [next]),
+      ...serviceFor('shared', [shared], { namespace: 'shared' }),
+      ...serviceFor('local', [a], { namespace: 'team' }),
       ingress('side', { className: 'portico', host: 'ing.test', paths: [{ path: '/', type: 'Prefix', service: 'ing' }] }),
       gateway('web', [{ name: 'same' }, { name: 'all', from: 'All', hostname: 'team.test' }, { name: 'wild', hostname: '*.wild.test' }]),
       gateway('other', [{ name: 'http' }], { className: 'theirs' }),
-      httpRoute('paths', { parentRefs: [{ name: 'web', sectionName: 'same' }], hostnames: ['gw.test'], rules: [
-        { matches: [{ path: { type: 'Exact', value: '/exact' } }], backendRefs: [ref('b')] },
-        { matches: [{ path: { type: 'PathPrefix', value: '/pre/' } }], backendRefs: [ref('c')] },
-        { backendRefs: [ref('a')] },
-      ] }),
+      httpRoute('paths', {
+        parentRefs: [{ name: 'web', sectionName: 'same' }],
+        hostnames: ['gw.test'],
+        rules: [
+          { matches: [{ path: { type: 'Exact', value: '/exact' } }], backendRefs: [ref('b')] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/pre/' } }], backendRefs: [ref('c')] },
+          { backendRefs: [ref('a')] },
+        ],
+      }),
       httpRoute('wild', { parentRefs: [{ name: 'web', sectionName: 'wild' }], hostnames: ['x.wild.test', 'elsewhere.test'], rules: [{ backendRefs: [ref('b')] }] }),
       httpRoute('theirs', { parentRefs: [{ name: 'other' }], hostnames: ['theirs.test'], rules: [{ backendRefs: [ref('a')] }] }),
       // Namespace team: allowed by the listener `all` only; Services of `shared` only with the ReferenceGrant there.
-      httpRoute('team', { parentRefs: [{ name: 'web', namespace: 'default' }], rules: [
-        { matches: [{ path: { type: 'PathPrefix', value: '/granted' } }], backendRefs: [ref('shared', 80, 'shared')] },
-        { matches: [{ path: { type: 'PathPrefix', value: '/ungranted' } }], backendRefs: [ref('a', 80, 'default')] },
-        { matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [ref('local')] },
-      ] }, 'team'),
+      httpRoute(
+        'team',
+        {
+          parentRefs: [{ name: 'web', namespace: 'default' }],
+          rules: [
+            { matches: [{ path: { type: 'PathPrefix', value: '/granted' } }], backendRefs: [ref('shared', 80, 'shared')] },
+            { matches: [{ path: { type: 'PathPrefix', value: '/ungranted' } }], backendRefs: [ref('a', 80, 'default')] },
+            { matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [ref('local')] },
+          ],
+        },
+        'team',
+      ),
       referenceGrant('team-to-shared', 'shared', 'team', 'Service'),
-      httpRoute('header', { parentRefs: [{ name: 'web' }], hostnames: ['header.test'], rules: [
-        { matches: [{ path: { type: 'PathPrefix', value: '/' }, headers: [{ name: 'x-canary', value: 'yes' }] }], backendRefs: [ref('b')] },
-      ] }),
+      httpRoute('header', {
+        parentRefs: [{ name: 'web' }],
+        hostnames: ['header.test'],
+        rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' }, headers: [{ name: 'x-canary', value: 'yes' }] }], backendRefs: [ref('b')] }],
+      }),
     ];
     await writeManifests(dir, 'all.yaml', objects);
     p = await startPortico(['--manifests', dir]);
@@ -56,8 +76,17 @@ describe('Gateway API through real nginx', () => {
   });
 
   test('an Ingress and an HTTPRoute side by side; Exact beats PathPrefix, the longest prefix wins, prefixes match whole segments', async () => {
-    const got = await Promise.all([['ing.test', '/'], ['gw.test', '/exact'], ['gw.test', '/exact/more'], ['gw.test', '/pre'], ['gw.test', '/pre/x'],
-      ['gw.test', '/prefix'], ['gw.test', '/']].map(async ([h, path]) => `${h}${path} ${await who(p.http, h!, path!)}`));
+    const got = await Promise.all(
+      [
+        ['ing.test', '/'],
+        ['gw.test', '/exact'],
+        ['gw.test', '/exact/more'],
+        ['gw.test', '/pre'],
+        ['gw.test', '/pre/x'],
+        ['gw.test', '/prefix'],
+        ['gw.test', '/'],
+      ].map(async ([h, path]) => `${h}${path} ${await who(p.http, h!, path!)}`),
+    );
     assert.deepEqual(got, ['ing.test/ ing', 'gw.test/exact b', 'gw.test/exact/more a', 'gw.test/pre c', 'gw.test/pre/x c', 'gw.test/prefix a', 'gw.test/ a']);
   });
 
@@ -82,8 +111,11 @@ describe('Gateway API through real nginx', () => {
   });
 
   test('a route changed while running is applied', async () => {
-    const changed = objects.map((o) => ((o as { kind?: string; metadata?: { name?: string } }).kind === 'HTTPRoute' && (o as { metadata: { name: string } }).metadata.name === 'wild'
-      ? httpRoute('wild', { parentRefs: [{ name: 'web', sectionName: 'wild' }], hostnames: ['x.wild.test'], rules: [{ backendRefs: [ref('next')] }] }) : o));
+    const changed = objects.map((o) =>
+      (o as { kind?: string; metadata?: { name?: string } }).kind === 'HTTPRoute' && (o as { metadata: { name: string } }).metadata.name === 'wild'
+        ? httpRoute('wild', { parentRefs: [{ name: 'web', sectionName: 'wild' }], hostnames: ['x.wild.test'], rules: [{ backendRefs: [ref('next')] }] })
+        : o,
+    );
     await writeManifests(dir, 'all.yaml', changed);
     await until('x.wild.test served by next', async () => (await who(p.http, 'x.wild.test', '/')) === 'next');
   });

@@ -19,30 +19,53 @@ describe('inspector CLI', () => {
     return stdout;
   };
   /** The table's rows (header first) as arrays of cells: columns are two or more spaces apart. */
-  const rows = (text: string): string[][] => text.trim().split('\n').map((l) => l.trim().split(/ {2,}/));
+  const rows = (text: string): string[][] =>
+    text
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/ {2,}/));
 
   before(async () => {
     site = await startOpsSite();
     url = `http://127.0.0.1:${site.portico.healthz}`;
     for (let i = 0; i < 3; i++) await get(site.portico.http, 'shop.test', '/');
   });
-  after(async () => { assert.equal(await site?.stop(), 0); });
+  after(async () => {
+    assert.equal(await site?.stop(), 0);
+  });
 
   test('backends: hosts → paths → Ingress → Service → endpoints with their state', async () => {
     const t = rows(await portico('backends'));
     assert.deepEqual(t[0], ['HOST', 'PATH', 'INGRESS', 'SERVICE', 'ENDPOINTS']);
     const port = site.backend.port;
-    assert.deepEqual(t.find((r) => r[0] === 'api.test'), ['api.test', '= /v1', 'default/api', 'default/api:80', `127.0.0.1:${port} ready, 127.0.0.2 not ready (out of rotation)`]);
+    assert.deepEqual(
+      t.find((r) => r[0] === 'api.test'),
+      ['api.test', '= /v1', 'default/api', 'default/api:80', `127.0.0.1:${port} ready, 127.0.0.2 not ready (out of rotation)`],
+    );
     // a Prefix path is two nginx locations, `= /down` and `/down/`: both shown, as nginx matches them
-    assert.deepEqual(t.filter((r) => r[0] === 'shop.test' && r[1]?.includes('/down')), [
-      ['shop.test', '= /down', 'default/shop', 'default/gone:80', 'none (503)'], ['shop.test', '/down/', 'default/shop', 'default/gone:80', 'none (503)']]);
-    assert.deepEqual(t.find((r) => r[0] === 'shop.test' && r[1] === '/'), ['shop.test', '/', 'default/shop', 'default/web:80', `127.0.0.1:${port} ready`]);
+    assert.deepEqual(
+      t.filter((r) => r[0] === 'shop.test' && r[1]?.includes('/down')),
+      [
+        ['shop.test', '= /down', 'default/shop', 'default/gone:80', 'none (503)'],
+        ['shop.test', '/down/', 'default/shop', 'default/gone:80', 'none (503)'],
+      ],
+    );
+    assert.deepEqual(
+      t.find((r) => r[0] === 'shop.test' && r[1] === '/'),
+      ['shop.test', '/', 'default/shop', 'default/web:80', `127.0.0.1:${port} ready`],
+    );
   });
 
   test('backends --json: the same routes for scripts', async () => {
     const routes = JSON.parse(await portico('backends', '--json')) as { host: string; paths: { path: string; endpoints: { address: string; state: string; inRotation: boolean }[] }[] }[];
     const api = routes.find((r) => r.host === 'api.test')?.paths[0];
-    assert.deepEqual(api?.endpoints.map((e) => [e.address, e.state, e.inRotation]), [['127.0.0.1', 'ready', true], ['127.0.0.2', 'not ready', false]]);
+    assert.deepEqual(
+      api?.endpoints.map((e) => [e.address, e.state, e.inRotation]),
+      [
+        ['127.0.0.1', 'ready', true],
+        ['127.0.0.2', 'not ready', false],
+      ],
+    );
   });
 
   test('certs: host, Secret, issuer and days left', async () => {
@@ -71,12 +94,18 @@ describe('inspector CLI', () => {
   test('config: servers and paths by Ingress; --raw prints the nginx.conf served', async () => {
     const t = rows(await portico('config'));
     assert.deepEqual(t[0], ['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND']);
-    assert.deepEqual(t.find((r) => r[0] === 'api.test'), ['api.test', 'exact', '/v1', 'default/api', 'default_api_80']);
+    assert.deepEqual(
+      t.find((r) => r[0] === 'api.test'),
+      ['api.test', 'exact', '/v1', 'default/api', 'default_api_80'],
+    );
     assert.match(await portico('config', '--raw'), /server_name "shop\.test";/);
   });
 
   test('an unreachable instance is a clear error and exit code 1', async () => {
-    const err = await run(process.execPath, [join(REPO, 'bin/portico.js'), 'status', '--url', 'http://127.0.0.1:9'], { timeout: 20_000 }).then(() => undefined, (e: unknown) => e as { code: number; stderr: string });
+    const err = await run(process.execPath, [join(REPO, 'bin/portico.js'), 'status', '--url', 'http://127.0.0.1:9'], { timeout: 20_000 }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; stderr: string },
+    );
     assert.equal(err?.code, 1);
     assert.match(err?.stderr ?? '', /^portico status: cannot reach Portico at http:\/\/127\.0\.0\.1:9\/debug\/state/);
   });

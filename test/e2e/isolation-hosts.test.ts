@@ -16,25 +16,45 @@ const svc = (path: string, service: string): { path: string; type: 'Prefix'; ser
 /** The victim (namespace a, older) and the attacker (namespace b, newer): each attack of issue 13 item 2. */
 function attackObjects(victim: Backend, attacker: Backend): unknown[] {
   return [
-    ...serviceFor('victim', [victim], { namespace: 'a' }), ...serviceFor('attacker', [attacker], { namespace: 'b' }),
-    ingress('shop', { namespace: 'a', className: 'portico', created: OLD, rules: [
-      { host: 'shop.test', paths: [svc('/', 'victim')] },
-      { host: 'www.mall.test', paths: [svc('/', 'victim')] },
-      { host: 'bare.test', paths: [svc('/', 'victim')] },
-      { host: 'x.wild.test', paths: [svc('/', 'victim')] },
-      { host: 'shared.test', paths: [svc('/cart', 'victim'), svc('/api', 'victim')] },
-    ] }),
+    ...serviceFor('victim', [victim], { namespace: 'a' }),
+    ...serviceFor('attacker', [attacker], { namespace: 'b' }),
+    ingress('shop', {
+      namespace: 'a',
+      className: 'portico',
+      created: OLD,
+      rules: [
+        { host: 'shop.test', paths: [svc('/', 'victim')] },
+        { host: 'www.mall.test', paths: [svc('/', 'victim')] },
+        { host: 'bare.test', paths: [svc('/', 'victim')] },
+        { host: 'x.wild.test', paths: [svc('/', 'victim')] },
+        { host: 'shared.test', paths: [svc('/cart', 'victim'), svc('/api', 'victim')] },
+      ],
+    }),
     ingress('svc-a', { namespace: 'a', className: 'portico', created: OLD, host: 'api.test', annotations: { [`${A}/rewrite-target`]: '/$2' }, paths: [svc('/svc-a(/|$)(.*)', 'victim')] }),
     // server-alias naming the victim's host, from a server that sorts first in nginx.conf.
     ingress('alias', { namespace: 'b', className: 'portico', created: NEW, host: 'aaa.test', annotations: { [`${A}/server-alias`]: 'shop.test' }, paths: [svc('/', 'attacker')] }),
     // A wildcard alias is not a host name: the annotation is refused, so the Ingress is not served at all.
     ingress('wild-alias', { namespace: 'b', className: 'portico', created: NEW, host: 'aab.test', annotations: { [`${A}/server-alias`]: '*.wild.test' }, paths: [svc('/', 'attacker')] }),
     // from-to-www-redirect on mall.test would answer www.mall.test (the victim's); on www.bare.test, bare.test.
-    ingress('www', { namespace: 'b', className: 'portico', created: NEW, annotations: { [`${A}/from-to-www-redirect`]: 'true' }, rules: [
-      { host: 'mall.test', paths: [svc('/', 'attacker')] }, { host: 'www.bare.test', paths: [svc('/', 'attacker')] },
-    ] }),
+    ingress('www', {
+      namespace: 'b',
+      className: 'portico',
+      created: NEW,
+      annotations: { [`${A}/from-to-www-redirect`]: 'true' },
+      rules: [
+        { host: 'mall.test', paths: [svc('/', 'attacker')] },
+        { host: 'www.bare.test', paths: [svc('/', 'attacker')] },
+      ],
+    }),
     // use-regex `/.*` on a shared host would run before the victim's prefix locations; `/promo…` overlaps nothing.
-    ingress('regex', { namespace: 'b', className: 'portico', created: NEW, host: 'shared.test', annotations: { [`${A}/use-regex`]: 'true' }, paths: [svc('/.*', 'attacker'), svc('/promo(/|$)(.*)', 'attacker')] }),
+    ingress('regex', {
+      namespace: 'b',
+      className: 'portico',
+      created: NEW,
+      host: 'shared.test',
+      annotations: { [`${A}/use-regex`]: 'true' },
+      paths: [svc('/.*', 'attacker'), svc('/promo(/|$)(.*)', 'attacker')],
+    }),
     ingress('svc-b', { namespace: 'b', className: 'portico', created: NEW, host: 'api.test', annotations: { [`${A}/rewrite-target`]: '/$2' }, paths: [svc('/svc-b(/|$)(.*)', 'attacker')] }),
   ];
 }
@@ -71,11 +91,18 @@ const WARNINGS: readonly [string, string][] = [
 /** Strict mode: b's rule on a's host is refused, b's other host served; a's deletion hands the host over. */
 function strictObjects(victim: Backend, attacker: Backend, withVictim: boolean): unknown[] {
   return [
-    ...serviceFor('victim', [victim], { namespace: 'a' }), ...serviceFor('attacker', [attacker], { namespace: 'b' }),
+    ...serviceFor('victim', [victim], { namespace: 'a' }),
+    ...serviceFor('attacker', [attacker], { namespace: 'b' }),
     ...(withVictim ? [ingress('owner', { namespace: 'a', className: 'portico', created: OLD, host: 'owned.test', paths: [svc('/', 'victim')] })] : []),
-    ingress('two', { namespace: 'b', className: 'portico', created: NEW, rules: [
-      { host: 'owned.test', paths: [svc('/evil', 'attacker')] }, { host: 'mine.test', paths: [svc('/', 'attacker')] },
-    ] }),
+    ingress('two', {
+      namespace: 'b',
+      className: 'portico',
+      created: NEW,
+      rules: [
+        { host: 'owned.test', paths: [svc('/evil', 'attacker')] },
+        { host: 'mine.test', paths: [svc('/', 'attacker')] },
+      ],
+    }),
   ];
 }
 
@@ -93,8 +120,7 @@ async function ownershipMoves(p: Running, remove: () => Promise<void>): Promise<
   return ms;
 }
 
-const logged = (p: Running, ns: string, name: string, field: string): boolean =>
-  p.output.some((l) => l.includes(`Ingress ${ns}/${name} ${field}:`) && l.includes('"level":40'));
+const logged = (p: Running, ns: string, name: string, field: string): boolean => p.output.some((l) => l.includes(`Ingress ${ns}/${name} ${field}:`) && l.includes('"level":40'));
 
 describe('host ownership, local mode', () => {
   let victim: Backend;
@@ -121,12 +147,12 @@ describe('host ownership, local mode', () => {
     await Promise.all([folder?.remove(), strictFolder?.remove()]);
   });
 
-  test('aliases, www redirects and regex paths do not take the victim\'s host; each attack is a Warning', async () => {
+  test("aliases, www redirects and regex paths do not take the victim's host; each attack is a Warning", async () => {
     await checkAttacks(p);
     for (const [name, field] of WARNINGS) assert.ok(logged(p, 'b', name, field), `warning for b/${name} ${field}`);
   });
 
-  test('strict mode refuses another namespace\'s rule on an owned host, serves its other host, and hands the host over on deletion', async () => {
+  test("strict mode refuses another namespace's rule on an owned host, serves its other host, and hands the host over on deletion", async () => {
     await checkStrict(strict);
     assert.ok(logged(strict, 'b', 'two', 'spec.rules[0].host'));
     await ownershipMoves(strict, () => strictFolder.write('all.json', strictObjects(victim, attacker, false)));
@@ -147,9 +173,11 @@ describe('host ownership, against the API server double', () => {
     strict = await c.portico(['--strict-host-ownership', '--election-id', 'strict']);
   });
 
-  after(async () => { await c?.stop(); });
+  after(async () => {
+    await c?.stop();
+  });
 
-  test('the attacks fail, the victim is served, and each leaves a Warning Event on the attacker\'s Ingress', async () => {
+  test("the attacks fail, the victim is served, and each leaves a Warning Event on the attacker's Ingress", async () => {
     await checkAttacks(p);
     const reasons = { alias: 'HostConflict', www: 'HostConflict', regex: 'PathConflict' } as const;
     for (const [name] of WARNINGS) {
@@ -162,6 +190,8 @@ describe('host ownership, against the API server double', () => {
   test('strict mode: refused with an Event, the other host served, the host handed over when its owner is deleted', async () => {
     await checkStrict(strict);
     await until('Warning HostConflict on b/two', () => events(c.api, 'b').some((e) => e.type === 'Warning' && e.reason === 'HostConflict' && e.regarding.name === 'two'), 5000);
-    await ownershipMoves(strict, async () => { c.api.remove('Ingress', 'a', 'owner'); });
+    await ownershipMoves(strict, async () => {
+      c.api.remove('Ingress', 'a', 'owner');
+    });
   });
 });

@@ -23,7 +23,10 @@ interface World {
 const route = (name: string, host: string, svc: string, annotations?: Record<string, string>): unknown =>
   ingress(name, { className: 'portico', host, paths: [{ path: '/', type: 'Prefix', service: svc }], ...(annotations ? { annotations } : {}) });
 
-interface BackendJson { name: string; endpoints: { address: string; port: number }[] }
+interface BackendJson {
+  name: string;
+  endpoints: { address: string; port: number }[];
+}
 
 /**
  * The other tenant's view, and its backend as nginx (GET with the token) and Portico (/debug/backends) hold it, to
@@ -36,7 +39,7 @@ async function state(w: World, victimHost: string): Promise<{ served: string; lu
   const debug = await get(w.portico.healthz, 'localhost', '/debug/backends');
   const [inLua, inDebug] = [lua.body, debug.body].map((b) => JSON.parse(b) as BackendJson[]);
   const own = [w.portico.http, w.portico.https, w.portico.healthz, w.portico.status];
-  for (const b of [...inLua ?? [], ...inDebug ?? []]) {
+  for (const b of [...(inLua ?? []), ...(inDebug ?? [])]) {
     for (const e of b.endpoints) assert.ok(!own.includes(e.port) && !e.address.startsWith('169.254.'), `${b.name} points at ${e.address}:${e.port}`);
   }
   const victim = (list: BackendJson[] | undefined): BackendJson | undefined => list?.find((b) => b.name === 'default_victim_80');
@@ -99,13 +102,19 @@ function scenarios(name: string, world: () => World, backends: () => { victim: B
     const before = await servedBefore();
     await w.apply('meta.json', [
       route('meta-mirror', 'meta-mirror.example', 'evil', { [`${A}/mirror-target`]: 'http://169.254.169.254/latest/meta-data$request_uri' }),
-      service('meta'), slice('meta', 80, ['169.254.169.254']), route('meta-ep', 'meta-ep.example', 'meta'),
+      service('meta'),
+      slice('meta', 80, ['169.254.169.254']),
+      route('meta-ep', 'meta-ep.example', 'meta'),
     ]);
     try {
       await until('meta-ep.example synced', async () => (await who(w.portico.http, 'meta-ep.example', '/')) !== '404', 10_000);
       assert.equal(await who(w.portico.http, 'meta-ep.example', '/'), '503', 'no endpoint left: 503');
       assert.equal(await who(w.portico.http, 'meta-mirror.example', '/'), '404', 'the mirroring Ingress is not served');
-      await until('warnings for both', () => w.warned('Ingress', 'meta-mirror', /mirror-target.*link-local/) && w.warned('EndpointSlice', 'meta-abc', /169\.254\.169\.254 is a link-local address/), 10_000);
+      await until(
+        'warnings for both',
+        () => w.warned('Ingress', 'meta-mirror', /mirror-target.*link-local/) && w.warned('EndpointSlice', 'meta-abc', /169\.254\.169\.254 is a link-local address/),
+        10_000,
+      );
       await unchanged(w, victimHost, before);
     } finally {
       await w.apply('meta.json', []);
@@ -142,8 +151,11 @@ void describe('isolation of targets, local mode', () => {
     evil = await startBackend('evil');
     folder = await manifestFolder();
     await folder.write('tenants.json', [
-      service('victim'), slice('victim', victim.port, ['127.0.0.1']), route('victim', 'victim.example', 'victim'),
-      service('evil'), slice('evil', evil.port, ['127.0.0.1']),
+      service('victim'),
+      slice('victim', victim.port, ['127.0.0.1']),
+      route('victim', 'victim.example', 'victim'),
+      service('evil'),
+      slice('evil', evil.port, ['127.0.0.1']),
     ]);
     portico = await startPortico(['--manifests', folder.dir, '--nginx-binary', TOKEN_NGINX]);
     await until('victim served', async () => (await who(portico.http, 'victim.example', '/')) === 'victim');
@@ -175,7 +187,9 @@ void describe('isolation of targets, API server double', () => {
     await until('victim served', async () => (await who(portico.http, 'victim.example', '/')) === 'victim');
   });
 
-  after(async () => { await c.stop(); });
+  after(async () => {
+    await c.stop();
+  });
 
   const placed = new Map<string, unknown[]>();
   const world = (): World => ({
@@ -199,13 +213,20 @@ void describe('isolation of targets, API server double', () => {
     put(c.api, service('node-local'));
     put(c.api, slice('node-local', c.backends.get('evil')!.port, ['127.0.0.2']));
     put(c.api, route('node-local', 'node-local.example', 'node-local'));
-    await until('a Problem for 127.0.0.2', () => events(c.api, 'default').some((e) => e.regarding.name === 'node-local-abc' && /127\.0\.0\.2 is a loopback address.*--allow-loopback-upstreams/.test(e.note)), 10_000);
+    await until(
+      'a Problem for 127.0.0.2',
+      () => events(c.api, 'default').some((e) => e.regarding.name === 'node-local-abc' && /127\.0\.0\.2 is a loopback address.*--allow-loopback-upstreams/.test(e.note)),
+      10_000,
+    );
     // Refused: no endpoint, so 503; accepted, nginx would have tried 127.0.0.2 (nothing listens there) and answered 502.
     await until('node-local.example answers 503', async () => (await who(strict.http, 'node-local.example', '/')) === '503', 10_000);
     const debug = (await get(strict.healthz, 'localhost', '/debug/backends')).body;
     assert.ok(!debug.includes('127.0.0.2'), debug);
     await until('the default Portico (outside a pod) allows loopback on other ports: 502', async () => (await who(portico.http, 'node-local.example', '/')) === '502', 10_000);
     assert.equal(await who(strict.http, 'victim.example', '/'), 'victim');
-    assert.ok(strict.output.some((l) => l.includes('"object":"EndpointSlice default/node-local-abc"')), 'the Problem is logged too');
+    assert.ok(
+      strict.output.some((l) => l.includes('"object":"EndpointSlice default/node-local-abc"')),
+      'the Problem is logged too',
+    );
   });
 });

@@ -25,15 +25,25 @@ void describe('auth-keepalive (real nginx)', () => {
   before(async () => {
     dir = await manifestFolder();
     app = await startBackend('app');
-    auth = createServer((req, res) => { res.writeHead(req.headers['x-original-url']?.includes('/deny') ? 403 : 200); res.end(); });
+    auth = createServer((req, res) => {
+      res.writeHead(req.headers['x-original-url']?.includes('/deny') ? 403 : 200);
+      res.end();
+    });
     auth.keepAliveTimeout = 60_000;
-    auth.on('connection', () => { connections += 1; });
-    await new Promise<void>((resolve) => { auth.listen(0, '127.0.0.1', resolve); });
+    auth.on('connection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => {
+      auth.listen(0, '127.0.0.1', resolve);
+    });
     authPort = (auth.address() as AddressInfo).port;
     await dir.write('backends.json', backendObjects('app', app.port));
     await dir.write('ingresses.json', [
       site('kept', `http://127.0.0.1:${authPort}/check`, {
-        [`${P}/auth-keepalive`]: '4', [`${P}/auth-keepalive-requests`]: '100', [`${P}/auth-keepalive-timeout`]: '30', [`${P}/auth-keepalive-share-vars`]: 'true',
+        [`${P}/auth-keepalive`]: '4',
+        [`${P}/auth-keepalive-requests`]: '100',
+        [`${P}/auth-keepalive-timeout`]: '30',
+        [`${P}/auth-keepalive-share-vars`]: 'true',
       }),
       site('fresh', `http://127.0.0.1:${authPort}/check`),
       site('bad', `http://127.0.0.1:${authPort}/check`, { [`${P}/auth-keepalive`]: 'many' }),
@@ -45,7 +55,12 @@ void describe('auth-keepalive (real nginx)', () => {
   after(async () => {
     await portico?.stop();
     await app?.close();
-    await new Promise<void>((resolve) => { auth.closeAllConnections(); auth.close(() => { resolve(); }); });
+    await new Promise<void>((resolve) => {
+      auth.closeAllConnections();
+      auth.close(() => {
+        resolve();
+      });
+    });
     await dir?.remove();
   });
 

@@ -27,19 +27,37 @@ void describe('more global ConfigMap keys (real nginx)', () => {
     dir = await manifestFolder();
     app = await startBackend('app');
     // Global auth stand-in: ACME challenge paths are refused, everything else passes.
-    auth = createServer((req, res) => { res.writeHead(String(req.headers['x-original-url']).includes('acme-challenge') ? 403 : 200); res.end(); });
-    await new Promise<void>((resolve) => { auth.listen(0, '127.0.0.1', resolve); });
+    auth = createServer((req, res) => {
+      res.writeHead(String(req.headers['x-original-url']).includes('acme-challenge') ? 403 : 200);
+      res.end();
+    });
+    await new Promise<void>((resolve) => {
+      auth.listen(0, '127.0.0.1', resolve);
+    });
     syslog = createSocket('udp4');
-    syslog.on('message', (m) => { if (lines.length < 1000) lines.push(m.toString('utf8')); });
-    await new Promise<void>((resolve) => { syslog.bind(0, '127.0.0.1', resolve); });
+    syslog.on('message', (m) => {
+      if (lines.length < 1000) lines.push(m.toString('utf8'));
+    });
+    await new Promise<void>((resolve) => {
+      syslog.bind(0, '127.0.0.1', resolve);
+    });
     await dir.write('backends.json', backendObjects('app', app.port));
     await dir.write('cms.json', [
-      configMap('allowed-hdrs', { 'X-Allowed': 'yes' }), configMap('stray-hdrs', { 'X-Allowed': 'yes', 'x-allowed': 'case' }),
-      configMap('portico', {
-        'global-allowed-response-headers': 'X-Allowed, X-Other', 'proxy-buffer-size': '16k', 'no-auth-locations': '',
-        'global-auth-url': `http://127.0.0.1:${(auth.address() as AddressInfo).port}/check`,
-        'enable-syslog': 'true', 'syslog-host': '127.0.0.1', 'syslog-port': String(syslog.address().port),
-      }, 'kube-system'),
+      configMap('allowed-hdrs', { 'X-Allowed': 'yes' }),
+      configMap('stray-hdrs', { 'X-Allowed': 'yes', 'x-allowed': 'case' }),
+      configMap(
+        'portico',
+        {
+          'global-allowed-response-headers': 'X-Allowed, X-Other',
+          'proxy-buffer-size': '16k',
+          'no-auth-locations': '',
+          'global-auth-url': `http://127.0.0.1:${(auth.address() as AddressInfo).port}/check`,
+          'enable-syslog': 'true',
+          'syslog-host': '127.0.0.1',
+          'syslog-port': String(syslog.address().port),
+        },
+        'kube-system',
+      ),
     ]);
     await dir.write('ingresses.json', [
       site('hdr', { [`${P}/custom-headers`]: 'allowed-hdrs' }),
@@ -55,7 +73,11 @@ void describe('more global ConfigMap keys (real nginx)', () => {
   after(async () => {
     await portico?.stop();
     await app?.close();
-    await new Promise<void>((resolve) => { auth.close(() => { resolve(); }); });
+    await new Promise<void>((resolve) => {
+      auth.close(() => {
+        resolve();
+      });
+    });
     syslog?.close();
     await dir?.remove();
   });
@@ -66,7 +88,7 @@ void describe('more global ConfigMap keys (real nginx)', () => {
     assert.ok(portico.output.some((l) => l.includes('default/stray') && l.includes('header x-allowed is not in') && l.includes('global-allowed-response-headers')));
   });
 
-  void it('proxy-max-temp-file-size below the ConfigMap\'s proxy-buffer-size is refused for its Ingress only; 1g is taken as 1024m', async () => {
+  void it("proxy-max-temp-file-size below the ConfigMap's proxy-buffer-size is refused for its Ingress only; 1g is taken as 1024m", async () => {
     assert.equal((await get(portico.http, 'tmp.test', '/')).status, 404);
     assert.ok(portico.output.some((l) => l.includes('default/tmp') && l.includes('below the proxy buffer size 16k')));
     assert.equal((await get(portico.http, 'tmpok.test', '/')).status, 200);

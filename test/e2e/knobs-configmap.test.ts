@@ -22,16 +22,26 @@ void describe('global ConfigMap keys (real nginx)', () => {
   let portico: Running;
   const cm = (data: Record<string, string>) => configMap('portico', data, 'kube-system');
   const base = (): Record<string, string> => ({
-    'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '127.0.0.1/32', 'large-client-header-buffers': '4 16k', 'custom-http-errors': '404',
-    'global-auth-url': `http://127.0.0.1:${authPort}/check`, 'upstream-keepalive-connections': '8', 'use-gzip': 'true', 'gzip-min-length': '10',
-    'hide-headers': 'X-Secret', 'skip-access-log-urls': '/healthz', 'enable-modsecurity': 'true',
+    'use-forwarded-headers': 'true',
+    'proxy-real-ip-cidr': '127.0.0.1/32',
+    'large-client-header-buffers': '4 16k',
+    'custom-http-errors': '404',
+    'global-auth-url': `http://127.0.0.1:${authPort}/check`,
+    'upstream-keepalive-connections': '8',
+    'use-gzip': 'true',
+    'gzip-min-length': '10',
+    'hide-headers': 'X-Secret',
+    'skip-access-log-urls': '/healthz',
+    'enable-modsecurity': 'true',
   });
 
   before(async () => {
     dir = await manifestFolder();
     app = await startBackend('app');
     errors = await startBackend('errors');
-    app.server.on('connection', (s) => { peers.add(s.remotePort ?? 0); });
+    app.server.on('connection', (s) => {
+      peers.add(s.remotePort ?? 0);
+    });
     // The auth stand-in, also a backend answering 404 on /missing (for custom-http-errors).
     auth = createServer((req, res) => {
       const check = req.headers['x-original-url'];
@@ -55,7 +65,11 @@ void describe('global ConfigMap keys (real nginx)', () => {
     await portico.stop();
     await app.close();
     await errors.close();
-    await new Promise<void>((resolve) => { auth.close(() => { resolve(); }); });
+    await new Promise<void>((resolve) => {
+      auth.close(() => {
+        resolve();
+      });
+    });
     await dir.remove();
   });
 
@@ -63,15 +77,25 @@ void describe('global ConfigMap keys (real nginx)', () => {
     await get(portico.http, 'app.test', '/', { headers: { 'x-forwarded-for': '203.0.113.7' } });
     assert.equal(app.seen.at(-1)?.headers['x-real-ip'], '203.0.113.7');
     await dir.write('cm.json', [cm({ ...base(), 'proxy-real-ip-cidr': '10.0.0.0/8' })]);
-    await until('reconfigured', async () => {
-      await get(portico.http, 'app.test', '/', { headers: { 'x-forwarded-for': '203.0.113.7' } });
-      return app.seen.at(-1)?.headers['x-real-ip'] === '127.0.0.1';
-    }, 10_000, 100);
+    await until(
+      'reconfigured',
+      async () => {
+        await get(portico.http, 'app.test', '/', { headers: { 'x-forwarded-for': '203.0.113.7' } });
+        return app.seen.at(-1)?.headers['x-real-ip'] === '127.0.0.1';
+      },
+      10_000,
+      100,
+    );
     await dir.write('cm.json', [cm(base())]);
-    await until('restored', async () => {
-      await get(portico.http, 'app.test', '/', { headers: { 'x-forwarded-for': '203.0.113.7' } });
-      return app.seen.at(-1)?.headers['x-real-ip'] === '203.0.113.7';
-    }, 10_000, 100);
+    await until(
+      'restored',
+      async () => {
+        await get(portico.http, 'app.test', '/', { headers: { 'x-forwarded-for': '203.0.113.7' } });
+        return app.seen.at(-1)?.headers['x-real-ip'] === '203.0.113.7';
+      },
+      10_000,
+      100,
+    );
   });
 
   void it('large-client-header-buffers: a 12 KiB header is taken with 4 16k', async () => {

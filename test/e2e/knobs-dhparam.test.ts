@@ -18,8 +18,14 @@ import { tlsSecret } from '../support/tls-manifests.js';
 function dheHandshake(port: number): Promise<string> {
   return new Promise((resolve) => {
     const s = connect({ host: '127.0.0.1', port, servername: 'app.test', rejectUnauthorized: false, maxVersion: 'TLSv1.2', ciphers: 'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384' });
-    s.on('secureConnect', () => { const c = s.getCipher().name; s.end(); resolve(c); });
-    s.on('error', (e: NodeJS.ErrnoException) => { resolve(`error ${e.code ?? e.message}`); });
+    s.on('secureConnect', () => {
+      const c = s.getCipher().name;
+      s.end();
+      resolve(c);
+    });
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      resolve(`error ${e.code ?? e.message}`);
+    });
   });
 }
 
@@ -33,15 +39,19 @@ void describe('ssl-dh-param (real nginx)', () => {
   before(async () => {
     files = mkdtempSync(join(tmpdir(), 'portico-dh-'));
     // An RSA certificate (DHE-RSA needs one) and RFC 7919's ffdhe2048 group, made at once by openssl.
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=app.test', '-addext', 'subjectAltName=DNS:app.test', '-days', '2',
-      '-keyout', join(files, 'k.pem'), '-out', join(files, 'c.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=app.test', '-addext', 'subjectAltName=DNS:app.test', '-days', '2', '-keyout', join(files, 'k.pem'), '-out', join(files, 'c.pem')],
+      { stdio: 'ignore' },
+    );
     execFileSync('openssl', ['genpkey', '-genparam', '-algorithm', 'DH', '-pkeyopt', 'group:ffdhe2048', '-out', join(files, 'dh.pem')], { stdio: 'ignore' });
     dh = readFileSync(join(files, 'dh.pem'), 'utf8');
     dir = await manifestFolder();
     app = await startBackend('app');
     const app1 = ingress('app', { host: 'app.test', className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'app' }] });
     await dir.write('objects.json', [
-      ...backendObjects('app', app.port), tlsSecret('app-tls', { cert: readFileSync(join(files, 'c.pem'), 'utf8'), key: readFileSync(join(files, 'k.pem'), 'utf8') }),
+      ...backendObjects('app', app.port),
+      tlsSecret('app-tls', { cert: readFileSync(join(files, 'c.pem'), 'utf8'), key: readFileSync(join(files, 'k.pem'), 'utf8') }),
       { ...app1, spec: { ...app1.spec, tls: [{ hosts: ['app.test'], secretName: 'app-tls' }] } },
       { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'dh', namespace: 'kube-system' }, stringData: { 'dhparam.pem': dh } },
       { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'not-dh', namespace: 'kube-system' }, stringData: { 'dhparam.pem': readFileSync(join(files, 'c.pem'), 'utf8') } },
@@ -70,8 +80,13 @@ void describe('ssl-dh-param (real nginx)', () => {
     await until('DHE off', async () => (await dheHandshake(portico.https)).startsWith('error '), 15_000, 200);
     const r = await new Promise<string>((resolve) => {
       const s = connect({ host: '127.0.0.1', port: portico.https, servername: 'app.test', rejectUnauthorized: false });
-      s.on('secureConnect', () => { resolve(s.getCipher().name); s.end(); });
-      s.on('error', (e: Error) => { resolve(`error ${e.message}`); });
+      s.on('secureConnect', () => {
+        resolve(s.getCipher().name);
+        s.end();
+      });
+      s.on('error', (e: Error) => {
+        resolve(`error ${e.message}`);
+      });
     });
     assert.doesNotMatch(r, /^error/);
   });

@@ -21,33 +21,65 @@ const P = 'nginx.ingress.kubernetes.io';
 /** One port answering both HTTP and HTTPS (by the first byte: 0x16 starts a TLS handshake) with the protocol it saw. */
 async function bothProtocols(dir: string): Promise<{ port: number; close: () => Promise<void> }> {
   const pem = makeCert(dir, 'backend.test', { sans: ['backend.test'] });
-  const answer = (proto: string) => (_: unknown, res: import('node:http').ServerResponse): void => { res.writeHead(200); res.end(proto); };
+  const answer =
+    (proto: string) =>
+    (_: unknown, res: import('node:http').ServerResponse): void => {
+      res.writeHead(200);
+      res.end(proto);
+    };
   const plain: HttpServer = createHttp(answer('http'));
   const tls: HttpsServer = createHttps({ cert: pem.cert, key: pem.key }, answer('https'));
   const sockets = new Set<Socket>();
   const front: NetServer = createNet((s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
-    s.on('error', () => { s.destroy(); });
+    s.on('error', () => {
+      s.destroy();
+    });
     s.once('data', (first: Buffer) => {
       // A stream in front of the socket, so the first bytes read are handed on (TLS would read the handle directly).
       const d = new Duplex({
-        read: () => { s.resume(); },
-        write: (chunk: Buffer, _e, cb) => { if (s.writable) s.write(chunk); cb(); },
-        final: (cb) => { s.end(); cb(); },
-        destroy: (err, cb) => { s.destroy(); cb(err); },
+        read: () => {
+          s.resume();
+        },
+        write: (chunk: Buffer, _e, cb) => {
+          if (s.writable) s.write(chunk);
+          cb();
+        },
+        final: (cb) => {
+          s.end();
+          cb();
+        },
+        destroy: (err, cb) => {
+          s.destroy();
+          cb(err);
+        },
       });
-      d.on('error', () => { s.destroy(); });
+      d.on('error', () => {
+        s.destroy();
+      });
       d.push(first);
-      s.on('data', (c: Buffer) => { if (!d.push(c)) s.pause(); });
-      s.on('end', () => { d.push(null); });
+      s.on('data', (c: Buffer) => {
+        if (!d.push(c)) s.pause();
+      });
+      s.on('end', () => {
+        d.push(null);
+      });
       (first[0] === 0x16 ? tls : plain).emit('connection', d);
     });
   });
-  await new Promise<void>((resolve) => { front.listen(0, '127.0.0.1', resolve); });
+  await new Promise<void>((resolve) => {
+    front.listen(0, '127.0.0.1', resolve);
+  });
   return {
     port: (front.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); front.close(() => { resolve(); }); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        front.close(() => {
+          resolve();
+        });
+      }),
   };
 }
 
@@ -89,11 +121,11 @@ void describe('backend-protocol FCGI and AUTO_HTTP (real nginx)', () => {
   });
 
   // HTTP_PROXY "" is the httpoxy mitigation ingress-nginx's guide shows: the client's Proxy header never reaches the app.
-  void it('FCGI: the responder gets the standard parameters, the ConfigMap\'s (quotes literal, variables expanded) and fastcgi-index', async () => {
+  void it("FCGI: the responder gets the standard parameters, the ConfigMap's (quotes literal, variables expanded) and fastcgi-index", async () => {
     const r = await get(portico.http, 'php.test', '/shop/?q=1', { method: 'POST', body: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded', proxy: 'http://attacker.test' } });
     assert.equal(r.status, 200);
     assert.equal(r.headers['x-responder'], 'fastcgi');
-    const seen = (JSON.parse(r.body) as FcgiRequest);
+    const seen = JSON.parse(r.body) as FcgiRequest;
     const p = seen.params;
     assert.deepEqual(
       [p.SCRIPT_FILENAME, p.SCRIPT_NAME, p.HTTP_PROXY ?? '', p.APP_NOTE, p.SERVER_NAME, p.REQUEST_METHOD, p.QUERY_STRING, p.REQUEST_URI, p.CONTENT_TYPE, p.GATEWAY_INTERFACE, seen.stdin],
@@ -106,8 +138,10 @@ void describe('backend-protocol FCGI and AUTO_HTTP (real nginx)', () => {
     const before = fcgi.seen.length;
     await get(portico.http, 'evil.test', '/x');
     assert.equal(fcgi.seen.length, before, 'the refused Ingress reached the responder');
-    assert.ok(portico.output.some((l) => l.includes(`${P}/fastcgi-params-configmap`) && l.includes('$portico_auth_url') && l.includes('default/evil')),
-      'no Problem naming the Ingress, the annotation and the value');
+    assert.ok(
+      portico.output.some((l) => l.includes(`${P}/fastcgi-params-configmap`) && l.includes('$portico_auth_url') && l.includes('default/evil')),
+      'no Problem naming the Ingress, the annotation and the value',
+    );
   });
 
   void it('AUTO_HTTP: plain HTTP to the backend for an HTTP client, HTTPS for an HTTPS one', async () => {

@@ -44,10 +44,12 @@ void describe('stream-snippet in stream{} (real nginx)', () => {
     await m.remove();
   });
 
-  const cms = (stream?: string): unknown[] => [configMap('tcp', { [String(dbPort)]: 'default/db:5432' }, 'ingress'),
-    configMap('portico', stream === undefined ? {} : { 'stream-snippet': stream }, 'ingress')];
+  const cms = (stream?: string): unknown[] => [
+    configMap('tcp', { [String(dbPort)]: 'default/db:5432' }, 'ingress'),
+    configMap('portico', stream === undefined ? {} : { 'stream-snippet': stream }, 'ingress'),
+  ];
 
-  void it('safe mode: the ConfigMap\'s access list closes the TCP services to this client; removed, they answer again', async () => {
+  void it("safe mode: the ConfigMap's access list closes the TCP services to this client; removed, they answer again", async () => {
     p = await startPortico(['--manifests', m.dir, '--tcp-services-configmap', 'ingress/tcp', '--configmap', 'ingress/portico']);
     await until('db answers', async () => (await tcpWho(dbPort).catch(() => '')) === 'db', 20_000, 100);
     await m.write('cm.json', cms('proxy_timeout 30s;\nallow 10.0.0.0/8;\ndeny all;'));
@@ -57,7 +59,7 @@ void describe('stream-snippet in stream{} (real nginx)', () => {
     await until('db answers again', async () => (await tcpWho(dbPort).catch(() => '')) === 'db', 10_000, 100);
   });
 
-  void it('safe mode: an Ingress\'s stream-snippet is refused (it would act on every TCP service); the service keeps answering', async () => {
+  void it("safe mode: an Ingress's stream-snippet is refused (it would act on every TCP service); the service keeps answering", async () => {
     assert.ok(p);
     const running = p;
     await m.write('ing.json', site({ [`${P}/stream-snippet`]: 'deny all;' }));
@@ -82,9 +84,20 @@ void describe('stream-snippet in stream{} (real nginx)', () => {
     const block = (port: number): string => `server {\n  listen 127.0.0.1:${port};\n  proxy_pass 127.0.0.1:${db.port};\n}`;
     await m.write('cm.json', cms(block(fromCm)));
     await m.write('ing.json', site({ [`${P}/stream-snippet`]: block(fromIng) }));
-    p = await startPortico(['--manifests', m.dir, '--tcp-services-configmap', 'ingress/tcp', '--configmap', 'ingress/portico', '--snippet-mode', 'any',
-      '--allow-snippet-annotations', '--annotations-risk-level', 'Critical']);
-    await until('the snippets\' ports answer', async () => (await tcpWho(fromCm).catch(() => '')) === 'db' && (await tcpWho(fromIng).catch(() => '')) === 'db', 20_000, 100);
+    p = await startPortico([
+      '--manifests',
+      m.dir,
+      '--tcp-services-configmap',
+      'ingress/tcp',
+      '--configmap',
+      'ingress/portico',
+      '--snippet-mode',
+      'any',
+      '--allow-snippet-annotations',
+      '--annotations-risk-level',
+      'Critical',
+    ]);
+    await until("the snippets' ports answer", async () => (await tcpWho(fromCm).catch(() => '')) === 'db' && (await tcpWho(fromIng).catch(() => '')) === 'db', 20_000, 100);
     assert.equal(await tcpWho(dbPort), 'db');
   });
 });

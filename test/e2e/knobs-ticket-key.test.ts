@@ -17,9 +17,19 @@ import { get, startPortico, until, workerPids, type Running } from '../support/p
 function ticketFrom(port: number): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const s = connect({ host: '127.0.0.1', port, servername: 'app.test', rejectUnauthorized: false, minVersion: 'TLSv1.3' });
-    const timer = setTimeout(() => { s.destroy(); resolve(undefined); }, 5000);
-    s.on('session', (session: Buffer) => { clearTimeout(timer); s.end(); resolve(session); });
-    s.on('error', () => { clearTimeout(timer); resolve(undefined); });
+    const timer = setTimeout(() => {
+      s.destroy();
+      resolve(undefined);
+    }, 5000);
+    s.on('session', (session: Buffer) => {
+      clearTimeout(timer);
+      s.end();
+      resolve(session);
+    });
+    s.on('error', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
   });
 }
 
@@ -27,7 +37,11 @@ function ticketFrom(port: number): Promise<Buffer | undefined> {
 function resumes(port: number, session: Buffer): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const s = connect({ host: '127.0.0.1', port, servername: 'app.test', rejectUnauthorized: false, minVersion: 'TLSv1.3', session });
-    s.on('secureConnect', () => { const reused = s.isSessionReused(); s.end(); resolve(reused); });
+    s.on('secureConnect', () => {
+      const reused = s.isSessionReused();
+      s.end();
+      resolve(reused);
+    });
     s.on('error', reject);
   });
 }
@@ -73,7 +87,10 @@ void describe('ssl-session-ticket-key (real nginx)', () => {
     assert.deepEqual([r.before, r.after], [true, true]);
     const ssl = join(r.p.workDir, 'ssl');
     const files = readdirSync(ssl).filter((n) => /^ticket-[0-9a-f]{32}\.key$/.test(n));
-    assert.deepEqual(files.map((n) => [statSync(join(ssl, n)).size, statSync(join(ssl, n)).mode & 0o777]), [[80, 0o600]]);
+    assert.deepEqual(
+      files.map((n) => [statSync(join(ssl, n)).size, statSync(join(ssl, n)).mode & 0o777]),
+      [[80, 0o600]],
+    );
     assert.ok(!r.p.output.some((l) => l.includes(key.slice(0, 24))));
   });
 

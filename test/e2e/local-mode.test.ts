@@ -21,12 +21,8 @@ describe('local mode', () => {
   before(async () => {
     backends = await Promise.all(['one', 'two', 'three'].map((id) => startBackend(id)));
     dir = await manifestDir();
-    await writeManifests(dir, 'base.yaml', [
-      ingressClass('portico'), ...serviceFor('one', [backends[0]!]), ...serviceFor('two', [backends[1]!]), ...serviceFor('three', [backends[2]!]),
-    ]);
-    await writeManifests(dir, 'app.yaml', [
-      ingress('app', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'one' }] }),
-    ]);
+    await writeManifests(dir, 'base.yaml', [ingressClass('portico'), ...serviceFor('one', [backends[0]!]), ...serviceFor('two', [backends[1]!]), ...serviceFor('three', [backends[2]!])]);
+    await writeManifests(dir, 'app.yaml', [ingress('app', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'one' }] })]);
     portico = await startPortico(['--manifests', dir]);
   });
 
@@ -56,10 +52,20 @@ describe('local mode', () => {
   test('WebSocket upgrades pass through', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${portico.http}/ws`, { headers: { host: 'app.test' } });
     const reply = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => { reject(new Error('no WebSocket echo within 5 s')); }, 5000);
-      ws.on('open', () => { ws.send('ping'); });
-      ws.on('message', (data) => { clearTimeout(timer); resolve(String(data)); });
-      ws.on('error', (err) => { clearTimeout(timer); reject(err); });
+      const timer = setTimeout(() => {
+        reject(new Error('no WebSocket echo within 5 s'));
+      }, 5000);
+      ws.on('open', () => {
+        ws.send('ping');
+      });
+      ws.on('message', (data) => {
+        clearTimeout(timer);
+        resolve(String(data));
+      });
+      ws.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
     });
     ws.close();
     assert.equal(reply, 'one:ping');
@@ -81,8 +87,15 @@ describe('local mode', () => {
   test('a broken file is named with its line, and everything else keeps being served', async () => {
     await writeFile(join(dir, 'broken.yaml'), 'apiVersion: v1\nkind: Service\nmetadata:\n  name: [unclosed\n');
     await writeFile(join(dir, 'bad-object.yaml'), 'apiVersion: networking.k8s.io/v1\nkind: Ingress\nspec: {}\n');
-    await writeFile(join(dir, 'hostile.yaml'), JSON.stringify(ingress('hostile', { className: 'portico', host: 'evil.test";\n}', paths: [{ path: '/x;\ninclude /etc/passwd;', type: 'Prefix', service: 'one' }] })));
-    await until('the errors are logged', () => portico.output.some((l) => /broken\.yaml:\d+:\d+: BAD_INDENT/.test(l)) && portico.output.some((l) => l.includes('bad-object.yaml:1') && l.includes('metadata.name')), 2000);
+    await writeFile(
+      join(dir, 'hostile.yaml'),
+      JSON.stringify(ingress('hostile', { className: 'portico', host: 'evil.test";\n}', paths: [{ path: '/x;\ninclude /etc/passwd;', type: 'Prefix', service: 'one' }] })),
+    );
+    await until(
+      'the errors are logged',
+      () => portico.output.some((l) => /broken\.yaml:\d+:\d+: BAD_INDENT/.test(l)) && portico.output.some((l) => l.includes('bad-object.yaml:1') && l.includes('metadata.name')),
+      2000,
+    );
     await until('the hostile Ingress is refused', () => portico.output.some((l) => l.includes('Ingress default/hostile') && l.includes('spec.rules[0].host')), 2000);
     assert.equal(await who(portico.http, 'app.test', '/'), 'one');
     const conf = await (await fetch(`http://127.0.0.1:${portico.healthz}/debug/config`)).text();

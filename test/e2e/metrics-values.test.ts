@@ -17,10 +17,16 @@ const M = 'nginx_ingress_controller_';
 function raw(port: number, text: string): Promise<{ sent: number; received: number; head: string }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => { socket.write(text); }); // no FIN: nginx would take it for a client abort (499)
-    socket.setTimeout(10_000, () => { socket.destroy(new Error('timeout')); });
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(text);
+    }); // no FIN: nginx would take it for a client abort (499)
+    socket.setTimeout(10_000, () => {
+      socket.destroy(new Error('timeout'));
+    });
     socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('end', () => { socket.end(); }); // the server closes after its answer (Connection: close)
+    socket.on('end', () => {
+      socket.end();
+    }); // the server closes after its answer (Connection: close)
     socket.on('error', reject);
     socket.on('close', () => {
       const all = Buffer.concat(chunks);
@@ -38,11 +44,17 @@ describe('metrics values', () => {
     backends = await Promise.all(['main', 'canary'].map((id) => startBackend(id)));
     dir = await manifestDir();
     await writeManifests(dir, 'all.yaml', [
-      ingressClass('portico'), ...serviceFor('main', [backends[0]!]), ...serviceFor('canary', [backends[1]!]),
+      ingressClass('portico'),
+      ...serviceFor('main', [backends[0]!]),
+      ...serviceFor('canary', [backends[1]!]),
       ingress('plain', { className: 'portico', host: 'plain.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }] }),
       ingress('app', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }] }),
-      ingress('app-canary', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'canary' }],
-        annotations: { 'nginx.ingress.kubernetes.io/canary': 'true', 'nginx.ingress.kubernetes.io/canary-by-header': 'X-Canary' } }),
+      ingress('app-canary', {
+        className: 'portico',
+        host: 'app.test',
+        paths: [{ path: '/', type: 'Prefix', service: 'canary' }],
+        annotations: { 'nginx.ingress.kubernetes.io/canary': 'true', 'nginx.ingress.kubernetes.io/canary-by-header': 'X-Canary' },
+      }),
     ]);
     portico = await startPortico(['--manifests', dir]);
     await until('app.test served', async () => (await who(portico.http, 'app.test', '/')) === 'main');

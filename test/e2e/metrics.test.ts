@@ -19,11 +19,20 @@ describe('metrics', () => {
     backends = await Promise.all(['one', 'two'].map((id) => startBackend(id)));
     dir = await manifestDir();
     await writeManifests(dir, 'all.yaml', [
-      ingressClass('portico'), ...serviceFor('one', [backends[0]!]), ...serviceFor('two', [backends[1]!]), service('gone'),
-      ingress('shop', { className: 'portico', host: 'shop.test', paths: [{ path: '/', type: 'Prefix', service: 'one' }, { path: '/down', type: 'Prefix', service: 'gone' }] }),
+      ingressClass('portico'),
+      ...serviceFor('one', [backends[0]!]),
+      ...serviceFor('two', [backends[1]!]),
+      service('gone'),
+      ingress('shop', {
+        className: 'portico',
+        host: 'shop.test',
+        paths: [
+          { path: '/', type: 'Prefix', service: 'one' },
+          { path: '/down', type: 'Prefix', service: 'gone' },
+        ],
+      }),
       // ewma renders a log hook of its own in the location: the request must be counted there too
-      ingress('learn', { className: 'portico', host: 'ewma.test', paths: [{ path: '/', type: 'Prefix', service: 'two' }],
-        annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'ewma' } }),
+      ingress('learn', { className: 'portico', host: 'ewma.test', paths: [{ path: '/', type: 'Prefix', service: 'two' }], annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'ewma' } }),
       ingress('any', { className: 'portico', paths: [{ path: '/any', type: 'Prefix', service: 'one' }] }),
     ]);
     portico = await startPortico(['--manifests', dir]);
@@ -56,10 +65,16 @@ describe('metrics', () => {
     const d = 'nginx_ingress_controller_request_duration_seconds';
     assert.equal(now.families.find((f) => f.name === d)?.type, 'HISTOGRAM');
     const buckets = samples(now, `${d}_bucket`, shop200);
-    assert.deepEqual(buckets.map((b) => b.labels['le']), ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf']);
+    assert.deepEqual(
+      buckets.map((b) => b.labels['le']),
+      ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'],
+    );
     const count = total(now, `${d}_count`, shop200);
     assert.equal(buckets.at(-1)?.value, count, 'the +Inf bucket holds every request');
-    assert.ok(buckets.every((b, i) => i === 0 || b.value >= (buckets[i - 1]?.value ?? 0)), 'buckets are cumulative');
+    assert.ok(
+      buckets.every((b, i) => i === 0 || b.value >= (buckets[i - 1]?.value ?? 0)),
+      'buckets are cumulative',
+    );
     for (const name of ['request_duration_seconds', 'response_duration_seconds', 'request_size', 'response_size']) {
       assert.equal(total(now, `nginx_ingress_controller_${name}_count`, shop200) - total(base, `nginx_ingress_controller_${name}_count`, shop200), want.ok, `${name} counts each request once`);
     }
@@ -81,7 +96,10 @@ describe('metrics', () => {
     assert.ok(total(m, 'portico_sync_plans_total', { plan: 'reload' }) >= 1);
     assert.equal(total(m, 'portico_nginx_restarts_total'), 0);
     assert.ok(names.has('process_cpu_user_seconds_total') && names.has('nodejs_heap_size_total_bytes'));
-    assert.deepEqual([...names].filter((n) => n.includes('process_process_') || n.startsWith('portico_process_')), []);
+    assert.deepEqual(
+      [...names].filter((n) => n.includes('process_process_') || n.startsWith('portico_process_')),
+      [],
+    );
     assert.equal(m.families.length, names.size, 'each family once');
   });
 

@@ -31,14 +31,21 @@ ${temp}
 
 function alive(pid: number | undefined): boolean {
   if (pid === undefined) return false;
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 before(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'portico-process-'));
   statusPort = await freePort();
 });
-after(async () => { await rm(workDir, { recursive: true, force: true }); });
+after(async () => {
+  await rm(workDir, { recursive: true, force: true });
+});
 
 void test('after stop(), apply() refuses and starts no nginx; the stopped master is gone', async () => {
   const nginx = new Nginx({ binary: '/usr/sbin/nginx', workDir, statusPort, log: createLogger('silent') });
@@ -54,6 +61,9 @@ void test('after stop(), apply() refuses and starts no nginx; the stopped master
   await assert.rejects(nginx.apply(conf('three'), 'three'), /nginx is stopped/);
   assert.equal(nginx.running, false);
   assert.equal(nginx.pid, undefined, 'no new nginx was spawned');
-  const answer = await fetch(`http://127.0.0.1:${statusPort}/portico/config-hash`).then(() => 'answered', () => 'refused');
+  const answer = await fetch(`http://127.0.0.1:${statusPort}/portico/config-hash`).then(
+    () => 'answered',
+    () => 'refused',
+  );
   assert.equal(answer, 'refused', 'nothing listens on the status port any more');
 });

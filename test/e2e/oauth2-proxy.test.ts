@@ -11,14 +11,19 @@ import { ingress } from '../support/objects.js';
 import { get, startPortico, until, type Running } from '../support/portico.js';
 
 const P = 'nginx.ingress.kubernetes.io';
-const OAUTH = { [`${P}/auth-url`]: 'https://$host/oauth2/auth', [`${P}/auth-signin`]: 'https://$host/oauth2/start?rd=$escaped_request_uri', [`${P}/auth-response-headers`]: 'X-Auth-Request-User, X-Auth-Request-Email' };
+const OAUTH = {
+  [`${P}/auth-url`]: 'https://$host/oauth2/auth',
+  [`${P}/auth-signin`]: 'https://$host/oauth2/start?rd=$escaped_request_uri',
+  [`${P}/auth-response-headers`]: 'X-Auth-Request-User, X-Auth-Request-Email',
+};
 
 /** The stand-in: /oauth2/auth is 202 with the user for the session cookie, else 401; /oauth2/start redirects to a login page. */
 async function startOauth2(): Promise<{ port: number; server: Server; seen: { url: string; headers: IncomingHttpHeaders }[] }> {
   const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
   const server = createServer((req, res) => {
     if (seen.length < 1000) seen.push({ url: req.url ?? '', headers: req.headers });
-    if (req.url === '/oauth2/auth' && /(^|; )_oauth2_proxy=alice(;|$)/.test(req.headers.cookie ?? '')) res.writeHead(202, { 'x-auth-request-user': 'alice', 'x-auth-request-email': 'alice@example.test' });
+    if (req.url === '/oauth2/auth' && /(^|; )_oauth2_proxy=alice(;|$)/.test(req.headers.cookie ?? ''))
+      res.writeHead(202, { 'x-auth-request-user': 'alice', 'x-auth-request-email': 'alice@example.test' });
     else if (req.url === '/oauth2/auth') res.writeHead(401);
     else res.writeHead(302, { location: 'https://login.example.test/authorize' });
     res.end();
@@ -56,7 +61,11 @@ void describe('oauth2-proxy with nginx variables in auth-url and auth-signin (re
   after(async () => {
     await portico.stop();
     await app.close();
-    await new Promise<void>((resolve) => { oauth.server.close(() => { resolve(); }); });
+    await new Promise<void>((resolve) => {
+      oauth.server.close(() => {
+        resolve();
+      });
+    });
     await dir.remove();
   });
 
@@ -64,8 +73,7 @@ void describe('oauth2-proxy with nginx variables in auth-url and auth-signin (re
     const r = await get(portico.http, 'app.test', '/private/page?x=1&y=2');
     assert.equal(r.status, 302);
     const location = new URL(String(r.headers.location));
-    assert.deepEqual([location.origin, location.pathname, [...location.searchParams.keys()], location.searchParams.get('rd')],
-      ['https://app.test', '/oauth2/start', ['rd'], '/private/page?x=1&y=2']);
+    assert.deepEqual([location.origin, location.pathname, [...location.searchParams.keys()], location.searchParams.get('rd')], ['https://app.test', '/oauth2/start', ['rd'], '/private/page?x=1&y=2']);
     assert.equal(app.seen.length, 0, 'the backend never saw the request');
     const check = oauth.seen.findLast((s) => s.url === '/oauth2/auth');
     assert.deepEqual([check?.headers.host, check?.headers['x-forwarded-proto'], check?.headers['x-original-url']], ['app.test', 'https', 'http://app.test/private/page?x=1&y=2']);
@@ -84,9 +92,16 @@ void describe('oauth2-proxy with nginx variables in auth-url and auth-signin (re
   });
 
   void it('variables anywhere else are refused with a Warning naming the annotation, and those Ingresses are not served', async () => {
-    for (const [host, annotation] of [['port.test', 'auth-url'], ['pathvar.test', 'auth-url'], ['othervar.test', 'auth-signin']]) {
+    for (const [host, annotation] of [
+      ['port.test', 'auth-url'],
+      ['pathvar.test', 'auth-url'],
+      ['othervar.test', 'auth-signin'],
+    ]) {
       assert.equal((await get(portico.http, host ?? '', '/')).status, 404, host);
-      assert.ok(portico.output.some((l) => l.includes(`${P}/${annotation ?? ''}`) && l.includes('not served')), `${host ?? ''}: a Warning`);
+      assert.ok(
+        portico.output.some((l) => l.includes(`${P}/${annotation ?? ''}`) && l.includes('not served')),
+        `${host ?? ''}: a Warning`,
+      );
     }
   });
 

@@ -16,9 +16,20 @@ const A = 'nginx.ingress.kubernetes.io';
 
 /** A TLS backend with its own certificate: answers `id` on every connection. */
 async function tlsBackend(id: string, pem: Pem): Promise<{ port: number; close: () => Promise<void> }> {
-  const server: TlsServer = createTlsServer({ cert: pem.cert, key: pem.key }, (sock) => { sock.on('error', () => undefined); sock.end(`${id}\n`); });
+  const server: TlsServer = createTlsServer({ cert: pem.cert, key: pem.key }, (sock) => {
+    sock.on('error', () => undefined);
+    sock.end(`${id}\n`);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise((r) => { server.close(() => { r(); }); }) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((r) => {
+        server.close(() => {
+          r();
+        });
+      }),
+  };
 }
 
 /** What a TLS connection to `servername` reads (the backend's id when passed through). */
@@ -26,9 +37,16 @@ function tlsRead(port: number, servername: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const s = tlsConnect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false, timeout: 5000 });
     let data = '';
-    s.on('data', (c: Buffer) => { data += c.toString('utf8'); });
-    s.on('end', () => { resolve(data.trim()); });
-    s.on('timeout', () => { s.destroy(); resolve(data.trim()); });
+    s.on('data', (c: Buffer) => {
+      data += c.toString('utf8');
+    });
+    s.on('end', () => {
+      resolve(data.trim());
+    });
+    s.on('timeout', () => {
+      s.destroy();
+      resolve(data.trim());
+    });
     s.on('error', reject);
   });
 }
@@ -38,7 +56,9 @@ describe('ssl-passthrough', () => {
   let manifests = '';
   let web: Backend;
   let p: Running;
-  let own: Pem; let ca: Pem; let client: Pem;
+  let own: Pem;
+  let ca: Pem;
+  let client: Pem;
   const pt: { port: number; close: () => Promise<void> }[] = [];
   let objects: (ptPort: number) => unknown[];
 
@@ -52,13 +72,18 @@ describe('ssl-passthrough', () => {
     pt.push(await tlsBackend('pt-1', backendPem), await tlsBackend('pt-2', backendPem));
     web = await startBackend('web');
     objects = (ptPort) => [
-      ...webObjects(web.port), tlsSecret('own-tls', own), caSecret('client-ca', ca.cert),
-      service('pt', 'default', [{ name: 'https', port: 443 }]), slice('pt', ptPort, ['127.0.0.1'], { portName: 'https' }),
+      ...webObjects(web.port),
+      tlsSecret('own-tls', own),
+      caSecret('client-ca', ca.cert),
+      service('pt', 'default', [{ name: 'https', port: 443 }]),
+      slice('pt', ptPort, ['127.0.0.1'], { portName: 'https' }),
       hostIngress('plain', 'plain.test'),
       hostIngress('term', 'term.test', { tls: [{ hosts: ['term.test'], secretName: 'own-tls' }] }),
       hostIngress('m', 'm.test', { tls: [{ hosts: ['m.test'], secretName: 'own-tls' }], annotations: { [`${A}/auth-tls-secret`]: 'default/client-ca', [`${A}/auth-tls-verify-client`]: 'on' } }),
-      { ...hostIngress('pt', 'pt.test', { annotations: { [`${A}/ssl-passthrough`]: 'true' } }),
-        spec: { ingressClassName: 'portico', rules: [{ host: 'pt.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'pt', port: { number: 443 } } } }] } }] } },
+      {
+        ...hostIngress('pt', 'pt.test', { annotations: { [`${A}/ssl-passthrough`]: 'true' } }),
+        spec: { ingressClassName: 'portico', rules: [{ host: 'pt.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'pt', port: { number: 443 } } } }] } }] },
+      },
       // A newer Ingress asking for passthrough on a host it does not own: refused, term.test stays terminated.
       hostIngress('thief', 'term.test', { created: '2026-06-01T00:00:00Z', annotations: { [`${A}/ssl-passthrough`]: 'true' } }),
     ];

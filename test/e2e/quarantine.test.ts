@@ -30,13 +30,35 @@ test('serverAt and blame find the server block and the Ingresses nginx refused',
 });
 
 test('blame puts the Ingress of the refused location first; a hold ends when an Ingress held beside it is deleted', async () => {
-  const conf = ['http {', '    server {', '        server_name "a.test";', '        listen 80;', '        location "/" {', '            x;', '        }',
-    '        location "/b/" {', '            y;', '        }', '    }', '}'].join('\n');
-  const [a, b] = [{ kind: 'Ingress', namespace: 'ns', name: 'a' }, { kind: 'Ingress', namespace: 'other', name: 'b' }];
-  const model = { servers: [{ host: 'a.test', locations: [
-    { match: 'prefix', path: '/', target: { kind: 'upstream', upstream: 'u', ingress: a } },
-    { match: 'prefix', path: '/b/', target: { kind: 'upstream', upstream: 'u', ingress: b } },
-  ] }] } as unknown as Model;
+  const conf = [
+    'http {',
+    '    server {',
+    '        server_name "a.test";',
+    '        listen 80;',
+    '        location "/" {',
+    '            x;',
+    '        }',
+    '        location "/b/" {',
+    '            y;',
+    '        }',
+    '    }',
+    '}',
+  ].join('\n');
+  const [a, b] = [
+    { kind: 'Ingress', namespace: 'ns', name: 'a' },
+    { kind: 'Ingress', namespace: 'other', name: 'b' },
+  ];
+  const model = {
+    servers: [
+      {
+        host: 'a.test',
+        locations: [
+          { match: 'prefix', path: '/', target: { kind: 'upstream', upstream: 'u', ingress: a } },
+          { match: 'prefix', path: '/b/', target: { kind: 'upstream', upstream: 'u', ingress: b } },
+        ],
+      },
+    ],
+  } as unknown as Model;
   assert.deepEqual(blame('nginx: [emerg] bad in /w/nginx.conf.candidate:9', conf, model), [b, a]);
   assert.deepEqual(blame('nginx: [emerg] bad in /w/nginx.conf.candidate:6', conf, model), [a, b]);
   assert.deepEqual(blame('nginx: [emerg] bad in /w/nginx.conf.candidate:4', conf, model), [a, b], 'server level: every Ingress of the server');
@@ -59,7 +81,10 @@ test('blame puts the Ingress of the refused location first; a hold ends when an 
 test('bisect finds the one key whose presence fails, within its budget, and gives up on a global failure', async () => {
   const keys = Array.from({ length: 100 }, (_, i) => `ns/i${i}`);
   let calls = 0;
-  const found = await bisect(keys, async (excluded) => { calls += 1; return excluded.has('ns/i73'); });
+  const found = await bisect(keys, async (excluded) => {
+    calls += 1;
+    return excluded.has('ns/i73');
+  });
   assert.equal(found, 'ns/i73');
   assert.ok(calls <= 8, `${calls} calls for 100 keys`);
   assert.equal(await bisect(keys, async () => false), undefined, 'failing without every key: not an Ingress');
@@ -74,8 +99,11 @@ describe('an Ingress whose configuration nginx refuses', () => {
   before(async () => {
     backend = await startBackend('ok');
     dir = await manifestDir();
-    await writeManifests(dir, 'base.yaml', [ingressClass('portico'), ...serviceFor('web', [backend]),
-      ingress('good', { className: 'portico', host: 'good.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
+    await writeManifests(dir, 'base.yaml', [
+      ingressClass('portico'),
+      ...serviceFor('web', [backend]),
+      ingress('good', { className: 'portico', host: 'good.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+    ]);
     portico = await startPortico(['--manifests', dir, '--nginx-binary', join(REPO, 'test/support/bin/poison-nginx')]);
   });
 
@@ -86,15 +114,19 @@ describe('an Ingress whose configuration nginx refuses', () => {
   });
 
   test('is left out with a warning naming it, and every other Ingress keeps updating', async () => {
-    await writeManifests(dir, 'bad.yaml', [ingress('poison', { className: 'portico', host: 'poison.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
-      ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
+    await writeManifests(dir, 'bad.yaml', [
+      ingress('poison', { className: 'portico', host: 'poison.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+      ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+    ]);
     await until('later.test served', async () => (await who(portico.http, 'later.test', '/')) === 'ok', 5000);
     assert.equal(await who(portico.http, 'poison.test', '/'), '404');
     assert.equal(await who(portico.http, 'good.test', '/'), 'ok');
     assert.ok(portico.output.some((l) => l.includes('Ingress default/poison') && l.includes('left out until it changes')));
     // Once the Ingress changes it is tried again: here it moves to a host nginx accepts.
-    await writeManifests(dir, 'bad.yaml', [ingress('poison', { className: 'portico', host: 'cured.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
-      ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
+    await writeManifests(dir, 'bad.yaml', [
+      ingress('poison', { className: 'portico', host: 'cured.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+      ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+    ]);
     await until('cured.test served', async () => (await who(portico.http, 'cured.test', '/')) === 'ok', 5000);
   });
 
@@ -105,10 +137,16 @@ describe('an Ingress whose configuration nginx refuses', () => {
     await until('mixed.test/shop served', async () => (await who(portico.http, 'mixed.test', '/shop')) === 'ok', 10_000);
     const held = (name: string): boolean => portico.output.some((l) => l.includes(`Ingress tenant-b/${name}`) && l.includes('left out until it changes'));
     await until('both bad Ingresses held', () => held('poisoned') && held('quiet'), 10_000);
-    assert.ok(!portico.output.some((l) => /Ingress default\/(owner|shop)/.test(l) && l.includes('left out')), 'the host\'s other Ingresses are not held');
+    assert.ok(!portico.output.some((l) => /Ingress default\/(owner|shop)/.test(l) && l.includes('left out')), "the host's other Ingresses are not held");
     assert.equal(await who(portico.http, 'mixed.test', '/'), 'ok');
     // A later change on the same host still applies.
-    await writeManifests(dir, 'mixed.yaml', [on('owner', 'default', '/'), on('shop', 'default', '/shop'), on('cart', 'default', '/cart'), on('poisoned', 'tenant-b', '/poison'), on('quiet', 'tenant-b', '/silent')]);
+    await writeManifests(dir, 'mixed.yaml', [
+      on('owner', 'default', '/'),
+      on('shop', 'default', '/shop'),
+      on('cart', 'default', '/cart'),
+      on('poisoned', 'tenant-b', '/poison'),
+      on('quiet', 'tenant-b', '/silent'),
+    ]);
     await until('mixed.test/cart served', async () => (await who(portico.http, 'mixed.test', '/cart')) === 'ok', 10_000);
     // Deleting the bad Ingresses leaves nothing held: the Problems are gone from /debug and a new path applies.
     await writeManifests(dir, 'mixed.yaml', [on('owner', 'default', '/'), on('shop', 'default', '/shop'), on('cart', 'default', '/cart'), on('wish', 'default', '/wish')]);

@@ -25,15 +25,28 @@ void describe('regular expressions from tenants are bounded (real nginx)', () =>
     backends = await Promise.all(['good', 'evil', 'main', 'canary'].map((id) => startBackend(id)));
     const [good, evil, main, canary] = backends as [Backend, Backend, Backend, Backend];
     await dir.write('all.json', [
-      ...serviceFor('good', [good]), ...serviceFor('evil', [evil]), ...serviceFor('main', [main]), ...serviceFor('canary', [canary]),
+      ...serviceFor('good', [good]),
+      ...serviceFor('evil', [evil]),
+      ...serviceFor('main', [main]),
+      ...serviceFor('canary', [canary]),
       ingress('good', { className: 'portico', created: OLD, host: 'regex.test', annotations: { [`${A}/use-regex`]: 'true' }, paths: [prefix('/api/v[0-9]+(/|$)(.*)', 'good')] }),
       ingress('evil', { className: 'portico', created: NEW, host: 'regex.test', annotations: { [`${A}/use-regex`]: 'true' }, paths: [prefix('/x/(a+)+$', 'evil')] }),
       ingress('app', { className: 'portico', created: OLD, host: 'canary.test', paths: [prefix('/', 'main')] }),
-      ingress('app-canary', { className: 'portico', created: NEW, host: 'canary.test', paths: [prefix('/', 'canary')], annotations: {
-        [`${A}/canary`]: 'true', [`${A}/canary-by-header`]: 'X-Canary', [`${A}/canary-by-header-pattern`]: '^(a|ab)*$' } }),
+      ingress('app-canary', {
+        className: 'portico',
+        created: NEW,
+        host: 'canary.test',
+        paths: [prefix('/', 'canary')],
+        annotations: { [`${A}/canary`]: 'true', [`${A}/canary-by-header`]: 'X-Canary', [`${A}/canary-by-header-pattern`]: '^(a|ab)*$' },
+      }),
       ingress('beta', { className: 'portico', created: OLD, host: 'beta.test', paths: [prefix('/', 'main')] }),
-      ingress('beta-canary', { className: 'portico', created: NEW, host: 'beta.test', paths: [prefix('/', 'canary')], annotations: {
-        [`${A}/canary`]: 'true', [`${A}/canary-by-header`]: 'X-Canary', [`${A}/canary-by-header-pattern`]: '^(beta|canary)$' } }),
+      ingress('beta-canary', {
+        className: 'portico',
+        created: NEW,
+        host: 'beta.test',
+        paths: [prefix('/', 'canary')],
+        annotations: { [`${A}/canary`]: 'true', [`${A}/canary-by-header`]: 'X-Canary', [`${A}/canary-by-header-pattern`]: '^(beta|canary)$' },
+      }),
     ]);
     portico = await startPortico(['--manifests', dir.dir]);
     await until('the model served', async () => (await who(portico.http, 'regex.test', '/api/v2/x')) === 'good', 20_000);
@@ -58,8 +71,10 @@ void describe('regular expressions from tenants are bounded (real nginx)', () =>
   });
 
   test('canary-by-header-pattern with overlapping alternatives under a repeat is refused; a plain pattern routes', async () => {
-    assert.ok(portico.output.some((l) => l.includes('"level":40') && l.includes('app-canary') && l.includes('alternatives in')),
-      'a Warning names the refused canary pattern');
+    assert.ok(
+      portico.output.some((l) => l.includes('"level":40') && l.includes('app-canary') && l.includes('alternatives in')),
+      'a Warning names the refused canary pattern',
+    );
     for (const v of ['a', 'ab', 'abab', 'always']) {
       assert.equal((await get(portico.http, 'canary.test', '/', { headers: { 'x-canary': v } })).headers['x-backend'], 'main', `X-Canary: ${v}`);
     }

@@ -21,11 +21,11 @@ describe('request id', () => {
     backend = await startBackend('web');
     dir = await manifestDir();
     await writeManifests(dir, 'all.yaml', [
-      ingressClass('portico'), ...serviceFor('web', [backend]),
+      ingressClass('portico'),
+      ...serviceFor('web', [backend]),
       ingress('plain', { className: 'portico', host: 'plain.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
       // cookie affinity renders a rewrite_by_lua of its own in the location: the http-level hook does not run there
-      ingress('sticky', { className: 'portico', host: 'sticky.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }],
-        annotations: { 'nginx.ingress.kubernetes.io/affinity': 'cookie' } }),
+      ingress('sticky', { className: 'portico', host: 'sticky.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/affinity': 'cookie' } }),
     ]);
     portico = await startPortico(['--manifests', dir, '--worker-processes', '2']);
     await until('served', async () => (await get(portico.http, 'plain.test', '/')).status === 200);
@@ -46,7 +46,10 @@ describe('request id', () => {
   test('600 requests on fresh connections to two workers: 600 distinct 32-hex ids, each the one in the access log', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 600; i++) ids.push(await sentId('plain.test', { 'x-probe': String(i) }));
-    assert.deepEqual(ids.filter((id) => !HEX32.test(id)), []);
+    assert.deepEqual(
+      ids.filter((id) => !HEX32.test(id)),
+      [],
+    );
     assert.equal(new Set(ids).size, ids.length, 'no id twice');
     const log = join(portico.workDir, 'logs', 'access.log');
     // buffer=64k flush=1s, one buffer per worker: every worker's lines reach the file within about a second
@@ -56,16 +59,23 @@ describe('request id', () => {
     };
     await until('every id in the access log', async () => (await missing()).length === 0, 10_000, 200).catch(() => undefined);
     assert.deepEqual(await missing(), [], 'the access log holds the id the backend got');
-    assert.deepEqual(portico.output.filter((l) => l.includes('portico: request id')), [], 'the Lua id was set every time');
+    assert.deepEqual(
+      portico.output.filter((l) => l.includes('portico: request id')),
+      [],
+      'the Lua id was set every time',
+    );
   });
 
   test("a client's X-Request-ID is kept", async () => {
     assert.equal(await sentId('plain.test', { 'x-request-id': 'abc-123' }), 'abc-123');
   });
 
-  test('a location with its own rewrite hook still sends an id (nginx\'s $request_id)', async () => {
+  test("a location with its own rewrite hook still sends an id (nginx's $request_id)", async () => {
     const ids = [await sentId('sticky.test'), await sentId('sticky.test')];
-    assert.ok(ids.every((id) => HEX32.test(id)), ids.join(' '));
+    assert.ok(
+      ids.every((id) => HEX32.test(id)),
+      ids.join(' '),
+    );
     assert.notEqual(ids[0], ids[1]);
   });
 });

@@ -19,19 +19,25 @@ const N = 2500;
 
 function review(object: unknown): string {
   return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
     request: {
-      uid: 'during-sync', kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+      uid: 'during-sync',
+      kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
       resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
-      operation: 'CREATE', namespace: 'default', name: 'newcomer', object, userInfo: { username: 'test' }, dryRun: false,
+      operation: 'CREATE',
+      namespace: 'default',
+      name: 'newcomer',
+      object,
+      userInfo: { username: 'test' },
+      dryRun: false,
     },
   });
 }
 
 function postReview(port: number, ca: string, body: string): Promise<{ status: number; allowed: boolean | undefined }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/', method: 'POST', ca, servername: 'localhost', agent: false, timeout: 60_000,
-      headers: { 'content-type': 'application/json' } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', method: 'POST', ca, servername: 'localhost', agent: false, timeout: 60_000, headers: { 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -40,7 +46,9 @@ function postReview(port: number, ca: string, body: string): Promise<{ status: n
         resolve({ status: res.statusCode ?? 0, allowed: parsed });
       });
     });
-    req.on('timeout', () => { req.destroy(new Error('review timed out')); });
+    req.on('timeout', () => {
+      req.destroy(new Error('review timed out'));
+    });
     req.on('error', reject);
     req.end(body);
   });
@@ -63,8 +71,16 @@ describe('a long sync never blocks /healthz or the webhook', () => {
     writeFileSync(join(certDir, 'tls.key'), pem.key, { mode: 0o600 });
     await dir.write('web.json', backendObjects('web', backend.port));
     webhookPort = await freePort();
-    portico = await startPortico(['--manifests', dir.dir, '--validating-webhook', `127.0.0.1:${webhookPort}`,
-      '--validating-webhook-certificate', join(certDir, 'tls.crt'), '--validating-webhook-key', join(certDir, 'tls.key')]);
+    portico = await startPortico([
+      '--manifests',
+      dir.dir,
+      '--validating-webhook',
+      `127.0.0.1:${webhookPort}`,
+      '--validating-webhook-certificate',
+      join(certDir, 'tls.crt'),
+      '--validating-webhook-key',
+      join(certDir, 'tls.key'),
+    ]);
   });
 
   after(async () => {
@@ -99,7 +115,10 @@ describe('a long sync never blocks /healthz or the webhook', () => {
       if (synced && (await who(portico.http, 'one.test', lastPath)) !== '404') break;
       await new Promise((r2) => setTimeout(r2, 20));
     }
-    const sync = portico.output.filter((l) => l.includes('"msg":"sync"')).slice(syncsBefore).map((l) => JSON.parse(l) as { ms: number })[0];
+    const sync = portico.output
+      .filter((l) => l.includes('"msg":"sync"'))
+      .slice(syncsBefore)
+      .map((l) => JSON.parse(l) as { ms: number })[0];
     console.log(`# ${polls} /healthz polls during a ${sync?.ms ?? '?'} ms sync; slowest answer ${slowest} ms`);
     assert.ok(sync !== undefined, 'the big sync ran');
     assert.ok(polls >= 10, `${polls} polls while the sync ran`);

@@ -28,12 +28,16 @@ void describe('safe snippets (real nginx, default --snippet-mode)', () => {
   let dir: ManifestDir;
   let echo: Backend;
   let portico: Running;
-  const ing = (name: string, snippet: string) => ingress(name, { host: `${name}.test`, className: 'portico', annotations: { [`${P}/configuration-snippet`]: snippet }, paths: [{ path: '/', type: 'Prefix', service: 'echo' }] });
+  const ing = (name: string, snippet: string) =>
+    ingress(name, { host: `${name}.test`, className: 'portico', annotations: { [`${P}/configuration-snippet`]: snippet }, paths: [{ path: '/', type: 'Prefix', service: 'echo' }] });
 
   before(async () => {
     dir = await manifestFolder();
     echo = await startBackend('echo');
-    await dir.write('backends.json', [...backendObjects('echo', echo.port), configMap('portico', { 'server-snippet': 'add_header X-Admin yes always;', 'http-snippet': 'include /etc/passwd;' }, 'kube-system')]);
+    await dir.write('backends.json', [
+      ...backendObjects('echo', echo.port),
+      configMap('portico', { 'server-snippet': 'add_header X-Admin yes always;', 'http-snippet': 'include /etc/passwd;' }, 'kube-system'),
+    ]);
     await dir.write('ingresses.json', [...Object.entries(SNIPPETS).map(([n, s]) => ing(n, s)), ...Object.entries(HOSTILE).map(([n, [s]]) => ing(n, s))]);
     portico = await startPortico(['--manifests', dir.dir, '--configmap', 'kube-system/portico']);
     await until('served', async () => (await get(portico.http, 'headers.test', '/')).status === 200, 20_000);
@@ -67,9 +71,15 @@ void describe('safe snippets (real nginx, default --snippet-mode)', () => {
   void it('each hostile snippet is refused with the directive and its line; nothing it wrote exists', async () => {
     for (const [name, [, why]] of Object.entries(HOSTILE)) {
       assert.equal((await get(portico.http, `${name}.test`, '/evil')).status, 404, name);
-      assert.ok(portico.output.some((l) => l.includes(`Ingress default/${name}`) && l.includes(why)), `${name}: ${why}`);
+      assert.ok(
+        portico.output.some((l) => l.includes(`Ingress default/${name}`) && l.includes(why)),
+        `${name}: ${why}`,
+      );
     }
-    assert.ok(portico.output.some((l) => l.includes('data.http-snippet') && l.includes('directive include at line 1')), 'the admin snippet is refused with a Warning');
+    assert.ok(
+      portico.output.some((l) => l.includes('data.http-snippet') && l.includes('directive include at line 1')),
+      'the admin snippet is refused with a Warning',
+    );
     const conf = await (await fetch(`http://127.0.0.1:${portico.healthz}/debug/config`)).text();
     assert.ok(!conf.includes('owned') && !conf.includes('/etc/passwd') && !conf.includes('/configuration/backends;'));
   });

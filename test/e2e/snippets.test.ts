@@ -8,8 +8,7 @@ import { ingress } from '../support/objects.js';
 import { get, startPortico, until, type Running } from '../support/portico.js';
 
 const P = 'nginx.ingress.kubernetes.io';
-const ing = (name: string, annotations: Record<string, string>) =>
-  ingress(name, { host: `${name}.test`, className: 'portico', annotations, paths: [{ path: '/', type: 'Prefix', service: 'echo' }] });
+const ing = (name: string, annotations: Record<string, string>) => ingress(name, { host: `${name}.test`, className: 'portico', annotations, paths: [{ path: '/', type: 'Prefix', service: 'echo' }] });
 const BYPASSES: Record<string, string> = {
   quoted: 'return 200 "}"; } location /evil { return 200 owned;',
   escaped: 'return 200 a\\}; } server { listen 8099; return 200 owned;',
@@ -51,7 +50,10 @@ void describe('snippets with --allow-snippet-annotations (real nginx)', () => {
   void it('each bypass is refused with its reason: its Ingress is not served, nothing it wrote exists', async () => {
     for (const name of Object.keys(BYPASSES)) {
       assert.equal((await get(portico.http, `${name}.test`, '/evil')).status, 404, name);
-      assert.ok(portico.output.some((l) => l.includes(`Ingress default/${name}`) && l.includes('snippet refused: ')), name);
+      assert.ok(
+        portico.output.some((l) => l.includes(`Ingress default/${name}`) && l.includes('snippet refused: ')),
+        name,
+      );
     }
     const conf = await (await fetch(`http://127.0.0.1:${portico.healthz}/debug/config`)).text();
     assert.ok(!conf.includes('owned') && !conf.includes('/etc/passwd') && !conf.includes('8099'));

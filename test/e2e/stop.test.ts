@@ -17,18 +17,30 @@ async function slowBackend(delayMs: number): Promise<{ port: number; started: ()
   const server = createServer((req, res) => {
     started += 1;
     req.resume();
-    setTimeout(() => { res.writeHead(200, { 'x-backend': 'slow' }); res.end('done'); }, delayMs);
+    setTimeout(() => {
+      res.writeHead(200, { 'x-backend': 'slow' });
+      res.end('done');
+    }, delayMs);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { port: (server.address() as AddressInfo).port, started: () => started, server };
 }
 
 const objects = (port: number): unknown[] => [
-  ingressClass('portico'), service('slow'), slice('slow', port, ['127.0.0.1']),
+  ingressClass('portico'),
+  service('slow'),
+  slice('slow', port, ['127.0.0.1']),
   ingress('slow', { className: 'portico', host: 'slow.test', paths: [{ path: '/', type: 'Prefix', service: 'slow' }] }),
 ];
 
-const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** The nginx master of a running Portico (its work dir's pid file). */
 async function nginxMaster(p: Running): Promise<number> {
@@ -50,7 +62,14 @@ async function nginxLeft(workDir: string): Promise<number[]> {
 /** Sends `n` requests; resolves once the backend began all of them (in flight), with their answers still to come. */
 async function inFlight(p: Running, b: { started: () => number }, n: number): Promise<{ answers: Promise<number[]> }> {
   const before = b.started();
-  const answers = Promise.all(Array.from({ length: n }, () => get(p.http, 'slow.test', '/').then((r) => r.status, () => 0)));
+  const answers = Promise.all(
+    Array.from({ length: n }, () =>
+      get(p.http, 'slow.test', '/').then(
+        (r) => r.status,
+        () => 0,
+      ),
+    ),
+  );
   await until(`${n} requests in flight`, () => b.started() - before === n, 5000);
   return { answers };
 }
@@ -68,7 +87,13 @@ async function groupStop(p: Running, b: { started: () => number }, graceSeconds:
   }
   assert.deepEqual(await answers, Array<number>(8).fill(200), 'no request in flight is lost');
   assert.ok(signalledAt >= 8, 'the signal came while the 8 requests were in flight');
-  const code = await new Promise<number | null>((r) => { if (p.proc.exitCode !== null) r(p.proc.exitCode); else p.proc.once('exit', (c) => { r(c); }); });
+  const code = await new Promise<number | null>((r) => {
+    if (p.proc.exitCode !== null) r(p.proc.exitCode);
+    else
+      p.proc.once('exit', (c) => {
+        r(c);
+      });
+  });
   assert.equal(code, 0);
   assert.deepEqual(await nginxLeft(workDir), [], 'no nginx left behind');
   assert.equal(await p.stop(), 0);
@@ -76,7 +101,10 @@ async function groupStop(p: Running, b: { started: () => number }, graceSeconds:
 
 void test('local mode: SIGTERM to the process group with requests in flight loses none, fails readiness during the grace period, exits 0 and leaves no nginx', async (t) => {
   const b = await slowBackend(1500);
-  t.after(() => { b.server.closeAllConnections(); b.server.close(); });
+  t.after(() => {
+    b.server.closeAllConnections();
+    b.server.close();
+  });
   const dir = await manifestDir();
   t.after(() => rm(dir, { recursive: true, force: true }));
   await writeManifests(dir, 'all.yaml', objects(b.port));
@@ -90,7 +118,10 @@ void test('against the API server double: SIGTERM to the process group with requ
   const c = await startCluster([]);
   t.after(() => c.stop());
   const b = await slowBackend(1500);
-  t.after(() => { b.server.closeAllConnections(); b.server.close(); });
+  t.after(() => {
+    b.server.closeAllConnections();
+    b.server.close();
+  });
   for (const o of objects(b.port)) put(c.api, o);
   const p = await c.portico([], { ownGroup: true });
   await until('slow.test served', async () => (await get(p.http, 'slow.test', '/')).status === 200);
@@ -99,7 +130,10 @@ void test('against the API server double: SIGTERM to the process group with requ
 
 void test('signals in any order: nginx quitting first, then Portico twice, is a stop, not a crash to restart', async (t) => {
   const b = await slowBackend(10);
-  t.after(() => { b.server.closeAllConnections(); b.server.close(); });
+  t.after(() => {
+    b.server.closeAllConnections();
+    b.server.close();
+  });
   const dir = await manifestDir();
   t.after(() => rm(dir, { recursive: true, force: true }));
   await writeManifests(dir, 'all.yaml', objects(b.port));
@@ -107,7 +141,11 @@ void test('signals in any order: nginx quitting first, then Portico twice, is a 
   t.after(() => p.stop());
   const workDir = p.workDir;
   const master = await nginxMaster(p);
-  const exited = new Promise<number | null>((r) => { p.proc.once('exit', (c) => { r(c); }); });
+  const exited = new Promise<number | null>((r) => {
+    p.proc.once('exit', (c) => {
+      r(c);
+    });
+  });
   process.kill(master, 'SIGQUIT');
   process.kill(p.proc.pid ?? 0, 'SIGINT');
   process.kill(-(p.proc.pid ?? 0), 'SIGTERM');
@@ -119,7 +157,10 @@ void test('signals in any order: nginx quitting first, then Portico twice, is a 
 
 void test('nginx killed: /healthz fails, nginx is restarted with the current configuration and serves, and the restart is counted', async (t) => {
   const b = await slowBackend(0);
-  t.after(() => { b.server.closeAllConnections(); b.server.close(); });
+  t.after(() => {
+    b.server.closeAllConnections();
+    b.server.close();
+  });
   const dir = await manifestDir();
   t.after(() => rm(dir, { recursive: true, force: true }));
   await writeManifests(dir, 'all.yaml', objects(b.port));

@@ -19,8 +19,7 @@ function streamService(name: string, port: number, protocol: 'TCP' | 'UDP', back
   ];
 }
 
-const streamReloads = (p: Running): number => Math.max(0, ...p.output.filter((l) => l.includes('"msg":"sync"'))
-  .map((l) => Number(/"streamReloads":(\d+)/.exec(l)?.[1] ?? 0)));
+const streamReloads = (p: Running): number => Math.max(0, ...p.output.filter((l) => l.includes('"msg":"sync"')).map((l) => Number(/"streamReloads":(\d+)/.exec(l)?.[1] ?? 0)));
 
 describe('TCP and UDP services', () => {
   const tcp: StreamBackend[] = [];
@@ -34,7 +33,7 @@ describe('TCP and UDP services', () => {
     [String(ports.db)]: 'default/db:5432',
     [String(ports.proxy)]: 'default/pp:9000:PROXY:PROXY',
     // Hostile and invalid entries: each skipped with a Warning naming the ConfigMap and the key.
-    'abc': 'default/db:5432',
+    abc: 'default/db:5432',
     '70000': 'default/db:5432',
     [String(ports.added + 1)]: 'default/db:5432;\n} server { listen 1; }',
     [String(ports.added + 2)]: 'default/missing:5432',
@@ -48,12 +47,18 @@ describe('TCP and UDP services', () => {
     for (const id of ['u1', 'u2']) udp.push(await udpBackend(id));
     pp = await tcpBackend('pp', true);
     web = await startBackend('w1');
-    ports.db = await freePort(); ports.proxy = await freePort(); ports.added = await freePort(); ports.dns = await freePort();
+    ports.db = await freePort();
+    ports.proxy = await freePort();
+    ports.added = await freePort();
+    ports.dns = await freePort();
     m = await manifestFolder();
     await m.write('svc.json', [
-      ...streamService('db', 5432, 'TCP', tcp.slice(0, 2)), ...streamService('db2', 5433, 'TCP', [tcp[2] as StreamBackend]),
-      ...streamService('pp', 9000, 'TCP', [pp]), ...streamService('dns', 53, 'UDP', udp),
-      ...backendObjects('web', web.port), ingressClass('portico'),
+      ...streamService('db', 5432, 'TCP', tcp.slice(0, 2)),
+      ...streamService('db2', 5433, 'TCP', [tcp[2] as StreamBackend]),
+      ...streamService('pp', 9000, 'TCP', [pp]),
+      ...streamService('dns', 53, 'UDP', udp),
+      ...backendObjects('web', web.port),
+      ingressClass('portico'),
       ingress('web', { className: 'portico', host: 'web.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
     ]);
     await m.write('cm.json', [configMap('tcp', tcpMap(), 'ingress'), configMap('udp', { [String(ports.dns)]: 'default/dns:udp' }, 'ingress')]);
@@ -69,7 +74,10 @@ describe('TCP and UDP services', () => {
 
   test('TCP is reached through its port and spread over two endpoints', async () => {
     const seen = new Map<string, number>();
-    for (let i = 0; i < 20; i++) { const id = await tcpWho(ports.db); seen.set(id, (seen.get(id) ?? 0) + 1); }
+    for (let i = 0; i < 20; i++) {
+      const id = await tcpWho(ports.db);
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+    }
     assert.deepEqual([...seen.keys()].sort(), ['t1', 't2']);
     assert.match(await tcpAsk(ports.db, 'ping\n', 500), /^t[12]\nping\n$/, 'bytes go both ways');
   });
@@ -89,7 +97,10 @@ describe('TCP and UDP services', () => {
     const conf = (await get(p.healthz, 'localhost', '/debug/config')).body;
     assert.doesNotMatch(conf, /listen 1;|missing|9999|70000/);
     for (const key of ['abc', '70000', String(ports.added + 1), String(ports.added + 2), String(ports.added + 3), String(ports.added + 4)]) {
-      assert.ok(p.output.some((l) => l.includes('ConfigMap ingress/tcp') && l.includes(`data.${key}`) && l.includes('"level":40')), `no Warning for key ${key}`);
+      assert.ok(
+        p.output.some((l) => l.includes('ConfigMap ingress/tcp') && l.includes(`data.${key}`) && l.includes('"level":40')),
+        `no Warning for key ${key}`,
+      );
     }
     await assert.rejects(tcpAsk(ports.added + 1), /ECONNREFUSED/);
   });
@@ -97,34 +108,67 @@ describe('TCP and UDP services', () => {
   test('HTTP routing is unaffected, and /debug/backends shows the stream ports', async () => {
     assert.equal(await who(p.http, 'web.test', '/'), 'w1');
     const debug = JSON.parse((await get(p.healthz, 'localhost', '/debug/backends')).body) as { name: string; endpoints: unknown[] }[];
-    assert.deepEqual(debug.filter((b) => /^(tcp|udp)-/.test(b.name)).map((b) => [b.name, b.endpoints.length]).sort(),
-      [[`tcp-${ports.db}`, 2], [`tcp-${ports.proxy}`, 1], [`udp-${ports.dns}`, 2]].sort());
+    assert.deepEqual(
+      debug
+        .filter((b) => /^(tcp|udp)-/.test(b.name))
+        .map((b) => [b.name, b.endpoints.length])
+        .sort(),
+      [
+        [`tcp-${ports.db}`, 2],
+        [`tcp-${ports.proxy}`, 1],
+        [`udp-${ports.dns}`, 2],
+      ].sort(),
+    );
   });
 
   test('a port added, changed and removed in the ConfigMap while running; a reserved port is refused', async () => {
-    const cm = (extra: Record<string, string>): Promise<void> => m.write('cm.json', [configMap('tcp', tcpMap(extra), 'ingress'), configMap('udp', { [String(ports.dns)]: 'default/dns:udp' }, 'ingress')]);
+    const cm = (extra: Record<string, string>): Promise<void> =>
+      m.write('cm.json', [configMap('tcp', tcpMap(extra), 'ingress'), configMap('udp', { [String(ports.dns)]: 'default/dns:udp' }, 'ingress')]);
     await cm({ [String(ports.added)]: 'default/db2:5433', [String(p.https)]: 'default/db2:5433' });
     await until('added port served', async () => (await tcpWho(ports.added)) === 't3', 10_000, 100);
     assert.ok(p.output.some((l) => l.includes('ConfigMap ingress/tcp') && l.includes(`data.${p.https}`) && l.includes("Portico's own ports")));
     await cm({ [String(ports.added)]: 'default/db:5432' });
     await until('changed port served by db', async () => ['t1', 't2'].includes(await tcpWho(ports.added)), 10_000, 100);
     await cm({});
-    await until('removed port closed', async () => { try { await tcpWho(ports.added); return false; } catch { return true; } }, 10_000, 100);
+    await until(
+      'removed port closed',
+      async () => {
+        try {
+          await tcpWho(ports.added);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      10_000,
+      100,
+    );
     assert.ok(['t1', 't2'].includes(await tcpWho(ports.db)), 'the other ports keep working');
   });
 
   test('an endpoint replaced is served within seconds (a reload, counted as a stream reload)', async () => {
     const before = streamReloads(p);
     await m.write('svc.json', [
-      ...streamService('db', 5432, 'TCP', [tcp[2] as StreamBackend]), ...streamService('db2', 5433, 'TCP', [tcp[2] as StreamBackend]),
-      ...streamService('pp', 9000, 'TCP', [pp]), ...streamService('dns', 53, 'UDP', udp),
-      ...backendObjects('web', web.port), ingressClass('portico'),
+      ...streamService('db', 5432, 'TCP', [tcp[2] as StreamBackend]),
+      ...streamService('db2', 5433, 'TCP', [tcp[2] as StreamBackend]),
+      ...streamService('pp', 9000, 'TCP', [pp]),
+      ...streamService('dns', 53, 'UDP', udp),
+      ...backendObjects('web', web.port),
+      ingressClass('portico'),
       ingress('web', { className: 'portico', host: 'web.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
     ]);
     // Served within the bound of until(): the old workers may still take a connection or two while they quit, so
     // the change counts once three in a row reach the new endpoint; then every connection does.
     let row = 0;
-    await until('only t3', async () => { row = (await tcpWho(ports.db)) === 't3' ? row + 1 : 0; return row >= 3; }, 10_000, 50);
+    await until(
+      'only t3',
+      async () => {
+        row = (await tcpWho(ports.db)) === 't3' ? row + 1 : 0;
+        return row >= 3;
+      },
+      10_000,
+      50,
+    );
     for (let i = 0; i < 10; i++) assert.equal(await tcpWho(ports.db), 't3');
     assert.ok(streamReloads(p) > before, 'the reload is counted with its cause');
   });

@@ -16,7 +16,11 @@ void describe('client-certificate authentication', () => {
   let manifests: string;
   let backend: Backend;
   let portico: Running;
-  let ca1: Pem; let ca2: Pem; let client1: Pem; let client2: Pem; let client3: Pem;
+  let ca1: Pem;
+  let ca2: Pem;
+  let client1: Pem;
+  let client2: Pem;
+  let client3: Pem;
   let objects: (trusted: Pem) => unknown[];
 
   before(async () => {
@@ -33,26 +37,30 @@ void describe('client-certificate authentication', () => {
       ...webObjects(backend.port),
       tlsSecret('server-tls', server),
       caSecret('client-ca', trusted.cert),
-      hostIngress('m', 'm.test', { tls: [{ hosts: ['m.test'], secretName: 'server-tls' }], annotations: {
-        [`${A}/auth-tls-secret`]: 'default/client-ca', [`${A}/auth-tls-verify-client`]: 'on',
-        [`${A}/auth-tls-verify-depth`]: '1', [`${A}/auth-tls-pass-certificate-to-upstream`]: 'true',
-      } }),
-      hostIngress('o', 'o.test', { tls: [{ hosts: ['o.test'], secretName: 'server-tls' }], annotations: {
-        [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional',
-      } }),
-      hostIngress('cn', 'cn.test', { tls: [{ hosts: ['cn.test'], secretName: 'server-tls' }], annotations: {
-        [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional', [`${A}/auth-tls-match-cn`]: 'CN=(client-one|client-four)$',
-      } }),
-      hostIngress('cnbad', 'cnbad.test', { tls: [{ hosts: ['cnbad.test'], secretName: 'server-tls' }], annotations: {
-        [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-match-cn`]: 'CN=(a+)+$',
-      } }),
-      hostIngress('bad', 'bad.test', { tls: [{ hosts: ['bad.test'], secretName: 'server-tls' }], annotations: {
-        [`${A}/auth-tls-secret`]: 'no-such-ca',
-      } }),
+      hostIngress('m', 'm.test', {
+        tls: [{ hosts: ['m.test'], secretName: 'server-tls' }],
+        annotations: {
+          [`${A}/auth-tls-secret`]: 'default/client-ca',
+          [`${A}/auth-tls-verify-client`]: 'on',
+          [`${A}/auth-tls-verify-depth`]: '1',
+          [`${A}/auth-tls-pass-certificate-to-upstream`]: 'true',
+        },
+      }),
+      hostIngress('o', 'o.test', { tls: [{ hosts: ['o.test'], secretName: 'server-tls' }], annotations: { [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional' } }),
+      hostIngress('cn', 'cn.test', {
+        tls: [{ hosts: ['cn.test'], secretName: 'server-tls' }],
+        annotations: { [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional', [`${A}/auth-tls-match-cn`]: 'CN=(client-one|client-four)$' },
+      }),
+      hostIngress('cnbad', 'cnbad.test', {
+        tls: [{ hosts: ['cnbad.test'], secretName: 'server-tls' }],
+        annotations: { [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-match-cn`]: 'CN=(a+)+$' },
+      }),
+      hostIngress('bad', 'bad.test', { tls: [{ hosts: ['bad.test'], secretName: 'server-tls' }], annotations: { [`${A}/auth-tls-secret`]: 'no-such-ca' } }),
       // A location with proxy_set_header lines of its own (upstream-vhost) on a client-auth server, and a plain host.
-      hostIngress('v', 'v.test', { tls: [{ hosts: ['v.test'], secretName: 'server-tls' }], annotations: {
-        [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional', [`${A}/upstream-vhost`]: 'vhost.internal',
-      } }),
+      hostIngress('v', 'v.test', {
+        tls: [{ hosts: ['v.test'], secretName: 'server-tls' }],
+        annotations: { [`${A}/auth-tls-secret`]: 'client-ca', [`${A}/auth-tls-verify-client`]: 'optional', [`${A}/upstream-vhost`]: 'vhost.internal' },
+      }),
       hostIngress('plain', 'plain.test'),
     ];
     writeManifests(manifests, objects(ca1));
@@ -105,7 +113,10 @@ void describe('client-certificate authentication', () => {
     const r = await get(portico.http, 'plain.test', '/', { headers: forged });
     assert.equal(r.status, 200, r.body);
     const h = echoed(r.body);
-    assert.deepEqual(Object.keys(h).filter((k) => k.startsWith('ssl-client')), []);
+    assert.deepEqual(
+      Object.keys(h).filter((k) => k.startsWith('ssl-client')),
+      [],
+    );
     assert.equal(h['x-forwarded-host'], 'plain.test', 'the default headers are still sent');
   });
 
@@ -131,8 +142,7 @@ void describe('client-certificate authentication', () => {
     const reloads = syncCount(portico.output, 'reload');
     writeManifests(manifests, objects(ca2));
     // Old workers finish their connections for a few milliseconds after a reload: wait for both answers.
-    await until('the new CA is used', async () => (await httpsGet(portico.https, 'm.test', '/', client2)).status === 200
-      && (await httpsGet(portico.https, 'm.test', '/', client1)).status === 400);
+    await until('the new CA is used', async () => (await httpsGet(portico.https, 'm.test', '/', client2)).status === 200 && (await httpsGet(portico.https, 'm.test', '/', client1)).status === 400);
     await until('the reload is logged', () => syncCount(portico.output, 'reload') === reloads + 1);
     assert.ok(portico.output.some((l) => l.includes('"plan":"reload"') && l.includes('"clientCaReloads":1')));
     const files = readdirSync(join(portico.workDir, 'ssl')).filter((f) => f.startsWith('ca-'));

@@ -19,19 +19,24 @@ const ACME = '/.well-known/acme-challenge/token-1';
 
 /** Two TLS 1.2 handshakes, the second offering the first's session: whether nginx resumed it. */
 async function resumed(port: number): Promise<boolean> {
-  const once = (session?: Buffer): Promise<{ session: Buffer | undefined; reused: boolean }> => new Promise((resolve, reject) => {
-    const s = connect({ host: '127.0.0.1', port, servername: 'a.test', rejectUnauthorized: false, maxVersion: 'TLSv1.2', ...(session ? { session } : {}) });
-    let got: Buffer | undefined;
-    s.once('session', (b: Buffer) => { got = b; });
-    s.once('secureConnect', () => {
-      const reused = s.isSessionReused();
-      // The session arrives with the handshake's last message; one write and its answer make sure it has.
-      s.write('GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n');
-      s.on('data', () => undefined);
-      s.once('end', () => { resolve({ session: got ?? s.getSession(), reused }); });
+  const once = (session?: Buffer): Promise<{ session: Buffer | undefined; reused: boolean }> =>
+    new Promise((resolve, reject) => {
+      const s = connect({ host: '127.0.0.1', port, servername: 'a.test', rejectUnauthorized: false, maxVersion: 'TLSv1.2', ...(session ? { session } : {}) });
+      let got: Buffer | undefined;
+      s.once('session', (b: Buffer) => {
+        got = b;
+      });
+      s.once('secureConnect', () => {
+        const reused = s.isSessionReused();
+        // The session arrives with the handshake's last message; one write and its answer make sure it has.
+        s.write('GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n');
+        s.on('data', () => undefined);
+        s.once('end', () => {
+          resolve({ session: got ?? s.getSession(), reused });
+        });
+      });
+      s.once('error', reject);
     });
-    s.once('error', reject);
-  });
   const first = await once();
   return (await once(first.session)).reused;
 }
@@ -63,7 +68,10 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
     server = makeCert(fixtures, 'a.test', { sans: ['a.test'] });
     backend = await startBackend('web');
     // An auth service that refuses everyone: what it protects answers 401.
-    deny = createServer((_req, res) => { res.writeHead(401); res.end(); });
+    deny = createServer((_req, res) => {
+      res.writeHead(401);
+      res.end();
+    });
     await new Promise<void>((resolve) => deny.listen(0, '127.0.0.1', resolve));
     denyUrl = `http://127.0.0.1:${(deny.address() as AddressInfo).port}/check`;
     write({});
@@ -74,7 +82,11 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
   after(async () => {
     await portico?.stop();
     await backend?.close();
-    await new Promise<void>((resolve) => { deny.close(() => { resolve(); }); });
+    await new Promise<void>((resolve) => {
+      deny.close(() => {
+        resolve();
+      });
+    });
     rmSync(fixtures, { recursive: true, force: true });
     rmSync(manifests, { recursive: true, force: true });
   });
@@ -121,11 +133,17 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
   });
 
   /** Whether a TLS handshake for `servername` completes. */
-  const handshakes = (servername: string): Promise<boolean> => new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port: portico.https, servername, rejectUnauthorized: false });
-    s.once('secureConnect', () => { s.end(); resolve(true); });
-    s.once('error', () => { resolve(false); });
-  });
+  const handshakes = (servername: string): Promise<boolean> =>
+    new Promise((resolve) => {
+      const s = connect({ host: '127.0.0.1', port: portico.https, servername, rejectUnauthorized: false });
+      s.once('secureConnect', () => {
+        s.end();
+        resolve(true);
+      });
+      s.once('error', () => {
+        resolve(false);
+      });
+    });
 
   void it('ssl-reject-handshake: unknown names are refused at the handshake, served names still answer', async () => {
     assert.equal(await handshakes('unknown.test'), true, 'by default the default certificate answers');
@@ -137,8 +155,7 @@ void describe('TLS ConfigMap keys (real nginx)', () => {
     await until('unknown names answered again', async () => handshakes('unknown.test'));
   });
 
-  const sent = async (path: string): Promise<Record<string, string>> =>
-    (JSON.parse((await httpsGet(portico.https, 'a.test', path)).body) as { headers: Record<string, string> }).headers;
+  const sent = async (path: string): Promise<Record<string, string>> => (JSON.parse((await httpsGet(portico.https, 'a.test', path)).body) as { headers: Record<string, string> }).headers;
 
   void it('proxy-add-original-uri-header: off by default as in ingress-nginx; on, backends get the request URI as sent', async () => {
     assert.equal((await sent('/p?q=1'))['x-original-uri'], undefined);

@@ -14,9 +14,19 @@ import { hostIngress, tlsSecret, webObjects, writeManifests } from '../support/t
 function handshake(port: number, version: 'TLSv1.2' | 'TLSv1.3'): Promise<string> {
   return new Promise((resolve) => {
     const s = connect({ host: '127.0.0.1', port, servername: 'a.test', rejectUnauthorized: false, minVersion: version, maxVersion: version });
-    const timer = setTimeout(() => { s.destroy(); resolve('timeout'); }, 5000);
-    s.once('secureConnect', () => { clearTimeout(timer); resolve(s.getProtocol() ?? 'none'); s.end(); });
-    s.once('error', (err: NodeJS.ErrnoException) => { clearTimeout(timer); resolve(err.code ?? 'error'); });
+    const timer = setTimeout(() => {
+      s.destroy();
+      resolve('timeout');
+    }, 5000);
+    s.once('secureConnect', () => {
+      clearTimeout(timer);
+      resolve(s.getProtocol() ?? 'none');
+      s.end();
+    });
+    s.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(err.code ?? 'error');
+    });
   });
 }
 
@@ -24,9 +34,19 @@ function handshake(port: number, version: 'TLSv1.2' | 'TLSv1.3'): Promise<string
 function alpn(port: number): Promise<string | false> {
   return new Promise((resolve, reject) => {
     const s = connect({ host: '127.0.0.1', port, servername: 'a.test', rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] });
-    const timer = setTimeout(() => { s.destroy(); reject(new Error('ALPN handshake timed out')); }, 5000);
-    s.once('secureConnect', () => { clearTimeout(timer); resolve(s.alpnProtocol ?? false); s.end(); });
-    s.once('error', (err: Error) => { clearTimeout(timer); reject(err); });
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(new Error('ALPN handshake timed out'));
+    }, 5000);
+    s.once('secureConnect', () => {
+      clearTimeout(timer);
+      resolve(s.alpnProtocol ?? false);
+      s.end();
+    });
+    s.once('error', (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    });
   });
 }
 
@@ -42,8 +62,7 @@ describe('TLS settings from the global ConfigMap', () => {
     dir = mkdtempSync(join(tmpdir(), 'portico-tlscm-'));
     fixtures = mkdtempSync(join(tmpdir(), 'portico-tlscm-certs-'));
     backend = await startBackend('web');
-    objects = [...webObjects(backend.port), tlsSecret('a-tls', makeCert(fixtures, 'a.test', { sans: ['a.test'] })),
-      hostIngress('a', 'a.test', { tls: [{ hosts: ['a.test'], secretName: 'a-tls' }] })];
+    objects = [...webObjects(backend.port), tlsSecret('a-tls', makeCert(fixtures, 'a.test', { sans: ['a.test'] })), hostIngress('a', 'a.test', { tls: [{ hosts: ['a.test'], secretName: 'a-tls' }] })];
     writeManifests(dir, [...objects, configMap({ 'use-http2': 'false', 'ssl-protocols': 'TLSv1.3', 'hsts-max-age': '600', 'hsts-include-subdomains': 'false', 'ssl-redirect': 'false' })]);
     portico = await startPortico(['--manifests', dir, '--configmap', 'default/portico']);
   });
@@ -72,7 +91,7 @@ describe('TLS settings from the global ConfigMap', () => {
     assert.equal((await httpsGet(portico.https, 'a.test', '/')).headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
   });
 
-  test('http-redirect-code sets the redirect\'s status; a code ingress-nginx does not allow is refused', async () => {
+  test("http-redirect-code sets the redirect's status; a code ingress-nginx does not allow is refused", async () => {
     writeManifests(dir, [...objects, configMap({ 'http-redirect-code': '301' })]);
     await until('301 redirect', async () => (await get(portico.http, 'a.test', '/')).status === 301, 5000);
     const r = await get(portico.http, 'a.test', '/p?q=1');

@@ -16,7 +16,8 @@ function filesUnder(dir: string, limit = 5000): string[] {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       if (out.length >= limit) return;
       const p = join(d, e.name);
-      if (e.isDirectory()) walk(p); else if (e.isFile()) out.push(p);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(p);
     }
   };
   walk(dir);
@@ -49,8 +50,12 @@ void describe('TLS with --default-ssl-certificate', () => {
     backend = await startBackend('web');
     objects = () => [
       ...webObjects(backend.port),
-      tlsSecret('a-tls', aSecret), tlsSecret('b-tls', pem('b')), tlsSecret('wild-tls', pem('wild')),
-      tlsSecret('default-tls', pem('default')), tlsSecret('soon-tls', pem('soon')), tlsSecret('hostless-tls', pem('hostless')),
+      tlsSecret('a-tls', aSecret),
+      tlsSecret('b-tls', pem('b')),
+      tlsSecret('wild-tls', pem('wild')),
+      tlsSecret('default-tls', pem('default')),
+      tlsSecret('soon-tls', pem('soon')),
+      tlsSecret('hostless-tls', pem('hostless')),
       // b's key does not belong to its certificate: invalid
       tlsSecret('broken-tls', { cert: pem('b').cert, key: pem('a').key }),
       hostIngress('a', 'a.test', { tls: [{ hosts: ['a.test'], secretName: 'a-tls' }], created: '2026-01-01T00:00:00Z' }),
@@ -98,7 +103,7 @@ void describe('TLS with --default-ssl-certificate', () => {
     assert.equal(r.headers.location, 'https://hostless.test/p?q=1');
   });
 
-  void it('serves a missing or invalid Secret\'s hosts with the default certificate and warns, naming Ingress and Secret', async () => {
+  void it("serves a missing or invalid Secret's hosts with the default certificate and warns, naming Ingress and Secret", async () => {
     assert.equal((await presented(portico.https, 'missing.test')).fingerprint, pem('default').fingerprint);
     assert.equal((await presented(portico.https, 'broken.test')).fingerprint, pem('default').fingerprint);
     const warn = (s: string) => portico.output.some((l) => l.includes('"level":40') && l.includes(s));
@@ -179,11 +184,22 @@ void describe('TLS with --default-ssl-certificate', () => {
     assert.equal(statSync(keyFiles[0]!).mode & 0o777, 0o600);
     // Files written anywhere in the temp folder since the test started, other than the fixtures and the work dir.
     const since = statSync(manifests).birthtimeMs - 1000;
-    const outside = filesUnder(tmpdir(), 20_000).filter((f) => !f.startsWith(fixtures) && !f.startsWith(manifests) && !f.startsWith(portico.workDir))
-      .filter((f) => { try { return statSync(f).mtimeMs >= since && statSync(f).size < 1_000_000; } catch { return false; } });
+    const outside = filesUnder(tmpdir(), 20_000)
+      .filter((f) => !f.startsWith(fixtures) && !f.startsWith(manifests) && !f.startsWith(portico.workDir))
+      .filter((f) => {
+        try {
+          return statSync(f).mtimeMs >= since && statSync(f).size < 1_000_000;
+        } catch {
+          return false;
+        }
+      });
     for (const f of outside) {
       let text = '';
-      try { text = readFileSync(f, 'utf8'); } catch { continue; }
+      try {
+        text = readFileSync(f, 'utf8');
+      } catch {
+        continue;
+      }
       for (const line of secrets) assert.ok(!text.includes(line), `a Secret key leaked into ${f}`);
     }
   });

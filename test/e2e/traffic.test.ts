@@ -16,12 +16,14 @@ const ing = (name: string, host: string, annotations: Record<string, string>, se
 async function many(n: number, width: number, send: (i: number) => Promise<Reply>): Promise<Reply[]> {
   const out: Reply[] = new Array<Reply>(n);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) {
-      const i = next++;
-      out[i] = await send(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await send(i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -31,15 +33,13 @@ void describe('traffic policy (real nginx)', () => {
   let main: Backend;
   let canary: Backend;
   let mirror: Backend;
-  const canaryIngress = (weight: number) => ing('app-canary', 'app.test', { canary: 'true', 'canary-by-header': 'X-Canary', 'canary-by-cookie': 'use_canary', 'canary-weight': String(weight) }, 'canary');
+  const canaryIngress = (weight: number) =>
+    ing('app-canary', 'app.test', { canary: 'true', 'canary-by-header': 'X-Canary', 'canary-by-cookie': 'use_canary', 'canary-weight': String(weight) }, 'canary');
 
   before(async () => {
     dir = await manifestFolder();
     [main, canary, mirror] = await Promise.all([startBackend('main'), startBackend('canary'), startBackend('mirror')]);
-    await dir.write('backends.json', [
-      ...backendObjects('main', main.port), ...backendObjects('canary', canary.port),
-      configMap('portico', { 'limit-req-status-code': '429' }),
-    ]);
+    await dir.write('backends.json', [...backendObjects('main', main.port), ...backendObjects('canary', canary.port), configMap('portico', { 'limit-req-status-code': '429' })]);
     await dir.write('ingresses.json', [
       ing('limited', 'limited.test', { 'limit-rps': '2', 'limit-burst-multiplier': '1', 'limit-whitelist': '10.0.0.0/8' }),
       ing('allowed', 'allowed.test', { 'limit-rps': '2', 'limit-burst-multiplier': '1', 'limit-allowlist': '10.0.0.0/8, 127.0.0.1' }),
@@ -70,7 +70,10 @@ void describe('traffic policy (real nginx)', () => {
     assert.ok(ok >= 3 && ok <= most, `${ok} passed`);
     assert.equal(ok + refused, 20);
     const allowed = await many(20, 1, () => get(portico.http, 'allowed.test', '/'));
-    assert.deepEqual(allowed.map((r) => r.status), new Array<number>(20).fill(200));
+    assert.deepEqual(
+      allowed.map((r) => r.status),
+      new Array<number>(20).fill(200),
+    );
   });
 
   void it('CORS: preflight answered 204 without the backend; origin echoed only when it matches', async () => {
@@ -84,8 +87,10 @@ void describe('traffic policy (real nginx)', () => {
     assert.equal(pre.headers['access-control-max-age'], '1728000');
     assert.equal(main.seen.length, before, 'the preflight did not reach the backend');
     const actual = await get(portico.http, 'cors.test', '/api', { headers: { origin: 'https://app.example.com' } });
-    assert.deepEqual([actual.status, actual.headers['access-control-allow-origin'], actual.headers['access-control-allow-credentials'], actual.headers['access-control-expose-headers']],
-      [200, 'https://app.example.com', 'true', 'X-Total']);
+    assert.deepEqual(
+      [actual.status, actual.headers['access-control-allow-origin'], actual.headers['access-control-allow-credentials'], actual.headers['access-control-expose-headers']],
+      [200, 'https://app.example.com', 'true', 'X-Total'],
+    );
     // `*.good.test` is exactly one label, as in ingress-nginx: two labels (a.b.good.test) are not the operator's list.
     for (const origin of ['https://evil.test', 'https://good.test.evil.test', 'http://x.good.test', 'https://app.example.com.evil.test', 'https://a.b.good.test', 'https://.good.test']) {
       const r = await get(portico.http, 'cors.test', '/api', { headers: { origin } });

@@ -16,7 +16,12 @@ const APR1 = 'ann:$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY.'; // openssl passwd -apr
 const BASIC = { authorization: `Basic ${Buffer.from('ann:secret1').toString('base64')}` };
 const asRoot = process.getuid?.() === 0;
 const passwdId = (name: string, field: 2 | 3): number =>
-  Number(readFileSync('/etc/passwd', 'utf8').split('\n').map((l) => l.split(':')).find((f) => f[0] === name)?.[field]);
+  Number(
+    readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .map((l) => l.split(':'))
+      .find((f) => f[0] === name)?.[field],
+  );
 const psUser = (pid: number): string => execFileSync('ps', ['-o', 'user=', '-p', String(pid)], { encoding: 'utf8' }).trim();
 const listening = (): string => execFileSync('ss', ['-ltnH'], { encoding: 'utf8' });
 
@@ -55,13 +60,16 @@ void describe('nginx workers as www-data, 0700 root-owned work dir (Portico runs
     const { master, workers } = nginxWorkers(portico.proc.pid!);
     assert.ok(master !== undefined && workers.length > 0, 'nginx master and workers found');
     assert.equal(psUser(master), 'root');
-    assert.deepEqual(workers.map(psUser), workers.map(() => 'www-data'));
+    assert.deepEqual(
+      workers.map(psUser),
+      workers.map(() => 'www-data'),
+    );
     const st = statSync(portico.workDir);
     assert.deepEqual([st.mode & 0o7777, st.uid, st.gid], [0o710, 0, passwdId('www-data', 3)]);
     assert.ok(portico.output.some((l) => l.includes('work directory made searchable (not listable) by the nginx workers')));
   });
 
-  void it('a request body bigger than client_body_buffer_size goes through the workers\' temp folder', async () => {
+  void it("a request body bigger than client_body_buffer_size goes through the workers' temp folder", async () => {
     const body = 'x'.repeat(1024 * 1024);
     const r = await get(portico.http, 'plain.test', '/upload', { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
     assert.equal(r.status, 200);
@@ -95,12 +103,20 @@ void describe('nginx workers as www-data, 0700 root-owned work dir (Portico runs
   void it('no worker was refused a file, and the access log is written', async () => {
     assert.equal((await get(portico.http, 'plain.test', '/access-log-probe')).status, 200);
     await until('access log written', () => readFileSync(join(portico.workDir, 'logs/access.log'), 'utf8').includes('/access-log-probe'), 5000);
-    assert.deepEqual(portico.output.filter((l) => /Permission denied|EACCES/.test(l)), []);
+    assert.deepEqual(
+      portico.output.filter((l) => /Permission denied|EACCES/.test(l)),
+      [],
+    );
   });
 
   void it('--healthz-host 127.0.0.1 binds the loopback address only; /debug/config answers there, without secrets', async () => {
-    const lines = listening().split('\n').filter((l) => l.includes(`:${portico.healthz} `));
-    assert.deepEqual(lines.map((l) => l.split(/\s+/)[3]), [`127.0.0.1:${portico.healthz}`]);
+    const lines = listening()
+      .split('\n')
+      .filter((l) => l.includes(`:${portico.healthz} `));
+    assert.deepEqual(
+      lines.map((l) => l.split(/\s+/)[3]),
+      [`127.0.0.1:${portico.healthz}`],
+    );
     for (const page of ['config', 'backends', 'certs']) {
       const res = await fetch(`http://127.0.0.1:${portico.healthz}/debug/${page}`);
       assert.equal(res.status, 200, page);
@@ -114,12 +130,17 @@ void describe('nginx workers as www-data, 0700 root-owned work dir (Portico runs
 void describe('--worker-user', { skip: !asRoot && 'needs root' }, () => {
   void it('=root runs root workers, only when named, with a warning', async (t) => {
     const manifests = mkdtempSync(join(tmpdir(), 'portico-wu-root-'));
-    t.after(() => { rmSync(manifests, { recursive: true, force: true }); });
+    t.after(() => {
+      rmSync(manifests, { recursive: true, force: true });
+    });
     const portico = await startPortico(['--manifests', manifests, '--worker-user=root']);
     try {
       const { workers } = nginxWorkers(portico.proc.pid!);
       assert.ok(workers.length > 0);
-      assert.deepEqual(workers.map(psUser), workers.map(() => 'root'));
+      assert.deepEqual(
+        workers.map(psUser),
+        workers.map(() => 'root'),
+      );
       assert.ok(portico.output.some((l) => l.includes('"level":40') && l.includes('nginx workers run as root')));
       assert.equal(statSync(portico.workDir).mode & 0o777, 0o700, 'the work dir is left as it was');
     } finally {
@@ -129,11 +150,16 @@ void describe('--worker-user', { skip: !asRoot && 'needs root' }, () => {
 
   void it('an unknown user stops Portico at start with a message naming the flag', async (t) => {
     const manifests = mkdtempSync(join(tmpdir(), 'portico-wu-unknown-'));
-    t.after(() => { rmSync(manifests, { recursive: true, force: true }); });
+    t.after(() => {
+      rmSync(manifests, { recursive: true, force: true });
+    });
     const portico = await startPortico(['--manifests', manifests, '--worker-user', 'no-such-user'], { waitHealthy: false });
     await until('Portico exits', () => portico.proc.exitCode !== null, 20_000);
     const code = await portico.stop();
     assert.notEqual(code, 0);
-    assert.ok(portico.output.some((l) => l.includes('--worker-user: user \\"no-such-user\\" is not in /etc/passwd')), portico.output.join('\n'));
+    assert.ok(
+      portico.output.some((l) => l.includes('--worker-user: user \\"no-such-user\\" is not in /etc/passwd')),
+      portico.output.join('\n'),
+    );
   });
 });

@@ -47,7 +47,9 @@ export async function startCluster(ids: readonly string[], namespaces: readonly 
   for (const [id, b] of backends) for (const o of serviceObjects(id, b)) put(api, o);
   const running: Running[] = [];
   return {
-    api, kubeconfig, backends,
+    api,
+    kubeconfig,
+    backends,
     portico: async (args = [], opts = {}) => {
       const p = await startPortico(['--kubeconfig', kubeconfig, ...args], opts);
       running.push(p);
@@ -69,7 +71,10 @@ export async function serves(p: Running, host: string, expected: string, timeout
   try {
     return await until(`${host} served by ${expected}`, async () => (await who(p.http, host, '/')) === expected, timeoutMs);
   } catch (err) {
-    const tail = p.output.filter((l) => !l.includes('"nginx":')).slice(-15).join('\n');
+    const tail = p.output
+      .filter((l) => !l.includes('"nginx":'))
+      .slice(-15)
+      .join('\n');
     throw new Error(`${String(err)}; Portico's last log lines:\n${tail}`);
   }
 }

@@ -12,21 +12,23 @@ import { type KubeObject } from '../support/apiserver/index.js';
 import { put, route, serves, serviceObjects, startCluster, healthz, namespace, type Cluster } from './cluster.js';
 import { until, type Running } from '../support/portico.js';
 
-interface EventView { regarding: { name: string; namespace: string }; type: string; note: string }
+interface EventView {
+  regarding: { name: string; namespace: string };
+  type: string;
+  note: string;
+}
 
 describe('one bad value costs its own Ingress only (API server double, real nginx)', () => {
   let cluster: Cluster;
   let portico: Running;
   let certDir = '';
 
-  const warnings = (name = 'bad'): EventView[] => (cluster.api.list('events.k8s.io/v1/Event', 'evil') as unknown as EventView[])
-    .filter((e) => e.type === 'Warning' && e.regarding.name === name);
+  const warnings = (name = 'bad'): EventView[] => (cluster.api.list('events.k8s.io/v1/Event', 'evil') as unknown as EventView[]).filter((e) => e.type === 'Warning' && e.regarding.name === name);
   const removeBad = (objects: unknown[]): void => {
     for (const o of objects as KubeObject[]) cluster.api.remove(o.kind ?? '', o.metadata.namespace ?? 'evil', o.metadata.name ?? '');
   };
   /** The bad Ingress of a case renamed, so its Events are its own. */
-  const renamed = (objects: unknown[], name: string): unknown[] => (objects as KubeObject[])
-    .map((o) => (o.kind === 'Ingress' ? { ...o, metadata: { ...o.metadata, name } } : o));
+  const renamed = (objects: unknown[], name: string): unknown[] => (objects as KubeObject[]).map((o) => (o.kind === 'Ingress' ? { ...o, metadata: { ...o.metadata, name } } : o));
 
   before(async () => {
     cluster = await startCluster(['victim'], ['default', 'evil']);

@@ -15,11 +15,12 @@ describe('allowedRoutes Selector and Gateway status through the API', () => {
   let c: Cluster;
   let p: Running;
   const status = (): GatewayStatus => (c.api.get('Gateway', 'default', 'web') as { status?: GatewayStatus } | undefined)?.status ?? {};
-  const accepted = (name: string, ns: string): string => ((c.api.get('HTTPRoute', ns, name) as { status?: { parents?: { conditions: Cond[] }[] } } | undefined)
-    ?.status?.parents ?? []).map((x) => x.conditions.find((k) => k.type === 'Accepted')?.reason ?? '?').join(',');
-  const route = (name: string, ns: string, path: string): unknown => httpRoute(name, {
-    parentRefs: [{ name: 'web', namespace: 'default' }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name, port: 80 }] }],
-  }, ns);
+  const accepted = (name: string, ns: string): string =>
+    ((c.api.get('HTTPRoute', ns, name) as { status?: { parents?: { conditions: Cond[] }[] } } | undefined)?.status?.parents ?? [])
+      .map((x) => x.conditions.find((k) => k.type === 'Accepted')?.reason ?? '?')
+      .join(',');
+  const route = (name: string, ns: string, path: string): unknown =>
+    httpRoute(name, { parentRefs: [{ name: 'web', namespace: 'default' }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name, port: 80 }] }] }, ns);
 
   before(async () => {
     c = await startCluster(['a', 'b'], ['default', 'team-a', 'team-b']);
@@ -33,19 +34,27 @@ describe('allowedRoutes Selector and Gateway status through the API', () => {
     put(c.api, route('b', 'team-b', '/b'));
     p = await c.portico(['--publish-status-address', '192.0.2.10']);
   });
-  after(async () => { assert.deepEqual(await c.stop(), [0]); });
+  after(async () => {
+    assert.deepEqual(await c.stop(), [0]);
+  });
 
   test('only the namespace whose labels match is served; its status says so; a relabel is applied while running', async () => {
     await until('sel.test/a served by a', async () => (await who(p.http, 'sel.test', '/a')) === 'a');
     assert.equal(await who(p.http, 'sel.test', '/b'), '404');
     await until('Gateway and route status written', () => status().listeners?.[0]?.attachedRoutes === 1 && accepted('b', 'team-b') === 'NotAllowedByListeners');
     assert.deepEqual(status().addresses, [{ type: 'IPAddress', value: '192.0.2.10' }]);
-    assert.deepEqual(status().conditions?.map((x) => `${x.type}=${x.status}/${x.reason}`), ['Accepted=True/Accepted', 'Programmed=True/Programmed']);
+    assert.deepEqual(
+      status().conditions?.map((x) => `${x.type}=${x.status}/${x.reason}`),
+      ['Accepted=True/Accepted', 'Programmed=True/Programmed'],
+    );
     assert.equal(accepted('a', 'team-a'), 'Accepted');
 
     put(c.api, namespace('team-b', { access: 'yes' }));
     await until('sel.test/b served by b', async () => (await who(p.http, 'sel.test', '/b')) === 'b');
     await until('status follows the labels', () => status().listeners?.[0]?.attachedRoutes === 2 && accepted('b', 'team-b') === 'Accepted');
-    assert.ok(c.api.requests().some((r) => r.verb === 'watch' && r.path === '/api/v1/namespaces'), 'Namespaces are watched');
+    assert.ok(
+      c.api.requests().some((r) => r.verb === 'watch' && r.path === '/api/v1/namespaces'),
+      'Namespaces are watched',
+    );
   });
 });

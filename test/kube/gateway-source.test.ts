@@ -43,13 +43,22 @@ describe('Gateway API source', () => {
     await until('GatewayClass and HTTPRoute status written', () => {
       const cls = (c.api.get('GatewayClass', '', 'portico') as Conds | undefined)?.status?.conditions ?? [];
       const parents = (c.api.get('HTTPRoute', 'default', 'app') as Conds | undefined)?.status?.parents ?? [];
-      return cls.some((x) => x.type === 'Accepted' && x.status === 'True')
-        && JSON.stringify(parents.map((p) => p.conditions.map((x) => `${x.type}=${x.reason}`))) === '[["Accepted=Accepted","ResolvedRefs=ResolvedRefs"]]';
+      return (
+        cls.some((x) => x.type === 'Accepted' && x.status === 'True') &&
+        JSON.stringify(parents.map((p) => p.conditions.map((x) => `${x.type}=${x.reason}`))) === '[["Accepted=Accepted","ResolvedRefs=ResolvedRefs"]]'
+      );
     });
-    const watched = new Set(c.api.requests().filter((r) => r.verb === 'watch' && r.path.startsWith(GROUP)).map((r) => r.path));
+    const watched = new Set(
+      c.api
+        .requests()
+        .filter((r) => r.verb === 'watch' && r.path.startsWith(GROUP))
+        .map((r) => r.path),
+    );
     assert.deepEqual([...watched].sort(), [
-      '/apis/gateway.networking.k8s.io/v1/gatewayclasses', '/apis/gateway.networking.k8s.io/v1/gateways',
-      '/apis/gateway.networking.k8s.io/v1/httproutes', '/apis/gateway.networking.k8s.io/v1beta1/referencegrants',
+      '/apis/gateway.networking.k8s.io/v1/gatewayclasses',
+      '/apis/gateway.networking.k8s.io/v1/gateways',
+      '/apis/gateway.networking.k8s.io/v1/httproutes',
+      '/apis/gateway.networking.k8s.io/v1beta1/referencegrants',
     ]);
   });
 
@@ -72,6 +81,9 @@ describe('Gateway API source', () => {
     put(c.api, route('app', 'app.test', 'one'));
     const p = await c.portico(['--enable-gateway-api=false']);
     await serves(p, 'app.test', 'one');
-    assert.deepEqual(c.api.requests().filter((r) => r.path.startsWith(GROUP)), []);
+    assert.deepEqual(
+      c.api.requests().filter((r) => r.path.startsWith(GROUP)),
+      [],
+    );
   });
 });

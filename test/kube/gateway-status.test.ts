@@ -32,26 +32,40 @@ describe('Gateway status through the API server double', () => {
   const kc = new KubeConfig();
   let leading = true;
   let addresses: StatusAddress[] | undefined = [{ ip: '203.0.113.7' }, { hostname: 'lb.example.test' }];
-  const put = (o: unknown): void => { api.put(o as never); };
+  const put = (o: unknown): void => {
+    api.put(o as never);
+  };
   const snapshot = (): Snapshot => ({
-    ingresses: [], ingressClasses: [], services: api.list('Service') as never[], endpointSlices: [], secrets: api.list('Secret') as never[], configMaps: [],
-    gatewayClasses: api.list('GatewayClass'), gateways: api.list('Gateway'), httpRoutes: api.list('HTTPRoute'), referenceGrants: [],
+    ingresses: [],
+    ingressClasses: [],
+    services: api.list('Service') as never[],
+    endpointSlices: [],
+    secrets: api.list('Secret') as never[],
+    configMaps: [],
+    gatewayClasses: api.list('GatewayClass'),
+    gateways: api.list('Gateway'),
+    httpRoutes: api.list('HTTPRoute'),
+    referenceGrants: [],
     namespaces: api.list('Namespace') as never[],
   });
   const status = (name: string): GatewayStatus => (api.get('Gateway', 'default', name) as { status?: GatewayStatus } | undefined)?.status ?? {};
   /** Each listener as `name kinds attached conditions`. */
-  const listeners = (name: string): string[] => (status(name).listeners ?? [])
-    .map((l) => `${l.name} [${l.supportedKinds.map((k) => k.kind).join(',')}] ${l.attachedRoutes} ${brief(l.conditions)}`);
+  const listeners = (name: string): string[] => (status(name).listeners ?? []).map((l) => `${l.name} [${l.supportedKinds.map((k) => k.kind).join(',')}] ${l.attachedRoutes} ${brief(l.conditions)}`);
   const accepted = (name: string, ns: string): string => {
     const parents = (api.get('HTTPRoute', ns, name) as { status?: { parents?: Parent[] } } | undefined)?.status?.parents ?? [];
     return parents.map((p) => p.conditions.find((c) => c.type === 'Accepted')?.reason ?? '?').join(',');
   };
   const route = (name: string, ns: string, sectionName: string): unknown =>
     httpRoute(name, { parentRefs: [{ name: 'web', namespace: 'default', sectionName }], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }, ns);
-  const writer = (): GatewayStatusWriter => new GatewayStatusWriter({
-    kc, log: createLogger('warn'), isLeader: () => leading, controllerName: PORTICO_GATEWAY_CONTROLLER,
-    now: () => new Date('2026-03-01T00:00:00Z'), addresses: () => addresses,
-  });
+  const writer = (): GatewayStatusWriter =>
+    new GatewayStatusWriter({
+      kc,
+      log: createLogger('warn'),
+      isLeader: () => leading,
+      controllerName: PORTICO_GATEWAY_CONTROLLER,
+      now: () => new Date('2026-03-01T00:00:00Z'),
+      addresses: () => addresses,
+    });
   const pass = async (w: GatewayStatusWriter): Promise<number> => {
     const before = api.writes().length;
     w.update(snapshot());
@@ -91,13 +105,18 @@ describe('Gateway status through the API server double', () => {
     put(route('grpc', 'default', 'grpc-only'));
     put(route('mixed', 'sandbox', 'mixed'));
   });
-  after(async () => { await api.stop(); });
+  after(async () => {
+    await api.stop();
+  });
 
   test('conditions, reasons, supportedKinds, attachedRoutes and addresses; once per change; leader only', async () => {
     const w = writer();
     assert.equal(await pass(w), 8, 'the class, the Gateway and six routes');
     const s = status('web');
-    assert.deepEqual(s.addresses, [{ type: 'IPAddress', value: '203.0.113.7' }, { type: 'Hostname', value: 'lb.example.test' }]);
+    assert.deepEqual(s.addresses, [
+      { type: 'IPAddress', value: '203.0.113.7' },
+      { type: 'Hostname', value: 'lb.example.test' },
+    ]);
     assert.equal(brief(s.conditions ?? []), 'Accepted=True/ListenersNotValid Programmed=True/Programmed');
     assert.deepEqual(listeners('web'), [
       'http [HTTPRoute] 1 Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts',
@@ -111,10 +130,13 @@ describe('Gateway status through the API server double', () => {
       'dup-2 [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=True/HostnameConflict',
     ]);
     assert.ok([...(s.conditions ?? []), ...(s.listeners ?? []).flatMap((l) => l.conditions)].every((c) => c.observedGeneration === 1 && c.lastTransitionTime === '2026-03-01T00:00:00Z'));
-    assert.deepEqual(['home/default', 'a/team-a', 'b/team-b', 'dev/sandbox', 'grpc/default', 'mixed/sandbox'].map((k) => {
-      const [name = '', ns = ''] = k.split('/');
-      return `${k} ${accepted(name, ns)}`;
-    }), ['home/default Accepted', 'a/team-a Accepted', 'b/team-b Accepted', 'dev/sandbox NotAllowedByListeners', 'grpc/default NotAllowedByListeners', 'mixed/sandbox Accepted']);
+    assert.deepEqual(
+      ['home/default', 'a/team-a', 'b/team-b', 'dev/sandbox', 'grpc/default', 'mixed/sandbox'].map((k) => {
+        const [name = '', ns = ''] = k.split('/');
+        return `${k} ${accepted(name, ns)}`;
+      }),
+      ['home/default Accepted', 'a/team-a Accepted', 'b/team-b Accepted', 'dev/sandbox NotAllowedByListeners', 'grpc/default NotAllowedByListeners', 'mixed/sandbox Accepted'],
+    );
 
     assert.equal(await pass(w), 0, 'nothing changed: nothing written');
 
@@ -136,7 +158,10 @@ describe('Gateway status through the API server double', () => {
     assert.equal(await pass(w), 6, 'the Gateway and the five routes whose listener went away');
     const g = status('web');
     assert.equal(brief(g.conditions ?? []), 'Accepted=True/Accepted Programmed=False/AddressNotAssigned');
-    assert.ok((g.conditions ?? []).every((c) => c.observedGeneration === 2), 'observedGeneration follows the Gateway');
+    assert.ok(
+      (g.conditions ?? []).every((c) => c.observedGeneration === 2),
+      'observedGeneration follows the Gateway',
+    );
     assert.deepEqual(listeners('web'), ['http [HTTPRoute] 1 Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts']);
 
     leading = false;
@@ -158,35 +183,50 @@ describe('Gateway status through the API server double', () => {
   test('Selector expressions as Kubernetes reads them: In, NotIn, Exists, DoesNotExist, ANDed with matchLabels; an unknown operator is refused', () => {
     const ns = (name: string, labels: Record<string, string>): unknown => namespace(name, labels);
     const sel = (name: string, selector: Record<string, unknown>): Record<string, unknown> => ({
-      name, port: 80, protocol: 'HTTP', hostname: `${name}.test`, allowedRoutes: { namespaces: { from: 'Selector', selector } } });
-    const g = { ...gateway('sel', []), spec: { gatewayClassName: 'portico', listeners: [
-      sel('in', { matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }] }),
-      sel('notin', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }] }),
-      sel('exists', { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }),
-      sel('absent', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }),
-      sel('both', { matchLabels: { env: 'prod' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['api'] }] }),
-      sel('by-name', { matchLabels: { 'kubernetes.io/metadata.name': 'n-web' } }),
-      sel('bad', { matchExpressions: [{ key: 'tier', operator: 'Like', values: ['w*'] }] }),
-    ] } };
+      name,
+      port: 80,
+      protocol: 'HTTP',
+      hostname: `${name}.test`,
+      allowedRoutes: { namespaces: { from: 'Selector', selector } },
+    });
+    const g = {
+      ...gateway('sel', []),
+      spec: {
+        gatewayClassName: 'portico',
+        listeners: [
+          sel('in', { matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'api'] }] }),
+          sel('notin', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }] }),
+          sel('exists', { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }),
+          sel('absent', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }),
+          sel('both', { matchLabels: { env: 'prod' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['api'] }] }),
+          sel('by-name', { matchLabels: { 'kubernetes.io/metadata.name': 'n-web' } }),
+          sel('bad', { matchExpressions: [{ key: 'tier', operator: 'Like', values: ['w*'] }] }),
+        ],
+      },
+    };
     const names = ['n-web', 'n-api', 'n-none', 'n-api-dev'];
     const snap = {
-      ...snapshot(), gateways: [g], httpRoutes: names.map((n) => httpRoute('r', { parentRefs: [{ name: 'sel', namespace: 'default' }] }, n)),
+      ...snapshot(),
+      gateways: [g],
+      httpRoutes: names.map((n) => httpRoute('r', { parentRefs: [{ name: 'sel', namespace: 'default' }] }, n)),
       namespaces: [ns('n-web', { tier: 'web', env: 'prod' }), ns('n-api', { tier: 'api', env: 'prod' }), ns('n-none', {}), ns('n-api-dev', { tier: 'api', env: 'dev' })],
     } as unknown as Snapshot;
     const got = desiredGatewayStatus(snap, PORTICO_GATEWAY_CONTROLLER).gateways.get('default/sel')?.listeners ?? [];
-    assert.deepEqual(got.map((l) => `${l.name} ${l.attachedRoutes} ${l.conditions[0]?.reason ?? ''}`), [
-      'in 3 Accepted', 'notin 3 Accepted', 'exists 3 Accepted', 'absent 1 Accepted', 'both 1 Accepted', 'by-name 1 Accepted', 'bad 0 UnsupportedValue']);
+    assert.deepEqual(
+      got.map((l) => `${l.name} ${l.attachedRoutes} ${l.conditions[0]?.reason ?? ''}`),
+      ['in 3 Accepted', 'notin 3 Accepted', 'exists 3 Accepted', 'absent 1 Accepted', 'both 1 Accepted', 'by-name 1 Accepted', 'bad 0 UnsupportedValue'],
+    );
     assert.match(got[6]?.conditions[0]?.message ?? '', /unknown operator "Like"/);
   });
 
-  test('GatewayClass SupportedVersion from the installed CRDs\' bundle-version: True for deploy/gateway-api/ (v1.2.1), False once one is older', async () => {
+  test("GatewayClass SupportedVersion from the installed CRDs' bundle-version: True for deploy/gateway-api/ (v1.2.1), False once one is older", async () => {
     leading = true;
     const dir = fileURLToPath(new URL('../../../deploy/gateway-api/', import.meta.url));
     const files = (parse(await readFile(join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources;
     const crds = await Promise.all(files.map(async (f) => parse(await readFile(join(dir, f), 'utf8')) as { metadata: { name: string; annotations: Record<string, string> } }));
     for (const crd of crds) put(crd);
-    const classConditions = (): string => ((api.get('GatewayClass', '', 'portico') as { status?: { conditions?: Cond[] } }).status?.conditions ?? [])
-      .map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ');
+    const classConditions = (): string =>
+      ((api.get('GatewayClass', '', 'portico') as { status?: { conditions?: Cond[] } }).status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ');
     const w = writer();
     await w.start(20);
     await pass(w);

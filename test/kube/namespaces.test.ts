@@ -22,7 +22,10 @@ void test('--watch-namespace reads one namespace, and the cluster-scoped Ingress
   const p = await c.portico(['--watch-namespace', 'a']);
   await serves(p, 'a.test', 'one');
   assert.equal(await serves(p, 'b.test', '404').then(() => '404'), '404');
-  const paths = c.api.requests().filter((r) => r.verb === 'watch').map((r) => r.path);
+  const paths = c.api
+    .requests()
+    .filter((r) => r.verb === 'watch')
+    .map((r) => r.path);
   assert.ok(paths.includes('/apis/networking.k8s.io/v1/namespaces/a/ingresses'), paths.join(' '));
   assert.ok(paths.includes('/apis/networking.k8s.io/v1/ingressclasses'));
   assert.ok(!paths.some((x) => x.includes('/namespaces/b/')));

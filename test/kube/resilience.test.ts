@@ -38,10 +38,15 @@ void test('watches dropped and resourceVersions expired in the middle of 200 cha
     if (i === 150) c.api.dropWatches('reset');
     if (i % 10 === 9) await tick();
   }
-  await until('every host served as in the API', async () => {
-    for (const [host, id] of want) if ((await who(p.http, host, '/')) !== id) return false;
-    return true;
-  }, 15_000, 100);
+  await until(
+    'every host served as in the API',
+    async () => {
+      for (const [host, id] of want) if ((await who(p.http, host, '/')) !== id) return false;
+      return true;
+    },
+    15_000,
+    100,
+  );
   process.stdout.write(`# 200 changes with faults applied in ${Date.now() - started} ms\n`);
   assert.ok(c.api.requests().filter((r) => r.verb === 'list').length > lists, 'the expired resourceVersion made Portico relist');
   assert.equal(await healthz(p), 200);
@@ -102,11 +107,17 @@ void test('no API at start: a non-zero exit and a message naming the address and
   t.after(() => rm(dirname(kubeconfig), { recursive: true, force: true }));
   await api.stop(); // the port is now closed
   const p = await startPortico(['--kubeconfig', kubeconfig], { waitHealthy: false });
-  t.after(async () => { await p.stop(); });
+  t.after(async () => {
+    await p.stop();
+  });
   const code = await new Promise<number | null>((resolve) => {
     if (p.proc.exitCode !== null) resolve(p.proc.exitCode);
-    p.proc.once('exit', (c) => { resolve(c); });
-    setTimeout(() => { resolve(-1); }, 15_000).unref();
+    p.proc.once('exit', (c) => {
+      resolve(c);
+    });
+    setTimeout(() => {
+      resolve(-1);
+    }, 15_000).unref();
   });
   assert.notEqual(code, 0);
   assert.notEqual(code, -1, 'Portico exits by itself');
@@ -126,10 +137,14 @@ void test('--apiserver-host replaces the kubeconfig server; alone it works like 
   t.after(() => rm(dirname(wrong), { recursive: true, force: true }));
   await closed.stop();
   const viaOverride = await startPortico(['--kubeconfig', wrong, '--apiserver-host', c.api.url]);
-  t.after(async () => { await viaOverride.stop(); });
+  t.after(async () => {
+    await viaOverride.stop();
+  });
   await serves(viaOverride, 'app.test', 'one');
   const alone = await startPortico(['--apiserver-host', c.api.url], { env: { KUBECONFIG: '' } });
-  t.after(async () => { await alone.stop(); });
+  t.after(async () => {
+    await alone.stop();
+  });
   await serves(alone, 'app.test', 'one');
   assert.ok(alone.output.some((l) => l.includes('--apiserver-host without credentials')));
 });

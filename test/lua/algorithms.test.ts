@@ -1,9 +1,7 @@
 // Real nginx: consistent hashing on hashBy, and EWMA preferring the faster endpoint.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  type Nginx, backendPool, endpointsOf, request, startBackend, startNginx, tally,
-} from './harness.js';
+import { type Nginx, backendPool, endpointsOf, request, startBackend, startNginx, tally } from './harness.js';
 
 void describe('lua balancer algorithms', () => {
   let nginx: Nginx;
@@ -51,8 +49,7 @@ void describe('lua balancer algorithms', () => {
   });
 
   void it('chash on a compound expression uses every part of it', async () => {
-    await post([{ name: 'web', endpoints: endpointsOf(byId('a'), byId('b'), byId('c')),
-      hashBy: '${arg_user}-$request_method' }]);
+    await post([{ name: 'web', endpoints: endpointsOf(byId('a'), byId('b'), byId('c')), hashBy: '${arg_user}-$request_method' }]);
     const users = Array.from({ length: 20 }, (_, i) => `u${i}`);
     const targets = new Set<string>();
     for (const user of users) {
@@ -73,8 +70,7 @@ void describe('lua balancer algorithms', () => {
   });
 
   void it('precedence: hashBy wins over loadBalance', async () => {
-    await post([{ name: 'web', endpoints: endpointsOf(byId('a'), byId('b'), byId('c')), loadBalance: 'ewma',
-      hashBy: '$request_uri' }]);
+    await post([{ name: 'web', endpoints: endpointsOf(byId('a'), byId('b'), byId('c')), loadBalance: 'ewma', hashBy: '$request_uri' }]);
     await owners(['/x', '/y', '/z'], 6);
   });
 

@@ -1,9 +1,7 @@
 // Real nginx + portico.configuration/portico.balancer: posting backends, round robin, no-reload changes, 503/400.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  type Backend, type Nginx, endpointsOf, proxiedLocation, request, sleep, startBackend, startNginx, tally,
-} from './harness.js';
+import { type Backend, type Nginx, endpointsOf, proxiedLocation, request, sleep, startBackend, startNginx, tally } from './harness.js';
 
 void describe('lua backends (round robin)', () => {
   let nginx: Nginx;
@@ -12,9 +10,12 @@ void describe('lua backends (round robin)', () => {
   before(async () => {
     for (const id of ['a', 'b', 'c', 'd']) pool.push(await startBackend(id));
     nginx = await startNginx({
-      locations: proxiedLocation('/', 'web', { hooks: false }) + proxiedLocation('/unknown', 'nobody-here-80', { hooks: false })
-        + proxiedLocation('/empty', 'empty-80', { hooks: false }) + proxiedLocation('/hooked/unknown', 'nobody-here-80')
-        + proxiedLocation('/hooked/empty', 'empty-80'),
+      locations:
+        proxiedLocation('/', 'web', { hooks: false }) +
+        proxiedLocation('/unknown', 'nobody-here-80', { hooks: false }) +
+        proxiedLocation('/empty', 'empty-80', { hooks: false }) +
+        proxiedLocation('/hooked/unknown', 'nobody-here-80') +
+        proxiedLocation('/hooked/empty', 'empty-80'),
     });
   });
 
@@ -28,8 +29,7 @@ void describe('lua backends (round robin)', () => {
     if (!found) throw new Error(`backend ${id} not started`);
     return found;
   };
-  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((id) => () => byId(id)) as [() => Backend, () => Backend,
-    () => Backend, () => Backend];
+  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((id) => () => byId(id)) as [() => Backend, () => Backend, () => Backend, () => Backend];
 
   void it('answers 503 before anything is posted, and GET says nothing is configured', async () => {
     assert.equal((await request(nginx.port, '/')).status, 503);
@@ -37,8 +37,10 @@ void describe('lua backends (round robin)', () => {
   });
 
   void it('stores a posted list and returns it on GET', async () => {
-    const list = [{ name: 'web', endpoints: endpointsOf(a(), b(), c()), loadBalance: 'round_robin', hashBy: '',
-      affinity: null }, { name: 'empty-80', endpoints: [] }];
+    const list = [
+      { name: 'web', endpoints: endpointsOf(a(), b(), c()), loadBalance: 'round_robin', hashBy: '', affinity: null },
+      { name: 'empty-80', endpoints: [] },
+    ];
     const res = await nginx.post('/configuration/backends', list);
     assert.equal(res.status, 201, res.body);
     const got = await nginx.get('/configuration/backends');
@@ -82,7 +84,11 @@ void describe('lua backends (round robin)', () => {
     const good = [{ name: 'web', endpoints: endpointsOf(a()) }];
     assert.equal((await nginx.post('/configuration/backends', good)).status, 201);
     const before = await nginx.get('/configuration/backends');
-    for (const [body, message] of [['', /empty body/], ['{not json', /invalid JSON/], ['{"name": "web"}', /array/]] as const) {
+    for (const [body, message] of [
+      ['', /empty body/],
+      ['{not json', /invalid JSON/],
+      ['{"name": "web"}', /array/],
+    ] as const) {
       const res = await nginx.post('/configuration/backends', body);
       assert.equal(res.status, 400, `${body} -> ${res.status} ${res.body}`);
       assert.match(res.body, message);
@@ -112,7 +118,11 @@ void describe('lua backends (round robin)', () => {
       assert.match(res.body, /^1 backends stored/);
       assert.match(res.body, message);
       const stored = JSON.parse((await nginx.get('/configuration/backends')).body) as { name: string }[];
-      assert.deepEqual(stored.map((b) => b.name), ['web'], `${item}: only the good backend is stored`);
+      assert.deepEqual(
+        stored.map((b) => b.name),
+        ['web'],
+        `${item}: only the good backend is stored`,
+      );
       assert.deepEqual([...(await tally(nginx.port, 4))], [['a', 4]]);
     }
   });
@@ -143,7 +153,11 @@ void describe('lua backends (round robin)', () => {
     for (let i = 0; i < 200 && nginx.workerPids().some((p) => before.includes(p)); i += 1) await sleep(25);
     assert.equal(nginx.workerPids().filter((p) => before.includes(p)).length, 0, 'new workers');
     assert.deepEqual([...(await tally(nginx.port, 6))], [['a', 6]], 'the backends survived the reload');
-    for (const [id, next] of [['b', b()], ['c', c()], ['a', a()]] as const) {
+    for (const [id, next] of [
+      ['b', b()],
+      ['c', c()],
+      ['a', a()],
+    ] as const) {
       assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints: endpointsOf(next) }])).status, 201);
       assert.deepEqual([...(await tally(nginx.port, 6))], [[id, 6]]);
     }

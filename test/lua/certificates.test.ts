@@ -11,8 +11,11 @@ import { type Nginx, freePort, startNginx } from './harness.js';
 /** A self-signed EC certificate for CN=cn: { cert, key, pem = cert + key }. */
 function selfSigned(dir: string, cn: string): { cert: string; key: string; pem: string } {
   const base = path.join(dir, cn.replace('*', 'star'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-days', '2', '-subj', `/CN=${cn}`, '-keyout', `${base}.key`, '-out', `${base}.crt`], { stdio: 'ignore', timeout: 10_000 });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${cn}`, '-keyout', `${base}.key`, '-out', `${base}.crt`],
+    { stdio: 'ignore', timeout: 10_000 },
+  );
   const cert = readFileSync(`${base}.crt`, 'utf8');
   const key = readFileSync(`${base}.key`, 'utf8');
   return { cert, key, pem: cert + key };
@@ -26,7 +29,9 @@ function presented(port: number, servername: string): Promise<string> {
       socket.destroy();
       resolve(Array.isArray(cn) ? cn.join(',') : String(cn));
     });
-    socket.on('timeout', () => { socket.destroy(new Error('TLS handshake timed out')); });
+    socket.on('timeout', () => {
+      socket.destroy(new Error('TLS handshake timed out'));
+    });
     socket.on('error', reject);
   });
 }
@@ -68,10 +73,7 @@ void describe('lua certificates', () => {
   });
 
   void it('chooses exact host, then one-label wildcard, then the fallback when there is no default', async () => {
-    const res = await nginx.post('/configuration/certificates', {
-      certificates: { 'a.example.test': pem('a.example.test'), '*.wild.example.test': pem('*.wild.example.test') },
-      default: null,
-    });
+    const res = await nginx.post('/configuration/certificates', { certificates: { 'a.example.test': pem('a.example.test'), '*.wild.example.test': pem('*.wild.example.test') }, default: null });
     assert.equal(res.status, 201, res.body);
     assert.equal(await presented(tlsPort, 'a.example.test'), 'a.example.test');
     assert.equal(await presented(tlsPort, 'A.Example.Test'), 'a.example.test');
@@ -83,9 +85,7 @@ void describe('lua certificates', () => {
 
   void it('uses the default for unmatched names and no SNI, and rotates without a reload', async () => {
     const workers = nginx.workerPids();
-    const res = await nginx.post('/configuration/certificates', {
-      certificates: { 'a.example.test': pem('a.example.test v2') }, default: pem('default'),
-    });
+    const res = await nginx.post('/configuration/certificates', { certificates: { 'a.example.test': pem('a.example.test v2') }, default: pem('default') });
     assert.equal(res.status, 201, res.body);
     assert.equal(await presented(tlsPort, 'a.example.test'), 'a.example.test v2');
     assert.equal(await presented(tlsPort, 'x.wild.example.test'), 'default');

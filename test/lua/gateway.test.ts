@@ -22,7 +22,10 @@ const redirectTo = (value: string): Record<string, unknown> => ({ backends: [], 
 
 /** Location keys: which prefix each location matched and which replacement it redirects with. */
 const CASES: readonly [string, string, string][] = [
-  ['/foo', 'xyz', '/xyz'], ['/foo', 'xyzslash', '/xyz/'], ['/foo', 'empty', ''], ['/foo', 'slash', '/'],
+  ['/foo', 'xyz', '/xyz'],
+  ['/foo', 'xyzslash', '/xyz/'],
+  ['/foo', 'empty', ''],
+  ['/foo', 'slash', '/'],
 ];
 
 describe('portico.gateway through real nginx', () => {
@@ -63,28 +66,57 @@ describe('portico.gateway through real nginx', () => {
       }
     }
     assert.deepEqual(got, [
-      '/xyz - /xyz', '/xyz / /xyz/', '/xyz /bar /xyz/bar',
-      '/xyz/ - /xyz/', '/xyz/ / /xyz/', '/xyz/ /bar /xyz/bar',
-      '"" - /', '"" / /', '"" /bar /bar',
-      '/ - /', '/ / /', '/ /bar /bar',
+      '/xyz - /xyz',
+      '/xyz / /xyz/',
+      '/xyz /bar /xyz/bar',
+      '/xyz/ - /xyz/',
+      '/xyz/ / /xyz/',
+      '/xyz/ /bar /xyz/bar',
+      '"" - /',
+      '"" / /',
+      '"" /bar /bar',
+      '/ - /',
+      '/ / /',
+      '/ /bar /bar',
     ]);
   });
 
   it('entries Lua cannot run are dropped and named, the rest stored; a body that is no table is refused and nothing changes', async () => {
     const good = { match: { ...prefix('/'), headers: [{ name: 'x-go', type: 'Exact', value: 'y' }] }, action: 0 };
     const table = {
-      actions: [{ backends: [{ upstream: 'web', weight: 1 }] }, { backends: [{ upstream: 'web', weight: 0 }] },
-        { backends: [], requestHeaders: { set: [{ name: 'X', value: 'a\r\nB: c' }] } }, { backends: [{ upstream: 'web"; x', weight: 1 }] }],
+      actions: [
+        { backends: [{ upstream: 'web', weight: 1 }] },
+        { backends: [{ upstream: 'web', weight: 0 }] },
+        { backends: [], requestHeaders: { set: [{ name: 'X', value: 'a\r\nB: c' }] } },
+        { backends: [{ upstream: 'web"; x', weight: 1 }] },
+      ],
       locations: {
         root: [{ match: { ...prefix('/'), headers: [{ name: 'x-go', type: 'RegularExpression', value: '(' }] }, action: 0 }, good],
-        other: [{ match: prefix('/'), action: 1 }, { match: prefix('/'), action: 2 }, { match: prefix('/'), action: 3 }, { match: prefix('/'), action: 9 }],
+        other: [
+          { match: prefix('/'), action: 1 },
+          { match: prefix('/'), action: 2 },
+          { match: prefix('/'), action: 3 },
+          { match: prefix('/'), action: 9 },
+        ],
       },
     };
     const r = await nginx.post('/configuration/gateway', table);
     assert.equal(r.status, 201);
-    const named = r.body.split('\n').filter((l) => l.startsWith('rejected ')).map((l) => l.split(':')[0]).sort();
-    assert.deepEqual(named, ['rejected actions[1]', 'rejected actions[2]', 'rejected actions[3]', 'rejected locations.other[0]',
-      'rejected locations.other[1]', 'rejected locations.other[2]', 'rejected locations.other[3]', 'rejected locations.root[0]']);
+    const named = r.body
+      .split('\n')
+      .filter((l) => l.startsWith('rejected '))
+      .map((l) => l.split(':')[0])
+      .sort();
+    assert.deepEqual(named, [
+      'rejected actions[1]',
+      'rejected actions[2]',
+      'rejected actions[3]',
+      'rejected locations.other[0]',
+      'rejected locations.other[1]',
+      'rejected locations.other[2]',
+      'rejected locations.other[3]',
+      'rejected locations.root[0]',
+    ]);
     assert.deepEqual([(await request(nginx.port, '/x', { headers: { 'x-go': 'y' } })).status, (await request(nginx.port, '/x', { headers: { 'x-go': '(' } })).status], [200, 404]);
     for (const body of ['{oops', '[]', { actions: [], locations: { 'bad key!': [] } }]) {
       assert.equal((await nginx.post('/configuration/gateway', body)).status, 400, JSON.stringify(body));

@@ -19,19 +19,24 @@ import { freePort } from '../support/portico.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export interface Reply { status: number; body: string; headers: http.IncomingHttpHeaders }
+export interface Reply {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
 
 export interface RequestOptions {
-  method?: string; body?: string; headers?: Record<string, string>; host?: string; timeoutMs?: number;
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  host?: string;
+  timeoutMs?: number;
 }
 
 /** One HTTP/1.1 request on a fresh connection (no agent), bounded by a timeout. */
 export function request(port: number, urlPath: string, opts: RequestOptions = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: opts.host ?? '127.0.0.1', port, path: urlPath, method: opts.method ?? 'GET', agent: false,
-      headers: opts.headers, timeout: opts.timeoutMs ?? 5000,
-    }, (res) => {
+    const req = http.request({ host: opts.host ?? '127.0.0.1', port, path: urlPath, method: opts.method ?? 'GET', agent: false, headers: opts.headers, timeout: opts.timeoutMs ?? 5000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -39,7 +44,9 @@ export function request(port: number, urlPath: string, opts: RequestOptions = {}
       });
       res.on('error', reject);
     });
-    req.on('timeout', () => { req.destroy(new Error(`request ${urlPath} timed out`)); });
+    req.on('timeout', () => {
+      req.destroy(new Error(`request ${urlPath} timed out`));
+    });
     req.on('error', reject);
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
@@ -47,7 +54,13 @@ export function request(port: number, urlPath: string, opts: RequestOptions = {}
 }
 
 /** A Node backend on 127.0.0.1 (or ::1) that answers with its id (body, X-Backend, and a cookie of its own). */
-export interface Backend { id: string; address: string; port: number; hits: number; close(): Promise<void> }
+export interface Backend {
+  id: string;
+  address: string;
+  port: number;
+  hits: number;
+  close(): Promise<void>;
+}
 
 export async function startBackend(id: string, delayMs = 0, address = '127.0.0.1'): Promise<Backend> {
   const server = http.createServer((req, res) => {
@@ -57,20 +70,29 @@ export async function startBackend(id: string, delayMs = 0, address = '127.0.0.1
       res.writeHead(200, { 'content-type': 'text/plain', 'x-backend': id, 'set-cookie': `backend=${id}; Path=/` });
       res.end(id);
     };
-    if (delayMs > 0) setTimeout(answer, delayMs); else answer();
+    if (delayMs > 0) setTimeout(answer, delayMs);
+    else answer();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, address, () => { resolve(); });
+    server.listen(0, address, () => {
+      resolve();
+    });
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
   const backend: Backend = {
-    id, address, port, hits: 0,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => { resolve(); });
-    }),
+    id,
+    address,
+    port,
+    hits: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
   };
   return backend;
 }
@@ -86,7 +108,10 @@ export interface NginxOptions {
 }
 
 export interface Nginx {
-  dir: string; port: number; statusPort: number; pid: number;
+  dir: string;
+  port: number;
+  statusPort: number;
+  pid: number;
   /** The configuration endpoint's token; post() and get() send it (X-Portico-Token). */
   token: string;
   post(urlPath: string, body: unknown): Promise<Reply>;
@@ -105,9 +130,13 @@ export function proxiedLocation(loc: string, backend: string, opts: { hooks?: bo
   const hooks = opts.hooks ?? true;
   return `
         location ${loc} {
-            set $portico_backend "${backend}";${hooks ? `
+            set $portico_backend "${backend}";${
+              hooks
+                ? `
             rewrite_by_lua_block { require("portico.balancer").rewrite() }
-            log_by_lua_block { require("portico.balancer").log() }` : ''}
+            log_by_lua_block { require("portico.balancer").log() }`
+                : ''
+            }
             proxy_pass http://portico_balancer;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
@@ -177,7 +206,9 @@ function childrenOf(pid: number): number[] {
       // pid (comm) state ppid ...; comm may contain spaces, so split after the last ')'.
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid === pid) out.push(Number(entry));
-    } catch { /* the process went away while we read */ }
+    } catch {
+      /* the process went away while we read */
+    }
   }
   return out.sort((a, b) => a - b);
 }
@@ -185,8 +216,13 @@ function childrenOf(pid: number): number[] {
 function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolve) => {
-    const t = setTimeout(() => { resolve(false); }, ms);
-    child.once('exit', () => { clearTimeout(t); resolve(true); });
+    const t = setTimeout(() => {
+      resolve(false);
+    }, ms);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve(true);
+    });
   });
 }
 
@@ -202,10 +238,11 @@ export async function startNginx(opts: NginxOptions = {}): Promise<Nginx> {
   const conf = path.join(dir, 'nginx.conf');
   const token = opts.token ?? randomBytes(32).toString('hex');
   writeFileSync(conf, renderConf(dir, port, statusPort, opts));
-  const child = spawn(NGINX, ['-p', dir, '-c', conf, '-g', `daemon off; master_process on; pid ${dir}/nginx.pid;`],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { PORTICO_CONFIG_TOKEN: token } });
+  const child = spawn(NGINX, ['-p', dir, '-c', conf, '-g', `daemon off; master_process on; pid ${dir}/nginx.pid;`], { stdio: ['ignore', 'ignore', 'pipe'], env: { PORTICO_CONFIG_TOKEN: token } });
   let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const pid = child.pid ?? 0;
   const errorLog = (): string => {
     const file = path.join(dir, 'error.log');
@@ -222,9 +259,14 @@ export async function startNginx(opts: NginxOptions = {}): Promise<Nginx> {
     rmSync(dir, { recursive: true, force: true });
   };
   const nginx: Nginx = {
-    dir, port, statusPort, pid, token, errorLog, stop,
-    post: (urlPath, body) => request(statusPort, urlPath,
-      { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'x-portico-token': token } }),
+    dir,
+    port,
+    statusPort,
+    pid,
+    token,
+    errorLog,
+    stop,
+    post: (urlPath, body) => request(statusPort, urlPath, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'x-portico-token': token } }),
     get: (urlPath, o) => request(statusPort, urlPath, { ...o, headers: { 'x-portico-token': token, ...o?.headers } }),
     workerPids: () => childrenOf(pid),
   };
@@ -232,7 +274,9 @@ export async function startNginx(opts: NginxOptions = {}): Promise<Nginx> {
     if (child.exitCode !== null) break;
     try {
       if ((await request(statusPort, '/healthz', { timeoutMs: 500 })).status === 200) return nginx;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await sleep(50);
   }
   const log = errorLog();
@@ -254,8 +298,7 @@ export function endpointsOf(...backends: Backend[]): { address: string; port: nu
 }
 
 /** Counts replies (by body) of `count` sequential requests. */
-export async function tally(port: number, count: number, urlPath = '/', opts: RequestOptions = {}):
-Promise<Map<string, number>> {
+export async function tally(port: number, count: number, urlPath = '/', opts: RequestOptions = {}): Promise<Map<string, number>> {
   const seen = new Map<string, number>();
   for (let i = 0; i < count; i++) {
     const r = await request(port, urlPath, opts);

@@ -27,8 +27,7 @@ const MATCH_LOCATION = `
         }`;
 
 const SEGMENTS = ['a', 'ab', 'b', 'a.b', 'c'];
-const arbPath = fc.array(fc.constantFrom(...SEGMENTS), { minLength: 0, maxLength: 3 })
-  .chain((segs) => fc.boolean().map((slash) => `/${segs.join('/')}${slash && segs.length > 0 ? '/' : ''}`));
+const arbPath = fc.array(fc.constantFrom(...SEGMENTS), { minLength: 0, maxLength: 3 }).chain((segs) => fc.boolean().map((slash) => `/${segs.join('/')}${slash && segs.length > 0 ? '/' : ''}`));
 const arbRule = fc.record({ path: arbPath, type: fc.constantFrom<'Exact' | 'Prefix'>('Exact', 'Prefix'), backend: fc.integer({ min: 0, max: 4 }) });
 /** Rule hosts: exact names, a wildcard, one exact name under it, and '' (rules without a host). */
 const RULE_HOSTS = ['h0.t', 'h1.t', '*.w.t', 'x.w.t', ''];
@@ -69,13 +68,12 @@ function tiersOf(tables: Map<string, PathRule[]>, host: string): PathRule[][] {
 function modelOf(t: Table): Model {
   const tables = tablesOf(t);
   const fallback = target(t.fallback);
-  const servers: Server[] = [...tables.keys()].filter((h) => h !== '').sort()
+  const servers: Server[] = [...tables.keys()]
+    .filter((h) => h !== '')
+    .sort()
     .map((host) => ({ host, locations: compileLocations(tiersOf(tables, host), fallback) }));
   servers.push({ host: '_', locations: compileLocations([tables.get('') ?? []], fallback) });
-  return {
-    servers, upstreams: [], ingresses: [], problems: [],
-    tls: { settings: DEFAULT_TLS_SETTINGS, certificates: [], hosts: [], defaultCertificate: undefined, servers: [], ingresses: {} },
-  };
+  return { servers, upstreams: [], ingresses: [], problems: [], tls: { settings: DEFAULT_TLS_SETTINGS, certificates: [], hosts: [], defaultCertificate: undefined, servers: [], ingresses: {} } };
 }
 
 /** What nginx + the Kubernetes rules answer: the server nginx picks (exact name, one-label wildcard, catch-all), then `route`. */
@@ -111,15 +109,18 @@ void describe('lua router against the reference matcher', () => {
   });
 
   it('agrees with routes.ts on generated tables and requests (fast-check, seed 18, 150 tables)', async () => {
-    await fc.assert(fc.asyncProperty(arbTable, arbRequests, async (table, requests) => {
-      const model = modelOf(table);
-      const hosts = new Set(model.servers.map((s) => s.host));
-      const posted = await nginx.post('/configuration/routes', routesPayload(model, hosts, false));
-      assert.equal(posted.status, 201, posted.body);
-      const got = await ask(requests);
-      const want = requests.map(([host, uri]) => expected(table, host, uri));
-      assert.deepEqual(got, want, JSON.stringify({ table, requests }));
-    }), { seed: 18, numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(arbTable, arbRequests, async (table, requests) => {
+        const model = modelOf(table);
+        const hosts = new Set(model.servers.map((s) => s.host));
+        const posted = await nginx.post('/configuration/routes', routesPayload(model, hosts, false));
+        assert.equal(posted.status, 201, posted.body);
+        const got = await ask(requests);
+        const want = requests.map(([host, uri]) => expected(table, host, uri));
+        assert.deepEqual(got, want, JSON.stringify({ table, requests }));
+      }),
+      { seed: 18, numRuns: 150 },
+    );
   });
 
   it('refuses a malformed table whole and keeps the one it has', async () => {
@@ -137,6 +138,13 @@ void describe('lua router against the reference matcher', () => {
       const r = await nginx.post('/configuration/routes', body);
       assert.equal(r.status, 400, `${JSON.stringify(body).slice(0, 200)} -> ${r.body}`);
     }
-    assert.deepEqual(await ask([['h0.t', '/a/x'], ['h0.t', '/ab'], ['other.t', '/a']]), ['b1', '404', '404']);
+    assert.deepEqual(
+      await ask([
+        ['h0.t', '/a/x'],
+        ['h0.t', '/ab'],
+        ['other.t', '/a'],
+      ]),
+      ['b1', '404', '404'],
+    );
   });
 });

@@ -1,21 +1,22 @@
 // Real nginx: cookie affinity (persistent and balanced), set in the rewrite phase beside the backend's cookies.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  type BackendJson, type Nginx, backendPool, endpointsOf, request, startBackend, startNginx,
-} from './harness.js';
+import { type BackendJson, type Nginx, backendPool, endpointsOf, request, startBackend, startNginx } from './harness.js';
 
 const COOKIE = 'INGRESSCOOKIE';
 
-interface Visit { backend: string; setCookie: string | undefined; cookies: string[] }
+interface Visit {
+  backend: string;
+  setCookie: string | undefined;
+  cookies: string[];
+}
 
 void describe('lua cookie affinity', () => {
   let nginx: Nginx;
   const { pool, byId, post } = backendPool(() => nginx);
-  const affinity = (mode: string, ...ids: string[]): BackendJson[] => [{
-    name: 'web', endpoints: endpointsOf(...ids.map(byId)),
-    affinity: { mode, name: COOKIE, path: '/', maxAge: 3600, expires: 7200, sameSite: 'Lax', secure: true },
-  }];
+  const affinity = (mode: string, ...ids: string[]): BackendJson[] => [
+    { name: 'web', endpoints: endpointsOf(...ids.map(byId)), affinity: { mode, name: COOKIE, path: '/', maxAge: 3600, expires: 7200, sameSite: 'Lax', secure: true } },
+  ];
   /** One request as a client holding `value` (or no cookie). */
   const visit = async (value?: string): Promise<Visit> => {
     const headers: Record<string, string> = value === undefined ? {} : { cookie: `other=1; ${COOKIE}=${value}` };
@@ -52,8 +53,7 @@ void describe('lua cookie affinity', () => {
   void it('persistent: pins a client, spreads new ones, moves a client only when its endpoint goes', async () => {
     await post(affinity('persistent', 'a', 'b', 'c'));
     const first = await visit();
-    assert.match(first.setCookie ?? '',
-      /^INGRESSCOOKIE=[0-9a-f]{32}; Path=\/; Max-Age=3600; SameSite=Lax; Secure; HttpOnly; Expires=\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$/);
+    assert.match(first.setCookie ?? '', /^INGRESSCOOKIE=[0-9a-f]{32}; Path=\/; Max-Age=3600; SameSite=Lax; Secure; HttpOnly; Expires=\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$/);
     assert.ok(first.cookies.includes(`backend=${first.backend}; Path=/`), 'the backend keeps its own cookie');
     const value = valueOf(first.setCookie);
     for (let i = 0; i < 10; i++) {

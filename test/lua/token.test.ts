@@ -28,8 +28,14 @@ void describe('lua configuration token', () => {
     const attack = [{ name: 'web', endpoints: endpointsOf(evil) }];
     const t = nginx.token;
     const refused: Record<string, string>[] = [
-      {}, { 'x-portico-token': '' }, { 'x-portico-token': 'x'.repeat(t.length) }, { 'x-portico-token': t.slice(0, -1) },
-      { 'x-portico-token': `${t}0` }, { 'x-portico-token': t.toUpperCase() }, { 'x-portico-token': `${t} x` }, { 'x-token': t },
+      {},
+      { 'x-portico-token': '' },
+      { 'x-portico-token': 'x'.repeat(t.length) },
+      { 'x-portico-token': t.slice(0, -1) },
+      { 'x-portico-token': `${t}0` },
+      { 'x-portico-token': t.toUpperCase() },
+      { 'x-portico-token': `${t} x` },
+      { 'x-token': t },
     ];
     for (const headers of refused) {
       const post = await request(nginx.statusPort, '/configuration/backends', POST(attack, headers));
@@ -40,7 +46,10 @@ void describe('lua configuration token', () => {
       }
     }
     // Two X-Portico-Token headers, one of them right: refused (raw request, Node would join them).
-    const dup = await rawStatus(nginx.statusPort, `POST /configuration/backends HTTP/1.1\r\nHost: x\r\nX-Portico-Token: ${t}\r\nX-Portico-Token: ${t}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]`);
+    const dup = await rawStatus(
+      nginx.statusPort,
+      `POST /configuration/backends HTTP/1.1\r\nHost: x\r\nX-Portico-Token: ${t}\r\nX-Portico-Token: ${t}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]`,
+    );
     assert.equal(dup, 403);
     assert.equal((await request(nginx.port, '/')).body, 'web', 'the backends are the ones Portico posted');
     const got = await nginx.get('/configuration/backends');
@@ -58,8 +67,12 @@ void describe('lua configuration token', () => {
 
 void describe('lua configuration token: none in the environment', () => {
   let nginx: Nginx;
-  before(async () => { nginx = await startNginx({ token: '' }); });
-  after(async () => { await nginx.stop(); });
+  before(async () => {
+    nginx = await startNginx({ token: '' });
+  });
+  after(async () => {
+    await nginx.stop();
+  });
 
   void it('refuses every request, with or without a header', async () => {
     for (const headers of [{}, { 'x-portico-token': '' }, { 'x-portico-token': 'anything' }] as Record<string, string>[]) {
@@ -70,10 +83,14 @@ void describe('lua configuration token: none in the environment', () => {
   });
 });
 
-void describe('lua configuration token: too short to be Portico\'s', () => {
+void describe("lua configuration token: too short to be Portico's", () => {
   let nginx: Nginx;
-  before(async () => { nginx = await startNginx({ token: 'short' }); });
-  after(async () => { await nginx.stop(); });
+  before(async () => {
+    nginx = await startNginx({ token: 'short' });
+  });
+  after(async () => {
+    await nginx.stop();
+  });
 
   void it('refuses even the right value', async () => {
     assert.equal((await request(nginx.statusPort, '/configuration/backends', POST([], { 'x-portico-token': 'short' }))).status, 403);
@@ -84,11 +101,19 @@ void describe('lua configuration token: too short to be Portico\'s', () => {
 async function rawStatus(port: number, text: string): Promise<number> {
   const { connect } = await import('node:net');
   return new Promise((resolve, reject) => {
-    const s = connect(port, '127.0.0.1', () => { s.end(text); });
+    const s = connect(port, '127.0.0.1', () => {
+      s.end(text);
+    });
     let got = '';
-    s.setTimeout(5000, () => { s.destroy(new Error('raw request timed out')); });
-    s.on('data', (c: Buffer) => { got += c.toString('latin1'); });
+    s.setTimeout(5000, () => {
+      s.destroy(new Error('raw request timed out'));
+    });
+    s.on('data', (c: Buffer) => {
+      got += c.toString('latin1');
+    });
     s.on('error', reject);
-    s.on('close', () => { resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(got)?.[1] ?? 0)); });
+    s.on('close', () => {
+      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(got)?.[1] ?? 0));
+    });
   });
 }

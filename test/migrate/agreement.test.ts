@@ -56,9 +56,8 @@ async function answer(name: string): Promise<string> {
   return r.status === 200 && typeof r.headers['x-backend'] === 'string' ? r.headers['x-backend'] : String(r.status);
 }
 
-void test('the controller is run with the flags the report evaluated with (ingress-nginx\'s class, its ConfigMap)', () => {
-  assert.deepEqual(evaluatedWith, ['--controller-class=k8s.io/ingress-nginx', '--ingress-class=nginx',
-    '--configmap=ingress-nginx/ingress-nginx-controller', '--watch-ingress-without-class=true']);
+void test("the controller is run with the flags the report evaluated with (ingress-nginx's class, its ConfigMap)", () => {
+  assert.deepEqual(evaluatedWith, ['--controller-class=k8s.io/ingress-nginx', '--ingress-class=nginx', '--configmap=ingress-nginx/ingress-nginx-controller', '--watch-ingress-without-class=true']);
 });
 
 void test('every Ingress the report calls served is served by the controller; every skipped one answers 404', async () => {
@@ -75,11 +74,17 @@ void test('every Ingress the report calls served is served by the controller; ev
     assert.equal(controller, seen.get(name) === 'not reported' ? 'skipped' : seen.get(name), `${name}: the report says ${verdict ?? 'nothing'}, the controller answered ${got}`);
     if (verdict === 'served') assert.equal(got, PROBES[name]?.backend, `${name}: served by its own backend`);
   }
-  assert.deepEqual([...report.keys()].sort(), Object.keys(PROBES).filter((n) => n !== 'other/internal').sort(), 'the report covers the class\'s Ingresses, and only them');
+  assert.deepEqual(
+    [...report.keys()].sort(),
+    Object.keys(PROBES)
+      .filter((n) => n !== 'other/internal')
+      .sort(),
+    "the report covers the class's Ingresses, and only them",
+  );
   assert.ok([...seen.values()].includes('skipped') && [...seen.values()].includes('served'), 'the folder has both');
 });
 
-void test('a served Ingress\'s refused path and its unknown annotation behave as reported', async () => {
+void test("a served Ingress's refused path and its unknown annotation behave as reported", async () => {
   assert.ok(p);
   assert.equal(report.get('team/catch-all'), 'served-differently');
   assert.equal(await answer('team/catch-all'), 'web', 'the refused regex path captures nothing');

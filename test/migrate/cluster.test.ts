@@ -38,7 +38,10 @@ void test('the same report through the API as from the folder, flags of the Depl
   const fromApi = await portico(['migrate-check', '--kubeconfig', kubeconfig, '--json']);
   assert.equal(fromApi.code, 1);
   assert.deepEqual(JSON.parse(fromApi.stdout), JSON.parse(fromFolder.stdout));
-  assert.ok(api.requests().some((r) => r.kind === 'Deployment' && r.verb === 'list'), 'the Deployments were listed');
+  assert.ok(
+    api.requests().some((r) => r.kind === 'Deployment' && r.verb === 'list'),
+    'the Deployments were listed',
+  );
 });
 
 void test('--httproute through the API prints the routes it prints for the folder', async () => {

@@ -49,24 +49,43 @@ describe('migrate-check --httproute: the routes serve as the Ingresses did', () 
   /** What a client and the backend see: status, backend, Location, and the backend's path, Host and X-Forwarded-Prefix. */
   const seen = async (p: Running, host: string, path: string, headers: Record<string, string> = {}): Promise<string> => {
     const r = await get(p.http, host, path, { headers });
-    const echo = r.status === 200 && r.headers['x-backend'] !== undefined ? JSON.parse(r.body) as Echo : undefined;
+    const echo = r.status === 200 && r.headers['x-backend'] !== undefined ? (JSON.parse(r.body) as Echo) : undefined;
     return [r.status, r.headers['x-backend'] ?? '-', r.headers.location ?? '-', echo?.url ?? '-', echo?.headers.host ?? '-', echo?.headers['x-forwarded-prefix'] ?? '-'].join(' ');
   };
 
   test('paths, named ports, app-root, redirects, header canaries, rewrites and the Host sent upstream', async () => {
     const requests: [string, string, Record<string, string>?][] = [
-      ['store.example.com', '/checkout'], ['store.example.com', '/checkout/more'], ['store.example.com', '/'], ['store.example.com', '/home'],
-      ['shop.store.example.com', '/static/app.js'], ['shop.store.example.com', '/other'],
+      ['store.example.com', '/checkout'],
+      ['store.example.com', '/checkout/more'],
+      ['store.example.com', '/'],
+      ['store.example.com', '/home'],
+      ['shop.store.example.com', '/static/app.js'],
+      ['shop.store.example.com', '/other'],
       ['old.example.com', '/anything'], // without a query: the route keeps it, ingress-nginx does not (a noted difference)
       ['beta.example.com', '/', { 'x-beta': 'yes' }],
       ['api.example.com', '/api/users'],
     ];
     const both = await Promise.all(requests.map(async ([h, path, hd]) => [await seen(ingresses, h, path, hd), await seen(routes, h, path, hd)]));
     // Answers may differ only where the conversion says so ("differs:"); none of these requests is such a case.
-    assert.deepEqual(both.map(([, fromRoutes]) => fromRoutes), both.map(([fromIngress]) => fromIngress));
+    assert.deepEqual(
+      both.map(([, fromRoutes]) => fromRoutes),
+      both.map(([fromIngress]) => fromIngress),
+    );
     // And they are the answers the Ingresses ask for (not two identical 404s).
-    assert.deepEqual(both.map(([i]) => i?.split(' ').slice(0, 2).join(' ')), [
-      // shop.store.example.com/other: no path of its host; the api Ingress's spec.defaultBackend (web) takes it
-      '200 checkout', '200 web', '302 -', '200 web', '200 web', '200 web', '302 -', '200 api', '200 api']);
+    assert.deepEqual(
+      both.map(([i]) => i?.split(' ').slice(0, 2).join(' ')),
+      [
+        // shop.store.example.com/other: no path of its host; the api Ingress's spec.defaultBackend (web) takes it
+        '200 checkout',
+        '200 web',
+        '302 -',
+        '200 web',
+        '200 web',
+        '200 web',
+        '302 -',
+        '200 api',
+        '200 api',
+      ],
+    );
   });
 });

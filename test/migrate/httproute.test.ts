@@ -32,7 +32,7 @@ void test('every Ingress of the class: host routes, filters from annotations, ca
   assert.equal(beta.spec.rules[0]?.matches[0]?.headers?.[0]?.value, 'yes', 'a header value "yes" stays a string for YAML 1.1 readers (kubectl)');
 });
 
-void test('the realistic ingress-nginx folder: each Ingress\'s route and its annotations with no equivalent', async () => {
+void test("the realistic ingress-nginx folder: each Ingress's route and its annotations with no equivalent", async () => {
   const r = await portico(['migrate-check', '--manifests', FIXTURE, '--httproute', 'all']);
   assert.equal(r.stderr, '');
   await expectWhole('httproute-cluster-expected.yaml', r.stdout);
@@ -44,8 +44,9 @@ void test('one Ingress by name, --json for scripts, exit 0 when nothing is left 
   assert.equal(one.code, 0);
   const report = JSON.parse(one.stdout) as { ok: boolean; parent: unknown; ingresses: { name: string; unmapped: unknown[]; httpRoutes: { spec: { rules: { filters: unknown[] }[] } }[] }[] };
   assert.deepEqual([report.ok, report.parent, report.ingresses.map((i) => i.name), report.ingresses[0]?.unmapped], [true, { name: 'public', namespace: 'gateway' }, ['moved'], []]);
-  assert.deepEqual(report.ingresses[0]?.httpRoutes[0]?.spec.rules[0]?.filters, [{ type: 'RequestRedirect', requestRedirect: {
-    scheme: 'https', hostname: 'new.example.com', path: { type: 'ReplaceFullPath', replaceFullPath: '/landing' }, statusCode: 302 } }]);
+  assert.deepEqual(report.ingresses[0]?.httpRoutes[0]?.spec.rules[0]?.filters, [
+    { type: 'RequestRedirect', requestRedirect: { scheme: 'https', hostname: 'new.example.com', path: { type: 'ReplaceFullPath', replaceFullPath: '/landing' }, statusCode: 302 } },
+  ]);
   const none = await portico(['migrate-check', '--manifests', ROUTES, '--httproute', 'shop/nope']);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /--httproute: no Ingress shop\/nope of class nginx/);

@@ -34,13 +34,16 @@ void test('--json: the same report for scripts', async () => {
   assert.ok((report.summary.ingresses['skipped'] ?? 0) > 0);
 });
 
-void test('a folder where everything maps exits 0; flags given win over the Deployment\'s; no source is exit 2', async () => {
+void test("a folder where everything maps exits 0; flags given win over the Deployment's; no source is exit 2", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'portico-migrate-ok-'));
   try {
     const all = await readFile(join(FIXTURE, 'ingresses.yaml'), 'utf8');
     await writeFile(join(dir, 'ingress.yaml'), all.split('\n---\n')[0] ?? '');
-    await writeFile(join(dir, 'class.yaml'), 'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: { name: nginx }\nspec: { controller: k8s.io/ingress-nginx }\n'
-      + '---\napiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: shop }\nspec: { ports: [{ port: 80 }] }\n');
+    await writeFile(
+      join(dir, 'class.yaml'),
+      'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: { name: nginx }\nspec: { controller: k8s.io/ingress-nginx }\n' +
+        '---\napiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: shop }\nspec: { ports: [{ port: 80 }] }\n',
+    );
     const ok = await portico(['migrate-check', '--manifests', dir]);
     assert.match(ok.stdout, /^shop\/web {2}served$/m);
     assert.match(ok.stdout, /everything maps \(exit 0\)/);
@@ -56,9 +59,19 @@ void test('a folder where everything maps exits 0; flags given win over the Depl
   }
 });
 
-void test('the notes name annotations, ConfigMap keys and flags of the code\'s tables', () => {
-  assert.deepEqual(Object.keys(ANNOTATION_DIFFERENCES).filter((k) => !BY_KEY.has(k)), [], 'differences of annotations the table lacks');
+void test("the notes name annotations, ConfigMap keys and flags of the code's tables", () => {
+  assert.deepEqual(
+    Object.keys(ANNOTATION_DIFFERENCES).filter((k) => !BY_KEY.has(k)),
+    [],
+    'differences of annotations the table lacks',
+  );
   const keys = new Set(CONFIGMAP_KEYS.map((k) => k.key));
-  assert.deepEqual(Object.keys(CONFIGMAP_DIFFERENCES).filter((k) => !keys.has(k)), []);
-  assert.deepEqual([...Object.keys(FLAG_DIFFERENCES), ...EVALUATED_FLAGS].filter((f) => FLAGS[f] === undefined), []);
+  assert.deepEqual(
+    Object.keys(CONFIGMAP_DIFFERENCES).filter((k) => !keys.has(k)),
+    [],
+  );
+  assert.deepEqual(
+    [...Object.keys(FLAG_DIFFERENCES), ...EVALUATED_FLAGS].filter((f) => FLAGS[f] === undefined),
+    [],
+  );
 });

@@ -9,7 +9,11 @@ import { REPO } from '../support/portico.js';
 export const FIXTURE = join(REPO, 'test/fixtures/migrate/cluster');
 export const EXPECTED = join(REPO, 'test/fixtures/migrate');
 
-export interface CliResult { code: number; stdout: string; stderr: string }
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** `portico ARGS` to completion (at most 60 s). */
 export function portico(args: readonly string[]): Promise<CliResult> {
@@ -28,12 +32,18 @@ export async function fixtureCopy(ports: ReadonlyMap<string, number> = new Map()
   const services = await readFile(join(FIXTURE, 'services.yaml'), 'utf8');
   const slices = [...services.matchAll(/name: ([a-z-]+), namespace: ([a-z-]+) \}/g)].flatMap(([, name, ns]) => {
     const port = ports.get(name ?? '');
-    return port === undefined ? [] : [[
-      'apiVersion: discovery.k8s.io/v1', 'kind: EndpointSlice',
-      `metadata: { name: ${name ?? ''}-1, namespace: ${ns ?? ''}, labels: { kubernetes.io/service-name: ${name ?? ''} } }`,
-      'addressType: IPv4', `ports: [{ name: http, port: ${port}, protocol: TCP }]`,
-      'endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }]',
-    ].join('\n')];
+    return port === undefined
+      ? []
+      : [
+          [
+            'apiVersion: discovery.k8s.io/v1',
+            'kind: EndpointSlice',
+            `metadata: { name: ${name ?? ''}-1, namespace: ${ns ?? ''}, labels: { kubernetes.io/service-name: ${name ?? ''} } }`,
+            'addressType: IPv4',
+            `ports: [{ name: http, port: ${port}, protocol: TCP }]`,
+            'endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }]',
+          ].join('\n'),
+        ];
   });
   await writeFile(join(dir, 'endpoints.yaml'), slices.join('\n---\n'));
   return dir;

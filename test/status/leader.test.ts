@@ -26,7 +26,9 @@ describe('Lease election', () => {
     kc.loadFromString(api.kubeconfig());
     electors = ['a', 'b', 'c'].map(make);
     for (const e of electors) e.start();
-    sampler = setInterval(() => { if (leaders().length > 1) overlap += 1; }, 10);
+    sampler = setInterval(() => {
+      if (leaders().length > 1) overlap += 1;
+    }, 10);
   });
 
   after(async () => {

@@ -20,8 +20,12 @@ describe('Ingress status and Events', () => {
   const log = createLogger('warn');
   let leading = false;
   const snapshot = (): Snapshot => ({
-    ingresses: api.list('Ingress') as never[], ingressClasses: api.list('IngressClass') as never[], services: api.list('Service') as never[],
-    endpointSlices: [], secrets: [], configMaps: [],
+    ingresses: api.list('Ingress') as never[],
+    ingressClasses: api.list('IngressClass') as never[],
+    services: api.list('Service') as never[],
+    endpointSlices: [],
+    secrets: [],
+    configMaps: [],
   });
   const ref = (name: string): ObjectRef => ({ kind: 'Ingress', namespace: 'web', name });
   const statusOf = (name: string) => (api.get('Ingress', 'web', name) as unknown as Obj).status?.loadBalancer?.ingress ?? [];
@@ -37,7 +41,9 @@ describe('Ingress status and Events', () => {
     for (const name of ['one', 'two']) put(ingress(name, { namespace: 'web', className: 'portico', host: `${name}.test`, paths: [{ path: '/', type: 'Prefix', service: 'app' }] }));
     put(ingress('theirs', { namespace: 'web', className: 'other', host: 'theirs.test', paths: [{ path: '/', type: 'Prefix', service: 'app' }] }));
   });
-  after(async () => { await api.stop(); });
+  after(async () => {
+    await api.stop();
+  });
 
   test('only the leader writes, once per real change, never another class, and removes what stops being ours', async () => {
     const s = new StatusUpdater({ ...base, publishStatusAddress: ['203.0.113.9', 'lb.example.com'] });
@@ -64,7 +70,10 @@ describe('Ingress status and Events', () => {
     await s.idle();
     assert.equal(api.writes('Ingress').length, 3);
     await s.stop(false);
-    assert.ok(api.writes('Ingress').every((w) => w.subresource === 'status' || w.path.endsWith('/status')), 'through the status subresource');
+    assert.ok(
+      api.writes('Ingress').every((w) => w.subresource === 'status' || w.path.endsWith('/status')),
+      'through the status subresource',
+    );
   });
 
   test('the --publish-service address is followed; the last replica clears status on shutdown', async () => {

@@ -36,17 +36,25 @@ export async function startBackend(id: string, port = 0): Promise<Backend> {
   server.keepAliveTimeout = 65_000;
   const wss = new WebSocketServer({ server });
   wss.on('connection', (ws) => {
-    ws.on('message', (data, isBinary) => { ws.send(isBinary ? data : `${id}:${String(data)}`); });
+    ws.on('message', (data, isBinary) => {
+      ws.send(isBinary ? data : `${id}:${String(data)}`);
+    });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const actual = (server.address() as AddressInfo).port;
   return {
-    id, port: actual, server, seen,
-    close: () => new Promise<void>((resolve) => {
-      for (const c of wss.clients) c.terminate();
-      wss.close();
-      server.closeAllConnections();
-      server.close(() => { resolve(); });
-    }),
+    id,
+    port: actual,
+    server,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
   };
 }

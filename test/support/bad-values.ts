@@ -40,8 +40,11 @@ export const BAD_VALUES: readonly BadCase[] = [
 export function badObjects(c: BadCase, pem: Pem): unknown[] {
   const annotations = { ...c.annotations, ...(c.canary ? { [A('canary')]: 'true' } : {}) };
   const ing = ingress('bad', {
-    namespace: 'evil', className: 'portico', host: c.brokenCert ? 'evil-tls.test' : 'shared.test', annotations,
-    paths: [{ path: c.canary ? '/' : c.path ?? '/evil', type: 'Prefix', service: 'victim' }],
+    namespace: 'evil',
+    className: 'portico',
+    host: c.brokenCert ? 'evil-tls.test' : 'shared.test',
+    annotations,
+    paths: [{ path: c.canary ? '/' : (c.path ?? '/evil'), type: 'Prefix', service: 'victim' }],
   });
   if (!c.brokenCert) return [ing];
   const broken = `${pem.cert}-----BEGIN CERTIFICATE-----\nMIIBroken\n-----END CERTIFICATE-----\n`;

@@ -42,8 +42,24 @@ export function makeCert(dir: string, cn: string, opts: { sans?: string[]; ca?: 
   writeFileSync(`${base}.ca.key`, opts.ca.key, { mode: 0o600 });
   writeFileSync(`${base}.ext`, `${ext.join('\n')}\n`);
   openssl(['req', '-new', ...newKey, '-out', `${base}.csr`]);
-  openssl(['x509', '-req', '-in', `${base}.csr`, '-CA', `${base}.ca.crt`, '-CAkey', `${base}.ca.key`, '-set_serial', String(1000 + serial),
-    '-days', days, '-extfile', `${base}.ext`, '-out', `${base}.crt`]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    `${base}.csr`,
+    '-CA',
+    `${base}.ca.crt`,
+    '-CAkey',
+    `${base}.ca.key`,
+    '-set_serial',
+    String(1000 + serial),
+    '-days',
+    days,
+    '-extfile',
+    `${base}.ext`,
+    '-out',
+    `${base}.crt`,
+  ]);
   return read(base);
 }
 
@@ -60,25 +76,35 @@ export function presented(port: number, servername: string): Promise<{ fingerpri
       socket.destroy();
       resolve({ fingerprint: peer.fingerprint256, cn: String(peer.subject.CN) });
     });
-    socket.on('timeout', () => { socket.destroy(new Error(`TLS handshake with ${servername} timed out`)); });
+    socket.on('timeout', () => {
+      socket.destroy(new Error(`TLS handshake with ${servername} timed out`));
+    });
     socket.on('error', reject);
   });
 }
 
-export interface TlsReply { status: number; headers: http2.IncomingHttpHeaders; body: string }
+export interface TlsReply {
+  status: number;
+  headers: http2.IncomingHttpHeaders;
+  body: string;
+}
 
 /** One HTTPS/1.1 request to 127.0.0.1 with SNI and Host `host`, optionally with a client certificate. */
 export function httpsGet(port: number, host: string, path: string, client?: Pem): Promise<TlsReply> {
   return new Promise((resolve, reject) => {
-    const req = https.request({
-      host: '127.0.0.1', port, path, servername: host, headers: { host }, rejectUnauthorized: false, agent: false, timeout: 10_000,
-      ...(client ? { cert: client.cert, key: client.key } : {}),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }); });
+    const req = https.request(
+      { host: '127.0.0.1', port, path, servername: host, headers: { host }, rejectUnauthorized: false, agent: false, timeout: 10_000, ...(client ? { cert: client.cert, key: client.key } : {}) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
+    req.on('timeout', () => {
+      req.destroy(new Error(`timeout: https://${host}${path}`));
     });
-    req.on('timeout', () => { req.destroy(new Error(`timeout: https://${host}${path}`)); });
     req.on('error', reject);
     req.end();
   });
@@ -88,8 +114,13 @@ export function httpsGet(port: number, host: string, path: string, client?: Pem)
 export function h2Get(port: number, host: string, path: string): Promise<{ alpn: string | false; status: number }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`https://127.0.0.1:${port}`, { servername: host, rejectUnauthorized: false });
-    const timer = setTimeout(() => { session.destroy(new Error('HTTP/2 request timed out')); }, 10_000);
-    session.on('error', (err: Error) => { clearTimeout(timer); reject(err); });
+    const timer = setTimeout(() => {
+      session.destroy(new Error('HTTP/2 request timed out'));
+    }, 10_000);
+    session.on('error', (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     const req = session.request({ ':path': path, ':authority': host });
     req.on('response', (headers) => {
       const alpn = session.alpnProtocol ?? false;
@@ -100,7 +131,11 @@ export function h2Get(port: number, host: string, path: string): Promise<{ alpn:
         resolve({ alpn, status: Number(headers[':status']) });
       });
     });
-    req.on('error', (err: Error) => { clearTimeout(timer); session.destroy(); reject(err); });
+    req.on('error', (err: Error) => {
+      clearTimeout(timer);
+      session.destroy();
+      reject(err);
+    });
     req.end();
   });
 }

@@ -10,7 +10,10 @@ const STDOUT = 6;
 /** Bytes one connection may buffer before the responder gives up on it. */
 const MAX_BUFFER = 1 << 20;
 
-export interface FcgiRequest { params: Record<string, string>; stdin: string }
+export interface FcgiRequest {
+  params: Record<string, string>;
+  stdin: string;
+}
 
 export interface FcgiResponder {
   readonly port: number;
@@ -34,7 +37,10 @@ function pairs(buf: Buffer): Record<string, string> {
   let i = 0;
   const len = (): number => {
     const b = buf.readUInt8(i);
-    if (b < 128) { i += 1; return b; }
+    if (b < 128) {
+      i += 1;
+      return b;
+    }
     const n = buf.readUInt32BE(i) & 0x7fffffff;
     i += 4;
     return n;
@@ -54,10 +60,15 @@ function serve(socket: Socket, seen: FcgiRequest[]): void {
   let params = Buffer.alloc(0);
   let stdin = Buffer.alloc(0);
   let keep = false;
-  socket.on('error', () => { socket.destroy(); });
+  socket.on('error', () => {
+    socket.destroy();
+  });
   socket.on('data', (chunk: Buffer) => {
     buf = Buffer.concat([buf, chunk]);
-    if (buf.length > MAX_BUFFER) { socket.destroy(); return; }
+    if (buf.length > MAX_BUFFER) {
+      socket.destroy();
+      return;
+    }
     while (buf.length >= 8) {
       const type = buf.readUInt8(1);
       const id = buf.readUInt16BE(2);
@@ -89,11 +100,23 @@ function serve(socket: Socket, seen: FcgiRequest[]): void {
 export async function startFcgiResponder(): Promise<FcgiResponder> {
   const seen: FcgiRequest[] = [];
   const sockets = new Set<Socket>();
-  const server: Server = createServer((s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); serve(s, seen); });
-  await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+  const server: Server = createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    serve(s, seen);
+  });
+  await new Promise<void>((resolve) => {
+    server.listen(0, '127.0.0.1', resolve);
+  });
   return {
     port: (server.address() as AddressInfo).port,
     seen,
-    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => { resolve(); }); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => {
+          resolve();
+        });
+      }),
   };
 }

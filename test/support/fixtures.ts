@@ -10,7 +10,10 @@ export const FIXTURES = join(REPO, 'test/fixtures');
 
 /** The case folders under test/fixtures/<kind>. */
 export function fixtureCases(kind: string): string[] {
-  return readdirSync(join(FIXTURES, kind), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(FIXTURES, kind, d.name)).sort();
+  return readdirSync(join(FIXTURES, kind), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => join(FIXTURES, kind, d.name))
+    .sort();
 }
 
 /** The snapshot a case's input.yaml gives (parse errors fail the test: inputs are meant to parse). */

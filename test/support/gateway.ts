@@ -19,11 +19,15 @@ export interface ListenerSpec {
 
 export function gateway(name: string, listeners: readonly ListenerSpec[], opts: { namespace?: string; className?: string } = {}): Record<string, unknown> {
   return {
-    apiVersion: V1, kind: 'Gateway', metadata: { name, namespace: opts.namespace ?? 'default' },
+    apiVersion: V1,
+    kind: 'Gateway',
+    metadata: { name, namespace: opts.namespace ?? 'default' },
     spec: {
       gatewayClassName: opts.className ?? 'portico',
       listeners: listeners.map((l) => ({
-        name: l.name, port: l.port ?? (l.protocol === 'HTTPS' ? 443 : 80), protocol: l.protocol ?? 'HTTP',
+        name: l.name,
+        port: l.port ?? (l.protocol === 'HTTPS' ? 443 : 80),
+        protocol: l.protocol ?? 'HTTP',
         ...(l.hostname ? { hostname: l.hostname } : {}),
         ...(l.certificateRefs ? { tls: { mode: 'Terminate', certificateRefs: l.certificateRefs.map((r) => ({ kind: 'Secret', group: '', ...r })) } } : {}),
         ...(l.from ? { allowedRoutes: { namespaces: { from: l.from, ...(l.selector ? { selector: { matchLabels: l.selector } } : {}) } } } : {}),
@@ -39,10 +43,9 @@ export function httpRoute(name: string, spec: Record<string, unknown>, namespace
 /** A ReferenceGrant in `namespace` letting HTTPRoutes of `fromNamespace` refer to `toKind` objects (Service or Secret) there. */
 export function referenceGrant(name: string, namespace: string, fromNamespace: string, toKind: 'Service' | 'Secret', fromKind = 'HTTPRoute'): Record<string, unknown> {
   return {
-    apiVersion: 'gateway.networking.k8s.io/v1beta1', kind: 'ReferenceGrant', metadata: { name, namespace },
-    spec: {
-      from: [{ group: 'gateway.networking.k8s.io', kind: fromKind, namespace: fromNamespace }],
-      to: [{ group: '', kind: toKind }],
-    },
+    apiVersion: 'gateway.networking.k8s.io/v1beta1',
+    kind: 'ReferenceGrant',
+    metadata: { name, namespace },
+    spec: { from: [{ group: 'gateway.networking.k8s.io', kind: fromKind, namespace: fromNamespace }], to: [{ group: '', kind: toKind }] },
   };
 }

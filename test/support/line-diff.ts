@@ -19,9 +19,17 @@ function script(a: readonly string[], b: readonly string[]): Op[] {
   let i = 0;
   let j = 0;
   while (i < x.length || j < y.length) {
-    if (i < x.length && j < y.length && x[i] === y[j]) { ops.push({ kind: ' ', text: x[i]!, a: head + i, b: head + j }); i++; j++; }
-    else if (i < x.length && (j === y.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) { ops.push({ kind: '-', text: x[i]!, a: head + i, b: head + j }); i++; }
-    else { ops.push({ kind: '+', text: y[j]!, a: head + i, b: head + j }); j++; }
+    if (i < x.length && j < y.length && x[i] === y[j]) {
+      ops.push({ kind: ' ', text: x[i]!, a: head + i, b: head + j });
+      i++;
+      j++;
+    } else if (i < x.length && (j === y.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+      ops.push({ kind: '-', text: x[i]!, a: head + i, b: head + j });
+      i++;
+    } else {
+      ops.push({ kind: '+', text: y[j]!, a: head + i, b: head + j });
+      j++;
+    }
   }
   for (let k = 0; k < tail; k++) ops.push({ kind: ' ', text: a[a.length - tail + k]!, a: a.length - tail + k, b: b.length - tail + k });
   return ops;
@@ -32,7 +40,9 @@ export function lineDiff(expected: string, actual: string, maxLines = 200): stri
   if (expected === actual) return '';
   const ops = script(expected.split('\n'), actual.split('\n'));
   const keep = new Set<number>();
-  ops.forEach((op, k) => { if (op.kind !== ' ') for (let c = Math.max(0, k - 3); c <= Math.min(ops.length - 1, k + 3); c++) keep.add(c); });
+  ops.forEach((op, k) => {
+    if (op.kind !== ' ') for (let c = Math.max(0, k - 3); c <= Math.min(ops.length - 1, k + 3); c++) keep.add(c);
+  });
   const out = ['--- expected', '+++ actual'];
   let last = -2;
   for (const k of [...keep].sort((p, q) => p - q)) {

@@ -25,10 +25,7 @@ export async function writeManifests(dir: string, file: string, objects: readonl
  */
 export function serviceFor(name: string, backends: readonly Backend[], opts: { namespace?: string; ready?: boolean } = {}): unknown[] {
   const namespace = opts.namespace ?? 'default';
-  return [
-    service(name, namespace),
-    ...backends.map((b, i) => slice(name, b.port, [{ ip: '127.0.0.1', ready: opts.ready ?? true }], { namespace, name: `${name}-${i}` })),
-  ];
+  return [service(name, namespace), ...backends.map((b, i) => slice(name, b.port, [{ ip: '127.0.0.1', ready: opts.ready ?? true }], { namespace, name: `${name}-${i}` }))];
 }
 
 /** A Service named `name` on port 80 whose one endpoint is 127.0.0.1:`port`. */

@@ -22,7 +22,7 @@ function quoted(text: string, i: number): [string, number] {
       j += 2;
       continue;
     }
-    out += text[j] ?? "";
+    out += text[j] ?? '';
     j += 1;
   }
   if (j >= text.length) throw new Error(`unterminated quote at ${i}`);
@@ -34,9 +34,15 @@ function luaBody(text: string, i: number): [string, number] {
   let j = i;
   for (; j < text.length; j++) {
     const ch = text[j];
-    if (ch === '"' || ch === "'") { j = quoted(text, j)[1] - 1; continue; }
+    if (ch === '"' || ch === "'") {
+      j = quoted(text, j)[1] - 1;
+      continue;
+    }
     if (ch === '{') depth += 1;
-    if (ch === '}') { depth -= 1; if (depth === 0) break; }
+    if (ch === '}') {
+      depth -= 1;
+      if (depth === 0) break;
+    }
   }
   return [text.slice(i + 1, j).trim(), j + 1];
 }
@@ -47,9 +53,18 @@ export function parseNginx(text: string): Directive[] {
   const next = (): Token | undefined => {
     while (i < text.length) {
       const ch = text[i]!;
-      if (/\s/.test(ch)) { i += 1; continue; }
-      if (ch === '#') { while (i < text.length && text[i] !== '\n') i += 1; continue; }
-      if (ch === ';' || ch === '{' || ch === '}') { i += 1; return { kind: ch }; }
+      if (/\s/.test(ch)) {
+        i += 1;
+        continue;
+      }
+      if (ch === '#') {
+        while (i < text.length && text[i] !== '\n') i += 1;
+        continue;
+      }
+      if (ch === ';' || ch === '{' || ch === '}') {
+        i += 1;
+        return { kind: ch };
+      }
       if (ch === '"' || ch === "'") {
         const [value, j] = quoted(text, i);
         i = j;
@@ -72,7 +87,10 @@ export function parseNginx(text: string): Directive[] {
         if (nested || words.length > 0) throw new Error('unexpected end of file');
         return out;
       }
-      if (t.kind === 'word') { words.push(t.value); continue; }
+      if (t.kind === 'word') {
+        words.push(t.value);
+        continue;
+      }
       if (t.kind === '}') {
         if (!nested || words.length > 0) throw new Error(`unexpected } at ${i}`);
         return out;
@@ -80,7 +98,10 @@ export function parseNginx(text: string): Directive[] {
       const [name, ...args] = words;
       if (name === undefined) throw new Error(`empty directive at ${i}`);
       words = [];
-      if (t.kind === ';') { out.push({ name, args }); continue; }
+      if (t.kind === ';') {
+        out.push({ name, args });
+        continue;
+      }
       if (name.endsWith('_by_lua_block')) {
         const [lua, j] = luaBody(text, i - 1);
         i = j;

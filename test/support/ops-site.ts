@@ -24,20 +24,35 @@ export async function startOpsSite(extraFlags: string[] = []): Promise<OpsSite> 
   const ca = makeCert(certDir, 'Portico Test CA', { isCa: true, days: 365 });
   const pem = makeCert(certDir, 'shop.test', { sans: ['shop.test'], ca, days: 30 });
   const dir = await manifestDir();
-  const shop = ingress('shop', { className: 'portico', host: 'shop.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }, { path: '/down', type: 'Prefix', service: 'gone' }] });
+  const shop = ingress('shop', {
+    className: 'portico',
+    host: 'shop.test',
+    paths: [
+      { path: '/', type: 'Prefix', service: 'web' },
+      { path: '/down', type: 'Prefix', service: 'gone' },
+    ],
+  });
   await writeManifests(dir, 'site.yaml', [
-    ingressClass('portico'), service('web'), slice('web', backend.port, ['127.0.0.1']), service('gone'),
-    service('api'), slice('api', backend.port, [{ ip: '127.0.0.1', ready: true }, { ip: '127.0.0.2', ready: false }]),
+    ingressClass('portico'),
+    service('web'),
+    slice('web', backend.port, ['127.0.0.1']),
+    service('gone'),
+    service('api'),
+    slice('api', backend.port, [
+      { ip: '127.0.0.1', ready: true },
+      { ip: '127.0.0.2', ready: false },
+    ]),
     tlsSecret('shop-tls', pem),
     { ...shop, spec: { ...shop.spec, tls: [{ hosts: ['shop.test'], secretName: 'shop-tls' }] } },
     ingress('api', { className: 'portico', host: 'api.test', paths: [{ path: '/v1', type: 'Exact', service: 'api' }] }),
-    ingress('bad', { className: 'portico', host: 'bad.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }],
-      annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'fastest-please' } }),
+    ingress('bad', { className: 'portico', host: 'bad.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'fastest-please' } }),
   ]);
   const portico = await startPortico(['--manifests', dir, ...extraFlags]);
   await until('api.test served', async () => (await get(portico.http, 'api.test', '/v1')).status === 200);
   return {
-    portico, backend, pem,
+    portico,
+    backend,
+    pem,
     stop: async () => {
       const code = await portico.stop();
       await backend.close();

@@ -7,6 +7,11 @@ declare module 'parse-prometheus-text-format' {
     readonly count?: string;
     readonly sum?: string;
   }
-  interface Family { readonly name: string; readonly help: string; readonly type: string; readonly metrics: readonly Sample[] }
+  interface Family {
+    readonly name: string;
+    readonly help: string;
+    readonly type: string;
+    readonly metrics: readonly Sample[];
+  }
   export default function parsePrometheusTextFormat(text: string): Family[];
 }

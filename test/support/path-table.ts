@@ -25,9 +25,43 @@ export const PATH_TABLE: readonly PathRow[] = [
   { row: 11, paths: [{ type: 'Prefix', path: '/aaa/bbb' }], request: '/aaa/bbb/', expect: 0 },
   { row: 12, paths: [{ type: 'Prefix', path: '/aaa/bbb' }], request: '/aaa/bbb/ccc', expect: 0 },
   { row: 13, paths: [{ type: 'Prefix', path: '/aaa/bbb' }], request: '/aaa/bbbxyz', expect: undefined },
-  { row: 14, paths: [{ type: 'Prefix', path: '/' }, { type: 'Prefix', path: '/aaa' }], request: '/aaa/ccc', expect: 1 },
-  { row: 15, paths: [{ type: 'Prefix', path: '/' }, { type: 'Prefix', path: '/aaa' }, { type: 'Prefix', path: '/aaa/bbb' }], request: '/aaa/bbb', expect: 2 },
-  { row: 16, paths: [{ type: 'Prefix', path: '/' }, { type: 'Prefix', path: '/aaa' }, { type: 'Prefix', path: '/aaa/bbb' }], request: '/ccc', expect: 0 },
+  {
+    row: 14,
+    paths: [
+      { type: 'Prefix', path: '/' },
+      { type: 'Prefix', path: '/aaa' },
+    ],
+    request: '/aaa/ccc',
+    expect: 1,
+  },
+  {
+    row: 15,
+    paths: [
+      { type: 'Prefix', path: '/' },
+      { type: 'Prefix', path: '/aaa' },
+      { type: 'Prefix', path: '/aaa/bbb' },
+    ],
+    request: '/aaa/bbb',
+    expect: 2,
+  },
+  {
+    row: 16,
+    paths: [
+      { type: 'Prefix', path: '/' },
+      { type: 'Prefix', path: '/aaa' },
+      { type: 'Prefix', path: '/aaa/bbb' },
+    ],
+    request: '/ccc',
+    expect: 0,
+  },
   { row: 17, paths: [{ type: 'Prefix', path: '/aaa' }], request: '/ccc', expect: undefined },
-  { row: 18, paths: [{ type: 'Prefix', path: '/foo' }, { type: 'Exact', path: '/foo' }], request: '/foo', expect: 1 },
+  {
+    row: 18,
+    paths: [
+      { type: 'Prefix', path: '/foo' },
+      { type: 'Exact', path: '/foo' },
+    ],
+    request: '/foo',
+    expect: 1,
+  },
 ];

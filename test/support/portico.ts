@@ -21,7 +21,9 @@ export async function freePort(): Promise<number> {
       srv.once('error', reject);
       srv.listen(0, '127.0.0.1', () => {
         const { port: p } = srv.address() as AddressInfo;
-        srv.close(() => { resolve(p); });
+        srv.close(() => {
+          resolve(p);
+        });
       });
     });
     if (!handedOut.has(port)) {
@@ -32,7 +34,11 @@ export async function freePort(): Promise<number> {
   throw new Error('no free port not handed out before in 50 tries');
 }
 
-export interface Reply { status: number; headers: IncomingHttpHeaders; body: string }
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
 
 /** One HTTP request to 127.0.0.1 with a Host header, on a fresh connection. */
 export function get(port: number, host: string, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {}): Promise<Reply> {
@@ -40,9 +46,13 @@ export function get(port: number, host: string, path: string, opts: { method?: s
     const req = httpRequest({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { host, ...opts.headers }, agent: false, timeout: opts.timeoutMs ?? 10_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }); });
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      });
     });
-    req.on('timeout', () => { req.destroy(new Error(`timeout: ${host}${path}`)); });
+    req.on('timeout', () => {
+      req.destroy(new Error(`timeout: ${host}${path}`));
+    });
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -62,14 +72,19 @@ export async function until(what: string, fn: () => Promise<boolean> | boolean, 
   while (Date.now() - start < timeoutMs) {
     try {
       if (await fn()) return Date.now() - start;
-    } catch (err) { lastErr = String(err); }
+    } catch (err) {
+      lastErr = String(err);
+    }
     await new Promise((r) => setTimeout(r, stepMs));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} ${lastErr}`);
 }
 
 export interface Running {
-  readonly http: number; readonly https: number; readonly healthz: number; readonly status: number;
+  readonly http: number;
+  readonly https: number;
+  readonly healthz: number;
+  readonly status: number;
   readonly workDir: string;
   readonly proc: ChildProcess;
   /** Everything Portico printed (JSON log lines). */
@@ -94,18 +109,45 @@ export async function startPortico(args: string[], opts: { waitHealthy?: boolean
   args = withTestSwitches(args);
   const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const workDir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
-  const proc = spawn(process.execPath, [join(REPO, 'bin/portico.js'), ...args,
-    `--http-port=${http}`, '--https-port', String(https), '--healthz-port', String(healthz), '--status-port', String(status),
-    '--work-dir', workDir, '--log-level', 'debug'],
-  // ownGroup: Portico leads a process group of its own, as a job in a terminal does (signals to the group: -pid).
-  { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env }, detached: opts.ownGroup === true });
+  const proc = spawn(
+    process.execPath,
+    [
+      join(REPO, 'bin/portico.js'),
+      ...args,
+      `--http-port=${http}`,
+      '--https-port',
+      String(https),
+      '--healthz-port',
+      String(healthz),
+      '--status-port',
+      String(status),
+      '--work-dir',
+      workDir,
+      '--log-level',
+      'debug',
+    ],
+    // ownGroup: Portico leads a process group of its own, as a job in a terminal does (signals to the group: -pid).
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env }, detached: opts.ownGroup === true },
+  );
   const output: string[] = [];
-  const collect = (chunk: Buffer) => { for (const l of chunk.toString('utf8').split('\n')) if (l) output.push(l); };
+  const collect = (chunk: Buffer) => {
+    for (const l of chunk.toString('utf8').split('\n')) if (l) output.push(l);
+  };
   proc.stdout?.on('data', collect);
   proc.stderr?.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => { proc.once('exit', (code) => { resolve(code); }); });
+  const exited = new Promise<number | null>((resolve) => {
+    proc.once('exit', (code) => {
+      resolve(code);
+    });
+  });
   const running: Running = {
-    http, https, healthz, status, workDir, proc, output,
+    http,
+    https,
+    healthz,
+    status,
+    workDir,
+    proc,
+    output,
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
@@ -136,7 +178,11 @@ export async function workerPids(p: Running): Promise<number[]> {
   const { readFile } = await import('node:fs/promises');
   const master = (await readFile(join(p.workDir, 'nginx.pid'), 'utf8')).trim();
   const children = await readFile(`/proc/${master}/task/${master}/children`, 'utf8');
-  return children.split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+  return children
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /** A metric's value from Portico's /metrics. */

@@ -5,7 +5,11 @@ import parse from 'parse-prometheus-text-format';
 import type { Running } from './portico.js';
 
 /** One sample line: `name{labels} value`. */
-export interface Sample { readonly name: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
+export interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
 
 export interface Scrape {
   /** Families as the parser read them (name, help, type). */
@@ -33,7 +37,10 @@ export async function scrape(p: Pick<Running, 'healthz'>): Promise<Scrape> {
   const text = await res.text();
   const families = parse(text);
   for (const f of families) assert.notEqual(f.type, 'UNTYPED', `${f.name} has no # TYPE`);
-  const samples = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map(sampleOf);
+  const samples = text
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map(sampleOf);
   return { families, samples };
 }
 

@@ -6,14 +6,27 @@ import { parseAllDocuments } from 'yaml';
 import type { RequestRecord } from './apiserver/index.js';
 import { REPO } from './portico.js';
 
-export interface Rule { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }
+export interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
 export interface RbacDoc {
-  kind: string; metadata: { name: string; namespace?: string }; rules?: Rule[];
-  roleRef?: { apiGroup: string; kind: string; name: string }; subjects?: { kind: string; name: string; namespace?: string }[];
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: Rule[];
+  roleRef?: { apiGroup: string; kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
 }
 
 /** One API call as RBAC sees it: `resource` includes a subresource (`ingresses/status`); namespace undefined = cluster. */
-export interface Access { readonly verb: string; readonly group: string; readonly resource: string; readonly namespace: string | undefined }
+export interface Access {
+  readonly verb: string;
+  readonly group: string;
+  readonly resource: string;
+  readonly namespace: string | undefined;
+}
 
 export async function rbacDocs(file = join(REPO, 'deploy/rbac.yaml')): Promise<RbacDoc[]> {
   return parseAllDocuments(await readFile(file, 'utf8')).map((d) => d.toJS() as RbacDoc);
@@ -28,10 +41,8 @@ export function allows(docs: readonly RbacDoc[], sa: { namespace: string; name: 
     if (!b.subjects?.some((s) => s.kind === 'ServiceAccount' && s.name === sa.name && s.namespace === sa.namespace)) return false;
     if (b.kind === 'RoleBinding' && (a.namespace === undefined || a.namespace !== b.metadata.namespace)) return false;
     const ref = b.roleRef;
-    const role = docs.find((r) => r.kind === ref?.kind && r.metadata.name === ref.name &&
-      (r.kind === 'ClusterRole' || r.metadata.namespace === b.metadata.namespace));
-    return (role?.rules ?? []).some((r) => r.resourceNames === undefined &&
-      has(r.apiGroups, a.group) && has(r.resources, a.resource) && has(r.verbs, a.verb));
+    const role = docs.find((r) => r.kind === ref?.kind && r.metadata.name === ref.name && (r.kind === 'ClusterRole' || r.metadata.namespace === b.metadata.namespace));
+    return (role?.rules ?? []).some((r) => r.resourceNames === undefined && has(r.apiGroups, a.group) && has(r.resources, a.resource) && has(r.verbs, a.verb));
   });
 }
 

@@ -19,7 +19,11 @@ export async function tcpBackend(id: string, proxy = false): Promise<StreamBacke
   const firstLines: string[] = [];
   const server: Server = createServer((sock) => {
     sock.on('error', () => undefined);
-    if (!proxy) { sock.write(`${id}\n`); sock.pipe(sock); return; }
+    if (!proxy) {
+      sock.write(`${id}\n`);
+      sock.pipe(sock);
+      return;
+    }
     let buf = '';
     sock.on('data', (c: Buffer) => {
       buf += c.toString('latin1');
@@ -31,15 +35,37 @@ export async function tcpBackend(id: string, proxy = false): Promise<StreamBacke
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { id, port: (server.address() as AddressInfo).port, firstLines, close: () => new Promise((r) => { server.close(() => { r(); }); }) };
+  return {
+    id,
+    port: (server.address() as AddressInfo).port,
+    firstLines,
+    close: () =>
+      new Promise((r) => {
+        server.close(() => {
+          r();
+        });
+      }),
+  };
 }
 
 /** A UDP backend answering every datagram with `id:<datagram>`. */
 export async function udpBackend(id: string): Promise<StreamBackend> {
   const sock: Socket = createSocket('udp4');
-  sock.on('message', (msg, rinfo) => { sock.send(`${id}:${msg.toString('utf8')}`, rinfo.port, rinfo.address); });
+  sock.on('message', (msg, rinfo) => {
+    sock.send(`${id}:${msg.toString('utf8')}`, rinfo.port, rinfo.address);
+  });
   await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
-  return { id, port: sock.address().port, firstLines: [], close: () => new Promise((r) => { sock.close(() => { r(); }); }) };
+  return {
+    id,
+    port: sock.address().port,
+    firstLines: [],
+    close: () =>
+      new Promise((r) => {
+        sock.close(() => {
+          r();
+        });
+      }),
+  };
 }
 
 /** Connects to 127.0.0.1:port, sends `send` (if any), returns everything read until the peer closes or `ms` pass. */
@@ -47,14 +73,29 @@ export function tcpAsk(port: number, send = '', ms = 2000): Promise<string> {
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1');
     let data = '';
-    const timer = setTimeout(() => { sock.destroy(); resolve(data); }, ms);
-    sock.on('connect', () => { if (send) sock.write(send); });
+    const timer = setTimeout(() => {
+      sock.destroy();
+      resolve(data);
+    }, ms);
+    sock.on('connect', () => {
+      if (send) sock.write(send);
+    });
     sock.on('data', (c: Buffer) => {
       data += c.toString('utf8');
-      if (!send && data.includes('\n')) { clearTimeout(timer); sock.destroy(); resolve(data); }
+      if (!send && data.includes('\n')) {
+        clearTimeout(timer);
+        sock.destroy();
+        resolve(data);
+      }
     });
-    sock.on('end', () => { clearTimeout(timer); resolve(data); });
-    sock.on('error', (err) => { clearTimeout(timer); reject(err); });
+    sock.on('end', () => {
+      clearTimeout(timer);
+      resolve(data);
+    });
+    sock.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
   });
 }
 
@@ -67,9 +108,20 @@ export async function tcpWho(port: number): Promise<string> {
 export function udpAsk(port: number, text: string, ms = 1500): Promise<string> {
   return new Promise((resolve) => {
     const sock = createSocket('udp4');
-    const timer = setTimeout(() => { sock.close(); resolve(''); }, ms);
-    sock.on('message', (msg) => { clearTimeout(timer); sock.close(); resolve(msg.toString('utf8')); });
-    sock.on('error', () => { clearTimeout(timer); sock.close(); resolve(''); });
+    const timer = setTimeout(() => {
+      sock.close();
+      resolve('');
+    }, ms);
+    sock.on('message', (msg) => {
+      clearTimeout(timer);
+      sock.close();
+      resolve(msg.toString('utf8'));
+    });
+    sock.on('error', () => {
+      clearTimeout(timer);
+      sock.close();
+      resolve('');
+    });
     sock.send(text, port, '127.0.0.1');
   });
 }

@@ -8,10 +8,7 @@ import { ingress, service, slice } from './objects.js';
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 export function tlsSecret(name: string, pem: Pick<Pem, 'cert' | 'key'>, namespace = 'default'): Secret {
-  return {
-    apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name, namespace },
-    data: { 'tls.crt': b64(pem.cert), 'tls.key': b64(pem.key) },
-  };
+  return { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name, namespace }, data: { 'tls.crt': b64(pem.cert), 'tls.key': b64(pem.key) } };
 }
 
 export function caSecret(name: string, caCert: string, namespace = 'default'): Secret {
@@ -49,7 +46,11 @@ function children(pid: number): number[] {
 }
 
 function comm(pid: number): string {
-  try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { return ''; }
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
 }
 
 /** The nginx master started by the portico process `porticoPid`, and its worker PIDs (sorted). */

@@ -18,27 +18,78 @@ function fragment(settings: LocationSettings, rule = { path: '/', regex: false }
   return locationBody(target, { global: GLOBAL_DEFAULTS, headers: NO_HEADERS, defaultUpstream: undefined });
 }
 
-interface Row { a: Record<string, string>; settings: LocationSettings; lines: string[]; rule?: { path: string; regex: boolean } }
+interface Row {
+  a: Record<string, string>;
+  settings: LocationSettings;
+  lines: string[];
+  rule?: { path: string; regex: boolean };
+}
 
 const ROWS: Row[] = [
   { a: { 'rewrite-target': '/$2' }, rule: { path: '/something(/|$)(.*)', regex: true }, settings: { rewriteTarget: '/$2' }, lines: [`${I}rewrite "(?i)/something(/|$)(.*)" "/$2" break;`, PASS] },
   { a: { 'use-regex': 'true' }, settings: { useRegex: true }, lines: [PASS] },
   { a: { 'app-root': '/app1' }, settings: { appRoot: '/app1' }, lines: [`${I}if ($uri = /) { return 302 "$scheme://$http_host/app1"; }`, PASS] },
-  { a: { 'permanent-redirect': 'https://a.test/x', 'permanent-redirect-code': '308' }, settings: { redirect: { url: 'https://a.test/x', code: 308 } }, lines: [`${I}return 308 "https://a.test/x";`, PASS] },
-  { a: { 'temporal-redirect': 'https://a.test/t', 'permanent-redirect': 'https://a.test/p' }, settings: { redirect: { url: 'https://a.test/t', code: 302 } }, lines: [`${I}return 302 "https://a.test/t";`, PASS] },
+  {
+    a: { 'permanent-redirect': 'https://a.test/x', 'permanent-redirect-code': '308' },
+    settings: { redirect: { url: 'https://a.test/x', code: 308 } },
+    lines: [`${I}return 308 "https://a.test/x";`, PASS],
+  },
+  {
+    a: { 'temporal-redirect': 'https://a.test/t', 'permanent-redirect': 'https://a.test/p' },
+    settings: { redirect: { url: 'https://a.test/t', code: 302 } },
+    lines: [`${I}return 302 "https://a.test/t";`, PASS],
+  },
   // The redirect itself is rendered with the TLS lines (render/tls.ts), which know whether the host has TLS.
   { a: { 'force-ssl-redirect': 'true' }, settings: { forceSslRedirect: true }, lines: [PASS] },
-  { a: { 'proxy-connect-timeout': '10', 'proxy-send-timeout': '20s', 'proxy-read-timeout': '30' }, settings: { connectTimeout: 10, sendTimeout: 20, readTimeout: 30 }, lines: [`${I}proxy_connect_timeout 10s;`, `${I}proxy_send_timeout 20s;`, `${I}proxy_read_timeout 30s;`, PASS] },
-  { a: { 'proxy-body-size': '8M', 'client-body-buffer-size': '16k' }, settings: { bodySize: '8m', clientBodyBufferSize: '16k' }, lines: [`${I}client_max_body_size 8m;`, `${I}client_body_buffer_size 16k;`, PASS] },
-  { a: { 'proxy-buffering': 'on', 'proxy-buffer-size': '8k', 'proxy-buffers-number': '8' }, settings: { buffering: true, bufferSize: '8k', buffersNumber: 8 }, lines: [`${I}proxy_buffering on;`, `${I}proxy_buffer_size 8k;`, `${I}proxy_buffers 8 8k;`, PASS] },
-  { a: { 'proxy-request-buffering': 'off', 'proxy-http-version': '1.0' }, settings: { requestBuffering: false, httpVersion: '1.0' }, lines: [`${I}proxy_request_buffering off;`, `${I}proxy_http_version 1.0;`, PASS] },
-  { a: { 'proxy-next-upstream': 'error http_502', 'proxy-next-upstream-tries': '2', 'proxy-next-upstream-timeout': '5' }, settings: { nextUpstream: ['error', 'http_502'], nextUpstreamTries: 2, nextUpstreamTimeout: 5 }, lines: [`${I}proxy_next_upstream error http_502;`, `${I}proxy_next_upstream_tries 2;`, `${I}proxy_next_upstream_timeout 5s;`, PASS] },
-  { a: { 'proxy-redirect-from': 'http://in.test/', 'proxy-redirect-to': '/out/' }, settings: { redirectFrom: 'http://in.test/', redirectTo: '/out/' }, lines: [`${I}proxy_redirect "http://in.test/" "/out/";`, PASS] },
-  { a: { 'proxy-cookie-domain': 'in.test out.test', 'proxy-cookie-path': 'off' }, settings: { cookieDomain: ['in.test', 'out.test'], cookiePath: 'off' }, lines: [`${I}proxy_cookie_domain "in.test" "out.test";`, `${I}proxy_cookie_path off;`, PASS] },
+  {
+    a: { 'proxy-connect-timeout': '10', 'proxy-send-timeout': '20s', 'proxy-read-timeout': '30' },
+    settings: { connectTimeout: 10, sendTimeout: 20, readTimeout: 30 },
+    lines: [`${I}proxy_connect_timeout 10s;`, `${I}proxy_send_timeout 20s;`, `${I}proxy_read_timeout 30s;`, PASS],
+  },
+  {
+    a: { 'proxy-body-size': '8M', 'client-body-buffer-size': '16k' },
+    settings: { bodySize: '8m', clientBodyBufferSize: '16k' },
+    lines: [`${I}client_max_body_size 8m;`, `${I}client_body_buffer_size 16k;`, PASS],
+  },
+  {
+    a: { 'proxy-buffering': 'on', 'proxy-buffer-size': '8k', 'proxy-buffers-number': '8' },
+    settings: { buffering: true, bufferSize: '8k', buffersNumber: 8 },
+    lines: [`${I}proxy_buffering on;`, `${I}proxy_buffer_size 8k;`, `${I}proxy_buffers 8 8k;`, PASS],
+  },
+  {
+    a: { 'proxy-request-buffering': 'off', 'proxy-http-version': '1.0' },
+    settings: { requestBuffering: false, httpVersion: '1.0' },
+    lines: [`${I}proxy_request_buffering off;`, `${I}proxy_http_version 1.0;`, PASS],
+  },
+  {
+    a: { 'proxy-next-upstream': 'error http_502', 'proxy-next-upstream-tries': '2', 'proxy-next-upstream-timeout': '5' },
+    settings: { nextUpstream: ['error', 'http_502'], nextUpstreamTries: 2, nextUpstreamTimeout: 5 },
+    lines: [`${I}proxy_next_upstream error http_502;`, `${I}proxy_next_upstream_tries 2;`, `${I}proxy_next_upstream_timeout 5s;`, PASS],
+  },
+  {
+    a: { 'proxy-redirect-from': 'http://in.test/', 'proxy-redirect-to': '/out/' },
+    settings: { redirectFrom: 'http://in.test/', redirectTo: '/out/' },
+    lines: [`${I}proxy_redirect "http://in.test/" "/out/";`, PASS],
+  },
+  {
+    a: { 'proxy-cookie-domain': 'in.test out.test', 'proxy-cookie-path': 'off' },
+    settings: { cookieDomain: ['in.test', 'out.test'], cookiePath: 'off' },
+    lines: [`${I}proxy_cookie_domain "in.test" "out.test";`, `${I}proxy_cookie_path off;`, PASS],
+  },
   { a: { 'backend-protocol': 'grpc' }, settings: { backendProtocol: 'GRPC' }, lines: [`${I}grpc_pass grpc://portico_balancer;`] },
-  { a: { 'backend-protocol': 'HTTPS', 'proxy-ssl-verify': 'on', 'proxy-ssl-verify-depth': '2', 'proxy-ssl-name': 'b.test', 'proxy-ssl-server-name': 'on', 'proxy-ssl-protocols': 'TLSv1.3' },
+  {
+    a: { 'backend-protocol': 'HTTPS', 'proxy-ssl-verify': 'on', 'proxy-ssl-verify-depth': '2', 'proxy-ssl-name': 'b.test', 'proxy-ssl-server-name': 'on', 'proxy-ssl-protocols': 'TLSv1.3' },
     settings: { backendProtocol: 'HTTPS', sslVerify: true, sslVerifyDepth: 2, sslName: 'b.test', sslServerName: true, sslProtocols: ['TLSv1.3'] },
-    lines: [`${I}proxy_ssl_server_name on;`, `${I}proxy_ssl_name "b.test";`, `${I}proxy_ssl_protocols TLSv1.3;`, `${I}proxy_ssl_verify on;`, `${I}proxy_ssl_verify_depth 2;`, `${I}proxy_ssl_trusted_certificate "/etc/ssl/certs/ca-certificates.crt";`, `${I}proxy_pass https://portico_balancer;`] },
+    lines: [
+      `${I}proxy_ssl_server_name on;`,
+      `${I}proxy_ssl_name "b.test";`,
+      `${I}proxy_ssl_protocols TLSv1.3;`,
+      `${I}proxy_ssl_verify on;`,
+      `${I}proxy_ssl_verify_depth 2;`,
+      `${I}proxy_ssl_trusted_certificate "/etc/ssl/certs/ca-certificates.crt";`,
+      `${I}proxy_pass https://portico_balancer;`,
+    ],
+  },
   { a: { 'custom-http-errors': '404, 500' }, settings: { customHttpErrors: [404, 500] }, lines: [PASS] },
   { a: { 'preserve-trailing-slash': 'true', 'ssl-redirect': 'false' }, settings: { preserveTrailingSlash: true, sslRedirect: false }, lines: [PASS] },
 ];
@@ -58,7 +109,10 @@ void test('headers: upstream-vhost, x-forwarded-prefix and connection-proxy-head
   assert.equal(lines.length, 17, 'X-Original-URI only with proxy-add-original-uri-header');
   assert.deepEqual([lines[0], lines[2], lines[12]], [`${I}proxy_set_header Host "in.test:8080";`, `${I}proxy_set_header Connection "keep-alive";`, `${I}proxy_set_header X-Forwarded-Prefix "/p";`]);
   // no client-certificate auth on this server: the client's ssl-client-* headers are dropped, as at http level
-  assert.deepEqual(lines.slice(13), ['verify', 'subject-dn', 'issuer-dn', 'cert'].map((h) => `${I}proxy_set_header ssl-client-${h} "";`));
+  assert.deepEqual(
+    lines.slice(13),
+    ['verify', 'subject-dn', 'issuer-dn', 'cert'].map((h) => `${I}proxy_set_header ssl-client-${h} "";`),
+  );
 });
 
 void test('server annotations: server-alias, from-to-www-redirect', () => {

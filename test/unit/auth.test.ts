@@ -17,15 +17,31 @@ import { configMap } from '../support/manifests.js';
 const P = 'nginx.ingress.kubernetes.io';
 const I = '            ';
 const PASS = `${I}proxy_pass http://portico_balancer;`;
-const OPTS: ModelOptions = { controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false, defaultBackendService: undefined, loadBalance: 'round_robin' };
+const OPTS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
+};
 const SHA = 'bob:{SHA}xjbo4jj9evl+LlAPjG8PTAvtr7A=';
 const secret = (name: string, stringData: Record<string, string>, namespace = 'ns'): Secret => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, stringData });
 
 /** Runs the annotation stage on one Ingress in namespace `ns`; returns its location settings and the problems. */
 function stage(a: Record<string, string>, global: GlobalSettings = GLOBAL_DEFAULTS): { s: LocationSettings; problems: string[]; refused: boolean } {
   const snap: Snapshot = {
-    ingresses: [ingress('ing', { namespace: 'ns', host: 'a.test', className: 'portico', annotations: Object.fromEntries(Object.entries(a).map(([k, v]) => [`${P}/${k}`, v])), paths: [{ path: '/', type: 'Prefix', service: 'svc' }] })],
-    ingressClasses: [ingressClass('portico')], services: [service('svc', 'ns')], endpointSlices: [slice('svc', 80, ['10.0.0.1'], { namespace: 'ns' })],
+    ingresses: [
+      ingress('ing', {
+        namespace: 'ns',
+        host: 'a.test',
+        className: 'portico',
+        annotations: Object.fromEntries(Object.entries(a).map(([k, v]) => [`${P}/${k}`, v])),
+        paths: [{ path: '/', type: 'Prefix', service: 'svc' }],
+      }),
+    ],
+    ingressClasses: [ingressClass('portico')],
+    services: [service('svc', 'ns')],
+    endpointSlices: [slice('svc', 80, ['10.0.0.1'], { namespace: 'ns' })],
     secrets: [secret('htp', { auth: `${SHA}\n` }), secret('users', { ann: '$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY.' }), secret('htp', { auth: `${SHA}\n` }, 'other')],
     configMaps: [configMap('auth-hdrs', { 'X-Tenant': 'blue' }, 'ns')],
   };
@@ -45,22 +61,33 @@ const extLines = (id: string, more: string[] = []): string[] => [
   ...more,
 ];
 
-interface Row { a: Record<string, string>; lines: (s: LocationSettings) => string[] }
+interface Row {
+  a: Record<string, string>;
+  lines: (s: LocationSettings) => string[];
+}
 const ROWS: Row[] = [
-  { a: { 'auth-type': 'basic', 'auth-secret': 'htp', 'auth-realm': 'Staff only' },
-    lines: () => [`${I}auth_basic "Staff only";`, `${I}auth_basic_user_file "auth/ns.ing.htpasswd";`, PASS] },
-  { a: { 'auth-type': 'basic', 'auth-secret': 'users', 'auth-secret-type': 'auth-map' },
-    lines: () => [`${I}auth_basic "Authentication Required";`, `${I}auth_basic_user_file "auth/ns.ing.htpasswd";`, PASS] },
-  { a: { 'whitelist-source-range': '10.0.0.0/8, 2001:db8::/32', 'denylist-source-range': '10.1.0.0/16', 'satisfy': 'any' },
-    lines: () => [`${I}deny 10.1.0.0/16;`, `${I}allow 10.0.0.0/8;`, `${I}allow 2001:db8::/32;`, `${I}deny all;`, `${I}satisfy any;`, PASS] },
+  { a: { 'auth-type': 'basic', 'auth-secret': 'htp', 'auth-realm': 'Staff only' }, lines: () => [`${I}auth_basic "Staff only";`, `${I}auth_basic_user_file "auth/ns.ing.htpasswd";`, PASS] },
+  {
+    a: { 'auth-type': 'basic', 'auth-secret': 'users', 'auth-secret-type': 'auth-map' },
+    lines: () => [`${I}auth_basic "Authentication Required";`, `${I}auth_basic_user_file "auth/ns.ing.htpasswd";`, PASS],
+  },
+  {
+    a: { 'whitelist-source-range': '10.0.0.0/8, 2001:db8::/32', 'denylist-source-range': '10.1.0.0/16', satisfy: 'any' },
+    lines: () => [`${I}deny 10.1.0.0/16;`, `${I}allow 10.0.0.0/8;`, `${I}allow 2001:db8::/32;`, `${I}deny all;`, `${I}satisfy any;`, PASS],
+  },
   { a: { 'allowlist-source-range': '192.0.2.1', 'whitelist-source-range': '10.0.0.0/8' }, lines: () => [`${I}allow 192.0.2.1;`, `${I}deny all;`, PASS] },
   { a: { 'auth-url': 'http://10.0.0.9:8080/auth' }, lines: (s) => [...extLines(externalId(s.auth!.external!)), PASS] },
-  { a: { 'auth-url': 'http://10.0.0.9:8080/auth', 'auth-signin': 'https://login.test/?a=1', 'auth-response-headers': 'X-User' },
+  {
+    a: { 'auth-url': 'http://10.0.0.9:8080/auth', 'auth-signin': 'https://login.test/?a=1', 'auth-response-headers': 'X-User' },
     lines: (s) => {
       const id = externalId(s.auth!.external!);
-      return [...extLines(id, [`${I}auth_request_set $portico_auth_x_user $upstream_http_x_user;`, `${I}error_page 401 = @portico_signin_${id};`]),
-        ...proxyHeaders(GLOBAL_DEFAULTS, NO_HEADERS, { vars: [['X-User', 'portico_auth_x_user']] }, I), PASS];
-    } },
+      return [
+        ...extLines(id, [`${I}auth_request_set $portico_auth_x_user $upstream_http_x_user;`, `${I}error_page 401 = @portico_signin_${id};`]),
+        ...proxyHeaders(GLOBAL_DEFAULTS, NO_HEADERS, { vars: [['X-User', 'portico_auth_x_user']] }, I),
+        PASS,
+      ];
+    },
+  },
 ];
 
 for (const row of ROWS) {
@@ -73,7 +100,10 @@ for (const row of ROWS) {
 
 void test('auth settings: the Secret is resolved into a per-Ingress file, users hidden from JSON', () => {
   const r = stage({ 'auth-type': 'basic', 'auth-secret': 'htp' });
-  assert.equal(JSON.stringify(r.s.auth), '{"enableGlobal":true,"basic":{"secret":"ns/htp","secretType":"auth-file","realm":"Authentication Required","file":"auth/ns.ing.htpasswd","users":"[redacted]"}}');
+  assert.equal(
+    JSON.stringify(r.s.auth),
+    '{"enableGlobal":true,"basic":{"secret":"ns/htp","secretType":"auth-file","realm":"Authentication Required","file":"auth/ns.ing.htpasswd","users":"[redacted]"}}',
+  );
   assert.equal(r.s.auth?.basic?.users?.reveal(), `${SHA}\n`);
 });
 
@@ -107,7 +137,7 @@ const REFUSED: [Record<string, string>, RegExp][] = [
   [{ 'auth-cache-duration': '200 5m;' }, /not status codes followed by a time/],
   [{ 'whitelist-source-range': '10.0.0.0/33' }, /not an IP address or CIDR/],
   [{ 'denylist-source-range': 'fe80::1%eth0' }, /not an IP address or CIDR/],
-  [{ 'satisfy': 'some' }, /not one of any, all/],
+  [{ satisfy: 'some' }, /not one of any, all/],
   [{ 'auth-snippet': 'proxy_pass http://127.0.0.1:10246/;' }, /directive proxy_pass at line 1 is not on the allowlist of safe snippets/],
 ];
 for (const [a, why] of REFUSED) {
@@ -120,8 +150,14 @@ for (const [a, why] of REFUSED) {
 
 void test('htpasswd lines are checked strictly; reasons never quote a hash', () => {
   assert.deepEqual(parseHtpasswd(`# c\n${SHA}\r\n\nann:$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY.\n`, 'S'), { ok: true, lines: `${SHA}\nann:$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY.\n` });
-  const bad: [string, RegExp][] = [['', /holds no users/], ['bob', /line 1 is not user:hash/], ['bob:secret', /user "bob": not a password hash/],
-    ['bob:{PLAIN}x', /plain-text passwords are refused/], [`${SHA}\n${SHA}`, /appears twice/], ['b b:{SHA}xjbo4jj9evl+LlAPjG8PTAvtr7A=', /entry 1: the user name/]];
+  const bad: [string, RegExp][] = [
+    ['', /holds no users/],
+    ['bob', /line 1 is not user:hash/],
+    ['bob:secret', /user "bob": not a password hash/],
+    ['bob:{PLAIN}x', /plain-text passwords are refused/],
+    [`${SHA}\n${SHA}`, /appears twice/],
+    ['b b:{SHA}xjbo4jj9evl+LlAPjG8PTAvtr7A=', /entry 1: the user name/],
+  ];
   for (const [text, why] of bad) {
     const r = parseHtpasswd(text, 'S');
     assert.ok(!r.ok && why.test(r.reason) && !r.reason.includes('{SHA}x'), text);
@@ -139,28 +175,59 @@ void test('global auth from the ConfigMap applies unless enable-global-auth is f
 });
 
 void test('the server gets one auth location per setup; http gets the resolver and a small cache zone', () => {
-  const s = stage({ 'auth-url': 'https://auth.example.test/check', 'auth-method': 'post', 'auth-signin': 'https://login.test/', 'auth-signin-redirect-param': 'next',
-    'auth-proxy-set-headers': 'auth-hdrs', 'auth-cache-key': '$remote_user$http_authorization', 'auth-cache-duration': '200 1m', 'auth-request-redirect': '/back' }).s;
+  const s = stage({
+    'auth-url': 'https://auth.example.test/check',
+    'auth-method': 'post',
+    'auth-signin': 'https://login.test/',
+    'auth-signin-redirect-param': 'next',
+    'auth-proxy-set-headers': 'auth-hdrs',
+    'auth-cache-key': '$remote_user$http_authorization',
+    'auth-cache-duration': '200 1m',
+    'auth-request-redirect': '/back',
+  }).s;
   const id = externalId(s.auth!.external!);
   const target = { kind: 'upstream' as const, upstream: 'ns_svc_80', ingress: { kind: 'Ingress', namespace: 'ns', name: 'ing' }, settings: s };
-  const server: Server = { host: 'a.test', locations: [{ match: 'prefix', path: '/', target }, { match: 'exact', path: '/x', target }] };
+  const server: Server = {
+    host: 'a.test',
+    locations: [
+      { match: 'prefix', path: '/', target },
+      { match: 'exact', path: '/x', target },
+    ],
+  };
   assert.deepEqual(authLocations(server), [
-    `        location = /_portico_external_auth_${id} {`, `${I}internal;`, `${I}rewrite_by_lua_block { }`, `${I}proxy_pass_request_body off;`,
-    `${I}proxy_set_header Content-Length "";`, `${I}proxy_set_header X-Forwarded-Proto "";`, `${I}proxy_set_header Host "auth.example.test";`,
-    `${I}proxy_set_header X-Original-URL $scheme://$http_host$request_uri;`, `${I}proxy_set_header X-Original-Method $request_method;`,
-    `${I}proxy_set_header X-Sent-From "portico";`, `${I}proxy_set_header X-Real-IP $remote_addr;`, `${I}proxy_set_header X-Forwarded-For $remote_addr;`,
-    `${I}proxy_set_header X-Request-ID $req_id;`, `${I}proxy_set_header X-Auth-Request-Redirect "/back";`, `${I}proxy_set_header X-Tenant "blue";`,
-    `${I}proxy_http_version 1.1;`, `${I}proxy_ssl_server_name on;`, `${I}proxy_method POST;`,
-    `${I}proxy_buffering on;`, `${I}proxy_cache portico_auth;`, `${I}proxy_cache_key "${id}$remote_user$http_authorization";`, `${I}proxy_cache_valid 200 1m;`,
-    `${I}set $portico_auth_url "https://auth.example.test/check";`, `${I}proxy_pass $portico_auth_url;`, '        }',
-    `        location @portico_signin_${id} {`, `${I}set_by_lua_block $portico_escaped_uri { return ngx.escape_uri(ngx.var.request_uri) }`,
-    `${I}return 302 "https://login.test/?next=$scheme://$http_host$portico_escaped_uri";`, '        }',
+    `        location = /_portico_external_auth_${id} {`,
+    `${I}internal;`,
+    `${I}rewrite_by_lua_block { }`,
+    `${I}proxy_pass_request_body off;`,
+    `${I}proxy_set_header Content-Length "";`,
+    `${I}proxy_set_header X-Forwarded-Proto "";`,
+    `${I}proxy_set_header Host "auth.example.test";`,
+    `${I}proxy_set_header X-Original-URL $scheme://$http_host$request_uri;`,
+    `${I}proxy_set_header X-Original-Method $request_method;`,
+    `${I}proxy_set_header X-Sent-From "portico";`,
+    `${I}proxy_set_header X-Real-IP $remote_addr;`,
+    `${I}proxy_set_header X-Forwarded-For $remote_addr;`,
+    `${I}proxy_set_header X-Request-ID $req_id;`,
+    `${I}proxy_set_header X-Auth-Request-Redirect "/back";`,
+    `${I}proxy_set_header X-Tenant "blue";`,
+    `${I}proxy_http_version 1.1;`,
+    `${I}proxy_ssl_server_name on;`,
+    `${I}proxy_method POST;`,
+    `${I}proxy_buffering on;`,
+    `${I}proxy_cache portico_auth;`,
+    `${I}proxy_cache_key "${id}$remote_user$http_authorization";`,
+    `${I}proxy_cache_valid 200 1m;`,
+    `${I}set $portico_auth_url "https://auth.example.test/check";`,
+    `${I}proxy_pass $portico_auth_url;`,
+    '        }',
+    `        location @portico_signin_${id} {`,
+    `${I}set_by_lua_block $portico_escaped_uri { return ngx.escape_uri(ngx.var.request_uri) }`,
+    `${I}return 302 "https://login.test/?next=$scheme://$http_host$portico_escaped_uri";`,
+    '        }',
   ]);
   const model = { servers: [server] } as unknown as Model; // only servers are read
   assert.deepEqual(resolverLines(['10.96.0.10', 'fd00::a']), ['    resolver 10.96.0.10 [fd00::a] valid=30s;']);
   assert.deepEqual(resolverLines([]), []);
-  assert.deepEqual(authHttpLines(model, '/w'), [
-    '    proxy_cache_path "/w/tmp/auth_cache" levels=1:2 keys_zone=portico_auth:1m max_size=64m inactive=30m use_temp_path=off;',
-  ]);
+  assert.deepEqual(authHttpLines(model, '/w'), ['    proxy_cache_path "/w/tmp/auth_cache" levels=1:2 keys_zone=portico_auth:1m max_size=64m inactive=30m use_temp_path=off;']);
   assert.deepEqual(authHttpLines({ servers: [] } as unknown as Model, '/w'), []);
 });

@@ -9,7 +9,7 @@ import { tlsHttpLines, tlsServerLines } from '../../src/render/tls.js';
 
 const model = (settings: TlsModel['settings']): TlsModel => ({ settings, certificates: [], hosts: [], defaultCertificate: undefined, servers: [], ingresses: {} });
 
-void test('defaults leave the TLS model as it was (model fixtures unchanged) and render ingress-nginx\'s session lines', () => {
+void test("defaults leave the TLS model as it was (model fixtures unchanged) and render ingress-nginx's session lines", () => {
   const g = parseConfigMap({}).settings;
   assert.deepEqual(tlsSettingsOf(g), DEFAULT_TLS_SETTINGS);
   const lines = tlsHttpLines(model(tlsSettingsOf(g)), '/w');
@@ -24,16 +24,23 @@ void test('ssl-session-*, ssl-buffer-size and ssl-reject-handshake reach nginx.c
   const tls = model(tlsSettingsOf(r.settings));
   const lines = tlsHttpLines(tls, '/w');
   assert.ok(lines.includes('    ssl_session_tickets on;'));
-  assert.ok(!lines.some((l) => l.includes('ssl_session_cache')), 'no cache: nginx\'s default (none), as ingress-nginx renders it');
+  assert.ok(!lines.some((l) => l.includes('ssl_session_cache')), "no cache: nginx's default (none), as ingress-nginx renders it");
   assert.ok(lines.includes('    ssl_buffer_size 16k;'));
   assert.ok(tlsServerLines(tls, '_', '/w').includes('        ssl_reject_handshake on;'));
   assert.ok(!tlsServerLines(tls, 'a.test', '/w').some((l) => l.includes('ssl_reject_handshake')), 'only the catch-all server');
 });
 
 void test('hostile or impossible values are refused and keep the previous value', () => {
-  for (const [key, raw] of [['ssl-session-cache-size', '10m; include /etc/passwd'], ['ssl-session-cache-size', '1k'], ['ssl-session-timeout', '0'],
-    ['ssl-session-timeout', '10m;'], ['ssl-buffer-size', '4g'], ['no-tls-redirect-locations', '/a, b'], ['no-auth-locations', '/x;{'],
-    ['proxy-add-original-uri-header', 'yes']] as const) {
+  for (const [key, raw] of [
+    ['ssl-session-cache-size', '10m; include /etc/passwd'],
+    ['ssl-session-cache-size', '1k'],
+    ['ssl-session-timeout', '0'],
+    ['ssl-session-timeout', '10m;'],
+    ['ssl-buffer-size', '4g'],
+    ['no-tls-redirect-locations', '/a, b'],
+    ['no-auth-locations', '/x;{'],
+    ['proxy-add-original-uri-header', 'yes'],
+  ] as const) {
     const r = parseConfigMap({ [key]: raw });
     assert.equal(r.errors.length, 1, `${key}: ${raw}`);
     assert.equal(r.errors[0]?.key, key);

@@ -13,18 +13,34 @@ import type { RoutesPayload } from '../../src/render/dynamic-routes.js';
 import { configMap } from '../support/manifests.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
 
-const log = createLogger('silent', new Writable({ write(_c: Buffer, _e, cb) { cb(); } }));
+const log = createLogger(
+  'silent',
+  new Writable({
+    write(_c: Buffer, _e, cb) {
+      cb();
+    },
+  }),
+);
 const A = 'nginx.ingress.kubernetes.io';
 
 function render(ingresses: Ingress[], flags: string[] = ['--enable-dynamic-routes'], extra: Partial<Snapshot> = {}): { text: string; hash: string; routes: RoutesPayload | undefined } {
   const config = parseFlags(['--manifests', '/tmp', ...flags], {});
   const snap: Snapshot = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: ['a', 'b', 'main', 'canary'].map((s) => service(s)), ingresses, ...extra };
   const { conf } = buildAndRender(new AnnotationStage(config, log), snap, config, renderOptions(config, undefined));
-  return { text: conf.text, hash: conf.hash, routes: conf.routes === undefined ? undefined : JSON.parse(conf.routes) as RoutesPayload };
+  return { text: conf.text, hash: conf.hash, routes: conf.routes === undefined ? undefined : (JSON.parse(conf.routes) as RoutesPayload) };
 }
 
 const host = (name: string, h: string, annotations?: Record<string, string>, service = 'a', created = '2026-01-01T00:00:00Z'): Ingress =>
-  ingress(name, { className: 'portico', host: h, created, paths: [{ path: '/', type: 'Prefix', service }, { path: '/x', type: 'Exact', service }], ...(annotations ? { annotations } : {}) });
+  ingress(name, {
+    className: 'portico',
+    host: h,
+    created,
+    paths: [
+      { path: '/', type: 'Prefix', service },
+      { path: '/x', type: 'Exact', service },
+    ],
+    ...(annotations ? { annotations } : {}),
+  });
 const hostsOf = (r: { routes: RoutesPayload | undefined }): string[] => Object.keys(r.routes?.hosts ?? {}).sort();
 const served = (text: string, h: string): boolean => text.includes(`server_name "${h}";`) || text.includes(`server_name ${JSON.stringify(h)}`);
 
@@ -60,7 +76,7 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.match(one.text, /proxy_read_timeout 30s;/);
     const c = one.routes!.targets[one.routes!.hosts['c.test']!.prefix['/']!]!;
     assert.equal(`location ${c.profile} {`, profiles[0]);
-    assert.equal(one.routes!.targets[one.routes!.hosts['a.test']!.prefix['/']!]!.profile, '', 'no annotation: the router\'s own location');
+    assert.equal(one.routes!.targets[one.routes!.hosts['a.test']!.prefix['/']!]!.profile, '', "no annotation: the router's own location");
     const two = render([host('one', 'a.test'), host('slow', 'c.test', slow), host('slow2', 'd.test', slow, 'b')]);
     assert.equal(two.hash, one.hash, 'the same annotations: the same profile, nginx.conf unchanged');
     const other = render([host('one', 'a.test'), host('slow', 'c.test', slow), host('slower', 'd.test', { [`${A}/proxy-read-timeout`]: '31' })]);
@@ -79,8 +95,7 @@ describe('dynamic routes: the split between the route table and server blocks', 
   });
 
   test('what needs a server-level companion keeps its host rendered, and only that host: auth-url, server-alias', () => {
-    const r = render([host('one', 'a.test'), host('auth', 'c.test', { [`${A}/auth-url`]: 'http://auth.example.com/check' }),
-      host('alias', 'e.test', { [`${A}/server-alias`]: 'f.test' })]);
+    const r = render([host('one', 'a.test'), host('auth', 'c.test', { [`${A}/auth-url`]: 'http://auth.example.com/check' }), host('alias', 'e.test', { [`${A}/server-alias`]: 'f.test' })]);
     assert.deepEqual(hostsOf(r), ['a.test']);
     assert.ok(served(r.text, 'c.test') && served(r.text, 'e.test'));
   });

@@ -13,13 +13,23 @@ import { backendsPayload } from '../../src/render/lua-payload.js';
 import { expected, fixtureCases, loadSnapshot } from '../support/fixtures.js';
 
 export const FIXTURE_MODEL_OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
-  defaultBackendService: undefined, loadBalance: 'round_robin',
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
 };
 
 export const FIXTURE_RENDER_OPTIONS: RenderOptions = {
-  workDir: '/var/lib/portico', luaDir: '/usr/share/portico/lua', httpPort: 80, httpsPort: 443, statusPort: 10246,
-  defaultServerPort: 8181, listenAddress: '', user: undefined, workerProcesses: 'auto',
+  workDir: '/var/lib/portico',
+  luaDir: '/usr/share/portico/lua',
+  httpPort: 80,
+  httpsPort: 443,
+  statusPort: 10246,
+  defaultServerPort: 8181,
+  listenAddress: '',
+  user: undefined,
+  workerProcesses: 'auto',
 };
 
 /**
@@ -31,9 +41,7 @@ function annotatedModel(dir: string): Model {
   if (!existsSync(file)) return buildModel(loadSnapshot(dir), FIXTURE_MODEL_OPTIONS);
   const opts: ModelOptions = { ...FIXTURE_MODEL_OPTIONS, ...(JSON.parse(readFileSync(file, 'utf8')) as Partial<ModelOptions>) };
   const snap = loadSnapshot(dir);
-  const sel = selectIngresses(snap, new Map(), {
-    prefix: 'nginx.ingress.kubernetes.io', riskLevel: 'High', allowSnippets: false, strictPaths: true, ours: classSelector(snap.ingressClasses, opts),
-  });
+  const sel = selectIngresses(snap, new Map(), { prefix: 'nginx.ingress.kubernetes.io', riskLevel: 'High', allowSnippets: false, strictPaths: true, ours: classSelector(snap.ingressClasses, opts) });
   const built = buildModel(sel.snapshot, opts, sel.input);
   return { ...built, problems: [...sel.problems, ...built.problems] };
 }
@@ -61,7 +69,10 @@ for (const dir of fixtureCases('annotated')) {
   test(`annotated fixture ${basename(dir)}`, () => {
     const snap = loadSnapshot(dir);
     const sel = selectIngresses(snap, new Map(), {
-      prefix: 'nginx.ingress.kubernetes.io', riskLevel: 'High', allowSnippets: false, strictPaths: true,
+      prefix: 'nginx.ingress.kubernetes.io',
+      riskLevel: 'High',
+      allowSnippets: false,
+      strictPaths: true,
       ours: classSelector(snap.ingressClasses, FIXTURE_MODEL_OPTIONS),
     });
     const model = buildModel(sel.snapshot, FIXTURE_MODEL_OPTIONS, sel.input);

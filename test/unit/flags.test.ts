@@ -32,7 +32,10 @@ test('--flag=value, single-dash Go style and --bool=true/false are accepted', ()
 });
 
 test('bad values are refused naming the flag', () => {
-  assert.throws(() => parseFlags(['--http-port', '99999'], {}), (e: unknown) => e instanceof ConfigError && /--http-port/.test(e.message));
+  assert.throws(
+    () => parseFlags(['--http-port', '99999'], {}),
+    (e: unknown) => e instanceof ConfigError && /--http-port/.test(e.message),
+  );
   assert.throws(() => parseFlags(['--sync-period-ms', '5'], {}), /--sync-period-ms: expected an integer >= 10/);
   assert.throws(() => parseFlags(['--default-backend-service', 'nope'], {}), /namespace\/name/);
   assert.throws(() => parseFlags(['--no-such-flag'], {}), ConfigError);

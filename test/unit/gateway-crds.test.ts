@@ -20,10 +20,28 @@ void test('one CRD per watched resource, served at the version Portico lists, wi
   const crds = await Promise.all(kustomization.resources.map(async (f) => parse(await readFile(join(DIR, f), 'utf8')) as Crd));
   const got = crds.map((c) => {
     const watched = c.spec.versions.find((v) => v.name === GATEWAY_RESOURCES.find((r) => r.plural === c.spec.names.plural)?.version);
-    return [c.kind, c.metadata.name, c.spec.names.kind, c.spec.scope, watched?.served, Boolean(watched?.subresources?.status),
-      c.spec.versions.filter((v) => v.storage).length, c.metadata.annotations['gateway.networking.k8s.io/bundle-version'], c.metadata.annotations['gateway.networking.k8s.io/channel']];
+    return [
+      c.kind,
+      c.metadata.name,
+      c.spec.names.kind,
+      c.spec.scope,
+      watched?.served,
+      Boolean(watched?.subresources?.status),
+      c.spec.versions.filter((v) => v.storage).length,
+      c.metadata.annotations['gateway.networking.k8s.io/bundle-version'],
+      c.metadata.annotations['gateway.networking.k8s.io/channel'],
+    ];
   });
-  const expected = GATEWAY_RESOURCES.map((r) => ['CustomResourceDefinition', `${r.plural}.${r.group}`, r.kind, r.namespaced ? 'Namespaced' : 'Cluster',
-    true, r.kind !== 'ReferenceGrant', 1, 'v1.2.1', 'standard']);
+  const expected = GATEWAY_RESOURCES.map((r) => [
+    'CustomResourceDefinition',
+    `${r.plural}.${r.group}`,
+    r.kind,
+    r.namespaced ? 'Namespaced' : 'Cluster',
+    true,
+    r.kind !== 'ReferenceGrant',
+    1,
+    'v1.2.1',
+    'standard',
+  ]);
   assert.deepEqual(got, expected);
 });

@@ -29,7 +29,10 @@ function same(dir: string, file: string, actual: string): void {
 const cases = fixtureCases('golden');
 
 test('the golden clusters are the representative handful', () => {
-  assert.deepEqual(cases.map((d) => basename(d)), ['auth-snippets', 'canary-affinity', 'default-backend-errors', 'plain-http', 'stream', 'tls-redirect']);
+  assert.deepEqual(
+    cases.map((d) => basename(d)),
+    ['auth-snippets', 'canary-affinity', 'default-backend-errors', 'plain-http', 'stream', 'tls-redirect'],
+  );
 });
 
 for (const dir of cases) {
@@ -45,7 +48,11 @@ for (const dir of cases) {
 test('a golden that differs fails with the changed lines and their context, not the whole file', () => {
   const want = ['http {', '    server {', '        listen 80;', '        server_name a;', '    }', '}', ''].join('\n');
   const got = want.replace('listen 80;', 'listen 8080;');
-  assert.equal(lineDiff(want, got), ['--- expected', '+++ actual', '@@ expected line 1, actual line 1 @@', ' http {', '     server {',
-    '-        listen 80;', '+        listen 8080;', '         server_name a;', '     }', ' }'].join('\n'));
+  assert.equal(
+    lineDiff(want, got),
+    ['--- expected', '+++ actual', '@@ expected line 1, actual line 1 @@', ' http {', '     server {', '-        listen 80;', '+        listen 8080;', '         server_name a;', '     }', ' }'].join(
+      '\n',
+    ),
+  );
   assert.equal(lineDiff(want, want), '');
 });

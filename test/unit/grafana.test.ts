@@ -15,11 +15,20 @@ void test('every metric the Grafana dashboard queries is exported, with the labe
   const history = new SyncHistory();
   history.applied('reload');
   history.finished({ startedAt: Date.now(), ms: 12, causes: new Map([['startup', 1]]) });
-  const metrics = createMetrics({
-    counters: () => ({ reloads: 1, dynamicUpdates: 0, failedUpdates: 0, syncs: 1 }), sizes: () => ({ servers: 1, upstreams: 1, endpoints: 1 }),
-    history, configHash: () => 'abcdef0123456789', certificates: () => [{ host: 'h.test', secret: 's', namespace: 'ns', notAfter: 2e9 }],
-    leading: () => true, quarantined: () => 0, nginxRestarts: () => 0, requests: () => Promise.resolve(DUMP),
-  }, { controller_class: 'c', controller_namespace: 'n', controller_pod: 'p' });
+  const metrics = createMetrics(
+    {
+      counters: () => ({ reloads: 1, dynamicUpdates: 0, failedUpdates: 0, syncs: 1 }),
+      sizes: () => ({ servers: 1, upstreams: 1, endpoints: 1 }),
+      history,
+      configHash: () => 'abcdef0123456789',
+      certificates: () => [{ host: 'h.test', secret: 's', namespace: 'ns', notAfter: 2e9 }],
+      leading: () => true,
+      quarantined: () => 0,
+      nginxRestarts: () => 0,
+      requests: () => Promise.resolve(DUMP),
+    },
+    { controller_class: 'c', controller_namespace: 'n', controller_pod: 'p' },
+  );
   const text = await metrics.text();
   const families = new Map(parse(text).map((f) => [f.name, f]));
   const board = await readFile(join(REPO, 'deploy/grafana/portico.json'), 'utf8');
@@ -32,7 +41,10 @@ void test('every metric the Grafana dashboard queries is exported, with the labe
   }
   for (const e of exprs) {
     for (const m of e.matchAll(/by \(([^)]*)\)/g)) {
-      for (const label of (m[1] ?? '').split(',').map((l) => l.trim()).filter((l) => l !== 'le')) {
+      for (const label of (m[1] ?? '')
+        .split(',')
+        .map((l) => l.trim())
+        .filter((l) => l !== 'le')) {
         assert.ok(text.includes(`${label}="`), `the dashboard groups by ${label}, which no series carries (${e})`);
       }
     }

@@ -12,23 +12,52 @@ import { EMPTY_SNAPSHOT, type Ingress, type ModelOptions, type Snapshot } from '
 import type { IngressSettings } from '../../src/model/settings.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
 
-const OPTS: ModelOptions = { controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false, defaultBackendService: undefined, loadBalance: 'round_robin' };
+const OPTS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
+};
 
 test('literal prefix: up to the first metacharacter, less an optional character; a top-level | gives nothing', () => {
   const cases: [string, string][] = [
-    ['/.*', '/'], ['/svc-a(/|$)(.*)', '/svc-a'], ['/API/v1', '/api/v1'], ['/ab?c', '/a'], ['/ab*', '/a'], ['/ab{2}', '/a'],
-    ['/ab+', '/ab'], ['/a\\.b', '/a'], ['/x|/y', ''], ['/(x|y)', '/'], ['/[|]x', '/'], ['/plain', '/plain'],
+    ['/.*', '/'],
+    ['/svc-a(/|$)(.*)', '/svc-a'],
+    ['/API/v1', '/api/v1'],
+    ['/ab?c', '/a'],
+    ['/ab*', '/a'],
+    ['/ab{2}', '/a'],
+    ['/ab+', '/ab'],
+    ['/a\\.b', '/a'],
+    ['/x|/y', ''],
+    ['/(x|y)', '/'],
+    ['/[|]x', '/'],
+    ['/plain', '/plain'],
   ];
   for (const [re, want] of cases) assert.equal(literalPrefix(re), want, re);
 });
 
 test('the admission webhook refuses, with --strict-host-ownership, a rule on a host another namespace owns', () => {
-  const log = createLogger('silent', new Writable({ write(_c: Buffer, _e, cb) { cb(); } }));
+  const log = createLogger(
+    'silent',
+    new Writable({
+      write(_c: Buffer, _e, cb) {
+        cb();
+      },
+    }),
+  );
   const owner = ingress('owner', { namespace: 'a', className: 'portico', created: '2026-01-01T00:00:00Z', host: 'owned.test', paths: [{ path: '/', type: 'Prefix', service: 's' }] });
   const snap: Snapshot = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: [service('s', 'a'), service('s', 'b')], ingresses: [owner] };
-  const candidate = ingress('two', { namespace: 'b', className: 'portico', created: '2026-02-01T00:00:00Z', rules: [
-    { host: 'owned.test', paths: [{ path: '/evil', type: 'Prefix', service: 's' }] }, { host: 'mine.test', paths: [{ path: '/', type: 'Prefix', service: 's' }] },
-  ] });
+  const candidate = ingress('two', {
+    namespace: 'b',
+    className: 'portico',
+    created: '2026-02-01T00:00:00Z',
+    rules: [
+      { host: 'owned.test', paths: [{ path: '/evil', type: 'Prefix', service: 's' }] },
+      { host: 'mine.test', paths: [{ path: '/', type: 'Prefix', service: 's' }] },
+    ],
+  });
   const strict = admitIngress(candidate, snap, admissionChecker(parseFlags(['--manifests', '/tmp', '--strict-host-ownership'], {}), log));
   assert.equal(strict.allowed, false);
   assert.match(strict.allowed ? '' : strict.message, /^Ingress b\/two spec\.rules\[0\]\.host: another Ingress has this host: owned\.test belongs to namespace a/);

@@ -13,11 +13,11 @@ import { snippetRefusal } from '../../src/snippets/check.js';
 import { readDhParam } from '../../src/model/tls-dhparam.js';
 
 const P = 'nginx.ingress.kubernetes.io';
-const read = (a: Record<string, string>) => parseAnnotations(Object.fromEntries(Object.entries(a).map(([k, v]) => [`${P}/${k}`, v])),
-  { prefix: P, riskLevel: 'Critical', allowSnippets: true, namespace: 'ns' });
+const read = (a: Record<string, string>) =>
+  parseAnnotations(Object.fromEntries(Object.entries(a).map(([k, v]) => [`${P}/${k}`, v])), { prefix: P, riskLevel: 'Critical', allowSnippets: true, namespace: 'ns' });
 
 void describe('FastCGI values', () => {
-  void it('take listed variables, in $name and ${name} form; refuse others, Portico\'s and control characters', () => {
+  void it("take listed variables, in $name and ${name} form; refuse others, Portico's and control characters", () => {
     for (const ok of ['/srv$fastcgi_script_name', '${document_root}/x', '$http_x_user-$arg_a', '', 'say "hi"; }']) assert.equal(paramValue(ok).ok, true, ok);
     for (const bad of ['$portico_backend', '$request_body', '${', '$', 'a\nb', '$1']) assert.equal(paramValue(bad).ok, false, bad);
   });
@@ -28,15 +28,24 @@ void describe('FastCGI values', () => {
   });
   void it('a ConfigMap parameter replaces the standard one of its name; fastcgi_pass comes last', () => {
     const lines = fastcgiLines({ backendProtocol: 'FCGI', fastcgi: { index: 'index.php', params: [['SERVER_NAME', 'x.test']] } }, '');
-    assert.deepEqual(lines.filter((l) => l.includes('SERVER_NAME')), ['fastcgi_param "SERVER_NAME" "x.test";']);
+    assert.deepEqual(
+      lines.filter((l) => l.includes('SERVER_NAME')),
+      ['fastcgi_param "SERVER_NAME" "x.test";'],
+    );
     assert.deepEqual(lines.slice(-2), ['fastcgi_index "index.php";', 'fastcgi_pass portico_balancer;']);
   });
   void it('annotations: FCGI and AUTO_HTTP taken, a params ConfigMap of another namespace refused, proxy-redirect-from default refused with AUTO_HTTP', () => {
     assert.deepEqual(read({ 'backend-protocol': 'fcgi', 'fastcgi-params-configmap': 'cm' }).settings.location.fastcgi, { paramsConfigMap: 'ns/cm' });
     assert.match(read({ 'backend-protocol': 'FCGI', 'fastcgi-params-configmap': 'other/cm' }).errors[0]?.reason ?? '', /another namespace/);
-    assert.deepEqual(read({ 'fastcgi-index': '../x' }).errors.map((e) => e.annotation), [`${P}/fastcgi-index`]);
+    assert.deepEqual(
+      read({ 'fastcgi-index': '../x' }).errors.map((e) => e.annotation),
+      [`${P}/fastcgi-index`],
+    );
     const auto = read({ 'backend-protocol': 'AUTO_HTTP', 'proxy-redirect-from': 'default', 'proxy-redirect-to': 'default' });
-    assert.deepEqual(auto.errors.map((e) => e.annotation), [`${P}/proxy-redirect-from`]);
+    assert.deepEqual(
+      auto.errors.map((e) => e.annotation),
+      [`${P}/proxy-redirect-from`],
+    );
   });
 });
 
@@ -50,13 +59,19 @@ void describe('stream snippets, compat annotations, sizes', () => {
   });
   void it('auth-keepalive*: validated no-ops; affinity-canary-behavior: sticky or legacy, legacy sent to the balancer', () => {
     assert.deepEqual(read({ 'auth-keepalive': '10', 'auth-keepalive-requests': '-1', 'auth-keepalive-timeout': '0', 'auth-keepalive-share-vars': 'true' }).errors, []);
-    assert.deepEqual(read({ 'auth-keepalive': 'ten', 'auth-keepalive-share-vars': 'yes' }).errors.map((e) => e.annotation), [`${P}/auth-keepalive`, `${P}/auth-keepalive-share-vars`]);
+    assert.deepEqual(
+      read({ 'auth-keepalive': 'ten', 'auth-keepalive-share-vars': 'yes' }).errors.map((e) => e.annotation),
+      [`${P}/auth-keepalive`, `${P}/auth-keepalive-share-vars`],
+    );
     assert.deepEqual(read({ 'affinity-canary-behavior': 'legacy' }).errors, []);
-    assert.deepEqual(read({ 'affinity-canary-behavior': 'random' }).errors.map((e) => e.annotation), [`${P}/affinity-canary-behavior`]);
+    assert.deepEqual(
+      read({ 'affinity-canary-behavior': 'random' }).errors.map((e) => e.annotation),
+      [`${P}/affinity-canary-behavior`],
+    );
     const affinity = (b?: string) => read({ affinity: 'cookie', ...(b !== undefined ? { 'affinity-canary-behavior': b } : {}) }).settings.upstream?.affinity?.canaryBehavior;
     assert.deepEqual([affinity(), affinity('sticky'), affinity('legacy')], [undefined, undefined, 'legacy']);
   });
-  void it('proxy-max-temp-file-size: g is written in m; below the buffer size (the ConfigMap\'s too) refused', () => {
+  void it("proxy-max-temp-file-size: g is written in m; below the buffer size (the ConfigMap's too) refused", () => {
     assert.equal(read({ 'proxy-max-temp-file-size': '4g' }).settings.location.maxTempFileSize, '4096m');
     const withCm = parseAnnotations({ [`${P}/proxy-max-temp-file-size`]: '8k' }, { prefix: P, riskLevel: 'Low', allowSnippets: false, namespace: 'ns', proxyBuffers: { size: '16k', number: 4 } });
     assert.match(withCm.errors[0]?.reason ?? '', /below the proxy buffer size 16k/);
@@ -69,15 +84,27 @@ void describe('ConfigMap keys', () => {
     const ok = parseConfigMap({ 'ssl-session-ticket-key': key });
     assert.deepEqual([ok.errors, JSON.stringify(ok.settings).includes(key)], [[], false]);
     const bad = parseConfigMap({ 'ssl-session-ticket-key': randomBytes(40).toString('base64') });
-    assert.deepEqual(bad.errors.map((e) => e.reason), ['not base64 of 48 or 80 bytes (40 bytes; the value is not shown)']);
+    assert.deepEqual(
+      bad.errors.map((e) => e.reason),
+      ['not base64 of 48 or 80 bytes (40 bytes; the value is not shown)'],
+    );
   });
   void it('syslog-host is an IP address; an empty no-auth-locations is none; global-allowed-response-headers is a list of names', () => {
-    assert.deepEqual(parseConfigMap({ 'syslog-host': 'logs.example' }).errors.map((e) => e.key), ['syslog-host']);
+    assert.deepEqual(
+      parseConfigMap({ 'syslog-host': 'logs.example' }).errors.map((e) => e.key),
+      ['syslog-host'],
+    );
     assert.equal(parseConfigMap({ 'enable-syslog': 'true', 'syslog-host': '::1', 'syslog-port': '5140' }).errors.length, 0);
-    assert.deepEqual(parseConfigMap({ 'enable-syslog': 'true' }).errors.map((e) => e.key), ['syslog-host']);
+    assert.deepEqual(
+      parseConfigMap({ 'enable-syslog': 'true' }).errors.map((e) => e.key),
+      ['syslog-host'],
+    );
     assert.deepEqual(parseConfigMap({ 'no-auth-locations': '' }).settings.noAuthLocations, []);
     assert.deepEqual(parseConfigMap({ 'global-allowed-response-headers': 'X-A, X-B' }).settings.allowedResponseHeaders, ['X-A', 'X-B']);
-    assert.deepEqual(parseConfigMap({ 'global-allowed-response-headers': 'X-A;' }).errors.map((e) => e.key), ['global-allowed-response-headers']);
+    assert.deepEqual(
+      parseConfigMap({ 'global-allowed-response-headers': 'X-A;' }).errors.map((e) => e.key),
+      ['global-allowed-response-headers'],
+    );
   });
 });
 

@@ -9,23 +9,19 @@ import { SafeWatch } from '../../src/kube/feed.js';
 import { apiTime, toPlain } from '../../src/kube/convert.js';
 
 const wire = {
-  metadata: {
-    name: 'app', namespace: 'web', resourceVersion: '7', creationTimestamp: '2026-01-02T03:04:05Z',
-    managedFields: [{ manager: 'kubectl', operation: 'Apply' }], labels: { a: 'b' },
-  },
-  spec: { ingressClassName: 'portico', rules: [{ host: 'a.test', http: { paths: [{ path: '/', pathType: 'Prefix',
-    backend: { service: { name: 'svc', port: { number: 80 } } } }] } }] },
+  metadata: { name: 'app', namespace: 'web', resourceVersion: '7', creationTimestamp: '2026-01-02T03:04:05Z', managedFields: [{ manager: 'kubectl', operation: 'Apply' }], labels: { a: 'b' } },
+  spec: { ingressClassName: 'portico', rules: [{ host: 'a.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'svc', port: { number: 80 } } } }] } }] },
 };
 
 void test('a typed list item and a raw watch object convert to the same plain object, in the API shape', () => {
   // What client-node's typed list calls return: class instances, creationTimestamp a Date.
-  const typed = Object.assign(new V1Ingress(), { ...wire, metadata: Object.assign(new V1ObjectMeta(),
-    { ...wire.metadata, creationTimestamp: new Date(wire.metadata.creationTimestamp) }) });
+  const typed = Object.assign(new V1Ingress(), { ...wire, metadata: Object.assign(new V1ObjectMeta(), { ...wire.metadata, creationTimestamp: new Date(wire.metadata.creationTimestamp) }) });
   const fromList = toPlain('Ingress', typed);
   const fromWatch = toPlain('Ingress', { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', ...wire });
   assert.deepEqual(fromList, fromWatch);
   assert.deepEqual(fromList, {
-    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress',
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
     metadata: { name: 'app', namespace: 'web', resourceVersion: '7', creationTimestamp: '2026-01-02T03:04:05Z', labels: { a: 'b' } },
     spec: wire.spec,
   });
@@ -53,7 +49,14 @@ void test('a credential failure while starting a watch reaches done() instead of
   kc.loadFromClusterAndUser({ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: false }, { name: 'u' });
   kc.applyToFetchOptions = () => Promise.reject(new Error('exec plugin failed'));
   const errors: unknown[] = [];
-  const controller = await new SafeWatch(kc).watch('/api/v1/services', {}, () => undefined, (err) => { errors.push(err); });
+  const controller = await new SafeWatch(kc).watch(
+    '/api/v1/services',
+    {},
+    () => undefined,
+    (err) => {
+      errors.push(err);
+    },
+  );
   assert.ok(controller instanceof AbortController);
   assert.equal(String(errors[0]), 'Error: exec plugin failed');
 });
@@ -68,7 +71,9 @@ void test('a watch whose connection goes silent past its timeoutSeconds is abort
     res.writeHead(200, { 'content-type': 'application/json' });
     res.flushHeaders();
   });
-  server.on('connection', (s) => { sockets.add(s); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const kc = new KubeConfig();
@@ -77,7 +82,14 @@ void test('a watch whose connection goes silent past its timeoutSeconds is abort
     const failed = new Promise<unknown>((resolve) => {
       void new SafeWatch(kc, { timeoutSeconds: () => 1, graceMs: 500 }).watch('/api/v1/services', { resourceVersion: '5' }, () => undefined, resolve);
     });
-    const err = await Promise.race([failed, new Promise((r) => setTimeout(() => { r('still waiting after 10 s'); }, 10_000))]);
+    const err = await Promise.race([
+      failed,
+      new Promise((r) =>
+        setTimeout(() => {
+          r('still waiting after 10 s');
+        }, 10_000),
+      ),
+    ]);
     const elapsed = Date.now() - started;
     assert.match(String(err), /watch \/api\/v1\/services: still open 1s \+ 0\.5s .*taken as dead/);
     assert.ok(elapsed >= 1400 && elapsed < 5000, `reported after ${elapsed} ms`);

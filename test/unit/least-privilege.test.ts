@@ -5,7 +5,8 @@ import { parseFlags } from '../../src/cli/flags.js';
 import { canTraverse, resolveWorkerUser, traverseFix } from '../../src/nginx/worker-user.js';
 import { debugRefusal, isLoopbackPeer } from '../../src/server/http.js';
 
-const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nwww-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\n' +
+const PASSWD =
+  'root:x:0:0:root:/root:/bin/bash\nwww-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\n' +
   'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\nnginx:x:101:101::/:/sbin/nologin\nodd:x:7:4242::/:/bin/false\n';
 const GROUP = 'root:x:0:\nwww-data:x:33:\nnogroup:x:65534:\nnginx:x:101:\n';
 
@@ -48,19 +49,37 @@ test('work dir search: the smallest change that lets the workers (33:33) in, non
 
 test('/debug answers loopback peers only, unless --debug-remote-access', () => {
   const peers: [string | undefined, boolean][] = [
-    ['127.0.0.1', true], ['127.5.6.7', true], ['::1', true], ['::ffff:127.0.0.1', true], ['::FFFF:127.0.0.1', true],
-    ['10.0.0.1', false], ['::ffff:10.0.0.1', false], ['0.0.0.0', false], ['::', false], ['fe80::1', false],
-    ['128.0.0.1', false], ['::2', false], ['0:0:0:0:0:0:0:1', true], ['::ffff:7f00:1', true], [undefined, false], ['', false],
-    ['localhost', false], ['127.0.0.1.example', false],
+    ['127.0.0.1', true],
+    ['127.5.6.7', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::FFFF:127.0.0.1', true],
+    ['10.0.0.1', false],
+    ['::ffff:10.0.0.1', false],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['fe80::1', false],
+    ['128.0.0.1', false],
+    ['::2', false],
+    ['0:0:0:0:0:0:0:1', true],
+    ['::ffff:7f00:1', true],
+    [undefined, false],
+    ['', false],
+    ['localhost', false],
+    ['127.0.0.1.example', false],
   ];
-  assert.deepEqual(peers.map(([p]) => [p, isLoopbackPeer(p)]), peers);
+  assert.deepEqual(
+    peers.map(([p]) => [p, isLoopbackPeer(p)]),
+    peers,
+  );
   assert.equal(debugRefusal('/debug/config', '127.0.0.1', false), undefined);
   assert.equal(debugRefusal('/healthz', '10.0.0.1', false), undefined, 'kubelet probes come from the pod network');
   assert.equal(debugRefusal('/metrics', '10.0.0.1', false), undefined, 'so does Prometheus');
   assert.equal(debugRefusal('/debug/config', '10.0.0.1', true), undefined);
-  assert.equal(debugRefusal('/debug/certs', '10.0.0.1', false),
-    '/debug/* answers only loopback peers (127.0.0.1, ::1), not 10.0.0.1: read it from inside the pod (kubectl exec, or ' +
-    'kubectl port-forward), or start Portico with --debug-remote-access\n');
+  assert.equal(
+    debugRefusal('/debug/certs', '10.0.0.1', false),
+    '/debug/* answers only loopback peers (127.0.0.1, ::1), not 10.0.0.1: read it from inside the pod (kubectl exec, or ' + 'kubectl port-forward), or start Portico with --debug-remote-access\n',
+  );
 });
 
 test('flags: --healthz-host, --debug-remote-access, --worker-user', () => {

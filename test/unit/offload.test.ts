@@ -12,12 +12,21 @@ import { ingress, ingressClass, service } from '../support/objects.js';
 test('a dead build worker is replaced and the next build succeeds', async () => {
   const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
   const deaths: string[] = [];
-  const o = new Offload(config, renderOptions(config, undefined), (why) => { deaths.push(why); });
+  const o = new Offload(config, renderOptions(config, undefined), (why) => {
+    deaths.push(why);
+  });
   try {
-    const snap = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: [service('web')],
-      ingresses: [ingress('a', { className: 'portico', host: 'a.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })] };
+    const snap = {
+      ...EMPTY_SNAPSHOT,
+      ingressClasses: [ingressClass('portico')],
+      services: [service('web')],
+      ingresses: [ingress('a', { className: 'portico', host: 'a.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })],
+    };
     const first = await o.build(snap);
-    assert.deepEqual(first.model.servers.map((s) => s.host), ['a.test', '_']);
+    assert.deepEqual(
+      first.model.servers.map((s) => s.host),
+      ['a.test', '_'],
+    );
     // The worker dies (as out of memory would end it): the death is reported, and the next build starts a new one.
     await (o as unknown as { worker: Worker }).worker.terminate();
     for (let i = 0; i < 100 && deaths.length === 0; i++) await new Promise((r) => setTimeout(r, 10));

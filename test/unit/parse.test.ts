@@ -11,8 +11,10 @@ test('multi-document YAML, kind: List and JSON all give objects; other kinds are
   ].join('\n---\n');
   const r = parseManifests('f.yaml', yaml);
   assert.deepEqual(r.errors, []);
-  assert.deepEqual(r.objects.map((o) => `${o.kind}/${o.object.metadata?.namespace}/${o.object.metadata?.name}@${o.where}`),
-    ['Service/default/a@f.yaml:1', 'ConfigMap/x/c@f.yaml:6 items[0]']);
+  assert.deepEqual(
+    r.objects.map((o) => `${o.kind}/${o.object.metadata?.namespace}/${o.object.metadata?.name}@${o.where}`),
+    ['Service/default/a@f.yaml:1', 'ConfigMap/x/c@f.yaml:6 items[0]'],
+  );
   assert.deepEqual(r.ignored, ['f.yaml:6 items[1] Deployment/d']);
   const j = parseManifests('g.json', JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'p' }, spec: { controller: 'x' } }));
   assert.equal(j.objects[0]?.object.metadata?.namespace, undefined, 'cluster-scoped kinds have no namespace');
@@ -24,8 +26,5 @@ test('syntax errors name the file, line and column; bad objects name the field',
   assert.match(r.errors[0] ?? '', /^bad\.yaml:5:\d+: DUPLICATE_KEY/);
   const o = parseManifests('o.yaml', 'apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old}\n---\nkind: Service\napiVersion: v1\nmetadata: {name: s, labels: {a: 1}}\n');
   assert.equal(o.syntaxError, false);
-  assert.deepEqual(o.errors, [
-    'o.yaml:1: Ingress needs apiVersion networking.k8s.io/v1, got "extensions/v1beta1"',
-    'o.yaml:5: Service s: metadata.labels must map strings to strings',
-  ]);
+  assert.deepEqual(o.errors, ['o.yaml:1: Ingress needs apiVersion networking.k8s.io/v1, got "extensions/v1beta1"', 'o.yaml:5: Service s: metadata.labels must map strings to strings']);
 });

@@ -11,8 +11,11 @@ import { PATH_TABLE } from '../support/path-table.js';
 import { ingress, ingressClass, service, slice } from '../support/objects.js';
 
 const OPTS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
-  defaultBackendService: undefined, loadBalance: 'round_robin',
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
 };
 
 function snapshot(parts: Partial<Snapshot>): Snapshot {
@@ -45,14 +48,16 @@ for (const row of PATH_TABLE) {
 
 test('host rules: exact, one-label wildcard, no host', () => {
   const snap = snapshot({
-    ingresses: [ingress('hosts', {
-      className: 'portico',
-      rules: [
-        { host: 'foo.com', paths: [{ path: '/', type: 'Prefix', service: 'exact' }] },
-        { host: '*.foo.com', paths: [{ path: '/', type: 'Prefix', service: 'wild' }] },
-        { paths: [{ path: '/any', type: 'Prefix', service: 'nohost' }] },
-      ],
-    })],
+    ingresses: [
+      ingress('hosts', {
+        className: 'portico',
+        rules: [
+          { host: 'foo.com', paths: [{ path: '/', type: 'Prefix', service: 'exact' }] },
+          { host: '*.foo.com', paths: [{ path: '/', type: 'Prefix', service: 'wild' }] },
+          { paths: [{ path: '/any', type: 'Prefix', service: 'nohost' }] },
+        ],
+      }),
+    ],
     services: ['exact', 'wild', 'nohost'].map((s) => service(s)),
   });
   const model = buildModel(snap, OPTS);
@@ -75,16 +80,21 @@ function randomPath(rand: () => number, slash: boolean): string {
 
 test('compiled locations answer like the reference matcher for 20,000 random tables and requests', () => {
   let seed = 42;
-  const rand = () => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed / 2 ** 31; };
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   const fallback: Target = { kind: 'not-found' };
   let checked = 0;
   for (let t = 0; t < 2000; t++) {
-    const tiers: PathRule[][] = [0, 1, 2].map((tier) => Array.from({ length: Math.floor(rand() * 4) }, (_, i) => {
-      const type = rand() < 0.5 ? 'Exact' as const : 'Prefix' as const;
-      const raw = randomPath(rand, true);
-      const path = type === 'Prefix' && raw !== '/' ? raw.replace(/\/$/, '') : raw;
-      return { path, type, target: { kind: 'upstream' as const, upstream: `t${tier}r${i}`, ingress: { kind: 'Ingress', namespace: 'n', name: 'x' } } };
-    }));
+    const tiers: PathRule[][] = [0, 1, 2].map((tier) =>
+      Array.from({ length: Math.floor(rand() * 4) }, (_, i) => {
+        const type = rand() < 0.5 ? ('Exact' as const) : ('Prefix' as const);
+        const raw = randomPath(rand, true);
+        const path = type === 'Prefix' && raw !== '/' ? raw.replace(/\/$/, '') : raw;
+        return { path, type, target: { kind: 'upstream' as const, upstream: `t${tier}r${i}`, ingress: { kind: 'Ingress', namespace: 'n', name: 'x' } } };
+      }),
+    );
     const locations = compileLocations(tiers, fallback);
     for (let r = 0; r < 10; r++) {
       const uri = randomPath(rand, true);
@@ -101,34 +111,43 @@ test('compiled locations answer like the reference matcher for 20,000 random tab
 
 // Property-based (fast-check): the indexed route table against the reference scan, on generated tables and requests.
 const segment = fc.constantFrom('a', 'b', 'ab', 'a.b', 'c', '');
-const rawPath = fc.tuple(fc.array(segment, { maxLength: 4 }), fc.boolean())
-  .map(([parts, slash]) => `/${parts.join('/')}${slash && parts.length > 0 ? '/' : ''}`);
+const rawPath = fc.tuple(fc.array(segment, { maxLength: 4 }), fc.boolean()).map(([parts, slash]) => `/${parts.join('/')}${slash && parts.length > 0 ? '/' : ''}`);
 /** Tiers as the model makes them (Prefix paths normalized), or any paths at all (duplicates, trailing '/', '//'). */
 function tiersOf(normalized: boolean): fc.Arbitrary<PathRule[][]> {
-  const rule = fc.tuple(fc.constantFrom('Exact' as const, 'Prefix' as const), normalized ? rawPath : fc.oneof(rawPath, fc.constant('')))
+  const rule = fc
+    .tuple(fc.constantFrom('Exact' as const, 'Prefix' as const), normalized ? rawPath : fc.oneof(rawPath, fc.constant('')))
     .map(([type, path]) => ({ type, path: normalized ? normalizePath(path, type) : path }));
-  return fc.array(fc.array(rule, { maxLength: 6 }), { maxLength: 3 }).map((tiers) => tiers.map((rules, t) => rules.map((r, i) => ({
-    ...r, target: { kind: 'upstream' as const, upstream: `t${t}r${i}`, ingress: { kind: 'Ingress', namespace: 'n', name: 'x' } },
-  }))));
+  return fc
+    .array(fc.array(rule, { maxLength: 6 }), { maxLength: 3 })
+    .map((tiers) => tiers.map((rules, t) => rules.map((r, i) => ({ ...r, target: { kind: 'upstream' as const, upstream: `t${t}r${i}`, ingress: { kind: 'Ingress', namespace: 'n', name: 'x' } } }))));
 }
 
 test('property: the indexed lookup returns the very rule the reference scan returns, for any tiers and uri', () => {
-  fc.assert(fc.property(tiersOf(false), rawPath, fc.boolean(), (tiers, uri, prefixOnly) => {
-    assert.equal(indexRoutes(tiers)(uri, prefixOnly), route(tiers, uri, prefixOnly));
-  }), { numRuns: 20000 });
+  fc.assert(
+    fc.property(tiersOf(false), rawPath, fc.boolean(), (tiers, uri, prefixOnly) => {
+      assert.equal(indexRoutes(tiers)(uri, prefixOnly), route(tiers, uri, prefixOnly));
+    }),
+    { numRuns: 20000 },
+  );
 });
 
 test('property: compileLocations is the quadratic compiler of before issue 13, whole', () => {
   const fallback: Target = { kind: 'not-found' };
-  fc.assert(fc.property(tiersOf(false), (tiers) => {
-    assert.deepEqual(compileLocations(tiers, fallback), compileLocationsQuadratic(tiers, fallback));
-  }), { numRuns: 5000 });
+  fc.assert(
+    fc.property(tiersOf(false), (tiers) => {
+      assert.deepEqual(compileLocations(tiers, fallback), compileLocationsQuadratic(tiers, fallback));
+    }),
+    { numRuns: 5000 },
+  );
 });
 
 test('property: nginx choosing among the compiled locations serves what the reference matcher says', () => {
   const fallback: Target = { kind: 'not-found' };
-  fc.assert(fc.property(tiersOf(true), fc.array(rawPath, { minLength: 1, maxLength: 8 }), (tiers, uris) => {
-    const locations = compileLocations(tiers, fallback);
-    for (const uri of uris) assert.equal(nginxPick(locations, uri)?.target, route(tiers, uri) ?? fallback, uri);
-  }), { numRuns: 5000 });
+  fc.assert(
+    fc.property(tiersOf(true), fc.array(rawPath, { minLength: 1, maxLength: 8 }), (tiers, uris) => {
+      const locations = compileLocations(tiers, fallback);
+      for (const uri of uris) assert.equal(nginxPick(locations, uri)?.target, route(tiers, uri) ?? fallback, uri);
+    }),
+    { numRuns: 5000 },
+  );
 });

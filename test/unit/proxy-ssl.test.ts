@@ -19,9 +19,17 @@ import { caSecret, tlsSecret } from '../support/tls-manifests.js';
 
 const P = 'nginx.ingress.kubernetes.io';
 const I = '            ';
-const OPTS: ModelOptions = { controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false, defaultBackendService: undefined, loadBalance: 'round_robin' };
+const OPTS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
+};
 const dir = mkdtempSync(join(tmpdir(), 'portico-proxy-ssl-'));
-after(() => { rmSync(dir, { recursive: true, force: true }); });
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 const ca = makeCert(dir, 'Backend CA', { isCa: true });
 const client = makeCert(dir, 'portico-client', { ca });
 const other = makeCert(dir, 'other', { ca });
@@ -45,19 +53,31 @@ const SECRETS: Secret[] = [
 
 function resolve(annotations: Record<string, string>, cross = false): { s: LocationSettings; problems: string[]; files: string[] } {
   const snap: Snapshot = {
-    ingresses: [ingress('ing', { namespace: 'ns', host: 'a.test', className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'svc' }],
-      annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [`${P}/${k}`, v])) })],
-    ingressClasses: [ingressClass('portico')], services: [service('svc', 'ns')], endpointSlices: [slice('svc', 8080, ['10.0.0.1'], { namespace: 'ns' })],
-    secrets: SECRETS, configMaps: [],
+    ingresses: [
+      ingress('ing', {
+        namespace: 'ns',
+        host: 'a.test',
+        className: 'portico',
+        paths: [{ path: '/', type: 'Prefix', service: 'svc' }],
+        annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [`${P}/${k}`, v])),
+      }),
+    ],
+    ingressClasses: [ingressClass('portico')],
+    services: [service('svc', 'ns')],
+    endpointSlices: [slice('svc', 8080, ['10.0.0.1'], { namespace: 'ns' })],
+    secrets: SECRETS,
+    configMaps: [],
   };
-  const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: false, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS),
-    auth: { ...GLOBAL_AUTH_DEFAULTS, allowCrossNamespaceResources: cross } });
+  const sel = selectIngresses(snap, new Map(), {
+    prefix: P,
+    riskLevel: 'High',
+    allowSnippets: false,
+    strictPaths: true,
+    ours: classSelector(snap.ingressClasses, OPTS),
+    auth: { ...GLOBAL_AUTH_DEFAULTS, allowCrossNamespaceResources: cross },
+  });
   const model = buildModel(sel.snapshot, OPTS, sel.input);
-  return {
-    s: sel.input.settings.get('ns/ing')?.location ?? {},
-    problems: sel.problems.map((p) => `${p.field}: ${p.reason}`),
-    files: [...clientFiles(model).keys()].sort(),
-  };
+  return { s: sel.input.settings.get('ns/ing')?.location ?? {}, problems: sel.problems.map((p) => `${p.field}: ${p.reason}`), files: [...clientFiles(model).keys()].sort() };
 }
 
 function fragment(s: LocationSettings): string[] {
@@ -73,8 +93,12 @@ test('HTTPS with a CA Secret: the CA file is trusted, no system CAs', () => {
   const r = resolve({ 'backend-protocol': 'HTTPS', 'proxy-ssl-secret': 'ca-only', 'proxy-ssl-verify': 'on', 'proxy-ssl-name': 'b.test', 'proxy-ssl-server-name': 'on' });
   assert.deepEqual(r.problems, []);
   assert.deepEqual(fragment(r.s), [
-    `${I}proxy_ssl_server_name on;`, `${I}proxy_ssl_name "b.test";`, `${I}proxy_ssl_protocols TLSv1.2 TLSv1.3;`,
-    `${I}proxy_ssl_verify on;`, `${I}proxy_ssl_verify_depth 1;`, `${I}proxy_ssl_trusted_certificate "${CA_FILE}";`,
+    `${I}proxy_ssl_server_name on;`,
+    `${I}proxy_ssl_name "b.test";`,
+    `${I}proxy_ssl_protocols TLSv1.2 TLSv1.3;`,
+    `${I}proxy_ssl_verify on;`,
+    `${I}proxy_ssl_verify_depth 1;`,
+    `${I}proxy_ssl_trusted_certificate "${CA_FILE}";`,
     `${I}proxy_pass https://portico_balancer;`,
   ]);
   assert.deepEqual(r.files, [CA_FILE]);
@@ -84,8 +108,13 @@ test('GRPCS with a CA and client certificate: grpc_ssl_* lines, one PEM file for
   const r = resolve({ 'backend-protocol': 'GRPCS', 'proxy-ssl-secret': 'ns/ca-client', 'proxy-ssl-verify': 'on' });
   assert.deepEqual(r.problems, []);
   assert.deepEqual(fragment(r.s), [
-    `${I}grpc_ssl_server_name off;`, `${I}grpc_ssl_protocols TLSv1.2 TLSv1.3;`, `${I}grpc_ssl_verify on;`, `${I}grpc_ssl_verify_depth 1;`,
-    `${I}grpc_ssl_trusted_certificate "${CA_FILE}";`, `${I}grpc_ssl_certificate "${CLIENT_FILE}";`, `${I}grpc_ssl_certificate_key "${CLIENT_FILE}";`,
+    `${I}grpc_ssl_server_name off;`,
+    `${I}grpc_ssl_protocols TLSv1.2 TLSv1.3;`,
+    `${I}grpc_ssl_verify on;`,
+    `${I}grpc_ssl_verify_depth 1;`,
+    `${I}grpc_ssl_trusted_certificate "${CA_FILE}";`,
+    `${I}grpc_ssl_certificate "${CLIENT_FILE}";`,
+    `${I}grpc_ssl_certificate_key "${CLIENT_FILE}";`,
     `${I}grpc_pass grpcs://portico_balancer;`,
   ]);
   assert.deepEqual(r.files, [CA_FILE, CLIENT_FILE]);

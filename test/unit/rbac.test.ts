@@ -12,10 +12,11 @@ void test('the ClusterRole grants list and watch on exactly the resources src/ku
   const granted = new Map<string, string[]>();
   for (const rule of roles[0]!.rules ?? []) {
     assert.equal(rule.resourceNames, undefined);
-    for (const g of rule.apiGroups) for (const r of rule.resources) {
-      assert.ok(!granted.has(`${g}/${r}`), `${g}/${r} is granted twice`);
-      granted.set(`${g}/${r}`, [...rule.verbs].sort());
-    }
+    for (const g of rule.apiGroups)
+      for (const r of rule.resources) {
+        assert.ok(!granted.has(`${g}/${r}`), `${g}/${r} is granted twice`);
+        granted.set(`${g}/${r}`, [...rule.verbs].sort());
+      }
   }
   assert.deepEqual([...granted.keys()].sort(), readResources());
   for (const [resource, verbs] of granted) assert.deepEqual(verbs, [...VERBS].sort(), `verbs on ${resource}`);
@@ -39,7 +40,7 @@ function grants(role: Doc | undefined): Map<string, string[]> {
   return out;
 }
 
-void test('status and Events get exactly what src/kube calls cluster-wide; Leases and pods only in Portico\'s namespace', async () => {
+void test("status and Events get exactly what src/kube calls cluster-wide; Leases and pods only in Portico's namespace", async () => {
   const all = await docs();
   const sorted = (m: Readonly<Record<string, readonly string[]>>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, [...v].sort()]));
   const duties = grants(all.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'portico-duties'));
@@ -47,17 +48,29 @@ void test('status and Events get exactly what src/kube calls cluster-wide; Lease
   const own = all.find((d) => d.kind === 'Role' && d.metadata.name === 'portico');
   assert.equal(own?.metadata.namespace, 'portico');
   assert.deepEqual(Object.fromEntries(grants(own)), sorted(OWN_NAMESPACE_VERBS));
-  for (const [kind, name] of [['ClusterRoleBinding', 'portico-duties'], ['RoleBinding', 'portico']] as const) {
+  for (const [kind, name] of [
+    ['ClusterRoleBinding', 'portico-duties'],
+    ['RoleBinding', 'portico'],
+  ] as const) {
     const b = all.find((d) => d.kind === kind && d.metadata.name === name);
     assert.deepEqual(b?.subjects, [{ kind: 'ServiceAccount', name: 'portico', namespace: 'portico' }], name);
   }
-  assert.deepEqual(all.map((d) => `${d.kind} ${d.metadata.namespace ?? ''}/${d.metadata.name}`), [
-    'ServiceAccount portico/portico', 'ClusterRole /portico', 'ClusterRoleBinding /portico', 'ClusterRole /portico-duties',
-    'ClusterRoleBinding /portico-duties', 'Role portico/portico', 'RoleBinding portico/portico',
-  ], 'nothing else is granted');
+  assert.deepEqual(
+    all.map((d) => `${d.kind} ${d.metadata.namespace ?? ''}/${d.metadata.name}`),
+    [
+      'ServiceAccount portico/portico',
+      'ClusterRole /portico',
+      'ClusterRoleBinding /portico',
+      'ClusterRole /portico-duties',
+      'ClusterRoleBinding /portico-duties',
+      'Role portico/portico',
+      'RoleBinding portico/portico',
+    ],
+    'nothing else is granted',
+  );
 });
 
-void test('the authorizer: pods in Portico\'s namespace only, Ingress status and Events everywhere, nodes cluster-wide', async () => {
+void test("the authorizer: pods in Portico's namespace only, Ingress status and Events everywhere, nodes cluster-wide", async () => {
   const all = await docs();
   const sa = { namespace: 'portico', name: 'portico' };
   const cases: [string, string, boolean][] = [

@@ -7,19 +7,36 @@ import { ingress, ingressClass, service, slice } from '../support/objects.js';
 import type { ModelOptions, Snapshot } from '../../src/model/input.js';
 
 const FIXTURE_MODEL_OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
-  defaultBackendService: undefined, loadBalance: 'round_robin',
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
 };
 
 function snapshot(slices: Snapshot['endpointSlices']): Snapshot {
   return {
     ingresses: [
-      ingress('a', { className: 'portico', host: 'a.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }, { path: '/admin', type: 'Prefix', service: 'web', port: 'admin' }] }),
+      ingress('a', {
+        className: 'portico',
+        host: 'a.test',
+        paths: [
+          { path: '/', type: 'Prefix', service: 'web' },
+          { path: '/admin', type: 'Prefix', service: 'web', port: 'admin' },
+        ],
+      }),
       ingress('b', { className: 'portico', host: 'b.test', paths: [{ path: '/', type: 'Prefix', service: 'ghost' }] }),
     ],
     ingressClasses: [ingressClass('portico')],
-    services: [service('web', 'default', [{ name: 'http', port: 80 }, { name: 'admin', port: 9000 }])],
-    endpointSlices: slices, secrets: [], configMaps: [],
+    services: [
+      service('web', 'default', [
+        { name: 'http', port: 80 },
+        { name: 'admin', port: 9000 },
+      ]),
+    ],
+    endpointSlices: slices,
+    secrets: [],
+    configMaps: [],
   };
 }
 

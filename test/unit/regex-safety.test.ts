@@ -5,8 +5,10 @@ import { headerPattern } from '../../src/annotations/table-traffic.js';
 import { checkRegexPath } from '../../src/model/names.js';
 import { regexSafety } from '../../src/model/regex-safety.js';
 
-const nested = (group: string): string => `nested quantifier in ${JSON.stringify(group)}: a repeated group that holds a repeat (star height 2) can backtrack exponentially; repeat one level only (for (a+)+ write a+, for (ab+)* write (ab)* or a+b*)`;
-const overlap = (group: string, c: string): string => `alternatives in ${JSON.stringify(group)} under a repeat can start with the same character (${JSON.stringify(c)}), which can backtrack exponentially; make each alternative start differently (for (a|ab)* write (ab?)*)`;
+const nested = (group: string): string =>
+  `nested quantifier in ${JSON.stringify(group)}: a repeated group that holds a repeat (star height 2) can backtrack exponentially; repeat one level only (for (a+)+ write a+, for (ab+)* write (ab)* or a+b*)`;
+const overlap = (group: string, c: string): string =>
+  `alternatives in ${JSON.stringify(group)} under a repeat can start with the same character (${JSON.stringify(c)}), which can backtrack exponentially; make each alternative start differently (for (a|ab)* write (ab?)*)`;
 
 const TABLE: [string, string | undefined][] = [
   // Refused: star height 2.

@@ -11,25 +11,41 @@ import type { ModelOptions } from '../../src/model/input.js';
 import type { RenderOptions } from '../../src/render/nginx-conf.js';
 
 const FIXTURE_MODEL_OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
-  defaultBackendService: undefined, loadBalance: 'round_robin',
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
 };
 const FIXTURE_RENDER_OPTIONS: RenderOptions = {
-  workDir: '/var/lib/portico', luaDir: '/usr/share/portico/lua', httpPort: 80, httpsPort: 443, statusPort: 10246,
-  defaultServerPort: 8181, listenAddress: '', user: undefined, workerProcesses: 'auto',
+  workDir: '/var/lib/portico',
+  luaDir: '/usr/share/portico/lua',
+  httpPort: 80,
+  httpsPort: 443,
+  statusPort: 10246,
+  defaultServerPort: 8181,
+  listenAddress: '',
+  user: undefined,
+  workerProcesses: 'auto',
 };
 
 const basic = fixtureCases('render').find((d) => d.endsWith('basic')) ?? join('test', 'fixtures', 'render', 'basic');
 
 function locations(conf: string): string[] {
-  return conf.split('\n        location ').slice(1).map((l) => l.slice(0, l.indexOf('\n        }')));
+  return conf
+    .split('\n        location ')
+    .slice(1)
+    .map((l) => l.slice(0, l.indexOf('\n        }')));
 }
 
 const HTTP_HOOKS = /^ {4}(rewrite|log|access)_by_lua.*$/gm;
 
 test('round robin: proxied locations run no Lua besides the balancer and the http-level request id', () => {
   const conf = renderNginxConf(buildModel(loadSnapshot(basic), FIXTURE_MODEL_OPTIONS), FIXTURE_RENDER_OPTIONS).text;
-  assert.deepEqual(locations(conf).filter((l) => /rewrite_by_lua|log_by_lua|access_by_lua/.test(l)), []);
+  assert.deepEqual(
+    locations(conf).filter((l) => /rewrite_by_lua|log_by_lua|access_by_lua/.test(l)),
+    [],
+  );
   assert.deepEqual(conf.match(HTTP_HOOKS), ['    rewrite_by_lua_block { require("portico.request_id").set() }']);
   assert.ok(locations(conf).some((l) => l.includes('proxy_pass http://portico_balancer;')));
 });
@@ -37,7 +53,10 @@ test('round robin: proxied locations run no Lua besides the balancer and the htt
 test('ewma: every proxied location feeds responses back with log_by_lua, and only those', () => {
   const model = buildModel(loadSnapshot(basic), { ...FIXTURE_MODEL_OPTIONS, loadBalance: 'ewma' });
   const conf = renderNginxConf(model, FIXTURE_RENDER_OPTIONS).text;
-  assert.deepEqual(locations(conf).filter((l) => l.includes('rewrite_by_lua')), []);
+  assert.deepEqual(
+    locations(conf).filter((l) => l.includes('rewrite_by_lua')),
+    [],
+  );
   for (const l of locations(conf)) {
     const proxied = l.includes('proxy_pass http://portico_balancer;');
     const known = model.upstreams.some((u) => l.includes(`set $portico_backend "${u.name}";`));

@@ -17,10 +17,22 @@ test('defaults: status on, cleared on shutdown, Lease portico-leader for 30s, we
 });
 
 test('Go forms turn default-true flags off; POD_NAME/POD_NAMESPACE come from the environment', () => {
-  const c = parseFlags(['--manifests=/m', '--update-status=false', '-update-status-on-shutdown=false', '--report-node-internal-ip-address',
-    '--election-ttl=1500ms', '--election-id=my-lock', '--publish-service=ingress/portico', '--publish-status-address=10.0.0.1, lb.example.com',
-    '--validating-webhook=:8443', '--validating-webhook-certificate=/c.pem', '--validating-webhook-key=/k.pem'],
-  { POD_NAME: 'portico-abc', POD_NAMESPACE: 'ingress' });
+  const c = parseFlags(
+    [
+      '--manifests=/m',
+      '--update-status=false',
+      '-update-status-on-shutdown=false',
+      '--report-node-internal-ip-address',
+      '--election-ttl=1500ms',
+      '--election-id=my-lock',
+      '--publish-service=ingress/portico',
+      '--publish-status-address=10.0.0.1, lb.example.com',
+      '--validating-webhook=:8443',
+      '--validating-webhook-certificate=/c.pem',
+      '--validating-webhook-key=/k.pem',
+    ],
+    { POD_NAME: 'portico-abc', POD_NAMESPACE: 'ingress' },
+  );
   assert.equal(c.updateStatus, false);
   assert.equal(c.updateStatusOnShutdown, false);
   assert.equal(c.reportNodeInternalIp, true);
@@ -32,8 +44,10 @@ test('Go forms turn default-true flags off; POD_NAME/POD_NAMESPACE come from the
   assert.equal(c.podName, 'portico-abc');
   assert.equal(c.podNamespace, 'ingress');
   assert.equal(parseFlags(['--manifests=/m', '--update-status=true'], {}).updateStatus, true);
-  assert.deepEqual(parseFlags(['--manifests=/m', '--validating-webhook=[::1]:9443', '--validating-webhook-certificate=/c',
-    '--validating-webhook-key=/k'], {}).validatingWebhook, { host: '::1', port: 9443 });
+  assert.deepEqual(parseFlags(['--manifests=/m', '--validating-webhook=[::1]:9443', '--validating-webhook-certificate=/c', '--validating-webhook-key=/k'], {}).validatingWebhook, {
+    host: '::1',
+    port: 9443,
+  });
 });
 
 test('bad values are refused naming the flag', () => {

@@ -12,18 +12,24 @@ function harness(minIntervalMs: number, syncMs: number) {
   const state = { value: 0 };
   const applied: number[] = [];
   const causes: Record<string, number>[] = [];
-  const loop = new SyncLoop(minIntervalMs, async (c) => {
-    const seen = state.value;
-    causes.push(Object.fromEntries(c));
-    await tick(syncMs);
-    applied.push(seen);
-  }, log);
+  const loop = new SyncLoop(
+    minIntervalMs,
+    async (c) => {
+      const seen = state.value;
+      causes.push(Object.fromEntries(c));
+      await tick(syncMs);
+      applied.push(seen);
+    },
+    log,
+  );
   return { state, applied, causes, loop };
 }
 
 void test('1,000 marks in a burst become a few syncs, and the last value is applied', async (t) => {
   const h = harness(50, 5);
-  t.after(() => { h.loop.stop(); });
+  t.after(() => {
+    h.loop.stop();
+  });
   for (let i = 1; i <= 1000; i++) {
     h.state.value = i;
     h.loop.mark(i % 2 ? 'Ingress' : 'EndpointSlice');
@@ -39,8 +45,17 @@ void test('1,000 marks in a burst become a few syncs, and the last value is appl
 
 void test('syncs start at least the minimum interval apart', async (t) => {
   const starts: number[] = [];
-  const loop = new SyncLoop(40, async () => { starts.push(Date.now()); await tick(1); }, log);
-  t.after(() => { loop.stop(); });
+  const loop = new SyncLoop(
+    40,
+    async () => {
+      starts.push(Date.now());
+      await tick(1);
+    },
+    log,
+  );
+  t.after(() => {
+    loop.stop();
+  });
   for (let i = 0; i < 20; i++) {
     loop.mark('x');
     await tick(10);
@@ -52,11 +67,16 @@ void test('syncs start at least the minimum interval apart', async (t) => {
 
 void test('a mark during a running sync schedules exactly one more', async (t) => {
   const h = harness(10, 30);
-  t.after(() => { h.loop.stop(); });
+  t.after(() => {
+    h.loop.stop();
+  });
   h.state.value = 1;
   h.loop.mark('a');
   await tick(15); // the first sync is running
-  for (let i = 2; i <= 50; i++) { h.state.value = i; h.loop.mark('b'); }
+  for (let i = 2; i <= 50; i++) {
+    h.state.value = i;
+    h.loop.mark('b');
+  }
   await tick(1);
   await h.loop.idle();
   assert.deepEqual(h.applied, [1, 50]);
@@ -65,7 +85,9 @@ void test('a mark during a running sync schedules exactly one more', async (t) =
 
 void test('held marks wait for release() and then become one sync', async (t) => {
   const h = harness(10, 1);
-  t.after(() => { h.loop.stop(); });
+  t.after(() => {
+    h.loop.stop();
+  });
   h.loop.hold();
   for (const k of ['Ingress', 'Service', 'Service']) h.loop.mark(k);
   await tick(40);

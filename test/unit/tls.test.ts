@@ -18,8 +18,11 @@ import { ingressClass, service } from '../support/objects.js';
 import { caSecret, hostIngress, tlsSecret } from '../support/tls-manifests.js';
 
 const OPTS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
-  defaultBackendService: undefined, loadBalance: 'round_robin',
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
   tls: { annotationsPrefix: 'example.com', defaultCertificate: { namespace: 'default', name: 'def' }, settings: DEFAULT_TLS_SETTINGS },
 };
 
@@ -41,7 +44,10 @@ function parsed(snap: Snapshot): AnnotationInput {
 
 void describe('TLS model', () => {
   let dir: string;
-  let a: Pem; let wild: Pem; let def: Pem; let ca: Pem;
+  let a: Pem;
+  let wild: Pem;
+  let def: Pem;
+  let ca: Pem;
   let tls: TlsModel;
   let problems: unknown[];
 
@@ -55,10 +61,14 @@ void describe('TLS model', () => {
       secrets: [tlsSecret('a', a), tlsSecret('wild', wild), tlsSecret('def', def), caSecret('ca', ca.cert)],
       ingresses: [
         hostIngress('one', 'a.test', { created: '2026-01-01T00:00:00Z', tls: [{ hosts: ['a.test', 'A.W.test'], secretName: 'a' }] }),
-        hostIngress('two', 'a.test', { created: '2026-01-02T00:00:00Z', tls: [{ hosts: ['a.test'], secretName: 'wild' }, { hosts: ['x.w.test', '*.w.test'], secretName: 'wild' }, { hosts: ['nosecret.test'] }] }),
-        hostIngress('three', 'x.w.test', { created: '2026-01-03T00:00:00Z', annotations: {
-          'example.com/ssl-redirect': 'false', 'example.com/auth-tls-secret': 'ca', 'example.com/auth-tls-verify-client': 'optional',
-        } }),
+        hostIngress('two', 'a.test', {
+          created: '2026-01-02T00:00:00Z',
+          tls: [{ hosts: ['a.test'], secretName: 'wild' }, { hosts: ['x.w.test', '*.w.test'], secretName: 'wild' }, { hosts: ['nosecret.test'] }],
+        }),
+        hostIngress('three', 'x.w.test', {
+          created: '2026-01-03T00:00:00Z',
+          annotations: { 'example.com/ssl-redirect': 'false', 'example.com/auth-tls-secret': 'ca', 'example.com/auth-tls-verify-client': 'optional' },
+        }),
         hostIngress('four', 'gone.test', { created: '2026-01-04T00:00:00Z', annotations: { 'example.com/auth-tls-secret': 'other/ca' } }),
       ],
     });
@@ -75,7 +85,15 @@ void describe('TLS model', () => {
     for (const c of tls.certificates) assert.match(`${c.notBefore} ${c.notAfter}`, /^\d{4}-\d\d-\d\dT\S+Z \d{4}-\d\d-\d\dT\S+Z$/);
     const strip = {
       ...tls,
-      certificates: tls.certificates.map((c) => ({ id: c.id, secret: c.secret, subject: c.subject, issuer: c.issuer, fingerprint: c.fingerprint, dnsNames: c.dnsNames, pem: c.pem instanceof Sensitive })),
+      certificates: tls.certificates.map((c) => ({
+        id: c.id,
+        secret: c.secret,
+        subject: c.subject,
+        issuer: c.issuer,
+        fingerprint: c.fingerprint,
+        dnsNames: c.dnsNames,
+        pem: c.pem instanceof Sensitive,
+      })),
     };
     const ing = (name: string) => ({ kind: 'Ingress', namespace: 'default', name });
     const caAuth = tls.servers.find((s) => s.host === 'x.w.test')?.clientAuth;
@@ -96,13 +114,25 @@ void describe('TLS model', () => {
       defaultCertificate: 'default/def',
       servers: [
         { host: 'a.test', tls: true, clientAuth: undefined },
-        { host: 'x.w.test', tls: true, clientAuth: {
-          ingress: ing('three'), secret: { kind: 'Secret', namespace: 'default', name: 'ca' }, caPem: `${ca.cert.trim()}\n`, crlPem: undefined,
-          caDigest: caAuth?.caDigest, crlDigest: undefined, verify: 'optional', depth: 1, errorPage: undefined, passCertificate: false,
-        } },
+        {
+          host: 'x.w.test',
+          tls: true,
+          clientAuth: {
+            ingress: ing('three'),
+            secret: { kind: 'Secret', namespace: 'default', name: 'ca' },
+            caPem: `${ca.cert.trim()}\n`,
+            crlPem: undefined,
+            caDigest: caAuth?.caDigest,
+            crlDigest: undefined,
+            verify: 'optional',
+            depth: 1,
+            errorPage: undefined,
+            passCertificate: false,
+          },
+        },
       ],
       ingresses: {
-        'default/four': { sslRedirect: true, forceSslRedirect: false, denied: 'Secret other/ca is in another namespace; only Secrets of the Ingress\'s own namespace are used' },
+        'default/four': { sslRedirect: true, forceSslRedirect: false, denied: "Secret other/ca is in another namespace; only Secrets of the Ingress's own namespace are used" },
         'default/three': { sslRedirect: false, forceSslRedirect: false, denied: undefined },
       },
     });
@@ -111,37 +141,61 @@ void describe('TLS model', () => {
 
   void it('reports what it left out or degraded, naming Ingress and Secret', () => {
     assert.deepEqual(problems, [
-      { object: { kind: 'Ingress', namespace: 'default', name: 'one' }, field: 'spec.tls[0].secretName', severity: 'degraded',
-        reason: 'the certificate of Secret default/a (CN=a.test) does not cover a.w.test; a.w.test is served with the default certificate' },
-      { object: { kind: 'Ingress', namespace: 'default', name: 'two' }, field: 'spec.tls[0].hosts[0]', severity: 'dropped',
-        reason: 'the certificate of a.test comes from the older Ingress default/one' },
-      { object: { kind: 'Ingress', namespace: 'default', name: 'four' }, field: 'metadata.annotations[example.com/auth-tls-secret]', severity: 'degraded',
-        reason: 'Secret other/ca is in another namespace; only Secrets of the Ingress\'s own namespace are used; the paths of this Ingress answer 503' },
+      {
+        object: { kind: 'Ingress', namespace: 'default', name: 'one' },
+        field: 'spec.tls[0].secretName',
+        severity: 'degraded',
+        reason: 'the certificate of Secret default/a (CN=a.test) does not cover a.w.test; a.w.test is served with the default certificate',
+      },
+      {
+        object: { kind: 'Ingress', namespace: 'default', name: 'two' },
+        field: 'spec.tls[0].hosts[0]',
+        severity: 'dropped',
+        reason: 'the certificate of a.test comes from the older Ingress default/one',
+      },
+      {
+        object: { kind: 'Ingress', namespace: 'default', name: 'four' },
+        field: 'metadata.annotations[example.com/auth-tls-secret]',
+        severity: 'degraded',
+        reason: "Secret other/ca is in another namespace; only Secrets of the Ingress's own namespace are used; the paths of this Ingress answer 503",
+      },
     ]);
   });
 
-  void it('gives a rule host no spec.tls entry lists the first of its Ingress\'s certificates that covers it', () => {
+  void it("gives a rule host no spec.tls entry lists the first of its Ingress's certificates that covers it", () => {
     const d = mkdtempSync(join(tmpdir(), 'portico-tls-unit-'));
     try {
       const w = makeCert(d, '*.w.test', { sans: ['*.w.test'] });
       const b = makeCert(d, 'b.test', { sans: ['b.test'] });
-      const m = buildModel(snapshot({
-        secrets: [tlsSecret('wild', w), tlsSecret('b', b)],
-        ingresses: [
-          hostIngress('old', 'x.w.test', { created: '2026-01-01T00:00:00Z', tls: [{ secretName: 'b' }, { secretName: 'wild' }] }),
-          hostIngress('plain', 'plain.test', { created: '2026-01-02T00:00:00Z', tls: [{ secretName: 'wild' }] }),
-          hostIngress('young', 'x.w.test', { created: '2026-01-03T00:00:00Z', tls: [{ hosts: ['x.w.test'], secretName: 'b' }] }),
-          hostIngress('missing', 'm.w.test', { created: '2026-01-04T00:00:00Z', tls: [{ secretName: 'nope' }] }),
-        ],
-      }), OPTS);
+      const m = buildModel(
+        snapshot({
+          secrets: [tlsSecret('wild', w), tlsSecret('b', b)],
+          ingresses: [
+            hostIngress('old', 'x.w.test', { created: '2026-01-01T00:00:00Z', tls: [{ secretName: 'b' }, { secretName: 'wild' }] }),
+            hostIngress('plain', 'plain.test', { created: '2026-01-02T00:00:00Z', tls: [{ secretName: 'wild' }] }),
+            hostIngress('young', 'x.w.test', { created: '2026-01-03T00:00:00Z', tls: [{ hosts: ['x.w.test'], secretName: 'b' }] }),
+            hostIngress('missing', 'm.w.test', { created: '2026-01-04T00:00:00Z', tls: [{ secretName: 'nope' }] }),
+          ],
+        }),
+        OPTS,
+      );
       const ing = (name: string) => ({ kind: 'Ingress', namespace: 'default', name });
       assert.deepEqual(m.tls.hosts, [{ host: 'x.w.test', ingress: ing('old'), certificate: 'default/wild' }], 'plain.test: no certificate covers it');
-      assert.deepEqual(m.tls.servers.map((s) => [s.host, s.tls]), [['x.w.test', true]]);
-      assert.deepEqual(m.tls.certificates.map((c) => c.id), ['default/wild']);
-      assert.deepEqual(m.problems.filter((p) => p.field.startsWith('spec.tls')).map((p) => [p.object.name, p.field, p.reason]), [
-        ['young', 'spec.tls[0].hosts[0]', 'the certificate of x.w.test comes from the older Ingress default/old'],
-        ['missing', 'spec.tls[0].secretName', 'Secret default/nope not found; the hosts of this Ingress are served with the default certificate'],
-      ]);
+      assert.deepEqual(
+        m.tls.servers.map((s) => [s.host, s.tls]),
+        [['x.w.test', true]],
+      );
+      assert.deepEqual(
+        m.tls.certificates.map((c) => c.id),
+        ['default/wild'],
+      );
+      assert.deepEqual(
+        m.problems.filter((p) => p.field.startsWith('spec.tls')).map((p) => [p.object.name, p.field, p.reason]),
+        [
+          ['young', 'spec.tls[0].hosts[0]', 'the certificate of x.w.test comes from the older Ingress default/old'],
+          ['missing', 'spec.tls[0].secretName', 'Secret default/nope not found; the hosts of this Ingress are served with the default certificate'],
+        ],
+      );
     } finally {
       rmSync(d, { recursive: true, force: true });
     }
@@ -155,9 +209,7 @@ void describe('TLS model', () => {
       '        ssl_verify_client optional;',
       '        ssl_verify_depth 1;',
     ]);
-    assert.deepEqual(tlsServerLines(tls, '_', '/w'), [
-      '        ssl_certificate_by_lua_block { require("portico.certificate").call() }',
-    ]);
+    assert.deepEqual(tlsServerLines(tls, '_', '/w'), ['        ssl_certificate_by_lua_block { require("portico.certificate").call() }']);
     assert.equal(clientCertHeaders(tls, 'x.w.test'), 'verify', 'client auth: ssl-client-* headers in that server only');
     assert.equal(clientCertHeaders(tls, '_'), undefined);
     const loc = (name: string) => ({ match: 'prefix' as const, path: '/', target: { kind: 'upstream' as const, upstream: 'u', ingress: { kind: 'Ingress', namespace: 'default', name } } });
@@ -194,7 +246,10 @@ void describe('TLS annotations (the annotation table is their one reader)', () =
   void it('reads auth-tls-* with defaults, and refuses an error page that could break out of nginx.conf', () => {
     assert.deepEqual(read({ [`${P}/auth-tls-secret`]: 'ns/ca' }).settings.authTls, { secret: 'ns/ca', verify: 'on', depth: 1, errorPage: undefined, passCertificate: false });
     const r = read({ [`${P}/auth-tls-secret`]: 'ns/ca', [`${P}/auth-tls-verify-depth`]: '0', [`${P}/auth-tls-error-page`]: 'https://x/"; return 200;' });
-    assert.deepEqual(r.errors.map((e) => e.annotation), [`${P}/auth-tls-error-page`, `${P}/auth-tls-verify-depth`]);
+    assert.deepEqual(
+      r.errors.map((e) => e.annotation),
+      [`${P}/auth-tls-error-page`, `${P}/auth-tls-verify-depth`],
+    );
     assert.equal(read({ 'other.io/auth-tls-secret': 'ca' }).settings.authTls, undefined, 'only the configured prefix is read');
     assert.equal(read({ [`${P}/auth-tls-verify-client`]: 'optional' }).settings.authTls, undefined, 'nothing without auth-tls-secret');
   });
@@ -203,7 +258,10 @@ void describe('TLS annotations (the annotation table is their one reader)', () =
     assert.equal(ok.settings.authTls?.matchCn, 'CN=(a|b)$');
     assert.deepEqual(ok.errors, []);
     const slow = read({ [`${P}/auth-tls-secret`]: 'ca', [`${P}/auth-tls-match-cn`]: 'CN=(a+)+$' });
-    assert.deepEqual(slow.errors.map((e) => e.annotation), [`${P}/auth-tls-match-cn`]);
+    assert.deepEqual(
+      slow.errors.map((e) => e.annotation),
+      [`${P}/auth-tls-match-cn`],
+    );
     assert.equal(matchCnRefusal('CN=x"; return 200; #'), '"CN=x\\"; return 200; #" is not a pattern (printable ASCII without spaces or quotes, 1 to 256 characters)');
     assert.match(matchCnRefusal('O=x') ?? '', /does not name CN=/);
   });

@@ -24,33 +24,73 @@ const ID = 'f83b8024'; // limit id of ns/ing: first 8 hex of sha256("ns/ing")
 const target = (settings: LocationSettings) => ({ kind: 'upstream' as const, upstream: 'ns_svc_80', ingress: REF, settings });
 const parse = (a: Record<string, string>) => parseAnnotations(Object.fromEntries(Object.entries(a).map(([k, v]) => [`${P}/${k}`, v])), OPTS);
 
-interface Row { a: Record<string, string>; traffic: TrafficSettings; lines: (id: string) => string[] }
+interface Row {
+  a: Record<string, string>;
+  traffic: TrafficSettings;
+  lines: (id: string) => string[];
+}
 
-const cors = (t: TrafficSettings): string => { const c = resolveCors(t.cors); return c ? corsId(c) : ''; };
+const cors = (t: TrafficSettings): string => {
+  const c = resolveCors(t.cors);
+  return c ? corsId(c) : '';
+};
 
 const ROWS: Row[] = [
-  { a: { 'limit-rps': '10' }, traffic: { limit: { rps: 10 } }, lines: () => [`${I}set $portico_limit_id ${ID};`, `${I}set $portico_limit_skip 0;`, `${I}limit_req zone=portico_rps_10 burst=50 nodelay;`] },
-  { a: { 'limit-rpm': '60', 'limit-burst-multiplier': '2', 'limit-connections': '4' }, traffic: { limit: { rpm: 60, burstMultiplier: 2, connections: 4 } },
-    lines: () => [`${I}set $portico_limit_id ${ID};`, `${I}set $portico_limit_skip 0;`, `${I}limit_req zone=portico_rpm_60 burst=120 nodelay;`, `${I}limit_conn portico_conn 4;`] },
-  { a: { 'limit-rps': '1', 'limit-whitelist': '10.0.0.0/8, 192.0.2.1' }, traffic: { limit: { rps: 1, whitelist: ['10.0.0.0/8', '192.0.2.1'] } },
-    lines: () => [`${I}set $portico_limit_id ${ID};`, `${I}set $portico_limit_skip $portico_limit_wl_c4631f4e1099;`, `${I}limit_req zone=portico_rps_1 burst=5 nodelay;`] },
+  {
+    a: { 'limit-rps': '10' },
+    traffic: { limit: { rps: 10 } },
+    lines: () => [`${I}set $portico_limit_id ${ID};`, `${I}set $portico_limit_skip 0;`, `${I}limit_req zone=portico_rps_10 burst=50 nodelay;`],
+  },
+  {
+    a: { 'limit-rpm': '60', 'limit-burst-multiplier': '2', 'limit-connections': '4' },
+    traffic: { limit: { rpm: 60, burstMultiplier: 2, connections: 4 } },
+    lines: () => [`${I}set $portico_limit_id ${ID};`, `${I}set $portico_limit_skip 0;`, `${I}limit_req zone=portico_rpm_60 burst=120 nodelay;`, `${I}limit_conn portico_conn 4;`],
+  },
+  {
+    a: { 'limit-rps': '1', 'limit-whitelist': '10.0.0.0/8, 192.0.2.1' },
+    traffic: { limit: { rps: 1, whitelist: ['10.0.0.0/8', '192.0.2.1'] } },
+    lines: () => [`${I}set $portico_limit_id ${ID};`, `${I}set $portico_limit_skip $portico_limit_wl_c4631f4e1099;`, `${I}limit_req zone=portico_rps_1 burst=5 nodelay;`],
+  },
   { a: { 'limit-allowlist': '::1' }, traffic: { limit: { whitelist: ['::1'] } }, lines: () => [] },
   { a: { 'limit-rate': '100', 'limit-rate-after': '1024' }, traffic: { limit: { rate: 100, rateAfter: 1024 } }, lines: () => [`${I}limit_rate 100k;`, `${I}limit_rate_after 1024k;`] },
   { a: { 'limit-rps': '0' }, traffic: { limit: { rps: 0 } }, lines: () => [] },
-  { a: { 'enable-cors': 'true' }, traffic: { cors: { enabled: true } }, lines: (id) => [
-    `${I}if ($portico_cors_pre_${id}) {`,
-    `${I}    add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
-    `${I}    add_header Access-Control-Allow-Credentials "true" always;`,
-    `${I}    add_header Access-Control-Allow-Methods "GET, PUT, POST, DELETE, PATCH, OPTIONS" always;`,
-    `${I}    add_header Access-Control-Allow-Headers "DNT, Keep-Alive, User-Agent, X-Requested-With, If-Modified-Since, Cache-Control, Content-Type, Range, Authorization" always;`,
-    `${I}    add_header Access-Control-Max-Age 1728000 always;`,
-    `${I}    return 204;`,
-    `${I}}`,
-    `${I}add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
-    `${I}add_header Access-Control-Allow-Credentials $portico_cors_cred_${id} always;`,
-  ] },
-  { a: { 'enable-cors': 'true', 'cors-allow-origin': 'https://A.test, https://*.b.test:8443', 'cors-allow-methods': 'get, post', 'cors-allow-headers': 'X-A', 'cors-allow-credentials': 'false', 'cors-expose-headers': 'X-B, X-C', 'cors-max-age': '60' },
-    traffic: { cors: { enabled: true, allowOrigin: ['https://a.test', 'https://*.b.test:8443'], allowMethods: ['GET', 'POST'], allowHeaders: ['X-A'], allowCredentials: false, exposeHeaders: ['X-B', 'X-C'], maxAge: 60 } },
+  {
+    a: { 'enable-cors': 'true' },
+    traffic: { cors: { enabled: true } },
+    lines: (id) => [
+      `${I}if ($portico_cors_pre_${id}) {`,
+      `${I}    add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
+      `${I}    add_header Access-Control-Allow-Credentials "true" always;`,
+      `${I}    add_header Access-Control-Allow-Methods "GET, PUT, POST, DELETE, PATCH, OPTIONS" always;`,
+      `${I}    add_header Access-Control-Allow-Headers "DNT, Keep-Alive, User-Agent, X-Requested-With, If-Modified-Since, Cache-Control, Content-Type, Range, Authorization" always;`,
+      `${I}    add_header Access-Control-Max-Age 1728000 always;`,
+      `${I}    return 204;`,
+      `${I}}`,
+      `${I}add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
+      `${I}add_header Access-Control-Allow-Credentials $portico_cors_cred_${id} always;`,
+    ],
+  },
+  {
+    a: {
+      'enable-cors': 'true',
+      'cors-allow-origin': 'https://A.test, https://*.b.test:8443',
+      'cors-allow-methods': 'get, post',
+      'cors-allow-headers': 'X-A',
+      'cors-allow-credentials': 'false',
+      'cors-expose-headers': 'X-B, X-C',
+      'cors-max-age': '60',
+    },
+    traffic: {
+      cors: {
+        enabled: true,
+        allowOrigin: ['https://a.test', 'https://*.b.test:8443'],
+        allowMethods: ['GET', 'POST'],
+        allowHeaders: ['X-A'],
+        allowCredentials: false,
+        exposeHeaders: ['X-B', 'X-C'],
+        maxAge: 60,
+      },
+    },
     lines: (id) => [
       `${I}if ($portico_cors_pre_${id}) {`,
       `${I}    add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
@@ -63,13 +103,28 @@ const ROWS: Row[] = [
       `${I}add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
       `${I}add_header Access-Control-Expose-Headers $portico_cors_exp_${id} always;`,
       `${I}add_header Vary "Origin" always;`,
-    ] },
+    ],
+  },
   { a: { 'cors-allow-origin': 'https://a.test' }, traffic: { cors: { allowOrigin: ['https://a.test'] } }, lines: () => [] },
-  { a: { 'mirror-target': 'https://m.test/x$request_uri', 'mirror-request-body': 'false' }, traffic: { mirror: { target: 'https://m.test/x$request_uri', requestBody: false } },
-    lines: () => [`${I}mirror "${mirrorUri({ target: 'https://m.test/x$request_uri', requestBody: false })}";`, `${I}mirror_request_body off;`] },
+  {
+    a: { 'mirror-target': 'https://m.test/x$request_uri', 'mirror-request-body': 'false' },
+    traffic: { mirror: { target: 'https://m.test/x$request_uri', requestBody: false } },
+    lines: () => [`${I}mirror "${mirrorUri({ target: 'https://m.test/x$request_uri', requestBody: false })}";`, `${I}mirror_request_body off;`],
+  },
   { a: { 'enable-access-log': 'false', 'enable-rewrite-log': 'true' }, traffic: { accessLog: false, rewriteLog: true }, lines: () => [`${I}access_log off;`, `${I}rewrite_log on;`] },
-  { a: { canary: 'true', 'canary-by-header': 'X-Canary', 'canary-by-header-value': 'yes', 'canary-by-header-pattern': '(?i)^b.*', 'canary-by-cookie': 'c', 'canary-weight': '5', 'canary-weight-total': '10' },
-    traffic: { canary: { enabled: true, header: 'X-Canary', headerValue: 'yes', headerPattern: '(?i)^b.*', cookie: 'c', weight: 5, weightTotal: 10 } }, lines: () => [] },
+  {
+    a: {
+      canary: 'true',
+      'canary-by-header': 'X-Canary',
+      'canary-by-header-value': 'yes',
+      'canary-by-header-pattern': '(?i)^b.*',
+      'canary-by-cookie': 'c',
+      'canary-weight': '5',
+      'canary-weight-total': '10',
+    },
+    traffic: { canary: { enabled: true, header: 'X-Canary', headerValue: 'yes', headerPattern: '(?i)^b.*', cookie: 'c', weight: 5, weightTotal: 10 } },
+    lines: () => [],
+  },
 ];
 
 for (const row of ROWS) {
@@ -106,10 +161,23 @@ for (const [a, why] of REFUSED) {
   });
 }
 
-const MODEL_OPTS: ModelOptions = { controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false, defaultBackendService: undefined, loadBalance: 'round_robin' };
+const MODEL_OPTS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
+};
 
 function model(ingresses: Snapshot['ingresses']) {
-  const snap: Snapshot = { ingresses, ingressClasses: [ingressClass('portico')], services: [service('main'), service('alt')], endpointSlices: [slice('main', 8080, ['10.0.0.1']), slice('alt', 8080, ['10.0.0.2'])], secrets: [], configMaps: [] };
+  const snap: Snapshot = {
+    ingresses,
+    ingressClasses: [ingressClass('portico')],
+    services: [service('main'), service('alt')],
+    endpointSlices: [slice('main', 8080, ['10.0.0.1']), slice('alt', 8080, ['10.0.0.2'])],
+    secrets: [],
+    configMaps: [],
+  };
   const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: false, strictPaths: true, ours: classSelector(snap.ingressClasses, MODEL_OPTS) });
   return buildModel(sel.snapshot, MODEL_OPTS, sel.input);
 }
@@ -120,9 +188,20 @@ void test('canary: attached to the main path by route key, not a path conflict; 
     ingress('main', { host: 'a.test', className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'main' }], created: '2026-01-02T00:00:00Z' }),
     ingress('other', { host: 'b.test', className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'main' }] }),
     // Older than main: the canary must still not take the path over.
-    ingress('can', { host: 'a.test', className: 'portico', annotations: an({ canary: 'true', 'canary-weight': '20' }), paths: [{ path: '/', type: 'Prefix', service: 'alt' }, { path: '/own', type: 'Prefix', service: 'alt' }] }),
+    ingress('can', {
+      host: 'a.test',
+      className: 'portico',
+      annotations: an({ canary: 'true', 'canary-weight': '20' }),
+      paths: [
+        { path: '/', type: 'Prefix', service: 'alt' },
+        { path: '/own', type: 'Prefix', service: 'alt' },
+      ],
+    }),
   ]);
-  assert.deepEqual(m.problems.map((p) => [p.object.name, p.field, p.severity]), [['can', 'spec.rules[0].http.paths[1].path', 'dropped']]);
+  assert.deepEqual(
+    m.problems.map((p) => [p.object.name, p.field, p.severity]),
+    [['can', 'spec.rules[0].http.paths[1].path', 'dropped']],
+  );
   const a = m.servers.find((s) => s.host === 'a.test')!;
   const b = m.servers.find((s) => s.host === 'b.test')!;
   const ta = a.locations.map((l) => l.target);
@@ -145,7 +224,11 @@ void test('canary: weight above the total is a problem; canary-* without canary:
 
 void test('http level: one limit_req zone per distinct rate, sized by its Ingresses; whitelist geo; CORS maps; referers', () => {
   const mk = (name: string, traffic: TrafficSettings) => ({ match: 'prefix' as const, path: '/', target: { ...target({ traffic }), ingress: { ...REF, name } } });
-  const locs = [...Array.from({ length: 3 }, (_, i) => mk(`r${i}`, { limit: { rps: 10 } })), mk('w', { limit: { rpm: 6, connections: 2, whitelist: ['127.0.0.1'] } }), mk('c', { cors: { enabled: true, allowOrigin: ['https://*.a.test', 'https://b.test'] } })];
+  const locs = [
+    ...Array.from({ length: 3 }, (_, i) => mk(`r${i}`, { limit: { rps: 10 } })),
+    mk('w', { limit: { rpm: 6, connections: 2, whitelist: ['127.0.0.1'] } }),
+    mk('c', { cors: { enabled: true, allowOrigin: ['https://*.a.test', 'https://b.test'] } }),
+  ];
   const m = { servers: [{ host: 'x.test', locations: locs }], upstreams: [], ingresses: [], problems: [], tls: undefined as never };
   const g = parseConfigMap({ 'limit-req-status-code': '429', 'block-referers': 'bad.test, ~*spam' }).settings;
   const id = corsId(resolveCors({ enabled: true, allowOrigin: ['https://*.a.test', 'https://b.test'] })!);
@@ -177,5 +260,8 @@ void test('http level: one limit_req zone per distinct rate, sized by its Ingres
 void test('ConfigMap: limit status codes (400-599) and block-referers', () => {
   assert.deepEqual([GLOBAL_DEFAULTS.limitReqStatusCode, GLOBAL_DEFAULTS.limitConnStatusCode], [503, 503]);
   const r = parseConfigMap({ 'limit-conn-status-code': '200', 'block-referers': 'a"b' });
-  assert.deepEqual(r.errors.map((e) => e.key), ['block-referers', 'limit-conn-status-code']);
+  assert.deepEqual(
+    r.errors.map((e) => e.key),
+    ['block-referers', 'limit-conn-status-code'],
+  );
 });

@@ -10,7 +10,10 @@ test('Sensitive values anywhere (object, array, Map, frozen) cross a structured 
   const value = Object.freeze({
     plain,
     tls: Object.freeze({ certificates: Object.freeze([Object.freeze({ id: 'c1', pem: new Sensitive('KEY-1') })]) }),
-    byName: new Map<string, unknown>([['auth', { users: new Sensitive('alice:hash') }], ['none', { n: 1 }]]),
+    byName: new Map<string, unknown>([
+      ['auth', { users: new Sensitive('alice:hash') }],
+      ['none', { n: 1 }],
+    ]),
   });
   const packed = pack(value) as typeof value;
   assert.equal(packed.plain, plain, 'a subtree without Sensitive values is not copied');

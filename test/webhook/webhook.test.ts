@@ -24,8 +24,11 @@ import { makeCert, type Pem } from '../support/certs.js';
 import { tmpdir } from 'node:os';
 
 const OPTS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller', ingressClass: 'portico', watchIngressWithoutClass: false,
-  defaultBackendService: undefined, loadBalance: 'round_robin',
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
 };
 const STORE_SIZE = 1000;
 
@@ -45,13 +48,42 @@ function hookSideEffects(): { calls: string[]; restore: () => void } {
     }
   };
   wrap(childProcess, 'child_process', ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']);
-  const writes = ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync', 'createWriteStream', 'mkdir', 'mkdirSync', 'mkdtemp',
-    'mkdtempSync', 'rename', 'renameSync', 'copyFile', 'copyFileSync', 'symlink', 'symlinkSync', 'truncate', 'truncateSync', 'rm', 'rmSync',
-    'unlink', 'unlinkSync', 'cp', 'cpSync'];
+  const writes = [
+    'writeFile',
+    'writeFileSync',
+    'appendFile',
+    'appendFileSync',
+    'createWriteStream',
+    'mkdir',
+    'mkdirSync',
+    'mkdtemp',
+    'mkdtempSync',
+    'rename',
+    'renameSync',
+    'copyFile',
+    'copyFileSync',
+    'symlink',
+    'symlinkSync',
+    'truncate',
+    'truncateSync',
+    'rm',
+    'rmSync',
+    'unlink',
+    'unlinkSync',
+    'cp',
+    'cpSync',
+  ];
   wrap(fs, 'fs', writes);
-  wrap(fs.promises, 'fs.promises', writes.filter((n) => !n.endsWith('Sync') && n !== 'createWriteStream'));
+  wrap(
+    fs.promises,
+    'fs.promises',
+    writes.filter((n) => !n.endsWith('Sync') && n !== 'createWriteStream'),
+  );
   // open with any flag but read-only is a write too.
-  for (const [obj, prefix] of [[fs, 'fs'], [fs.promises, 'fs.promises']] as const) {
+  for (const [obj, prefix] of [
+    [fs, 'fs'],
+    [fs.promises, 'fs.promises'],
+  ] as const) {
     const target = obj as unknown as Record<string, unknown>;
     for (const name of ['open', 'openSync']) {
       const orig = target[name];
@@ -65,26 +97,45 @@ function hookSideEffects(): { calls: string[]; restore: () => void } {
     }
   }
   syncBuiltinESMExports();
-  return { calls, restore: () => { for (const [obj, name, orig] of saved) obj[name] = orig; syncBuiltinESMExports(); } };
-}
-
-/** PIDs of this process's children, from /proc. */
-function children(): string[] {
-  return readdirSync(`/proc/${process.pid}/task`).flatMap((t) => readFileSync(`/proc/${process.pid}/task/${t}/children`, 'utf8').split(/\s+/).filter(Boolean)).sort();
-}
-
-function review(operation: string, object: unknown, uid = `uid-${Math.random()}`) {
   return {
-    apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
-    request: {
-      uid, kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
-      resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
-      operation, namespace: 'default', name: (object as Ingress).metadata?.name, object, userInfo: { username: 'test' }, dryRun: false,
+    calls,
+    restore: () => {
+      for (const [obj, name, orig] of saved) obj[name] = orig;
+      syncBuiltinESMExports();
     },
   };
 }
 
-interface Answer { status: number; body: string; json: () => { response: { uid: string; allowed: boolean; status?: { code: number; message: string }; warnings?: string[] } } }
+/** PIDs of this process's children, from /proc. */
+function children(): string[] {
+  return readdirSync(`/proc/${process.pid}/task`)
+    .flatMap((t) => readFileSync(`/proc/${process.pid}/task/${t}/children`, 'utf8').split(/\s+/).filter(Boolean))
+    .sort();
+}
+
+function review(operation: string, object: unknown, uid = `uid-${Math.random()}`) {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+      resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
+      operation,
+      namespace: 'default',
+      name: (object as Ingress).metadata?.name,
+      object,
+      userInfo: { username: 'test' },
+      dryRun: false,
+    },
+  };
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  json: () => { response: { uid: string; allowed: boolean; status?: { code: number; message: string }; warnings?: string[] } };
+}
 
 describe('validating admission webhook', () => {
   let cert: Pem;
@@ -94,22 +145,33 @@ describe('validating admission webhook', () => {
   let childrenBefore: string[];
   const store = new Store<Snapshot>();
   const logged: string[] = [];
-  const log = createLogger('debug', new Writable({ write(chunk: Buffer, _e, cb) { logged.push(chunk.toString('utf8')); cb(); } }));
+  const log = createLogger(
+    'debug',
+    new Writable({
+      write(chunk: Buffer, _e, cb) {
+        logged.push(chunk.toString('utf8'));
+        cb();
+      },
+    }),
+  );
 
-  const post = (body: unknown, method = 'POST'): Promise<Answer> => new Promise((resolve, reject) => {
-    const text = typeof body === 'string' ? body : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port: hook.port, path: '/networking/v1/ingresses', method, ca: cert.cert, servername: 'localhost', agent: false,
-      headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const b = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: b, json: () => JSON.parse(b) as ReturnType<Answer['json']> });
-      });
+  const post = (body: unknown, method = 'POST'): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      const req = request(
+        { host: '127.0.0.1', port: hook.port, path: '/networking/v1/ingresses', method, ca: cert.cert, servername: 'localhost', agent: false, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const b = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, body: b, json: () => JSON.parse(b) as ReturnType<Answer['json']> });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(method === 'POST' ? text : undefined);
     });
-    req.on('error', reject);
-    req.end(method === 'POST' ? text : undefined);
-  });
 
   before(async () => {
     certDir = mkdtempSync(join(tmpdir(), 'portico-webhook-'));
@@ -120,10 +182,29 @@ describe('validating admission webhook', () => {
     store.upsert('IngressClass', ingressClass('other', 'example.com/other'));
     for (let i = 0; i < STORE_SIZE; i++) {
       store.upsert('Service', service(`svc-${i}`));
-      store.upsert('Ingress', ingress(`app-${i}`, { className: 'portico', host: `app-${i}.example.com`, paths: [{ path: '/', type: 'Prefix', service: `svc-${i}` }, { path: `/api/v${i % 7}`, type: 'Exact', service: `svc-${i}` }] }));
+      store.upsert(
+        'Ingress',
+        ingress(`app-${i}`, {
+          className: 'portico',
+          host: `app-${i}.example.com`,
+          paths: [
+            { path: '/', type: 'Prefix', service: `svc-${i}` },
+            { path: `/api/v${i % 7}`, type: 'Exact', service: `svc-${i}` },
+          ],
+        }),
+      );
     }
     store.upsert('Service', service('web'));
-    hook = await startWebhook({ host: '127.0.0.1', port: 0, certFile: join(certDir, 'tls.crt'), keyFile: join(certDir, 'tls.key'), snapshot: () => store.snapshot(), checker: admissionChecker(parseFlags(['--manifests', certDir], {}), log), log, reloadIntervalMs: 0 });
+    hook = await startWebhook({
+      host: '127.0.0.1',
+      port: 0,
+      certFile: join(certDir, 'tls.crt'),
+      keyFile: join(certDir, 'tls.key'),
+      snapshot: () => store.snapshot(),
+      checker: admissionChecker(parseFlags(['--manifests', certDir], {}), log),
+      log,
+      reloadIntervalMs: 0,
+    });
     childrenBefore = children();
     hooks = hookSideEffects();
   });
@@ -148,7 +229,17 @@ describe('validating admission webhook', () => {
     assert.equal(res.status?.code, 400);
     // The same Ingress in a store: the warning the controller logs (and turns into an Event) has the same text.
     const lines: string[] = [];
-    const reporter = new ProblemReporter(createLogger('warn', new Writable({ write(c: Buffer, _e, cb) { lines.push(c.toString('utf8')); cb(); } })));
+    const reporter = new ProblemReporter(
+      createLogger(
+        'warn',
+        new Writable({
+          write(c: Buffer, _e, cb) {
+            lines.push(c.toString('utf8'));
+            cb();
+          },
+        }),
+      ),
+    );
     reporter.report(buildModel({ ...store.snapshot(), ingresses: [bad] }, OPTS).problems);
     const msg = (JSON.parse(lines[0]!) as { msg: string }).msg;
     assert.equal(res.status?.message, msg);
@@ -156,12 +247,23 @@ describe('validating admission webhook', () => {
   });
 
   test('an invalid annotation value is refused, naming the annotation (the same annotation stage a sync runs)', async () => {
-    const bad = ingress('bad-annotation', { className: 'portico', host: 'ann.example.com', annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '1m; include /etc/passwd' }, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    const bad = ingress('bad-annotation', {
+      className: 'portico',
+      host: 'ann.example.com',
+      annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '1m; include /etc/passwd' },
+      paths: [{ path: '/', type: 'Prefix', service: 'web' }],
+    });
     const res = (await post(review('CREATE', bad))).json().response;
     assert.equal(res.allowed, false);
     assert.match(res.status?.message ?? '', /nginx\.ingress\.kubernetes\.io\/proxy-body-size/);
     // --snippet-mode=safe (the default) takes an allowlisted snippet and refuses the rest, naming the directive and its line.
-    const snippet = (text: string) => ingress('snippet', { className: 'portico', host: 'snip.example.com', annotations: { 'nginx.ingress.kubernetes.io/configuration-snippet': text }, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    const snippet = (text: string) =>
+      ingress('snippet', {
+        className: 'portico',
+        host: 'snip.example.com',
+        annotations: { 'nginx.ingress.kubernetes.io/configuration-snippet': text },
+        paths: [{ path: '/', type: 'Prefix', service: 'web' }],
+      });
     const refused = (await post(review('CREATE', snippet('proxy_pass http://127.0.0.1:10246/;')))).json().response;
     assert.equal(refused.allowed, false);
     assert.match(refused.status?.message ?? '', /directive proxy_pass at line 1/);
@@ -174,7 +276,12 @@ describe('validating admission webhook', () => {
     const res = (await post(review('CREATE', path))).json().response;
     assert.equal(res.allowed, false);
     assert.equal(res.status?.message, `Ingress default/nested spec.rules[0].http.paths[0].path: "/x/(a+)+$" is refused: ${regexSafety('/x/(a+)+$') ?? ''}`);
-    const canary = ingress('pattern', { className: 'portico', host: 'app-3.example.com', annotations: { [`${A}/canary`]: 'true', [`${A}/canary-by-header`]: 'x', [`${A}/canary-by-header-pattern`]: '(x+x+)+y' }, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    const canary = ingress('pattern', {
+      className: 'portico',
+      host: 'app-3.example.com',
+      annotations: { [`${A}/canary`]: 'true', [`${A}/canary-by-header`]: 'x', [`${A}/canary-by-header-pattern`]: '(x+x+)+y' },
+      paths: [{ path: '/', type: 'Prefix', service: 'web' }],
+    });
     const refused = (await post(review('CREATE', canary))).json().response;
     assert.equal(refused.allowed, false);
     assert.match(refused.status?.message ?? '', /canary-by-header-pattern.*nested quantifier in "\(x\+x\+\)\+"/);
@@ -228,7 +335,10 @@ describe('validating admission webhook', () => {
   test('answering started no process and wrote no file', async () => {
     assert.deepEqual(hooks.calls, []);
     assert.deepEqual(children(), childrenBefore);
-    assert.ok(logged.some((l) => l.includes('admission refused')), 'refusals are logged');
+    assert.ok(
+      logged.some((l) => l.includes('admission refused')),
+      'refusals are logged',
+    );
     // The hooks see writes through named ESM imports too, so an empty list means something.
     writeFileSync(join(certDir, 'probe-sync'), 'x');
     await writeFile(join(certDir, 'probe-async'), 'x');

@@ -44,18 +44,11 @@ export interface Listener {
   readonly port: number;
   readonly protocol: string;
   readonly tls?: { readonly mode?: 'Terminate' | 'Passthrough'; readonly certificateRefs?: readonly SecretObjectReference[] };
-  readonly allowedRoutes?: {
-    readonly namespaces?: { readonly from?: 'All' | 'Same' | 'Selector'; readonly selector?: LabelSelector };
-    readonly kinds?: readonly RouteGroupKind[];
-  };
+  readonly allowedRoutes?: { readonly namespaces?: { readonly from?: 'All' | 'Same' | 'Selector'; readonly selector?: LabelSelector }; readonly kinds?: readonly RouteGroupKind[] };
 }
 
 export interface Gateway extends Meta {
-  readonly spec?: {
-    readonly gatewayClassName?: string;
-    readonly listeners?: readonly Listener[];
-    readonly addresses?: readonly { readonly type?: string; readonly value: string }[];
-  };
+  readonly spec?: { readonly gatewayClassName?: string; readonly listeners?: readonly Listener[]; readonly addresses?: readonly { readonly type?: string; readonly value: string }[] };
   readonly status?: unknown;
 }
 
@@ -68,7 +61,10 @@ export interface ParentReference {
   readonly port?: number;
 }
 
-export interface HTTPHeader { readonly name: string; readonly value: string }
+export interface HTTPHeader {
+  readonly name: string;
+  readonly value: string;
+}
 
 export interface HTTPRouteMatch {
   readonly path?: { readonly type?: 'Exact' | 'PathPrefix' | 'RegularExpression'; readonly value?: string };
@@ -101,10 +97,7 @@ export interface HTTPRouteFilter {
   readonly type: string;
   readonly requestHeaderModifier?: HTTPHeaderFilter;
   readonly responseHeaderModifier?: HTTPHeaderFilter;
-  readonly requestRedirect?: {
-    readonly scheme?: string; readonly hostname?: string; readonly path?: HTTPPathModifier;
-    readonly port?: number; readonly statusCode?: number;
-  };
+  readonly requestRedirect?: { readonly scheme?: string; readonly hostname?: string; readonly path?: HTTPPathModifier; readonly port?: number; readonly statusCode?: number };
   readonly urlRewrite?: { readonly hostname?: string; readonly path?: HTTPPathModifier };
   readonly requestMirror?: { readonly backendRef: BackendObjectReference };
   readonly extensionRef?: unknown;
@@ -124,11 +117,7 @@ export interface HTTPRouteRule {
 }
 
 export interface HTTPRoute extends Meta {
-  readonly spec?: {
-    readonly parentRefs?: readonly ParentReference[];
-    readonly hostnames?: readonly string[];
-    readonly rules?: readonly HTTPRouteRule[];
-  };
+  readonly spec?: { readonly parentRefs?: readonly ParentReference[]; readonly hostnames?: readonly string[]; readonly rules?: readonly HTTPRouteRule[] };
   readonly status?: unknown;
 }
 

@@ -36,7 +36,11 @@ export function servedListeners(snapshot: Snapshot, controllerName: string): { s
   for (const g of ourGateways(snapshot, controllerName)) {
     const address = unsupportedAddress(g);
     if (address) {
-      refused.push({ gateway: refOf('Gateway', g), field: `spec.addresses[${address.index}].type`, reason: `UnsupportedAddress: type ${address.type} is not supported (IPAddress, Hostname); the Gateway is not served` });
+      refused.push({
+        gateway: refOf('Gateway', g),
+        field: `spec.addresses[${address.index}].type`,
+        reason: `UnsupportedAddress: type ${address.type} is not supported (IPAddress, Hostname); the Gateway is not served`,
+      });
       continue;
     }
     for (const j of judgeListeners(g, refOf('Gateway', g), snapshot)) {
@@ -114,7 +118,7 @@ export function attach(route: HTTPRoute, listeners: readonly ServedListener[]): 
     }
   }
   if (hosts.size > 0) return { hosts: [...hosts].sort(), via };
-  if (!named) return { reason: 'NoMatchingParent: no parentRef names a served listener of a Gateway of Portico\'s GatewayClass' };
+  if (!named) return { reason: "NoMatchingParent: no parentRef names a served listener of a Gateway of Portico's GatewayClass" };
   if (!allowed) return { reason: 'NotAllowedByListeners: the listeners named do not allow routes from this namespace' };
-  return { reason: 'NoMatchingListenerHostname: no hostname of the route intersects the listeners\' hostnames' };
+  return { reason: "NoMatchingListenerHostname: no hostname of the route intersects the listeners' hostnames" };
 }

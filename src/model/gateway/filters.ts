@@ -16,7 +16,8 @@ function headerEdits(h: HTTPHeaderFilter, field: string): HeaderEdits | Refusal 
     const out: { name: string; value: string }[] = [];
     for (const [i, x] of (list ?? []).entries()) {
       if (!TOKEN.test(x.name) || FRAMING.has(x.name.toLowerCase())) return { field: `${field}.${kind}[${i}].name`, reason: `${JSON.stringify(clip(x.name))} is not a header name a filter may set` };
-      if (!/^[\t\x20-\x7e]{0,4096}$/.test(x.value)) return { field: `${field}.${kind}[${i}].value`, reason: `${JSON.stringify(clip(x.value))} is not a header value Portico takes: printable ASCII, at most 4096` };
+      if (!/^[\t\x20-\x7e]{0,4096}$/.test(x.value))
+        return { field: `${field}.${kind}[${i}].value`, reason: `${JSON.stringify(clip(x.value))} is not a header value Portico takes: printable ASCII, at most 4096` };
       out.push({ name: x.name, value: x.value });
     }
     return out;
@@ -79,7 +80,13 @@ function redirectOf(f: HTTPRouteFilter, w: string, prefixMatch: boolean): Redire
   if (statusCode !== 301 && statusCode !== 302) return { field: `${w}.statusCode`, reason: `${String(statusCode)} is not 301 or 302` };
   const path = r.path ? pathEdit(r.path, `${w}.path`, prefixMatch) : undefined;
   if (path && 'field' in path) return path;
-  return { ...(r.scheme === 'http' || r.scheme === 'https' ? { scheme: r.scheme } : {}), ...(r.hostname ? { hostname: r.hostname.toLowerCase() } : {}), ...(r.port ? { port: r.port } : {}), statusCode, ...(path ? { path } : {}) };
+  return {
+    ...(r.scheme === 'http' || r.scheme === 'https' ? { scheme: r.scheme } : {}),
+    ...(r.hostname ? { hostname: r.hostname.toLowerCase() } : {}),
+    ...(r.port ? { port: r.port } : {}),
+    statusCode,
+    ...(path ? { path } : {}),
+  };
 }
 
 function rewriteOf(f: HTTPRouteFilter, w: string, prefixMatch: boolean): Rewrite | Refusal {
@@ -108,10 +115,14 @@ function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: bo
   }
   if (f.type === 'RequestMirror') {
     const m = (f.requestMirror ?? {}) as Record<string, unknown>;
-    if (m.percent !== undefined || m.fraction !== undefined) return { field: `${at}.requestMirror`, reason: 'percent and fraction (experimental channel) are not supported: mirroring every request would copy more than asked' };
+    if (m.percent !== undefined || m.fraction !== undefined)
+      return { field: `${at}.requestMirror`, reason: 'percent and fraction (experimental channel) are not supported: mirroring every request would copy more than asked' };
     return out.mirror ? { field: at, reason: 'Portico mirrors to one backend per rule' } : { ...out, mirror: { field: `${at}.requestMirror.backendRef`, filter: f } };
   }
-  return { field: `${at}.type`, reason: `${JSON.stringify(clip(f.type))} is not a filter Portico supports (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror)` };
+  return {
+    field: `${at}.type`,
+    reason: `${JSON.stringify(clip(f.type))} is not a filter Portico supports (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror)`,
+  };
 }
 
 /**

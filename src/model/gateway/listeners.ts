@@ -42,11 +42,20 @@ export function selects(sel: LabelSelector, labels: Readonly<Record<string, stri
     const has = Object.hasOwn(labels, e.key);
     const inValues = has && (e.values ?? []).includes(labels[e.key] ?? '');
     switch (e.operator) {
-      case 'In': if (!inValues) return false; break;
-      case 'NotIn': if (inValues) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: throw new Error(`unknown operator ${JSON.stringify(e.operator)} (In, NotIn, Exists, DoesNotExist)`);
+      case 'In':
+        if (!inValues) return false;
+        break;
+      case 'NotIn':
+        if (inValues) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        throw new Error(`unknown operator ${JSON.stringify(e.operator)} (In, NotIn, Exists, DoesNotExist)`);
     }
   }
   return true;
@@ -99,7 +108,8 @@ function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[
   for (const [j, ref] of refs.entries()) {
     const where = `tls.certificateRefs[${j}]`;
     const group = ref.group ?? '';
-    if ((group !== '' && group !== 'core') || (ref.kind ?? 'Secret') !== 'Secret') return [false, 'InvalidCertificateRef', `${where}: ${group !== '' ? `${group}/` : ''}${ref.kind ?? 'Secret'} is not a Secret`];
+    if ((group !== '' && group !== 'core') || (ref.kind ?? 'Secret') !== 'Secret')
+      return [false, 'InvalidCertificateRef', `${where}: ${group !== '' ? `${group}/` : ''}${ref.kind ?? 'Secret'} is not a Secret`];
     const ns = ref.namespace ?? gateway.namespace;
     if (ns !== gateway.namespace && !granted(grants, { namespace: gateway.namespace, kind: 'Gateway' }, ns, 'Secret', ref.name)) {
       return [false, 'RefNotPermitted', `${where}: no ReferenceGrant in namespace ${ns} lets Gateways of ${gateway.namespace} refer to Secret ${ref.name}`];
@@ -133,7 +143,11 @@ export function unsupportedAddress(g: Gateway): { readonly index: number; readon
 }
 
 /** Every listener of one Gateway, judged. */
-export function judgeListeners(g: Gateway, gateway: ObjectRef, snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[] }): JudgedListener[] {
+export function judgeListeners(
+  g: Gateway,
+  gateway: ObjectRef,
+  snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[] },
+): JudgedListener[] {
   const listeners = g.spec?.listeners ?? [];
   const conflicted = conflicts(listeners);
   return listeners.map((l, i): JudgedListener => {
@@ -141,9 +155,16 @@ export function judgeListeners(g: Gateway, gateway: ObjectRef, snap: { readonly 
     const warnings: [string, string][] = [];
     // Unset or empty: the protocol's route kinds (HTTPRoute for HTTP and HTTPS), as the specification says.
     const kinds = l.allowedRoutes?.kinds?.length ? l.allowedRoutes.kinds : undefined;
-    const supported = kinds === undefined ? [HTTPROUTE] : kinds.filter((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute').map(() => HTTPROUTE).slice(0, 1);
+    const supported =
+      kinds === undefined
+        ? [HTTPROUTE]
+        : kinds
+            .filter((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute')
+            .map(() => HTTPROUTE)
+            .slice(0, 1);
     const invalid = (kinds ?? []).map((k, j) => [k, j] as const).filter(([k]) => !((k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute'));
-    for (const [k, j] of invalid) warnings.push([`${field}.allowedRoutes.kinds[${j}]`, `InvalidRouteKinds: ${k.group ?? GATEWAY_GROUP}/${k.kind} is not supported (HTTPRoute only); no route of that kind attaches`]);
+    for (const [k, j] of invalid)
+      warnings.push([`${field}.allowedRoutes.kinds[${j}]`, `InvalidRouteKinds: ${k.group ?? GATEWAY_GROUP}/${k.kind} is not supported (HTTPRoute only); no route of that kind attaches`]);
     let accepted = acceptance(l);
     let selected: ReadonlySet<string> | undefined;
     if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
@@ -152,15 +173,28 @@ export function judgeListeners(g: Gateway, gateway: ObjectRef, snap: { readonly 
       else selected = s;
     }
     const certs = certificates(l, gateway, snap.secrets, snap.referenceGrants ?? []);
-    const resolvedRefs: Outcome = invalid.length > 0
-      ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map(([k]) => k.kind).join(', ')} not supported (HTTPRoute only)`] : certs;
+    const resolvedRefs: Outcome = invalid.length > 0 ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map(([k]) => k.kind).join(', ')} not supported (HTTPRoute only)`] : certs;
     const c = conflicted[i] as Outcome;
     // A listener without certificateRefs has nothing to serve; other certificate failures are served with the default certificate.
-    const refusal = !accepted[0] ? accepted[2] : c[0] ? `Conflicted: ${c[2]}; neither listener is served`
-      : l.protocol === 'HTTPS' && !l.tls?.certificateRefs?.length ? 'an HTTPS listener needs tls.certificateRefs' : undefined;
+    const refusal = !accepted[0]
+      ? accepted[2]
+      : c[0]
+        ? `Conflicted: ${c[2]}; neither listener is served`
+        : l.protocol === 'HTTPS' && !l.tls?.certificateRefs?.length
+          ? 'an HTTPS listener needs tls.certificateRefs'
+          : undefined;
     return {
-      gateway, listener: l, field, ...(selected ? { selected } : {}), routeKinds: supported.length > 0, supportedKinds: supported,
-      accepted, conflicted: c, resolvedRefs, ...(refusal !== undefined ? { refusal, refusalField: `${field}${refusedPart(accepted, c)}` } : {}), warnings,
+      gateway,
+      listener: l,
+      field,
+      ...(selected ? { selected } : {}),
+      routeKinds: supported.length > 0,
+      supportedKinds: supported,
+      accepted,
+      conflicted: c,
+      resolvedRefs,
+      ...(refusal !== undefined ? { refusal, refusalField: `${field}${refusedPart(accepted, c)}` } : {}),
+      warnings,
     };
   });
 }

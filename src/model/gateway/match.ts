@@ -35,7 +35,11 @@ function checkValue(value: string): string | undefined {
   return /^[\t\x20-\x7e]{0,4096}$/.test(value) ? undefined : `${JSON.stringify(clip(value))} is not a value Portico takes: printable ASCII, at most 4096 characters`;
 }
 
-function conditions(list: readonly { readonly type?: string; readonly name: string; readonly value: string }[], kind: 'headers' | 'queryParams', field: string): GatewayCondition[] | { field: string; reason: string } {
+function conditions(
+  list: readonly { readonly type?: string; readonly name: string; readonly value: string }[],
+  kind: 'headers' | 'queryParams',
+  field: string,
+): GatewayCondition[] | { field: string; reason: string } {
   const out: GatewayCondition[] = [];
   const seen = new Set<string>();
   for (const [i, c] of list.entries()) {
@@ -43,7 +47,8 @@ function conditions(list: readonly { readonly type?: string; readonly name: stri
     const type = c.type ?? 'Exact';
     if (type !== 'Exact' && type !== 'RegularExpression') return { field: `${at}.type`, reason: `${JSON.stringify(type)} is not Exact or RegularExpression` };
     const name = kind === 'headers' ? c.name.toLowerCase() : c.name;
-    if (!(kind === 'headers' ? HEADER_NAME : QUERY_NAME).test(c.name) || /[&=#]/.test(c.name)) return { field: `${at}.name`, reason: `${JSON.stringify(clip(c.name))} is not a ${kind === 'headers' ? 'header' : 'query parameter'} name Portico matches` };
+    if (!(kind === 'headers' ? HEADER_NAME : QUERY_NAME).test(c.name) || /[&=#]/.test(c.name))
+      return { field: `${at}.name`, reason: `${JSON.stringify(clip(c.name))} is not a ${kind === 'headers' ? 'header' : 'query parameter'} name Portico matches` };
     // The specification: a name repeated in one match takes the first entry, the others are ignored.
     if (seen.has(name)) continue;
     seen.add(name);
@@ -86,9 +91,11 @@ export function gatewayMatch(m: HTTPRouteMatch, field: string): GatewayMatch | {
  */
 export function comparePrecedence(a: GatewayMatch, b: GatewayMatch): number {
   const rank = (m: GatewayMatch): number => (m.path.type === 'Exact' ? 0 : m.path.type === 'RegularExpression' ? 1 : 2);
-  return rank(a) - rank(b)
-    || (a.path.type === b.path.type && a.path.type !== 'Exact' ? b.path.value.length - a.path.value.length : 0)
-    || (a.method !== undefined ? 0 : 1) - (b.method !== undefined ? 0 : 1)
-    || b.headers.length - a.headers.length
-    || b.query.length - a.query.length;
+  return (
+    rank(a) - rank(b) ||
+    (a.path.type === b.path.type && a.path.type !== 'Exact' ? b.path.value.length - a.path.value.length : 0) ||
+    (a.method !== undefined ? 0 : 1) - (b.method !== undefined ? 0 : 1) ||
+    b.headers.length - a.headers.length ||
+    b.query.length - a.query.length
+  );
 }

@@ -18,7 +18,10 @@ export interface GatewayMatch {
   readonly method?: string;
 }
 
-export interface GatewayHeader { readonly name: string; readonly value: string }
+export interface GatewayHeader {
+  readonly name: string;
+  readonly value: string;
+}
 
 /** RequestHeaderModifier / ResponseHeaderModifier: set replaces, add appends (comma-joined), remove drops. */
 export interface HeaderEdits {
@@ -50,13 +53,7 @@ export interface GatewayAction {
   readonly weighted?: true;
   readonly requestHeaders?: HeaderEdits;
   readonly responseHeaders?: HeaderEdits;
-  readonly redirect?: {
-    readonly scheme?: 'http' | 'https';
-    readonly hostname?: string;
-    readonly port?: number;
-    readonly statusCode: number;
-    readonly path?: PathEdit;
-  };
+  readonly redirect?: { readonly scheme?: 'http' | 'https'; readonly hostname?: string; readonly port?: number; readonly statusCode: number; readonly path?: PathEdit };
   readonly rewrite?: { readonly hostname?: string; readonly path?: PathEdit };
   /** RequestMirror: the upstream that gets a copy of each request (responses ignored). */
   readonly mirror?: string;
@@ -94,6 +91,15 @@ export function pathOnly(m: GatewayMatch): boolean {
 
 /** True when an action is one backend and nothing else: the location proxies to it without Lua. */
 export function plainAction(a: GatewayAction): boolean {
-  return a.weighted === undefined && a.backends.length === 1 && a.backends[0]?.upstream !== undefined && a.requestHeaders === undefined && a.responseHeaders === undefined
-    && a.redirect === undefined && a.rewrite === undefined && a.mirror === undefined && a.timeoutMs === undefined;
+  return (
+    a.weighted === undefined &&
+    a.backends.length === 1 &&
+    a.backends[0]?.upstream !== undefined &&
+    a.requestHeaders === undefined &&
+    a.responseHeaders === undefined &&
+    a.redirect === undefined &&
+    a.rewrite === undefined &&
+    a.mirror === undefined &&
+    a.timeoutMs === undefined
+  );
 }

@@ -17,7 +17,10 @@ export interface RouteParentStatus {
 }
 
 /** One entry of Gateway status.addresses. */
-export interface GatewayAddress { readonly type: 'IPAddress' | 'Hostname'; readonly value: string }
+export interface GatewayAddress {
+  readonly type: 'IPAddress' | 'Hostname';
+  readonly value: string;
+}
 
 /** Ingress status addresses (status/address.ts) as Gateway status.addresses: IPs as IPAddress, names as Hostname. */
 export function gatewayAddresses(list: readonly ({ readonly ip: string } | { readonly hostname: string })[] | undefined): GatewayAddress[] | undefined {
@@ -49,7 +52,11 @@ export interface DesiredGatewayStatus {
 }
 
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
-  type, status: ok ? 'True' : 'False', reason, message, ...(observedGeneration !== undefined ? { observedGeneration } : {}),
+  type,
+  status: ok ? 'True' : 'False',
+  reason,
+  message,
+  ...(observedGeneration !== undefined ? { observedGeneration } : {}),
 });
 
 const outcome = (type: string, o: Outcome, generation: number | undefined): Condition => cond(type, o[0], o[1], o[2], generation);
@@ -73,26 +80,33 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
       return allows(j, ns) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
     }).length;
     return {
-      name: j.listener.name, supportedKinds: j.supportedKinds, attachedRoutes,
-      conditions: [outcome('Accepted', j.accepted, generation), outcome('Programmed', unsupported ? [false, 'Invalid', 'the Gateway is not served (spec.addresses)'] : programmed(j), generation),
-        outcome('ResolvedRefs', j.resolvedRefs, generation), outcome('Conflicted', j.conflicted, generation)],
+      name: j.listener.name,
+      supportedKinds: j.supportedKinds,
+      attachedRoutes,
+      conditions: [
+        outcome('Accepted', j.accepted, generation),
+        outcome('Programmed', unsupported ? [false, 'Invalid', 'the Gateway is not served (spec.addresses)'] : programmed(j), generation),
+        outcome('ResolvedRefs', j.resolvedRefs, generation),
+        outcome('Conflicted', j.conflicted, generation),
+      ],
     };
   });
   const valid = judged.filter((j) => j.refusal === undefined).length;
   const requested = g.spec?.addresses ?? [];
   const missing = requested.find((a) => addresses !== undefined && !addresses.some((b) => b.value === a.value));
-  const accepted: Outcome = unsupported ? [false, 'UnsupportedAddress', `spec.addresses[${unsupported.index}]: type ${unsupported.type} is not supported (IPAddress, Hostname); the Gateway is not served`]
-    : valid === judged.length ? [true, 'Accepted', 'every listener is valid']
+  const accepted: Outcome = unsupported
+    ? [false, 'UnsupportedAddress', `spec.addresses[${unsupported.index}]: type ${unsupported.type} is not supported (IPAddress, Hostname); the Gateway is not served`]
+    : valid === judged.length
+      ? [true, 'Accepted', 'every listener is valid']
       : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
-  const prog: Outcome = !accepted[0] ? [false, 'Invalid', 'the Gateway is not accepted']
-    : missing ? [false, 'AddressNotAssigned', `spec.addresses: ${missing.value} is not an address of Portico (its addresses come from --publish-service or --publish-status-address)`]
-      : listeners.some((l) => l.conditions[1]?.status === 'True') ? [true, 'Programmed', 'nginx serves the Gateway\'s listeners']
+  const prog: Outcome = !accepted[0]
+    ? [false, 'Invalid', 'the Gateway is not accepted']
+    : missing
+      ? [false, 'AddressNotAssigned', `spec.addresses: ${missing.value} is not an address of Portico (its addresses come from --publish-service or --publish-status-address)`]
+      : listeners.some((l) => l.conditions[1]?.status === 'True')
+        ? [true, 'Programmed', "nginx serves the Gateway's listeners"]
         : [false, 'Invalid', 'no listener is programmed'];
-  return {
-    ...(addresses !== undefined ? { addresses } : {}),
-    conditions: [outcome('Accepted', accepted, generation), outcome('Programmed', prog, generation)],
-    listeners,
-  };
+  return { ...(addresses !== undefined ? { addresses } : {}), conditions: [outcome('Accepted', accepted, generation), outcome('Programmed', prog, generation)], listeners };
 }
 
 /** The four CRDs of the standard channel Portico reads, as `plural.group`. */
@@ -118,11 +132,11 @@ export function supportedVersion(bundle: ReadonlyMap<string, string | undefined>
 function accepted(route: HTTPRoute, p: ParentReference, listeners: readonly ServedListener[]): [boolean, string, string] {
   const ns = route.metadata?.namespace ?? 'default';
   const named = listeners.filter((s) => refersTo(p, ns, s));
-  if (named.length === 0) return [false, 'NoMatchingParent', 'no served listener matches the parentRef (sectionName, port, or a listener Portico does not serve: see the Gateway\'s Warnings)'];
+  if (named.length === 0) return [false, 'NoMatchingParent', "no served listener matches the parentRef (sectionName, port, or a listener Portico does not serve: see the Gateway's Warnings)"];
   const allowed = named.filter((s) => allows(s, ns));
   if (allowed.length === 0) return [false, 'NotAllowedByListeners', `the listeners named do not allow routes from namespace ${ns}`];
   if (!allowed.some((s) => intersectHosts(s.listener.hostname, route.spec?.hostnames ?? []).length > 0)) {
-    return [false, 'NoMatchingListenerHostname', 'no hostname of the route intersects the listeners\' hostnames'];
+    return [false, 'NoMatchingListenerHostname', "no hostname of the route intersects the listeners' hostnames"];
   }
   return [true, 'Accepted', 'the route is attached'];
 }
@@ -161,8 +175,7 @@ export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string,
   for (const c of snapshot.gatewayClasses ?? []) {
     if (c.spec?.controllerName !== controllerName) continue;
     const generation = c.metadata?.generation;
-    classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, generation),
-      ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
+    classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, generation), ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => `${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`));
@@ -173,10 +186,12 @@ export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string,
     const ref = refOf('HTTPRoute', route);
     const generation = route.metadata?.generation;
     const refs = resolvedRefs(route, snapshot);
-    const parents = (route.spec?.parentRefs ?? []).filter((p) => ours(p, ref.namespace, gateways)).map((p): RouteParentStatus => {
-      const a = accepted(route, p, served);
-      return { parentRef: p, controllerName, conditions: [cond('Accepted', ...a, generation), cond('ResolvedRefs', ...refs, generation)] };
-    });
+    const parents = (route.spec?.parentRefs ?? [])
+      .filter((p) => ours(p, ref.namespace, gateways))
+      .map((p): RouteParentStatus => {
+        const a = accepted(route, p, served);
+        return { parentRef: p, controllerName, conditions: [cond('Accepted', ...a, generation), cond('ResolvedRefs', ...refs, generation)] };
+      });
     routes.set(`${ref.namespace}/${ref.name}`, parents);
   }
   return { classes, gateways: gatewayStatuses, routes };

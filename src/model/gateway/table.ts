@@ -46,7 +46,8 @@ function byPrecedence(a: Candidate, b: Candidate): number {
 
 /** The Ingress paths of a tier as candidates: they come before HTTPRoute matches of the same path (docs/adr/0011). */
 function ingressCandidates(rules: ReadonlyMap<string, PathRule> | undefined, owner: string | undefined): Candidate[] {
-  return [...(rules?.values() ?? [])].filter((r) => r.target.kind !== 'upstream' || r.target.ingress.kind !== 'HTTPRoute')
+  return [...(rules?.values() ?? [])]
+    .filter((r) => r.target.kind !== 'upstream' || r.target.ingress.kind !== 'HTTPRoute')
     .filter((r) => owner === undefined || (r.target.kind === 'upstream' && r.target.ingress.namespace === owner))
     .map((r) => ({ match: { path: { type: r.type === 'Exact' ? 'Exact' : 'PathPrefix', value: r.path }, headers: [], query: [] }, order: [-1, 0, 0] }));
 }
@@ -63,7 +64,16 @@ function withPaths(locations: readonly Location[], entries: readonly GatewayEntr
     if (!exact.has(v) && !(e.match.path.type === 'PathPrefix' && v === '/')) exact.set(v, { match: 'exact', path: v, target: (nginxPick(plain, v) ?? { target: { kind: 'not-found' } }).target });
     const p = v === '/' ? '/' : `${v}/`;
     if (e.match.path.type === 'PathPrefix' && !prefix.has(p)) {
-      prefix.set(p, { match: 'prefix', path: p, target: (nginxPick(plain.filter((l) => l.match === 'prefix'), p) ?? { target: { kind: 'not-found' } }).target });
+      prefix.set(p, {
+        match: 'prefix',
+        path: p,
+        target: (
+          nginxPick(
+            plain.filter((l) => l.match === 'prefix'),
+            p,
+          ) ?? { target: { kind: 'not-found' } }
+        ).target,
+      });
     }
   }
   const sorted = (m: Map<string, Location>): Location[] => [...m.keys()].sort().map((k) => m.get(k) as Location);
@@ -77,7 +87,12 @@ function withPaths(locations: readonly Location[], entries: readonly GatewayEntr
  * every request there. Locations where nginx's choice alone is the answer are left as they are. `ownerOf`: the
  * namespace owning a host under --strict-host-ownership (docs/adr/0008), whose lower tiers then hold its routes only.
  */
-export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>, entries: readonly GatewayEntry[], ownerOf: (host: string) => string | undefined = () => undefined): { servers: Server[]; table?: GatewayTable } {
+export function gatewayTable(
+  servers: readonly Server[],
+  rules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>,
+  entries: readonly GatewayEntry[],
+  ownerOf: (host: string) => string | undefined = () => undefined,
+): { servers: Server[]; table?: GatewayTable } {
   if (entries.length === 0) return { servers: [...servers] };
   const actions = new Map<GatewayAction, number>();
   const table: Record<string, GatewayCandidate[]> = {};
@@ -88,7 +103,10 @@ export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<stri
     // --strict-host-ownership: the wildcard and host-less tiers of an owned host hold its owner's routes only (model/servers.ts).
     const owner = s.host === '_' ? undefined : ownerOf(s.host);
     const own = (e: GatewayEntry): boolean => e.host === s.host || owner === undefined || e.action.route.namespace === owner;
-    const tiers = keys.map((k, i) => [...ingressCandidates(rules.get(k), i === 0 ? undefined : owner), ...entries.filter((e) => e.host === k && own(e)).map((e) => ({ entry: e, match: e.match, order: e.order }))]);
+    const tiers = keys.map((k, i) => [
+      ...ingressCandidates(rules.get(k), i === 0 ? undefined : owner),
+      ...entries.filter((e) => e.host === k && own(e)).map((e) => ({ entry: e, match: e.match, order: e.order })),
+    ]);
     const mine = entries.filter((e) => keys.includes(e.host) && own(e));
     if (mine.length === 0) return s;
     const locations = withPaths(s.locations, mine).map((l): Location => {
@@ -99,7 +117,10 @@ export function gatewayTable(servers: readonly Server[], rules: ReadonlyMap<stri
         for (const c of tier.filter((x) => applies(x.match.path, l)).sort(byPrecedence)) {
           if (!c.entry) break walk;
           list.push(c.entry);
-          if (!pathOnly(c.entry.match)) { lua = true; continue; }
+          if (!pathOnly(c.entry.match)) {
+            lua = true;
+            continue;
+          }
           if (!plainAction(c.entry.action)) lua = true;
           break walk;
         }

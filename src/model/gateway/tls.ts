@@ -39,8 +39,13 @@ export function gatewayTlsHosts(served: readonly ServedListener[], attachments: 
   const out = new Map<string, GatewayTlsHost>();
   for (const s of served) {
     if (s.listener.protocol !== 'HTTPS') continue;
-    const hosts = s.listener.hostname !== undefined ? [s.listener.hostname.toLowerCase()]
-      : attachments.filter((a) => a.listener === s).flatMap((a) => a.hosts).filter((h) => h !== '');
+    const hosts =
+      s.listener.hostname !== undefined
+        ? [s.listener.hostname.toLowerCase()]
+        : attachments
+            .filter((a) => a.listener === s)
+            .flatMap((a) => a.hosts)
+            .filter((h) => h !== '');
     const field = `${s.field}.tls.certificateRefs[0]`;
     const which = secretOf(s, grants);
     for (const host of hosts) {

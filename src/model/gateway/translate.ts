@@ -43,19 +43,31 @@ function byAge(a: HTTPRoute, b: HTTPRoute): number {
 export const LUA_BACKEND = 'portico.gateway';
 
 /** What backendRefs are checked against: the ReferenceGrants and the Services of the snapshot. */
-interface Refs { readonly grants: readonly ReferenceGrant[]; readonly services: Snapshot['services'] }
+interface Refs {
+  readonly grants: readonly ReferenceGrant[];
+  readonly services: Snapshot['services'];
+}
 
 /** One backendRef (or a mirror's) resolved to an upstream, or undefined with a Problem naming why. */
 function resolve(sink: GatewaySink, ref: ObjectRef, b: BackendObjectReference, field: string, refs: Refs & { readonly then?: string }): string | undefined {
   const then = refs.then ?? 'its share of requests answers 500';
-  if ((b.group ?? '') !== '' || (b.kind ?? 'Service') !== 'Service') { sink.problem(ref, field, `InvalidKind: ${b.group ?? ''}/${b.kind ?? ''} is not a Service; ${then}`, 'degraded'); return undefined; }
-  if (b.port === undefined) { sink.problem(ref, `${field}.port`, `a Service backendRef needs a port; ${then}`, 'degraded'); return undefined; }
+  if ((b.group ?? '') !== '' || (b.kind ?? 'Service') !== 'Service') {
+    sink.problem(ref, field, `InvalidKind: ${b.group ?? ''}/${b.kind ?? ''} is not a Service; ${then}`, 'degraded');
+    return undefined;
+  }
+  if (b.port === undefined) {
+    sink.problem(ref, `${field}.port`, `a Service backendRef needs a port; ${then}`, 'degraded');
+    return undefined;
+  }
   const ns = b.namespace ?? ref.namespace;
   if (ns !== ref.namespace && !granted(refs.grants, { namespace: ref.namespace }, ns, 'Service', b.name)) {
     sink.problem(ref, field, `RefNotPermitted: no ReferenceGrant in namespace ${ns} lets HTTPRoutes of ${ref.namespace} refer to Service ${b.name}; ${then}`, 'degraded');
     return undefined;
   }
-  if (!byName(refs.services, ns, b.name)) { sink.problem(ref, field, `BackendNotFound: Service ${ns}/${b.name} not found; ${then}`, 'degraded'); return undefined; }
+  if (!byName(refs.services, ns, b.name)) {
+    sink.problem(ref, field, `BackendNotFound: Service ${ns}/${b.name} not found; ${then}`, 'degraded');
+    return undefined;
+  }
   const t = sink.target(ref, { service: { name: b.name, port: { number: b.port } } }, field, undefined, ns);
   return t?.kind === 'upstream' ? t.upstream : undefined;
 }
@@ -65,9 +77,17 @@ function backendsOf(sink: GatewaySink, ref: ObjectRef, list: readonly HTTPBacken
   const out: WeightedBackend[] = [];
   list.forEach((b, i) => {
     const weight = b.weight ?? 1;
-    if (!Number.isInteger(weight) || weight < 0 || weight > 1_000_000) { sink.problem(ref, `${field}.backendRefs[${i}].weight`, 'must be an integer 0-1000000; its share answers 500', 'degraded'); out.push({ weight: 1 }); return; }
+    if (!Number.isInteger(weight) || weight < 0 || weight > 1_000_000) {
+      sink.problem(ref, `${field}.backendRefs[${i}].weight`, 'must be an integer 0-1000000; its share answers 500', 'degraded');
+      out.push({ weight: 1 });
+      return;
+    }
     if (weight === 0) return;
-    if (b.filters?.length) { sink.problem(ref, `${field}.backendRefs[${i}].filters`, 'filters on a backendRef are not supported; its share of requests answers 500', 'degraded'); out.push({ weight }); return; }
+    if (b.filters?.length) {
+      sink.problem(ref, `${field}.backendRefs[${i}].filters`, 'filters on a backendRef are not supported; its share of requests answers 500', 'degraded');
+      out.push({ weight });
+      return;
+    }
     const upstream = resolve(sink, ref, b, `${field}.backendRefs[${i}]`, refs);
     out.push(upstream !== undefined ? { upstream, weight } : { weight });
   });
@@ -79,11 +99,15 @@ function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: num
   const field = `spec.rules[${i}]`;
   const prefixOnly = (rule.matches ?? []).every((m) => (m.path?.type ?? 'PathPrefix') === 'PathPrefix');
   const f = ruleFilters(rule, field, prefixOnly);
-  if ('field' in f && 'reason' in f) { sink.problem(ref, f.field, `${f.reason}; the rule is not served`); return undefined; }
+  if ('field' in f && 'reason' in f) {
+    sink.problem(ref, f.field, `${f.reason}; the rule is not served`);
+    return undefined;
+  }
   const { mirror, ...filters } = f;
   const list = rule.backendRefs ?? [];
   const backends = filters.redirect ? [] : backendsOf(sink, ref, list, field, refs);
-  if (!filters.redirect && backends.length === 0) sink.problem(ref, `${field}.backendRefs`, list.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
+  if (!filters.redirect && backends.length === 0)
+    sink.problem(ref, `${field}.backendRefs`, list.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
   const m = mirror ? resolve(sink, ref, mirror.filter.requestMirror?.backendRef ?? { name: '' }, mirror.field, { ...refs, then: 'nothing is mirrored' }) : undefined;
   return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m } : {}) };
 }
@@ -94,15 +118,21 @@ function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[],
   (route.spec?.rules ?? []).forEach((rule, i) => {
     const action = actionOf(sink, ref, rule, i, refs);
     if (!action) return;
-    const upstream = plainAction(action) ? action.backends[0]?.upstream ?? LUA_BACKEND : LUA_BACKEND;
+    const upstream = plainAction(action) ? (action.backends[0]?.upstream ?? LUA_BACKEND) : LUA_BACKEND;
     const target: Target = { kind: 'upstream', upstream, ingress: ref };
     const matches: readonly HTTPRouteMatch[] = rule.matches?.length ? rule.matches : [{ path: { type: 'PathPrefix', value: '/' } }];
     matches.forEach((raw, j) => {
       const match = gatewayMatch(raw, `spec.rules[${i}].matches[${j}]`);
-      if ('reason' in match) { sink.problem(ref, match.field, `${match.reason}; the match is not served`); return; }
+      if ('reason' in match) {
+        sink.problem(ref, match.field, `${match.reason}; the match is not served`);
+        return;
+      }
       for (const host of hosts) {
         const refused = sink.refusal(ref, host);
-        if (refused) { sink.problem(ref, 'spec.hostnames', refused); continue; }
+        if (refused) {
+          sink.problem(ref, 'spec.hostnames', refused);
+          continue;
+        }
         const table = sink.rules.get(host) ?? new Map<string, PathRule>();
         sink.rules.set(host, table);
         entries.push({ host, match, action, order: [rank, i, j] });

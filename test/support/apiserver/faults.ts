@@ -34,9 +34,7 @@ export interface FaultSpec {
   readonly times?: number;
 }
 
-const REASONS: Readonly<Record<number, string>> = {
-  409: 'Conflict', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout',
-};
+const REASONS: Readonly<Record<number, string>> = { 409: 'Conflict', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout' };
 
 function matches(m: RequestMatch, r: Omit<RequestRecord, 'code'>): boolean {
   return (Object.keys(m) as (keyof RequestMatch)[]).every((key) => m[key] === undefined || m[key] === r[key]);

@@ -61,8 +61,7 @@ function listVersion(store: Store, query: URLSearchParams): number {
   if (token !== '') {
     const { rv } = decodeContinue(token);
     if (store.isExpired(rv)) {
-      throw expired('The provided continue parameter is too old to display a consistent list result. ' +
-        'You can start a new list without the continue parameter.');
+      throw expired('The provided continue parameter is too old to display a consistent list result. ' + 'You can start a new list without the continue parameter.');
     }
     return rv;
   }
@@ -156,14 +155,18 @@ export function handle(store: Store, hub: WatchHub, requireNs: boolean, call: Ca
   if (r.name === undefined) {
     if (call.method === 'GET' && verbOf('GET', r, call.query) === 'watch') {
       const timeout = call.query.get('timeoutSeconds');
-      hub.serve({
-        info: r.info, namespace: r.namespace,
-        labels: parseLabelSelector(call.query.get('labelSelector')),
-        fields: parseFieldSelector(call.query.get('fieldSelector'), r.info),
-        resourceVersion: (call.query.get('resourceVersion') ?? '') === '' ? null : call.query.get('resourceVersion'),
-        bookmarks: call.query.get('allowWatchBookmarks') === 'true',
-        timeoutSeconds: timeout === null ? undefined : Number(timeout),
-      }, res);
+      hub.serve(
+        {
+          info: r.info,
+          namespace: r.namespace,
+          labels: parseLabelSelector(call.query.get('labelSelector')),
+          fields: parseFieldSelector(call.query.get('fieldSelector'), r.info),
+          resourceVersion: (call.query.get('resourceVersion') ?? '') === '' ? null : call.query.get('resourceVersion'),
+          bookmarks: call.query.get('allowWatchBookmarks') === 'true',
+          timeoutSeconds: timeout === null ? undefined : Number(timeout),
+        },
+        res,
+      );
       return 'streaming';
     }
     if (call.method === 'GET') return list(store, r, call.query);

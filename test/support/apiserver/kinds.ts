@@ -19,12 +19,7 @@ export interface KindInfo {
   readonly fields: readonly string[];
 }
 
-function k(
-  kind: string,
-  groupVersion: string,
-  plural: string,
-  opts: Partial<Pick<KindInfo, 'namespaced' | 'status' | 'generation' | 'writable' | 'fields'>> = {},
-): KindInfo {
+function k(kind: string, groupVersion: string, plural: string, opts: Partial<Pick<KindInfo, 'namespaced' | 'status' | 'generation' | 'writable' | 'fields'>> = {}): KindInfo {
   const slash = groupVersion.indexOf('/');
   return Object.freeze({
     kind,
@@ -51,13 +46,8 @@ export const KINDS: readonly KindInfo[] = Object.freeze([
   k('ConfigMap', 'v1', 'configmaps'),
   k('Namespace', 'v1', 'namespaces', { namespaced: false, status: true, fields: ['status.phase'] }),
   k('Lease', 'coordination.k8s.io/v1', 'leases'),
-  k('Event', 'v1', 'events', {
-    fields: ['involvedObject.kind', 'involvedObject.name', 'involvedObject.namespace', 'involvedObject.uid',
-      'reason', 'type', 'source'],
-  }),
-  k('Event', 'events.k8s.io/v1', 'events', {
-    fields: ['regarding.kind', 'regarding.name', 'regarding.namespace', 'reason', 'type'],
-  }),
+  k('Event', 'v1', 'events', { fields: ['involvedObject.kind', 'involvedObject.name', 'involvedObject.namespace', 'involvedObject.uid', 'reason', 'type', 'source'] }),
+  k('Event', 'events.k8s.io/v1', 'events', { fields: ['regarding.kind', 'regarding.name', 'regarding.namespace', 'reason', 'type'] }),
   k('Pod', 'v1', 'pods', { status: true, writable: false, fields: ['spec.nodeName', 'status.phase', 'status.podIP'] }),
   k('Node', 'v1', 'nodes', { namespaced: false, status: true, writable: false, fields: ['spec.unschedulable'] }),
   // Read by `portico migrate-check` only (ingress-nginx's controller and its flags).

@@ -23,7 +23,10 @@ interface Op {
 function pointer(path: string): string[] {
   if (path === '') return [];
   if (!path.startsWith('/')) throw badRequest(`invalid JSON pointer: "${path}"`);
-  return path.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** The container holding the last segment of path, and that segment. */
@@ -90,15 +93,24 @@ function replace(doc: unknown, path: string, value: unknown): unknown {
 
 function applyOp(doc: unknown, op: Op): unknown {
   switch (op.op) {
-    case 'add': return add(doc, op.path, op.value);
-    case 'remove': remove(doc, op.path); return doc;
-    case 'replace': return replace(doc, op.path, op.value);
-    case 'move': { const v = remove(doc, op.from ?? ''); return add(doc, op.path, v); }
-    case 'copy': return add(doc, op.path, get(doc, op.from ?? ''));
+    case 'add':
+      return add(doc, op.path, op.value);
+    case 'remove':
+      remove(doc, op.path);
+      return doc;
+    case 'replace':
+      return replace(doc, op.path, op.value);
+    case 'move': {
+      const v = remove(doc, op.from ?? '');
+      return add(doc, op.path, v);
+    }
+    case 'copy':
+      return add(doc, op.path, get(doc, op.from ?? ''));
     case 'test':
       if (!jsonEqual(get(doc, op.path), op.value)) throw patchFailed(`testing value ${op.path} failed`);
       return doc;
-    default: throw badRequest(`unexpected JSON patch operation: ${op.op}`);
+    default:
+      throw badRequest(`unexpected JSON patch operation: ${op.op}`);
   }
 }
 

@@ -34,12 +34,9 @@ function resourceList(group: string, version: string): unknown {
   const kinds = KINDS.filter((i) => i.group === group && i.version === version);
   if (kinds.length === 0) throw notFoundPath();
   const resources = kinds.flatMap((i) => {
-    const verbs = i.writable
-      ? ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']
-      : ['get', 'list', 'watch'];
+    const verbs = i.writable ? ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] : ['get', 'list', 'watch'];
     const main = { name: i.plural, singularName: i.singular, namespaced: i.namespaced, kind: i.kind, verbs };
-    const status = { name: `${i.plural}/status`, singularName: '', namespaced: i.namespaced, kind: i.kind,
-      verbs: ['get', 'patch', 'update'] };
+    const status = { name: `${i.plural}/status`, singularName: '', namespaced: i.namespaced, kind: i.kind, verbs: ['get', 'patch', 'update'] };
     return i.status ? [main, status] : [main];
   });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? version : `${group}/${version}`, resources };
@@ -63,7 +60,13 @@ function discovery(parts: string[]): unknown {
   }
   if (root === 'api' && parts.length === 2) return resourceList('', group ?? '');
   if (root === 'apis' && parts.length === 1) {
-    const groups = [...new Set(groupVersions().map((gv) => gv.group).filter((g) => g !== ''))];
+    const groups = [
+      ...new Set(
+        groupVersions()
+          .map((gv) => gv.group)
+          .filter((g) => g !== ''),
+      ),
+    ];
     return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((g) => apiGroup(g)) };
   }
   if (root === 'apis' && parts.length === 2) return apiGroup(group ?? '');
@@ -73,7 +76,10 @@ function discovery(parts: string[]): unknown {
 
 /** The route of a URL path, or a 404 Status. */
 export function route(pathname: string): Route {
-  const parts = pathname.split('/').filter((p) => p !== '').map((p) => decodeURIComponent(p));
+  const parts = pathname
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => decodeURIComponent(p));
   const doc = discovery(parts);
   if (doc !== undefined) return { type: 'discovery', body: doc };
   let group: string;

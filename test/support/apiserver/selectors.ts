@@ -32,10 +32,13 @@ function labelRequirement(term: string): Requirement {
   const set = /^([^\s!=(),]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (set !== null) {
     const key = set[1]!;
-    const values = new Set(set[3]!.split(',').map((v) => v.trim()).filter((v) => v !== ''));
-    return set[2] === 'in'
-      ? (l) => l[key] !== undefined && values.has(l[key])
-      : (l) => l[key] === undefined || !values.has(l[key]);
+    const values = new Set(
+      set[3]!
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    );
+    return set[2] === 'in' ? (l) => l[key] !== undefined && values.has(l[key]) : (l) => l[key] === undefined || !values.has(l[key]);
   }
   const cmp = /^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/.exec(term);
   if (cmp !== null) {

@@ -51,10 +51,15 @@ export class ApiServerDouble {
   /** Listen on 127.0.0.1 (a free port the first time, the same port after stopAcceptingConnections()). */
   async start(): Promise<{ url: string }> {
     if (this.server !== undefined) return { url: this.url };
-    const server = createServer((req, res) => { void this.onRequest(req, res); });
+    const server = createServer((req, res) => {
+      void this.onRequest(req, res);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+      server.listen(this.port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
     this.port = (server.address() as AddressInfo).port;
     this.server = server;
@@ -67,7 +72,11 @@ export class ApiServerDouble {
     if (server === undefined) return;
     this.server = undefined;
     this.hub.dropAll('reset');
-    const closed = new Promise<void>((resolve) => { server.close(() => { resolve(); }); });
+    const closed = new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
     server.closeAllConnections();
     await closed;
   }
@@ -99,17 +108,31 @@ export class ApiServerDouble {
    */
   kubeconfig(namespace = 'default'): string {
     return [
-      'apiVersion: v1', 'kind: Config', 'preferences: {}',
-      'clusters:', '- name: double', '  cluster:', `    server: ${this.url}`, '    insecure-skip-tls-verify: true',
-      'users:', '- name: double', '  user: {}',
-      'contexts:', '- name: double', '  context:', '    cluster: double', '    user: double', `    namespace: ${namespace}`,
-      'current-context: double', '',
+      'apiVersion: v1',
+      'kind: Config',
+      'preferences: {}',
+      'clusters:',
+      '- name: double',
+      '  cluster:',
+      `    server: ${this.url}`,
+      '    insecure-skip-tls-verify: true',
+      'users:',
+      '- name: double',
+      '  user: {}',
+      'contexts:',
+      '- name: double',
+      '  context:',
+      '    cluster: double',
+      '    user: double',
+      `    namespace: ${namespace}`,
+      'current-context: double',
+      '',
     ].join('\n');
   }
 
   /** Write kubeconfig() to a file (in a fresh temp dir unless dir is given) and return its path. */
   async writeKubeconfig(dir?: string): Promise<string> {
-    const where = dir ?? await mkdtemp(join(tmpdir(), 'portico-apiserver-'));
+    const where = dir ?? (await mkdtemp(join(tmpdir(), 'portico-apiserver-')));
     const path = join(where, 'kubeconfig');
     await writeFile(path, this.kubeconfig(), 'utf8');
     return path;
@@ -130,9 +153,7 @@ export class ApiServerDouble {
     const ns = info.namespaced ? (obj.metadata.namespace ?? 'default') : '';
     const name = obj.metadata.name ?? '';
     const body: KubeObject = { ...obj, metadata: omit(obj.metadata, ['resourceVersion']) };
-    return this.store.get(info, ns, name) === undefined
-      ? this.store.create(info, ns, body, 'all')
-      : this.store.update(info, ns, name, body, 'all');
+    return this.store.get(info, ns, name) === undefined ? this.store.create(info, ns, body, 'all') : this.store.update(info, ns, name, body, 'all');
   }
 
   /** Delete an object through the store's write path; false if it did not exist. */
@@ -187,8 +208,7 @@ export class ApiServerDouble {
   /** The write requests (create/update/patch/delete), optionally of one kind ("Ingress", "leases", ...). */
   writes(kind?: string): RequestRecord[] {
     const info = kind === undefined ? undefined : infoOf(kind);
-    return this.log.filter((r) => WRITE_VERBS.has(r.verb) &&
-      (info === undefined || (r.kind === info.kind && r.apiVersion === apiVersionOf(info))));
+    return this.log.filter((r) => WRITE_VERBS.has(r.verb) && (info === undefined || (r.kind === info.kind && r.apiVersion === apiVersionOf(info))));
   }
 
   clearRequests(): void {
@@ -207,9 +227,17 @@ export class ApiServerDouble {
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
-    const record = { method, path: url.pathname, query: url.search, verb: 'unknown', kind: undefined as string | undefined,
-      apiVersion: undefined as string | undefined, namespace: undefined as string | undefined,
-      name: undefined as string | undefined, subresource: undefined as string | undefined };
+    const record = {
+      method,
+      path: url.pathname,
+      query: url.search,
+      verb: 'unknown',
+      kind: undefined as string | undefined,
+      apiVersion: undefined as string | undefined,
+      namespace: undefined as string | undefined,
+      name: undefined as string | undefined,
+      subresource: undefined as string | undefined,
+    };
     let answer: Answer;
     try {
       const body = await readBody(req);
@@ -218,13 +246,10 @@ export class ApiServerDouble {
         record.verb = 'discovery';
         answer = { code: 200, body: r.body };
       } else {
-        Object.assign(record, { verb: verbOf(method, r, url.searchParams), kind: r.info.kind,
-          apiVersion: apiVersionOf(r.info), namespace: r.namespace, name: r.name, subresource: r.subresource });
+        Object.assign(record, { verb: verbOf(method, r, url.searchParams), kind: r.info.kind, apiVersion: apiVersionOf(r.info), namespace: r.namespace, name: r.name, subresource: r.subresource });
         const fault = this.faults.take(record);
         if (fault !== undefined) throw fault;
-        answer = handle(this.store, this.hub, this.requireNamespaces, {
-          method, route: r, query: url.searchParams, body, contentType: req.headers['content-type'] ?? '',
-        }, res);
+        answer = handle(this.store, this.hub, this.requireNamespaces, { method, route: r, query: url.searchParams, body, contentType: req.headers['content-type'] ?? '' }, res);
       }
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError(500, 'InternalError', `internal error: ${String(e)}`);

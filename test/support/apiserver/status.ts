@@ -39,10 +39,7 @@ export class ApiError extends Error {
   }
 
   toStatus(): StatusBody {
-    const body: StatusBody = {
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-      message: this.message, reason: this.reason, code: this.code,
-    };
+    const body: StatusBody = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
     return this.details === undefined ? body : { ...body, details: this.details };
   }
 }
@@ -64,14 +61,12 @@ export function alreadyExists(s: Subject): ApiError {
 }
 
 export function conflict(s: Subject, why: string): ApiError {
-  return new ApiError(409, 'Conflict',
-    `Operation cannot be fulfilled on ${resource(s)} "${s.name ?? ''}": ${why}`, details(s));
+  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${resource(s)} "${s.name ?? ''}": ${why}`, details(s));
 }
 
 export function invalid(s: Subject, kind: string, causes: StatusCause[]): ApiError {
   const list = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
-  return new ApiError(422, 'Invalid', `${kind} "${s.name ?? ''}" is invalid: ${list}`,
-    { ...details(s), kind, causes });
+  return new ApiError(422, 'Invalid', `${kind} "${s.name ?? ''}" is invalid: ${list}`, { ...details(s), kind, causes });
 }
 
 export function badRequest(message: string): ApiError {
@@ -92,7 +87,7 @@ export function unsupportedMediaType(type: string): ApiError {
 }
 
 export function tooLargeResourceVersion(asked: string, current: string): ApiError {
-  return new ApiError(504, 'Timeout',
-    `Too large resource version: ${asked}, current: ${current}`,
-    { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version', field: '' }] });
+  return new ApiError(504, 'Timeout', `Too large resource version: ${asked}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version', field: '' }],
+  });
 }

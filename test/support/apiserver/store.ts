@@ -43,7 +43,10 @@ export class Store {
   private readonly objects = new Map<string, Map<string, KubeObject>>();
   private readonly listeners = new Set<(e: StoreEvent) => void>();
 
-  constructor(private readonly historyLimit: number, private readonly now: () => Date) {}
+  constructor(
+    private readonly historyLimit: number,
+    private readonly now: () => Date,
+  ) {}
 
   get resourceVersion(): string {
     return String(this.rv);
@@ -121,7 +124,9 @@ export class Store {
     const key = nsName(meta.namespace ?? '', meta.name ?? '');
     if (this.bucket(info).has(key)) throw alreadyExists(subject(info, meta.name));
     meta.uid = randomUUID();
-    meta.creationTimestamp = this.now().toISOString().replace(/\.\d+Z$/, 'Z');
+    meta.creationTimestamp = this.now()
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z');
     delete meta.deletionTimestamp;
     if (info.generation) meta.generation = 1;
     else delete meta.generation;
@@ -146,8 +151,7 @@ export class Store {
     } else {
       next = incoming;
       const keep = old.metadata;
-      next.metadata = { ...next.metadata, uid: keep.uid, creationTimestamp: keep.creationTimestamp,
-        namespace: keep.namespace, generation: keep.generation };
+      next.metadata = { ...next.metadata, uid: keep.uid, creationTimestamp: keep.creationTimestamp, namespace: keep.namespace, generation: keep.generation };
       if (keep.namespace === undefined) delete next.metadata.namespace;
       if (keep.generation === undefined) delete next.metadata.generation;
       if (info.status && scope === 'main') {
@@ -224,9 +228,7 @@ export class Store {
     const frozen = deepFreeze(obj);
     if (type === 'DELETED') this.bucket(info).delete(key);
     else this.bucket(info).set(key, frozen);
-    const event: StoreEvent = prev === undefined
-      ? { type, rv: this.rv, info, object: frozen }
-      : { type, rv: this.rv, info, object: frozen, prev };
+    const event: StoreEvent = prev === undefined ? { type, rv: this.rv, info, object: frozen } : { type, rv: this.rv, info, object: frozen, prev };
     this.history.push(event);
     while (this.history.length > this.historyLimit) this.floor = this.history.shift()?.rv ?? this.floor;
     for (const fn of [...this.listeners]) fn(event);

@@ -14,8 +14,12 @@ function validateName(obj: KubeObject): StatusCause[] {
   const name = obj.metadata.name ?? '';
   if (name === '') return [cause('metadata.name', 'Required value: name or generateName is required', 'FieldValueRequired')];
   if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
-    return [cause('metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower ` +
-      `case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`)];
+    return [
+      cause(
+        'metadata.name',
+        `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower ` + `case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      ),
+    ];
   }
   return [];
 }
@@ -58,7 +62,8 @@ function validateService(obj: KubeObject): StatusCause[] {
   return (spec.ports as unknown[]).flatMap((p, i) => {
     const port = isPlainObject(p) ? p.port : undefined;
     return typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535
-      ? [] : [cause(`spec.ports[${i}].port`, `Invalid value: ${JSON.stringify(port)}: must be between 1 and 65535`)];
+      ? []
+      : [cause(`spec.ports[${i}].port`, `Invalid value: ${JSON.stringify(port)}: must be between 1 and 65535`)];
   });
 }
 

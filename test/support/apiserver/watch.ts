@@ -28,8 +28,14 @@ class Watcher {
   /** Events at or below this resourceVersion were already covered (a watch from a future RV skips up to it). */
   private after = 0;
 
-  constructor(private readonly req: WatchRequest, private readonly res: ServerResponse, private readonly onClose: () => void) {
-    res.on('close', () => { this.cleanup(); });
+  constructor(
+    private readonly req: WatchRequest,
+    private readonly res: ServerResponse,
+    private readonly onClose: () => void,
+  ) {
+    res.on('close', () => {
+      this.cleanup();
+    });
   }
 
   start(store: Store, bookmarkIntervalMs: number): void {
@@ -53,12 +59,22 @@ class Watcher {
       }
       for (const e of backlog) this.deliver(e);
     }
-    this.unsubscribe = store.subscribe((e) => { this.deliver(e); });
+    this.unsubscribe = store.subscribe((e) => {
+      this.deliver(e);
+    });
     if (this.req.bookmarks && bookmarkIntervalMs > 0) {
-      this.timers.push(setInterval(() => { this.bookmark(store.resourceVersion); }, bookmarkIntervalMs));
+      this.timers.push(
+        setInterval(() => {
+          this.bookmark(store.resourceVersion);
+        }, bookmarkIntervalMs),
+      );
     }
     if (this.req.timeoutSeconds !== undefined) {
-      this.timers.push(setTimeout(() => { this.close('end'); }, this.req.timeoutSeconds * 1000));
+      this.timers.push(
+        setTimeout(() => {
+          this.close('end');
+        }, this.req.timeoutSeconds * 1000),
+      );
     }
   }
 
@@ -119,7 +135,10 @@ export class WatchHub {
   private readonly open = new Set<Watcher>();
   private readonly waiters = new Set<() => void>();
 
-  constructor(private readonly store: Store, private readonly bookmarkIntervalMs: number) {}
+  constructor(
+    private readonly store: Store,
+    private readonly bookmarkIntervalMs: number,
+  ) {}
 
   get count(): number {
     return this.open.size;
@@ -129,7 +148,9 @@ export class WatchHub {
     if (req.resourceVersion !== null && !/^\d+$/.test(req.resourceVersion)) {
       throw badRequest(`resourceVersion: Invalid value: "${req.resourceVersion}": must be a number`);
     }
-    const w = new Watcher(req, res, () => { this.open.delete(w); });
+    const w = new Watcher(req, res, () => {
+      this.open.delete(w);
+    });
     this.open.add(w);
     w.start(this.store, this.bookmarkIntervalMs);
     for (const wake of [...this.waiters]) wake();
