@@ -99,6 +99,11 @@ export function checkRegexPath(value: string): string | undefined {
   if (!value.startsWith('/') || value.length > 512 || !/^[\x21-\x7e]+$/.test(value) || /["'`;]/.test(value)) {
     return `${JSON.stringify(clip(value))} is not a path regex: it must start with '/', hold at most 512 printable characters, and no quotes or ';'`;
   }
+  return checkRegexSyntax(value);
+}
+
+/** The checks every regex Portico takes passes (paths, HTTPRoute values): no lookaround or backreference, valid, safe. */
+export function checkRegexSyntax(value: string): string | undefined {
   if (/\(\?[^:]|\\[1-9kgpPQE]/.test(value)) return `${JSON.stringify(clip(value))} uses a regex feature Portico refuses (lookaround, backreferences)`;
   try {
     new RegExp(value, 'u');

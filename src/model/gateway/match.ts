@@ -1,7 +1,6 @@
 // HTTPRoute matches, validated into the model's GatewayMatch, and the specification's precedence between them.
-import { checkPath, clip } from '../names.js';
+import { checkPath, checkRegexSyntax, clip } from '../names.js';
 import { normalizePath } from '../routes.js';
-import { regexSafety } from '../regex-safety.js';
 import type { HTTPRouteMatch } from './api.js';
 import type { GatewayCondition, GatewayMatch } from './route-types.js';
 
@@ -20,14 +19,7 @@ export function checkValueRegex(value: string): string | undefined {
   if (value.length === 0 || value.length > 512 || !/^[\x20-\x7e]+$/.test(value)) {
     return `${JSON.stringify(clip(value))} is not a regular expression Portico takes: 1 to 512 printable ASCII characters`;
   }
-  if (/\(\?[^:]|\\[1-9kgpPQE]/.test(value)) return `${JSON.stringify(clip(value))} uses a regex feature Portico refuses (lookaround, backreferences)`;
-  try {
-    new RegExp(value, 'u');
-  } catch (err) {
-    return `${JSON.stringify(clip(value))} is not a valid regular expression: ${(err as Error).message}`;
-  }
-  const unsafe = regexSafety(value);
-  return unsafe ? `${JSON.stringify(clip(value))} is refused: ${unsafe}` : undefined;
+  return checkRegexSyntax(value);
 }
 
 /** A header or query value: printable ASCII (and tab), at most 4096. */
