@@ -1,8 +1,9 @@
 // The authentication and access-list rows of the annotation table, their value parsers, and how they combine.
 import type { RiskLevel } from '../model/settings.js';
 import type { LocationAuth } from '../model/settings-auth.js';
-import type { AnnotationSpec, Draft, Scope } from './table.js';
+import type { AnnotationSpec, Draft } from './table.js';
 import * as v from './values.js';
+import { specRow } from './row.js';
 import { snippetRefusal } from '../model/snippets.js';
 import { authSignin, authUrl } from './auth-urls.js';
 
@@ -38,18 +39,9 @@ interface Meta {
 }
 
 function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (d: AuthDraft, value: T) => void): AnnotationSpec {
-  const scope: Scope = 'location';
-  return {
-    key,
-    ...meta,
-    scope,
-    apply: (raw, draft) => {
-      const r = parse(raw);
-      if (!r.ok) return r.reason;
-      set(draft.auth, r.value);
-      return undefined;
-    },
-  };
+  return specRow(key, { ...meta, scope: 'location' }, parse, (d, value) => {
+    set(d.auth, value);
+  });
 }
 
 const authType: v.Parser<'basic'> = (raw) =>

@@ -2,8 +2,9 @@
 import type { RiskLevel } from '../model/settings.js';
 import type { AuthTlsSettings, VerifyClient } from '../model/tls-types.js';
 import { regexSafety } from '../model/regex-safety.js';
-import type { AnnotationSpec, Draft, Scope } from './table.js';
+import type { AnnotationSpec, Draft } from './table.js';
 import * as v from './values.js';
+import { specRow } from './row.js';
 
 /** What the auth-tls rows write while one Ingress's annotations are read; combineTls turns it into AuthTlsSettings. */
 export interface TlsDraft {
@@ -49,18 +50,9 @@ interface Meta {
 }
 
 function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (d: TlsDraft, value: T) => void): AnnotationSpec {
-  const scope: Scope = 'server';
-  return {
-    key,
-    ...meta,
-    scope,
-    apply: (raw, draft) => {
-      const r = parse(raw);
-      if (!r.ok) return r.reason;
-      set(draft.tls, r.value);
-      return undefined;
-    },
-  };
+  return specRow(key, { ...meta, scope: 'server' }, parse, (d, value) => {
+    set(d.tls, value);
+  });
 }
 
 /** The rows spliced into ANNOTATIONS: validated here (fail closed); model/tls.ts turns them into the server's client-certificate check. */

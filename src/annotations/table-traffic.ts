@@ -3,8 +3,9 @@ import type { GlobalSettings, RiskLevel } from '../model/settings.js';
 import type { TrafficSettings } from '../model/settings-traffic.js';
 import { regexSafety } from '../model/regex-safety.js';
 import type { KeySpec } from './configmap.js';
-import type { AnnotationSpec, Draft, Scope } from './table.js';
+import type { AnnotationSpec, Scope } from './table.js';
 import * as v from './values.js';
+import { specRow } from './row.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 interface Meta {
@@ -16,18 +17,11 @@ interface Meta {
 }
 
 function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (t: Mutable<TrafficSettings>, value: T) => void): AnnotationSpec {
-  return {
-    key,
-    ...meta,
-    apply: (raw: string, draft: Draft) => {
-      const r = parse(raw);
-      if (!r.ok) return r.reason;
-      const t: Mutable<TrafficSettings> = { ...draft.location.traffic };
-      set(t, r.value);
-      draft.location.traffic = t;
-      return undefined;
-    },
-  };
+  return specRow(key, meta, parse, (draft, value) => {
+    const t: Mutable<TrafficSettings> = { ...draft.location.traffic };
+    set(t, value);
+    draft.location.traffic = t;
+  });
 }
 
 const csv = /\s*,\s*/;

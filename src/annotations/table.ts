@@ -1,6 +1,7 @@
 // The declarative annotation table: key, type, default, validator, risk, scope and doc of every annotation read.
 import type { IngressSettings, LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
 import * as v from './values.js';
+import { specRow } from './row.js';
 import { snippetRefusal } from '../model/snippets.js';
 import { AUTH_ANNOTATIONS, type AuthDraft } from './table-auth.js';
 import { TLS_ANNOTATIONS, type TlsDraft } from './table-tls.js';
@@ -35,19 +36,7 @@ export interface AnnotationSpec {
   readonly apply: (raw: string, draft: Draft) => string | undefined;
 }
 
-interface Meta { type: string; default: string; risk: RiskLevel; scope: Scope; doc: string; snippet?: boolean }
-
-function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (d: Draft, value: T) => void): AnnotationSpec {
-  return {
-    key, ...meta,
-    apply: (raw, draft) => {
-      const r = parse(raw);
-      if (!r.ok) return r.reason;
-      set(draft, r.value);
-      return undefined;
-    },
-  };
-}
+const row = specRow;
 
 const onOff: v.Parser<boolean> = (raw) => (raw === 'on' ? v.ok(true) : raw === 'off' ? v.ok(false) : v.bad(`${v.show(raw)} is not on or off`));
 
