@@ -127,36 +127,17 @@ async function main(): Promise<void> {
       ...backendPorts.map((p, i) => slice('bench', p, ['127.0.0.1'], { name: `bench-${i}` })),
       ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }] }),
     ]);
-    const portico: Running = await startPortico(['--manifests', dir, '--worker-processes', String(WORKERS), '--log-level', 'info', ...(binary ? ['--nginx-binary', binary] : [])]);
-    stops.push(() => portico.stop());
-    const masterPid = Number((await readFile(join(portico.workDir, 'nginx.pid'), 'utf8')).trim());
-    for (const pid of [masterPid, ...(await childPids(masterPid))]) await pin(pid, PROXY_CPUS);
-    const off: Running = await startPortico([
-      '--manifests',
-      dir,
-      '--worker-processes',
-      String(WORKERS),
-      '--log-level',
-      'info',
-      '--enable-metrics=false',
-      ...(binary ? ['--nginx-binary', binary] : []),
-    ]);
-    stops.push(() => off.stop());
-    const offPid = Number((await readFile(join(off.workDir, 'nginx.pid'), 'utf8')).trim());
-    for (const pid of [offPid, ...(await childPids(offPid))]) await pin(pid, PROXY_CPUS);
-    const dyn: Running = await startPortico([
-      '--manifests',
-      dir,
-      '--worker-processes',
-      String(WORKERS),
-      '--log-level',
-      'info',
-      '--enable-dynamic-routes',
-      ...(binary ? ['--nginx-binary', binary] : []),
-    ]);
-    stops.push(() => dyn.stop());
-    const dynPid = Number((await readFile(join(dyn.workDir, 'nginx.pid'), 'utf8')).trim());
-    for (const pid of [dynPid, ...(await childPids(dynPid))]) await pin(pid, PROXY_CPUS);
+    // One Portico side: started on a manifests folder, stopped at the end, its nginx master and workers pinned.
+    const pinnedPortico = async (manifests: string, extra: string[]): Promise<{ running: Running; pid: number }> => {
+      const running = await startPortico(['--manifests', manifests, '--worker-processes', String(WORKERS), '--log-level', 'info', ...extra, ...(binary ? ['--nginx-binary', binary] : [])]);
+      stops.push(() => running.stop());
+      const pid = Number((await readFile(join(running.workDir, 'nginx.pid'), 'utf8')).trim());
+      for (const p of [pid, ...(await childPids(pid))]) await pin(p, PROXY_CPUS);
+      return { running, pid };
+    };
+    const { running: portico, pid: masterPid } = await pinnedPortico(dir, []);
+    const { running: off, pid: offPid } = await pinnedPortico(dir, ['--enable-metrics=false']);
+    const { running: dyn, pid: dynPid } = await pinnedPortico(dir, ['--enable-dynamic-routes']);
     const profiledSide = async (): Promise<Side> => {
       const pdir = await manifestDir();
       stops.push(() => rm(pdir, { recursive: true, force: true }));
@@ -166,19 +147,7 @@ async function main(): Promise<void> {
         ...backendPorts.map((p, i) => slice('bench', p, ['127.0.0.1'], { name: `bench-${i}` })),
         ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '60' } }),
       ]);
-      const pr: Running = await startPortico([
-        '--manifests',
-        pdir,
-        '--worker-processes',
-        String(WORKERS),
-        '--log-level',
-        'info',
-        '--enable-dynamic-routes',
-        ...(binary ? ['--nginx-binary', binary] : []),
-      ]);
-      stops.push(() => pr.stop());
-      const prPid = Number((await readFile(join(pr.workDir, 'nginx.pid'), 'utf8')).trim());
-      for (const pid of [prPid, ...(await childPids(prPid))]) await pin(pid, PROXY_CPUS);
+      const { running: pr, pid: prPid } = await pinnedPortico(pdir, ['--enable-dynamic-routes']);
       return { name: 'profiled', port: pr.http, workers: () => childPids(prPid), rounds: [], master: prPid };
     };
 
