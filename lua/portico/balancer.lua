@@ -6,9 +6,8 @@
 -- them (an algorithm that picks in the rewrite phase, or learns from responses). A backend that is unknown or has no
 -- endpoint is sent to the `unavailable` peer given to init_worker(): an nginx server that answers 503 (ngx.exit(503)
 -- in the balancer phase would give 500 on stock nginx).
-local ffi = require("ffi")
 local base = require("resty.core.base")
-require("resty.core.var") -- declares ngx_http_lua_ffi_var_get (lua-nginx-module's FFI ABI)
+local ffivar = require("portico.ffivar")
 local cjson = require("cjson.safe")
 local ngx_balancer = require("ngx.balancer")
 local configuration = require("portico.configuration")
@@ -34,25 +33,18 @@ local set_current_peer = ngx_balancer.set_current_peer
 local set_more_tries = ngx_balancer.set_more_tries
 local get_last_failure = ngx_balancer.get_last_failure
 
-local C = ffi.C
-local ffi_string = ffi.string
 local get_request = base.get_request
 
 -- $portico_backend read straight through lua-nginx-module's FFI call: ngx.var.portico_backend goes through a
 -- metamethod that LuaJIT cannot compile into the caller's trace ("return to lower frame"), so every request would
 -- run it in the interpreter. Same C function, same result; nil when the variable is unset.
 local BACKEND_VAR = "portico_backend"
-local backend_lowcase = ffi.new("char[?]", #BACKEND_VAR)
-local backend_value = ffi.new("char *[1]")
-local backend_len = ffi.new("size_t[1]")
-local backend_err = base.get_errmsg_ptr()
+local var_get = ffivar.get
 
 local function backend_name()
   local r = get_request()
   if not r then return nil end
-  local rc = C.ngx_http_lua_ffi_var_get(r, BACKEND_VAR, #BACKEND_VAR, backend_lowcase, 0, backend_value, backend_len, backend_err)
-  if rc ~= 0 then return nil end
-  return ffi_string(backend_value[0], backend_len[0])
+  return var_get(r, BACKEND_VAR)
 end
 
 local KEY_DATA = configuration.KEY_DATA

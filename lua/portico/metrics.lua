@@ -13,7 +13,7 @@
 -- token-protected) dumps the dict for Portico, which exports it under ingress-nginx's names on /metrics.
 local ffi = require("ffi")
 local base = require("resty.core.base")
-require("resty.core.var")     -- declares ngx_http_lua_ffi_var_get
+local ffivar = require("portico.ffivar")
 require("resty.core.misc")    -- declares ngx_http_lua_ffi_get_resp_status
 require("resty.core.request") -- declares ngx_http_lua_ffi_req_start_time, ngx_http_lua_ffi_req_get_method
 
@@ -66,26 +66,16 @@ end })
 -- Variables read straight through lua-nginx-module's FFI call, as portico.balancer reads $portico_backend: ngx.var
 -- goes through a metamethod LuaJIT cannot compile into the caller's trace. nil when unset.
 local C = ffi.C
-local ffi_string = ffi.string
 local get_request = base.get_request
-local var_value = ffi.new("char *[1]")
-local var_len = ffi.new("size_t[1]")
-local var_err = base.get_errmsg_ptr()
-local lowcase = ffi.new("char[?]", 32)
-
-local function var(r, name)
-  local rc = C.ngx_http_lua_ffi_var_get(r, name, #name, lowcase, 0, var_value, var_len, var_err)
-  if rc ~= 0 then return nil end
-  return ffi_string(var_value[0], var_len[0])
-end
+local var = ffivar.get
+local var_raw = ffivar.raw
 
 -- The last figure of a numeric variable ("180", "0.004", "0.004, 0.010" or "0.004 : 0.010" after retries and
 -- internal redirects), parsed in nginx's buffer: no Lua string is made per request. nil when the variable is unset,
 -- empty, or its last figure is not a number ("-": no upstream answered).
 local function var_number(r, name)
-  local rc = C.ngx_http_lua_ffi_var_get(r, name, #name, lowcase, 0, var_value, var_len, var_err)
-  if rc ~= 0 then return nil end
-  local p, n = var_value[0], tonumber(var_len[0])
+  local p, n = var_raw(r, name)
+  if not p then return nil end
   local v, div, digits, bad = 0, 0, false, false
   for i = 0, n - 1 do
     local c = p[i]

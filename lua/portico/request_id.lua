@@ -11,7 +11,7 @@
 local ffi = require("ffi")
 local bit = require("bit")
 local base = require("resty.core.base")
-require("resty.core.var") -- declares ngx_http_lua_ffi_var_set
+local var_set = require("portico.ffivar").set
 
 -- pcall: another module (lua-resty-string's resty.random) may have declared it first; a second cdef would raise.
 pcall(ffi.cdef, "int RAND_bytes(unsigned char *buf, int num);")
@@ -32,9 +32,6 @@ local DIGITS = ffi.new("const char[17]", "0123456789abcdef")
 local id = ffi.new("unsigned char[32]")
 
 local NAME = "portico_rid"
-local lowcase = ffi.new("unsigned char[?]", #NAME)
-local errbuf = ffi.new("unsigned char[128]")
-local errlen = ffi.new("size_t[1]")
 
 function _M.init_worker()
   used = POOL
@@ -59,10 +56,7 @@ end
 function _M.set()
   local r = get_request()
   if not r or not next_id() then return end
-  errlen[0] = 128
-  if C.ngx_http_lua_ffi_var_set(r, NAME, #NAME, lowcase, id, 32, errbuf, errlen) ~= 0 then
-    ngx.log(ngx.ERR, "portico: request id: cannot set $", NAME, ": ", ffi.string(errbuf, errlen[0]))
-  end
+  var_set(r, NAME, id, 32)
 end
 
 return _M

@@ -20,10 +20,9 @@
 -- workers decode the backends again, and vice versa. Workers turn it into lookup tables once per push (exact map,
 -- prefix map, the distinct prefix lengths longest first); a request then costs a few table lookups and one
 -- substring per candidate prefix length.
-local ffi = require("ffi")
 local base = require("resty.core.base")
-require("resty.core.var") -- declares lua-nginx-module's ngx_http_lua_ffi_var_get/_set (its FFI ABI)
 local cjson = require("cjson.safe")
+local ffivar = require("portico.ffivar")
 local configuration = require("portico.configuration")
 local balancer = require("portico.balancer")
 -- X-Request-ID (docs/adr/0015): the catch-all's location has a rewrite hook of its own, the router, so it replaces
@@ -55,30 +54,12 @@ _M.KEY_VERSION = router_config.KEY_VERSION
 local CELL_SLOT = router_config.CELL_SLOT
 local NOT_FOUND = "@portico_not_found"
 
--- Variables through lua-nginx-module's FFI calls, as portico.balancer and portico.metrics read theirs: ngx.var's
+-- Variables through portico.ffivar (lua-nginx-module's FFI calls, as portico.balancer and portico.metrics read theirs): ngx.var's
 -- metamethods cannot be compiled into the caller's trace, and route() runs on every request to a dynamic host.
-local C = ffi.C
-local ffi_string = ffi.string
 local get_request = base.get_request
-local var_value = ffi.new("char *[1]")
-local var_len = ffi.new("size_t[1]")
-local var_err = base.get_errmsg_ptr()
-local lowcase = ffi.new("unsigned char[?]", 32)
-local set_err = ffi.new("unsigned char[?]", 256)
-local set_errlen = ffi.new("size_t[1]")
-
-local function var_get(r, name)
-  if C.ngx_http_lua_ffi_var_get(r, name, #name, lowcase, 0, var_value, var_len, var_err) ~= 0 then return nil end
-  return ffi_string(var_value[0], var_len[0])
-end
-
+local var_get = ffivar.get
 -- Names are this module's own (at most 32 bytes); values come from the validated table.
-local function var_set(r, name, value)
-  set_errlen[0] = 256
-  if C.ngx_http_lua_ffi_var_set(r, name, #name, lowcase, value, #value, set_err, set_errlen) ~= 0 then
-    ngx_log(ERR, "portico: cannot set $", name, ": ", ffi_string(set_err, set_errlen[0]))
-  end
-end
+local var_set = ffivar.set
 
 local dict, dict_get
 local cell, cell_seen
