@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     const progress = (what: string): void => {
       load.push(loadavg()[0] ?? 0);
       process.stdout.write(
-        `\r\x1b[K[hitless] ${what}: ${counts.requests} requests, ${counts.failed} failed, ws dropped ${counts.wsDropped}, h2 dropped ${counts.h2Dropped}, downloads ${counts.downloads} (${counts.downloadsBroken} broken)`,
+        `\r\x1b[K[hitless] ${what}: ${counts.requests} requests, ${counts.failed} failed (${counts.resets} resets retried), ws dropped ${counts.wsDropped}, h2 dropped ${counts.h2Dropped}, downloads ${counts.downloads} (${counts.downloadsBroken} broken)`,
       );
     };
     await sleep(1000);
@@ -113,7 +113,9 @@ async function main(): Promise<void> {
     const reloadsBefore = syncCount(p.output, 'reload');
     for (let i = 0; i < RELOADS; i += 1) {
       const want = reloadsBefore + i + 1;
-      await folder.write('churn.json', [ingress('churn', { className: 'portico', host: `churn${i}.hitless.test`, paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
+      // A server alias is a server-level setting: the host is rendered (not in the dynamic route set), so each change reloads.
+      const annotations = { 'nginx.ingress.kubernetes.io/server-alias': `alias${i}.hitless.test` };
+      await folder.write('churn.json', [ingress('churn', { className: 'portico', host: `churn${i}.hitless.test`, annotations, paths: [{ path: '/', type: 'Prefix', service: 'web' }] })]);
       await until('the reload', () => syncCount(p.output, 'reload') >= want, 30_000, 10).catch(() => undefined);
       await sleep(100);
       progress(`reload ${i + 1}/${RELOADS}`);
@@ -131,6 +133,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `keepalive GETs: ${counts.requests}, failed ${counts.failed} (${fmt((100 * counts.failed) / Math.max(1, counts.requests), 3)}%) ${JSON.stringify(Object.fromEntries(counts.failures))}`,
+    );
+    console.log(
+      `  resets on a reused keepalive connection before any response byte, retried once as RFC 9112 9.3.1 allows: ${counts.resets}; failed without that retry: ${counts.failed + counts.resets} (${fmt((100 * (counts.failed + counts.resets)) / Math.max(1, counts.requests), 3)}%)`,
     );
     console.log(`WebSockets: ${counts.wsOpened} opened, ${counts.wsDropped} dropped before the end, ${counts.wsEchoes} echoes`);
     console.log(`HTTP/2 sessions: ${counts.h2Sessions}, ${counts.h2Dropped} dropped before the end; streams ${counts.h2Streams}, failed ${counts.h2Failed}`);
