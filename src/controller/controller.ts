@@ -149,8 +149,9 @@ export class Controller {
     return this.exec.serving;
   }
 
-  get debug(): { conf: string; backends: string; model: Model | undefined } {
-    return { conf: this.current?.conf.text ?? '', backends: this.current?.backends ?? '[]', model: this.current?.model };
+  /** What nginx serves: nginx.conf, the backends JSON, the route table JSON ('' without dynamic routes), the model. */
+  get debug(): { conf: string; backends: string; routes: string; model: Model | undefined } {
+    return { conf: this.current?.conf.text ?? '', backends: this.current?.backends ?? '[]', routes: this.current?.conf.routes ?? '', model: this.current?.model };
   }
 
   /** Ends the build worker (after the sync loop stopped). */
