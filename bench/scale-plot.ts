@@ -13,7 +13,7 @@ const TIME: readonly Series[] = [
   { label: 'nginx -t (ms)', color: '#2ca02c', pick: (r) => r.nginxTestMs },
   { label: 'SIGHUP → new workers (ms)', color: '#9467bd', pick: (r) => r.sighupMs },
   { label: 'new Ingress → served (ms)', color: '#ff7f0e', pick: (r) => r.newIngressMs },
-  { label: 'endpoint change → served (ms)', color: '#8c564b', pick: (r) => r.endpointMs },
+  { label: 'endpoint change → served, p99 (ms)', color: '#8c564b', pick: (r) => r.endpointP99Ms ?? r.endpointMs },
 ];
 const MEMORY: readonly Series[] = [
   { label: 'controller RSS (MiB)', color: '#1f77b4', pick: (r) => r.controllerMiB },

@@ -6,7 +6,8 @@
 // annotations (80% of the generated ones) are served by the Lua route table, so the new Ingress is a table push.
 //
 // Each N: a generated cluster (bench/scale-gen.ts) written as JSON files, model + render timed in-process, then the
-// real `portico --manifests` started and measured until every sampled route is served, plus one of each change.
+// real `portico --manifests` started and measured until every sampled route is served, plus one of each change
+// (endpoint changes: a series of up to 40, reported as p50 / p99 / max).
 // A size is skipped when /proc/meminfo's MemAvailable is short of what nginx needs there (~0.16 MiB per server
 // block per copy, NGINX-NOTES.md; up to 3 copies around a reload) plus 2 GiB. Results: a table on stdout,
 // bench/results/scale.json and bench/results/scale.svg (the SVG plots the first source's rows).
@@ -47,7 +48,11 @@ const COLUMNS: readonly [string, (r: ScaleRow) => string][] = [
   ['nginx MiB', (r) => fmt(r.nginxMiB)],
   ['new Ingress ms', (r) => fmt(r.newIngressMs)],
   ['path rm → 404 ms', (r) => fmt(r.pathRemovedMs)],
-  ['endpoint ms', (r) => fmt(r.endpointMs)],
+  // endpoint changes: several per size (bench/scale-run.ts ENDPOINT_SAMPLES); older results have one sample
+  ['endpoint p50 ms', (r) => fmt(r.endpointMs)],
+  ['endpoint p99 ms', (r) => (r.endpointP99Ms === undefined ? '-' : fmt(r.endpointP99Ms))],
+  ['endpoint max ms', (r) => (r.endpointMaxMs === undefined ? '-' : fmt(r.endpointMaxMs))],
+  ['endpoint n', (r) => String(r.endpointSamples ?? 1)],
   ['cert ms', (r) => fmt(r.certMs)],
   ['reloads', (r) => r.reloads],
 ];
@@ -99,7 +104,7 @@ async function main(): Promise<void> {
   }
   const load = `load average (1 min) during the run: ${fmt(Math.min(...loads), 1)}-${fmt(Math.max(...loads), 1)} on ${(await readFile('/proc/cpuinfo', 'utf8')).split('\nprocessor').length} CPUs`;
   console.log(`\n${table(rows)}\n\n${load}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  console.log('reloads: one letter per change (new Ingress, path removed, endpoint, certificate): R = a reload happened, 0 = none');
+  console.log('reloads: one letter per change (new Ingress, path removed, the endpoint series, certificate): R = a reload happened, 0 = none');
   const out = join(REPO, 'bench/results');
   await mkdir(out, { recursive: true });
   // --dynamic-routes writes beside the rendered path's results, never over them
