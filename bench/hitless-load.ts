@@ -12,7 +12,7 @@ export interface Counts {
    * Resets on a reused keepalive connection before any response byte: the server closed an idle connection as the
    * request was written (nginx's old workers do at a reload). RFC 9112 9.3.1 lets a client retry such an idempotent
    * request on a new connection, browsers do, and Node's documentation shows the same check (`req.reusedSocket`):
-   * the bench retries it once and counts it here; without that retry each would be a failure.
+   * the bench retries it once on a new connection and counts it here; without that retry each would be a failure.
    */
   resets: number;
   failures: Map<string, number>;
@@ -111,7 +111,7 @@ export async function keepaliveClients(t: Target, c: Counts, clients: number, pa
         c.requests += 1;
         if (r.retryable === true) {
           c.resets += 1;
-          r = await get(t, agent, '/');
+          r = await get(t, false, '/'); // on a new connection, as the RFC says: the pool may hold more closing ones
         }
         if (r.status !== 200) fail(c, r.error ?? `status ${r.status}`);
         await sleep(pauseMs);
