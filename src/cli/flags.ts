@@ -85,8 +85,8 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'enable-metrics': { type: 'boolean', default: 'true', doc: "per-request metrics under ingress-nginx's names on /metrics, counted by Lua in nginx's log phase" },
   'enable-dynamic-routes': {
     type: 'boolean',
-    default: 'false',
-    doc: 'route hosts through a Lua route table in the catch-all server instead of server blocks: adding or removing an Ingress, host or path is applied without a reload; annotated paths share named locations, a new annotation set costs one reload (docs/adr/0014)',
+    default: 'true',
+    doc: 'route hosts through a Lua route table in the catch-all server instead of server blocks: adding or removing an Ingress, host or path is applied without a reload; annotated paths share named locations, a new annotation set costs one reload; hosts with server-level needs keep server blocks; /debug/config and portico config --raw list the routed hosts after nginx.conf; =false renders every host as a server block (docs/adr/0014)',
   },
   'enable-dashboard': { type: 'boolean', default: 'true', doc: 'the read-only dashboard at /dashboard on the healthz port' },
   'shutdown-grace-period': { type: 'string', default: '0', doc: 'on SIGTERM, seconds (or a duration: 5s) readiness fails before nginx quits gracefully' },

@@ -23,6 +23,7 @@ import { startDuties, type Duties } from './duties.js';
 import { loadConnection } from '../kube/connect.js';
 import { debugBackends } from './stream.js';
 import { gatewayDoc } from '../inspect/gateway.js';
+import { withRouteTable } from '../inspect/route-table.js';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
 export interface Source {
@@ -37,7 +38,7 @@ function makeSource(config: Config, store: Store, log: Logger): Source {
   return new KubeSource(config, store, log);
 }
 
-/** `portico render`: the nginx.conf a folder produces, without starting anything. */
+/** `portico render`: the nginx.conf a folder produces, then its route table as comments, without starting anything. */
 export async function renderOnce(config: Config, log: Logger): Promise<string> {
   const store = new Store<Snapshot>();
   const source = makeSource(config, store, log);
@@ -45,7 +46,7 @@ export async function renderOnce(config: Config, log: Logger): Promise<string> {
   source.stop();
   const { model, conf } = buildAndRender(new AnnotationStage(config, log), store.snapshot(), config, renderOptions(config, undefined));
   for (const p of model.problems) log.warn(`${p.object.kind} ${p.object.namespace}/${p.object.name} ${p.field}: ${p.reason}`);
-  return conf.text;
+  return withRouteTable(conf.text, conf.routes ?? '');
 }
 
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
@@ -86,7 +87,8 @@ export async function runController(config: Config, log: Logger): Promise<number
     { port: config.healthzPort, host: config.healthzHost, debugRemoteAccess: config.debugRemoteAccess },
     {
       healthy: () => ops.healthy(),
-      debugConfig: () => ctl.debug.conf,
+      debugConfig: () => withRouteTable(ctl.debug.conf, ctl.debug.routes),
+      debugRoutes: () => ctl.debug.routes,
       debugBackends: () => debugBackends(ctl.debug.backends, ctl.debug.model),
       metrics: () => ops.metrics(),
       state: () => ops.state(),

@@ -16,7 +16,7 @@ const USAGE = `usage: portico backends|config|certs|status|gateway [--url http:/
   --url   the health port of a running Portico (default http://127.0.0.1:10254); /debug/* answers loopback only
           unless that Portico runs with --debug-remote-access (or use kubectl port-forward)
   --json  the same data as JSON, for scripts
-  --raw   config only: the nginx.conf text nginx serves
+  --raw   config only: the nginx.conf text nginx serves, then the hosts the Lua route table serves (as comments)
   gateway: the Gateway API status Portico computes (/debug/gateway; the leader writes the same)`;
 
 const SECTIONS: Readonly<Record<Exclude<InspectCommand, 'gateway'>, (s: State) => unknown>> = {

@@ -41,12 +41,15 @@ export interface TrafficRow {
   readonly errors: number;
 }
 
+export type ServedBy = 'server block' | 'route table';
+
 export interface State {
   readonly generatedAt: string;
   readonly healthy: boolean;
   readonly stopping: boolean;
   readonly nginx: { readonly restarts: number };
-  readonly routes: readonly { readonly host: string; readonly paths: readonly RoutePath[] }[];
+  /** `servedBy`: the host's own server block in nginx.conf, or the Lua route table (docs/adr/0014; no reload on change). */
+  readonly routes: readonly { readonly host: string; readonly servedBy: ServedBy; readonly paths: readonly RoutePath[] }[];
   readonly certificates: readonly CertificateRow[];
   readonly syncs: readonly SyncRecord[];
   readonly warnings: readonly WarningRow[];
@@ -79,12 +82,16 @@ function endpointStates(slices: readonly EndpointSlice[], namespace: string, ser
   return states;
 }
 
-/** hosts → paths → backends → endpoints: the ones in rotation (model) and the ones the slices hold out of it. */
-export function routesOf(model: Model | undefined, slices: readonly EndpointSlice[]): State['routes'] {
+/**
+ * hosts → paths → backends → endpoints: the ones in rotation (model) and the ones the slices hold out of it. `routed`:
+ * the hosts of the route table (inspect/route-table.ts routedHosts), the others have a server block.
+ */
+export function routesOf(model: Model | undefined, slices: readonly EndpointSlice[], routed: ReadonlySet<string> = new Set()): State['routes'] {
   if (!model) return [];
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   return model.servers.map((s) => ({
     host: s.host,
+    servedBy: routed.has(s.host) ? 'route table' : 'server block',
     paths: s.locations.flatMap((l): RoutePath[] => {
       if (l.target.kind !== 'upstream') return [];
       const u = upstreams.get(l.target.upstream);

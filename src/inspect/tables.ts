@@ -57,8 +57,11 @@ export function statusText(s: State): string {
   return parts.join('\n');
 }
 
-/** The servers with their paths and the Ingress each comes from (the shape, not nginx.conf: `--raw` prints that). */
+/**
+ * The hosts with their paths, the Ingress each comes from, and what serves the host: its server block in nginx.conf,
+ * or the Lua route table (docs/adr/0014). The shape, not nginx.conf: `--raw` prints that, the route table after it.
+ */
 export function configTable(s: State): string {
-  const rows = s.routes.flatMap((r) => r.paths.map((p) => [r.host === '_' ? '*' : r.host, p.match, p.path, p.ingress, p.backend]));
-  return table(['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND'], rows);
+  const rows = s.routes.flatMap((r) => r.paths.map((p) => [r.host === '_' ? '*' : r.host, p.match, p.path, p.ingress, p.backend, r.servedBy]));
+  return table(['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND', 'SERVED BY'], rows);
 }

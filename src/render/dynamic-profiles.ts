@@ -32,8 +32,14 @@ export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, c
   // nginx checks client_max_body_size against Content-Length when it picks a location, never on the internal
   // redirect to a named location: in a profile, proxy-body-size would let larger bodies through (test/e2e/annotations).
   if (/(^|\n)\s*client_max_body_size /.test(body)) return undefined;
+  // $server_name is `_` in the catch-all: a block reading it (FastCGI's SERVER_NAME, a fastcgi-params or auth key value)
+  // keeps its host rendered, so the backend sees the host's server_name as before (docs/adr/0014, "Default").
+  if (readsServerName(body)) return undefined;
   return body;
 }
+
+/** True when nginx text reads `$server_name`, which a dynamic host would see as the catch-all's `_`. */
+export const readsServerName = (text: string): boolean => /\$(server_name\b|\{server_name\})/.test(text);
 
 /** The named location's name: stable for a block, whatever else changes. */
 export const profileName = (body: string): string => `@portico_profile_${sha256(body, 16)}`;

@@ -7,7 +7,7 @@ import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy } from './tls.js';
 import { luaHooks } from './nginx-conf.js';
-import { emptyServerBody, profileBody, profileLocations, profileName } from './dynamic-profiles.js';
+import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName } from './dynamic-profiles.js';
 
 /** One distinct answer of the table; hosts name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -143,6 +143,9 @@ export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolea
   if (errorPages(GENERIC, ctx) !== undefined) return undefined;
   const generic = genericBody(ctx);
   const empty = emptyServerBody(ctx);
+  // $server_name in every location, server or access log line (a ConfigMap header or log-format-upstream) would read
+  // the catch-all's `_` for every dynamic host: then every host keeps its server block (docs/adr/0014, "Default").
+  if (readsServerName(generic) || readsServerName(empty) || readsServerName(ctx.global.logFormatUpstream ?? '')) return undefined;
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   // Each answer once per target object: the compiled locations of a host share their rules' targets, and both the
   // split and the table ask (rendering a block per location made a sync at 10,000 Ingresses seconds slower).

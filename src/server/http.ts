@@ -6,7 +6,10 @@ import type { Dashboard } from './dashboard.js';
 
 export interface ServerSources {
   healthy(): boolean;
+  /** nginx.conf as served, then the route table as comment lines when hosts are routed by Lua (inspect/route-table.ts). */
   debugConfig(): string;
+  /** The route table JSON pushed to /configuration/routes; '' with --enable-dynamic-routes=false (then 404). */
+  debugRoutes?(): string;
   debugBackends(): string;
   /** Hosts, subjects, issuers and expiry of the certificates served; never keys. */
   debugCerts?(): string;
@@ -31,6 +34,10 @@ function route(path: string, src: ServerSources): [number, string, string] {
       return src.healthy() ? [200, 'text/plain', 'ok\n'] : [503, 'text/plain', 'nginx is not serving the current configuration\n'];
     case '/debug/config':
       return [200, 'text/plain', src.debugConfig()];
+    case '/debug/routes': {
+      const routes = src.debugRoutes?.() ?? '';
+      return routes === '' ? [404, 'text/plain', 'not found: no route table (--enable-dynamic-routes=false, or no sync yet)\n'] : [200, 'application/json', `${routes}\n`];
+    }
     case '/debug/backends':
       return [200, 'application/json', src.debugBackends()];
     case '/debug/certs':

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { routingSuites } from './routing-cases.js';
 
-// Named, not left to the default: PORTICO_TEST_DYNAMIC_ROUTES=1 (and a flipped default) must not move this half.
+// Named, not left to the default (dynamic routes are on by default, docs/adr/0014): this half stays rendered.
 routingSuites('', ['--enable-dynamic-routes=false'], async (p) => {
   const conf = await readFile(join(p.workDir, 'nginx.conf'), 'utf8');
   assert.match(conf, /server_name "row0\.table\.test";/, 'hosts are server blocks');

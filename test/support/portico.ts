@@ -93,12 +93,13 @@ export interface Running {
 }
 
 /**
- * PORTICO_TEST_DYNAMIC_ROUTES=1 adds `--enable-dynamic-routes` to every Portico the tests start (README, Tests), unless
- * the test sets the flag itself: the whole suite then runs on the Lua route table (docs/adr/0014, "Default").
+ * Dynamic routes are on by default (docs/adr/0014, "Default"), so the suite runs on the Lua route table.
+ * PORTICO_TEST_DYNAMIC_ROUTES=0 adds `--enable-dynamic-routes=false` to every Portico the tests start (README, Tests),
+ * unless the test sets the flag itself: the whole suite then runs on rendered server blocks, as before the flip.
  */
 export function withTestSwitches(args: readonly string[]): string[] {
-  const given = args.some((a) => /^--?enable-dynamic-routes(=|$)/.test(a));
-  return process.env['PORTICO_TEST_DYNAMIC_ROUTES'] === '1' && !given ? [...args, '--enable-dynamic-routes'] : [...args];
+  const given = args.some((a) => /^--?(no-)?enable-dynamic-routes(=|$)/.test(a));
+  return process.env['PORTICO_TEST_DYNAMIC_ROUTES'] === '0' && !given ? [...args, '--enable-dynamic-routes=false'] : [...args];
 }
 
 /**

@@ -50,7 +50,7 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.deepEqual(hostsOf(on), ['a.test', 'b.test']);
     assert.ok(!served(on.text, 'a.test') && !served(on.text, 'b.test'));
     assert.match(on.text, /require\("portico\.router"\)\.route\(\)/);
-    const off = render([host('one', 'a.test')], []);
+    const off = render([host('one', 'a.test')], ['--enable-dynamic-routes=false']);
     assert.equal(off.routes, undefined);
     assert.ok(served(off.text, 'a.test'));
     assert.doesNotMatch(off.text, /portico\.router/);

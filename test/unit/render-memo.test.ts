@@ -9,7 +9,8 @@ import { createLogger } from '../../src/log.js';
 import type { Snapshot } from '../../src/model/input.js';
 import { caseFlags, fixtureCases, loadSnapshot } from '../support/fixtures.js';
 
-const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico'], {});
+// The memo is of server blocks: rendered (dynamic routes are on by default and would leave few of them).
+const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico', '--enable-dynamic-routes=false'], {});
 const opts = renderOptions(config, undefined);
 const fresh = (snap: Snapshot): string => buildAndRender(new AnnotationStage(config, createLogger('silent')), snap, config, opts).conf.text;
 
@@ -57,7 +58,7 @@ test('one memo through every golden cluster in turn gives each golden exactly', 
   const stage = new AnnotationStage(config, createLogger('silent'));
   for (const round of [1, 2]) {
     for (const dir of fixtureCases('golden')) {
-      const c = parseFlags(['--manifests', dir, '--work-dir', '/var/lib/portico', ...caseFlags(dir)], {});
+      const c = parseFlags(['--manifests', dir, '--work-dir', '/var/lib/portico', '--enable-dynamic-routes=false', ...caseFlags(dir)], {});
       const o = { ...renderOptions(c, undefined), luaDir: '/usr/share/portico/lua' };
       const snap = loadSnapshot(dir);
       const withMemo = buildAndRender(stage, snap, c, o).conf.text;
