@@ -1,0 +1,95 @@
+// The controller's memory at N Ingresses, in-process: the generated cluster in a real Store, built by the real build
+// worker (offload.ts), the main thread keeping what a sync keeps (the build's result and the backends JSON), then
+// `rounds` syncs under churn (one Ingress's annotation changed each time, as bench/scale-profile does).
+//   node --expose-gc dist/bench/controller-memory.js [N=10000] [rounds=12]
+// Prints RSS after the first build, the highest and last RSS under churn, RSS and the main thread's heap after a
+// forced GC of the main thread (the worker collects on its own), and the median build time (wall, and CPU of the
+// process) under churn.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseFlags } from '../src/cli/flags.js';
+import { renderOptions } from '../src/controller/controller.js';
+import { Offload } from '../src/controller/offload.js';
+import type { Snapshot } from '../src/model/input.js';
+import { backendsPayload } from '../src/render/lua-payload.js';
+import { Store } from '../src/store/store.js';
+import { ingressClass } from '../test/support/objects.js';
+import { makeCert } from '../test/support/certs.js';
+import { generate } from './scale-gen.js';
+
+const n = Number(process.argv[2] ?? 10_000);
+const rounds = Math.min(30, Math.max(1, Number(process.argv[3] ?? 12)));
+const mib = (b: number): number => Math.round(b / 2 ** 20);
+const rss = (): number => mib(process.memoryUsage().rss);
+const certDir = await mkdtemp(join(tmpdir(), 'portico-controller-memory-'));
+try {
+  const certs = [0, 1, 2, 3].map(() => makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] }));
+  const config = parseFlags(['--manifests', certDir, '--enable-dynamic-routes'], {});
+  const store = new Store<Snapshot>();
+  {
+    // The generator's objects are dropped once stored: the store's trimmed copies are what a controller holds.
+    const c = generate(n, [], certs);
+    store.upsert('IngressClass', ingressClass('portico'));
+    for (const a of c.apps) {
+      store.upsert('Ingress', a.ingress);
+      store.upsert('Service', a.service);
+      store.upsert('EndpointSlice', a.slice);
+      if (a.secret) store.upsert('Secret', a.secret);
+    }
+  }
+  const offload = new Offload(config, renderOptions(config, undefined));
+  let kept: unknown;
+  const sync = async (): Promise<number> => {
+    const t0 = performance.now();
+    const built = await offload.build(store.snapshot());
+    kept = { ...built, backends: JSON.stringify(backendsPayload(built.model)) };
+    return performance.now() - t0;
+  };
+  const coldMs = Math.round(await sync());
+  const afterFirst = rss();
+  const times: number[] = [];
+  const cpu: number[] = [];
+  const churn: number[] = [];
+  const ingresses = store.snapshot().ingresses;
+  const all0 = process.cpuUsage();
+  for (let r = 1; r <= rounds; r += 1) {
+    const i = ingresses[(r * 7919) % ingresses.length]!;
+    const meta = { ...i.metadata, resourceVersion: `churn-${r}`, annotations: { ...i.metadata?.annotations, 'nginx.ingress.kubernetes.io/proxy-body-size': `${r}m` } };
+    store.upsert('Ingress', { ...i, metadata: meta });
+    const c0 = process.cpuUsage();
+    times.push(await sync());
+    // CPU of both threads, the worker's collection after its reply included when it ran by then.
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+    churn.push(rss());
+  }
+  await new Promise((r) => setTimeout(r, 2000));
+  const settled = rss();
+  const all = process.cpuUsage(all0);
+  globalThis.gc?.();
+  const mem = process.memoryUsage();
+  const median = (xs: number[]): number => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
+  console.log(
+    JSON.stringify({
+      n,
+      rounds,
+      coldMs,
+      churnMedianMs: median(times),
+      churnCpuMedianMs: median(cpu),
+      // per sync, the 2 s after the last one included (the worker's last collection)
+      churnCpuMeanMs: Math.round((all.user + all.system) / 1000 / rounds),
+      rssAfterFirstMiB: afterFirst,
+      rssChurnMaxMiB: Math.max(...churn),
+      rssChurnLastMiB: churn.at(-1),
+      rssSettledMiB: settled,
+      rssAfterMainGcMiB: mib(mem.rss),
+      mainHeapUsedMiB: mib(mem.heapUsed),
+      mainExternalMiB: mib(mem.external),
+      kept: kept !== undefined,
+    }),
+  );
+  await offload.close();
+} finally {
+  await rm(certDir, { recursive: true, force: true });
+}
