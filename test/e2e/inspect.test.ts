@@ -91,14 +91,33 @@ describe('inspector CLI', () => {
     assert.ok(json.warnings.some((w) => w.object === 'Ingress default/bad'));
   });
 
-  test('config: servers and paths by Ingress; --raw prints the nginx.conf served', async () => {
+  test('config: hosts and paths by Ingress and what serves them; --raw prints the nginx.conf served, then the route table', async () => {
     const t = rows(await portico('config'));
-    assert.deepEqual(t[0], ['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND']);
+    assert.deepEqual(t[0], ['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND', 'SERVED BY']);
     assert.deepEqual(
       t.find((r) => r[0] === 'api.test'),
-      ['api.test', 'exact', '/v1', 'default/api', 'default_api_80'],
+      ['api.test', 'exact', '/v1', 'default/api', 'default_api_80', 'route table'],
     );
-    assert.match(await portico('config', '--raw'), /server_name "shop\.test";/);
+    assert.deepEqual(
+      t.find((r) => r[0] === 'legacy.test'),
+      ['legacy.test', 'prefix', '/', 'default/legacy', 'default_web_80', 'server block'],
+    );
+    const raw = await portico('config', '--raw');
+    assert.match(raw, /server_name "legacy\.test" "old\.legacy\.test";/, 'a rendered host: its server block');
+    // a routed host has no server block: it is a row of the route table printed after nginx.conf, as comments
+    assert.doesNotMatch(raw, /server_name "(api|shop)\.test"/);
+    assert.match(raw, /^# Route table \(--enable-dynamic-routes, docs\/adr\/0014\): 2 hosts without a server block above\.$/m);
+    assert.match(raw, /^# api\.test +exact +\/v1 +default\/api +default_api_80 +proxy$/m);
+    assert.match(raw, /^# shop\.test +prefix +\/ +default\/shop +default_web_80 +308 to https on http, proxy$/m);
+    assert.ok(
+      raw
+        .slice(raw.indexOf('# Route table'))
+        .split('\n')
+        .every((l) => l === '' || l.startsWith('#')),
+      'after nginx.conf, comments only',
+    );
+    const json = JSON.parse((await get(site.portico.healthz, 'localhost', '/debug/routes')).body) as { hosts: Record<string, unknown> };
+    assert.deepEqual(Object.keys(json.hosts).sort(), ['api.test', 'shop.test']);
   });
 
   test('an unreachable instance is a clear error and exit code 1', async () => {

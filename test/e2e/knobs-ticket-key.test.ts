@@ -51,7 +51,10 @@ void describe('ssl-session-ticket-key (real nginx)', () => {
   let app: Backend;
   let portico: Running | undefined;
   const key = randomBytes(80).toString('base64');
-  const site = (host: string): unknown => ingress(host.split('.')[0] ?? host, { host, className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'app' }] });
+  const site = (host: string, annotations?: Record<string, string>): unknown =>
+    ingress(host.split('.')[0] ?? host, { host, className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'app' }], ...(annotations ? { annotations } : {}) });
+  // A server alias keeps other.test a server block, so adding it is a reload (a plain host would be a route table push).
+  const reloading = (): unknown => site('other.test', { 'nginx.ingress.kubernetes.io/server-alias': 'www.other.test' });
 
   before(async () => {
     dir = await manifestFolder();
@@ -77,7 +80,7 @@ void describe('ssl-session-ticket-key (real nginx)', () => {
     assert.ok(ticket, 'no session ticket');
     const resumedBefore = await resumes(p.https, ticket);
     const workers = await workerPids(p);
-    await dir.write('ingresses.json', [site('app.test'), site('other.test')]);
+    await dir.write('ingresses.json', [site('app.test'), reloading()]);
     await until('reloaded', async () => (await get(p.http, 'other.test', '/')).status === 200 && !(await workerPids(p)).some((w) => workers.includes(w)), 20_000, 100);
     return { before: resumedBefore, after: await resumes(p.https, ticket), p };
   }

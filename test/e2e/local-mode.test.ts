@@ -110,10 +110,16 @@ describe('local mode', () => {
     assert.equal(syncCount(portico.output, 'reload'), before);
   });
 
-  test('`portico render` prints the nginx.conf without starting anything', async () => {
-    const { stdout } = await run(process.execPath, [join(REPO, 'bin/portico.js'), 'render', '--manifests', dir], { timeout: 20_000 });
-    assert.match(stdout, /server_name "app\.test";/);
-    assert.match(stdout, /set \$portico_backend "default_one_80";/);
+  test('`portico render` prints the nginx.conf, then the route table, without starting anything', async () => {
+    const render = async (...flags: string[]): Promise<string> => (await run(process.execPath, [join(REPO, 'bin/portico.js'), 'render', '--manifests', dir, ...flags], { timeout: 20_000 })).stdout;
+    // dynamic routes (the default): app.test is a row of the route table, printed as comments after nginx.conf
+    const routed = await render();
+    assert.doesNotMatch(routed, /server_name "app\.test";/);
+    assert.match(routed, /^# app\.test +prefix +\/ +default\/app +default_one_80 +proxy$/m);
+    const rendered = await render('--enable-dynamic-routes=false');
+    assert.match(rendered, /server_name "app\.test";/);
+    assert.match(rendered, /set \$portico_backend "default_one_80";/);
+    assert.doesNotMatch(rendered, /# Route table/);
   });
 
   test('a second instance runs side by side on other ports, without root-only ports', async () => {

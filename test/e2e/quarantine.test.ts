@@ -104,7 +104,9 @@ describe('an Ingress whose configuration nginx refuses', () => {
       ...serviceFor('web', [backend]),
       ingress('good', { className: 'portico', host: 'good.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
     ]);
-    portico = await startPortico(['--manifests', dir, '--nginx-binary', join(REPO, 'test/support/bin/poison-nginx')]);
+    // Rendered: the fault-injecting nginx refuses server blocks by host name in `nginx -t`, and a host of the route
+    // table (the default, docs/adr/0014) has no server block: it never reaches nginx -t, so nothing would be refused.
+    portico = await startPortico(['--manifests', dir, '--nginx-binary', join(REPO, 'test/support/bin/poison-nginx'), '--enable-dynamic-routes=false']);
   });
 
   after(async () => {

@@ -17,7 +17,10 @@ export interface OpsSite {
   stop(): Promise<number | null>;
 }
 
-/** shop.test (TLS, / → web, /down → a Service without endpoints), api.test (one ready, one not-ready endpoint), a bad annotation. */
+/**
+ * shop.test (TLS, / → web, /down → a Service without endpoints), api.test (one ready, one not-ready endpoint), a bad
+ * annotation, legacy.test (a server alias: a server block, where the others are routed by the Lua route table).
+ */
 export async function startOpsSite(extraFlags: string[] = []): Promise<OpsSite> {
   const backend = await startBackend('web');
   const certDir = await mkdtemp(join(tmpdir(), 'portico-ops-certs-'));
@@ -45,6 +48,13 @@ export async function startOpsSite(extraFlags: string[] = []): Promise<OpsSite> 
     tlsSecret('shop-tls', pem),
     { ...shop, spec: { ...shop.spec, tls: [{ hosts: ['shop.test'], secretName: 'shop-tls' }] } },
     ingress('api', { className: 'portico', host: 'api.test', paths: [{ path: '/v1', type: 'Exact', service: 'api' }] }),
+    // server-alias is a server-level setting: legacy.test keeps a server block (the others are in the route table)
+    ingress('legacy', {
+      className: 'portico',
+      host: 'legacy.test',
+      paths: [{ path: '/', type: 'Prefix', service: 'web' }],
+      annotations: { 'nginx.ingress.kubernetes.io/server-alias': 'old.legacy.test' },
+    }),
     ingress('bad', { className: 'portico', host: 'bad.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'fastest-please' } }),
   ]);
   const portico = await startPortico(['--manifests', dir, ...extraFlags]);
