@@ -1,6 +1,6 @@
 // bench/scale's model + render step alone, split by stage, for profiling (node --cpu-prof / --heap-prof): the
 // generated cluster of N Ingresses through the annotation stage, the model and the renderer, as a sync runs them.
-//   node dist/bench/scale-profile.js [N=10000] [rounds=3]
+//   node dist/bench/scale-profile.js [N=10000] [rounds=3] [--dynamic-routes]
 // The first build is cold (the first sync); each later one follows a change of one Ingress's annotation (a sync
 // under churn), with the stage's memos as the build worker keeps them. Prints the cold build, the median of each
 // stage of the later ones (ms), the server blocks the render memo reused, the nginx.conf size and the heap.
@@ -19,13 +19,16 @@ import { ingressClass } from '../test/support/objects.js';
 import { makeCert } from '../test/support/certs.js';
 import { generate } from './scale-gen.js';
 
-const n = Number(process.argv[2] ?? 10_000);
-const rounds = Math.min(10, Math.max(1, Number(process.argv[3] ?? 3)));
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+/** --dynamic-routes: rendered as Portico runs with --enable-dynamic-routes (the route table built each round). */
+const dynamic = process.argv.includes('--dynamic-routes');
+const n = Number(args[0] ?? 10_000);
+const rounds = Math.min(10, Math.max(1, Number(args[1] ?? 3)));
 const certDir = await mkdtemp(join(tmpdir(), 'portico-scale-profile-'));
 try {
   const certs = [0, 1, 2, 3].map(() => makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] }));
   const c = generate(n, [], certs);
-  const config = parseFlags(['--manifests', certDir], {});
+  const config = parseFlags(['--manifests', certDir, ...(dynamic ? ['--enable-dynamic-routes'] : [])], {});
   const snap: Snapshot = {
     ...EMPTY_SNAPSHOT,
     ingressClasses: [ingressClass('portico')],
@@ -37,6 +40,7 @@ try {
   const render = renderOptions(config, undefined);
   const times: Record<'annotations' | 'model' | 'render' | 'total' | 'cpu', number[]> = { annotations: [], model: [], render: [], total: [], cpu: [] };
   let bytes = 0;
+  let routesBytes = 0;
   let coldMs = 0;
   /** The snapshot of round r: Ingress r*7919 mod N with proxy-body-size `${r}m` (a new object, as the store makes). */
   const changed = (r: number): Snapshot => {
@@ -59,7 +63,9 @@ try {
     const t1 = performance.now();
     const model = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance, memo: stage.memo }, st.input);
     const t2 = performance.now();
-    bytes = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, memo: stage.renderMemo }).text.length;
+    const conf = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, memo: stage.renderMemo });
+    bytes = conf.text.length;
+    routesBytes = conf.routes?.length ?? 0;
     const t3 = performance.now();
     const cpu = process.cpuUsage(c0);
     if (r === 0) {
@@ -79,6 +85,7 @@ try {
     JSON.stringify({
       n,
       rounds,
+      dynamic,
       coldMs,
       annotationsMs: median(times.annotations),
       modelMs: median(times.model),
@@ -88,6 +95,7 @@ try {
       reusedBlocks: stage.renderMemo.stats.reused,
       renderedBlocks: stage.renderMemo.stats.rendered,
       confKiB: Math.round(bytes / 1024),
+      routesKiB: Math.round(routesBytes / 1024),
       heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
       rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
     }),

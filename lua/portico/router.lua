@@ -4,22 +4,24 @@
 -- compiled location nginx would have picked: an exact path first, else the longest prefix ending in '/'. The
 -- locations are the model's compileLocations output, so the answer is the rendered path's by construction.
 --
--- POST /configuration/routes  body (JSON, made by src/render/dynamic-routes.ts):
---   { "targets": [ { "backend": "ns_svc_80" | "" (404), "canary": "" | route key, "redirect": 0 | 301..308,
---                    "denied": false, "metrics": "" | "ns|ingress|service|host|upstream",
---                    "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream),
---                    "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives) } ],
---     "hosts":   { "a.example.com": HOST, "*.example.com": HOST },
+-- POST /configuration/routes?id=ID  body (JSON, made by src/render/dynamic-routes.ts):
+--   { "hosts":   { "a.example.com": HOST, "*.example.com": HOST },
 --     "default": HOST }
---   HOST = { "exact": { "/p": target index }, "prefix": { "/": i, "/p/": i }, "hsts": bool }
--- -> 201, or 400 with a message and nothing changed (validated and stored by portico.router_config). GET returns
--- what nginx holds.
+--   HOST = { "exact": { "/p": target index }, "prefix": { "/": i, "/p/": i }, "hsts": bool, "targets": [ TARGET ] }
+--   TARGET = { "backend": "ns_svc_80" | "" (404), "canary": "" | route key, "redirect": 0 | 301..308,
+--              "denied": false, "metrics": "" | "ns|ingress|service|host|upstream",
+--              "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream),
+--              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives) }
+-- POST /configuration/routes?from=OLD&id=ID  body: a delta, { "hosts": { host: HOST | null (removed) }, "default"?: HOST }
+-- -> 201, or 400 with a message and nothing changed, or 409 for a delta on a table nginx does not hold (validated
+-- and stored by portico.router_config). GET returns what nginx holds.
 --
--- Stored in the portico_backends dict under "routes" with its own version ("routes-version"), signalled to the
--- workers through the second int32 of the version cell (portico.configuration), so a table push never makes the
--- workers decode the backends again, and vice versa. Workers turn it into lookup tables once per push (exact map,
--- prefix map, the distinct prefix lengths longest first); a request then costs a few table lookups and one
--- substring per candidate prefix length.
+-- Stored in the portico_backends dict (the whole table and the deltas since, each under its version: router_config),
+-- with its own version ("routes-version"), signalled to the workers through the second int32 of the version cell
+-- (portico.configuration), so a table push never makes the workers decode the backends again, and vice versa.
+-- Workers turn a whole table into lookup tables once (exact map, prefix map, the distinct prefix lengths longest
+-- first), and then compile only the hosts each delta names; a request costs a few table lookups and one substring
+-- per candidate prefix length.
 local base = require("resty.core.base")
 local cjson = require("cjson.safe")
 local ffivar = require("portico.ffivar")
@@ -45,11 +47,11 @@ local str_byte = string.byte
 local str_sub = string.sub
 local str_find = string.find
 local table_sort = table.sort
+local null = cjson.null
 
 local _M = {}
 
 local router_config = require("portico.router_config")
-_M.KEY_DATA = router_config.KEY_DATA
 _M.KEY_VERSION = router_config.KEY_VERSION
 local CELL_SLOT = router_config.CELL_SLOT
 local NOT_FOUND = "@portico_not_found"
@@ -70,8 +72,19 @@ local default = nil   -- the catch-all's entry
 
 local function by_length_desc(a, b) return a > b end
 
--- One host's lookup tables; targets are shared tables, so equal targets cost one entry.
-local function compile_host(h, targets)
+local function compile_target(raw)
+  return {
+    backend = raw.backend, found = raw.backend ~= "", canary = raw.canary ~= "" and raw.canary or nil,
+    redirect = raw.redirect ~= 0 and raw.redirect or nil, denied = raw.denied,
+    metrics = raw.metrics ~= "" and raw.metrics or nil, rewrite = raw.rewrite,
+    profile = raw.profile ~= "" and raw.profile or nil,
+  }
+end
+
+-- One host's lookup tables; its targets are shared tables, so equal targets cost one entry.
+local function compile_host(h)
+  local targets = {}
+  for i, raw in ipairs(h.targets) do targets[i] = compile_target(raw) end
   local exact, prefix, seen, lens = {}, {}, {}, {}
   for p, i in pairs(h.exact) do exact[p] = targets[i + 1] end
   for p, i in pairs(h.prefix) do
@@ -82,30 +95,55 @@ local function compile_host(h, targets)
   return { exact = exact, prefix = prefix, lens = lens, nlens = #lens, hsts = h.hsts }
 end
 
-local function sync(version)
-  synced_version = version
-  local data = dict:get(_M.KEY_DATA)
-  if not data then hosts, wildcards, default = nil, nil, nil; return end
+-- A host's entry into (or, null, out of) the compiled tables.
+local function put_host(host, entry)
+  local compiled = entry ~= null and compile_host(entry) or nil
+  if str_sub(host, 1, 2) == "*." then wildcards[str_sub(host, 3)] = compiled
+  else hosts[host] = compiled end
+end
+
+local function decode(key)
+  local data = dict:get(key)
+  if not data then return nil end
   local t, err = cjson.decode(data)
-  if type(t) ~= "table" then
-    ngx_log(ERR, "portico: cannot decode routes version ", tostring(version), ": ", tostring(err))
-    return
+  if type(t) ~= "table" then ngx_log(ERR, "portico: cannot decode ", key, ": ", tostring(err)); return nil end
+  return t
+end
+
+-- The table of `version`: the deltas after the one this worker compiled, else the whole table and the deltas after
+-- it. False when the dict moved on under it (a whole table replaced the deltas it was reading): start again.
+local function sync_once(version)
+  local base = dict:get(router_config.KEY_BASE)
+  if base == nil then hosts, wildcards, default = nil, nil, nil; return true end
+  local from = synced_version
+  if default == nil or from == nil or from < base or from > version then
+    local t = decode(router_config.whole_key(base))
+    if t == nil then return false end
+    hosts, wildcards = {}, {}
+    for host, entry in pairs(t.hosts) do put_host(host, entry) end
+    default = compile_host(t.default)
+    from = base
   end
-  local targets = {}
-  for i, raw in ipairs(t.targets) do
-    targets[i] = {
-      backend = raw.backend, found = raw.backend ~= "", canary = raw.canary ~= "" and raw.canary or nil,
-      redirect = raw.redirect ~= 0 and raw.redirect or nil, denied = raw.denied,
-      metrics = raw.metrics ~= "" and raw.metrics or nil, rewrite = raw.rewrite,
-      profile = raw.profile ~= "" and raw.profile or nil,
-    }
+  for v = from + 1, version do
+    local d = decode(router_config.delta_key(v))
+    if d == nil then synced_version = nil; return false end
+    for host, entry in pairs(d.hosts) do put_host(host, entry) end
+    if d.default ~= nil then default = compile_host(d.default) end
+    synced_version = v
   end
-  local h, w = {}, {}
-  for host, entry in pairs(t.hosts) do
-    if str_sub(host, 1, 2) == "*." then w[str_sub(host, 3)] = compile_host(entry, targets)
-    else h[host] = compile_host(entry, targets) end
+  return true
+end
+
+local function sync(version)
+  for _ = 1, 3 do
+    if version == nil then hosts, wildcards, default, synced_version = nil, nil, nil, nil; return end
+    if sync_once(version) then synced_version = version; return end
+    synced_version = nil
+    version = dict_get(dict, _M.KEY_VERSION)
   end
-  hosts, wildcards, default = h, w, compile_host(t.default, targets)
+  -- still moving: the next request tries again
+  ngx_log(ERR, "portico: the route table changed while this worker read it three times; trying again on the next request")
+  synced_version, cell_seen = nil, nil
 end
 
 local function refresh()
@@ -196,6 +234,6 @@ end
 -- POST/GET /configuration/routes: portico.router_config (portico.configuration checked the token).
 function _M.post() return require("portico.router_config").post() end
 function _M.get() return require("portico.router_config").get() end
-_M.validate = function(body) return require("portico.router_config").validate(body) end
+_M.validate = function(body, delta) return router_config.validate(body, delta) end
 
 return _M

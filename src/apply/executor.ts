@@ -1,6 +1,6 @@
 // Applying a plan: build with quarantine rounds (nginx -t through the candidate), write nginx.conf and reload, push
 // what Lua holds, fall back to an empty configuration when nothing serves yet. The controller decides; this executes.
-import { errorMessage, NginxTestError } from '../errors.js';
+import { errorMessage, NginxTestError, PorticoError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { Model, Problem } from '../model/types.js';
@@ -12,6 +12,7 @@ import type { Offload } from '../controller/offload.js';
 import { OffloadError } from '../controller/offload.js';
 import type { CertificatesState, TlsSync } from '../controller/tls-sync.js';
 import { countStreamReload } from '../controller/stream.js';
+import { routesDelta } from '../render/dynamic-routes.js';
 
 /** Rounds of hold-and-rebuild one sync may take (each finds one bad Ingress). */
 const MAX_ROUNDS = 6;
@@ -34,6 +35,9 @@ export interface Candidate {
   readonly certs: CertificatesState;
 }
 
+/** Route table deltas in a row before the whole table is posted again (Lua keeps each until then; it refuses past 512). */
+const MAX_ROUTE_DELTAS = 256;
+
 /** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
 export interface Dropped {
   backends: Rejected[];
@@ -45,6 +49,11 @@ export class Executor {
   readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0, streamReloads: 0 };
   readonly dropped: Dropped = { backends: [], certificates: [] };
   private running: DataPlaneState | undefined;
+  /** The route table Lua holds (docs/adr/0014): its id and each host's entry, when known; a push then sends the changed hosts. */
+  private luaRoutes: { readonly id: string; readonly hosts: ReadonlyMap<string, string>; readonly deltas: number } | undefined;
+  /** Route table ids: this process's, then a count (Lua refuses a delta whose `from` is not the table it holds). */
+  private readonly routesIdPrefix = `${process.pid.toString(36)}-${Date.now().toString(36)}`;
+  private routesPushes = 0;
   private readonly quarantine = new Quarantine();
 
   /**
@@ -69,6 +78,7 @@ export class Executor {
   /** nginx restarted on its own: its shared dicts are empty, so everything is pushed again on the next apply. */
   nginxRestarted(): void {
     this.running = this.running ? { ...this.running, backends: '', certificates: '', routes: '', gateway: '' } : undefined;
+    this.luaRoutes = undefined;
   }
 
   /** The plan that takes nginx from what it runs to `next`. */
@@ -95,7 +105,7 @@ export class Executor {
       if (plan === 'reload' || this.running?.certificates !== c.certs.digest) this.dropped.certificates = await this.nginx.pushRaw('certificates', c.certs.body);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       const routes = c.conf.routes;
-      if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.nginx.pushRaw('routes', routes);
+      if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.pushRoutes(plan, routes, c.conf.routeHosts);
       // The Gateway API route table (docs/adr/0011): weights, conditions and mirror endpoints change without a reload.
       if (next.gateway && (plan === 'reload' || this.running?.gateway !== next.gateway)) {
         const dropped = await this.nginx.pushRaw('gateway', next.gateway);
@@ -110,9 +120,42 @@ export class Executor {
       if (err instanceof NginxTestError) return false; // nothing to retry until something changes
       // nginx was not reachable or answered an error: push everything again shortly, nothing is dropped.
       this.running = undefined;
+      this.luaRoutes = undefined;
       this.deps.retry();
       return false;
     }
+  }
+
+  /**
+   * The route table to Lua: after a reload, an nginx restart, a failure or MAX_ROUTE_DELTAS deltas, the whole table;
+   * else only the entries of the hosts that changed (routes?from=OLD&id=NEW; null for a host removed), so a new
+   * Ingress costs nginx one host's decode and compile per worker instead of the whole table's. A delta Lua refuses
+   * (409: it does not hold the table the delta starts from) is followed by the whole table.
+   */
+  private async pushRoutes(plan: Exclude<Plan, 'noop'>, routes: string, hosts: ReadonlyMap<string, string> | undefined): Promise<void> {
+    const known = plan === 'dynamic' && this.luaRoutes !== undefined && this.luaRoutes.deltas < MAX_ROUTE_DELTAS ? this.luaRoutes : undefined;
+    this.luaRoutes = undefined; // unknown until the push answers
+    const id = `${this.routesIdPrefix}-${(this.routesPushes += 1).toString(36)}`;
+    const delta = known && hosts ? routesDelta(known.hosts, hosts) : undefined;
+    // a delta of more than a quarter of the hosts saves little over the whole table
+    if (known && hosts && delta && delta.count <= Math.max(16, hosts.size / 4)) {
+      let done = true;
+      try {
+        await this.nginx.pushRaw(`routes?from=${known.id}&id=${id}`, delta.body);
+      } catch (err) {
+        if (!(err instanceof PorticoError && /answered 409/.test(err.message))) throw err;
+        done = false;
+      }
+      if (done) {
+        this.luaRoutes = { id, hosts, deltas: known.deltas + 1 };
+        this.deps.log.debug({ hosts: delta.count, id }, 'route table: pushed the hosts that changed');
+        return;
+      }
+      this.deps.log.info({ from: known.id }, 'nginx does not hold the route table the delta starts from; pushing the whole table');
+    }
+    await this.nginx.pushRaw(`routes?id=${id}`, routes);
+    if (hosts) this.luaRoutes = { id, hosts, deltas: 0 };
+    this.deps.log.debug({ hosts: hosts?.size, id }, 'route table: pushed whole');
   }
 
   /**

@@ -36,16 +36,19 @@ function wildcardOf(host: string): string | undefined {
  * - an exact host under a wildcard that has a server is dynamic only with that wildcard: nginx would otherwise give
  *   the request to the wildcard's server block before Lua could see it;
  * - ssl-reject-handshake is off: it fails every TLS handshake the catch-all server takes.
+ * `decide`, when given, answers a server's own eligibility (the first two rules) in place of `eligible` (a caller's
+ * memo: render/dynamic-routes.ts keeps it per server between renders); it must answer what `eligible` would.
  */
-export function dynamicHosts(model: Model, accept: (t: Target) => boolean = dynamicTarget): Set<string> {
+export function dynamicHosts(model: Model, accept: (t: Target) => boolean = dynamicTarget, decide?: (s: Server, eligible: () => boolean) => boolean): Set<string> {
   const out = new Set<string>();
   if (model.tls.settings.rejectHandshake === true) return out;
   const clientAuth = new Set(model.tls.servers.filter((s) => s.clientAuth !== undefined).map((s) => s.host));
-  const eligible = (s: Server): boolean =>
+  const own = (s: Server): boolean =>
     (s.settings === undefined || Object.keys(s.settings).length === 0) &&
     !clientAuth.has(s.host) &&
     // A location with HTTPRoute candidates runs portico.gateway in its own block (docs/adr/0011): rendered, never dynamic.
     s.locations.every((l) => l.match !== 'regex' && l.gateway === undefined && accept(l.target));
+  const eligible = decide ? (s: Server): boolean => decide(s, () => own(s)) : own;
   const byHost = new Map(model.servers.map((s) => [s.host, s]));
   const catchAll = byHost.get('_');
   if (catchAll === undefined || !eligible(catchAll)) return out;

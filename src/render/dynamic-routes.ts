@@ -5,11 +5,12 @@ import type { Location, Model, ObjectRef, Server, Target, Upstream } from '../mo
 import { addHeaders } from './globals.js';
 import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
-import { tlsHsts, tlsLocationPolicy } from './tls.js';
+import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
+import type { RouteEntry, RouteMemo } from './memo.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName } from './dynamic-profiles.js';
 
-/** One distinct answer of the table; hosts name them by index. `backend` '' is the built-in 404. */
+/** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
   readonly backend: string;
   readonly canary: string;
@@ -22,15 +23,18 @@ export interface RouteTarget {
   readonly profile: string;
 }
 
-/** One host's compiled locations (model/routes.ts compileLocations): exact paths, and prefixes ending in '/'. */
+/**
+ * One host's compiled locations (model/routes.ts compileLocations): exact paths, and prefixes ending in '/', each
+ * naming one of the host's own targets. Self-contained, so one host's entry can be pushed alone (a delta).
+ */
 export interface RouteHost {
   readonly exact: Readonly<Record<string, number>>;
   readonly prefix: Readonly<Record<string, number>>;
   readonly hsts: boolean;
+  readonly targets: readonly RouteTarget[];
 }
 
 export interface RoutesPayload {
-  readonly targets: readonly RouteTarget[];
   readonly hosts: Readonly<Record<string, RouteHost>>;
   readonly default: RouteHost;
 }
@@ -40,7 +44,10 @@ export interface DynamicSplit {
   readonly servers: readonly Server[];
   readonly hosts: ReadonlySet<string>;
   readonly locations: readonly string[];
+  /** The whole table as JSON (a RoutesPayload). */
   readonly routes: string;
+  /** Each routed host's entry as it appears in `routes` ('_': the default), for pushing the hosts that changed. */
+  readonly routeHosts: ReadonlyMap<string, string>;
 }
 
 const GENERIC_REF: ObjectRef = { kind: 'Ingress', namespace: '', name: '' };
@@ -77,9 +84,8 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite, profile };
 }
 
-/** The table of the dynamic hosts, each location's target interned once. */
-export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics: boolean, profileOf: ProfileOf = () => ''): RoutesPayload {
-  const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
+/** One host's entry, each distinct target once. */
+function hostOf(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream>, how: { metrics: boolean; profileOf: ProfileOf }): RouteHost {
   const targets: RouteTarget[] = [];
   const index = new Map<string, number>();
   const intern = (t: RouteTarget): number => {
@@ -92,19 +98,45 @@ export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics:
     }
     return i;
   };
-  const hostOf = (s: Server): RouteHost => {
-    const pick = (match: Location['match']): Record<string, number> =>
-      Object.fromEntries(s.locations.filter((l) => l.match === match).map((l) => [l.path, intern(targetOf(s, l, model, upstreams, { metrics, profileOf }))]));
-    return { exact: pick('exact'), prefix: pick('prefix'), hsts: tlsHsts(model.tls, s.host) };
-  };
+  const pick = (match: Location['match']): Record<string, number> =>
+    Object.fromEntries(s.locations.filter((l) => l.match === match).map((l) => [l.path, intern(targetOf(s, l, model, upstreams, how))]));
+  const exact = pick('exact');
+  const prefix = pick('prefix');
+  return { exact, prefix, hsts: tlsHsts(model.tls, s.host), targets };
+}
+
+const NO_HOST: RouteHost = { exact: {}, prefix: {}, hsts: false, targets: [] };
+
+/** The table of the dynamic hosts. */
+export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics: boolean, profileOf: ProfileOf = () => ''): RoutesPayload {
+  const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   const entries: [string, RouteHost][] = [];
-  let fallback: RouteHost = { exact: {}, prefix: {}, hsts: false };
+  let fallback = NO_HOST;
   for (const s of model.servers) {
     if (!hosts.has(s.host)) continue;
-    if (s.host === '_') fallback = hostOf(s);
-    else entries.push([s.host, hostOf(s)]);
+    if (s.host === '_') fallback = hostOf(s, model, upstreams, { metrics, profileOf });
+    else entries.push([s.host, hostOf(s, model, upstreams, { metrics, profileOf })]);
   }
-  return { targets, hosts: Object.fromEntries(entries), default: fallback };
+  return { hosts: Object.fromEntries(entries), default: fallback };
+}
+
+/**
+ * What a host's entry is made of besides the render context: the server, its host's TLS entry, the TLS policy of the
+ * Ingresses its paths belong to, and the upstreams they name (without endpoints, which the table never holds).
+ */
+function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream>): string {
+  const owners = new Set<string>();
+  const names = new Set<string>();
+  for (const l of s.locations) {
+    if (l.target.kind !== 'upstream') continue;
+    owners.add(`${l.target.ingress.namespace}/${l.target.ingress.name}`);
+    names.add(l.target.upstream);
+  }
+  const ups = [...names].map((n) => {
+    const u = upstreams.get(n);
+    return u === undefined ? null : { ...u, endpoints: [] };
+  });
+  return JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, [...owners].map((k) => model.tls.ingresses[k] ?? null), ups]);
 }
 
 /**
@@ -137,9 +169,10 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean,
 /**
  * Splits the model for --enable-dynamic-routes: undefined when nothing can be dynamic (the catch-all is not, or the
  * ConfigMap's custom-http-errors route errors per Ingress, which a shared location cannot), else the servers still
- * rendered (the catch-all emptied: its locations are `locations`) and the route table as JSON.
+ * rendered (the catch-all emptied: its locations are `locations`) and the route table as JSON. With `memo`, a host
+ * whose entry input (entryInput) and render context are unchanged takes its entry from the last render.
  */
-export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolean): DynamicSplit | undefined {
+export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolean, memo?: RouteMemo): DynamicSplit | undefined {
   if (errorPages(GENERIC, ctx) !== undefined) return undefined;
   const generic = genericBody(ctx);
   const empty = emptyServerBody(ctx);
@@ -163,20 +196,60 @@ export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolea
     if (!bodyMemo.has(t)) bodyMemo.set(t, profileBody(t, upstreams.get(t.upstream), ctx, empty));
     return bodyMemo.get(t);
   };
-  const hosts = dynamicHosts(model, (t) => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined));
+  const names = new Map<string, string>();
+  const make = (s: Server, eligible: () => boolean): RouteEntry => {
+    if (!eligible()) return { eligible: false, json: '', profiles: [] };
+    const used = new Map<string, string>();
+    const profileOf: ProfileOf = (t) => {
+      if (plain(t)) return '';
+      const body = bodyOf(t) ?? '';
+      let name = names.get(body);
+      if (name === undefined) {
+        name = profileName(body);
+        names.set(body, name);
+      }
+      used.set(body, name);
+      return name;
+    };
+    return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, profileOf })), profiles: [...used] };
+  };
+  const entries = new Map<Server, RouteEntry>();
+  memo?.begin(JSON.stringify([ctx, model.tls.settings, metrics]));
+  const hosts = dynamicHosts(
+    model,
+    (t) => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined),
+    (s, eligible) => {
+      const e = entries.get(s) ?? (memo ? memo.entry(entryInput(s, model, upstreams), () => make(s, eligible)) : make(s, eligible));
+      entries.set(s, e);
+      return e.eligible;
+    },
+  );
+  memo?.end();
   if (!hosts.has('_')) return undefined;
   const profiles = new Map<string, string>();
-  const profileOf: ProfileOf = (t) => {
-    if (plain(t)) return '';
-    const body = bodyOf(t) ?? '';
-    let name = profiles.get(body);
-    if (name === undefined) {
-      name = profileName(body);
-      profiles.set(body, name);
-    }
-    return name;
-  };
+  const routeHosts = new Map<string, string>();
+  const parts: string[] = [];
+  for (const s of model.servers) {
+    const e = entries.get(s);
+    if (!hosts.has(s.host) || e === undefined) continue;
+    routeHosts.set(s.host, e.json);
+    if (s.host !== '_') parts.push(`${JSON.stringify(s.host)}:${e.json}`);
+    for (const [body, name] of e.profiles) profiles.set(body, name);
+  }
   const servers = model.servers.filter((s) => !hosts.has(s.host) || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
-  const routes = JSON.stringify(routesPayload(model, hosts, metrics, profileOf));
-  return { servers, hosts, locations: dynamicLocations(ctx, model.tls.settings.hsts, metrics, profiles), routes };
+  const routes = `{"hosts":{${parts.join(',')}},"default":${routeHosts.get('_') ?? JSON.stringify(NO_HOST)}}`;
+  return { servers, hosts, locations: dynamicLocations(ctx, model.tls.settings.hsts, metrics, profiles), routes, routeHosts };
+}
+
+/** The body of a route table delta from `held` to `now` (host → entry JSON, '_' the default), and how many hosts it names. */
+export function routesDelta(held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): { body: string; count: number } {
+  const parts: string[] = [];
+  let fallback: string | undefined;
+  for (const [host, entry] of now) {
+    if (held.get(host) === entry) continue;
+    if (host === '_') fallback = entry;
+    else parts.push(`${JSON.stringify(host)}:${entry}`);
+  }
+  for (const host of held.keys()) if (host !== '_' && !now.has(host)) parts.push(`${JSON.stringify(host)}:null`);
+  return { body: `{"hosts":{${parts.join(',')}}${fallback === undefined ? '' : `,"default":${fallback}`}}`, count: parts.length + (fallback === undefined ? 0 : 1) };
 }

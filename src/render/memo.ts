@@ -16,7 +16,55 @@ export function upstreamKey(u: Upstream | undefined): string {
   return u === undefined ? '-' : JSON.stringify({ ...u, endpoints: [] });
 }
 
+/** One host's part of the dynamic split (render/dynamic-routes.ts): whether its server may be dynamic, its entry. */
+export interface RouteEntry {
+  /** The server's own eligibility (model/dynamic.ts dynamicHosts' first two rules). */
+  readonly eligible: boolean;
+  /** The host's route table entry as JSON ('' when not eligible). */
+  readonly json: string;
+  /** The profiles (block → named location) its targets run in. */
+  readonly profiles: readonly (readonly [string, string])[];
+}
+
+/**
+ * Route table entries kept between renders, as RenderMemo keeps server blocks: an entry is reused only when its key
+ * (the server, its host's TLS entries, the upstreams its targets name without endpoints: render/dynamic-routes.ts) and
+ * the render context are equal. Only the entries of the last render are kept.
+ */
+export class RouteMemo {
+  private context: string | undefined;
+  private entries = new Map<string, RouteEntry>();
+  private next = new Map<string, RouteEntry>();
+  stats = { reused: 0, made: 0 };
+
+  begin(context: string): void {
+    if (context !== this.context) this.entries = new Map();
+    this.context = context;
+    this.next = new Map();
+    this.stats = { reused: 0, made: 0 };
+  }
+
+  entry(input: string, make: () => RouteEntry): RouteEntry {
+    const key = sha256(input);
+    let e = this.entries.get(key) ?? this.next.get(key);
+    if (e) this.stats.reused += 1;
+    else {
+      e = make();
+      this.stats.made += 1;
+    }
+    this.next.set(key, e);
+    return e;
+  }
+
+  end(): void {
+    this.entries = this.next;
+    this.next = new Map();
+  }
+}
+
 export class RenderMemo {
+  /** The dynamic split's entries (--enable-dynamic-routes). */
+  readonly routes = new RouteMemo();
   private context: string | undefined;
   private blocks = new Map<string, Block>();
   private next = new Map<string, Block>();

@@ -276,6 +276,8 @@ export interface RenderedConf {
   readonly hash: string;
   /** With --enable-dynamic-routes and a dynamic catch-all: the route table for POST /configuration/routes (JSON). */
   readonly routes?: string;
+  /** With `routes`: each routed host's entry in it ('_': the default), so a push can carry only the changed hosts. */
+  readonly routeHosts?: ReadonlyMap<string, string>;
 }
 
 /** The server blocks, each from the memo when everything it is made of is unchanged. */
@@ -297,7 +299,7 @@ function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, 
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-  const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true) : undefined;
+  const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true, o.memo?.routes) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
   const body = [
     ...main(o, model.tls, model.stream, streamSnips),
@@ -313,5 +315,5 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
     '',
   ].join('\n');
   const hash = sha256(body);
-  return { text: body.replace(HASH_PLACEHOLDER, hash), hash, ...(dyn ? { routes: dyn.routes } : {}) };
+  return { text: body.replace(HASH_PLACEHOLDER, hash), hash, ...(dyn ? { routes: dyn.routes, routeHosts: dyn.routeHosts } : {}) };
 }

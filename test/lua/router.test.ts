@@ -123,15 +123,90 @@ void describe('lua router against the reference matcher', () => {
     );
   });
 
+  it('agrees with routes.ts when each table after the first arrives as a delta of the hosts that changed (40 sequences)', async () => {
+    let seq = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(arbTable, { minLength: 2, maxLength: 4 }), arbRequests, async (tables, requests) => {
+        let held: Map<string, string> | undefined;
+        for (const table of tables) {
+          const model = modelOf(table);
+          const payload = routesPayload(model, new Set(model.servers.map((s) => s.host)), false);
+          const now = new Map([...Object.entries(payload.hosts).map(([h, e]) => [h, JSON.stringify(e)] as const), ['_', JSON.stringify(payload.default)]]);
+          const id = `t${(seq += 1)}`;
+          let posted;
+          if (held === undefined) posted = await nginx.post(`/configuration/routes?id=${id}`, payload);
+          else {
+            const delta: { hosts: Record<string, unknown>; default?: unknown } = { hosts: {} };
+            for (const [h, e] of now) {
+              if (held.get(h) === e) continue;
+              if (h === '_') delta.default = payload.default;
+              else delta.hosts[h] = payload.hosts[h];
+            }
+            for (const h of held.keys()) if (!now.has(h)) delta.hosts[h] = null;
+            posted = await nginx.post(`/configuration/routes?from=t${seq - 1}&id=${id}`, delta);
+          }
+          assert.equal(posted.status, 201, posted.body);
+          held = now;
+          const got = await ask(requests);
+          assert.deepEqual(
+            got,
+            requests.map(([host, uri]) => expected(table, host, uri)),
+            JSON.stringify({ table, requests }),
+          );
+        }
+        const whole = await nginx.get('/configuration/routes');
+        const last = modelOf(tables[tables.length - 1]!);
+        assert.deepEqual(JSON.parse(whole.body), routesPayload(last, new Set(last.servers.map((s) => s.host)), false), 'GET: the whole table with its deltas applied');
+      }),
+      { seed: 18, numRuns: 40 },
+    );
+  });
+
+  it('refuses a delta on a table it does not hold (409) and a malformed one (400), keeping the table', async () => {
+    const one = routesPayload(modelOf({ rules: [{ host: 'h0.t', rule: { path: '/a', type: 'Prefix', backend: 1 } }], fallback: '404' }), new Set(['h0.t', '_']), false);
+    assert.equal((await nginx.post('/configuration/routes?id=one', one)).status, 201);
+    const add = { hosts: { 'h1.t': one.hosts['h0.t'] } };
+    assert.equal((await nginx.post('/configuration/routes?from=other&id=two', add)).status, 409);
+    assert.equal((await nginx.post('/configuration/routes?from=one&id=two', { hosts: { 'h1.t': { exact: {}, prefix: { '/a': 0 }, hsts: false, targets: [] } } })).status, 400);
+    assert.equal((await nginx.post('/configuration/routes?from=one', add)).status, 400, 'a delta names the table it makes');
+    assert.deepEqual(
+      await ask([
+        ['h1.t', '/a/x'],
+        ['h0.t', '/a/x'],
+      ]),
+      ['404', 'b1'],
+    );
+    assert.equal((await nginx.post('/configuration/routes?from=one&id=two', add)).status, 201);
+    assert.deepEqual(
+      await ask([
+        ['h1.t', '/a/x'],
+        ['h0.t', '/a/x'],
+      ]),
+      ['b1', 'b1'],
+    );
+    assert.equal((await nginx.post('/configuration/routes?from=two&id=three', { hosts: { 'h0.t': null } })).status, 201);
+    assert.deepEqual(
+      await ask([
+        ['h1.t', '/a/x'],
+        ['h0.t', '/a/x'],
+      ]),
+      ['b1', '404'],
+    );
+    assert.equal((await nginx.post('/configuration/routes?from=two&id=four', add)).status, 409, 'the delta before the last names an old table');
+  });
+
   it('refuses a malformed table whole and keeps the one it has', async () => {
     const good = routesPayload(modelOf({ rules: [{ host: 'h0.t', rule: { path: '/a', type: 'Prefix', backend: 1 } }], fallback: '404' }), new Set(['h0.t', '_']), false);
     assert.equal((await nginx.post('/configuration/routes', good)).status, 201);
+    const h0 = good.hosts['h0.t']!;
     const bad: unknown[] = [
       { ...good, default: { ...good.default, prefix: { '/a': 0 } } }, // no '/'
-      { ...good, hosts: { 'h0.t': { exact: {}, prefix: { '/a': 0 }, hsts: false } } }, // a prefix not ending in '/'
-      { ...good, hosts: { 'h0.t': { exact: { '/a': 99 }, prefix: {}, hsts: false } } }, // no such target
+      { ...good, hosts: { 'h0.t': { ...h0, prefix: { '/a': 0 } } } }, // a prefix not ending in '/'
+      { ...good, hosts: { 'h0.t': { ...h0, exact: { '/a': 99 } } } }, // no such target
+      { ...good, hosts: { 'h0.t': { exact: {}, prefix: { '/': 0 }, hsts: false } } }, // no targets
       { ...good, hosts: { 'h0.t; x': good.default } }, // not a host name
-      { ...good, targets: [{ backend: 'x"y', canary: '', redirect: 0, denied: false, metrics: '' }] },
+      { ...good, hosts: { 'h0.t': { ...h0, targets: [{ backend: 'x"y', canary: '', redirect: 0, denied: false, metrics: '' }] } } },
+      { ...good, hosts: { 'h0.t': null } }, // a removal is a delta's
       'not json',
     ];
     for (const body of bad) {

@@ -9,7 +9,7 @@ import { parseFlags } from '../../src/cli/flags.js';
 import { createLogger } from '../../src/log.js';
 import { planApply, type DataPlaneState } from '../../src/apply/plan.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
-import type { RoutesPayload } from '../../src/render/dynamic-routes.js';
+import type { RoutesPayload, RouteTarget } from '../../src/render/dynamic-routes.js';
 import { configMap } from '../support/manifests.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
 
@@ -74,9 +74,9 @@ describe('dynamic routes: the split between the route table and server blocks', 
     const profiles = one.text.match(/location @portico_profile_[0-9a-f]+ \{/g) ?? [];
     assert.equal(profiles.length, 1);
     assert.match(one.text, /proxy_read_timeout 30s;/);
-    const c = one.routes!.targets[one.routes!.hosts['c.test']!.prefix['/']!]!;
+    const c = one.routes!.hosts['c.test']!.targets[one.routes!.hosts['c.test']!.prefix['/']!]!;
     assert.equal(`location ${c.profile} {`, profiles[0]);
-    assert.equal(one.routes!.targets[one.routes!.hosts['a.test']!.prefix['/']!]!.profile, '', "no annotation: the router's own location");
+    assert.equal(one.routes!.hosts['a.test']!.targets[one.routes!.hosts['a.test']!.prefix['/']!]!.profile, '', "no annotation: the router's own location");
     const two = render([host('one', 'a.test'), host('slow', 'c.test', slow), host('slow2', 'd.test', slow, 'b')]);
     assert.equal(two.hash, one.hash, 'the same annotations: the same profile, nginx.conf unchanged');
     const other = render([host('one', 'a.test'), host('slow', 'c.test', slow), host('slower', 'd.test', { [`${A}/proxy-read-timeout`]: '31' })]);
@@ -86,7 +86,7 @@ describe('dynamic routes: the split between the route table and server blocks', 
   test('a profile is rendered from the real target: per-Ingress directives (rate-limit zones) give one profile each', () => {
     const r = render([host('one', 'a.test', { [`${A}/limit-rps`]: '5' }), host('two', 'b.test', { [`${A}/limit-rps`]: '5' }, 'b')]);
     assert.deepEqual(hostsOf(r), ['a.test', 'b.test']);
-    const profileOf = (h: string): string => r.routes!.targets[r.routes!.hosts[h]!.prefix['/']!]!.profile;
+    const profileOf = (h: string): string => r.routes!.hosts[h]!.targets[r.routes!.hosts[h]!.prefix['/']!]!.profile;
     assert.notEqual(profileOf('a.test'), profileOf('b.test'));
     for (const h of ['a.test', 'b.test']) {
       const block = r.text.slice(r.text.indexOf(`location ${profileOf(h)} {`));
@@ -110,7 +110,7 @@ describe('dynamic routes: the split between the route table and server blocks', 
     ]);
     assert.deepEqual(hostsOf(r), ['e.test', 'h.test', 'm.test', 'r.test']);
     const routes = r.routes!;
-    const targetOf = (h: string, p: string): RoutesPayload['targets'][number] => routes.targets[routes.hosts[h]!.prefix[p]!]!;
+    const targetOf = (h: string, p: string): RouteTarget => routes.hosts[h]!.targets[routes.hosts[h]!.prefix[p]!]!;
     assert.equal(targetOf('r.test', '/').redirect, 308, 'force-ssl-redirect, http-redirect-code 308');
     assert.notEqual(targetOf('m.test', '/').canary, '', 'the canary route key');
   });
@@ -137,7 +137,7 @@ describe('dynamic routes: the split between the route table and server blocks', 
     const a = r.routes!.hosts['a.test']!;
     assert.deepEqual(Object.keys(a.exact).sort(), ['/x']);
     assert.deepEqual(Object.keys(a.prefix).sort(), ['/']);
-    assert.equal(r.routes!.targets[a.exact['/x']!]!.backend, 'default_a_80');
-    assert.equal(r.routes!.targets[r.routes!.default.prefix['/']!]!.backend, '', 'the built-in 404');
+    assert.equal(a.targets[a.exact['/x']!]!.backend, 'default_a_80');
+    assert.equal(r.routes!.default.targets[r.routes!.default.prefix['/']!]!.backend, '', 'the built-in 404');
   });
 });

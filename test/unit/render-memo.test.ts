@@ -67,3 +67,43 @@ test('one memo through every golden cluster in turn gives each golden exactly', 
     }
   }
 });
+
+test('dynamic routes: after each change the kept route entries give exactly the table and nginx.conf of a fresh render', () => {
+  const P = 'nginx.ingress.kubernetes.io';
+  const dyn = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico', '--enable-dynamic-routes'], {});
+  const o = renderOptions(dyn, undefined);
+  const fresher = (snap: Snapshot): { text: string; routes: string | undefined } => {
+    const c = buildAndRender(new AnnotationStage(dyn, createLogger('silent')), snap, dyn, o).conf;
+    return { text: c.text, routes: c.routes };
+  };
+  const dir = fixtureCases('golden').find((d) => d.endsWith('canary-affinity'))!;
+  const base = loadSnapshot(dir);
+  const stage = new AnnotationStage(dyn, createLogger('silent'));
+  // Each entry depends on something besides its server: an upstream's balancing (the rewrite flag), a canary leaving
+  // (its route key and hooks), an annotation that moves the host into a profile, a TLS redirect.
+  const steps: [string, Snapshot][] = [
+    ['as is', base],
+    ['cart balanced by round robin, no hash', annotate(base, 'cart', {})],
+    ['the canary gone', { ...base, ingresses: base.ingresses.filter((i) => i.metadata?.name !== 'shop-canary') }],
+    ['shop with a read timeout (a profile)', annotate(base, 'shop', { [`${P}/proxy-read-timeout`]: '30' })],
+    ['shop forcing the HTTPS redirect', annotate(base, 'shop', { [`${P}/force-ssl-redirect`]: 'true', [`${P}/affinity`]: 'cookie' })],
+    ['as is again', base],
+  ];
+  const seen = new Set<string>();
+  for (const [what, snap] of steps) {
+    const got = buildAndRender(stage, snap, dyn, o).conf;
+    const want = fresher(snap);
+    assert.ok(got.routes !== undefined, `${what}: a route table`);
+    assert.equal(got.routes, want.routes, what);
+    assert.equal(got.text, want.text, what);
+    const table = JSON.parse(got.routes) as { hosts: Record<string, unknown>; default: unknown };
+    assert.deepEqual(
+      new Map([...got.routeHosts!].map(([h, j]) => [h, JSON.parse(j) as unknown])),
+      new Map([...Object.entries(table.hosts), ['_', table.default]]),
+      `${what}: routeHosts is the table, host by host`,
+    );
+    seen.add(got.routes);
+  }
+  assert.ok(seen.size >= 3, 'the steps changed the table');
+  assert.ok(stage.renderMemo.routes.stats.reused >= 1, 'unchanged hosts took their entries from the memo');
+});
