@@ -1,14 +1,16 @@
 // bench/proxy: requests/s and latency through Portico's nginx vs hand-written nginx with a static upstream.
 //
-//   npm run bench:proxy -- [--rounds 6] [--seconds 5] [--connections 50] [--workers 1] [--callgrind]
+//   npm run bench:proxy -- [--rounds 6] [--seconds 5] [--connections 50] [--workers 1] [--callgrind] [--only a,b]
 //
 // --callgrind: instead of timing, run every nginx under valgrind's callgrind and report the instructions the proxy's
 // worker executes per request (deterministic to a fraction of a percent on a busy machine; no kernel time).
 //
 // Sides, all the same /usr/sbin/nginx, the same worker count, the proxy's workers pinned to CPU 0 and wrk plus the
 // backend pinned to CPU 1, measured in interleaved rounds (the order rotates each round):
-//   portico   the real `portico` command in local mode on a manifest folder (Lua balancer, rendered nginx.conf),
-//             per-request metrics on (the default: the http-level log_by_lua of lua/portico/metrics.lua)
+//   portico   the real `portico` command in local mode on a manifest folder, as installed: no flag but the manifest
+//             folder and the worker count, so every default applies (Lua balancer, per-request metrics through the
+//             http-level log_by_lua of lua/portico/metrics.lua, and the routing --enable-dynamic-routes defaults to)
+//   rendered  the same with --enable-dynamic-routes=false: the host served by its rendered server block and location
 //   nometrics the same command with --enable-metrics=false: the metrics' cost is portico / nometrics
 //   dynamic   the same command with --enable-dynamic-routes: the host is matched by the Lua route table in the
 //             catch-all server (docs/adr/0014), not by a rendered location; the router's cost is dynamic / portico
@@ -61,6 +63,14 @@ const CALLGRIND = argv.includes('--callgrind');
 const SYSCALLS = argv.includes('--syscalls');
 /** --keep-profiles: leave the callgrind dumps for callgrind_annotate and print where they are. */
 const KEEP_PROFILES = argv.includes('--keep-profiles');
+/** --only a,b: start and measure only these sides (names as below; minimal and twin always, for the target ratios). */
+const ONLY = ((): Set<string> | undefined => {
+  const i = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
+  if (i < 0) return undefined;
+  const v = argv[i]!.startsWith('--only=') ? argv[i]!.slice(7) : (argv[i + 1] ?? '');
+  return new Set(['minimal', 'twin', ...v.split(',').filter(Boolean)]);
+})();
+const wanted = (name: string): boolean => ONLY === undefined || ONLY.has(name);
 const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
@@ -135,9 +145,12 @@ async function main(): Promise<void> {
       for (const p of [pid, ...(await childPids(pid))]) await pin(p, PROXY_CPUS);
       return { running, pid };
     };
-    const { running: portico, pid: masterPid } = await pinnedPortico(dir, []);
-    const { running: off, pid: offPid } = await pinnedPortico(dir, ['--enable-metrics=false']);
-    const { running: dyn, pid: dynPid } = await pinnedPortico(dir, ['--enable-dynamic-routes']);
+    /** A Portico side on the bench's manifests, or none when --only leaves it out. */
+    const porticoSide = async (name: string, extra: string[]): Promise<Side[]> => {
+      if (!wanted(name)) return [];
+      const { running, pid } = await pinnedPortico(dir, extra);
+      return [{ name, port: running.http, workers: () => childPids(pid), rounds: [], master: pid }];
+    };
     const profiledSide = async (): Promise<Side> => {
       const pdir = await manifestDir();
       stops.push(() => rm(pdir, { recursive: true, force: true }));
@@ -165,13 +178,14 @@ async function main(): Promise<void> {
       return { name, port, workers: () => n.workers(), rounds: [], master: n.proc.pid ?? 0 };
     };
     const sides: Side[] = [
-      { name: 'portico', port: portico.http, workers: () => childPids(masterPid), rounds: [], master: masterPid },
-      { name: 'nometrics', port: off.http, workers: () => childPids(offPid), rounds: [], master: offPid },
-      { name: 'dynamic', port: dyn.http, workers: () => childPids(dynPid), rounds: [], master: dynPid },
-      ...(argv.includes('--profiled') ? [await profiledSide()] : []),
-      await hand('same', SAME_HEADERS, CLIENT_AUTH),
+      ...(await porticoSide('portico', [])),
+      ...(await porticoSide('rendered', ['--enable-dynamic-routes=false'])),
+      ...(await porticoSide('nometrics', ['--enable-metrics=false'])),
+      ...(await porticoSide('dynamic', ['--enable-dynamic-routes'])),
+      ...(argv.includes('--profiled') && wanted('profiled') ? [await profiledSide()] : []),
+      ...(wanted('same') ? [await hand('same', SAME_HEADERS, CLIENT_AUTH)] : []),
       await hand('minimal', MINIMAL_HEADERS, ''),
-      await hand('floor', SAME_HEADERS, CLIENT_AUTH, true),
+      ...(wanted('floor') ? [await hand('floor', SAME_HEADERS, CLIENT_AUTH, true)] : []),
       await twinSide(),
     ];
     for (const s of CALLGRIND ? [] : sides) {
@@ -224,18 +238,19 @@ async function instructions(sides: readonly Side[], cgDir: string): Promise<void
       console.log(`  round ${r + 1} ${s.name.padEnd(8)} ${fmt(perReq)} instructions/request (${w.requests} requests, ${w.non2xx + w.socketErrors} errors)`);
     }
   }
-  const ref = median(per.get('same') ?? []);
-  const rendered = median(per.get('portico') ?? []);
-  console.log(`dynamic / portico instructions (Lua router vs rendered locations): ${fmt(median(per.get('dynamic') ?? []) / rendered, 3)}`);
-  if (per.has('profiled')) console.log(`profiled / portico instructions (router + ngx.exec to a profile): ${fmt(median(per.get('profiled') ?? []) / rendered, 3)}`);
+  const m = (name: string): number => median(per.get(name) ?? []);
+  const refName = per.has('same') ? 'same' : 'minimal';
+  const ref = m(refName);
+  if (per.has('dynamic') && per.has('portico')) console.log(`dynamic / portico instructions (Lua router vs rendered locations): ${fmt(m('dynamic') / m('portico'), 3)}`);
+  if (per.has('profiled') && per.has('portico')) console.log(`profiled / portico instructions (router + ngx.exec to a profile): ${fmt(m('profiled') / m('portico'), 3)}`);
   for (const s of sides) {
     const xs = per.get(s.name) ?? [];
-    console.log(`${s.name.padEnd(8)} median ${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), ratio to same ${fmt(median(xs) / ref, 3)}`);
+    console.log(`${s.name.padEnd(8)} median ${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), ratio to ${refName} ${fmt(median(xs) / ref, 3)}`);
   }
-  const m = (name: string): number => median(per.get(name) ?? []);
-  console.log(
-    `instructions, reference / side (a throughput-like ratio): minimal / portico ${fmt(m('minimal') / m('portico'), 3)}, twin / portico ${fmt(m('twin') / m('portico'), 3)}, twin / nometrics ${fmt(m('twin') / m('nometrics'), 3)}`,
-  );
+  // the targets' ratios for every Portico side measured (which one is "as installed" depends on the flags' defaults)
+  for (const name of ['portico', 'rendered', 'nometrics', 'dynamic', 'profiled'].filter((n) => per.has(n))) {
+    console.log(`instructions, reference / ${name} (a throughput-like ratio): minimal / ${name} ${fmt(m('minimal') / m(name), 3)}, twin / ${name} ${fmt(m('twin') / m(name), 3)}`);
+  }
 }
 
 /** --syscalls: each side's syscalls per request (strace -c on its workers), to compare kernel work, not time. */

@@ -27,8 +27,9 @@ local cjson = require("cjson.safe")
 local ffivar = require("portico.ffivar")
 local configuration = require("portico.configuration")
 local balancer = require("portico.balancer")
--- X-Request-ID (docs/adr/0015): the catch-all's location has a rewrite hook of its own, the router, so it replaces
--- the http-level one and calls its set() itself. Optional: absent, nginx's $request_id is used, as before it existed.
+-- X-Request-ID (docs/adr/0015): the catch-all server renders no set_by_lua line in dynamic mode; route(), already a
+-- rewrite hook, sets $portico_request_id itself (one Lua entry less per request). Optional: absent, nginx's
+-- $request_id is used.
 local request_id_ok, request_id = pcall(require, "portico.request_id")
 if not request_id_ok or type(request_id) ~= "table" or type(request_id.set) ~= "function" then request_id = nil end
 

@@ -123,10 +123,9 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     '    map $portico_backend $proxy_upstream_name { default $portico_backend; }',
     "    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }",
     // X-Request-ID: the client's, else 32 hex digits from lua/portico/request_id.lua (RAND_bytes drawn 4 KiB at a
-    // time, set in the rewrite phase), else, in a location whose own rewrite hook does not set it, nginx's $request_id
-    // (one RAND_bytes per request: ~2,700 instructions more). docs/adr/0015.
-    '    map $host $portico_rid { default ""; }',
-    "    map $portico_rid $portico_request_id { '' $request_id; default $portico_rid; }",
+    // time), which every rendered server's REQUEST_ID line (or the dynamic router) sets; else nginx's $request_id (one
+    // RAND_bytes per request: about 4,700 instructions more). docs/adr/0015.
+    '    map $host $portico_request_id { default $request_id; }',
     "    map $http_x_request_id $req_id { default $http_x_request_id; '' $portico_request_id; }",
     "    map $http_host $best_http_host { default $http_host; '' $host; }",
     ...httpGlobals(g, o.headers ?? NO_HEADERS),
@@ -136,7 +135,6 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     '    lua_shared_dict portico_backends 64m;',
     '    lua_shared_dict portico_certificates 32m;',
     ...metricsHttpLines(o.metrics === true),
-    '    rewrite_by_lua_block { require("portico.request_id").set() }',
     '    init_by_lua_block { require("portico.configuration").init() }',
     `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true)} require("portico.request_id").init_worker() }`,
     '    upstream portico_balancer {',
@@ -183,6 +181,13 @@ function internalServers(o: RenderOptions): string[] {
   ];
 }
 
+/**
+ * The request id (docs/adr/0015) in the server's rewrite phase, before any location's: set_by_lua runs its chunk on
+ * the main Lua thread, without the coroutine, context and variable lookup an http-level rewrite_by_lua cost, and
+ * locations with a rewrite hook of their own (canaries, affinity) get the same id. Not in the dynamic catch-all: its
+ * router (lua/portico/router.lua) runs in a rewrite hook anyway and sets the id there, without a second Lua entry.
+ */
+const REQUEST_ID = '        set_by_lua_block $portico_request_id { return require("portico.request_id").value() }';
 const REWRITE_HOOK = '            rewrite_by_lua_block { require("portico.balancer").rewrite() }';
 const LOG_HOOK = '            log_by_lua_block { require("portico.balancer").log() }';
 
@@ -244,6 +249,8 @@ function server(
     `        ${listen(o.listenAddress, o.httpPort, `${proxyProtocol}${first}`)}`,
     // With --enable-ssl-passthrough the HTTPS server listens behind the stream front (render/stream.ts).
     `        ${httpsListen(stream, o) === undefined ? listen(o.listenAddress, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`) : `${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol${first};`}`,
+    // the dynamic catch-all's one location runs the router, a rewrite hook that sets the id itself
+    ...(dyn && catchAll ? [] : [REQUEST_ID]),
     ...tlsServerLines(tls, s.host, o.workDir),
     // Only here the ssl-client-* headers: the whole list again, as nginx inherits none into a level that sets one.
     ...(clientCert === undefined ? [] : proxyHeaders(ctx.global, ctx.headers, { clientCert }, '        ')),

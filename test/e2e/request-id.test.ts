@@ -1,6 +1,7 @@
 // X-Request-ID through real nginx (docs/adr/0015): a client's is kept; otherwise 32 hex digits from
 // lua/portico/request_id.lua, the same id in the access log, never the same twice (across two workers and across
-// the 256-id refills of each worker's pool); a location with a rewrite hook of its own falls back to $request_id.
+// the 256-id refills of each worker's pool); a location with a rewrite hook of its own gets one too (the id is set in
+// the server's rewrite phase, before any location's hook).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
@@ -24,7 +25,7 @@ describe('request id', () => {
       ingressClass('portico'),
       ...serviceFor('web', [backend]),
       ingress('plain', { className: 'portico', host: 'plain.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
-      // cookie affinity renders a rewrite_by_lua of its own in the location: the http-level hook does not run there
+      // cookie affinity renders a rewrite_by_lua of its own in the location
       ingress('sticky', { className: 'portico', host: 'sticky.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/affinity': 'cookie' } }),
     ]);
     portico = await startPortico(['--manifests', dir, '--worker-processes', '2']);
@@ -70,7 +71,7 @@ describe('request id', () => {
     assert.equal(await sentId('plain.test', { 'x-request-id': 'abc-123' }), 'abc-123');
   });
 
-  test("a location with its own rewrite hook still sends an id (nginx's $request_id)", async () => {
+  test('a location with its own rewrite hook sends an id too', async () => {
     const ids = [await sentId('sticky.test'), await sentId('sticky.test')];
     assert.ok(
       ids.every((id) => HEX32.test(id)),

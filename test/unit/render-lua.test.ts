@@ -1,6 +1,6 @@
 // The Lua hooks the renderer puts in proxied locations (ADR 0001): round robin runs only the balancer; ewma adds
-// log_by_lua; no location runs rewrite_by_lua; a backend without endpoints goes to the 503 server. At http level, the
-// one rewrite_by_lua is the request id's (ADR 0015), inherited by locations without a rewrite hook of their own.
+// log_by_lua; no location runs rewrite_by_lua; a backend without endpoints goes to the 503 server. The request id
+// (ADR 0015) is one set_by_lua per rendered server, in its rewrite phase; there is no http-level rewrite hook.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -40,13 +40,19 @@ function locations(conf: string): string[] {
 
 const HTTP_HOOKS = /^ {4}(rewrite|log|access)_by_lua.*$/gm;
 
-test('round robin: proxied locations run no Lua besides the balancer and the http-level request id', () => {
+test("round robin: proxied locations run no Lua besides the balancer and their server's request id", () => {
   const conf = renderNginxConf(buildModel(loadSnapshot(basic), FIXTURE_MODEL_OPTIONS), FIXTURE_RENDER_OPTIONS).text;
   assert.deepEqual(
     locations(conf).filter((l) => /rewrite_by_lua|log_by_lua|access_by_lua/.test(l)),
     [],
   );
-  assert.deepEqual(conf.match(HTTP_HOOKS), ['    rewrite_by_lua_block { require("portico.request_id").set() }']);
+  assert.deepEqual(conf.match(HTTP_HOOKS), null);
+  // every server with a proxied location sets the id before its locations run
+  const servers = conf.split('\n    server {').slice(1);
+  const proxying = servers.filter((s) => s.includes('proxy_pass http://portico_balancer;'));
+  assert.ok(proxying.length > 0);
+  for (const s of proxying) assert.ok(s.includes('\n        set_by_lua_block $portico_request_id { return require("portico.request_id").value() }'), s.slice(0, 200));
+  assert.match(conf, /map \$http_x_request_id \$req_id \{ default \$http_x_request_id; '' \$portico_request_id; \}/);
   assert.ok(locations(conf).some((l) => l.includes('proxy_pass http://portico_balancer;')));
 });
 
