@@ -8,7 +8,6 @@
 -- in the balancer phase would give 500 on stock nginx).
 local base = require("resty.core.base")
 local ffivar = require("portico.ffivar")
-local cjson = require("cjson.safe")
 local ngx_balancer = require("ngx.balancer")
 local configuration = require("portico.configuration")
 local canary = require("portico.canary")
@@ -102,38 +101,53 @@ local function build_entry(b)
   return b
 end
 
--- Rebuilds the worker-local table from the shared dict. Each backend keeps its balancer instance (and so
--- its state) when its algorithm is unchanged; the instance's sync() decides what to keep.
-local function sync(version)
+-- Installs one validated backend from the JSON into `into`. It keeps the balancer instance of the backend it replaces
+-- (and so its state: ewma scores, round-robin position, sticky tables) when the algorithm is unchanged; the
+-- instance's sync() decides what to keep.
+local function install(into, old, raw)
+  local b = build_entry(raw)
+  local prev = old[b.name]
+  if prev and prev.algorithm == b.algorithm then
+    prev.impl:sync(b)
+    b.impl = prev.impl
+  else
+    b.impl = IMPLS[b.algorithm].new(b)
+  end
+  b.on_log = b.impl.log ~= nil
+  b.on_rewrite = b.impl.rewrite ~= nil
+  if type(b.canary) == "table" then canary.prepare_all(b.canary) else b.canary = nil end
+  into[b.name] = b
+  return b.on_log
+end
+
+-- One delta (portico.configuration): set backends replace theirs in `into`, removed names leave it.
+local function apply_delta(into, old, d)
+  local with_log = false
+  for _, raw in ipairs(d.set) do with_log = install(into, old, raw) or with_log end
+  for _, name in ipairs(d.remove) do into[name] = nil end
+  return with_log
+end
+
+-- Brings the worker-local table to the shared dict's version: only the deltas posted since `synced_version` when
+-- they are all there (an endpoint change: one backend, whatever the number of others), else the full list decoded
+-- again and the deltas after it. On a failed read the table stays and the next request asks again.
+local function sync()
+  local list, ds, version = configuration.read(synced_version)
+  if not ds then
+    if dict_get(dict, KEY_DATA) == nil then backends, any_log, synced_version = {}, false, nil end
+    cell_seen = nil
+    return
+  end
+  if list then
+    local fresh, with_log = {}, false
+    for _, raw in ipairs(list) do with_log = install(fresh, backends, raw) or with_log end
+    for _, d in ipairs(ds) do with_log = apply_delta(fresh, fresh, d) or with_log end
+    backends, any_log = fresh, with_log
+  else
+    -- in place: a removed backend with a log hook leaves any_log true, which only costs a lookup in log()
+    for _, d in ipairs(ds) do any_log = apply_delta(backends, backends, d) or any_log end
+  end
   synced_version = version
-  local data = dict:get(KEY_DATA)
-  if not data then
-    backends, any_log = {}, false
-    return
-  end
-  local list, err = cjson.decode(data)
-  if type(list) ~= "table" then
-    ngx_log(ERR, "portico: cannot decode backends version ", tostring(version), ": ", tostring(err))
-    return
-  end
-  local fresh, with_log = {}, false
-  for _, raw in ipairs(list) do
-    local b = build_entry(raw)
-    local old = backends[b.name]
-    if old and old.algorithm == b.algorithm then
-      old.impl:sync(b)
-      b.impl = old.impl
-    else
-      b.impl = IMPLS[b.algorithm].new(b)
-    end
-    b.on_log = b.impl.log ~= nil
-    b.on_rewrite = b.impl.rewrite ~= nil
-    if type(b.canary) == "table" then canary.prepare_all(b.canary) else b.canary = nil end
-    with_log = with_log or b.on_log
-    fresh[b.name] = b
-  end
-  backends = fresh
-  any_log = with_log
 end
 
 -- opts.unavailable: the peer ("unix:/path" or "host:port") of a server answering 503 for every request.
@@ -148,7 +162,7 @@ function _M.init_worker(opts)
   math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
   cell = configuration.version_cell()
   if cell then cell_seen = cell[0] end -- the cell first: a POST landing in between is seen on the next request
-  sync(dict_get(dict, KEY_VERSION))
+  sync()
 end
 
 -- Brings the worker-local table up to date: one load of the version cell (one shared-dict read without a cell), and
@@ -159,8 +173,7 @@ local function refresh()
     if seen == cell_seen then return end
     cell_seen = seen
   end
-  local version = dict_get(dict, KEY_VERSION)
-  if version ~= synced_version then sync(version) end
+  if dict_get(dict, KEY_VERSION) ~= synced_version then sync() end
 end
 
 -- Whether the request's affinity cookie was issued by backend b (sticky.owns; false without cookie affinity).

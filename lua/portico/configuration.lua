@@ -1,14 +1,20 @@
 -- portico.configuration: the 127.0.0.1 configuration endpoint; validates pushed backends and keeps them in a shared dict.
 --
 -- POST /configuration/backends  body: JSON array (ADR 0001) -> 201, or 400 with a message and nothing changed
+-- POST /configuration/backends-delta  body: {"set": [backend...], "remove": [name...]}: only the backends that
+--      changed since the last push (an endpoint change at 10,000 Ingresses is one backend, not all of them) -> 201,
+--      400 (nothing changed), or 409 when no full list was posted yet (post one first)
 -- GET  /configuration/backends  -> 200 with the JSON nginx holds now (header X-Portico-Version), 404 if none yet
 -- POST/GET /configuration/certificates: see portico.certificate
 -- POST/GET /configuration/routes: see portico.router (docs/adr/0014)
 -- Every request must carry X-Portico-Token (portico.token), else 403 and nothing read or changed.
 --
--- The shared dict `portico_backends` holds two keys: "backends" (the raw JSON as posted) and "version" (an integer
--- incremented on every accepted POST). Workers compare "version" on the request path (portico.balancer), through a
--- cheaper signal when the platform allows it: see version_cell().
+-- The shared dict `portico_backends` holds "backends" (the raw JSON of the last full list, its flags = the version it
+-- was posted as: the base), "delta:<v>" for every delta posted since (v = base+1 .. version, as accepted) and
+-- "version" (an integer incremented on every accepted POST, after the data). Workers compare "version" on the
+-- request path (portico.balancer), through a cheaper signal when the platform allows it: see version_cell(); a worker
+-- at a version >= base applies only the deltas after it, any other decodes the full list and the deltas after its
+-- base. A full POST deletes the deltas it replaces. Portico posts one at a time (the executor awaits each).
 local cjson = require("cjson.safe")
 
 local ngx = ngx
@@ -22,6 +28,7 @@ local math_floor = math.floor
 local str_find = string.find
 local str_match = string.match
 local str_format = string.format
+local str_gsub = string.gsub
 
 local _M = {}
 
@@ -29,6 +36,7 @@ local BACKENDS_DICT = "portico_backends"
 _M.BACKENDS_DICT = BACKENDS_DICT
 _M.KEY_DATA = "backends"
 _M.KEY_VERSION = "version"
+_M.DELTA_PREFIX = "delta:"
 
 local json_null = cjson.null
 
@@ -262,6 +270,15 @@ function _M.respond(status, text)
   return ngx.exit(status)
 end
 
+-- The new version: data first, then version, then the cell (a worker that sees the new cell value or version finds
+-- the new data in the dict). Returns the version or nil and a message.
+local function bump(dict)
+  local version, ierr = dict:incr(_M.KEY_VERSION, 1, 0)
+  if not version then return nil, "could not bump the backends version: " .. tostring(ierr) end
+  if cell then cell[0] = version % 2147483647 end
+  return version
+end
+
 local function post_backends()
   local body, rerr = _M.read_body()
   if rerr then return _M.respond(500, "could not read the request body: " .. rerr) end
@@ -274,23 +291,139 @@ local function post_backends()
   end
 
   local dict = ngx.shared[BACKENDS_DICT]
-  -- safe_set never evicts the version key to make room; a full dict is an error, not a silent loss.
-  local ok, err = dict:safe_set(_M.KEY_DATA, body)
+  local before = tonumber(dict:get(_M.KEY_VERSION)) or 0
+  local _, old_base = dict:get(_M.KEY_DATA)
+  -- safe_set never evicts the version key to make room; a full dict is an error, not a silent loss. The flags hold
+  -- the version this list becomes (the base the deltas after it build on).
+  local ok, err = dict:safe_set(_M.KEY_DATA, body, 0, before + 1)
   if not ok then return _M.respond(500, "could not store backends, nothing changed: " .. tostring(err)) end
-  -- data first, then version: a worker that sees the new version always finds the new data.
-  local version, ierr = dict:incr(_M.KEY_VERSION, 1, 0)
-  if not version then return _M.respond(500, "could not bump the backends version: " .. tostring(ierr)) end
-  -- after the dict: a worker that sees the new cell value finds the new version (and data) in the dict
-  if cell then cell[0] = version % 2147483647 end
+  local version, berr = bump(dict)
+  if not version then return _M.respond(500, berr) end
+  -- the deltas the new list replaces (a worker still reading them finds one missing and decodes the full list)
+  for v = (tonumber(old_base) or before) + 1, before do dict:delete(_M.DELTA_PREFIX .. v) end
   ngx.header["X-Portico-Version"] = version
   return _M.respond(201, str_format("%d backends stored, version %d", #list, version) .. _M.rejected_lines(rejected))
 end
 
+-- Validates a delta body: the valid backends to set, the names to remove (a rejected backend is removed too, as a
+-- full list drops it) and the rejected ones; or nil and a message when the body itself is not a delta.
+function _M.validate_delta(body)
+  if type(body) ~= "string" or body == "" then return nil, "empty body: expected {\"set\": [...], \"remove\": [...]}" end
+  local d, err = cjson.decode(body)
+  if d == nil then return nil, "invalid JSON: " .. tostring(err) end
+  if type(d) ~= "table" or type(d.set) ~= "table" or type(d.remove) ~= "table" then return nil, "expected {\"set\": [...], \"remove\": [...]}" end
+  local seen, set, remove, rejected = {}, {}, {}, {}
+  for i, b in ipairs(d.set) do
+    local msg = check_backend(b, str_format("set[%d]", i - 1), seen)
+    if msg then
+      local name = type(b) == "table" and type(b.name) == "string" and b.name or ""
+      rejected[#rejected + 1] = { name = name, reason = msg }
+      if str_match(name, "^[a-z0-9_.-]+$") then remove[#remove + 1] = name end
+    else
+      set[#set + 1] = b
+    end
+  end
+  for i, name in ipairs(d.remove) do
+    if type(name) ~= "string" or not str_match(name, "^[a-z0-9_.-]+$") then return nil, str_format("remove[%d]: must be a backend name", i - 1) end
+    remove[#remove + 1] = name
+  end
+  return { set = set, remove = remove }, rejected
+end
+
+local function post_backends_delta()
+  local body, rerr = _M.read_body()
+  if rerr then return _M.respond(500, "could not read the request body: " .. rerr) end
+  local delta, rejected = _M.validate_delta(body)
+  if not delta then return _M.respond(400, "delta rejected, nothing changed: " .. rejected) end
+  local dict = ngx.shared[BACKENDS_DICT]
+  if dict:get(_M.KEY_DATA) == nil then return _M.respond(409, "no full backends list yet: post one to /configuration/backends first") end
+  if #rejected > 0 then
+    body = cjson.encode(delta)
+    ngx.log(ngx.WARN, "portico: dropped ", #rejected, " invalid backends:", _M.rejected_lines(rejected))
+  end
+  local before = tonumber(dict:get(_M.KEY_VERSION)) or 0
+  local ok, err = dict:safe_set(_M.DELTA_PREFIX .. (before + 1), body)
+  if not ok then return _M.respond(500, "could not store the delta, nothing changed: " .. tostring(err)) end
+  local version, berr = bump(dict)
+  if not version then return _M.respond(500, berr) end
+  ngx.header["X-Portico-Version"] = version
+  return _M.respond(201, str_format("%d backends set, %d removed, version %d", #delta.set, #delta.remove, version) .. _M.rejected_lines(rejected))
+end
+
+-- The deltas v = from+1 .. to, decoded, or nil when one is gone (a full POST replaced them) or does not decode.
+local function deltas(dict, from, to)
+  local out = {}
+  for v = from + 1, to do
+    local raw = dict:get(_M.DELTA_PREFIX .. v)
+    local d = raw and cjson.decode(raw)
+    if type(d) ~= "table" then return nil end
+    out[#out + 1] = d
+  end
+  return out
+end
+
+-- What a reader at version `since` (nil: none) needs to be at the version the dict holds now:
+--   list == nil, ds, version: since >= the base, and ds are the deltas after `since` (in order)
+--   list, ds, version: the full list decoded, and the deltas after its base
+--   nil when nothing was posted, or the dict changed under three reads in a row (the next request asks again)
+function _M.read(since)
+  local dict = ngx.shared[BACKENDS_DICT]
+  for _ = 1, 3 do
+    local version = tonumber(dict:get(_M.KEY_VERSION)) or 0
+    local data, base = dict:get(_M.KEY_DATA)
+    if not data then return nil end
+    base = tonumber(base) or version
+    if since and since >= base and since <= version then
+      local ds = deltas(dict, since, version)
+      if ds then return nil, ds, version end
+    end
+    local list = cjson.decode(data)
+    if type(list) ~= "table" then
+      ngx.log(ngx.ERR, "portico: cannot decode the backends list of version ", tostring(base))
+      return nil
+    end
+    -- base > version: a full POST between its data and its version bump; the list is that version
+    if base >= version then return list, {}, base end
+    local ds = deltas(dict, base, version)
+    if ds then return list, ds, version end
+  end
+  return nil
+end
+
+-- A delta applied to a decoded list (GET): a set backend replaces the one of its name or is appended; removed
+-- names are dropped.
+local function merge(list, d)
+  local at = {}
+  for i, b in ipairs(list) do at[b.name] = i end
+  for _, b in ipairs(d.set) do
+    local i = at[b.name]
+    if i then list[i] = b else list[#list + 1] = b; at[b.name] = #list end
+  end
+  local gone = {}
+  for _, name in ipairs(d.remove) do gone[name] = true end
+  if next(gone) == nil then return list end
+  local kept = {}
+  for _, b in ipairs(list) do
+    if not gone[b.name] then kept[#kept + 1] = b end
+  end
+  return kept
+end
+
 local function get_backends()
   local dict = ngx.shared[BACKENDS_DICT]
-  local data = dict:get(_M.KEY_DATA)
+  local data, base = dict:get(_M.KEY_DATA)
   if not data then return _M.respond(404, "no backends configured") end
-  ngx.header["X-Portico-Version"] = dict:get(_M.KEY_VERSION)
+  local version = tonumber(dict:get(_M.KEY_VERSION)) or 0
+  -- deltas since the full list: the list as the workers hold it, encoded again
+  if (tonumber(base) or version) < version then
+    local list, ds, v = _M.read(nil)
+    if not list then return _M.respond(503, "the backends changed under the read; ask again") end
+    for _, d in ipairs(ds) do list = merge(list, d) end
+    -- lua-cjson 2.1 encodes an empty table as {}: endpoints is the only array a backend holds (a key of that name
+    -- followed by {} cannot occur inside a JSON string, whose quotes are escaped)
+    data, version = #list == 0 and "[]" or str_gsub(cjson.encode(list), '"endpoints":{}', '"endpoints":[]'), v
+  end
+  ngx.header["X-Portico-Version"] = version
   ngx.header["Content-Type"] = "application/json"
   ngx.print(data)
   return ngx.exit(200)
@@ -302,6 +435,7 @@ local function get_certificates() return require("portico.certificate").get() en
 
 local routes = {
   ["/configuration/backends"] = { GET = get_backends, POST = post_backends },
+  ["/configuration/backends-delta"] = { POST = post_backends_delta },
   ["/configuration/certificates"] = { GET = get_certificates, POST = post_certificates },
   -- the dynamic route table (portico.router, docs/adr/0014), loaded on first use like portico.certificate
   ["/configuration/routes"] = { GET = function() return require("portico.router").get() end, POST = function() return require("portico.router").post() end },

@@ -1,6 +1,7 @@
 // Applying a plan: build with quarantine rounds (nginx -t through the candidate), write nginx.conf and reload, push
 // what Lua holds, fall back to an empty configuration when nothing serves yet. The controller decides; this executes.
 import { errorMessage, NginxTestError, PorticoError } from '../errors.js';
+import { backendsDelta } from '../render/lua-payload.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { Model, Problem } from '../model/types.js';
@@ -32,11 +33,16 @@ export interface Candidate {
   readonly model: Model;
   readonly conf: RenderedConf;
   readonly backends: string;
+  /** The same backends one JSON text per name (render/lua-payload.ts backendEntries): lets a push send only the changed ones. */
+  readonly entries?: ReadonlyMap<string, string>;
   readonly certs: CertificatesState;
 }
 
 /** Route table deltas in a row before the whole table is posted again (Lua keeps each until then; it refuses past 512). */
 const MAX_ROUTE_DELTAS = 256;
+
+/** Deltas in a row before a full list is posted again (each stays in nginx's shared dict until the next full one). */
+const MAX_DELTAS = 200;
 
 /** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
 export interface Dropped {
@@ -49,6 +55,9 @@ export class Executor {
   readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0, streamReloads: 0 };
   readonly dropped: Dropped = { backends: [], certificates: [] };
   private running: DataPlaneState | undefined;
+  /** The backends Lua holds, per name, when known: a push then sends only what changed (pushBackends). */
+  private luaEntries: ReadonlyMap<string, string> | undefined;
+  private deltas = 0;
   /** The route table Lua holds (docs/adr/0014): its id and each host's entry, when known; a push then sends the changed hosts. */
   private luaRoutes: { readonly id: string; readonly hosts: ReadonlyMap<string, string>; readonly deltas: number } | undefined;
   /** Route table ids: this process's, then a count (Lua refuses a delta whose `from` is not the table it holds). */
@@ -78,6 +87,7 @@ export class Executor {
   /** nginx restarted on its own: its shared dicts are empty, so everything is pushed again on the next apply. */
   nginxRestarted(): void {
     this.running = this.running ? { ...this.running, backends: '', certificates: '', routes: '', gateway: '' } : undefined;
+    this.luaEntries = undefined;
     this.luaRoutes = undefined;
   }
 
@@ -101,7 +111,7 @@ export class Executor {
         countStreamReload(this.counters, reloads, prev, c.model);
         await this.deps.tls.afterReload(c.model);
       }
-      if (plan === 'reload' || this.running?.backends !== c.backends) this.dropped.backends = await this.nginx.push('backends', JSON.parse(c.backends) as unknown);
+      if (plan === 'reload' || this.running?.backends !== c.backends) await this.pushBackends(plan, c);
       if (plan === 'reload' || this.running?.certificates !== c.certs.digest) this.dropped.certificates = await this.nginx.pushRaw('certificates', c.certs.body);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       const routes = c.conf.routes;
@@ -120,6 +130,7 @@ export class Executor {
       if (err instanceof NginxTestError) return false; // nothing to retry until something changes
       // nginx was not reachable or answered an error: push everything again shortly, nothing is dropped.
       this.running = undefined;
+      this.luaEntries = undefined;
       this.luaRoutes = undefined;
       this.deps.retry();
       return false;
@@ -156,6 +167,44 @@ export class Executor {
     await this.nginx.pushRaw(`routes?id=${id}`, routes);
     if (hosts) this.luaRoutes = { id, hosts, deltas: 0 };
     this.deps.log.debug({ hosts: hosts?.size, id }, 'route table: pushed whole');
+  }
+
+  /** POST /configuration/backends-delta: what Lua dropped, or undefined when it holds no list to apply it to (409). */
+  private async pushBackendsDelta(body: string): Promise<Rejected[] | undefined> {
+    try {
+      return await this.nginx.pushRaw('backends-delta', body);
+    } catch (err) {
+      if (err instanceof PorticoError && / answered 409: /.test(err.message)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * The backends to Lua: after a reload, an nginx restart, a failure or MAX_DELTAS deltas, the full list; else only
+   * the backends that changed (POST /configuration/backends-delta), so an endpoint change costs one backend on both
+   * sides whatever the number of others. A delta Lua refuses (409: it holds no list) is followed by the full list.
+   */
+  private async pushBackends(plan: Exclude<Plan, 'noop'>, c: Candidate): Promise<void> {
+    const known = plan === 'dynamic' && this.deltas < MAX_DELTAS ? this.luaEntries : undefined;
+    const delta = known && c.entries ? backendsDelta(known, c.entries) : undefined;
+    this.luaEntries = undefined; // unknown until the push answers
+    // a delta of more than half the backends saves little over the full list
+    if (delta && delta.set.length + delta.remove.length <= (c.entries?.size ?? 0) / 2) {
+      const pushed = await this.pushBackendsDelta(delta.body);
+      if (pushed) {
+        const touched = new Set([...delta.set, ...delta.remove]);
+        this.dropped.backends = [...this.dropped.backends.filter((r) => !touched.has(r.name)), ...pushed];
+        this.deltas += 1;
+        this.luaEntries = c.entries;
+        this.deps.log.debug({ set: delta.set.length, removed: delta.remove.length }, 'backends: pushed the ones that changed');
+        return;
+      }
+      this.deps.log.info('nginx holds no backends list to apply the delta to; pushing all of them');
+    }
+    this.dropped.backends = await this.nginx.pushRaw('backends', c.backends);
+    this.deltas = 0;
+    this.luaEntries = c.entries;
+    this.deps.log.debug({ backends: c.entries?.size }, 'backends: pushed all');
   }
 
   /**

@@ -3,9 +3,9 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { buildModel } from '../model/build.js';
 import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../model/input.js';
-import type { Model } from '../model/types.js';
+import type { Model, Upstream } from '../model/types.js';
 import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
-import { backendsPayload, gatewayJson } from '../render/lua-payload.js';
+import { backendEntries, backendsText, gatewayJson } from '../render/lua-payload.js';
 import type { DataPlaneState } from '../apply/plan.js';
 import { Executor, type Candidate, type Counters } from '../apply/executor.js';
 import type { Nginx } from '../nginx/process.js';
@@ -104,6 +104,10 @@ export class Controller {
   private readonly exec: Executor;
   /** EndpointSlices already read by refreshEndpoints: an endpoint change reads only the slices that changed. */
   private readonly endpointsMemo = modelMemo();
+  /** Each upstream's backend JSON: an endpoint refresh keeps the upstreams it did not change, so only the others are serialized. */
+  private readonly entriesMemo = new WeakMap<Upstream, string>();
+  /** The snapshot the current model's endpoints were read from: a refresh reads only the Services changed since. */
+  private endpointsFrom: Snapshot | undefined;
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
 
@@ -180,21 +184,23 @@ export class Controller {
     // Stream upstreams are static in nginx.conf (no stream Lua): with a stream section, endpoints need the full build.
     const last = this.lastOk && endpointsOnly(causes, this.current) ? this.current : undefined;
     this.lastOk = false;
+    let snap = this.store.snapshot();
     const { model, conf } = last
-      ? { model: refreshEndpoints(last.model, this.store.snapshot(), targetPolicy(this.config), this.endpointsMemo), conf: last.conf }
-      : await this.exec.buildTested(() => this.store.snapshot());
+      ? { model: refreshEndpoints(last.model, snap, targetPolicy(this.config), this.endpointsMemo, this.endpointsFrom), conf: last.conf }
+      : await this.exec.buildTested(() => (snap = this.store.snapshot()));
     this.report(model);
     this.tls.warnExpiring(model, started);
     if (!last) {
       const authWritten = await writeAuthFiles(this.config.workDir, model);
       if (authWritten > 0) this.log.info({ files: authWritten }, 'wrote htpasswd files (nginx reads them per request: no reload)');
     }
-    const backends = JSON.stringify(backendsPayload(model));
+    const entries = backendEntries(model, this.entriesMemo);
+    const backends = backendsText(entries);
     const certs = last?.certs ?? this.tls.state(model);
     const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest, routes: conf.routes ?? '', gateway: gatewayJson(model) };
     const plan = this.exec.plan(next);
     const cause = Object.fromEntries(causes);
-    const candidate: Candidate = { model, conf, backends, certs };
+    const candidate: Candidate = { model, conf, backends, entries, certs };
     const reloads = this.counters.reloads;
     if (plan !== 'noop') {
       if (!(await this.exec.apply(plan, candidate, next, this.current, cause))) return;
@@ -205,6 +211,7 @@ export class Controller {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
     }
     this.current = candidate;
+    this.endpointsFrom = snap;
     this.lastOk = true;
     for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });
     if (!last) await pruneAuthFiles(this.config.workDir, model);

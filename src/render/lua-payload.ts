@@ -1,5 +1,5 @@
 // The JSON payloads POSTed to nginx's Lua configuration endpoint (docs/adr/0001).
-import type { Model } from '../model/types.js';
+import type { Model, Upstream } from '../model/types.js';
 import type { Affinity } from '../model/settings.js';
 import type { CanaryPolicy } from '../model/settings-traffic.js';
 
@@ -12,16 +12,61 @@ export interface BackendPayload {
   readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
 
-/** The backend list for `POST /configuration/backends`, in the model's (sorted) order. */
-export function backendsPayload(model: Model): BackendPayload[] {
-  return model.upstreams.map((u) => ({
+function backendOf(u: Upstream): BackendPayload {
+  return {
     name: u.name,
     endpoints: u.endpoints.map((e) => ({ address: e.address, port: e.port })),
     loadBalance: u.loadBalance,
     hashBy: u.hashBy,
     affinity: u.affinity,
     ...(u.canary ? { canary: u.canary } : {}),
-  }));
+  };
+}
+
+/** The backend list for `POST /configuration/backends`, in the model's (sorted) order. */
+export function backendsPayload(model: Model): BackendPayload[] {
+  return model.upstreams.map(backendOf);
+}
+
+/**
+ * The backends payload as one JSON text per backend (name → JSON of backendsPayload's entry), in the model's order.
+ * `memo` (kept between syncs) answers for an upstream object seen before: an endpoint refresh keeps every upstream
+ * whose endpoints did not change (model/refresh.ts), so only the changed ones are serialized again.
+ */
+export function backendEntries(model: Model, memo?: WeakMap<Upstream, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const u of model.upstreams) {
+    let text = memo?.get(u);
+    if (text === undefined) {
+      text = JSON.stringify(backendOf(u));
+      memo?.set(u, text);
+    }
+    out.set(u.name, text);
+  }
+  return out;
+}
+
+/** The body of `POST /configuration/backends` made of backendEntries: JSON.stringify(backendsPayload(model)). */
+export function backendsText(entries: ReadonlyMap<string, string>): string {
+  return `[${[...entries.values()].join(',')}]`;
+}
+
+/**
+ * The body of `POST /configuration/backends-delta` (lua/portico/configuration.lua) that takes Lua from `running` to
+ * `next` (both backendEntries): the backends whose JSON changed or are new, and the names gone; undefined when
+ * nothing differs.
+ */
+export function backendsDelta(running: ReadonlyMap<string, string>, next: ReadonlyMap<string, string>): { body: string; set: string[]; remove: string[] } | undefined {
+  const set: string[] = [];
+  const texts: string[] = [];
+  for (const [name, text] of next) {
+    if (running.get(name) === text) continue;
+    set.push(name);
+    texts.push(text);
+  }
+  const remove = [...running.keys()].filter((name) => !next.has(name));
+  if (set.length === 0 && remove.length === 0) return undefined;
+  return { body: `{"set":[${texts.join(',')}],"remove":${JSON.stringify(remove)}}`, set, remove };
 }
 
 /**

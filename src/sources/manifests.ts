@@ -10,6 +10,9 @@ import { parseManifests, type ParsedObject } from './parse.js';
 
 const EXTENSIONS = /\.(ya?ml|json)$/i;
 
+/** A parsed object with its store key, stamped as the API server would (ManifestSource.stamp). */
+type StampedObject = ParsedObject & { readonly key: string };
+
 /** Reads every manifest in a folder into the store, and again whenever the folder changes. */
 export class ManifestSource {
   private watcher: FSWatcher | undefined;
@@ -17,6 +20,14 @@ export class ManifestSource {
   private debounce: NodeJS.Timeout | undefined;
   private signature = '';
   private reading: Promise<void> = Promise.resolve();
+  /** Each file's objects as last read (stamped), and the stat signature they were read at: unchanged files are not read again. */
+  private readonly byFile = new Map<string, { sig: string; objects: StampedObject[] }>();
+  /** How many files define each kind/key (assemble); more than one: the later file wins, and a change assembles again. */
+  private definitions = new Map<string, number>();
+  /** The store holds what the files gave (the first read assembles it; later ones change it). */
+  private assembled = false;
+  /** Files the watcher named since the last read: read again even when their stat signature looks the same. */
+  private readonly named = new Set<string>();
   /** Last good objects of each file, kept while the file does not parse. */
   private readonly lastGood = new Map<string, ParsedObject[]>();
   /** First time each object was seen: its creationTimestamp when the manifest gives none. */
@@ -31,7 +42,8 @@ export class ManifestSource {
   /** Reads the folder once (throws if it cannot be read), then watches it. */
   async start(): Promise<void> {
     await this.read();
-    this.watcher = watch(this.dir, { persistent: false }, () => {
+    this.watcher = watch(this.dir, { persistent: false }, (_event, file) => {
+      if (typeof file === 'string') this.named.add(file);
       this.schedule();
     });
     this.watcher.on('error', (err) => {
@@ -69,14 +81,17 @@ export class ManifestSource {
       .sort();
   }
 
-  private async currentSignature(names: readonly string[]): Promise<string> {
-    const parts = await Promise.all(
+  private async signatures(names: readonly string[]): Promise<string[]> {
+    return Promise.all(
       names.map(async (n) => {
         const s = await stat(join(this.dir, n)).catch(() => undefined);
         return s ? `${n}:${s.size}:${s.mtimeMs}:${s.ino}` : n;
       }),
     );
-    return parts.join('|');
+  }
+
+  private async currentSignature(names: readonly string[]): Promise<string> {
+    return (await this.signatures(names)).join('|');
   }
 
   private async checkSignature(): Promise<void> {
@@ -87,20 +102,75 @@ export class ManifestSource {
     }
   }
 
+  /**
+   * Reads the folder: only the files whose stat signature changed (or that the watcher named) are read and parsed
+   * again, the others give the objects they gave before, so one changed file of a thousand costs one file's parse.
+   * When the watcher named the files, only they (and new ones) are stat'ed; the 500 ms poll stats them all. The store
+   * gets the changed files' objects one by one, unless one of their objects is (or was) defined in another file too:
+   * then every kind is replaced from all files, which decides which definition wins (the later file).
+   */
   private async read(): Promise<void> {
     const names = await this.files();
-    this.signature = await this.currentSignature(names);
+    const named = new Set(this.named);
+    this.named.clear();
+    const toStat = named.size === 0 || !this.assembled ? names : names.filter((n) => named.has(n) || !this.byFile.has(n));
+    const sigs = new Map((await this.signatures(toStat)).map((sig, i) => [toStat[i] ?? '', sig] as const));
+    const changed: { before: readonly StampedObject[]; after: readonly StampedObject[] }[] = [];
+    const seen = new Set(names);
+    for (const gone of [...this.byFile.keys()].filter((n) => !seen.has(n))) {
+      changed.push({ before: this.byFile.get(gone)?.objects ?? [], after: [] });
+      this.byFile.delete(gone);
+    }
+    for (const name of names) {
+      const cached = this.byFile.get(name);
+      const sig = sigs.get(name) ?? cached?.sig ?? name;
+      if (cached && cached.sig === sig && !named.has(name)) continue;
+      const objects = (await this.readFile(name)).map((p) => {
+        const key = keyOf(p.kind, p.object);
+        return { ...p, key, object: this.stamp(p.kind, key, p.object) };
+      });
+      this.byFile.set(name, { sig, objects });
+      changed.push({ before: cached?.objects ?? [], after: objects });
+    }
+    this.signature = names.map((n) => this.byFile.get(n)?.sig ?? n).join('|');
+    if (changed.length === 0) return;
+    if (!this.assembled || !this.applyChanges(changed)) this.assemble(names);
+  }
+
+  /** Every kind replaced from all files (the later file wins a key defined twice); counts each key's definitions. */
+  private assemble(names: readonly string[]): void {
     const byKind = new Map<Kind, Map<string, KubeObject>>();
     for (const kind of Object.keys(KINDS) as Kind[]) byKind.set(kind, new Map());
+    this.definitions.clear();
     for (const name of names) {
-      for (const p of await this.readFile(name)) {
-        const key = keyOf(p.kind, p.object);
+      for (const p of this.byFile.get(name)?.objects ?? []) {
         const table = byKind.get(p.kind);
-        if (table?.has(key)) this.log.warn({ where: p.where }, `${p.kind} ${key} is defined twice; the later one wins`);
-        table?.set(key, this.stamp(p.kind, key, p.object));
+        if (table?.has(p.key)) this.log.warn({ where: p.where }, `${p.kind} ${p.key} is defined twice; the later one wins`);
+        table?.set(p.key, p.object);
+        const id = `${p.kind}/${p.key}`;
+        this.definitions.set(id, (this.definitions.get(id) ?? 0) + 1);
       }
     }
     for (const [kind, table] of byKind) this.store.replaceKind(kind, [...table.values()]);
+    this.assembled = true;
+  }
+
+  /** The changed files' objects into the store one by one; false (nothing done) when a key is defined twice. */
+  private applyChanges(changed: readonly { before: readonly StampedObject[]; after: readonly StampedObject[] }[]): boolean {
+    const counts = new Map(this.definitions);
+    for (const { before, after } of changed) {
+      for (const p of before) counts.set(`${p.kind}/${p.key}`, (counts.get(`${p.kind}/${p.key}`) ?? 1) - 1);
+      for (const p of after) counts.set(`${p.kind}/${p.key}`, (counts.get(`${p.kind}/${p.key}`) ?? 0) + 1);
+    }
+    const ids = changed.flatMap(({ before, after }) => [...before, ...after].map((p) => `${p.kind}/${p.key}`));
+    if (ids.some((id) => (counts.get(id) ?? 0) > 1 || (this.definitions.get(id) ?? 0) > 1)) return false;
+    for (const [id, n] of counts) if (n <= 0) counts.delete(id);
+    // removals first: a key that moved from one changed file to another stays
+    const kept = new Set(changed.flatMap(({ after }) => after.map((p) => `${p.kind}/${p.key}`)));
+    for (const { before } of changed) for (const p of before) if (!kept.has(`${p.kind}/${p.key}`)) this.store.remove(p.kind, p.object);
+    for (const { after } of changed) for (const p of after) this.store.upsert(p.kind, p.object);
+    this.definitions = counts;
+    return true;
   }
 
   private async readFile(name: string): Promise<ParsedObject[]> {
