@@ -27,6 +27,7 @@ local cjson = require("cjson.safe")
 local ffivar = require("portico.ffivar")
 local configuration = require("portico.configuration")
 local balancer = require("portico.balancer")
+local metrics_label = require("portico.metrics").label
 -- X-Request-ID (docs/adr/0015): the catch-all server renders no set_by_lua line in dynamic mode; route(), already a
 -- rewrite hook, sets $portico_request_id itself (one Lua entry less per request). Optional: absent, nginx's
 -- $request_id is used.
@@ -225,7 +226,8 @@ function _M.route()
   if t.redirect and var_get(r, "scheme") == "http" then return ngx_redirect("https://" .. host .. ngx_var.request_uri, t.redirect) end
   if not t.found then return ngx_exec(NOT_FOUND) end
   var_set(r, "portico_backend", t.backend)
-  if t.metrics then var_set(r, "portico_metrics", t.metrics) end
+  -- the labels go to portico.metrics directly: it would only read $portico_metrics back in the log phase
+  if t.metrics then metrics_label(r, t.metrics) end
   if t.canary then var_set(r, "portico_canary", t.canary) end
   -- a route with directives of its own: its profile's named location (the variables above stay set across it)
   if t.profile then return ngx_exec(t.profile) end
