@@ -144,6 +144,8 @@ export class RegexGuard {
   /** The regex tiers of server `host` (tier keys most specific first), less the rules that could capture. */
   filter(host: string, keys: readonly string[], regexTiers: readonly (readonly PathRule[])[]): PathRule[][] {
     const all = regexTiers.flatMap((rules, t) => rules.map((rule) => ({ rule, t, rank: this.rankOfRule(rule) })));
+    // No regex: nothing to keep out, and no index of the host's plain paths to build (most hosts: 10,000 indexes a build).
+    if (all.length === 0) return regexTiers.map((t) => [...t]);
     const namespaces = new Set(all.map((x) => nsOf(x.rule)));
     for (const k of keys) for (const ns of this.plainIndex(k).keys()) namespaces.add(ns);
     if (all.length === 0 || namespaces.size <= 1) return regexTiers.map((t) => [...t]);
