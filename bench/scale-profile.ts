@@ -28,7 +28,7 @@ const certDir = await mkdtemp(join(tmpdir(), 'portico-scale-profile-'));
 try {
   const certs = [0, 1, 2, 3].map(() => makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] }));
   const c = generate(n, [], certs);
-  const config = parseFlags(['--manifests', certDir, ...(dynamic ? ['--enable-dynamic-routes'] : [])], {});
+  const config = parseFlags(['--manifests', certDir, ...(dynamic ? ['--enable-dynamic-routes'] : ['--enable-dynamic-routes=false'])], {});
   const snap: Snapshot = {
     ...EMPTY_SNAPSHOT,
     ingressClasses: [ingressClass('portico')],

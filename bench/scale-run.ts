@@ -172,7 +172,7 @@ export async function measure(
 ): Promise<ScaleRow> {
   const { pool: certs, rotated } = pems;
   const dir = await mkdtemp(join(tmpdir(), 'portico-scale-'));
-  const flags = dynamic ? ['--enable-dynamic-routes'] : [];
+  const flags = dynamic ? ['--enable-dynamic-routes'] : ['--enable-dynamic-routes=false'];
   const sink = source === 'api' ? apiSink(flags) : folderSink(dir, flags);
   let portico: Running | undefined;
   try {
