@@ -34,6 +34,7 @@ export interface KubeObject {
     readonly labels?: Readonly<Record<string, string>>;
     readonly annotations?: Readonly<Record<string, string>>;
     readonly managedFields?: unknown;
+    readonly ownerReferences?: unknown;
   };
 }
 
@@ -56,14 +57,38 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Drops what the model never reads (managedFields, last-applied annotation) and freezes the copy. */
-export function trim<T extends KubeObject>(obj: T): T {
+/**
+ * An EndpointSlice endpoint as stored: what the model and the inspector read (addresses, conditions). A real cluster's
+ * endpoints also carry targetRef (kind, name, namespace, uid), nodeName, zone and hints, which nothing reads and which
+ * made up most of a slice; at 10,000 Services they were held twice (the store and the build worker's copy).
+ */
+const ENDPOINT_FIELDS = ['addresses', 'conditions'] as const;
+
+function trimSlice(obj: object): object {
+  const list: unknown = (obj as { endpoints?: unknown }).endpoints;
+  if (!Array.isArray(list)) return obj;
+  const endpoints = (list as unknown[]).map((e) => {
+    if (e === null || typeof e !== 'object') return e;
+    const ep = e as Record<string, unknown>;
+    return Object.fromEntries(ENDPOINT_FIELDS.filter((k) => ep[k] !== undefined).map((k) => [k, ep[k]]));
+  });
+  return { ...obj, endpoints };
+}
+
+/**
+ * Drops what the model never reads (managedFields, last-applied annotation, ownerReferences; an EndpointSlice's
+ * per-endpoint targetRef, nodeName, zone, hints) and freezes the copy.
+ */
+export function trim<T extends KubeObject>(obj: T, kind?: Kind): T {
   const meta = { ...(obj.metadata ?? {}) };
   delete meta.managedFields;
+  delete meta.ownerReferences;
   if (meta.annotations?.['kubectl.kubernetes.io/last-applied-configuration'] !== undefined) {
     const annotations = { ...meta.annotations };
     delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
     meta.annotations = annotations;
   }
-  return deepFreeze({ ...obj, metadata: meta });
+  const copy = { ...obj, metadata: meta };
+  // The copy has obj's type with fewer optional fields filled: the cast keeps T for the caller.
+  return deepFreeze(kind === 'EndpointSlice' ? (trimSlice(copy) as unknown as T) : copy);
 }

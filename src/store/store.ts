@@ -55,7 +55,7 @@ export class Store<S extends SnapshotShape = SnapshotShape> {
     const old = this.table(kind).get(key);
     const rv = obj.metadata?.resourceVersion;
     if (old && rv !== undefined && old.metadata?.resourceVersion === rv) return false;
-    this.table(kind).set(key, trim(obj));
+    this.table(kind).set(key, trim(obj, kind));
     this.changed(kind);
     return true;
   }
@@ -84,7 +84,7 @@ export class Store<S extends SnapshotShape = SnapshotShape> {
         [...next].map(([k, o]) => {
           const old = table.get(k);
           const same = old && o.metadata?.resourceVersion !== undefined && old.metadata?.resourceVersion === o.metadata.resourceVersion;
-          return [k, same ? old : trim(o)] as const;
+          return [k, same ? old : trim(o, kind)] as const;
         }),
       ),
     );
