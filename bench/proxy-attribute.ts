@@ -51,7 +51,7 @@ const VARIANTS: readonly (readonly [string, string, Features])[] = [
   ['S-unbuffered', 'static, access log without buffer (ingress-nginx default: one write per request)', { ...S, log: 'unbuffered' }],
   ['S+realip', 'static + real_ip_header X-Forwarded-For (enable-real-ip)', { ...S, realIp: true }],
   ['S+label', 'static + set $portico_metrics in the location', { ...S, metricsLabel: true }],
-  ['S+lua-reqid', 'static, the request id from lua/portico/request_id.lua instead of $request_id', { ...S, luaRequestId: true }],
+  ['S+lua-reqid', 'static, the request id from lua/portico/request_id.lua (server-level set_by_lua) instead of $request_id', { ...S, luaRequestId: true }],
 ];
 
 interface Side {
@@ -88,8 +88,10 @@ async function main(): Promise<void> {
     ]);
     const sides: Side[] = [];
     for (const [name, what, extra] of [
-      ['portico', 'Portico as installed (metrics on)', []],
+      ['portico', 'Portico as installed (every default: metrics on, dynamic routes)', []],
+      ['rendered', 'Portico, --enable-dynamic-routes=false (the host in a rendered server block)', ['--enable-dynamic-routes=false']],
       ['nometrics', 'Portico, --enable-metrics=false', ['--enable-metrics=false']],
+      ['rendered-nometrics', 'Portico, both =false', ['--enable-dynamic-routes=false', '--enable-metrics=false']],
     ] as const) {
       if (!wanted(name)) continue;
       const p = await startPortico(['--manifests', dir, '--worker-processes', '1', '--log-level', 'info', '--nginx-binary', binary, ...extra]);

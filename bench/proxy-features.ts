@@ -24,7 +24,7 @@ export interface Features {
   readonly balancer: 'static' | 'lua';
   /** `set $portico_metrics "<labels>"` in the location as well as `set $portico_backend`. */
   readonly metricsLabel: boolean;
-  /** The id from lua/portico/request_id.lua (an http-level rewrite_by_lua, RAND_bytes drawn 4 KiB at a time) instead of $request_id. */
+  /** The id from lua/portico/request_id.lua (a server-level set_by_lua, RAND_bytes drawn 4 KiB at a time) instead of $request_id, as Portico renders it. */
   readonly luaRequestId?: boolean;
 }
 
@@ -55,10 +55,8 @@ function headerLines(f: Features): string[] {
     lines.push("    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }");
     if (f.requestId && f.luaRequestId === true) {
       lines.push(
-        '    map $host $portico_rid { default ""; }',
-        "    map $portico_rid $portico_request_id { '' $request_id; default $portico_rid; }",
+        '    map $host $portico_request_id { default $request_id; }',
         "    map $http_x_request_id $req_id { default $http_x_request_id; '' $portico_request_id; }",
-        '    rewrite_by_lua_block { require("portico.request_id").set() }',
         '    init_worker_by_lua_block { require("portico.request_id").init_worker() }',
       );
     } else if (f.requestId) lines.push("    map $http_x_request_id $req_id { default $http_x_request_id; '' $request_id; }");
@@ -156,6 +154,7 @@ export function featureConf(o: FeatureConf): (dir: string) => string {
       '    server {',
       `        server_name ${o.host};`,
       `        listen 127.0.0.1:${o.port} default_server reuseport backlog=4096;`,
+      ...(f.requestId && f.maps && f.luaRequestId === true ? ['        set_by_lua_block $portico_request_id { return require("portico.request_id").value() }'] : []),
       ...(f.clientCert === 'maps' ? ['        set $portico_client_auth "";'] : []),
       '        location / {',
       '            set $portico_backend default_bench_80;',
