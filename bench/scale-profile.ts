@@ -3,7 +3,9 @@
 //   node dist/bench/scale-profile.js [N=10000] [rounds=3] [--dynamic-routes]
 // The first build is cold (the first sync); each later one follows a change of one Ingress's annotation (a sync
 // under churn), with the stage's memos as the build worker keeps them. Prints the cold build, the median of each
-// stage of the later ones (ms), the server blocks the render memo reused, the nginx.conf size and the heap.
+// stage of the later ones (ms), the server blocks the render memo reused, the nginx.conf size and the heap; with
+// --dynamic-routes (rendered as --enable-dynamic-routes renders) also the route table's size and the host entries the
+// last build took from the memo.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +96,7 @@ try {
       totalCpuMs: median(times.cpu),
       reusedBlocks: stage.renderMemo.stats.reused,
       renderedBlocks: stage.renderMemo.stats.rendered,
+      ...(dynamic ? { reusedRouteEntries: stage.renderMemo.routes.stats.reused, madeRouteEntries: stage.renderMemo.routes.stats.made } : {}),
       confKiB: Math.round(bytes / 1024),
       routesKiB: Math.round(routesBytes / 1024),
       heapMiB: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
