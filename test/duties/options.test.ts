@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { until } from '../support/portico.js';
 import { put, route, startCluster, type Cluster } from '../kube/cluster.js';
-import { NS, addressOf, events, replica, statusWrites } from './replicas.js';
+import { NS, addressOf, events, reloadingRoute, replica, statusWrites } from './replicas.js';
 
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -24,7 +24,7 @@ describe('duties options', () => {
     const p = await replica(c, 'solo', ['--update-status=false', '--publish-status-address', '203.0.113.7']);
     const synced = (): boolean => events(c.api, 'default').some((e) => e.reason === 'Sync' && e.regarding.name === 'app');
     await until('the Sync Event', synced, 10_000);
-    put(c.api, route('more', 'more.test', 'one')); // a new host: nginx reloads (its first start is not a reload)
+    put(c.api, reloadingRoute('more', 'more.test', 'one')); // a new server block: nginx reloads (its first start is not a reload)
     await until('the RELOAD Event', () => events(c.api, NS).some((e) => e.reason === 'RELOAD' && e.regarding.name === 'solo'), 5000);
     await settle(1500);
     assert.equal(statusWrites(c.api).length, 0);

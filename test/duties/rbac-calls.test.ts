@@ -6,7 +6,7 @@ import type { RequestRecord } from '../support/apiserver/index.js';
 import { until } from '../support/portico.js';
 import { accessOf, allows, rbacDocs, type Access, type RbacDoc } from '../support/rbac.js';
 import { put, route, startCluster, type Cluster } from '../kube/cluster.js';
-import { NS, addressOf, events, replica } from './replicas.js';
+import { NS, addressOf, events, reloadingRoute, replica } from './replicas.js';
 import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
 
 const SA = { namespace: NS, name: 'portico' };
@@ -37,7 +37,7 @@ describe('RBAC against the calls Portico makes', () => {
     const p = await replica(c, 'rbac-a', []);
     await until('status from the node', () => JSON.stringify(addressOf(c.api, 'app')) === '[{"ip":"203.0.113.9"}]', 10_000);
     await until('Gateway API status', () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GatewayClass').length > 0, 10_000);
-    put(c.api, route('more', 'more.test', 'one'));
+    put(c.api, reloadingRoute('more', 'more.test', 'one')); // a new server block: a reload
     await until('the RELOAD Event', () => events(c.api, NS).some((e) => e.reason === 'RELOAD'), 10_000);
     assert.equal(await p.stop(), 0);
     assert.deepEqual(addressOf(c.api, 'app'), [], 'cleared by the last replica');

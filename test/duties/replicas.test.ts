@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ingress, ingressClass, service } from '../support/objects.js';
 import { until, type Running } from '../support/portico.js';
 import { put, route, startCluster, type Cluster } from '../kube/cluster.js';
-import { HolderLog, NS, addressOf, events, exited, holder, kill, overlaps, replica, statusWrites } from './replicas.js';
+import { HolderLog, NS, addressOf, events, exited, holder, kill, overlaps, reloadingRoute, replica, statusWrites } from './replicas.js';
 
 const TTL = 3000;
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -26,7 +26,8 @@ describe('duties with three replicas', () => {
     put(c.api, ingressClass('other', 'example.com/other'));
     put(c.api, lb('198.51.100.1'));
     put(c.api, route('app1', 'app1.test', 'one'));
-    put(c.api, route('app2', 'app2.test', 'two'));
+    // a server block: app2 leaving the class (below) is then a reload, so each replica records a RELOAD Event
+    put(c.api, reloadingRoute('app2', 'app2.test', 'two'));
     put(c.api, ingress('theirs', { className: 'other', host: 'theirs.test', paths: [{ path: '/', type: 'Prefix', service: 'one' }] }));
     put(
       c.api,

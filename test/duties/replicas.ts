@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiServerDouble, RequestRecord } from '../support/apiserver/index.js';
 import { until, type Running } from '../support/portico.js';
-import { put, type Cluster } from '../kube/cluster.js';
+import { put, route, type Cluster } from '../kube/cluster.js';
 
 export const NS = 'portico';
 export const LEASE = 'portico-leader';
@@ -18,6 +18,15 @@ export function pod(name: string): unknown {
     spec: { nodeName: 'node-1', containers: [{ name: 'portico', image: 'portico' }] },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
   };
+}
+
+/**
+ * An Ingress whose arrival or removal reloads nginx: its server-alias keeps the host a server block. A plain host is a
+ * row of the Lua route table (dynamic routes, the default: docs/adr/0014), added and removed without a reload.
+ */
+export function reloadingRoute(name: string, host: string, svc: string): unknown {
+  const r = route(name, host, svc) as { metadata: Record<string, unknown> };
+  return { ...r, metadata: { ...r.metadata, annotations: { 'nginx.ingress.kubernetes.io/server-alias': `www.${host}` } } };
 }
 
 /** Starts one replica named `name` (POD_NAME) in namespace portico, with a short TTL and `args`. */

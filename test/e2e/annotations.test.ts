@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startBackend, type Backend } from '../support/backends.js';
-import { get, startPortico, until, type Running } from '../support/portico.js';
+import { get, startPortico, syncCount, until, type Running } from '../support/portico.js';
 import { ingress } from '../support/objects.js';
 import { backendObjects, configMap, manifestFolder, type ManifestDir } from '../support/manifests.js';
 
@@ -134,12 +134,16 @@ void describe('routing and proxy annotations (real nginx)', () => {
   });
 
   void it('an invalid new value keeps the last valid form; others keep updating', async () => {
+    const syncs = (): number => syncCount(portico.output, 'reload') + syncCount(portico.output, 'dynamic');
+    const before = syncs();
     await dir.write('ingresses.json', [
       ingress('approot', { host: 'approot.test', className: 'portico', annotations: { [`${P}/app-root`]: '/app1"; return 200 "x' }, paths: [{ path: '/', type: 'Prefix', service: 'echo' }] }),
       ingress('fresh', { host: 'fresh.test', className: 'portico', paths: [{ path: '/', type: 'Prefix', service: 'echo' }] }),
     ]);
-    // The catch-all may answer 200 too (default backend): wait for the sync itself, seen in rewrite.test's removal.
-    await until('the new file applied', async () => (await get(portico.http, 'rewrite.test', '/something/x')).status === 404, 20_000);
+    // The catch-all may answer 200 too (default backend): wait for the sync itself, seen in rewrite.test's removal and
+    // its log line, written once the whole sync is applied: rewrite.test's server block goes with a reload, and
+    // fresh.test, a row of the route table (dynamic routes, the default), is pushed after it (docs/adr/0014).
+    await until('the new file applied', async () => syncs() > before && (await get(portico.http, 'rewrite.test', '/something/x')).status === 404, 20_000);
     assert.equal(
       (await get(portico.http, 'fresh.test', '/')).status,
       200,
