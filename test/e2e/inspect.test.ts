@@ -26,7 +26,8 @@ describe('inspector CLI', () => {
       .map((l) => l.trim().split(/ {2,}/));
 
   before(async () => {
-    site = await startOpsSite();
+    // named, not left to the default: `config` shows the route table, whatever PORTICO_TEST_DYNAMIC_ROUTES says
+    site = await startOpsSite(['--enable-dynamic-routes']);
     url = `http://127.0.0.1:${site.portico.healthz}`;
     for (let i = 0; i < 3; i++) await get(site.portico.http, 'shop.test', '/');
   });
