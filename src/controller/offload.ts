@@ -7,6 +7,7 @@ import type { Model } from '../model/types.js';
 import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
 import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
+import { collectSoon } from './collect.js';
 import { unpack } from './wire.js';
 import { SnapshotSender } from './snapshot-wire.js';
 
@@ -15,6 +16,12 @@ type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown }
 
 /** Thrown on the main thread for an error the worker's build raised (e.g. the renderer refusing a value). */
 export class OffloadError extends Error {}
+
+/**
+ * How long after a build's result arrives the main thread collects its heap: by then the sync that asked for it has
+ * usually applied it and let the previous model go (a sync at 10,000 Ingresses takes 1-3 s).
+ */
+const COLLECT_AFTER_MS = 3000;
 
 /** One worker thread and the requests in flight to it; a worker that dies is replaced on the next request. */
 export class Offload {
@@ -25,6 +32,7 @@ export class Offload {
   /** What the worker holds of the snapshots posted so far: only changes cross (snapshot-wire.ts). */
   private readonly sender = new SnapshotSender();
   private closed = false;
+  private collecting: NodeJS.Timeout | undefined;
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
   starts = 0;
 
@@ -81,7 +89,23 @@ export class Offload {
 
   /** Annotation stage → model → nginx.conf for `snapshot`, off the main thread. */
   async build(snapshot: Snapshot, trial = false): Promise<{ model: Model; conf: RenderedConf }> {
-    return unpack(await this.ask(snapshot, { op: 'build', trial }));
+    const built = unpack<{ model: Model; conf: RenderedConf }>(await this.ask(snapshot, { op: 'build', trial }));
+    this.collectLater();
+    return built;
+  }
+
+  /**
+   * Each build's result is a whole model (30-50 MiB at 10,000 Ingresses) that lives one sync and then dies in the old
+   * generation, where V8 left hundreds of MiB of them before collecting: one collection, concurrent and incremental
+   * (no long pause), a while after a build; under churn, one every COLLECT_AFTER_MS at most.
+   */
+  private collectLater(): void {
+    if (this.collecting) return;
+    this.collecting = setTimeout(() => {
+      this.collecting = undefined;
+      void collectSoon();
+    }, COLLECT_AFTER_MS);
+    this.collecting.unref();
   }
 
   /** The webhook's answer to one AdmissionReview body, judged against `snapshot`. */
@@ -91,6 +115,7 @@ export class Offload {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.collecting);
     await this.worker?.terminate();
   }
 }
