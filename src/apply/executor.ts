@@ -111,7 +111,7 @@ export class Executor {
         countStreamReload(this.counters, reloads, prev, c.model);
         await this.deps.tls.afterReload(c.model);
       }
-      if (plan === 'reload' || this.running?.backends !== c.backends) await this.pushBackends(plan, c);
+      if (plan === 'reload' || this.running?.backends !== next.backends) await this.pushBackends(plan, c);
       if (plan === 'reload' || this.running?.certificates !== c.certs.digest) this.dropped.certificates = await this.nginx.pushRaw('certificates', c.certs.body);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       const routes = c.conf.routes;
@@ -188,6 +188,10 @@ export class Executor {
     const known = plan === 'dynamic' && this.deltas < MAX_DELTAS ? this.luaEntries : undefined;
     const delta = known && c.entries ? backendsDelta(known, c.entries) : undefined;
     this.luaEntries = undefined; // unknown until the push answers
+    if (known && c.entries && !delta) {
+      this.luaEntries = c.entries; // Lua holds these already (the same entries under another id)
+      return;
+    }
     // a delta of more than half the backends saves little over the full list
     if (delta && delta.set.length + delta.remove.length <= (c.entries?.size ?? 0) / 2) {
       const pushed = await this.pushBackendsDelta(delta.body);

@@ -4,7 +4,7 @@
 export interface DataPlaneState {
   /** Hash of the rendered nginx.conf. */
   readonly confHash: string;
-  /** The backends payload, serialized (compared as text). */
+  /** The backends payload, serialized, or an id that changes whenever it does (the controller's: not 5 MB to compare at 10,000). */
   readonly backends: string;
   /** Digest of the certificates payload (the payload holds keys, so only its digest is kept). */
   readonly certificates: string;

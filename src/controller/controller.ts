@@ -5,7 +5,7 @@ import { buildModel } from '../model/build.js';
 import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../model/input.js';
 import type { Model, Upstream } from '../model/types.js';
 import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
-import { backendEntries, backendsText, gatewayJson } from '../render/lua-payload.js';
+import { backendEntries, backendsText, gatewayJson, sameEntries } from '../render/lua-payload.js';
 import type { DataPlaneState } from '../apply/plan.js';
 import { Executor, type Candidate, type Counters } from '../apply/executor.js';
 import type { Nginx } from '../nginx/process.js';
@@ -108,6 +108,9 @@ export class Controller {
   private readonly entriesMemo = new WeakMap<Upstream, string>();
   /** The snapshot the current model's endpoints were read from: a refresh reads only the Services changed since. */
   private endpointsFrom: Snapshot | undefined;
+  /** The id of the current candidate's backends in DataPlaneState (a new one whenever an entry changes). */
+  private backendsId = '';
+  private backendsGen = 0;
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
 
@@ -195,12 +198,30 @@ export class Controller {
       if (authWritten > 0) this.log.info({ files: authWritten }, 'wrote htpasswd files (nginx reads them per request: no reload)');
     }
     const entries = backendEntries(model, this.entriesMemo);
-    const backends = backendsText(entries);
+    // The plan compares an id of the backends, not their text (5 MB at 10,000): the same id while every entry is the same.
+    const same = this.current?.entries !== undefined && sameEntries(this.current.entries, entries);
+    const backendsId = same ? this.backendsId : `backends-${String((this.backendsGen += 1))}`;
+    let text: string | undefined; // built only when asked for: a full push, /debug/backends
     const certs = last?.certs ?? this.tls.state(model);
-    const next: DataPlaneState = { confHash: conf.hash, backends, certificates: certs.digest, clientFiles: certs.clientFilesDigest, routes: conf.routes ?? '', gateway: gatewayJson(model) };
+    const next: DataPlaneState = {
+      confHash: conf.hash,
+      backends: backendsId,
+      certificates: certs.digest,
+      clientFiles: certs.clientFilesDigest,
+      routes: conf.routes ?? '',
+      gateway: gatewayJson(model),
+    };
     const plan = this.exec.plan(next);
     const cause = Object.fromEntries(causes);
-    const candidate: Candidate = { model, conf, backends, entries, certs };
+    const candidate: Candidate = {
+      model,
+      conf,
+      entries,
+      certs,
+      get backends(): string {
+        return (text ??= backendsText(entries));
+      },
+    };
     const reloads = this.counters.reloads;
     if (plan !== 'noop') {
       if (!(await this.exec.apply(plan, candidate, next, this.current, cause))) return;
@@ -211,6 +232,7 @@ export class Controller {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
     }
     this.current = candidate;
+    this.backendsId = backendsId;
     this.endpointsFrom = snap;
     this.lastOk = true;
     for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });

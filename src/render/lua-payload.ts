@@ -46,6 +46,17 @@ export function backendEntries(model: Model, memo?: WeakMap<Upstream, string>): 
   return out;
 }
 
+/** True when `a` and `b` (backendEntries) hold the same names with the same JSON, in the same order. */
+export function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  const other = b.entries();
+  for (const [name, text] of a) {
+    const next = other.next();
+    if (next.done === true || next.value[0] !== name || next.value[1] !== text) return false;
+  }
+  return true;
+}
+
 /** The body of `POST /configuration/backends` made of backendEntries: JSON.stringify(backendsPayload(model)). */
 export function backendsText(entries: ReadonlyMap<string, string>): string {
   return `[${[...entries.values()].join(',')}]`;

@@ -1,0 +1,58 @@
+// Local mode's folder source reads again only the files that changed, and the store ends as a whole read would
+// leave it: a file edited, added, removed, and a key defined in two files (the later file wins, whichever changed).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManifestSource } from '../../src/sources/manifests.js';
+import { Store } from '../../src/store/store.js';
+import { createLogger } from '../../src/log.js';
+import { service, slice } from '../support/objects.js';
+
+test('after each change the store holds what the files hold, the later file winning a key defined twice', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-source-'));
+  const store = new Store();
+  const source = new ManifestSource(dir, store, createLogger('silent'));
+  const put = async (file: string, items: unknown[]): Promise<void> => {
+    await writeFile(join(dir, `.${file}.tmp`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    await rename(join(dir, `.${file}.tmp`), join(dir, file));
+  };
+  /** name → first endpoint address of each EndpointSlice, and the Services' names, as the store holds them. */
+  const held = (): { slices: Record<string, string>; services: string[] } => {
+    const snap = store.snapshot() as { endpointSlices?: readonly { metadata?: { name?: string }; endpoints?: { addresses: string[] }[] }[]; services?: readonly { metadata?: { name?: string } }[] };
+    return {
+      slices: Object.fromEntries((snap.endpointSlices ?? []).map((s) => [s.metadata?.name ?? '', s.endpoints?.[0]?.addresses[0] ?? ''])),
+      services: (snap.services ?? []).map((s) => s.metadata?.name ?? '').sort(),
+    };
+  };
+  const settles = async (want: ReturnType<typeof held>): Promise<void> => {
+    for (let i = 0; i < 200 && JSON.stringify(held()) !== JSON.stringify(want); i += 1) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(held(), want);
+  };
+  try {
+    await put('a.json', [service('a'), slice('a', 80, ['10.0.0.1'], { name: 'a-0' })]);
+    await put('b.json', [service('b'), slice('b', 80, ['10.0.1.1'], { name: 'b-0' })]);
+    await source.start();
+    assert.deepEqual(held(), { slices: { 'a-0': '10.0.0.1', 'b-0': '10.0.1.1' }, services: ['a', 'b'] });
+    await put('a.json', [service('a'), slice('a', 80, ['10.0.0.2'], { name: 'a-0' })]);
+    await settles({ slices: { 'a-0': '10.0.0.2', 'b-0': '10.0.1.1' }, services: ['a', 'b'] });
+    // c.json sorts after b.json: its b-0 wins, and stays the winner when b.json changes
+    await put('c.json', [slice('b', 80, ['10.0.2.1'], { name: 'b-0' }), service('c')]);
+    await settles({ slices: { 'a-0': '10.0.0.2', 'b-0': '10.0.2.1' }, services: ['a', 'b', 'c'] });
+    await put('b.json', [service('b'), slice('b', 80, ['10.0.1.9'], { name: 'b-0' })]);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(held(), { slices: { 'a-0': '10.0.0.2', 'b-0': '10.0.2.1' }, services: ['a', 'b', 'c'] });
+    await rm(join(dir, 'c.json'));
+    await settles({ slices: { 'a-0': '10.0.0.2', 'b-0': '10.0.1.9' }, services: ['a', 'b'] });
+    // an object that moves from one file to another stays
+    await put('a.json', [service('a')]);
+    await put('b.json', [service('b'), slice('b', 80, ['10.0.1.9'], { name: 'b-0' }), slice('a', 80, ['10.0.0.3'], { name: 'a-0' })]);
+    await settles({ slices: { 'a-0': '10.0.0.3', 'b-0': '10.0.1.9' }, services: ['a', 'b'] });
+    await rm(join(dir, 'a.json'));
+    await settles({ slices: { 'a-0': '10.0.0.3', 'b-0': '10.0.1.9' }, services: ['b'] });
+  } finally {
+    source.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
