@@ -34,6 +34,8 @@ export interface ScaleRow {
   endpointP99Ms?: number;
   endpointMaxMs?: number;
   endpointSamples?: number;
+  /** Every endpoint change of the series, in order (ms). */
+  endpointSeriesMs?: number[];
   certMs: number;
   reloads: string;
   /** --dynamic-routes: Portico ran with --enable-dynamic-routes (docs/adr/0014); absent in older results. */
@@ -264,6 +266,7 @@ export async function measure(
       endpointP99Ms: percentile(endpoint.samples, 99),
       endpointMaxMs: Math.max(...endpoint.samples),
       endpointSamples: endpoint.samples.length,
+      endpointSeriesMs: endpoint.samples.map((x) => Math.round(x)),
       certMs,
       reloads: kinds.join(''),
       routes: dynamic ? 'dynamic' : 'rendered',
