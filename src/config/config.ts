@@ -72,7 +72,10 @@ export interface Config {
   readonly allowUpstreamCidrs: readonly string[];
   /** --enable-metrics: per-request metrics counted by Lua in the log phase (lua/portico/metrics.lua). */
   readonly enableMetrics: boolean;
-  /** --enable-dynamic-routes: Ingresses in the dynamic set are routed by the Lua route table, no reload (docs/adr/0014). */
+  /**
+   * --enable-dynamic-routes: Ingresses in the dynamic set are routed by the Lua route table, no reload (docs/adr/0014).
+   * parseFlags always sets it (true unless =false); absent, as in a Config built by hand (pure tests), every host renders.
+   */
   readonly enableDynamicRoutes?: boolean;
   /** --enable-dashboard: the read-only page at /dashboard on the healthz port. */
   readonly enableDashboard: boolean;
