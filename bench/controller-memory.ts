@@ -8,6 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseFlags } from '../src/cli/flags.js';
 import { renderOptions } from '../src/controller/controller.js';
 import { Offload } from '../src/controller/offload.js';
@@ -52,6 +53,9 @@ try {
   const cpu: number[] = [];
   const churn: number[] = [];
   const ingresses = store.snapshot().ingresses;
+  // the main thread's longest block (a deserialization, a collection) while the syncs run and settle
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   const all0 = process.cpuUsage();
   for (let r = 1; r <= rounds; r += 1) {
     const i = ingresses[(r * 7919) % ingresses.length]!;
@@ -67,6 +71,7 @@ try {
   await new Promise((r) => setTimeout(r, 2000));
   const settled = rss();
   const all = process.cpuUsage(all0);
+  loop.disable();
   // V8 hands freed pages back to the system from a background task: a later look shows what stays
   await new Promise((r) => setTimeout(r, 8000));
   const late = rss();
@@ -82,6 +87,7 @@ try {
       churnCpuMedianMs: median(cpu),
       // per sync, the 2 s after the last one included (the worker's last collection)
       churnCpuMeanMs: Math.round((all.user + all.system) / 1000 / rounds),
+      mainLoopMaxMs: Math.round(loop.max / 1e6),
       rssAfterFirstMiB: afterFirst,
       rssChurnMaxMiB: Math.max(...churn),
       rssChurnLastMiB: churn.at(-1),

@@ -8,7 +8,7 @@ import type { RenderOptions } from '../render/nginx-conf.js';
 import { reviewAdmission } from '../webhook/review.js';
 import { AnnotationStage } from './annotations.js';
 import { admissionChecker, buildAndRender } from './controller.js';
-import { collectNow } from './collect.js';
+import { collect } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 
@@ -60,7 +60,7 @@ parentPort?.on('message', (req: OffloadRequest) => {
   if (req.op === 'build') {
     collecting ??= setImmediate(() => {
       collecting = undefined;
-      collectNow();
+      void collect();
     });
   }
 });

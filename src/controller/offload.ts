@@ -7,7 +7,7 @@ import type { Model } from '../model/types.js';
 import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
 import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
-import { collectSoon } from './collect.js';
+import { collect } from './collect.js';
 import { unpack } from './wire.js';
 import { SnapshotSender } from './snapshot-wire.js';
 
@@ -103,7 +103,7 @@ export class Offload {
     if (this.collecting) return;
     this.collecting = setTimeout(() => {
       this.collecting = undefined;
-      void collectSoon();
+      void collect();
     }, COLLECT_AFTER_MS);
     this.collecting.unref();
   }

@@ -3,18 +3,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { collectNow } from '../../src/controller/collect.js';
+import { collect } from '../../src/controller/collect.js';
 
 /** A WeakRef to an object nothing else holds (made in its own function so no local keeps it). */
 function garbage(): WeakRef<object> {
   return new WeakRef({ payload: Array.from({ length: 1000 }, (_, i) => ({ i })) });
 }
 
-test('collectNow collects what nothing holds', async () => {
+test('collect collects what nothing holds', async () => {
   const ref = garbage();
   // a WeakRef's target is kept until the end of the current job: collect in a later one
   await new Promise((r) => setImmediate(r));
-  collectNow();
+  await collect();
   assert.equal(ref.deref(), undefined);
 });
 
