@@ -96,8 +96,8 @@ export class Offload {
 
   /**
    * Each build's result is a whole model (30-50 MiB at 10,000 Ingresses) that lives one sync and then dies in the old
-   * generation, where V8 left hundreds of MiB of them before collecting: one collection, concurrent and incremental
-   * (no long pause), a while after a build; under churn, one every COLLECT_AFTER_MS at most.
+   * generation, where V8 left hundreds of MiB of them before collecting: one full collection a while after a build;
+   * under churn, one every COLLECT_AFTER_MS at most.
    */
   private collectLater(): void {
     if (this.collecting) return;
