@@ -54,3 +54,37 @@ test('refreshEndpoints equals a full build after EndpointSlice churn (added, rem
     assert.deepEqual(refreshEndpoints(model, after), buildModel(after, FIXTURE_MODEL_OPTIONS));
   }
 });
+
+test('with `since`, only the Services whose slices changed are read again: equal to a full build, the other upstreams kept as they were', () => {
+  const base = (slices: Snapshot['endpointSlices']): Snapshot => {
+    const s = snapshot(slices);
+    return {
+      ...s,
+      ingresses: [...s.ingresses, ingress('c', { className: 'portico', host: 'c.test', paths: [{ path: '/', type: 'Prefix', service: 'other' }] })],
+      services: [...s.services, service('other')],
+    };
+  };
+  // 127.0.0.1 is refused by the default target policy: a Problem on the slice, kept while that slice is unchanged
+  const other = slice('other', 8080, ['10.0.1.1', '127.0.0.1'], { name: 'other-a' });
+  const first = base([slice('web', 8080, ['10.0.0.1'], { name: 'web-a' }), other]);
+  let model = buildModel(first, FIXTURE_MODEL_OPTIONS);
+  let since = first;
+  const otherUpstream = model.upstreams.find((u) => u.service.name === 'other');
+  assert.ok(otherUpstream);
+  for (const web of [['10.0.0.2'], ['10.0.0.2', '127.0.0.1'], []]) {
+    const next = base([...(web.length > 0 ? [slice('web', 8080, web, { name: 'web-a' })] : []), other]);
+    model = refreshEndpoints(model, next, undefined, undefined, since);
+    since = next;
+    assert.deepEqual(model, buildModel(next, FIXTURE_MODEL_OPTIONS), JSON.stringify(web));
+    assert.equal(
+      model.upstreams.find((u) => u.service.name === 'other'),
+      otherUpstream,
+      'the unchanged Service keeps its upstream object',
+    );
+  }
+  assert.ok(
+    model.problems.some((p) => p.object.name === 'other-a'),
+    'the unchanged slice keeps its refused-endpoint Problem',
+  );
+  assert.equal(refreshEndpoints(model, since, undefined, undefined, since), model, 'nothing changed: the same model');
+});
