@@ -41,8 +41,12 @@ export interface Candidate {
 /** Route table deltas in a row before the whole table is posted again (Lua keeps each until then; it refuses past 512). */
 const MAX_ROUTE_DELTAS = 256;
 
-/** Deltas in a row before a full list is posted again (each stays in nginx's shared dict until the next full one). */
-const MAX_DELTAS = 200;
+/**
+ * Deltas in a row, and their bytes, before a full list is posted again: each stays in nginx's shared dict (64 MiB,
+ * beside a full list of ~5 MB at 10,000) until the next full one, and a worker started by a reload applies them all.
+ */
+const MAX_DELTAS = 1000;
+const MAX_DELTA_BYTES = 8 * 1024 * 1024;
 
 /** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
 export interface Dropped {
@@ -57,7 +61,7 @@ export class Executor {
   private running: DataPlaneState | undefined;
   /** The backends Lua holds, per name, when known: a push then sends only what changed (pushBackends). */
   private luaEntries: ReadonlyMap<string, string> | undefined;
-  private deltas = 0;
+  private deltas = { count: 0, bytes: 0 };
   /** The route table Lua holds (docs/adr/0014): its id and each host's entry, when known; a push then sends the changed hosts. */
   private luaRoutes: { readonly id: string; readonly hosts: ReadonlyMap<string, string>; readonly deltas: number } | undefined;
   /** Route table ids: this process's, then a count (Lua refuses a delta whose `from` is not the table it holds). */
@@ -115,7 +119,7 @@ export class Executor {
       if (plan === 'reload' || this.running?.certificates !== c.certs.digest) this.dropped.certificates = await this.nginx.pushRaw('certificates', c.certs.body);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       const routes = c.conf.routes;
-      if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.pushRoutes(plan, routes, c.conf.routeHosts);
+      if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.pushRoutes(plan, routes, c.conf.routeHosts, c.model);
       // The Gateway API route table (docs/adr/0011): weights, conditions and mirror endpoints change without a reload.
       if (next.gateway && (plan === 'reload' || this.running?.gateway !== next.gateway)) {
         const dropped = await this.nginx.pushRaw('gateway', next.gateway);
@@ -180,12 +184,12 @@ export class Executor {
   }
 
   /**
-   * The backends to Lua: after a reload, an nginx restart, a failure or MAX_DELTAS deltas, the full list; else only
+   * The backends to Lua: after a reload, an nginx restart, a failure or MAX_DELTAS deltas (or MAX_DELTA_BYTES), the full list; else only
    * the backends that changed (POST /configuration/backends-delta), so an endpoint change costs one backend on both
    * sides whatever the number of others. A delta Lua refuses (409: it holds no list) is followed by the full list.
    */
   private async pushBackends(plan: Exclude<Plan, 'noop'>, c: Candidate): Promise<void> {
-    const known = plan === 'dynamic' && this.deltas < MAX_DELTAS ? this.luaEntries : undefined;
+    const known = plan === 'dynamic' && this.deltas.count < MAX_DELTAS ? this.luaEntries : undefined;
     const delta = known && c.entries ? backendsDelta(known, c.entries) : undefined;
     this.luaEntries = undefined; // unknown until the push answers
     if (known && c.entries && !delta) {
@@ -193,12 +197,12 @@ export class Executor {
       return;
     }
     // a delta of more than half the backends saves little over the full list
-    if (delta && delta.set.length + delta.remove.length <= (c.entries?.size ?? 0) / 2) {
+    if (delta && delta.set.length + delta.remove.length <= (c.entries?.size ?? 0) / 2 && this.deltas.bytes + delta.body.length <= MAX_DELTA_BYTES) {
       const pushed = await this.pushBackendsDelta(delta.body);
       if (pushed) {
         const touched = new Set([...delta.set, ...delta.remove]);
         this.dropped.backends = [...this.dropped.backends.filter((r) => !touched.has(r.name)), ...pushed];
-        this.deltas += 1;
+        this.deltas = { count: this.deltas.count + 1, bytes: this.deltas.bytes + delta.body.length };
         this.luaEntries = c.entries;
         this.deps.log.debug({ set: delta.set.length, removed: delta.remove.length }, 'backends: pushed the ones that changed');
         return;
@@ -206,7 +210,7 @@ export class Executor {
       this.deps.log.info('nginx holds no backends list to apply the delta to; pushing all of them');
     }
     this.dropped.backends = await this.nginx.pushRaw('backends', c.backends);
-    this.deltas = 0;
+    this.deltas = { count: 0, bytes: 0 };
     this.luaEntries = c.entries;
     this.deps.log.debug({ backends: c.entries?.size }, 'backends: pushed all');
   }
@@ -287,4 +291,16 @@ export class Executor {
       throw err;
     }
   }
+}
+
+/** `now` plus the entries in `held` of hosts `model` serves from server blocks (they just left the table). */
+function withLeaving(held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>, model: Model): ReadonlyMap<string, string> {
+  const servers = new Set(model.servers.map((s) => s.host));
+  let out: Map<string, string> | undefined;
+  for (const [host, entry] of held) {
+    if (host === '_' || now.has(host) || !servers.has(host)) continue;
+    out ??= new Map(now);
+    out.set(host, entry);
+  }
+  return out ?? now;
 }
