@@ -109,6 +109,7 @@ export class Executor {
     const reloads = this.counters.reloads;
     try {
       if (plan === 'reload') {
+        await this.pushMovedIn(prev, c.conf.routeHosts);
         await this.deps.tls.beforeReload(c.model);
         await this.reload(c.conf.text, c.conf.hash, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
@@ -142,15 +143,43 @@ export class Executor {
   }
 
   /**
-   * The route table to Lua: after a reload, an nginx restart, a failure or MAX_ROUTE_DELTAS deltas, the whole table;
-   * else only the entries of the hosts that changed (routes?from=OLD&id=NEW; null for a host removed), so a new
-   * Ingress costs nginx one host's decode and compile per worker instead of the whole table's. A delta Lua refuses
-   * (409: it does not hold the table the delta starts from) is followed by the whole table.
+   * Before a reload, the hosts that move from a server block into the route table are added to the table Lua holds,
+   * so the new workers (which lack their server blocks) route them from the first request instead of answering 404
+   * until the whole table follows the reload. The old workers still pick those hosts' server blocks and never read
+   * these entries; every other host keeps its old entry until then. Best effort: any failure leaves it to the push
+   * after the reload.
    */
-  private async pushRoutes(plan: Exclude<Plan, 'noop'>, routes: string, hosts: ReadonlyMap<string, string> | undefined): Promise<void> {
-    const known = plan === 'dynamic' && this.luaRoutes !== undefined && this.luaRoutes.deltas < MAX_ROUTE_DELTAS ? this.luaRoutes : undefined;
+  private async pushMovedIn(prev: { readonly model: Model } | undefined, hosts: ReadonlyMap<string, string> | undefined): Promise<void> {
+    const known = this.luaRoutes;
+    if (known === undefined || hosts === undefined || prev === undefined || known.deltas >= MAX_ROUTE_DELTAS) return;
+    const rendered = new Set(prev.model.servers.map((s) => s.host));
+    const pre = new Map(known.hosts);
+    for (const [host, entry] of hosts) if (host !== '_' && !known.hosts.has(host) && rendered.has(host)) pre.set(host, entry);
+    if (pre.size === known.hosts.size) return;
+    const id = `${this.routesIdPrefix}-${(this.routesPushes += 1).toString(36)}`;
+    this.luaRoutes = undefined; // unknown until the push answers
+    try {
+      await this.nginx.pushRaw(`routes?from=${known.id}&id=${id}`, routesDelta(known.hosts, pre).body);
+      this.luaRoutes = { id, hosts: pre, deltas: known.deltas + 1 };
+      this.deps.log.debug({ hosts: pre.size - known.hosts.size, id }, 'route table: hosts leaving their server blocks added before the reload');
+    } catch (err) {
+      this.deps.log.debug({ err: errorMessage(err) }, 'route table: the push before the reload failed; the whole table follows the reload');
+    }
+  }
+
+  /**
+   * The route table to Lua: after an nginx restart, a failure or MAX_ROUTE_DELTAS deltas, the whole table; else only
+   * the entries of the hosts that changed (routes?from=OLD&id=NEW; null for a host removed), so a new Ingress costs
+   * nginx one host's decode and compile per worker instead of the whole table's. A delta Lua refuses (409: it does
+   * not hold the table the delta starts from) is followed by the whole table. After a reload, a host that moved from
+   * the table to a server block keeps its entry until the next push: the old workers, still answering requests on
+   * their open connections, have no server block for it; the new ones pick the server block and never read it.
+   */
+  private async pushRoutes(plan: Exclude<Plan, 'noop'>, routes: string, now: ReadonlyMap<string, string> | undefined, model: Model): Promise<void> {
+    const known = this.luaRoutes !== undefined && this.luaRoutes.deltas < MAX_ROUTE_DELTAS ? this.luaRoutes : undefined;
     this.luaRoutes = undefined; // unknown until the push answers
     const id = `${this.routesIdPrefix}-${(this.routesPushes += 1).toString(36)}`;
+    const hosts = plan === 'reload' && known && now ? withLeaving(known.hosts, now, model) : now;
     const delta = known && hosts ? routesDelta(known.hosts, hosts) : undefined;
     // a delta of more than a quarter of the hosts saves little over the whole table
     if (known && hosts && delta && delta.count <= Math.max(16, hosts.size / 4)) {
