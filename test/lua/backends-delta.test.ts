@@ -83,6 +83,16 @@ void describe('lua backends deltas', () => {
     assert.deepEqual(raw.find((x) => x.name === 'none')?.endpoints, [], 'an empty endpoint list stays an array on GET');
   });
 
+  void it('answers 403 to a delta without the token, or with a wrong one, and changes nothing', async () => {
+    const before = await held();
+    const body = JSON.stringify({ set: [{ name: 'web', endpoints: endpointsOf(at('a')) }], remove: [] });
+    for (const headers of [{}, { 'x-portico-token': 'wrong' }] as Record<string, string>[]) {
+      const res = await request(nginx.statusPort, '/configuration/backends-delta', { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+      assert.equal(res.status, 403, JSON.stringify(headers));
+    }
+    assert.deepEqual(await held(), before);
+  });
+
   void it('a full list replaces every delta before it', async () => {
     assert.equal((await nginx.post('/configuration/backends', [{ name: 'web', endpoints: endpointsOf(at('c')) }])).status, 201);
     assert.deepEqual(await held(), { web: ['c'] });
