@@ -8,7 +8,7 @@ import type { RenderOptions } from '../render/nginx-conf.js';
 import { reviewAdmission } from '../webhook/review.js';
 import { AnnotationStage } from './annotations.js';
 import { admissionChecker, buildAndRender } from './controller.js';
-import { collect } from './collect.js';
+import { collect, collectCompacting } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 
@@ -34,6 +34,8 @@ let snapshot: Snapshot | undefined;
 const receiver = new SnapshotReceiver();
 
 let collecting: NodeJS.Immediate | undefined;
+/** Builds answered so far: the first one's collection compacts (collect.ts). */
+let builds = 0;
 
 function answer(req: OffloadRequest): unknown {
   if (req.delta) snapshot = receiver.apply(req.delta);
@@ -58,9 +60,12 @@ parentPort?.on('message', (req: OffloadRequest) => {
   // After a build only (a review allocates little), once the reply is on its way: at 10,000 Ingresses a build leaves
   // ~350 MiB of garbage that V8 would collect late, and the collection runs while the main thread applies the result.
   if (req.op === 'build') {
+    builds += 1;
+    const first = builds === 1;
     collecting ??= setImmediate(() => {
       collecting = undefined;
-      void collect();
+      if (first) collectCompacting();
+      else void collect();
     });
   }
 });
