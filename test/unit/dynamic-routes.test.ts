@@ -2,25 +2,17 @@
 // Lua route table, which keep server blocks, and that a change of only dynamic hosts leaves nginx.conf's hash alone.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { AnnotationStage } from '../../src/controller/annotations.js';
 import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
 import { parseFlags } from '../../src/cli/flags.js';
-import { createLogger } from '../../src/log.js';
 import { planApply, type DataPlaneState } from '../../src/apply/plan.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
 import type { RoutesPayload, RouteTarget } from '../../src/render/dynamic-routes.js';
 import { configMap } from '../support/manifests.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
+import { quietLogger } from '../support/quiet-log.js';
 
-const log = createLogger(
-  'silent',
-  new Writable({
-    write(_c: Buffer, _e, cb) {
-      cb();
-    },
-  }),
-);
+const log = quietLogger();
 const A = 'nginx.ingress.kubernetes.io';
 
 function render(ingresses: Ingress[], flags: string[] = ['--enable-dynamic-routes'], extra: Partial<Snapshot> = {}): { text: string; hash: string; routes: RoutesPayload | undefined } {

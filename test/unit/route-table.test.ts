@@ -2,26 +2,18 @@
 // after nginx.conf, `portico config` says which hosts it serves. Through the real annotation stage, model and renderer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { AnnotationStage } from '../../src/controller/annotations.js';
 import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
 import { parseFlags } from '../../src/cli/flags.js';
-import { createLogger } from '../../src/log.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
 import { routeRows, routeTableComment, routedHosts, withRouteTable } from '../../src/inspect/route-table.js';
 import { routesOf, type State } from '../../src/inspect/state.js';
 import { configTable } from '../../src/inspect/tables.js';
 import { configMap } from '../support/manifests.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
+import { quietLogger } from '../support/quiet-log.js';
 
-const log = createLogger(
-  'silent',
-  new Writable({
-    write(_c: Buffer, _e, cb) {
-      cb();
-    },
-  }),
-);
+const log = quietLogger();
 const A = 'nginx.ingress.kubernetes.io';
 
 function render(ingresses: Ingress[], flags: string[] = []): ReturnType<typeof buildAndRender> {
