@@ -156,7 +156,7 @@ export class Executor {
     const pre = new Map(known.hosts);
     for (const [host, entry] of hosts) if (host !== '_' && !known.hosts.has(host) && rendered.has(host)) pre.set(host, entry);
     if (pre.size === known.hosts.size) return;
-    const id = `${this.routesIdPrefix}-${(this.routesPushes += 1).toString(36)}`;
+    const id = this.nextRoutesId();
     this.luaRoutes = undefined; // unknown until the push answers
     try {
       await this.nginx.pushRaw(`routes?from=${known.id}&id=${id}`, routesDelta(known.hosts, pre).body);
@@ -178,7 +178,7 @@ export class Executor {
   private async pushRoutes(plan: Exclude<Plan, 'noop'>, routes: string, now: ReadonlyMap<string, string> | undefined, model: Model): Promise<void> {
     const known = this.luaRoutes !== undefined && this.luaRoutes.deltas < MAX_ROUTE_DELTAS ? this.luaRoutes : undefined;
     this.luaRoutes = undefined; // unknown until the push answers
-    const id = `${this.routesIdPrefix}-${(this.routesPushes += 1).toString(36)}`;
+    const id = this.nextRoutesId();
     const hosts = plan === 'reload' && known && now ? withLeaving(known.hosts, now, model) : now;
     const delta = known && hosts ? routesDelta(known.hosts, hosts) : undefined;
     // a delta of more than a quarter of the hosts saves little over the whole table
@@ -187,7 +187,7 @@ export class Executor {
       try {
         await this.nginx.pushRaw(`routes?from=${known.id}&id=${id}`, delta.body);
       } catch (err) {
-        if (!(err instanceof PorticoError && /answered 409/.test(err.message))) throw err;
+        if (!refused(err)) throw err;
         done = false;
       }
       if (done) {
@@ -202,12 +202,17 @@ export class Executor {
     this.deps.log.debug({ hosts: hosts?.size, id }, 'route table: pushed whole');
   }
 
+  /** A route table id Lua has not seen from this process (a delta names the one it starts from). */
+  private nextRoutesId(): string {
+    return `${this.routesIdPrefix}-${(this.routesPushes += 1).toString(36)}`;
+  }
+
   /** POST /configuration/backends-delta: what Lua dropped, or undefined when it holds no list to apply it to (409). */
   private async pushBackendsDelta(body: string): Promise<Rejected[] | undefined> {
     try {
       return await this.nginx.pushRaw('backends-delta', body);
     } catch (err) {
-      if (err instanceof PorticoError && / answered 409: /.test(err.message)) return undefined;
+      if (refused(err)) return undefined;
       throw err;
     }
   }
@@ -332,4 +337,9 @@ function withLeaving(held: ReadonlyMap<string, string>, now: ReadonlyMap<string,
     out.set(host, entry);
   }
   return out ?? now;
+}
+
+/** True when Lua answered 409 to a delta: it does not hold what the delta starts from (then the whole payload goes). */
+function refused(err: unknown): boolean {
+  return err instanceof PorticoError && / answered 409: /.test(err.message);
 }

@@ -14,8 +14,8 @@ const serviceKeyOfSlice = (s: EndpointSlice): string | undefined => {
   const svc = s.metadata?.labels?.[SERVICE_NAME_LABEL];
   return svc ? `${s.metadata?.namespace ?? 'default'}/${svc}` : undefined;
 };
-const serviceKey = (s: Service): string => `${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`;
-const sliceKey = (s: EndpointSlice): string => `${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`;
+/** namespace/name of a Service or an EndpointSlice. */
+const keyOf = (o: Service | EndpointSlice): string => `${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? ''}`;
 
 /** The objects of `next` not in `prev` and of `prev` not in `next` (by identity: the store keeps unchanged objects). */
 function changedObjects<T extends object>(prev: readonly T[], next: readonly T[]): T[] {
@@ -41,13 +41,13 @@ export function refreshEndpoints(model: Model, snap: Snapshot, targets?: TargetP
   let changedServices: Set<string> | undefined;
   if (since) {
     const moved = changedObjects(since.endpointSlices, snap.endpointSlices);
-    changedServices = new Set([...moved.flatMap((s) => serviceKeyOfSlice(s) ?? []), ...changedObjects(since.services, snap.services).map(serviceKey)]);
-    changedSlices = new Set(moved.map(sliceKey));
+    changedServices = new Set([...moved.flatMap((s) => serviceKeyOfSlice(s) ?? []), ...changedObjects(since.services, snap.services).map(keyOf)]);
+    changedSlices = new Set(moved.map(keyOf));
     if (changedServices.size === 0 && changedSlices.size === 0) return model;
     const touched = changedServices;
-    services = services.filter((s) => touched.has(serviceKey(s)));
+    services = services.filter((s) => touched.has(keyOf(s)));
     slices = slices.filter((s) => touched.has(serviceKeyOfSlice(s) ?? ''));
-    for (const s of slices) changedSlices.add(sliceKey(s));
+    for (const s of slices) changedSlices.add(keyOf(s));
   }
   const index = new BackendIndex(services, slices, 'round_robin', targets, memo);
   const upstreams = model.upstreams.map((u): Upstream => {

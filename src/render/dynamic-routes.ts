@@ -6,7 +6,7 @@ import { addHeaders } from './globals.js';
 import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
-import type { RouteEntry, RouteMemo } from './memo.js';
+import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName } from './dynamic-profiles.js';
 
@@ -132,10 +132,7 @@ function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upst
     owners.add(`${l.target.ingress.namespace}/${l.target.ingress.name}`);
     names.add(l.target.upstream);
   }
-  const ups = [...names].map((n) => {
-    const u = upstreams.get(n);
-    return u === undefined ? null : { ...u, endpoints: [] };
-  });
+  const ups = [...names].map((n) => upstreamKey(upstreams.get(n)));
   return JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, [...owners].map((k) => model.tls.ingresses[k] ?? null), ups]);
 }
 
