@@ -11,6 +11,7 @@ import { admissionChecker, buildAndRender } from './controller.js';
 import { collect, collectCompacting } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
+import { ModelSender } from './model-wire.js';
 
 export interface OffloadData {
   readonly config: Config;
@@ -32,6 +33,8 @@ const checker = admissionChecker(config, log.child({ component: 'webhook' }, { l
 /** The last snapshot posted: the main thread sends its changes only when it changed. */
 let snapshot: Snapshot | undefined;
 const receiver = new SnapshotReceiver();
+/** Each build's model goes back as changes against the last one sent (model-wire.ts). */
+const models = new ModelSender();
 
 let collecting: NodeJS.Immediate | undefined;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
@@ -40,7 +43,10 @@ let builds = 0;
 function answer(req: OffloadRequest): unknown {
   if (req.delta) snapshot = receiver.apply(req.delta);
   if (!snapshot) throw new Error('no snapshot was posted');
-  if (req.op === 'build') return pack(buildAndRender(stage, snapshot, config, render, req.trial));
+  if (req.op === 'build') {
+    const { model, conf } = buildAndRender(stage, snapshot, config, render, req.trial);
+    return pack({ model: models.delta(model), conf });
+  }
   return reviewAdmission(req.body, snapshot, checker);
 }
 
@@ -49,11 +55,13 @@ parentPort?.on('message', (req: OffloadRequest) => {
   try {
     reply = { id: req.id, ok: true, value: answer(req) };
   } catch (err) {
+    models.forget(); // the main thread may not get the model whose parts the sender now counts as held
     reply = { id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }
   try {
     parentPort?.postMessage(reply);
   } catch (err) {
+    models.forget();
     // A value that cannot be cloned must fail its request, not the worker (and every request after it).
     parentPort?.postMessage({ id: req.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
   }

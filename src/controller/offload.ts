@@ -10,8 +10,10 @@ import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker
 import { collect } from './collect.js';
 import { unpack } from './wire.js';
 import { SnapshotSender } from './snapshot-wire.js';
+import { ModelReceiver, type ModelDelta } from './model-wire.js';
 
-type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+/** `open`: run on the value as its reply arrives, in the order replies arrive (a build's model delta). */
+type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; open?: (v: unknown) => unknown };
 type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown };
 
 /** Thrown on the main thread for an error the worker's build raised (e.g. the renderer refusing a value). */
@@ -31,6 +33,8 @@ export class Offload {
   private posted: Snapshot | undefined;
   /** What the worker holds of the snapshots posted so far: only changes cross (snapshot-wire.ts). */
   private readonly sender = new SnapshotSender();
+  /** What this side holds of the models the worker sent back (model-wire.ts). */
+  private models = new ModelReceiver();
   private closed = false;
   private collecting: NodeJS.Timeout | undefined;
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
@@ -51,12 +55,22 @@ export class Offload {
     this.worker = worker;
     this.posted = undefined; // a new worker holds no snapshot yet
     this.sender.forget();
+    this.models = new ModelReceiver();
     worker.unref();
     worker.on('message', (r: OffloadReply) => {
       const p = this.pending.get(r.id);
       this.pending.delete(r.id);
-      if (r.ok) p?.resolve(r.value);
-      else p?.reject(new OffloadError(r.error));
+      if (!r.ok) {
+        p?.reject(new OffloadError(r.error));
+        return;
+      }
+      try {
+        p?.resolve(p.open ? p.open(r.value) : r.value);
+      } catch (err) {
+        p?.reject(err instanceof Error ? err : new Error(String(err)));
+        // This side no longer holds what the worker counts it as holding: a new worker starts both from nothing.
+        void worker.terminate();
+      }
     });
     let why = '';
     worker.on('error', (err: Error) => {
@@ -72,7 +86,7 @@ export class Offload {
     return worker;
   }
 
-  private ask(snapshot: Snapshot, req: Request): Promise<unknown> {
+  private ask(snapshot: Snapshot, req: Request, open?: (v: unknown) => unknown): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the build worker is closed'));
     const worker = this.worker ?? this.spawn();
     const id = this.next++;
@@ -82,16 +96,20 @@ export class Offload {
     this.posted = snapshot;
     const message: OffloadRequest = { id, ...req, ...(delta ? { delta } : {}) };
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, ...(open ? { open } : {}) });
       worker.postMessage(message);
     });
   }
 
   /** Annotation stage → model → nginx.conf for `snapshot`, off the main thread. */
   async build(snapshot: Snapshot, trial = false): Promise<{ model: Model; conf: RenderedConf }> {
-    const built = unpack<{ model: Model; conf: RenderedConf }>(await this.ask(snapshot, { op: 'build', trial }));
+    const built = await this.ask(snapshot, { op: 'build', trial }, (v) => {
+      const { model, conf } = unpack<{ model: ModelDelta; conf: RenderedConf }>(v);
+      return { model: this.models.apply(model), conf };
+    });
     this.collectLater();
-    return built;
+    // open() above made it from the worker's { model, conf } reply.
+    return built as { model: Model; conf: RenderedConf };
   }
 
   /**

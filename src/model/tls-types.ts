@@ -1,7 +1,11 @@
 // The TLS part of the model: certificates per host, client-certificate auth per server, redirect and HSTS settings.
+import { sha256 } from '../hash.js';
 import type { ObjectRef } from './types.js';
 
 const REDACTED = '[redacted]';
+
+/** Set only inside contentJson(): a Sensitive then serializes as the digest of its value. */
+let digesting = false;
 
 /**
  * Key material (a PEM chain plus its private key). It never serializes: JSON, util.inspect, template strings and
@@ -19,7 +23,7 @@ export class Sensitive {
   }
 
   toJSON(): string {
-    return REDACTED;
+    return digesting ? `sensitive:${sha256(this.#value)}` : REDACTED;
   }
 
   toString(): string {
@@ -28,6 +32,19 @@ export class Sensitive {
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return REDACTED;
+  }
+}
+
+/**
+ * JSON of `value` in which each Sensitive is the sha256 of its value, never the value: a content key that changes
+ * when a secret does (src/controller/model-wire.ts), for comparing only; not for showing.
+ */
+export function contentJson(value: unknown): string {
+  digesting = true;
+  try {
+    return JSON.stringify(value);
+  } finally {
+    digesting = false;
   }
 }
 

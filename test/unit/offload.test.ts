@@ -1,13 +1,17 @@
-// The build worker (controller/offload.ts): a sync's model comes back whole, and a worker
-// that dies is reported and replaced on the next request.
+// The build worker (controller/offload.ts): a sync's model comes back as changes (model-wire.ts) equal to the whole,
+// and a worker that dies is reported and replaced on the next request.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Worker } from 'node:worker_threads';
 import { parseFlags } from '../../src/cli/flags.js';
-import { renderOptions } from '../../src/controller/controller.js';
+import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
+import { AnnotationStage } from '../../src/controller/annotations.js';
 import { Offload } from '../../src/controller/offload.js';
-import { EMPTY_SNAPSHOT } from '../../src/model/input.js';
-import { ingress, ingressClass, service } from '../support/objects.js';
+import { pack } from '../../src/controller/wire.js';
+import { createLogger } from '../../src/log.js';
+import { EMPTY_SNAPSHOT, type Secret, type Snapshot } from '../../src/model/input.js';
+import type { Server } from '../../src/model/types.js';
+import { ingress, ingressClass, service, slice } from '../support/objects.js';
 
 test('a dead build worker is replaced and the next build succeeds', async () => {
   const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
@@ -51,6 +55,43 @@ test('successive builds see each change: a changed, an added and a removed Ingre
     assert.deepEqual(await hosts([a, ing('b', 'b.test')]), ['a.test', 'b.test', '_']);
     assert.deepEqual(await hosts([a, ing('b', 'b2.test'), ing('c', 'c.test')]), ['a.test', 'b2.test', 'c.test', '_']);
     assert.deepEqual(await hosts([ing('c', 'c.test')]), ['c.test', '_']);
+  } finally {
+    await o.close();
+  }
+});
+
+test('the model comes back as changes: equal to an in-process build after each change, unchanged servers kept as the same objects, a changed Secret reaching its server', async () => {
+  const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
+  const o = new Offload(config, renderOptions(config, undefined));
+  try {
+    const ing = (name: string, host: string, annotations?: Record<string, string>) =>
+      ingress(name, { className: 'portico', host, paths: [{ path: '/', type: 'Prefix', service: 'web' }], ...(annotations ? { annotations } : {}) });
+    const users = (line: string): Secret => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'users', namespace: 'default' }, stringData: { auth: line } });
+    const guarded = ing('g', 'g.test', { 'nginx.ingress.kubernetes.io/auth-type': 'basic', 'nginx.ingress.kubernetes.io/auth-secret': 'users' });
+    const base = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: [service('web')], endpointSlices: [slice('web', 80, ['10.0.0.1'])] };
+    const snaps: Snapshot[] = [
+      { ...base, ingresses: [ing('a', 'a.test'), ing('b', 'b.test'), guarded], secrets: [users('bob:{SHA}xjbo4jj9evl+LlAPjG8PTAvtr7A=')] },
+      { ...base, ingresses: [ing('a', 'a.test'), ing('b', 'b.test', { 'nginx.ingress.kubernetes.io/proxy-body-size': '2m' }), guarded], secrets: [users('bob:{SHA}xjbo4jj9evl+LlAPjG8PTAvtr7A=')] },
+      // Only the Secret's content changes: the server's settings differ only in a Sensitive value.
+      { ...base, ingresses: [ing('a', 'a.test'), ing('b', 'b.test', { 'nginx.ingress.kubernetes.io/proxy-body-size': '2m' }), guarded], secrets: [users('eve:{SHA}xjbo4jj9evl+LlAPjG8PTAvtr7A=')] },
+      { ...base, endpointSlices: [slice('web', 80, ['10.0.0.2'])], ingresses: [ing('a', 'a.test'), guarded], secrets: [users('eve:{SHA}xjbo4jj9evl+LlAPjG8PTAvtr7A=')] },
+    ];
+    const stage = new AnnotationStage(config, createLogger('silent'));
+    const servers: Server[][] = [];
+    for (const snap of snaps) {
+      const got = await o.build(snap);
+      const want = buildAndRender(stage, snap, config, renderOptions(config, undefined));
+      // pack() shows each Sensitive's value, which deepEqual cannot see in a private field.
+      assert.deepEqual(pack(got.model), pack(want.model));
+      assert.equal(got.conf.hash, want.conf.hash);
+      servers.push([...got.model.servers]);
+    }
+    const host = (i: number, h: string) => servers[i]?.find((s) => s.host === h);
+    assert.equal(host(1, 'a.test'), host(0, 'a.test'), 'an unchanged server is the object already held');
+    assert.notEqual(host(1, 'b.test'), host(0, 'b.test'), 'a changed server crossed again');
+    assert.notEqual(host(2, 'g.test'), host(1, 'g.test'), 'a server whose Secret changed crossed again');
+    const usersOf = (s: Server | undefined) => JSON.stringify(pack(s)).match(/(bob|eve):/)?.[1];
+    assert.deepEqual([usersOf(host(1, 'g.test')), usersOf(host(2, 'g.test'))], ['bob', 'eve']);
   } finally {
     await o.close();
   }
