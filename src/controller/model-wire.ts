@@ -2,9 +2,8 @@
 // main thread does not hold yet travelling whole. At 10,000 Ingresses the whole model took 0.5-0.8 s to cross (pack,
 // structured clone both ways, unpack) for a sync that changed one Ingress; the main thread also keeps the very
 // objects of the last model for what did not change, instead of a fresh 30-50 MiB copy per sync.
-import { sha256 } from '../hash.js';
+import { contentKey } from '../model/content-key.js';
 import type { Model, Server, Upstream } from '../model/types.js';
-import { contentJson } from '../model/tls-types.js';
 
 /** One element of a list: its content key, and its value when the receiver lacks that key. */
 interface Part<T> {
@@ -22,11 +21,6 @@ export interface ModelDelta {
   readonly rest: Rest;
 }
 
-/** The content key of a model element, secrets included (as digests): two keys are equal only for equal content. */
-function keyOf(value: unknown): string {
-  return sha256(contentJson(value));
-}
-
 /** The worker's side: remembers the keys the main thread holds (those of the last delta sent). */
 export class ModelSender {
   private held = new Set<string>();
@@ -40,9 +34,9 @@ export class ModelSender {
 
   delta(model: Model): ModelDelta {
     const now = new Set<string>();
-    const parts = <T>(list: readonly T[]): Part<T>[] =>
+    const parts = <T extends object>(list: readonly T[]): Part<T>[] =>
       list.map((value) => {
-        const key = keyOf(value);
+        const key = contentKey(value);
         const part = this.held.has(key) || now.has(key) ? { key } : { key, value };
         now.add(key);
         return part;

@@ -1,6 +1,7 @@
 // The dynamic route table (docs/adr/0014): the catch-all server's Lua location and the JSON pushed to
 // /configuration/routes (lua/portico/router.lua). Pure, like the rest of render/.
 import { dynamicHosts, dynamicTarget } from '../model/dynamic.js';
+import { contentKey } from '../model/content-key.js';
 import type { Location, Model, ObjectRef, Server, Target, Upstream } from '../model/types.js';
 import { addHeaders } from './globals.js';
 import { metricsLabels } from './metrics.js';
@@ -133,7 +134,7 @@ function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upst
     names.add(l.target.upstream);
   }
   const ups = [...names].map((n) => upstreamKey(upstreams.get(n)));
-  return JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, [...owners].map((k) => model.tls.ingresses[k] ?? null), ups]);
+  return JSON.stringify([contentKey(s), tlsServerOf(model.tls, s.host) ?? null, [...owners].map((k) => model.tls.ingresses[k] ?? null), ups]);
 }
 
 /**
