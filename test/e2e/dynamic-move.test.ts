@@ -28,7 +28,8 @@ describe('a host moving between a server block and the route table', () => {
     folder = await manifestFolder();
     await folder.write('services.json', serviceFor('a', [backend]));
     await write(ALIAS);
-    portico = await startPortico(['--manifests', folder.dir, '--worker-processes', '2']);
+    // The default, given explicitly: the suite's rendered-everywhere run (PORTICO_TEST_DYNAMIC_ROUTES=0) keeps it.
+    portico = await startPortico(['--manifests', folder.dir, '--worker-processes', '2', '--enable-dynamic-routes']);
     await until('moving.test served', async () => (await who(portico.http, 'moving.test', '/')) === 'a', 15_000);
   });
 
