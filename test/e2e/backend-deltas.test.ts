@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
 import { ingress } from '../support/objects.js';
 import { manifestFolder, serviceFor, type ManifestDir } from '../support/manifests.js';
-import { get, startPortico, syncCount, until, who, type Running } from '../support/portico.js';
+import { get, startPortico, syncCount, until, who, type Running, untilServed } from '../support/portico.js';
 
 type Push = 'all' | { set: number; removed: number };
 
@@ -24,16 +24,12 @@ describe('backends deltas: only the backends that changed are pushed', () => {
     return b;
   };
 
-  const served = async (what: string, cases: readonly [string, string][]): Promise<void> => {
-    await until(
+  const served = (what: string, cases: readonly [string, string][]): Promise<void> =>
+    untilServed(
+      portico.http,
       what,
-      async () => {
-        for (const [host, want] of cases) if ((await who(portico.http, host, '/')) !== want) return false;
-        return true;
-      },
-      10_000,
+      cases.map(([host, want]) => [host, '/', want] as const),
     );
-  };
   const pushes = (): Push[] =>
     portico.output.flatMap((l): Push[] => {
       if (l.includes('backends: pushed all')) return ['all'];

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
 import { ingress, type PathSpec } from '../support/objects.js';
 import { manifestFolder, serviceFor, type ManifestDir } from '../support/manifests.js';
-import { get, metric, startPortico, syncCount, until, who, type Running } from '../support/portico.js';
+import { get, metric, startPortico, syncCount, until, who, type Running, untilServed } from '../support/portico.js';
 import { nginxWorkers, tlsSecret } from '../support/tls-manifests.js';
 import { httpsGet, makeCert, type Pem } from '../support/certs.js';
 
@@ -24,13 +24,7 @@ describe('route changes through the Lua route table, without reloads', () => {
   let reloads = 0;
 
   const one = (paths: PathSpec[], annotations?: Record<string, string>): unknown => ingress('one', { className: 'portico', host: 'one.test', paths, ...(annotations ? { annotations } : {}) });
-  const answers = async (cases: readonly [string, string, string][]): Promise<boolean> => {
-    for (const [host, path, want] of cases) if ((await who(portico.http, host, path)) !== want) return false;
-    return true;
-  };
-  const served = async (what: string, cases: readonly [string, string, string][]): Promise<void> => {
-    await until(what, () => answers(cases), 10_000);
-  };
+  const served = (what: string, cases: readonly [string, string, string][]): Promise<void> => untilServed(portico.http, what, cases);
 
   before(async () => {
     backends = await Promise.all(['a', 'b', 'c'].map((id) => startBackend(id)));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
 import { ingress, type PathSpec } from '../support/objects.js';
 import { manifestFolder, serviceFor, type ManifestDir } from '../support/manifests.js';
-import { get, startPortico, until, who, type Running } from '../support/portico.js';
+import { get, startPortico, until, type Running, untilServed } from '../support/portico.js';
 
 describe('route table deltas: only the hosts that changed are pushed', () => {
   let backends: Backend[] = [];
@@ -17,16 +17,7 @@ describe('route table deltas: only the hosts that changed are pushed', () => {
   let portico: Running;
 
   const app = (name: string, paths: PathSpec[]): unknown => ingress(name, { className: 'portico', host: `${name}.test`, paths });
-  const served = async (what: string, cases: readonly [string, string, string][]): Promise<void> => {
-    await until(
-      what,
-      async () => {
-        for (const [host, path, want] of cases) if ((await who(portico.http, host, path)) !== want) return false;
-        return true;
-      },
-      10_000,
-    );
-  };
+  const served = (what: string, cases: readonly [string, string, string][]): Promise<void> => untilServed(portico.http, what, cases);
   /** The route table pushes logged so far: 'whole', or the number of hosts a delta carried. */
   const pushes = (): (number | 'whole')[] =>
     portico.output.flatMap((l): (number | 'whole')[] => {

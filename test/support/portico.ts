@@ -65,6 +65,17 @@ export async function who(port: number, host: string, path: string): Promise<str
   return String(r.status);
 }
 
+/** True when each [host, path, want] is answered by backend `want` (or the status `want`) right now. */
+export async function answers(port: number, cases: readonly (readonly [string, string, string])[]): Promise<boolean> {
+  for (const [host, path, want] of cases) if ((await who(port, host, path)) !== want) return false;
+  return true;
+}
+
+/** Polls until every case answers as answers() checks, at most 10 s; throws with `what` otherwise. */
+export async function untilServed(port: number, what: string, cases: readonly (readonly [string, string, string])[]): Promise<void> {
+  await until(what, () => answers(port, cases), 10_000);
+}
+
 /** Polls `fn` until it returns true, at most `timeoutMs`; throws with `what` otherwise. */
 export async function until(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 10_000, stepMs = 25): Promise<number> {
   const start = Date.now();
