@@ -1,5 +1,14 @@
 // Small builders of Kubernetes objects for tests (plain objects, as the API or a manifest gives them).
-import type { EndpointSlice, Ingress, IngressClass, Service } from '../../src/model/input.js';
+import type { EndpointSlice, Ingress, IngressClass, ModelOptions, Service } from '../../src/model/input.js';
+
+/** The model options of a Portico with default flags: its own class, no default backend, round robin. */
+export const MODEL_OPTIONS: ModelOptions = {
+  controllerClass: 'portico.dev/ingress-controller',
+  ingressClass: 'portico',
+  watchIngressWithoutClass: false,
+  defaultBackendService: undefined,
+  loadBalance: 'round_robin',
+};
 
 export interface PathSpec {
   path: string;

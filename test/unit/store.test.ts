@@ -3,17 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildModel } from '../../src/model/build.js';
-import { EMPTY_SNAPSHOT, type EndpointSlice, type ModelOptions, type Snapshot } from '../../src/model/input.js';
+import { EMPTY_SNAPSHOT, type EndpointSlice, type Snapshot } from '../../src/model/input.js';
 import { Store } from '../../src/store/store.js';
-import { ingress, ingressClass, service, slice } from '../support/objects.js';
-
-const OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller',
-  ingressClass: 'portico',
-  watchIngressWithoutClass: false,
-  defaultBackendService: undefined,
-  loadBalance: 'round_robin',
-};
+import { MODEL_OPTIONS, ingress, ingressClass, service, slice } from '../support/objects.js';
 
 /** A slice as a real cluster's EndpointSlice controller writes it: every endpoint names its pod, node and zone. */
 function realSlice(): EndpointSlice {
@@ -68,8 +60,8 @@ test('the model built from the store equals the model built from the objects as 
   const store = new Store<Snapshot>();
   const real = realSlice();
   store.replaceKind('EndpointSlice', [real]);
-  const fromStore = buildModel({ ...snapshotOf(store.snapshot().endpointSlices) }, OPTIONS);
-  const asSent = buildModel(snapshotOf([real]), OPTIONS);
+  const fromStore = buildModel({ ...snapshotOf(store.snapshot().endpointSlices) }, MODEL_OPTIONS);
+  const asSent = buildModel(snapshotOf([real]), MODEL_OPTIONS);
   assert.deepEqual(fromStore, asSent);
   // the ready endpoint only (a terminating one serves only when none is ready)
   assert.deepEqual(
