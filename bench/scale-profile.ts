@@ -95,7 +95,7 @@ try {
       totalMs: median(times.total),
       totalCpuMs: median(times.cpu),
       reusedBlocks: stage.renderMemo.stats.reused,
-      renderedBlocks: stage.renderMemo.stats.rendered,
+      renderedBlocks: stage.renderMemo.stats.made,
       ...(dynamic ? { reusedRouteEntries: stage.renderMemo.routes.stats.reused, madeRouteEntries: stage.renderMemo.routes.stats.made } : {}),
       confKiB: Math.round(bytes / 1024),
       routesKiB: Math.round(routesBytes / 1024),

@@ -27,57 +27,60 @@ export interface RouteEntry {
 }
 
 /**
- * Route table entries kept between renders, as RenderMemo keeps server blocks: an entry is reused only when its key
- * (the server, its host's TLS entries, the upstreams its targets name without endpoints: render/dynamic-routes.ts) and
- * the render context are equal. Only the entries of the last render are kept.
+ * What both memos share: values by key for one render, kept for the next only when that render used them, and
+ * forgotten whole when the render context changes.
  */
-export class RouteMemo {
+class Generations<V> {
   private context: string | undefined;
-  private entries = new Map<string, RouteEntry>();
-  private next = new Map<string, RouteEntry>();
+  private kept = new Map<string, V>();
+  private next = new Map<string, V>();
+  /** Values reused and made by the last render (bench/scale-profile reports them). */
   stats = { reused: 0, made: 0 };
 
+  /** Starts a render in `context`; a different context forgets every value. */
   begin(context: string): void {
-    if (context !== this.context) this.entries = new Map();
+    if (context !== this.context) this.kept = new Map();
     this.context = context;
     this.next = new Map();
     this.stats = { reused: 0, made: 0 };
   }
 
-  entry(input: string, make: () => RouteEntry): RouteEntry {
-    const key = sha256(input);
-    let e = this.entries.get(key) ?? this.next.get(key);
-    if (e) this.stats.reused += 1;
-    else {
-      e = make();
-      this.stats.made += 1;
-    }
-    this.next.set(key, e);
-    return e;
+  /** The value kept for `key` by the last render or this one. */
+  find(key: string): V | undefined {
+    return this.kept.get(key) ?? this.next.get(key);
   }
 
+  /** `value` is this render's for `key`; `reused` when it came from find(). */
+  keep(key: string, value: V, reused: boolean): V {
+    this.next.set(key, value);
+    if (reused) this.stats.reused += 1;
+    else this.stats.made += 1;
+    return value;
+  }
+
+  /** Ends the render: only the values it used are kept (one configuration's worth). */
   end(): void {
-    this.entries = this.next;
+    this.kept = this.next;
     this.next = new Map();
   }
 }
 
-export class RenderMemo {
+/**
+ * Route table entries kept between renders, as RenderMemo keeps server blocks: an entry is reused only when its key
+ * (the server, its host's TLS entries, the upstreams its targets name without endpoints: render/dynamic-routes.ts) and
+ * the render context are equal. Only the entries of the last render are kept.
+ */
+export class RouteMemo extends Generations<RouteEntry> {
+  entry(input: string, make: () => RouteEntry): RouteEntry {
+    const key = sha256(input);
+    const old = this.find(key);
+    return this.keep(key, old ?? make(), old !== undefined);
+  }
+}
+
+export class RenderMemo extends Generations<Block> {
   /** The dynamic split's entries (--enable-dynamic-routes). */
   readonly routes = new RouteMemo();
-  private context: string | undefined;
-  private blocks = new Map<string, Block>();
-  private next = new Map<string, Block>();
-  /** Blocks reused and rendered by the last render (bench/scale-profile reports them). */
-  stats = { reused: 0, rendered: 0 };
-
-  /** Starts a render in `context`; a different context forgets every block. */
-  begin(context: string): void {
-    if (context !== this.context) this.blocks = new Map();
-    this.context = context;
-    this.next = new Map();
-    this.stats = { reused: 0, rendered: 0 };
-  }
 
   /**
    * The block of `input` (the server and its TLS entries, serialized), reused when the upstreams it read are equal,
@@ -85,26 +88,14 @@ export class RenderMemo {
    */
   block(input: string, upstreams: ReadonlyMap<string, Upstream>, render: (get: (name: string) => Upstream | undefined) => string): string {
     const key = sha256(input);
-    const old = this.blocks.get(key) ?? this.next.get(key);
-    if (old && [...old.upstreams].every(([name, k]) => upstreamKey(upstreams.get(name)) === k)) {
-      this.next.set(key, old);
-      this.stats.reused += 1;
-      return old.text;
-    }
+    const old = this.find(key);
+    if (old && [...old.upstreams].every(([name, k]) => upstreamKey(upstreams.get(name)) === k)) return this.keep(key, old, true).text;
     const read = new Map<string, string>();
     const text = render((name) => {
       const u = upstreams.get(name);
       read.set(name, upstreamKey(u));
       return u;
     });
-    this.next.set(key, { text, upstreams: read });
-    this.stats.rendered += 1;
-    return text;
-  }
-
-  /** Ends the render: only the blocks it used are kept (the memo holds one configuration's worth). */
-  end(): void {
-    this.blocks = this.next;
-    this.next = new Map();
+    return this.keep(key, { text, upstreams: read }, false).text;
   }
 }
