@@ -183,14 +183,7 @@ export class Executor {
     const delta = known && hosts ? routesDelta(known.hosts, hosts) : undefined;
     // a delta of more than a quarter of the hosts saves little over the whole table
     if (known && hosts && delta && delta.count <= Math.max(16, hosts.size / 4)) {
-      let done = true;
-      try {
-        await this.nginx.pushRaw(`routes?from=${known.id}&id=${id}`, delta.body);
-      } catch (err) {
-        if (!refused(err)) throw err;
-        done = false;
-      }
-      if (done) {
+      if (await this.pushDelta(`routes?from=${known.id}&id=${id}`, delta.body)) {
         this.luaRoutes = { id, hosts, deltas: known.deltas + 1 };
         this.deps.log.debug({ hosts: delta.count, id }, 'route table: pushed the hosts that changed');
         return;
@@ -207,10 +200,10 @@ export class Executor {
     return `${this.routesIdPrefix}-${(this.routesPushes += 1).toString(36)}`;
   }
 
-  /** POST /configuration/backends-delta: what Lua dropped, or undefined when it holds no list to apply it to (409). */
-  private async pushBackendsDelta(body: string): Promise<Rejected[] | undefined> {
+  /** A delta's POST: what Lua dropped, or undefined when it does not hold what the delta starts from (409). */
+  private async pushDelta(what: string, body: string): Promise<Rejected[] | undefined> {
     try {
-      return await this.nginx.pushRaw('backends-delta', body);
+      return await this.nginx.pushRaw(what, body);
     } catch (err) {
       if (refused(err)) return undefined;
       throw err;
@@ -232,7 +225,7 @@ export class Executor {
     }
     // a delta of more than half the backends saves little over the full list
     if (delta && delta.set.length + delta.remove.length <= (c.entries?.size ?? 0) / 2 && this.deltas.bytes + delta.body.length <= MAX_DELTA_BYTES) {
-      const pushed = await this.pushBackendsDelta(delta.body);
+      const pushed = await this.pushDelta('backends-delta', delta.body);
       if (pushed) {
         const touched = new Set([...delta.set, ...delta.remove]);
         this.dropped.backends = [...this.dropped.backends.filter((r) => !touched.has(r.name)), ...pushed];
