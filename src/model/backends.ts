@@ -7,6 +7,15 @@ import type { ModelMemo, SliceEndpoints } from './memo.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
+/** namespace/name of a Service or an EndpointSlice. */
+export const objectKey = (o: Service | EndpointSlice): string => `${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? ''}`;
+
+/** namespace/name of the Service an EndpointSlice belongs to (its service-name label); undefined without one. */
+export function sliceServiceKey(slice: EndpointSlice): string | undefined {
+  const svc = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
+  return svc ? `${slice.metadata?.namespace ?? 'default'}/${svc}` : undefined;
+}
+
 /** Ready endpoints, else serving-but-terminating ones (each deduplicated by address and port), sorted. */
 function chosen(ready: ReadonlyMap<string, Endpoint>, terminating: ReadonlyMap<string, Endpoint>): Endpoint[] {
   return [...(ready.size > 0 ? ready : terminating).values()].sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
@@ -39,11 +48,10 @@ export class BackendIndex {
     private readonly memo?: ModelMemo,
   ) {
     this.policyKey = JSON.stringify(policy);
-    for (const s of services) this.services.set(`${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`, s);
+    for (const s of services) this.services.set(objectKey(s), s);
     for (const slice of slices) {
-      const svc = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
-      if (!svc) continue;
-      const key = `${slice.metadata?.namespace ?? 'default'}/${svc}`;
+      const key = sliceServiceKey(slice);
+      if (key === undefined) continue;
       const list = this.slices.get(key) ?? [];
       list.push(slice);
       this.slices.set(key, list);

@@ -1,6 +1,6 @@
 // The fast path for endpoint churn: new endpoints for a model's upstreams, without translating anything else.
-import type { EndpointSlice, Service, Snapshot } from './input.js';
-import { BackendIndex, SERVICE_NAME_LABEL } from './backends.js';
+import type { Snapshot } from './input.js';
+import { BackendIndex, objectKey, sliceServiceKey } from './backends.js';
 import type { TargetPolicy } from './targets.js';
 import type { ModelMemo } from './memo.js';
 import type { Endpoint, Model, Problem, Upstream } from './types.js';
@@ -9,13 +9,6 @@ import type { Endpoint, Model, Problem, Upstream } from './types.js';
 const isEndpointProblem = (p: Problem): boolean => p.object.kind === 'EndpointSlice' && p.field.startsWith('endpoints[');
 
 const sameEndpoints = (a: readonly Endpoint[], b: readonly Endpoint[]): boolean => a.length === b.length && a.every((e, i) => e.address === b[i]?.address && e.port === b[i]?.port);
-
-const serviceKeyOfSlice = (s: EndpointSlice): string | undefined => {
-  const svc = s.metadata?.labels?.[SERVICE_NAME_LABEL];
-  return svc ? `${s.metadata?.namespace ?? 'default'}/${svc}` : undefined;
-};
-/** namespace/name of a Service or an EndpointSlice. */
-const keyOf = (o: Service | EndpointSlice): string => `${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? ''}`;
 
 /** The objects of `next` not in `prev` and of `prev` not in `next` (by identity: the store keeps unchanged objects). */
 function changedObjects<T extends object>(prev: readonly T[], next: readonly T[]): T[] {
@@ -41,13 +34,13 @@ export function refreshEndpoints(model: Model, snap: Snapshot, targets?: TargetP
   let changedServices: Set<string> | undefined;
   if (since) {
     const moved = changedObjects(since.endpointSlices, snap.endpointSlices);
-    changedServices = new Set([...moved.flatMap((s) => serviceKeyOfSlice(s) ?? []), ...changedObjects(since.services, snap.services).map(keyOf)]);
-    changedSlices = new Set(moved.map(keyOf));
+    changedServices = new Set([...moved.flatMap((s) => sliceServiceKey(s) ?? []), ...changedObjects(since.services, snap.services).map(objectKey)]);
+    changedSlices = new Set(moved.map(objectKey));
     if (changedServices.size === 0 && changedSlices.size === 0) return model;
     const touched = changedServices;
-    services = services.filter((s) => touched.has(keyOf(s)));
-    slices = slices.filter((s) => touched.has(serviceKeyOfSlice(s) ?? ''));
-    for (const s of slices) changedSlices.add(keyOf(s));
+    services = services.filter((s) => touched.has(objectKey(s)));
+    slices = slices.filter((s) => touched.has(sliceServiceKey(s) ?? ''));
+    for (const s of slices) changedSlices.add(objectKey(s));
   }
   const index = new BackendIndex(services, slices, 'round_robin', targets, memo);
   const upstreams = model.upstreams.map((u): Upstream => {
