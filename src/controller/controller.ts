@@ -156,9 +156,13 @@ export class Controller {
     return this.exec.serving;
   }
 
-  /** What nginx serves: nginx.conf, the backends JSON, the route table JSON ('' without dynamic routes), the model. */
-  get debug(): { conf: string; backends: string; routes: string; model: Model | undefined } {
-    return { conf: this.current?.conf.text ?? '', backends: this.current?.backends ?? '[]', routes: this.current?.conf.routes ?? '', model: this.current?.model };
+  /**
+   * What nginx serves: nginx.conf, the backends JSON, the route table JSON ('' without dynamic routes) and the hosts
+   * it routes ('_' included; none without dynamic routes), the model.
+   */
+  get debug(): { conf: string; backends: string; routes: string; routed: ReadonlySet<string>; model: Model | undefined } {
+    const conf = this.current?.conf;
+    return { conf: conf?.text ?? '', backends: this.current?.backends ?? '[]', routes: conf?.routes ?? '', routed: new Set(conf?.routeHosts?.keys()), model: this.current?.model };
   }
 
   /** Ends the build worker (after the sync loop stopped). */

@@ -6,7 +6,6 @@ import { SyncHistory } from '../metrics/history.js';
 import { createMetrics } from '../metrics/registry.js';
 import { parseDump, trafficByIngress } from '../metrics/requests.js';
 import { certificatesOf, routesOf, skippedOf, warningsOf, type CertDebugHost, type State } from '../inspect/state.js';
-import { routedHosts } from '../inspect/route-table.js';
 import type { Controller } from './controller.js';
 
 const QUARANTINED = 'nginx refused the configuration made from this Ingress';
@@ -76,7 +75,7 @@ export function startOperations(config: Config, ctl: Controller, nginx: Nginx, l
         healthy: !stopping && !repushPending && ctl.healthy,
         stopping,
         nginx: { restarts },
-        routes: routesOf(ctl.debug.model, ctl.store.snapshot().endpointSlices, routedHosts(ctl.debug.routes)),
+        routes: routesOf(ctl.debug.model, ctl.store.snapshot().endpointSlices, ctl.debug.routed),
         certificates: certificatesOf(certHosts(), Date.now()),
         syncs: history.recent(20),
         warnings: warningsOf(problems),

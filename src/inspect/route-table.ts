@@ -72,13 +72,6 @@ export function routeRows(routes: string): RouteRow[] {
   return [...hosts.flatMap((h) => rowsOf(h, p.hosts?.[h], targets)), ...rowsOf('_', p.default, targets)];
 }
 
-/** The hosts the table routes ('_' included when there is a table): the others have server blocks. */
-export function routedHosts(routes: string): Set<string> {
-  if (routes === '') return new Set();
-  const p = JSON.parse(routes) as Payload;
-  return new Set([...Object.keys(p.hosts ?? {}), '_']);
-}
-
 /** A cell that cannot end the comment line it is printed in (paths and hosts are validated; this is belt and braces). */
 const cell = (s: string): string => (/[\r\n]/.test(s) ? JSON.stringify(s) : s);
 

@@ -84,7 +84,7 @@ function endpointStates(slices: readonly EndpointSlice[], namespace: string, ser
 
 /**
  * hosts → paths → backends → endpoints: the ones in rotation (model) and the ones the slices hold out of it. `routed`:
- * the hosts of the route table (inspect/route-table.ts routedHosts), the others have a server block.
+ * the hosts of the route table (the rendered configuration's routeHosts), the others have a server block.
  */
 export function routesOf(model: Model | undefined, slices: readonly EndpointSlice[], routed: ReadonlySet<string> = new Set()): State['routes'] {
   if (!model) return [];

@@ -6,7 +6,7 @@ import { AnnotationStage } from '../../src/controller/annotations.js';
 import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
 import { parseFlags } from '../../src/cli/flags.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
-import { routeRows, routeTableComment, routedHosts, withRouteTable } from '../../src/inspect/route-table.js';
+import { routeRows, routeTableComment, withRouteTable } from '../../src/inspect/route-table.js';
 import { routesOf, type State } from '../../src/inspect/state.js';
 import { configTable } from '../../src/inspect/tables.js';
 import { configMap } from '../support/manifests.js';
@@ -80,7 +80,7 @@ test('with --enable-dynamic-routes=false there is no table: nginx.conf alone, ev
 
 test('`portico config` says what serves each host: its server block, or the route table', () => {
   const { model, conf } = render(site());
-  const state = { routes: routesOf(model, [], routedHosts(conf.routes ?? '')) } as unknown as State; // configTable reads routes only
+  const state = { routes: routesOf(model, [], new Set(conf.routeHosts?.keys())) } as unknown as State; // configTable reads routes only
   const rows = configTable(state)
     .split('\n')
     .map((l) => l.trim().split(/ {2,}/));
@@ -90,7 +90,7 @@ test('`portico config` says what serves each host: its server block, or the rout
   assert.equal(servedBy.get('slow.test'), 'route table');
   assert.equal(servedBy.get('alias.test'), 'server block');
   const off = render(site(), ['--enable-dynamic-routes=false']);
-  const offRows = configTable({ routes: routesOf(off.model, [], routedHosts(off.conf.routes ?? '')) } as unknown as State);
+  const offRows = configTable({ routes: routesOf(off.model, [], new Set(off.conf.routeHosts?.keys())) } as unknown as State);
   assert.doesNotMatch(offRows, /route table/);
 });
 
@@ -104,7 +104,7 @@ test('dynamic routes are on by default: no flag routes the dynamic set; =false (
 });
 
 test('$server_name is `_` in the catch-all: what reads it keeps its server block, so what it sees does not change', () => {
-  const routed = (c: { routes?: string | undefined }): string[] => [...routedHosts(c.routes ?? '')].filter((h) => h !== '_').sort();
+  const routed = (c: { routeHosts?: ReadonlyMap<string, string> | undefined }): string[] => [...(c.routeHosts?.keys() ?? [])].filter((h) => h !== '_').sort();
   // FastCGI sends SERVER_NAME $server_name: that host stays rendered, the others stay routed
   const php = ingress('php', { className: 'portico', host: 'php.test', paths: [{ path: '/', type: 'Prefix', service: 'a' }], annotations: { [`${A}/backend-protocol`]: 'FCGI' } });
   const fcgi = render([...site(), php]).conf;
