@@ -148,7 +148,7 @@ export class RegexGuard {
     if (all.length === 0) return regexTiers.map((t) => [...t]);
     const namespaces = new Set(all.map((x) => nsOf(x.rule)));
     for (const k of keys) for (const ns of this.plainIndex(k).keys()) namespaces.add(ns);
-    if (all.length === 0 || namespaces.size <= 1) return regexTiers.map((t) => [...t]);
+    if (namespaces.size <= 1) return regexTiers.map((t) => [...t]);
     all.sort((a, b) => a.rank - b.rank || a.t - b.t);
     const accepted = new Accepted();
     const kept = new Set<PathRule>();
