@@ -45,7 +45,6 @@ function gate(name: string, o: ParseOptions): string | undefined {
   if (!spec) return undefined;
   const mode = o.snippetMode ?? 'safe';
   if (spec.snippet && mode === 'refuse') return 'snippet annotations are refused (--snippet-mode=refuse)';
-  if (spec.snippet && mode === 'any' && !o.allowSnippets) return 'snippet annotations are refused unless --allow-snippet-annotations is set (--snippet-mode=any)';
   if (name === 'stream-snippet' && mode === 'safe') {
     return "a stream-snippet acts on every TCP/UDP service, not on this Ingress: refused under --snippet-mode=safe (the ConfigMap's stream-snippet takes stream-wide timeouts and access lists; --snippet-mode=any takes any, docs/adr/0012)";
   }
@@ -55,6 +54,13 @@ function gate(name: string, o: ParseOptions): string | undefined {
     return `the annotation is rated ${risk}${spec.snippet && mode === 'safe' ? ' (a snippet under --snippet-mode=safe)' : ''}, above --annotations-risk-level ${o.riskLevel}`;
   return undefined;
 }
+
+/**
+ * Snippets follow ingress-nginx's opt-in (v1.9+): without allow-snippet-annotations (the ConfigMap key, else the flag;
+ * default false) a snippet annotation is ignored with a Warning and the rest of the Ingress is served.
+ */
+export const SNIPPETS_OFF =
+  'ignored: snippet annotations apply only when allow-snippet-annotations is true (the ConfigMap key, or --allow-snippet-annotations; default false, as in ingress-nginx); --snippet-mode then decides which snippets apply';
 
 /** Where each snippet annotation lands in nginx.conf. */
 const SNIPPET_CONTEXT: Readonly<Record<string, Context>> = { 'configuration-snippet': 'location', 'auth-snippet': 'location', 'server-snippet': 'server', 'stream-snippet': 'stream' };
@@ -159,6 +165,10 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
     if (!full.startsWith(`${o.prefix}/`)) continue;
     const name = full.slice(o.prefix.length + 1);
     const raw = annotations?.[full] ?? '';
+    if (BY_KEY.get(name)?.snippet === true && !o.allowSnippets && (o.snippetMode ?? 'safe') !== 'refuse') {
+      warnings.push({ annotation: full, reason: SNIPPETS_OFF });
+      continue;
+    }
     const refused = gate(name, o);
     if (refused) {
       errors.push({ annotation: full, reason: refused });

@@ -33,6 +33,8 @@ export interface Config {
   readonly watchIngressWithoutClass: boolean;
   /** A host belongs to the namespace of its oldest Ingress; other namespaces' rules, aliases and TLS on it are refused (docs/adr/0008). */
   readonly strictHostOwnership: boolean;
+  /** --allow-cross-namespace-canaries: canaries may attach to main paths of other namespaces (ingress-nginx's behaviour, a tenant risk). */
+  readonly allowCrossNamespaceCanaries: boolean;
   /** --enable-gateway-api: watch and serve Gateway API objects (docs/gateway-api.md). */
   readonly enableGatewayApi: boolean;
   /** --gateway-controller-name: the GatewayClass spec.controllerName Portico handles. */

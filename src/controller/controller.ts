@@ -33,6 +33,7 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     defaultBackendService: config.defaultBackendService,
     loadBalance: config.defaultLoadBalance,
     strictHostOwnership: config.strictHostOwnership,
+    allowCrossNamespaceCanaries: config.allowCrossNamespaceCanaries,
     tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
     targets: targetPolicy(config),
     gateway: config.enableGatewayApi ? { controllerName: config.gatewayControllerName } : undefined,

@@ -6,7 +6,9 @@ import { BackendIndex, type BackendRef } from './backends.js';
 import { classSelector } from './classes.js';
 import { checkHost, checkLabel, checkPath, checkPathRelaxed, checkRegexPath } from './names.js';
 import { normalizePath, type PathRule } from './routes.js';
-import { HostOwners } from './hosts.js';
+import { HostOwners, byClaimAge } from './hosts.js';
+import { gatewayClaims } from './gateway/claims.js';
+import { gatewayLiterals } from './gateway/shared-host.js';
 import { buildServers } from './servers.js';
 import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings, type UpstreamSettings } from './settings.js';
 import { buildTls } from './tls.js';
@@ -21,12 +23,31 @@ const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true
 
 const NOT_FOUND: Target = { kind: 'not-found' };
 
+/** The server settings that reach every path of a host, with their annotation names. */
+const SERVER_WIDE: readonly (readonly [keyof ServerSettings, string])[] = [
+  ['serverSnippet', 'server-snippet'],
+  ['serverAlias', 'server-alias'],
+  ['fromToWwwRedirect', 'from-to-www-redirect'],
+];
+
 /** Oldest first: creationTimestamp, then namespace/name (the conflict rule of DESIGN.md). */
 export function byAge(a: Ingress, b: Ingress): number {
   const ta = a.metadata?.creationTimestamp ?? '9999';
   const tb = b.metadata?.creationTimestamp ?? '9999';
   if (ta !== tb) return Date.parse(ta) - Date.parse(tb) || (ta < tb ? -1 : 1);
   return refOf(a).namespace.localeCompare(refOf(b).namespace) || refOf(a).name.localeCompare(refOf(b).name);
+}
+
+/** Ingresses keep their `namespace/name` key; other kinds are told apart by kind. */
+const rankKey = (r: ObjectRef): string => (r.kind === 'Ingress' ? `${r.namespace}/${r.name}` : `${r.kind}:${r.namespace}/${r.name}`);
+
+/** Served Ingresses and HTTPRoutes, oldest first across both kinds: the age order of path and host conflicts. */
+function ageOrder(served: readonly Ingress[], snapshot: Snapshot, gateway: boolean): ObjectRef[] {
+  const all = served.map((ing) => ({ ref: refOf(ing), created: ing.metadata?.creationTimestamp }));
+  if (gateway)
+    for (const r of snapshot.httpRoutes ?? [])
+      all.push({ ref: { kind: 'HTTPRoute', namespace: r.metadata?.namespace ?? 'default', name: r.metadata?.name ?? '' }, created: r.metadata?.creationTimestamp });
+  return all.sort(byClaimAge).map((x) => x.ref);
 }
 
 function refOf(ing: Ingress): ObjectRef {
@@ -63,12 +84,11 @@ class Builder {
     private readonly index: BackendIndex,
     private readonly annotations: AnnotationInput,
     private readonly snapshot: Snapshot,
-    oldestFirst: readonly Ingress[],
+    oldestFirst: readonly ObjectRef[],
     readonly owners: HostOwners,
   ) {
-    for (const ing of oldestFirst) {
-      const r = refOf(ing);
-      this.ranks.set(`${r.namespace}/${r.name}`, this.byRank.length);
+    for (const r of oldestFirst) {
+      this.ranks.set(rankKey(r), this.byRank.length);
       this.byRank.push(r);
     }
   }
@@ -77,8 +97,9 @@ class Builder {
     this.problems.push({ object, field, reason, severity });
   }
 
+  /** Age rank among the served Ingresses and the HTTPRoutes (0 = oldest); unknown objects rank as the newest. */
   rankOf(ref: ObjectRef): number {
-    return this.ranks.get(`${ref.namespace}/${ref.name}`) ?? this.byRank.length;
+    return this.ranks.get(rankKey(ref)) ?? this.byRank.length;
   }
   refOf(rank: number): ObjectRef {
     return this.byRank[rank] ?? { kind: 'Ingress', namespace: '', name: '' };
@@ -123,7 +144,16 @@ class Builder {
     return t?.kind === 'upstream' ? { ...s, location: { ...s.location, defaultBackendUpstream: t.upstream } } : s;
   }
 
-  private addServerSettings(host: string, s: ServerSettings, ref: ObjectRef): void {
+  /** A server setting reaches every path of its host: only the host owner's namespace sets it (docs/adr/0008). */
+  private addServerSettings(host: string, asked: ServerSettings, ref: ObjectRef): void {
+    let s = asked;
+    for (const [field, name] of SERVER_WIDE) {
+      if (s[field] === undefined || s[field] === false) continue;
+      const refused = this.owners.hostWide(ref, host, name);
+      if (refused === undefined) continue;
+      this.problem(ref, `metadata.annotations.${name}`, refused, 'degraded');
+      s = Object.fromEntries(Object.entries(s).filter(([k]) => k !== field));
+    }
     const had = this.hostSettings.get(host) ?? {};
     if (s.serverAlias !== undefined && had.serverAlias === undefined) this.aliasBy.set(host, ref);
     if (s.fromToWwwRedirect !== undefined && had.fromToWwwRedirect === undefined) this.wwwBy.set(host, ref);
@@ -213,13 +243,15 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const owners = new HostOwners(
     served.filter((ing) => !isCanary(annotations, ing)),
     opts.strictHostOwnership === true,
+    opts.gateway ? gatewayClaims(snapshot, opts.gateway.controllerName) : [],
   );
-  const b = new Builder(index, annotations, snapshot, served, owners);
+  const b = new Builder(index, annotations, snapshot, ageOrder(served, snapshot, opts.gateway !== undefined), owners);
   for (const ing of served) if (!isCanary(annotations, ing)) b.addIngress(ing);
   const canaries = addCanaries(
     b,
     served.filter((ing) => isCanary(annotations, ing)),
     annotations,
+    opts.allowCrossNamespaceCanaries === true,
   );
   const gw = opts.gateway ? addGatewayRoutes(b, snapshot, opts.gateway) : { tls: [], entries: [] };
   const gatewayTls = gw.tls;
@@ -244,14 +276,19 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
       return c ? { ...v, canary: c } : v;
     });
-  const routed = gatewayTable(buildServers(b, fallback), b.rules, gw.entries, (h) => owners.ownerOf(h));
+  const routed = gatewayTable(buildServers(b, fallback, gatewayLiterals(gw.entries)), b.rules, gw.entries, (h) => owners.ownerOf(h), {
+    rankOf: (r) => b.rankOf(r),
+    problem: (o, f, r, s) => {
+      b.problem(o, f, r, s);
+    },
+  });
   const servers = routed.servers;
   const tls = buildTls(
     served,
     snapshot.secrets,
     servers.map((s) => s.host),
     opts.tls ?? DEFAULT_TLS_OPTIONS,
-    { refusal: (r, h) => owners.refusal(r, h), gatewayHosts: gatewayTls, settings: annotations.settings },
+    { refusal: (r, h) => owners.refusal(r, h), hostWide: (r, h, what) => owners.hostWide(r, h, what), gatewayHosts: gatewayTls, settings: annotations.settings },
   );
   const stream = buildStream(
     {

@@ -6,6 +6,7 @@ import { normalizePath, type PathRule } from './routes.js';
 import type { AnnotationInput, IngressSettings, UpstreamSettings } from './settings.js';
 import type { CanaryPolicy, CanarySettings } from './settings-traffic.js';
 import type { ObjectRef, Problem, Target } from './types.js';
+import { HOST_CONFLICT } from './hosts.js';
 
 /** What the canary step needs from the model builder. */
 export interface CanaryBuilder {
@@ -46,7 +47,7 @@ export function routeKey(host: string, ruleKey: string): string {
  * target gets a route key, and its backend a policy under that key. A canary path with no main path is a problem
  * and not served; a main path takes its oldest canary only. Returns main upstream name → route key → policy.
  */
-export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: AnnotationInput): Map<string, Record<string, CanaryPolicy>> {
+export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: AnnotationInput, crossNamespace = false): Map<string, Record<string, CanaryPolicy>> {
   const owners = new Map<string, ObjectRef>();
   const out = new Map<string, Record<string, CanaryPolicy>>();
   for (const ing of canaries) {
@@ -76,6 +77,16 @@ export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: A
         const main = table?.get(ruleKey);
         if (!table || main?.target.kind !== 'upstream') {
           b.problem(ref, `${field}.path`, `canary path ${type} ${host || '*'}${path} has no main Ingress path with the same host and path; it is not served`);
+          return;
+        }
+        const primary = main.target.ingress;
+        if (primary.namespace !== ref.namespace && !crossNamespace) {
+          b.problem(
+            ref,
+            `${field}.path`,
+            `${HOST_CONFLICT}: the main path ${type} ${host || '*'}${path} is served by ${primary.kind} ${primary.namespace}/${primary.name} of another namespace; ` +
+              "a canary attaches only to a main path of its own namespace unless the operator sets --allow-cross-namespace-canaries (it would take that namespace's requests); this canary path is not served",
+          );
           return;
         }
         const key = routeKey(host, ruleKey);

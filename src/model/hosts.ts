@@ -9,43 +9,77 @@ type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: 
 /** The phrase every host-ownership Problem carries, so its Event reason is HostConflict (model/problems.ts). */
 export const HOST_CONFLICT = 'another Ingress has this host';
 
+/** One object's claim on host names: an Ingress's rule hosts, an attached HTTPRoute's hostnames, a Gateway listener's hostname. */
+export interface HostClaim {
+  readonly ref: ObjectRef;
+  readonly created: string | undefined;
+  readonly hosts: readonly string[];
+}
+
+/** Oldest first: creationTimestamp, then namespace, name and kind (ADR 0008's rule, across kinds). */
+export function byClaimAge(a: { ref: ObjectRef; created: string | undefined }, b: { ref: ObjectRef; created: string | undefined }): number {
+  const ta = a.created ?? '9999';
+  const tb = b.created ?? '9999';
+  if (ta !== tb) return Date.parse(ta) - Date.parse(tb) || (ta < tb ? -1 : 1);
+  // As model/build.ts byAge orders Ingresses: namespace, then name (localeCompare); then kind.
+  return a.ref.namespace.localeCompare(b.ref.namespace) || a.ref.name.localeCompare(b.ref.name) || (a.ref.kind < b.ref.kind ? -1 : a.ref.kind > b.ref.kind ? 1 : 0);
+}
+
 /**
- * The hosts the served Ingresses define as rule hosts, each with its oldest Ingress. With `strict`, a host belongs to
- * that Ingress's namespace (docs/adr/0008): the rules, TLS entries and canaries of other namespaces on it are refused.
+ * Who owns each host: its oldest claimant, counting Ingress rule hosts, attached HTTPRoutes' hostnames and Gateway
+ * listeners' hostnames (docs/adr/0008). What reaches every path of a host (server snippets and aliases,
+ * client-certificate auth, TLS with its redirect and HSTS) comes only from the owner's namespace. With `strict`, the
+ * host belongs to that namespace: the rules, TLS entries and canaries of other namespaces on it are refused.
  */
 export class HostOwners {
-  private readonly first = new Map<string, ObjectRef>();
+  private readonly first = new Map<string, HostClaim>();
 
-  /** `ingresses` oldest first (byAge), canaries left out: a canary never defines nor owns a host. */
+  /** `ingresses` oldest first (byAge), canaries left out: a canary never defines nor owns a host. `claims`: Gateway API claims. */
   constructor(
     ingresses: readonly Ingress[],
     readonly strict: boolean,
+    claims: readonly HostClaim[] = [],
   ) {
-    for (const ing of ingresses) {
-      const ref: ObjectRef = { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
-      for (const rule of ing.spec?.rules ?? []) {
-        const host = (rule.host ?? '').toLowerCase();
-        if (host !== '' && !checkHost(host) && !this.first.has(host)) this.first.set(host, ref);
-      }
+    const all: HostClaim[] = ingresses.map((ing) => ({
+      ref: { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' },
+      created: ing.metadata?.creationTimestamp,
+      hosts: (ing.spec?.rules ?? []).map((rule) => (rule.host ?? '').toLowerCase()),
+    }));
+    all.push(...claims);
+    for (const claim of all.sort(byClaimAge)) {
+      for (const host of claim.hosts) if (host !== '' && !checkHost(host) && !this.first.has(host)) this.first.set(host, claim);
     }
   }
 
-  /** The oldest Ingress with a rule for `host`, if any. */
+  /** The oldest claimant of `host` (an Ingress with a rule for it, an HTTPRoute or Gateway listener serving it), if any. */
   definedBy(host: string): ObjectRef | undefined {
-    return this.first.get(host.toLowerCase());
+    return this.first.get(host.toLowerCase())?.ref;
+  }
+
+  /**
+   * Why `ref` may not set `what` for `host`: it reaches every path of the host, and `ref` is not of the namespace of
+   * the host's owner. Undefined for the owner's namespace and for hosts nobody claims.
+   */
+  hostWide(ref: ObjectRef, host: string, what: string): string | undefined {
+    const owner = this.first.get(host.toLowerCase())?.ref;
+    if (!owner || owner.namespace === ref.namespace) return undefined;
+    return (
+      `${HOST_CONFLICT}: ${what} reaches every path of ${host}, whose owner is namespace ${owner.namespace} (its oldest claimant is ${owner.kind} ${owner.namespace}/${owner.name}); ` +
+      `only the owner's namespace may set it, so it is not applied to ${host}`
+    );
   }
 
   /** The namespace `host` belongs to in strict mode; undefined when not strict or nobody defines it. */
   ownerOf(host: string): string | undefined {
-    return this.strict ? this.first.get(host)?.namespace : undefined;
+    return this.strict ? this.first.get(host)?.ref.namespace : undefined;
   }
 
   /** Why `ref` may not use `host` (strict mode, another namespace's host), else undefined. */
   refusal(ref: ObjectRef, host: string): string | undefined {
-    const owner = this.strict ? this.first.get(host) : undefined;
+    const owner = this.strict ? this.first.get(host)?.ref : undefined;
     if (!owner || owner.namespace === ref.namespace) return undefined;
     return (
-      `${HOST_CONFLICT}: ${host} belongs to namespace ${owner.namespace} (its oldest Ingress is ${owner.namespace}/${owner.name}) and --strict-host-ownership is on; ` +
+      `${HOST_CONFLICT}: ${host} belongs to namespace ${owner.namespace} (its oldest ${owner.kind} is ${owner.namespace}/${owner.name}) and --strict-host-ownership is on; ` +
       'use a host of your own namespace, or ask the operator to move the host'
     );
   }

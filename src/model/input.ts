@@ -37,6 +37,8 @@ export interface ModelOptions {
   readonly loadBalance: 'round_robin' | 'ewma';
   /** A host belongs to the namespace of its oldest Ingress (docs/adr/0008); absent: false. */
   readonly strictHostOwnership?: boolean;
+  /** --allow-cross-namespace-canaries: a canary may attach to another namespace's main path (docs/security.md); absent: false. */
+  readonly allowCrossNamespaceCanaries?: boolean;
   /** TLS: annotation prefix, default certificate, global settings (model/tls.ts); absent: DEFAULT_TLS_OPTIONS. */
   readonly tls?: TlsOptions;
   /** Where upstream, mirror and auth targets may point (model/targets.ts); absent: DEFAULT_TARGET_POLICY, the strictest. */

@@ -73,12 +73,15 @@ function locationsOf(b: ServerInput, host: string, { hosts, fallback, guard, wit
 }
 
 /**
- * The servers, sorted by host, then the catch-all `_`. With --strict-host-ownership a host's server takes wildcard
+ * The servers, sorted by host, then the catch-all `_`. `routePaths`: the paths of HTTPRoute matches that are not path
+ * rules (model/gateway/shared-host.ts gatewayLiterals). With --strict-host-ownership a host's server takes wildcard
  * and host-less rules and default backends of its owner's namespace only (docs/adr/0008).
  */
-export function buildServers(b: ServerInput, fallback: Target): Server[] {
+export function buildServers(b: ServerInput, fallback: Target, routePaths: ReadonlyMap<string, readonly PathRule[]> = new Map()): Server[] {
   const rulesOf = (h: string): PathRule[] => [...(b.rules.get(h)?.values() ?? [])];
-  const guard = new RegexGuard({ plainOf: rulesOf, rankOf: (r) => b.rankOf(r), refOf: (n) => b.refOf(n) });
+  // HTTPRoute matches with conditions or a regex are served paths too: a newer namespace's regex may not capture them.
+  const servedOf = (h: string): PathRule[] => [...rulesOf(h), ...(routePaths.get(h) ?? [])];
+  const guard = new RegexGuard({ plainOf: servedOf, rankOf: (r) => b.rankOf(r), refOf: (n) => b.refOf(n) });
   const hosts = new Set([...b.rules.keys(), ...b.regexRules.keys(), ...b.hostDefaults.keys()].filter((h) => h !== ''));
   const withheld = new Map<string, [ObjectRef, string]>();
   const withhold = (r: ObjectRef, field: string): void => {

@@ -13,6 +13,12 @@ type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: 
 /** Why an Ingress may not use a host (--strict-host-ownership, model/hosts.ts), else undefined. */
 export type HostRefusal = (ingress: ObjectRef, host: string) => string | undefined;
 
+/** Why an object may not set `what`, which reaches every path of `host`: it is not of the host owner's namespace (model/hosts.ts). */
+export type HostWide = (object: ObjectRef, host: string, what: string) => string | undefined;
+
+const TLS_WIDE = 'TLS (with its ssl-redirect and HSTS)';
+const AUTH_WIDE = 'client-certificate auth (auth-tls-*)';
+
 /** Builds the TLS part of one model; every Secret is read once. */
 class TlsBuilder {
   readonly problems: Problem[] = [];
@@ -26,6 +32,7 @@ class TlsBuilder {
     private readonly secrets: readonly Secret[],
     private readonly opts: TlsOptions,
     private readonly refusal: HostRefusal = () => undefined,
+    readonly hostWide: HostWide = () => undefined,
   ) {}
 
   /** One indexed lookup per reference (model/lookup.ts), the first of equal names as a scan would find. */
@@ -69,6 +76,11 @@ class TlsBuilder {
           this.problem(ref, `${field}.hosts[${j}]`, refused, 'dropped');
           continue;
         }
+        const wide = this.hostWide(ref, host, TLS_WIDE);
+        if (wide) {
+          this.problem(ref, `${field}.hosts[${j}]`, wide);
+          continue;
+        }
         const holder = this.hosts.get(host);
         if (holder) {
           const same = holder.ingress.namespace === ref.namespace && holder.ingress.name === ref.name;
@@ -92,6 +104,11 @@ class TlsBuilder {
       if (this.hosts.has(host)) continue;
       const found = reads.find((r) => r.ok && covers(r.value, host));
       if (!found?.ok) continue;
+      const wide = this.hostWide(ref, host, TLS_WIDE);
+      if (wide) {
+        this.problem(ref, 'spec.tls', wide);
+        continue;
+      }
       this.used.set(found.value.id, found.value);
       this.hosts.set(host, { host, ingress: ref, certificate: found.value.id });
     }
@@ -113,6 +130,12 @@ class TlsBuilder {
 
   /** One hostname of a Gateway's HTTPS listener (model/gateway/tls.ts): after every Ingress, so an Ingress keeps a host it lists. */
   addGatewayHost(g: GatewayTlsHost): void {
+    // The listener's own hostname is the Gateway's claim; a hostname taken from attached routes is theirs too.
+    const wide = [g.gateway, ...(g.routes ?? [])].every((r) => this.hostWide(r, g.host, TLS_WIDE) !== undefined);
+    if (wide) {
+      this.problem(g.gateway, g.field, this.hostWide(g.gateway, g.host, `${TLS_WIDE} of this listener`) ?? '');
+      return;
+    }
     const holder = this.hosts.get(g.host);
     if (holder) {
       const same = holder.ingress.kind === 'Gateway' && holder.ingress.namespace === g.gateway.namespace && holder.ingress.name === g.gateway.name;
@@ -144,6 +167,13 @@ class TlsBuilder {
     if (!read.ok) {
       this.problem(ref, field, `${read.reason}; the paths of this Ingress answer 503`);
       return read.reason;
+    }
+    for (const host of hosts) {
+      const wide = this.hostWide(ref, host, AUTH_WIDE);
+      if (wide === undefined) continue;
+      const why = `${wide}; the paths of this Ingress answer 503 rather than be served without the client certificates it asks for`;
+      this.problem(ref, field, why);
+      return why;
     }
     for (const host of hosts) {
       if (this.clientAuth.has(host)) continue;
@@ -213,10 +243,10 @@ export function buildTls(
   secrets: readonly Secret[],
   serverHosts: readonly string[],
   opts: TlsOptions,
-  extra: { readonly refusal?: HostRefusal; readonly gatewayHosts?: readonly GatewayTlsHost[]; readonly settings?: ReadonlyMap<string, IngressSettings> } = {},
+  extra: { readonly refusal?: HostRefusal; readonly hostWide?: HostWide; readonly gatewayHosts?: readonly GatewayTlsHost[]; readonly settings?: ReadonlyMap<string, IngressSettings> } = {},
 ): { tls: TlsModel; problems: Problem[] } {
-  const { refusal, gatewayHosts = [], settings } = extra;
-  const b = new TlsBuilder(secrets, opts, refusal);
+  const { refusal, gatewayHosts = [], settings, hostWide } = extra;
+  const b = new TlsBuilder(secrets, opts, refusal, hostWide);
   for (const ing of ingresses) b.addIngress(ing, settings?.get(`${ing.metadata?.namespace ?? 'default'}/${ing.metadata?.name ?? ''}`));
   for (const g of gatewayHosts) b.addGatewayHost(g);
   const defaultCertificate = b.defaultCertificate();
@@ -224,7 +254,9 @@ export function buildTls(
   for (const host of [...serverHosts].sort()) {
     const dot = host.indexOf('.');
     const wild = dot > 0 && !host.startsWith('*.') ? `*${host.slice(dot)}` : undefined;
-    const tls = b.hosts.has(host) || (wild !== undefined && b.hosts.has(wild));
+    // A wildcard's certificate makes a host HTTPS (redirect, HSTS) only when the wildcard's TLS is of the host owner's namespace.
+    const viaWild = wild === undefined ? undefined : b.hosts.get(wild);
+    const tls = b.hosts.has(host) || (viaWild !== undefined && b.hostWide(viaWild.ingress, host, TLS_WIDE) === undefined);
     const clientAuth = b.clientAuth.get(host);
     if (tls || clientAuth) servers.push({ host, tls, clientAuth });
   }

@@ -43,7 +43,7 @@ void describe('routing and proxy annotations (real nginx)', () => {
       ...backendObjects('errors', errors.port),
       ...backendObjects('slow', slow.port),
       ...backendObjects('missing', missing.port),
-      configMap('portico', { 'proxy-body-size': '2k', 'no-such-key': 'x' }),
+      configMap('portico', { 'proxy-body-size': '2k', 'no-such-key': 'x', 'allow-snippet-annotations': 'true' }),
     ]);
     await dir.write('ingresses.json', [
       ing('rewrite', 'rewrite.test', { [`${P}/use-regex`]: 'true', [`${P}/rewrite-target`]: '/$2' }, '/something(/|$)(.*)'),

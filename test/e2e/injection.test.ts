@@ -300,7 +300,7 @@ function render(snap: Snapshot, global: GlobalSettings = GLOBAL_DEFAULTS, snippe
   const sel = selectIngresses(snap, new Map(), {
     prefix: P,
     riskLevel: 'High',
-    allowSnippets: false,
+    allowSnippets: true,
     snippetMode,
     strictPaths: true,
     ours: classSelector(snap.ingressClasses, OPTS),

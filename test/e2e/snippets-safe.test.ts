@@ -1,6 +1,6 @@
 // --snippet-mode=safe (the default) through real nginx: real-world snippets (headers added and hidden, CORS by hand, a
-// redirect behind a proxy, more_set_headers, a rewrite) are applied without --allow-snippet-annotations; hostile ones
-// are refused with the directive and its line, and only their own Ingress goes unserved.
+// redirect behind a proxy, more_set_headers, a rewrite) are applied once the ConfigMap's allow-snippet-annotations is
+// true (ingress-nginx's opt-in), without the Critical risk level that --snippet-mode=any needs; hostile ones are refused with the directive and its line, and only their own Ingress goes unserved.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBackend, type Backend } from '../support/backends.js';
@@ -36,7 +36,7 @@ void describe('safe snippets (real nginx, default --snippet-mode)', () => {
     echo = await startBackend('echo');
     await dir.write('backends.json', [
       ...backendObjects('echo', echo.port),
-      configMap('portico', { 'server-snippet': 'add_header X-Admin yes always;', 'http-snippet': 'include /etc/passwd;' }, 'kube-system'),
+      configMap('portico', { 'allow-snippet-annotations': 'true', 'server-snippet': 'add_header X-Admin yes always;', 'http-snippet': 'include /etc/passwd;' }, 'kube-system'),
     ]);
     await dir.write('ingresses.json', [...Object.entries(SNIPPETS).map(([n, s]) => ing(n, s)), ...Object.entries(HOSTILE).map(([n, [s]]) => ing(n, s))]);
     portico = await startPortico(['--manifests', dir.dir, '--configmap', 'kube-system/portico']);

@@ -121,9 +121,9 @@ void test('server annotations: server-alias, from-to-www-redirect', () => {
 });
 
 const REFUSED: [Record<string, string>, ParseOptions, RegExp][] = [
-  [{ 'configuration-snippet': 'return 200;' }, { ...OPTS, snippetMode: 'any' as const }, /refused unless --allow-snippet-annotations/],
+  [{ 'configuration-snippet': 'return 200;' }, { ...OPTS, allowSnippets: true, snippetMode: 'refuse' as const }, /--snippet-mode=refuse/],
   [{ 'server-snippet': 'return 200;' }, { ...OPTS, allowSnippets: true, snippetMode: 'any' as const }, /rated Critical, above --annotations-risk-level High/],
-  [{ 'server-snippet': 'root /;' }, OPTS, /directive root at line 1 is not on the allowlist/],
+  [{ 'server-snippet': 'root /;' }, { ...OPTS, allowSnippets: true }, /directive root at line 1 is not on the allowlist/],
   [{ 'server-alias': 'a.test' }, { ...OPTS, riskLevel: 'Medium' }, /rated High/],
   [{ 'auth-tls-match-cn': 'O=a' }, OPTS, /does not name CN=/],
   [{ 'auth-tls-match-cn': 'CN=(a+)+$' }, OPTS, /auth-tls-match-cn|nested|backtrack|quantif/i],

@@ -45,7 +45,7 @@ function stage(a: Record<string, string>, global: GlobalSettings = GLOBAL_DEFAUL
     secrets: [secret('htp', { auth: `${SHA}\n` }), secret('users', { ann: '$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY.' }), secret('htp', { auth: `${SHA}\n` }, 'other')],
     configMaps: [configMap('auth-hdrs', { 'X-Tenant': 'blue' }, 'ns')],
   };
-  const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: false, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS), auth: global });
+  const sel = selectIngresses(snap, new Map(), { prefix: P, riskLevel: 'High', allowSnippets: true, strictPaths: true, ours: classSelector(snap.ingressClasses, OPTS), auth: global });
   return { s: sel.input.settings.get('ns/ing')?.location ?? {}, problems: sel.problems.map((p) => `${p.field}: ${p.reason}`), refused: sel.snapshot.ingresses.length === 0 };
 }
 

@@ -55,10 +55,14 @@ test('an upstream whose balancing changes (its server unchanged) gets its block 
 });
 
 test('one memo through every golden cluster in turn gives each golden exactly', () => {
-  const stage = new AnnotationStage(config, createLogger('silent'));
+  // One stage (and memo) per set of case flags: the stage reads its flags (e.g. --allow-snippet-annotations) from its config.
+  const stages = new Map<string, AnnotationStage>();
   for (const round of [1, 2]) {
     for (const dir of fixtureCases('golden')) {
       const c = parseFlags(['--manifests', dir, '--work-dir', '/var/lib/portico', '--enable-dynamic-routes=false', ...caseFlags(dir)], {});
+      const key = JSON.stringify(caseFlags(dir));
+      const stage = stages.get(key) ?? new AnnotationStage(c, createLogger('silent'));
+      stages.set(key, stage);
       const o = { ...renderOptions(c, undefined), luaDir: '/usr/share/portico/lua' };
       const snap = loadSnapshot(dir);
       const withMemo = buildAndRender(stage, snap, c, o).conf.text;

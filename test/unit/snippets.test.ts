@@ -88,14 +88,23 @@ test('contexts: http takes map; server takes if; nothing is safe in main or stre
   assert.match(snippetRefusal('add_header X-A b;', 'safe', 'stream') ?? '', /not allowed in a stream snippet/);
 });
 
-test('the annotation parser applies the mode: safe by default, any needs the flag and Critical, refuse takes none', () => {
+test('the annotation parser applies the mode once allow-snippet-annotations is on: safe by default, any needs Critical, refuse takes none', () => {
   const P = 'p';
-  const base = { prefix: P, riskLevel: 'High' as const, allowSnippets: false, namespace: 'ns' };
+  const base = { prefix: P, riskLevel: 'High' as const, allowSnippets: true, namespace: 'ns' };
   const ok = parseAnnotations({ 'p/configuration-snippet': 'add_header X-A b;' }, base);
   assert.deepEqual([ok.errors, ok.settings.location.configurationSnippet], [[], 'add_header X-A b;']);
   assert.match(parseAnnotations({ 'p/configuration-snippet': 'proxy_pass http://x;' }, base).errors[0]?.reason ?? '', /directive proxy_pass at line 1 is not on the allowlist/);
   assert.match(parseAnnotations({ 'p/server-snippet': 'add_header X-A b;' }, { ...base, snippetMode: 'refuse' }).errors[0]?.reason ?? '', /--snippet-mode=refuse/);
-  assert.match(parseAnnotations({ 'p/server-snippet': 'add_header X-A b;' }, { ...base, snippetMode: 'any' }).errors[0]?.reason ?? '', /--allow-snippet-annotations/);
+  // allow-snippet-annotations at its default (false): the snippet is ignored with a Warning naming the key, in safe and any modes.
+  for (const snippetMode of ['safe', 'any'] as const) {
+    const off = parseAnnotations({ 'p/server-snippet': 'add_header X-A b;', 'p/ssl-redirect': 'false' }, { ...base, allowSnippets: false, snippetMode });
+    assert.deepEqual([off.errors, off.settings.server.serverSnippet, off.settings.location.sslRedirect], [[], undefined, false], snippetMode);
+    assert.deepEqual(
+      off.warnings.map((w) => w.annotation),
+      ['p/server-snippet'],
+    );
+    assert.match(off.warnings[0]?.reason ?? '', /allow-snippet-annotations is true/);
+  }
   assert.match(parseAnnotations({ 'p/server-snippet': 'root /;' }, { ...base, snippetMode: 'any', allowSnippets: true }).errors[0]?.reason ?? '', /rated Critical/);
   assert.deepEqual(parseAnnotations({ 'p/server-snippet': 'root /;' }, { ...base, snippetMode: 'any', allowSnippets: true, riskLevel: 'Critical' }).errors, []);
   assert.match(parseAnnotations({ 'p/auth-url': 'http://a.test/', 'p/auth-snippet': 'include /etc/passwd;' }, base).errors[0]?.reason ?? '', /directive include at line 1/);

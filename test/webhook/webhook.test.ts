@@ -201,7 +201,7 @@ describe('validating admission webhook', () => {
       certFile: join(certDir, 'tls.crt'),
       keyFile: join(certDir, 'tls.key'),
       snapshot: () => store.snapshot(),
-      checker: admissionChecker(parseFlags(['--manifests', certDir], {}), log),
+      checker: admissionChecker(parseFlags(['--manifests', certDir, '--allow-snippet-annotations'], {}), log),
       log,
       reloadIntervalMs: 0,
     });

@@ -98,6 +98,8 @@ export function allows(s: ServedListener, routeNs: string): boolean {
 export interface Attachment {
   readonly listener: ServedListener;
   readonly hosts: readonly string[];
+  /** The route that attached. */
+  readonly route: ObjectRef;
 }
 
 /** The hosts a route serves across all its parentRefs (and through which listeners), or the reason it attaches to nothing. */
@@ -113,7 +115,7 @@ export function attach(route: HTTPRoute, listeners: readonly ServedListener[]): 
       if (!allows(s, ns)) continue;
       allowed = true;
       const here = intersectHosts(s.listener.hostname, route.spec?.hostnames ?? []);
-      if (here.length > 0) via.push({ listener: s, hosts: here });
+      if (here.length > 0) via.push({ listener: s, hosts: here, route: refOf('HTTPRoute', route) });
       for (const h of here) hosts.add(h);
     }
   }

@@ -3,6 +3,7 @@
 import { isElementPrefix, nginxPick, type PathRule } from '../routes.js';
 import type { Location, Server } from '../types.js';
 import { comparePrecedence } from './match.js';
+import { SharedHostGuard, type SharedHostInput } from './shared-host.js';
 import { pathOnly, plainAction, type GatewayAction, type GatewayCandidate, type GatewayEntry, type GatewayMatch, type GatewayTable } from './route-types.js';
 
 /** A candidate of a location: an HTTPRoute match, or an Ingress path (which nginx serves: Lua stops there). */
@@ -92,11 +93,13 @@ export function gatewayTable(
   rules: ReadonlyMap<string, ReadonlyMap<string, PathRule>>,
   entries: readonly GatewayEntry[],
   ownerOf: (host: string) => string | undefined = () => undefined,
+  shared?: SharedHostInput,
 ): { servers: Server[]; table?: GatewayTable } {
   if (entries.length === 0) return { servers: [...servers] };
   const actions = new Map<GatewayAction, number>();
   const table: Record<string, GatewayCandidate[]> = {};
   const used = new Set<string>();
+  const guard = shared ? new SharedHostGuard(rules, shared) : undefined;
   const out = servers.map((s) => {
     const wild = s.host === '_' || s.host.startsWith('*.') ? undefined : wildcardOf(s.host);
     const keys = s.host === '_' ? [''] : [s.host, ...(wild !== undefined && rules.has(wild) ? [wild] : []), ''];
@@ -116,6 +119,7 @@ export function gatewayTable(
       walk: for (const tier of tiers) {
         for (const c of tier.filter((x) => applies(x.match.path, l)).sort(byPrecedence)) {
           if (!c.entry) break walk;
+          if (guard && !guard.allows(s.host, c.entry, l)) continue;
           list.push(c.entry);
           if (!pathOnly(c.entry.match)) {
             lua = true;

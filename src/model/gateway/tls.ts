@@ -14,6 +14,8 @@ export interface GatewayTlsHost {
   /** The Secret, or undefined with `refused` saying why (the host is then served with the default certificate). */
   readonly secret: ObjectRef | undefined;
   readonly refused?: string;
+  /** For a listener without hostname: the routes whose hostnames gave it this host (they claim it too, model/hosts.ts). */
+  readonly routes?: readonly ObjectRef[];
 }
 
 /** The Secret of an HTTPS listener's first certificateRef, or why it may not be used. */
@@ -51,7 +53,8 @@ export function gatewayTlsHosts(served: readonly ServedListener[], attachments: 
     for (const host of hosts) {
       const key = `${host} ${s.gateway.namespace}/${s.gateway.name}`;
       if (out.has(key) || checkHost(host)) continue;
-      out.set(key, { host, gateway: s.gateway, field, ...('secret' in which ? { secret: which.secret } : { secret: undefined, refused: which.refused }) });
+      const routes = s.listener.hostname !== undefined ? [] : attachments.filter((a) => a.listener === s && a.hosts.includes(host)).map((a) => a.route);
+      out.set(key, { host, gateway: s.gateway, field, ...('secret' in which ? { secret: which.secret } : { secret: undefined, refused: which.refused }), ...(routes.length > 0 ? { routes } : {}) });
     }
   }
   return [...out.values()].sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
