@@ -13,6 +13,8 @@ import type { Ingress, Snapshot } from '../model/input.js';
 import type { Problem } from '../model/types.js';
 import { errorMessage } from '../errors.js';
 import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES } from './differences.js';
+import { SNIPPETS_OFF } from '../annotations/parse.js';
+import { HOST_CONFLICT } from '../model/hosts.js';
 
 export type Verdict = 'same' | 'different' | 'refused' | 'unknown';
 export const VERDICTS: readonly Verdict[] = ['same', 'different', 'refused', 'unknown'];
@@ -48,6 +50,11 @@ const KEEPS = /; the Ingress (is not served|keeps its last valid form)$/;
 function annotationItem(key: string, name: string, value: string, problems: readonly Problem[]): Item {
   const refused = problems.find((p) => p.field === `metadata.annotations[${key}]` && p.severity === 'dropped');
   if (refused) return { key, value, verdict: 'refused', detail: refused.reason.replace(KEEPS, '') };
+  // Served without it (a snippet while allow-snippet-annotations is false, a host-wide setting of a non-owner): different.
+  const ignored = problems.find(
+    (p) => (p.field === `metadata.annotations[${key}]` || p.field === `metadata.annotations.${name}`) && (p.reason === SNIPPETS_OFF || p.reason.includes(HOST_CONFLICT)),
+  );
+  if (ignored) return { key, value, verdict: 'different', detail: ignored.reason };
   if (BY_KEY.has(name)) {
     const diff = ANNOTATION_DIFFERENCES[name];
     return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };

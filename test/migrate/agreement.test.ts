@@ -16,6 +16,7 @@ const PROBES: Readonly<Record<string, { host: string; path: string; headers?: Re
   'shop/api': { host: 'api.example.com', path: '/v1/items', backend: 'api' },
   'blog/blog': { host: 'blog.example.com', path: '/', backend: 'blog' },
   'blog/comments': { host: 'comments.example.com', path: '/', backend: 'comments' },
+  'blog/private': { host: 'private.example.com', path: '/', backend: 'blog' },
   'legacy/old': { host: 'old.example.com', path: '/', backend: 'old' },
   'admin/dashboard': { host: 'admin.example.com', path: '/', headers: { authorization: `Basic ${Buffer.from('admin:s3cret').toString('base64')}` }, backend: 'dashboard' },
   'media/upload': { host: 'upload.example.com', path: '/', backend: 'upload' },
