@@ -51,9 +51,7 @@ function annotationItem(key: string, name: string, value: string, problems: read
   const refused = problems.find((p) => p.field === `metadata.annotations[${key}]` && p.severity === 'dropped');
   if (refused) return { key, value, verdict: 'refused', detail: refused.reason.replace(KEEPS, '') };
   // Served without it (a snippet while allow-snippet-annotations is false, a host-wide setting of a non-owner): different.
-  const ignored = problems.find(
-    (p) => (p.field === `metadata.annotations[${key}]` || p.field === `metadata.annotations.${name}`) && (p.reason === SNIPPETS_OFF || p.reason.includes(HOST_CONFLICT)),
-  );
+  const ignored = problems.find((p) => (p.field === `metadata.annotations[${key}]` || p.field === `metadata.annotations.${name}`) && (p.reason === SNIPPETS_OFF || p.reason.includes(HOST_CONFLICT)));
   if (ignored) return { key, value, verdict: 'different', detail: ignored.reason };
   if (BY_KEY.has(name)) {
     const diff = ANNOTATION_DIFFERENCES[name];
