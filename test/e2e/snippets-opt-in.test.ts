@@ -26,9 +26,7 @@ describe('allow-snippet-annotations: off by default, the ConfigMap key turns sni
   const objects = (allow: string | undefined): unknown[] => [
     ...backendObjects('echo', echo.port),
     configMap('portico', allow === undefined ? { 'proxy-body-size': '1m' } : { 'allow-snippet-annotations': allow }, 'kube-system'),
-    ...Object.entries(SNIPPETS).map(([host, annotations]) =>
-      ingress(host.split('.')[0] ?? host, { host, className: 'portico', annotations, paths: [{ path: '/', type: 'Prefix', service: 'echo' }] }),
-    ),
+    ...Object.entries(SNIPPETS).map(([host, annotations]) => ingress(host.split('.')[0] ?? host, { host, className: 'portico', annotations, paths: [{ path: '/', type: 'Prefix', service: 'echo' }] })),
   ];
 
   before(async () => {
