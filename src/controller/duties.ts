@@ -9,6 +9,19 @@ import { LeaderElector } from '../kube/leader.js';
 import { StatusUpdater } from '../kube/status.js';
 import { GatewayStatusWriter } from '../kube/gateway-status.js';
 import type { Controller } from './controller.js';
+import type { Problem } from '../model/types.js';
+import { HOST_CONFLICT } from '../model/hosts.js';
+
+/** HTTPRoutes the model serves only in part (a match refused on a shared host, docs/adr/0017), with the first reason. */
+function partlyServed(problems: readonly Problem[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const p of problems) {
+    if (p.object.kind !== 'HTTPRoute' || !p.reason.includes(HOST_CONFLICT)) continue;
+    const key = `${p.object.namespace}/${p.object.name}`;
+    if (!out.has(key)) out.set(key, `${p.field}: ${p.reason}`);
+  }
+  return out;
+}
 
 /**
  * What a `Sync` Event announces: the Ingress as configured (spec: generation; annotations), not its status, so the
@@ -91,7 +104,7 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
   ctl.applied.push(({ model }) => {
     const snap = ctl.store.snapshot();
     writer.update(snap, model.ingresses);
-    gateways?.update(snap);
+    gateways?.update(snap, partlyServed(model.problems));
   });
   await writer.start();
   await gateways?.start();

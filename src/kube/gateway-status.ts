@@ -75,6 +75,7 @@ const parentKey = (p: RouteParentStatus): string => JSON.stringify([p.parentRef.
 export class GatewayStatusWriter {
   private readonly custom: CustomObjectsApi;
   private snapshot: Snapshot | undefined;
+  private partial: ReadonlyMap<string, string> = new Map();
   /** Our writes the store has not seen yet: key → resourceVersion before the write, and what we wrote. */
   private readonly written = new Map<string, { rvBefore: string | undefined; status: Status }>();
   private readonly passes = new Passes(() => this.pass());
@@ -89,8 +90,10 @@ export class GatewayStatusWriter {
   }
 
   /** After each sync: the store's snapshot. */
-  update(snapshot: Snapshot): void {
+  /** `partial`: routes served only in part, with why (model/gateway/status.ts desiredGatewayStatus). */
+  update(snapshot: Snapshot, partial: ReadonlyMap<string, string> = new Map()): void {
     this.snapshot = snapshot;
+    this.partial = partial;
     this.kick();
   }
 
@@ -149,7 +152,7 @@ export class GatewayStatusWriter {
     const now = (this.opts.now ?? (() => new Date()))()
       .toISOString()
       .replace(/\.\d+Z$/, 'Z');
-    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle);
+    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle, this.partial);
     for (const c of snapshot.gatewayClasses ?? []) {
       const name = c.metadata?.name ?? '';
       const want = desired.classes.get(name);

@@ -69,6 +69,12 @@ const route = (name: string, parent: { name: string; namespace?: string }, rules
 });
 const toAttacker = [{ name: 'attacker', port: 80 }];
 
+/** The route's parents carry PartiallyInvalid True naming the refused match. */
+function partiallyInvalid(cluster: Cluster, name: string): boolean {
+  const r = cluster.api.get('HTTPRoute', 'b', name) as { status?: { parents?: { conditions?: { type: string; status: string; message: string }[] }[] } } | undefined;
+  return (r?.status?.parents ?? []).some((p) => (p.conditions ?? []).some((c) => c.type === 'PartiallyInvalid' && c.status === 'True' && /spec\.rules\[0\]\.matches\[\d\]/.test(c.message)));
+}
+
 /** One way b used to change a's answers: b's objects, the Warning that names the refusal, and what b's own path answers. */
 interface Attack {
   readonly name: string;
@@ -259,7 +265,13 @@ describe("a newer namespace on a shared host never changes the older namespace's
       last = objects;
     };
     for (const a of attacks()) {
-      test(a.name, () => runAttack(p, baseline, a, apply));
+      test(a.name, async () => {
+        await runAttack(p, baseline, a, apply);
+        const route = a.objects.find((o): o is { kind: string; metadata: { name: string } } => (o as { kind?: string }).kind === 'HTTPRoute');
+        if (route === undefined || !/match/.test(a.warning.source)) return;
+        // The route's status says which part was refused: PartiallyInvalid on its parent, with the match and the reason.
+        await until(`${a.name}: the HTTPRoute's status has PartiallyInvalid`, () => partiallyInvalid(cluster, route.metadata.name), 15_000);
+      });
     }
     test('each refusal is an Event naming the owner', async () => {
       await until('HostConflict Events in namespace b', () => events(cluster.api, 'b').some((e) => e.reason === 'HostConflict' && /namespace a/.test(e.note ?? '')), 10_000);

@@ -169,7 +169,18 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
  * addresses (--publish-status-address, else the --publish-service Service, else the nodes), or undefined when unknown;
  * `bundle`: the CRDs' bundle versions (kube/gateway-crds.ts), or undefined when not read (no SupportedVersion then).
  */
-export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string, addresses?: readonly GatewayAddress[], bundle?: ReadonlyMap<string, string | undefined>): DesiredGatewayStatus {
+/**
+ * `partial`: routes (`namespace/name`) the model serves only in part, with why (a match refused on a shared host,
+ * docs/adr/0017): their parents carry PartiallyInvalid (reason UnsupportedValue), as the specification's condition for
+ * a route some of whose rules or matches are not served.
+ */
+export function desiredGatewayStatus(
+  snapshot: Snapshot,
+  controllerName: string,
+  addresses?: readonly GatewayAddress[],
+  bundle?: ReadonlyMap<string, string | undefined>,
+  partial: ReadonlyMap<string, string> = new Map(),
+): DesiredGatewayStatus {
   const classes = new Map<string, readonly Condition[]>();
   const version = bundle ? supportedVersion(bundle) : undefined;
   for (const c of snapshot.gatewayClasses ?? []) {
@@ -190,7 +201,9 @@ export function desiredGatewayStatus(snapshot: Snapshot, controllerName: string,
       .filter((p) => ours(p, ref.namespace, gateways))
       .map((p): RouteParentStatus => {
         const a = accepted(route, p, served);
-        return { parentRef: p, controllerName, conditions: [cond('Accepted', ...a, generation), cond('ResolvedRefs', ...refs, generation)] };
+        const why = partial.get(`${ref.namespace}/${ref.name}`);
+        const part = why !== undefined && a[0] ? [cond('PartiallyInvalid', true, 'UnsupportedValue', why, generation)] : [];
+        return { parentRef: p, controllerName, conditions: [cond('Accepted', ...a, generation), cond('ResolvedRefs', ...refs, generation), ...part] };
       });
     routes.set(`${ref.namespace}/${ref.name}`, parents);
   }
