@@ -1,7 +1,9 @@
-// How the nginx master is started and heard: its command line (tied to Portico's life), its stderr lines at their level.
-import { spawn, type ChildProcess } from 'node:child_process';
+// How process.ts runs the nginx binary (the master tied to Portico's life, -t, -v) and hears it (stderr at nginx's level).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { access, constants, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 
 /**
@@ -78,9 +80,12 @@ export function testConf(binary: string, workDir: string, conf: string, timeoutM
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 
-/** Pure: the log level of an nginx error log line (`2026/01/01 00:00:00 [emerg] 12#12: …`); info when it names none. */
+/**
+ * Pure: the log level of an nginx error log line (`2026/01/01 00:00:00 [emerg] 12#12: …`, or `nginx: [emerg] …` before
+ * its error log is open); info when it names none.
+ */
 export function nginxLevel(line: string): Level {
-  const level = /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d \[([a-z]+)\]/.exec(line)?.[1];
+  const level = /^(?:\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d|nginx:) \[([a-z]+)\]/.exec(line)?.[1];
   switch (level) {
     case 'debug':
       return 'debug';
@@ -120,7 +125,7 @@ export class NginxLines {
       if (!line.trim()) continue;
       const level = nginxLevel(line);
       this.log[level]({ nginx: line }, 'nginx');
-      const short = line.replace(/^\S+ \S+ (\[[a-z]+\]) \d+#\d+: /, '$1 ');
+      const short = line.replace(/^(?:\S+ \S+ (\[[a-z]+\]) \d+#\d+:|nginx: (\[[a-z]+\])) /, '$1$2 ');
       if (level === 'error' && this.errors.length < 5 && !this.errors.includes(short)) this.errors.push(short);
     }
   }
@@ -138,4 +143,17 @@ export async function stdoutOpenable(): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+const run = promisify(execFile);
+
+/** `nginx -v` and the Debian package version, logged at start (NGINX-NOTES.md: security backports). */
+export async function nginxVersion(binary: string): Promise<{ nginx: string; package: string }> {
+  const v = await run(binary, ['-v'])
+    .then((r) => (r.stderr || r.stdout).trim())
+    .catch((e: unknown) => `unknown (${errorMessage(e)})`);
+  const pkg = await run('dpkg-query', ['-W', '-f=${Version}', 'nginx'])
+    .then((r) => r.stdout.trim())
+    .catch(() => 'unknown');
+  return { nginx: v, package: pkg };
 }

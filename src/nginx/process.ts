@@ -1,16 +1,16 @@
-// The only module that runs nginx: test, start, reload, supervise, stop, and talk to its Lua configuration endpoint.
-import { execFile, type ChildProcess } from 'node:child_process';
+// The only module that runs nginx (its command lines: launch.ts): test, start, reload, supervise, stop, and talk to its Lua configuration endpoint.
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdir, rename, writeFile, chmod, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { NginxTestError, PorticoError, ErrorCodes, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
 import { findSetpriv, killGroup, NginxLines, spawnMaster, testConf } from './launch.js';
 
-const run = promisify(execFile);
+export { nginxVersion } from './launch.js';
+
 const TEMP_DIRS = ['tmp/client_body', 'tmp/proxy', 'tmp/fastcgi', 'tmp/uwsgi', 'tmp/scgi', 'logs'];
 
 export interface NginxOptions {
@@ -279,15 +279,4 @@ export class Nginx {
     await exited;
     clearTimeout(timer);
   }
-}
-
-/** `nginx -v` and the Debian package version, logged at start (NGINX-NOTES.md: security backports). */
-export async function nginxVersion(binary: string): Promise<{ nginx: string; package: string }> {
-  const v = await run(binary, ['-v'])
-    .then((r) => (r.stderr || r.stdout).trim())
-    .catch((e: unknown) => `unknown (${errorMessage(e)})`);
-  const pkg = await run('dpkg-query', ['-W', '-f=${Version}', 'nginx'])
-    .then((r) => r.stdout.trim())
-    .catch(() => 'unknown');
-  return { nginx: v, package: pkg };
 }
