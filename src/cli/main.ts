@@ -1,6 +1,6 @@
 // The `portico` command: `portico [flags]` runs the controller, `portico render` prints nginx.conf.
 import { ConfigError, errorMessage, PorticoError } from '../errors.js';
-import { createLogger } from '../log.js';
+import { createLogger, stdoutDestination } from '../log.js';
 import { helpText, parseFlags } from './flags.js';
 import { runController, renderOnce } from '../controller/run.js';
 import { exitAfter } from '../controller/stop.js';
@@ -43,7 +43,7 @@ async function main(): Promise<number> {
     process.stdout.write(await renderOnce(config, log));
     return 0;
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, stdoutDestination());
   for (const w of config.warnings) log.warn({ flag: w.split(' ')[0] }, w);
   try {
     // npm (`npx portico`, `npm run`) starts Portico under `sh -c` and signals that shell only: stop when it exits.

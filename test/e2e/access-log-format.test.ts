@@ -115,5 +115,11 @@ describe('access log format', () => {
       [],
       'with access-log-path, no access line in stdout',
     );
+    // Portico logged the reload after the first test's access lines: they are still whole in the file (stdout opened
+    // as a shell's `>` opens it, without O_APPEND; Portico's own lines must not overwrite nginx's).
+    assert.ok(
+      stdout.some((l) => UPSTREAMINFO.test(l) && l.includes('GET /to-canary ')),
+      "the stdout access lines outlive Portico's later lines",
+    );
   });
 });

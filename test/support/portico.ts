@@ -127,7 +127,8 @@ export async function startPortico(args: string[], opts: { waitHealthy?: boolean
   const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const workDir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
   const stdoutFile = opts.stdoutFile === true ? `${workDir}.stdout` : undefined;
-  const stdoutFd = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'a');
+  // Opened as a shell's `>` opens it (no O_APPEND): Portico's lines and nginx's appended access lines must both stay.
+  const stdoutFd = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'w');
   const proc = spawn(
     process.execPath,
     [
