@@ -150,7 +150,6 @@ export class Nginx {
     });
     try {
       await this.waitServing(this.confHash);
-      this.served = true;
     } catch (err) {
       const exited = !this.running;
       // 'exit' may come before stderr's last lines: nginx's own message is read to the end (bounded) first.
@@ -194,7 +193,10 @@ export class Nginx {
       try {
         const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/portico/config-hash`, { headers: { connection: 'close' } });
         last = (await res.text()).trim();
-        if (last === hash) return;
+        if (last === hash) {
+          this.served = true; // after a slow first start too, which a later apply's reload finds serving
+          return;
+        }
       } catch (err) {
         last = errorMessage(err);
       }
