@@ -19,7 +19,7 @@ Portico is starting on http://127.0.0.1:8080 (health on :10254). Try, in another
   curl http://127.0.0.1:10254/healthz                              # -> ok
   npx portico render --manifests examples                          # the nginx.conf it runs
 
-Edit examples/demo.yaml while it runs: changes apply within a second. Ctrl-C stops everything.
+Edit examples/demo.yaml while it runs: changes apply within a second. Ctrl-C (or `kill` of this script) stops everything.
 
 TXT
 node bin/portico.js --manifests examples --http-port 8080 --https-port 8443 --healthz-port 10254 \
