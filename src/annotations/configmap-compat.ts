@@ -100,7 +100,7 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ),
   ...rows(['plugins'], 'refused', 'Portico loads no Lua plugins: its Lua is its own (lua/portico), and loading others would run tenant-independent code in every request', set),
   ...rows(['lua-shared-dicts'], 'refused', 'Portico sizes its own shared dicts (64m backends, 32m certificates) and has no plugins to give others to', set),
-  ...rows(['error-log-path'], 'no-op', "nginx's error log is Portico's stderr (collected with Portico's own log); error-log-level applies"),
+  ...rows(['error-log-path'], 'no-op', "nginx's error log goes into Portico's log, one line each at nginx's level ([error] and worse at error); error-log-level applies"),
   ...rows(['enable-access-log-for-default-backend'], 'no-op', "Portico's built-in default server never writes an access log; requests for a --default-backend-service are logged like any other"),
   ...rows(['ssl-ecdh-curve'], 'no-op', "Portico uses nginx's default (auto), as ingress-nginx does"),
   ...rows(['ssl-early-data'], 'refused', 'TLS 1.3 early data (0-RTT) can be replayed; Portico does not offer it', truthy),

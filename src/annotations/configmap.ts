@@ -103,7 +103,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
     logFormat,
   ),
   key('log-format-escape-json', 'logFormatEscapeJson', 'false', 'Escapes the access log for JSON.', v.bool),
-  key('access-log-path', 'accessLogPath', '', "Access log file (default: the work directory's logs/access.log).", logPath),
+  key('access-log-path', 'accessLogPath', '', "Access log file (default: /dev/stdout, Portico's stdout, as ingress-nginx; the work directory's logs/access.log when stdout is a socket).", logPath),
   key('error-log-level', 'errorLogLevel', 'notice', "nginx's error log level.", v.oneOf(['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg'] as const)),
   key('load-balance', 'loadBalance', 'round_robin', 'Default balancing algorithm (round_robin or ewma).', v.oneOf<'round_robin' | 'ewma'>(['round_robin', 'ewma'])),
   key('custom-http-errors', 'customHttpErrors', '', 'Status codes answered by the default backend everywhere.', v.errorCodes),

@@ -131,7 +131,9 @@ export class Executor {
       return true;
     } catch (err) {
       this.counters.failedUpdates += 1;
-      this.deps.log.error({ cause, plan, err: errorMessage(err) }, 'sync could not be applied; the last good configuration keeps serving');
+      // Only a running nginx keeps serving something: one that never started (or exited) serves nothing.
+      const serving = this.nginx.running ? 'the last good configuration keeps serving' : 'nginx is not running: nothing is served';
+      this.deps.log.error({ cause, plan, err: errorMessage(err) }, `sync could not be applied; ${serving}`);
       if (err instanceof NginxTestError) return false; // nothing to retry until something changes
       // nginx was not reachable or answered an error: push everything again shortly, nothing is dropped.
       this.running = undefined;

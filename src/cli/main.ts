@@ -1,8 +1,9 @@
 // The `portico` command: `portico [flags]` runs the controller, `portico render` prints nginx.conf.
 import { ConfigError, errorMessage, PorticoError } from '../errors.js';
-import { createLogger } from '../log.js';
+import { createLogger, stdoutDestination } from '../log.js';
 import { helpText, parseFlags } from './flags.js';
 import { runController, renderOnce } from '../controller/run.js';
+import { exitAfter } from '../controller/stop.js';
 import { versionText } from './version.js';
 import { migrateCheck } from '../migrate/command.js';
 import { isInspectCommand, runInspect } from '../inspect/command.js';
@@ -42,12 +43,14 @@ async function main(): Promise<number> {
     process.stdout.write(await renderOnce(config, log));
     return 0;
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, stdoutDestination());
   for (const w of config.warnings) log.warn({ flag: w.split(' ')[0] }, w);
   try {
-    return await runController(config, log);
+    // npm (`npx portico`, `npm run`) starts Portico under `sh -c` and signals that shell only: stop when it exits.
+    return await runController(config, log, { watchParent: process.env['npm_lifecycle_event'] !== undefined });
   } catch (err) {
     log.fatal({ code: err instanceof PorticoError ? err.code : undefined }, errorMessage(err));
+    exitAfter(1, 2000, log); // nothing left running may keep a failed start alive
     return 1;
   }
 }

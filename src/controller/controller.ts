@@ -41,8 +41,10 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
   };
 }
 
-export function renderOptions(config: Config, user: RenderOptions['user']): RenderOptions {
+/** Render options from the flags; `accessLog`: the access log file when the ConfigMap names none (default: stdout). */
+export function renderOptions(config: Config, user: RenderOptions['user'], accessLog?: string): RenderOptions {
   return {
+    ...(accessLog === undefined ? {} : { defaultAccessLog: accessLog }),
     workDir: config.workDir,
     luaDir: config.luaDir,
     httpPort: config.httpPort,

@@ -24,6 +24,10 @@ import { loadConnection } from '../kube/connect.js';
 import { debugBackends } from './stream.js';
 import { gatewayDoc } from '../inspect/gateway.js';
 import { withRouteTable } from '../inspect/route-table.js';
+import { checkPorts, explainStartFailure } from './ports.js';
+import { stdoutOpenable } from '../nginx/launch.js';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
 export interface Source {
@@ -49,9 +53,28 @@ export async function renderOnce(config: Config, log: Logger): Promise<string> {
   return withRouteTable(conf.text, conf.routes ?? '');
 }
 
-/** Runs until SIGINT/SIGTERM; returns the exit code. */
-export async function runController(config: Config, log: Logger): Promise<number> {
+export interface RunOptions {
+  /** Stop when the process that started Portico exits: npm's shell, which passes no signal on (cli/main.ts). */
+  readonly watchParent?: boolean;
+}
+
+/**
+ * The access log's place when the ConfigMap names none: undefined for Portico's stdout (`kubectl logs`, as
+ * ingress-nginx), else the work directory's logs/access.log when nginx could not open /dev/stdout (a socket).
+ */
+async function defaultAccessLog(config: Config, log: Logger): Promise<string | undefined> {
+  if (await stdoutOpenable()) return undefined;
+  const file = join(config.workDir, 'logs', 'access.log');
+  log.warn({ file }, "Portico's stdout cannot be opened by path (a socket?): the access log goes to a file; set access-log-path to choose one");
+  return file;
+}
+
+/** Runs until SIGINT/SIGTERM; returns the exit code, or throws what made it stop (a port in use: exit status 1). */
+export async function runController(config: Config, log: Logger, opts: RunOptions = {}): Promise<number> {
   const stop = new StopSignal(log);
+  if (opts.watchParent === true) stop.watchParent();
+  // Every port free before anything starts: a busy one is an error that names it and its flag, and nothing runs on.
+  await checkPorts(config);
   log.info({ ...(await nginxVersion(config.nginxBinary)) }, 'nginx version');
   await mkdir(config.workDir, { recursive: true });
   const user = await chooseWorkerUser(config.workerUser, log);
@@ -68,9 +91,14 @@ export async function runController(config: Config, log: Logger): Promise<number
     onCrash: () => {
       events.crashed();
     },
+    // nginx exited at its first start (a port taken since checkPorts, a tcp-services port): nothing can serve.
+    onStartFailed: (err) => {
+      stop.fail(explainStartFailure(config, err));
+    },
   });
   await nginx.prepare(user.uid, user.gid);
-  const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name), resolvers: await systemResolvers() }, log);
+  const accessLog = await defaultAccessLog(config, log);
+  const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name, accessLog), resolvers: await systemResolvers() }, log);
   let duties: Duties | undefined = undefined; // started after the first sync; the metrics ask it from then on
   const ops = startOperations(config, ctl, nginx, () => duties?.leading?.(), log);
   events.restarted = () => {
@@ -83,23 +111,24 @@ export async function runController(config: Config, log: Logger): Promise<number
     ops.beginStop();
   });
   const source = makeSource(config, ctl.store, log);
-  const server = await startServer(
-    { port: config.healthzPort, host: config.healthzHost, debugRemoteAccess: config.debugRemoteAccess },
-    {
-      healthy: () => ops.healthy(),
-      debugConfig: () => withRouteTable(ctl.debug.conf, ctl.debug.routes),
-      debugRoutes: () => ctl.debug.routes,
-      debugBackends: () => debugBackends(ctl.debug.backends, ctl.debug.model),
-      metrics: () => ops.metrics(),
-      state: () => ops.state(),
-      ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),
-      debugCerts: () => ctl.tls.debug(ctl.debug.model),
-      ...(config.enableGatewayApi ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config), null, 2)}\n` } : {}),
-    },
-    log,
-  );
+  let server: Server | undefined;
   ctl.loop.hold();
   try {
+    server = await startServer(
+      { port: config.healthzPort, host: config.healthzHost, debugRemoteAccess: config.debugRemoteAccess },
+      {
+        healthy: () => ops.healthy(),
+        debugConfig: () => withRouteTable(ctl.debug.conf, ctl.debug.routes),
+        debugRoutes: () => ctl.debug.routes,
+        debugBackends: () => debugBackends(ctl.debug.backends, ctl.debug.model),
+        metrics: () => ops.metrics(),
+        state: () => ops.state(),
+        ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),
+        debugCerts: () => ctl.tls.debug(ctl.debug.model),
+        ...(config.enableGatewayApi ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config), null, 2)}\n` } : {}),
+      },
+      log,
+    );
     if (!(await stop.before(source.start()))) {
       log.info({ signal: await stop.signalled }, 'stopped while starting');
       source.stop();
@@ -113,7 +142,7 @@ export async function runController(config: Config, log: Logger): Promise<number
     // Nothing may keep the process alive after a failed start: the caller exits non-zero.
     source.stop();
     ctl.loop.stop();
-    server.close();
+    server?.close();
     await ctl.close(); // the build worker thread would keep the process alive
     await nginx.stop();
     throw err;
@@ -126,7 +155,7 @@ export async function runController(config: Config, log: Logger): Promise<number
   // Reviews run on a worker thread of their own: never behind a sync, never on the thread that answers /healthz.
   const reviews =
     hookAt && certFile && keyFile
-      ? new Offload(config, renderOptions(config, undefined), (why) => {
+      ? new Offload(config, renderOptions(config, undefined, accessLog), (why) => {
           log.error({ err: why }, 'the admission worker died; the next review starts a new one');
         })
       : undefined;
@@ -145,8 +174,11 @@ export async function runController(config: Config, log: Logger): Promise<number
   const signal = await stop.signalled;
   // Readiness fails from the signal on (ops.beginStop); load balancers see it during the grace period while nginx
   // keeps serving, then nginx quits gracefully (in-flight requests finish, bounded by worker_shutdown_timeout).
-  log.info({ signal, shutdownGracePeriodMs: config.shutdownGracePeriodMs }, 'stopping: /healthz fails from now on');
-  if (config.shutdownGracePeriodMs > 0) await sleep(config.shutdownGracePeriodMs);
+  // A failed start has nothing serving to drain.
+  if (stop.failure === undefined) {
+    log.info({ signal, shutdownGracePeriodMs: config.shutdownGracePeriodMs }, 'stopping: /healthz fails from now on');
+    if (config.shutdownGracePeriodMs > 0) await sleep(config.shutdownGracePeriodMs);
+  }
   await duties?.stop();
   source.stop();
   ctl.loop.stop();
@@ -155,6 +187,7 @@ export async function runController(config: Config, log: Logger): Promise<number
   await reviews?.close();
   await ctl.close();
   await nginx.stop();
+  if (stop.failure) throw stop.failure; // cli/main.ts logs it as the fatal line and exits 1
   log.info('stopped');
   exitAfter(0, 2000, log);
   return 0;

@@ -1,4 +1,4 @@
-// The stop signal: SIGINT/SIGTERM caught from the first line of a run, final whatever arrives after or when.
+// The stop signal: SIGINT/SIGTERM (or npm's parent gone, or a failed start) caught from the first line of a run, final.
 import type { Logger } from '../log.js';
 
 /**
@@ -8,26 +8,58 @@ import type { Logger } from '../log.js';
  * run at once on the first signal (readiness fails, nginx is no longer restarted), before the slower steps.
  */
 export class StopSignal {
-  readonly signalled: Promise<NodeJS.Signals>;
-  private received: NodeJS.Signals | undefined;
+  /** Resolves with what stopped Portico: the signal's name, 'parent-exited' or 'failed'. */
+  readonly signalled: Promise<string>;
+  private received: string | undefined;
   private readonly hooks: (() => void)[] = [];
+  private resolve: (reason: string) => void = () => undefined;
+  /** Set by fail(): the run ends with this error (and a non-zero exit) once everything is stopped. */
+  failure: Error | undefined;
 
   constructor(private readonly log: Logger) {
-    let resolve: (s: NodeJS.Signals) => void = () => undefined;
     this.signalled = new Promise((r) => {
-      resolve = r;
+      this.resolve = r;
     });
     const onSignal = (sig: NodeJS.Signals): void => {
       if (this.received !== undefined) {
         this.log.info({ signal: sig, first: this.received }, 'already stopping');
         return;
       }
-      this.received = sig;
-      for (const h of this.hooks.splice(0)) h();
-      resolve(sig);
+      this.trigger(sig);
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+  }
+
+  private trigger(reason: string): void {
+    this.received = reason;
+    for (const h of this.hooks.splice(0)) h();
+    this.resolve(reason);
+  }
+
+  /** Stops Portico because of `err` (nginx could not start at all): the run ends with it, exit status 1. */
+  fail(err: Error): void {
+    if (this.received !== undefined) return;
+    this.failure = err;
+    this.trigger('failed');
+  }
+
+  /**
+   * Stops Portico when the process that started it exits. npm (`npx portico`, `npm run`) starts Portico under a
+   * shell (`sh -c`) and forwards SIGTERM/SIGINT to that shell only, which dies without passing them on: Portico is
+   * then reparented (to PID 1 or a subreaper), and this is how it still stops. Polls, `intervalMs` apart.
+   */
+  watchParent(intervalMs = 500): void {
+    const parent = process.ppid;
+    if (parent <= 1) return; // started by init (or PID 1 itself): nothing to watch
+    const timer = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(timer);
+      if (this.received !== undefined) return;
+      this.log.warn({ parent }, 'the process that started Portico exited (npm passes no signal on): stopping');
+      this.trigger('parent-exited');
+    }, intervalMs);
+    timer.unref();
   }
 
   get stopping(): boolean {

@@ -1,15 +1,16 @@
-// The only module that runs nginx: test, start, reload, supervise, stop, and talk to its Lua configuration endpoint.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+// The only module that runs nginx (its command lines: launch.ts): test, start, reload, supervise, stop, and talk to its Lua configuration endpoint.
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdir, rename, writeFile, chmod, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { NginxTestError, PorticoError, ErrorCodes, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
+import { findSetpriv, killGroup, NginxLines, spawnMaster, testConf } from './launch.js';
 
-const run = promisify(execFile);
+export { nginxVersion } from './launch.js';
+
 const TEMP_DIRS = ['tmp/client_body', 'tmp/proxy', 'tmp/fastcgi', 'tmp/uwsgi', 'tmp/scgi', 'logs'];
 
 export interface NginxOptions {
@@ -21,6 +22,11 @@ export interface NginxOptions {
   readonly onRestart?: () => void;
   /** Called when nginx exited on its own (before the restart): /healthz fails until the state is pushed again. */
   readonly onCrash?: () => void;
+  /**
+   * Called when the first start failed because nginx exited (a port in use, a file it may not open): nothing ever
+   * served, and trying again would fail the same way, so the caller stops Portico with this error.
+   */
+  readonly onStartFailed?: (err: PorticoError) => void;
 }
 
 /** An item of a pushed payload that Lua refused and dropped: the backend's name or the certificate's host. */
@@ -57,6 +63,10 @@ export class Nginx {
   private quit = false;
   /** worker_shutdown_timeout of the configuration nginx serves: how long a graceful quit may take. */
   private shutdownTimeoutMs = 240_000;
+  /** nginx served once: from then on an exit is a crash to restart; before, a failed start is the caller's to handle. */
+  private served = false;
+  /** setpriv, looked up once by prepare(): nginx's master quits when Portico dies (launch.ts). */
+  private setpriv: string | undefined;
 
   constructor(private readonly o: NginxOptions) {}
 
@@ -80,6 +90,8 @@ export class Nginx {
     }
     await chmod(join(this.o.workDir, 'auth'), 0o750);
     await chmod(join(this.o.workDir, 'logs'), 0o755);
+    this.setpriv = await findSetpriv();
+    if (this.setpriv === undefined) this.o.log.warn('setpriv (util-linux) not found: if Portico is killed with SIGKILL, its nginx keeps running');
   }
 
   /** Runs `nginx -t` on a candidate; throws NginxTestError carrying nginx's own message. */
@@ -89,10 +101,9 @@ export class Nginx {
     this.tested = undefined;
     await writeFile(candidate, conf, { mode: 0o600 });
     try {
-      await run(this.o.binary, ['-t', '-q', '-p', this.o.workDir, '-e', 'stderr', '-c', candidate], { timeout: 120_000 });
+      await testConf(this.o.binary, this.o.workDir, candidate, 120_000);
     } catch (err) {
-      const stderr = (err as { stderr?: string }).stderr ?? errorMessage(err);
-      throw new NginxTestError(`nginx -t refused the new configuration: ${stderr.trim()}`);
+      throw new NginxTestError(`nginx -t refused the new configuration: ${errorMessage(err)}`);
     }
     // The candidate on disk is this text, tested: apply() right after need not test it again.
     this.tested = conf;
@@ -122,29 +133,31 @@ export class Nginx {
     if (this.closed) throw new Error('nginx is stopped: not starting it again');
     // nginx removes its unix sockets when it exits, but not after a SIGKILL; a stale one would fail the bind.
     await rm(join(this.o.workDir, UNAVAILABLE_SOCKET), { force: true });
-    const child = spawn(this.o.binary, ['-p', this.o.workDir, '-e', 'stderr', '-c', join(this.o.workDir, 'nginx.conf'), '-g', 'daemon off; master_process on;'], {
-      // Only the token: nothing else of Portico's environment (service account paths, secrets) reaches nginx.
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { [CONFIG_TOKEN_ENV]: this.token },
-      // Its own process group: a signal to Portico's group (Ctrl-C, a container without init) reaches Portico only,
-      // which then quits nginx gracefully; nginx's SIGTERM would be a fast shutdown that drops requests in flight.
-      detached: true,
-    });
+    // Only the token: nothing else of Portico's environment (service account paths, secrets) reaches nginx.
+    const child = spawnMaster({ binary: this.o.binary, workDir: this.o.workDir, env: { [CONFIG_TOKEN_ENV]: this.token }, setpriv: this.setpriv });
     this.child = child;
-    let buffered = '';
+    const lines = new NginxLines(this.o.log);
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) this.o.log.info({ nginx: line }, 'nginx');
+      lines.write(chunk);
     });
     child.on('exit', (code, signal) => {
       this.onExit(child, code, signal);
     });
+    const drained = new Promise<void>((resolve) => {
+      child.once('close', () => {
+        resolve();
+      });
+    });
     try {
       await this.waitServing(this.confHash);
     } catch (err) {
-      throw new PorticoError(ErrorCodes.NGINX_START_FAILED, `nginx did not start: ${errorMessage(err)}`);
+      const exited = !this.running;
+      // 'exit' may come before stderr's last lines: nginx's own message is read to the end (bounded) first.
+      if (exited) await Promise.race([drained, sleep(1000)]);
+      const why = exited && lines.errorText !== undefined ? `nginx exited: ${lines.errorText}` : errorMessage(err);
+      const failure = new PorticoError(ErrorCodes.NGINX_START_FAILED, `nginx did not start: ${why}`);
+      if (exited && !this.served && !this.closed) this.o.onStartFailed?.(failure);
+      throw failure;
     }
   }
 
@@ -152,7 +165,8 @@ export class Nginx {
     if (this.child !== child) return;
     this.child = undefined;
     killGroup(child.pid);
-    if (this.closed || this.quit) return;
+    // Before nginx ever served, start() reports the exit (Portico stops: nothing would serve on a retry either).
+    if (this.closed || this.quit || !this.served) return;
     this.restarts += 1;
     this.o.onCrash?.();
     const delay = Math.min(5000, 100 * 2 ** Math.min(this.restarts, 6));
@@ -179,7 +193,10 @@ export class Nginx {
       try {
         const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/portico/config-hash`, { headers: { connection: 'close' } });
         last = (await res.text()).trim();
-        if (last === hash) return;
+        if (last === hash) {
+          this.served = true; // after a slow first start too, which a later apply's reload finds serving
+          return;
+        }
       } catch (err) {
         last = errorMessage(err);
       }
@@ -264,25 +281,4 @@ export class Nginx {
     await exited;
     clearTimeout(timer);
   }
-}
-
-/** SIGKILL to what is left of a master's process group (workers of a killed master would hold the ports). */
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is gone already
-  }
-}
-
-/** `nginx -v` and the Debian package version, logged at start (NGINX-NOTES.md: security backports). */
-export async function nginxVersion(binary: string): Promise<{ nginx: string; package: string }> {
-  const v = await run(binary, ['-v'])
-    .then((r) => (r.stderr || r.stdout).trim())
-    .catch((e: unknown) => `unknown (${errorMessage(e)})`);
-  const pkg = await run('dpkg-query', ['-W', '-f=${Version}', 'nginx'])
-    .then((r) => r.stdout.trim())
-    .catch(() => 'unknown');
-  return { nginx: v, package: pkg };
 }

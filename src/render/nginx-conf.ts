@@ -43,6 +43,11 @@ export interface RenderOptions {
   readonly dynamicRoutes?: boolean;
   /** Server blocks kept between renders (render/memo.ts); absent: every block is rendered. */
   readonly memo?: RenderMemo;
+  /**
+   * The access log when the ConfigMap names no access-log-path; absent: /dev/stdout, which is Portico's stdout (the
+   * master inherits it), as ingress-nginx's /var/log/nginx/access.log links to /dev/stdout.
+   */
+  readonly defaultAccessLog?: string;
 }
 
 function ctxOf(o: RenderOptions): SettingsContext {
@@ -52,7 +57,7 @@ function ctxOf(o: RenderOptions): SettingsContext {
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg'] as const;
 
 function accessLog(o: RenderOptions, g: GlobalSettings): string[] {
-  const path = syslogTarget(g) ?? filePath(g.accessLogPath ?? `${o.workDir}/logs/access.log`);
+  const path = syslogTarget(g) ?? filePath(g.accessLogPath ?? o.defaultAccessLog ?? '/dev/stdout');
   if (g.disableAccessLog) return ['    access_log off;'];
   if (g.logFormatUpstream === undefined) return [`    access_log ${path} portico ${accessLogTail(g)};`];
   const escape = g.logFormatEscapeJson ? 'escape=json ' : g.logFormatEscapeNone ? 'escape=none ' : '';

@@ -52,6 +52,7 @@ describe('request id', () => {
       [],
     );
     assert.equal(new Set(ids).size, ids.length, 'no id twice');
+    // Portico's stdout is a socket pair here (test/support/portico.ts): the access log is the work dir's file.
     const log = join(portico.workDir, 'logs', 'access.log');
     // buffer=64k flush=1s, one buffer per worker: every worker's lines reach the file within about a second
     const missing = async (): Promise<string[]> => {

@@ -1,5 +1,6 @@
 // Starts the real `portico` command (local mode, real nginx) for end-to-end tests, and sends it requests.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -98,8 +99,10 @@ export interface Running {
   readonly status: number;
   readonly workDir: string;
   readonly proc: ChildProcess;
-  /** Everything Portico printed (JSON log lines). */
+  /** Everything Portico printed (JSON log lines; and the access log when it goes to stdout). */
   readonly output: string[];
+  /** With `stdoutFile`: the file Portico's stdout goes to (its stderr still fills `output`). */
+  readonly stdoutFile?: string;
   stop(): Promise<number | null>;
 }
 
@@ -115,12 +118,17 @@ export function withTestSwitches(args: readonly string[]): string[] {
 
 /**
  * Starts `portico` with the flags of the issue's command line (every port picked free) and a 0700 mktemp work dir;
- * resolves when /healthz is 200.
+ * resolves when /healthz is 200. Portico's stdout is a pipe here, which Node makes a socket pair: nginx cannot open
+ * /dev/stdout on it, so the access log goes to the work dir's logs/access.log (run.ts). `stdoutFile: true` gives
+ * Portico a file as stdout instead (as a container runtime's FIFO or a terminal would): the access log goes there.
  */
-export async function startPortico(args: string[], opts: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv; ownGroup?: boolean } = {}): Promise<Running> {
+export async function startPortico(args: string[], opts: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv; ownGroup?: boolean; stdoutFile?: boolean } = {}): Promise<Running> {
   args = withTestSwitches(args);
   const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const workDir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
+  const stdoutFile = opts.stdoutFile === true ? `${workDir}.stdout` : undefined;
+  // Opened as a shell's `>` opens it (no O_APPEND): Portico's lines and nginx's appended access lines must both stay.
+  const stdoutFd = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'w');
   const proc = spawn(
     process.execPath,
     [
@@ -139,14 +147,21 @@ export async function startPortico(args: string[], opts: { waitHealthy?: boolean
       'debug',
     ],
     // ownGroup: Portico leads a process group of its own, as a job in a terminal does (signals to the group: -pid).
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env }, detached: opts.ownGroup === true },
+    { stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'], env: { ...process.env, ...opts.env }, detached: opts.ownGroup === true },
   );
+  if (stdoutFd !== undefined) closeSync(stdoutFd);
   const output: string[] = [];
-  const collect = (chunk: Buffer) => {
-    for (const l of chunk.toString('utf8').split('\n')) if (l) output.push(l);
+  // Lines, not chunks: a chunk may end in the middle of a line.
+  const collector = () => {
+    let rest = '';
+    return (chunk: Buffer) => {
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      for (const l of lines) if (l) output.push(l);
+    };
   };
-  proc.stdout?.on('data', collect);
-  proc.stderr?.on('data', collect);
+  proc.stdout?.on('data', collector());
+  proc.stderr?.on('data', collector());
   const exited = new Promise<number | null>((resolve) => {
     proc.once('exit', (code) => {
       resolve(code);
@@ -160,12 +175,14 @@ export async function startPortico(args: string[], opts: { waitHealthy?: boolean
     workDir,
     proc,
     output,
+    ...(stdoutFile === undefined ? {} : { stdoutFile }),
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
       const code = await exited;
       clearTimeout(timer);
       await rm(workDir, { recursive: true, force: true });
+      if (stdoutFile !== undefined) await rm(stdoutFile, { force: true });
       return code;
     },
   };
