@@ -22,6 +22,8 @@ import {
   type Config,
 } from '../config/config.js';
 import { COMPAT_FLAGS, refusedFlagWarnings } from './flags-compat.js';
+import { commandError, flagError } from './suggest.js';
+import { INSPECT_COMMANDS } from '../inspect/command.js';
 
 interface FlagSpec {
   readonly type: 'string' | 'boolean';
@@ -149,7 +151,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   try {
     parsed = parseArgs({ args: normalizeArgv(argv), options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new ConfigError(`${(err as Error).message} (see portico --help)`);
+    throw new ConfigError(`${flagError(err, Object.keys(options).filter((n) => n !== 'v'))} (see portico --help)`);
   }
   const { values, positionals } = parsed;
   const str = (name: string): string => {
@@ -159,9 +161,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   const opt = (name: string): string | undefined => str(name) || undefined;
   const bool = (name: string): boolean => values[`no-${name}`] !== true && (values[name] === true || FLAGS[name]?.default === 'true');
   const mode = COMMANDS.find((c) => c === positionals[0]) ?? 'run';
-  if (positionals.length > 0 && (mode === 'run' || positionals.length > 1)) {
-    throw new ConfigError(`unexpected argument ${JSON.stringify(positionals.join(' '))} (commands: ${COMMANDS.join(', ')})`);
-  }
+  if (mode === 'run' && positionals[0] !== undefined) throw new ConfigError(commandError(positionals[0], [...COMMANDS, ...INSPECT_COMMANDS]));
+  if (positionals.length > 1) throw new ConfigError(`unexpected argument ${JSON.stringify(positionals.slice(1).join(' '))} after ${positionals[0] ?? ''}`);
   const lb = str('default-load-balance');
   if (lb !== 'round_robin' && lb !== 'ewma') {
     throw new ConfigError(`--default-load-balance: expected round_robin or ewma, got ${JSON.stringify(lb)}`);
