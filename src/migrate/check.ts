@@ -89,8 +89,10 @@ const hostsOf = (ing: Ingress): string[] => (ing.spec?.rules ?? []).map((r) => (
  * does ingress-nginx's host-wide `~*` route differently from Portico (docs/migration.md).
  */
 function regexSharesHost(ing: Ingress, ours: readonly Ingress[], prefix: string): boolean {
-  const regex = (i: Ingress): boolean => i.metadata?.annotations?.[`${prefix}/use-regex`]?.trim() === 'true';
-  if (!regex(ing)) return false;
+  const asks = (i: Ingress): boolean => i.metadata?.annotations?.[`${prefix}/use-regex`]?.trim() === 'true';
+  // rewrite-target makes an Ingress's own paths regex too (in both controllers), so its paths are not the others'.
+  const regex = (i: Ingress): boolean => asks(i) || i.metadata?.annotations?.[`${prefix}/rewrite-target`] !== undefined;
+  if (!asks(ing)) return false;
   const hosts = new Set(hostsOf(ing));
   return ours.some((o) => o !== ing && !regex(o) && hostsOf(o).some((h) => hosts.has(h)));
 }
