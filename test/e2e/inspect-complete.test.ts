@@ -64,7 +64,10 @@ describe('inspectors show canaries, TCP services and the default certificate', (
       configMap('tcp', { [String(tcpPort)]: 'default/db:5432' }, 'ingress'),
     ]);
     p = await startPortico(['--manifests', m.dir, '--tcp-services-configmap', 'ingress/tcp']);
-    await until('the canary and the TCP port serve', async () => (await get(p.http, 'shop.test', '/', { headers: { 'x-canary': 'always' } })).headers['x-backend'] === 'web-canary' && (await tcpWho(tcpPort).catch(() => '')) === 'db');
+    await until(
+      'the canary and the TCP port serve',
+      async () => (await get(p.http, 'shop.test', '/', { headers: { 'x-canary': 'always' } })).headers['x-backend'] === 'web-canary' && (await tcpWho(tcpPort).catch(() => '')) === 'db',
+    );
   });
 
   after(async () => {

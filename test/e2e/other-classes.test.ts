@@ -22,7 +22,7 @@ const warnings = (p: Running): LogLine[] =>
     .map((l) => JSON.parse(l) as LogLine)
     .filter((l) => l.level === 40 && l.msg.includes("not of Portico's class"));
 
-describe("Ingresses of another class: a Warning that says which flags serve them", () => {
+describe('Ingresses of another class: a Warning that says which flags serve them', () => {
   let web: Backend;
   let m: ManifestDir;
   let p: Running | undefined;

@@ -59,7 +59,13 @@ async function answer(name: string): Promise<string> {
 }
 
 void test("the controller is run with the flags the report evaluated with (ingress-nginx's class, its ConfigMap, its tcp-services)", () => {
-  assert.deepEqual(evaluatedWith, ['--controller-class=k8s.io/ingress-nginx', '--ingress-class=nginx', '--configmap=ingress-nginx/ingress-nginx-controller', '--watch-ingress-without-class=true', '--tcp-services-configmap=ingress-nginx/tcp-services']);
+  assert.deepEqual(evaluatedWith, [
+    '--controller-class=k8s.io/ingress-nginx',
+    '--ingress-class=nginx',
+    '--configmap=ingress-nginx/ingress-nginx-controller',
+    '--watch-ingress-without-class=true',
+    '--tcp-services-configmap=ingress-nginx/tcp-services',
+  ]);
 });
 
 void test('every Ingress the report calls served is served by the controller; every skipped one answers 404', async () => {

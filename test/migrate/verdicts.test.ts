@@ -42,7 +42,13 @@ const deployment = {
           {
             name: 'controller',
             image: 'registry.k8s.io/ingress-nginx/controller:v1.13.3',
-            args: ['/nginx-ingress-controller', '--controller-class=k8s.io/ingress-nginx', '--ingress-class=nginx', '--tcp-services-configmap=$(POD_NAMESPACE)/tcp-services', '--enable-ssl-chain-completion=false'],
+            args: [
+              '/nginx-ingress-controller',
+              '--controller-class=k8s.io/ingress-nginx',
+              '--ingress-class=nginx',
+              '--tcp-services-configmap=$(POD_NAMESPACE)/tcp-services',
+              '--enable-ssl-chain-completion=false',
+            ],
             env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
           },
         ],
@@ -71,7 +77,10 @@ describe('migrate-check judges as the controller serves', () => {
     db = await tcpBackend('db');
     tcpPort = await freePort();
     m = await manifestFolder();
-    const shared = (name: string, path: string, created: string) => ({ ...on(name, 'secure.test', path, {}, created), spec: { ...on(name, 'secure.test', path).spec, tls: [{ hosts: ['secure.test'], secretName: 'secure-tls' }] } });
+    const shared = (name: string, path: string, created: string) => ({
+      ...on(name, 'secure.test', path, {}, created),
+      spec: { ...on(name, 'secure.test', path).spec, tls: [{ hosts: ['secure.test'], secretName: 'secure-tls' }] },
+    });
     await m.write('cluster.json', [ingressClass('nginx', 'k8s.io/ingress-nginx'), deployment, configMap('tcp-services', { [String(tcpPort)]: 'shop/db:5432' }, 'ingress-nginx')]);
     await m.write('backends.json', [
       ...backends.flatMap((b) => backendObjects(b.id, b.port, 'shop')),
@@ -165,7 +174,10 @@ describe('migrate-check judges as the controller serves', () => {
   });
 
   test('a TCP entry that cannot be served is refused with why, and exit 1', async () => {
-    await writeFile(join(m.dir, 'tcp-bad.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: tcp-services, namespace: ingress-nginx }\ndata: { "${tcpPort}": shop/db:5432, "9": shop/missing:5432 }\n`);
+    await writeFile(
+      join(m.dir, 'tcp-bad.yaml'),
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: tcp-services, namespace: ingress-nginx }\ndata: { "${tcpPort}": shop/db:5432, "9": shop/missing:5432 }\n`,
+    );
     try {
       const r = await portico(['migrate-check', '--manifests', m.dir, '--json']);
       assert.equal(r.code, 1);
