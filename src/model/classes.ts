@@ -35,7 +35,7 @@ function serveWith(ing: Ingress, byName: ReadonlyMap<string, IngressClass>, opts
     const controller = byName.get(className)?.spec?.controller;
     return controller !== undefined
       ? { names: `class ${className}`, serve: `--controller-class ${controller}` }
-      : { names: `class ${className}`, serve: `an IngressClass ${className} (none exists) whose spec.controller is --controller-class (${opts.controllerClass})` };
+      : { names: `class ${className}`, serve: `a new IngressClass ${className} (none exists) with spec.controller ${opts.controllerClass}` };
   }
   if (legacy !== undefined) return { names: `annotation ${LEGACY_CLASS_ANNOTATION}: ${legacy}`, serve: `--ingress-class ${legacy}` };
   return { names: 'no class', serve: '--watch-ingress-without-class' };
