@@ -89,8 +89,12 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('syslog-port', 'syslogPort', '514', 'UDP port of syslog-host.', v.int(1, 65535)),
   key('log-format-escape-none', 'logFormatEscapeNone', 'false', 'Writes variables in the access log unescaped (escape=none).', v.bool),
   key('access-log-params', 'accessLogParams', '', "Parameters of access_log: buffer=SIZE, flush=TIME, gzip[=LEVEL] (Portico's default: buffer=64k flush=1s).", logParams),
-  key('http-access-log-path', 'accessLogPath', '', 'Same as access-log-path (Portico serves no stream section yet).', (raw) =>
-    /^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`),
+  key(
+    'http-access-log-path',
+    'accessLogPath',
+    '',
+    "The HTTP access log's path, as access-log-path (the stream section of tcp/udp-services-configmap writes no access log: see stream-access-log-path).",
+    (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`)),
   ),
   key('enable-multi-accept', 'enableMultiAccept', 'true', 'A worker accepts all new connections at once (multi_accept).', v.bool),
   key('max-worker-open-files', 'maxWorkerOpenFiles', '0', "worker_rlimit_nofile (0: the system's limit).", v.int(0, 10_000_000)),

@@ -76,11 +76,18 @@ export const COMPAT_FLAGS: Readonly<Record<string, CompatFlag>> = {
   vmodule: s('no-op', KLOG),
 };
 
+/**
+ * Whether `value` of a refused flag asks for what Portico does not give: a boolean only when true (`=false` asks for
+ * what Portico does anyway), a string by the flag's own test. The start Warnings and migrate-check both judge by it.
+ */
+export function asksForRefused(f: CompatFlag, value: string | boolean | undefined): boolean {
+  if (f.status !== 'refused' || value === undefined) return false;
+  const v = f.type === 'boolean' && typeof value === 'string' ? value === 'true' : value;
+  if (v === false) return false;
+  return (f.asks ?? (() => true))(v);
+}
+
 /** The Warnings at start for refused flags whose value asks for the behaviour. */
 export function refusedFlagWarnings(values: Readonly<Record<string, string | boolean | undefined>>): string[] {
-  return Object.entries(COMPAT_FLAGS).flatMap(([name, f]) => {
-    const v = values[name];
-    if (f.status !== 'refused' || v === undefined || v === false) return [];
-    return (f.asks ?? (() => true))(v) ? [`--${name} is accepted but refused: ${f.doc}`] : [];
-  });
+  return Object.entries(COMPAT_FLAGS).flatMap(([name, f]) => (asksForRefused(f, values[name]) ? [`--${name} is accepted but refused: ${f.doc}`] : []));
 }

@@ -22,6 +22,8 @@ import {
   type Config,
 } from '../config/config.js';
 import { COMPAT_FLAGS, refusedFlagWarnings } from './flags-compat.js';
+import { commandError, flagError } from './suggest.js';
+import { INSPECT_COMMANDS } from '../inspect/command.js';
 
 interface FlagSpec {
   readonly type: 'string' | 'boolean';
@@ -158,7 +160,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   try {
     parsed = parseArgs({ args: normalizeArgv(argv), options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new ConfigError(`${(err as Error).message} (see portico --help)`);
+    const known = Object.keys(options).filter((n) => n !== 'v');
+    throw new ConfigError(`${flagError(err, known)} (see portico --help)`);
   }
   const { values, positionals } = parsed;
   const str = (name: string): string => {
@@ -167,10 +170,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
   };
   const opt = (name: string): string | undefined => str(name) || undefined;
   const bool = (name: string): boolean => values[`no-${name}`] !== true && (values[name] === true || FLAGS[name]?.default === 'true');
-  const mode = COMMANDS.find((c) => c === positionals[0]) ?? 'run';
-  if (positionals.length > 0 && (mode === 'run' || positionals.length > 1)) {
-    throw new ConfigError(`unexpected argument ${JSON.stringify(positionals.join(' '))} (commands: ${COMMANDS.join(', ')})`);
-  }
+  const mode = commandOf(positionals);
   const lb = str('default-load-balance');
   if (lb !== 'round_robin' && lb !== 'ewma') {
     throw new ConfigError(`--default-load-balance: expected round_robin or ewma, got ${JSON.stringify(lb)}`);
@@ -246,6 +246,14 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Rea
 }
 
 type Value = string | boolean | undefined;
+
+/** The command word (`run` without one); an unknown word names every command and the nearest one. */
+function commandOf(positionals: readonly string[]): 'run' | (typeof COMMANDS)[number] {
+  const mode = COMMANDS.find((c) => c === positionals[0]) ?? 'run';
+  if (mode === 'run' && positionals[0] !== undefined) throw new ConfigError(commandError(positionals[0], [...COMMANDS, ...INSPECT_COMMANDS]));
+  if (positionals.length > 1) throw new ConfigError(`unexpected argument ${JSON.stringify(positionals.slice(1).join(' '))} after ${positionals[0] ?? ''}`);
+  return mode;
+}
 
 /** The stream flags (issue 17): the TCP/UDP services ConfigMaps and ssl-passthrough. */
 function streamFlags(opt: (name: string) => string | undefined, passthrough: boolean): Pick<Config, 'tcpServicesConfigmap' | 'udpServicesConfigmap' | 'enableSslPassthrough'> {

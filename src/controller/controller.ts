@@ -15,6 +15,7 @@ import { SyncLoop } from './sync-loop.js';
 import { AnnotationStage } from './annotations.js';
 import { Offload } from './offload.js';
 import { ProblemReporter } from './problems.js';
+import { ClassNotice } from './class-notice.js';
 import { TlsSync } from './tls-sync.js';
 import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
 import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
@@ -101,6 +102,7 @@ export class Controller {
   /** The last sync ended applied (or equal): only then may an EndpointSlice-only change skip the full build. */
   private lastOk = false;
   readonly problems: ProblemReporter;
+  private readonly classes: ClassNotice;
   readonly tls: TlsSync;
   /** The worker thread the CPU work of a sync runs on (offload.ts): /healthz and the webhook never wait for it. */
   private readonly offload: Offload;
@@ -128,6 +130,7 @@ export class Controller {
       this.loop.mark(kind);
     });
     this.problems = new ProblemReporter(log);
+    this.classes = new ClassNotice(log, modelOptions(config));
     this.tls = new TlsSync(config.workDir, log);
     // A build worker that dies (out of memory, a crash) is replaced, and the sync it took with it is run again.
     this.offload = new Offload(config, render, (why) => {
@@ -199,6 +202,7 @@ export class Controller {
       ? { model: refreshEndpoints(last.model, snap, targetPolicy(this.config), this.endpointsMemo, this.endpointsFrom), conf: last.conf }
       : await this.exec.buildTested(() => (snap = this.store.snapshot()));
     this.report(model);
+    if (!last) this.classes.check(snap);
     this.tls.warnExpiring(model, started);
     if (!last) {
       const authWritten = await writeAuthFiles(this.config.workDir, model);

@@ -5,7 +5,7 @@ import type { Nginx } from '../nginx/process.js';
 import { SyncHistory } from '../metrics/history.js';
 import { createMetrics } from '../metrics/registry.js';
 import { parseDump, trafficByIngress } from '../metrics/requests.js';
-import { certificatesOf, routesOf, skippedOf, warningsOf, type CertDebugHost, type State } from '../inspect/state.js';
+import { certificatesOf, routesOf, skippedOf, streamOf, warningsOf, type CertDebugDefault, type CertDebugHost, type State } from '../inspect/state.js';
 import type { Controller } from './controller.js';
 
 const QUARANTINED = 'nginx refused the configuration made from this Ingress';
@@ -38,10 +38,8 @@ export function startOperations(config: Config, ctl: Controller, nginx: Nginx, l
     const last = history.recent(1)[0];
     if (repushPending && run.causes.has('nginx-restart') && last?.plan !== 'failed') repushPending = false;
   });
-  const certHosts = (): CertDebugHost[] => {
-    const parsed = JSON.parse(ctl.tls.debug(ctl.debug.model)) as { hosts?: CertDebugHost[] };
-    return parsed.hosts ?? [];
-  };
+  const certDebug = (): { hosts?: CertDebugHost[]; default?: CertDebugDefault } => JSON.parse(ctl.tls.debug(ctl.debug.model)) as { hosts?: CertDebugHost[]; default?: CertDebugDefault };
+  const certHosts = (): CertDebugHost[] => certDebug().hosts ?? [];
   const dump = async (): Promise<string> => (config.enableMetrics && nginx.running ? nginx.metrics() : '');
   const quarantined = (): number => ctl.problems.current.filter((p) => p.reason.startsWith(QUARANTINED)).length;
   const metrics = createMetrics(
@@ -70,16 +68,18 @@ export function startOperations(config: Config, ctl: Controller, nginx: Nginx, l
     state: async () => {
       const series = parseDump(await dump().catch(() => ''));
       const problems = ctl.problems.current;
+      const certs = certDebug();
       const state: State = {
         generatedAt: new Date().toISOString(),
         healthy: !stopping && !repushPending && ctl.healthy,
         stopping,
         nginx: { restarts },
         routes: routesOf(ctl.debug.model, ctl.store.snapshot().endpointSlices, ctl.debug.routed),
-        certificates: certificatesOf(certHosts(), Date.now()),
+        stream: streamOf(ctl.debug.model, ctl.store.snapshot().endpointSlices),
+        certificates: certificatesOf(certs.hosts ?? [], Date.now(), certs.default),
         syncs: history.recent(20),
         warnings: warningsOf(problems),
-        skipped: skippedOf(problems),
+        skipped: skippedOf(ctl.debug.model, problems),
         traffic: trafficByIngress(series),
       };
       return `${JSON.stringify(state, null, 2)}\n`;

@@ -1,6 +1,7 @@
 // `portico backends|config|certs|status|gateway [--url URL] [--json]`: reads a running instance's health port and prints tables.
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../errors.js';
+import { flagError } from '../cli/suggest.js';
 import type { State } from './state.js';
 import { backendsTable, certsTable, configTable, statusText } from './tables.js';
 import { gatewayTables, type GatewayDoc } from './gateway.js';
@@ -20,7 +21,7 @@ const USAGE = `usage: portico backends|config|certs|status|gateway [--url http:/
   gateway: the Gateway API status Portico computes (/debug/gateway; the leader writes the same)`;
 
 const SECTIONS: Readonly<Record<Exclude<InspectCommand, 'gateway'>, (s: State) => unknown>> = {
-  backends: (s) => s.routes,
+  backends: (s) => ({ routes: s.routes, stream: s.stream ?? [] }),
   config: (s) => s.routes,
   certs: (s) => s.certificates,
   status: (s) => ({ healthy: s.healthy, stopping: s.stopping, nginx: s.nginx, syncs: s.syncs, warnings: s.warnings, skipped: s.skipped }),
@@ -46,7 +47,7 @@ export async function runInspect(command: InspectCommand, argv: readonly string[
   try {
     ({ values } = parseArgs({ args: [...argv], options: { url: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true }));
   } catch (e) {
-    err.write(`portico ${command}: ${errorMessage(e)}\n${USAGE}\n`);
+    err.write(`portico ${command}: ${flagError(e, ['url', 'json', 'raw', 'help'])}\n${USAGE}\n`);
     return 2;
   }
   if (values.help === true) {

@@ -1,6 +1,8 @@
 // The inspector's document: what a running Portico serves, as plain JSON for the CLI and the dashboard. Never a secret.
 import type { EndpointSlice } from '../model/input.js';
-import type { Model, Problem } from '../model/types.js';
+import type { Model, Problem, Upstream } from '../model/types.js';
+import type { CanaryPolicy } from '../model/settings-traffic.js';
+import { skippedProblems } from '../model/verdicts.js';
 import type { SyncRecord } from '../metrics/history.js';
 
 export type EndpointState = 'ready' | 'terminating' | 'not ready';
@@ -17,6 +19,16 @@ export interface RoutePath {
   readonly ingress: string;
   readonly backend: string;
   readonly service: string;
+  readonly endpoints: readonly RouteEndpoint[];
+  /** A canary's row (after its main path's): when it takes requests, e.g. `weight 10/100, header X-Canary`. */
+  readonly canary?: string;
+}
+/** One TCP or UDP port of the stream section (tcp/udp-services-configmap). */
+export interface StreamRow {
+  readonly protocol: 'tcp' | 'udp';
+  readonly port: number;
+  readonly service: string;
+  readonly source: string;
   readonly endpoints: readonly RouteEndpoint[];
 }
 export interface CertificateRow {
@@ -50,6 +62,8 @@ export interface State {
   readonly nginx: { readonly restarts: number };
   /** `servedBy`: the host's own server block in nginx.conf, or the Lua route table (docs/adr/0014; no reload on change). */
   readonly routes: readonly { readonly host: string; readonly servedBy: ServedBy; readonly paths: readonly RoutePath[] }[];
+  /** TCP/UDP ports (tcp/udp-services-configmap); absent from instances that predate it. */
+  readonly stream?: readonly StreamRow[];
   readonly certificates: readonly CertificateRow[];
   readonly syncs: readonly SyncRecord[];
   readonly warnings: readonly WarningRow[];
@@ -82,9 +96,27 @@ function endpointStates(slices: readonly EndpointSlice[], namespace: string, ser
   return states;
 }
 
+/** The endpoints of `u` in rotation (model), then the ones its slices hold out of rotation. */
+function endpointRows(u: Upstream | undefined, slices: readonly EndpointSlice[]): RouteEndpoint[] {
+  const states = u ? endpointStates(slices, u.service.namespace, u.service.name) : new Map<string, EndpointState>();
+  const inRotation = (u?.endpoints ?? []).map((e): RouteEndpoint => ({ address: e.address, port: e.port, state: states.get(e.address) ?? 'ready', inRotation: true }));
+  const shown = new Set(inRotation.map((e) => e.address));
+  const out = [...states].filter(([a]) => !shown.has(a)).map(([address, state]): RouteEndpoint => ({ address, port: null, state, inRotation: false }));
+  return [...inRotation, ...out];
+}
+
+const serviceOf = (u: Upstream | undefined): string => (u ? `${u.service.namespace}/${u.service.name}:${u.servicePort}` : '(missing Service: 503)');
+
+/** When a canary takes requests, in the annotations' words. */
+function canaryWhen(p: CanaryPolicy): string {
+  const by = [p.header && `header ${p.header}${p.headerValue ? `=${p.headerValue}` : p.headerPattern ? ` ~ ${p.headerPattern}` : ''}`, p.cookie && `cookie ${p.cookie}`].filter((x) => x !== '');
+  return [`weight ${p.weight}/${p.weightTotal}`, ...by].join(', ');
+}
+
 /**
- * hosts → paths → backends → endpoints: the ones in rotation (model) and the ones the slices hold out of it. `routed`:
- * the hosts of the route table (the rendered configuration's routeHosts), the others have a server block.
+ * hosts → paths → backends → endpoints: the ones in rotation (model) and the ones the slices hold out of it; a path's
+ * canary follows it as a row of its own. `routed`: the hosts of the route table (the rendered configuration's
+ * routeHosts), the others have a server block.
  */
 export function routesOf(model: Model | undefined, slices: readonly EndpointSlice[], routed: ReadonlySet<string> = new Set()): State['routes'] {
   if (!model) return [];
@@ -95,26 +127,50 @@ export function routesOf(model: Model | undefined, slices: readonly EndpointSlic
     paths: s.locations.flatMap((l): RoutePath[] => {
       if (l.target.kind !== 'upstream') return [];
       const u = upstreams.get(l.target.upstream);
-      const states = u ? endpointStates(slices, u.service.namespace, u.service.name) : new Map<string, EndpointState>();
-      const inRotation = (u?.endpoints ?? []).map((e): RouteEndpoint => ({ address: e.address, port: e.port, state: states.get(e.address) ?? 'ready', inRotation: true }));
-      const shown = new Set(inRotation.map((e) => e.address));
-      const out = [...states].filter(([a]) => !shown.has(a)).map(([address, state]): RouteEndpoint => ({ address, port: null, state, inRotation: false }));
-      return [
-        {
-          path: l.path,
-          match: l.match,
-          ingress: `${l.target.ingress.namespace}/${l.target.ingress.name}`,
-          backend: l.target.upstream,
-          service: u ? `${u.service.namespace}/${u.service.name}:${u.servicePort}` : '(missing Service: 503)',
-          endpoints: [...inRotation, ...out],
-        },
-      ];
+      const main: RoutePath = {
+        path: l.path,
+        match: l.match,
+        ingress: `${l.target.ingress.namespace}/${l.target.ingress.name}`,
+        backend: l.target.upstream,
+        service: serviceOf(u),
+        endpoints: endpointRows(u, slices),
+      };
+      const policy = l.target.canary !== undefined ? u?.canary?.[l.target.canary] : undefined;
+      if (!policy) return [main];
+      const c = upstreams.get(policy.backend);
+      const ingress = policy.ingress ? `${policy.ingress.namespace}/${policy.ingress.name}` : '';
+      return [main, { ...main, ingress, backend: policy.backend, service: serviceOf(c), endpoints: endpointRows(c, slices), canary: canaryWhen(policy) }];
     }),
   }));
 }
 
-export function certificatesOf(hosts: readonly CertDebugHost[], now: number): CertificateRow[] {
-  return hosts.map((h) => {
+/** The TCP/UDP ports of the stream section with their endpoints. */
+export function streamOf(model: Model | undefined, slices: readonly EndpointSlice[]): StreamRow[] {
+  return (model?.stream?.services ?? []).map((s) => {
+    const states = endpointStates(slices, s.service.namespace, s.service.name);
+    return {
+      protocol: s.protocol,
+      port: s.port,
+      service: `${s.service.namespace}/${s.service.name}:${s.servicePort}`,
+      source: `${s.source.configMap}[${s.source.key}]`,
+      endpoints: s.endpoints.map((e) => ({ address: e.address, port: e.port, state: states.get(e.address) ?? 'ready', inRotation: true })),
+    };
+  });
+}
+
+/** `default` of /debug/certs: where the certificate for hosts without their own comes from. */
+export interface CertDebugDefault {
+  source: string;
+  subject?: string;
+  issuer?: string;
+  notAfter?: string;
+}
+
+/** The hosts' certificates, then the default one (host `*`), which serves every other TLS connection. */
+export function certificatesOf(hosts: readonly CertDebugHost[], now: number, fallback?: CertDebugDefault): CertificateRow[] {
+  const secret = fallback?.source.startsWith('Secret ') === true ? fallback.source.slice('Secret '.length) : null;
+  const rows = fallback ? [...hosts, { host: '*', ingress: '', secret, subject: fallback.subject, issuer: fallback.issuer, notAfter: fallback.notAfter }] : hosts;
+  return rows.map((h) => {
     const notAfter = h.notAfter ?? '';
     const ms = Date.parse(notAfter);
     return {
@@ -133,6 +189,7 @@ export function warningsOf(problems: readonly Problem[]): WarningRow[] {
   return problems.map((p) => ({ object: `${p.object.kind} ${p.object.namespace}/${p.object.name}`, field: p.field, reason: p.reason, severity: p.severity }));
 }
 
-export function skippedOf(problems: readonly Problem[]): WarningRow[] {
-  return warningsOf(problems.filter((p) => p.object.kind === 'Ingress' && p.severity === 'dropped'));
+/** The Ingresses the model does not serve at all, with why (model/verdicts.ts: migrate-check's rule too). */
+export function skippedOf(model: Model | undefined, problems: readonly Problem[]): WarningRow[] {
+  return warningsOf(skippedProblems(model, problems));
 }

@@ -8,17 +8,28 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
 }
 
-/** hosts → paths → backends → endpoints with their state. */
+const endpointsCell = (eps: State['routes'][number]['paths'][number]['endpoints'], none: string): string =>
+  eps.length === 0 ? none : eps.map((e) => `${e.address}${e.port === null ? '' : `:${e.port}`} ${e.state}${e.inRotation ? '' : ' (out of rotation)'}`).join(', ');
+
+/** A canary row's service: its own, then when it takes requests. */
+const serviceCell = (p: { service: string; canary?: string }): string => (p.canary === undefined ? p.service : `${p.service} (canary: ${p.canary})`);
+
+/** hosts → paths → backends (canaries after their main path) → endpoints with their state; then the TCP/UDP ports. */
 export function backendsTable(s: State): string {
   const rows: string[][] = [];
   for (const r of s.routes) {
     for (const p of r.paths) {
-      const eps =
-        p.endpoints.length === 0 ? 'none (503)' : p.endpoints.map((e) => `${e.address}${e.port === null ? '' : `:${e.port}`} ${e.state}${e.inRotation ? '' : ' (out of rotation)'}`).join(', ');
-      rows.push([r.host === '_' ? '*' : r.host, `${p.match === 'exact' ? '= ' : p.match === 'regex' ? '~ ' : ''}${p.path}`, p.ingress, p.service, eps]);
+      rows.push([r.host === '_' ? '*' : r.host, `${p.match === 'exact' ? '= ' : p.match === 'regex' ? '~ ' : ''}${p.path}`, p.ingress, serviceCell(p), endpointsCell(p.endpoints, 'none (503)')]);
     }
   }
-  return table(['HOST', 'PATH', 'INGRESS', 'SERVICE', 'ENDPOINTS'], rows);
+  const http = table(['HOST', 'PATH', 'INGRESS', 'SERVICE', 'ENDPOINTS'], rows);
+  const stream = s.stream ?? [];
+  if (stream.length === 0) return http;
+  const ports = table(
+    ['PORT', 'SERVICE', 'FROM', 'ENDPOINTS'],
+    stream.map((t) => [`${t.port}/${t.protocol}`, t.service, t.source, endpointsCell(t.endpoints, 'none (connections closed)')]),
+  );
+  return `${http}\n\n${ports}`;
 }
 
 /** Certificates with hosts, issuer and expiry in days. */
@@ -62,6 +73,6 @@ export function statusText(s: State): string {
  * or the Lua route table (docs/adr/0014). The shape, not nginx.conf: `--raw` prints that, the route table after it.
  */
 export function configTable(s: State): string {
-  const rows = s.routes.flatMap((r) => r.paths.map((p) => [r.host === '_' ? '*' : r.host, p.match, p.path, p.ingress, p.backend, r.servedBy]));
+  const rows = s.routes.flatMap((r) => r.paths.map((p) => [r.host === '_' ? '*' : r.host, p.match, p.path, p.ingress, p.canary === undefined ? p.backend : `${p.backend} (canary)`, r.servedBy]));
   return table(['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND', 'SERVED BY'], rows);
 }

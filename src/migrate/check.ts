@@ -10,9 +10,10 @@ import { COMPAT_ANNOTATION_BY_KEY, compatVerdict } from '../annotations/table-co
 import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
 import { classSelector } from '../model/classes.js';
 import type { Ingress, Snapshot } from '../model/input.js';
-import type { Problem } from '../model/types.js';
+import type { Model, ObjectRef, Problem } from '../model/types.js';
+import { ingressVerdict } from '../model/verdicts.js';
 import { errorMessage } from '../errors.js';
-import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES } from './differences.js';
+import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES, USE_REGEX_DIFFERENCE } from './differences.js';
 import { SNIPPETS_OFF } from '../annotations/parse.js';
 import { HOST_CONFLICT } from '../model/hosts.js';
 
@@ -40,6 +41,8 @@ export interface IngressReport {
 
 export interface ConfigMapReport {
   readonly ref: string;
+  /** The stream ConfigMaps only: which of --tcp-services-configmap and --udp-services-configmap it is. */
+  readonly protocol?: 'TCP' | 'UDP';
   readonly found: boolean;
   readonly keys: readonly Item[];
 }
@@ -47,14 +50,14 @@ export interface ConfigMapReport {
 const KEEPS = /; the Ingress (is not served|keeps its last valid form)$/;
 
 /** One annotation's verdict: the stage's refusal, else the table's row, else the compatibility table's word on it. */
-function annotationItem(key: string, name: string, value: string, problems: readonly Problem[]): Item {
+function annotationItem(key: string, name: string, value: string, problems: readonly Problem[], regexShared: boolean): Item {
   const refused = problems.find((p) => p.field === `metadata.annotations[${key}]` && p.severity === 'dropped');
   if (refused) return { key, value, verdict: 'refused', detail: refused.reason.replace(KEEPS, '') };
   // Served without it (a snippet while allow-snippet-annotations is false, a host-wide setting of a non-owner): different.
   const ignored = problems.find((p) => (p.field === `metadata.annotations[${key}]` || p.field === `metadata.annotations.${name}`) && (p.reason === SNIPPETS_OFF || p.reason.includes(HOST_CONFLICT)));
   if (ignored) return { key, value, verdict: 'different', detail: ignored.reason };
   if (BY_KEY.has(name)) {
-    const diff = ANNOTATION_DIFFERENCES[name];
+    const diff = name === 'use-regex' ? (regexShared ? USE_REGEX_DIFFERENCE : undefined) : ANNOTATION_DIFFERENCES[name];
     return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
   }
   const compat = compatVerdict(name, value);
@@ -65,39 +68,53 @@ function annotationItem(key: string, name: string, value: string, problems: read
   return { key, value, verdict: 'unknown', detail: 'neither Portico nor ingress-nginx knows this annotation (a typo?); both ignore it' };
 }
 
-function annotationItems(ing: Ingress, prefix: string, problems: readonly Problem[]): Item[] {
+function annotationItems(ing: Ingress, prefix: string, problems: readonly Problem[], regexShared: boolean): Item[] {
   const annotations = ing.metadata?.annotations ?? {};
   return Object.keys(annotations)
     .filter((k) => k.startsWith(`${prefix}/`))
     .sort()
-    .map((key) => annotationItem(key, key.slice(prefix.length + 1), annotations[key] ?? '', problems));
+    .map((key) => annotationItem(key, key.slice(prefix.length + 1), annotations[key] ?? '', problems, regexShared));
 }
 
 /** What a sync on `snap` serves (the controller's own buildAndRender), or the renderer's refusal. */
-function served(snap: Snapshot, config: Config, log: Logger): { ingresses: ReadonlySet<string>; problems: readonly Problem[]; renderError?: string } {
+export function served(snap: Snapshot, config: Config, log: Logger): { model?: Model; renderError?: string } {
   const stage = new AnnotationStage(config, log);
   try {
-    const { model } = buildAndRender(stage, snap, config, renderOptions(config, undefined));
-    return { ingresses: new Set(model.ingresses.map((r) => `${r.namespace}/${r.name}`)), problems: model.problems };
+    return { model: buildAndRender(stage, snap, config, renderOptions(config, undefined)).model };
   } catch (err) {
     // The controller would hold one Ingress out and retry; here the refusal is reported on every Ingress.
-    return { ingresses: new Set(), problems: [], renderError: errorMessage(err) };
+    return { renderError: errorMessage(err) };
   }
 }
 
-/** Every Ingress of the configured class, judged as a sync on `snap` would serve it. */
-export function checkIngresses(snap: Snapshot, config: Config, log: Logger): IngressReport[] {
-  const ours = classSelector(snap.ingressClasses, modelOptions(config));
-  const m = served(snap, config, log);
-  const mine = snap.ingresses.filter(ours).map((ing) => ({ ing, namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' }));
+const hostsOf = (ing: Ingress): string[] => (ing.spec?.rules ?? []).map((r) => (r.host ?? '').toLowerCase());
+
+/**
+ * Whether a use-regex Ingress shares a host with another Ingress of ours that does not ask for regex paths: only then
+ * does ingress-nginx's host-wide `~*` route differently from Portico (docs/migration.md).
+ */
+function regexSharesHost(ing: Ingress, ours: readonly Ingress[], prefix: string): boolean {
+  const asks = (i: Ingress): boolean => i.metadata?.annotations?.[`${prefix}/use-regex`]?.trim() === 'true';
+  // rewrite-target makes an Ingress's own paths regex too (in both controllers), so its paths are not the others'.
+  const regex = (i: Ingress): boolean => asks(i) || i.metadata?.annotations?.[`${prefix}/rewrite-target`] !== undefined;
+  if (!asks(ing)) return false;
+  const hosts = new Set(hostsOf(ing));
+  return ours.some((o) => o !== ing && !regex(o) && hostsOf(o).some((h) => hosts.has(h)));
+}
+
+/** Every Ingress of the configured class, judged as a sync on `snap` would serve it (`m`: from `served`). */
+export function checkIngresses(snap: Snapshot, config: Config, m: ReturnType<typeof served>): IngressReport[] {
+  const ours = snap.ingresses.filter(classSelector(snap.ingressClasses, modelOptions(config)));
+  const mine = ours.map((ing) => ({ ing, namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' }));
   mine.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
   return mine.map(({ ing, namespace, name }) => {
-    const problems = m.problems.filter((p) => p.object.kind === 'Ingress' && p.object.namespace === namespace && p.object.name === name);
-    const annotations = annotationItems(ing, config.annotationsPrefix, problems);
-    const said = new Set(problems.map((p) => p.field));
+    const ref: ObjectRef = { kind: 'Ingress', namespace, name };
+    const judged = m.model ? ingressVerdict(m.model, ref) : { verdict: 'skipped' as const, problems: [] };
+    const annotations = annotationItems(ing, config.annotationsPrefix, judged.problems, regexSharesHost(ing, ours, config.annotationsPrefix));
+    const said = new Set(judged.problems.map((p) => p.field));
     const differs = annotations.filter((a) => (a.verdict === 'different' || a.verdict === 'unknown') && !said.has(`metadata.annotations[${a.key}]`)).map((a) => `${a.key}: ${a.verdict}`);
-    const reasons = [...(m.renderError !== undefined ? [`render: ${m.renderError}`] : []), ...problems.map((p) => `${p.field}: ${p.reason}`), ...differs];
-    const verdict: IngressVerdict = !m.ingresses.has(`${namespace}/${name}`) ? 'skipped' : reasons.length > 0 ? 'served-differently' : 'served';
+    const reasons = [...(m.renderError !== undefined ? [`render: ${m.renderError}`] : []), ...judged.problems.map((p) => `${p.field}: ${p.reason}`), ...differs];
+    const verdict: IngressVerdict = judged.verdict === 'skipped' ? 'skipped' : reasons.length > 0 ? 'served-differently' : 'served';
     return { namespace, name, verdict, reasons, annotations };
   });
 }
@@ -123,4 +140,31 @@ export function checkConfigMap(snap: Snapshot, config: Config): ConfigMapReport 
       return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
     });
   return { ref, found: cm !== undefined, keys };
+}
+
+/**
+ * The entries of --tcp-services-configmap and --udp-services-configmap, each judged by the model's stream section: a
+ * port it serves is `same` (with its Warning, if any, e.g. no ready endpoint); a port it skips is `refused`, with why.
+ */
+export function checkStream(snap: Snapshot, config: Config, model: Model | undefined): ConfigMapReport[] {
+  const refs = [
+    ['TCP', config.tcpServicesConfigmap],
+    ['UDP', config.udpServicesConfigmap],
+  ] as const;
+  return refs.flatMap(([protocol, ref]) => {
+    if (!ref) return [];
+    const id = `${ref.namespace}/${ref.name}`;
+    const cm = snap.configMaps.find((c) => c.metadata?.namespace === ref.namespace && c.metadata.name === ref.name);
+    const data = cm?.data ?? {};
+    const keys = Object.keys(data)
+      .sort()
+      .map((key): Item => {
+        const value = data[key] ?? '';
+        const said = model?.problems.find((p) => p.object.kind === 'ConfigMap' && `${p.object.namespace}/${p.object.name}` === id && `data.${key}`.startsWith(p.field));
+        const servedHere = model?.stream?.services.some((s) => s.protocol === protocol.toLowerCase() && s.source.configMap === id && s.source.key === key) === true;
+        if (servedHere) return { key, value, verdict: 'same', detail: said?.reason ?? '' };
+        return { key, value, verdict: 'refused', detail: said?.reason ?? 'not served' };
+      });
+    return [{ ref: id, protocol, found: cm !== undefined, keys }];
+  });
 }

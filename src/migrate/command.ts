@@ -1,12 +1,12 @@
 // `portico migrate-check`: reads a folder or a cluster, judges it as Portico would serve it, prints the report.
 import { parseFlags } from '../cli/flags.js';
 import { createLogger } from '../log.js';
-import { checkConfigMap, checkIngresses } from './check.js';
+import { checkConfigMap, checkIngresses, checkStream, served } from './check.js';
 import { evaluatedArgs, findControllers, judgeFlags, splitFlags, type ControllerFound } from './controller-flags.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import { EVALUATED_FLAGS, INGRESS_NGINX_CLASS } from './differences.js';
-import { loadDeployments, loadSnapshot } from './inputs.js';
+import { loadDeployments, loadSnapshot, type Unreadable } from './inputs.js';
 import { makeReport, reportText, type Report } from './report.js';
 import { routesReport, routesText, type RoutesReport } from './httproute-output.js';
 import { errorMessage } from '../errors.js';
@@ -27,6 +27,7 @@ interface Evaluated {
   readonly inherited: string[];
   readonly config: ReturnType<typeof parseFlags>;
   readonly snapshot: Snapshot;
+  readonly unreadable: Unreadable[];
 }
 
 async function evaluate(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Evaluated> {
@@ -43,8 +44,8 @@ async function evaluate(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
   const inherited = controllers.length === 1 && controllers[0] ? evaluatedArgs(controllers[0].flags) : [];
   const args = [...defaults, ...inherited, ...user];
   const config = parseFlags(['migrate-check', ...args], env);
-  const snapshot = await loadSnapshot(config, log);
-  return { user, defaults, log, notes, controllers, inherited, config, snapshot };
+  const { snapshot, unreadable } = await loadSnapshot(config, log);
+  return { user, defaults, log, notes, controllers, inherited, config, snapshot, unreadable };
 }
 
 /**
@@ -53,9 +54,12 @@ async function evaluate(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
  * the user's own flags come last and win.
  */
 export async function migrateReport(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Report> {
-  const { user, defaults, log, notes, controllers, inherited, config, snapshot } = await evaluate(argv, env);
+  const { user, defaults, log, notes, controllers, inherited, config, snapshot, unreadable } = await evaluate(argv, env);
+  const judged = served(snapshot, config, log.child({}, { level: 'silent' }));
   const configMap = checkConfigMap(snapshot, config);
   if (configMap && !configMap.found) notes.push(`the ConfigMap ${configMap.ref} (--configmap) does not exist`);
+  const streamServices = checkStream(snapshot, config, judged.model);
+  for (const c of streamServices) if (!c.found) notes.push(`the ConfigMap ${c.ref} (--${(c.protocol ?? '').toLowerCase()}-services-configmap) does not exist`);
   // Each flag once, with the value that won (the last one), in the order first given.
   const evaluated = new Map<string, string>();
   for (const [n, v] of splitFlags([...defaults, ...inherited, ...user])) if (EVALUATED_FLAGS.includes(n) || n === 'strict-host-ownership') evaluated.set(n, v);
@@ -64,8 +68,10 @@ export async function migrateReport(argv: readonly string[], env: NodeJS.Process
     controllerClass: config.controllerClass,
     ingressClass: config.ingressClass,
     evaluatedWith,
-    ingresses: checkIngresses(snapshot, config, log.child({}, { level: 'silent' })),
+    ingresses: checkIngresses(snapshot, config, judged),
     configMap: configMap ?? null,
+    streamServices,
+    unreadable,
     controllers: controllers.map((c) => ({ deployment: c.deployment, flags: judgeFlags(c.flags) })),
     notes,
   });

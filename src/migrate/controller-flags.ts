@@ -1,7 +1,7 @@
 // ingress-nginx's controller Deployment: finding it, reading its flags, and judging each against Portico's flag table.
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import { FLAGS, parseFlags } from '../cli/flags.js';
-import { COMPAT_FLAGS } from '../cli/flags-compat.js';
+import { asksForRefused, COMPAT_FLAGS } from '../cli/flags-compat.js';
 import { errorMessage } from '../errors.js';
 import { EVALUATED_FLAGS, FLAG_DIFFERENCES } from './differences.js';
 import type { Item } from './check.js';
@@ -69,9 +69,11 @@ export function judgeFlags(flags: readonly (readonly [string, string])[]): Item[
     const key = `--${name}`;
     const compat = FLAGS[name] === undefined ? COMPAT_FLAGS[name] : undefined;
     if (FLAGS[name] === undefined && compat === undefined) return { key, value, verdict: 'unknown', detail: 'Portico has no such flag' };
-    if (compat?.status === 'refused' && (compat.asks?.(compat.type === 'boolean' ? value === 'true' : value) ?? true)) return { key, value, verdict: 'refused', detail: compat.doc };
+    if (compat !== undefined && asksForRefused(compat, value)) return { key, value, verdict: 'refused', detail: compat.doc };
     const bad = refusal(name, value, flags);
     if (bad !== undefined) return { key, value, verdict: 'refused', detail: bad };
+    // A refused flag whose value does not ask for it (--enable-ssl-chain-completion=false) asks for what Portico does.
+    if (compat?.status === 'refused') return { key, value, verdict: 'same', detail: '' };
     const diff = compat !== undefined ? `${compat.status}: ${compat.doc}` : FLAG_DIFFERENCES[name];
     return diff !== undefined ? { key, value, verdict: 'different', detail: diff } : { key, value, verdict: 'same', detail: '' };
   });

@@ -4,15 +4,19 @@
 /** Annotations Portico reads and applies, with a behaviour that differs from ingress-nginx's (docs/migration.md). */
 export const ANNOTATION_DIFFERENCES: Readonly<Record<string, string>> = {
   'preserve-trailing-slash': 'accepted and changes nothing: Portico always keeps the URI as sent in the HTTPS redirect (ingress-nginx strips a trailing slash unless it is set)',
-  'auth-url':
-    "host names are resolved per request with the name servers of /etc/resolv.conf; a $host URL (oauth2-proxy's form) goes to Portico's own listener for the request's host; other variables are refused",
   'auth-cache-key': 'the cache key also names the auth setup, so two Ingresses never share verdicts; responses that set a cookie are not cached',
-  'whitelist-source-range': 'allowlist-source-range wins when both are set',
   'backend-protocol': 'FCGI sends the standard CGI parameters Portico writes out (not /etc/nginx/fastcgi_params), a fastcgi-params-configmap key replacing its namesake',
   'fastcgi-params-configmap': 'values may name only the variables docs/annotations.md lists ($document_root, $fastcgi_script_name, $request_uri, $http_*, …); any other refuses the Ingress',
   'stream-snippet': 'refused under --snippet-mode=safe (the default): stream{} has no place of one Ingress; rendered as ingress-nginx does with --snippet-mode=any',
   'custom-headers': "as ingress-nginx 1.12+: every header name must be in the ConfigMap's global-allowed-response-headers (exact case), else the Ingress is refused",
 };
+
+/**
+ * use-regex on a host where another Ingress has Prefix or Exact paths (check.ts decides when it applies): ingress-nginx
+ * turns every path of the host into a case-insensitive regex; Portico only the paths of the Ingress that asks.
+ */
+export const USE_REGEX_DIFFERENCE =
+  "ingress-nginx makes every path of the host a case-insensitive regex (~*), other Ingresses' Prefix and Exact paths included; Portico makes only this Ingress's paths regex, so other Ingresses' paths on the host stay case-sensitive (/API/x does not reach a Prefix /api path) and keep their own match type";
 
 /** ConfigMap keys Portico reads, with a behaviour that differs. */
 export const CONFIGMAP_DIFFERENCES: Readonly<Record<string, string>> = {
@@ -42,6 +46,9 @@ export const EVALUATED_FLAGS: readonly string[] = [
   'allow-snippet-annotations',
   'default-backend-service',
   'default-ssl-certificate',
+  'tcp-services-configmap',
+  'udp-services-configmap',
+  'enable-ssl-passthrough',
 ];
 
 /** The class ingress-nginx serves by default: migrate-check's default class. */

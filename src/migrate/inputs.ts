@@ -12,16 +12,26 @@ import { ManifestSource } from '../sources/manifests.js';
 import { KubeSource } from '../kube/source.js';
 import { listDeployments } from '../kube/deployments.js';
 
-/** The snapshot a controller with `config` would start from: listed once, then the source is stopped. */
-export async function loadSnapshot(config: Config, log: Logger): Promise<Snapshot> {
+/** A file of the folder migrate-check could not read (whole or in part): a finding, never a log line only. */
+export interface Unreadable {
+  readonly file: string;
+  readonly errors: readonly string[];
+}
+
+/**
+ * The snapshot a controller with `config` would start from (listed once, then the source is stopped), and the files
+ * it could not read: their objects are missing from the snapshot.
+ */
+export async function loadSnapshot(config: Config, log: Logger): Promise<{ snapshot: Snapshot; unreadable: Unreadable[] }> {
   const store = new Store<Snapshot>();
-  const source = config.manifests ? new ManifestSource(config.manifests, store, log) : new KubeSource(config, store, log);
+  const manifests = config.manifests ? new ManifestSource(config.manifests, store, log.child({}, { level: 'silent' })) : undefined;
+  const source = manifests ?? new KubeSource(config, store, log);
   try {
     await source.start();
   } finally {
     source.stop();
   }
-  return store.snapshot();
+  return { snapshot: store.snapshot(), unreadable: manifests?.unreadable() ?? [] };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

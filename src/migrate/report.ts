@@ -1,4 +1,5 @@
 // migrate-check's report: the JSON for scripts, the table for people, the summary, and whether everything maps.
+import type { Unreadable } from './inputs.js';
 import { VERDICTS, type ConfigMapReport, type IngressReport, type IngressVerdict, type Item, type Verdict } from './check.js';
 
 export interface ControllerReport {
@@ -13,16 +14,22 @@ export interface Report {
   readonly evaluatedWith: readonly string[];
   readonly ingresses: readonly IngressReport[];
   readonly configMap: ConfigMapReport | null;
+  /** --tcp-services-configmap and --udp-services-configmap, port by port. */
+  readonly streamServices: readonly ConfigMapReport[];
+  /** Files that could not be read (whole or in part): their objects are missing from every verdict above. */
+  readonly unreadable: readonly Unreadable[];
   readonly controllers: readonly ControllerReport[];
   /** Things the reader should know that are not verdicts (e.g. the Deployments could not be listed). */
   readonly notes: readonly string[];
   readonly summary: {
     readonly annotations: Readonly<Record<Verdict, number>>;
     readonly configMapKeys: Readonly<Record<Verdict, number>>;
+    readonly streamPorts: Readonly<Record<Verdict, number>>;
+    readonly unreadableFiles: number;
     readonly flags: Readonly<Record<Verdict, number>>;
     readonly ingresses: Readonly<Record<IngressVerdict, number>>;
   };
-  /** True only when nothing is refused or unknown and no Ingress is skipped: migrate-check then exits 0. */
+  /** True only when every file was read, nothing is refused or unknown and no Ingress is skipped: migrate-check then exits 0. */
   readonly ok: boolean;
 }
 
@@ -31,8 +38,15 @@ const count = (items: readonly Item[]): Record<Verdict, number> => Object.fromEn
 export function makeReport(r: Omit<Report, 'summary' | 'ok'>): Report {
   const ing = { served: 0, 'served-differently': 0, skipped: 0 };
   for (const i of r.ingresses) ing[i.verdict] += 1;
-  const summary = { annotations: count(r.ingresses.flatMap((i) => i.annotations)), configMapKeys: count(r.configMap?.keys ?? []), flags: count(r.controllers.flatMap((c) => c.flags)), ingresses: ing };
-  const bad = [summary.annotations, summary.configMapKeys, summary.flags].reduce((n, c) => n + c.refused + c.unknown, 0) + ing.skipped;
+  const summary = {
+    annotations: count(r.ingresses.flatMap((i) => i.annotations)),
+    configMapKeys: count(r.configMap?.keys ?? []),
+    streamPorts: count(r.streamServices.flatMap((c) => c.keys)),
+    flags: count(r.controllers.flatMap((c) => c.flags)),
+    ingresses: ing,
+    unreadableFiles: r.unreadable.length,
+  };
+  const bad = [summary.annotations, summary.configMapKeys, summary.streamPorts, summary.flags].reduce((n, c) => n + c.refused + c.unknown, 0) + ing.skipped + r.unreadable.length;
   return { ...r, summary, ok: bad === 0 };
 }
 
@@ -64,6 +78,7 @@ export function reportText(r: Report): string {
     `portico migrate-check: Ingresses of controller ${r.controllerClass} (class ${r.ingressClass})`,
     `evaluated as: portico ${r.evaluatedWith.join(' ')}`.trimEnd(),
     ...r.notes.map((n) => `note: ${n}`),
+    ...r.unreadable.flatMap((u) => [`UNREADABLE ${u.file}: its objects are missing from this report`, ...u.errors.map((e) => `  ${e}`)]),
     '',
     ...table(
       ['INGRESS', 'VERDICT', 'REASONS'],
@@ -84,6 +99,15 @@ export function reportText(r: Report): string {
       ),
     );
   }
+  for (const c of r.streamServices.filter((x) => x.found)) {
+    out.push('', `${c.protocol ?? ''} services ConfigMap ${c.ref}`);
+    out.push(
+      ...table(
+        ['PORT', 'VALUE', 'VERDICT', 'DETAIL'],
+        c.keys.map((k) => [k.key, short(k.value), k.verdict, k.detail]),
+      ),
+    );
+  }
   for (const c of r.controllers) {
     out.push('', `flags of the ingress-nginx Deployment ${c.deployment}`);
     out.push(
@@ -94,7 +118,10 @@ export function reportText(r: Report): string {
     );
   }
   const s = r.summary;
-  out.push('', `summary: Ingresses: ${counts(s.ingresses)}; annotations: ${counts(s.annotations)}; ConfigMap keys: ${counts(s.configMapKeys)}; flags: ${counts(s.flags)}`);
-  out.push(r.ok ? 'everything maps (exit 0)' : 'not everything maps: see the refused, unknown and skipped rows above (exit 1)', '');
+  const unread = s.unreadableFiles > 0 ? `unreadable files: ${s.unreadableFiles}; ` : '';
+  const ports = r.streamServices.length > 0 ? `; TCP/UDP ports: ${counts(s.streamPorts)}` : '';
+  out.push('', `summary: ${unread}Ingresses: ${counts(s.ingresses)}; annotations: ${counts(s.annotations)}; ConfigMap keys: ${counts(s.configMapKeys)}${ports}; flags: ${counts(s.flags)}`);
+  const why = s.unreadableFiles > 0 ? 'the unreadable files, and the refused, unknown and skipped rows above' : 'the refused, unknown and skipped rows above';
+  out.push(r.ok ? 'everything maps (exit 0)' : `not everything maps: see ${why} (exit 1)`, '');
   return out.join('\n');
 }

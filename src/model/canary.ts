@@ -104,7 +104,7 @@ export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: A
         }
         owners.set(key, ref);
         table.set(ruleKey, { ...main, target: { ...main.target, canary: key } });
-        out.set(main.target.upstream, { ...out.get(main.target.upstream), [key]: policyOf(c, t.upstream) });
+        out.set(main.target.upstream, { ...out.get(main.target.upstream), [key]: { ...policyOf(c, t.upstream), ingress: { namespace: ref.namespace, name: ref.name } } });
         attached += 1;
       });
     });

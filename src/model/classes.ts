@@ -18,3 +18,48 @@ export function classSelector(classes: readonly IngressClass[], opts: ModelOptio
     return namesNoClass && (weAreDefault || opts.watchIngressWithoutClass);
   };
 }
+
+/** Ingresses of other classes, grouped by what would make them Portico's. */
+export interface OtherClasses {
+  /** How many Ingresses name another class (or none, and Portico does not take those). */
+  readonly count: number;
+  /** Per way of naming a class (`class nginx`, `annotation nginx`, `no class`): how many, and what would serve them. */
+  readonly groups: readonly { readonly names: string; readonly count: number; readonly serve: string }[];
+}
+
+/** What would make an Ingress of another class Portico's: a flag, or an IngressClass that does not exist yet. */
+function serveWith(ing: Ingress, byName: ReadonlyMap<string, IngressClass>, opts: ModelOptions): { names: string; serve: string } {
+  const className = ing.spec?.ingressClassName ?? '';
+  const legacy = ing.metadata?.annotations?.[LEGACY_CLASS_ANNOTATION];
+  if (className !== '') {
+    const controller = byName.get(className)?.spec?.controller;
+    return controller !== undefined
+      ? { names: `class ${className}`, serve: `--controller-class ${controller}` }
+      : { names: `class ${className}`, serve: `a new IngressClass ${className} (none exists) with spec.controller ${opts.controllerClass}` };
+  }
+  if (legacy !== undefined) return { names: `annotation ${LEGACY_CLASS_ANNOTATION}: ${legacy}`, serve: `--ingress-class ${legacy}` };
+  return { names: 'no class', serve: '--watch-ingress-without-class' };
+}
+
+/** The Ingresses `classSelector` leaves out, grouped; count 0 when every Ingress is Portico's. Pure. */
+export function otherClasses(ingresses: readonly Ingress[], classes: readonly IngressClass[], opts: ModelOptions): OtherClasses {
+  const ours = classSelector(classes, opts);
+  const byName = new Map(classes.map((c) => [c.metadata?.name ?? '', c]));
+  const groups = new Map<string, { names: string; count: number; serve: string }>();
+  for (const ing of ingresses) {
+    if (ours(ing)) continue;
+    const { names, serve } = serveWith(ing, byName, opts);
+    const g = groups.get(names) ?? { names, count: 0, serve };
+    groups.set(names, { ...g, count: g.count + 1 });
+  }
+  const sorted = [...groups.values()].sort((a, b) => b.count - a.count || a.names.localeCompare(b.names));
+  return { count: sorted.reduce((n, g) => n + g.count, 0), groups: sorted };
+}
+
+/** The Warning for `other` (undefined when there is none to give), in the words an operator acts on. */
+export function otherClassesMessage(other: OtherClasses): string | undefined {
+  if (other.count === 0) return undefined;
+  const parts = other.groups.map((g) => `${g.names}: ${g.count}, served with ${g.serve}`);
+  const n = other.count === 1 ? '1 Ingress is' : `${other.count} Ingresses are`;
+  return `${n} not served: not of Portico's class (${parts.join('; ')})`;
+}

@@ -80,6 +80,8 @@ export interface CanaryPolicy {
   readonly cookie: string;
   readonly weight: number;
   readonly weightTotal: number;
+  /** The canary Ingress (the inspector's rows); never sent to Lua. */
+  readonly ingress?: { readonly namespace: string; readonly name: string };
 }
 
 /** The global ConfigMap keys of the traffic half. */

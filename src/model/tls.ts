@@ -83,13 +83,25 @@ class TlsBuilder {
         }
         const holder = this.hosts.get(host);
         if (holder) {
-          const same = holder.ingress.namespace === ref.namespace && holder.ingress.name === ref.name;
-          if (!same) this.problem(ref, `${field}.hosts[${j}]`, `the certificate of ${host} comes from the older Ingress ${holder.ingress.namespace}/${holder.ingress.name}`, 'dropped');
+          this.heldBy(holder, ref, host, read, `${field}.hosts[${j}]`);
           continue;
         }
         this.hosts.set(host, { host, ingress: ref, certificate: this.pick(read, host, ref, `${field}.secretName`) });
       }
     });
+  }
+
+  /**
+   * A host an older Ingress already holds: it keeps its certificate (ingress-nginx does the same). This Ingress is still
+   * served; when its own Secret names another certificate, the Warning says which one the host gets instead. When it is
+   * the same certificate (two Ingresses sharing one Secret), nothing differs and nothing is said.
+   */
+  private heldBy(holder: HostCertificate, ref: ObjectRef, host: string, read: Read<Certificate> | undefined, field: string): void {
+    if (holder.ingress.namespace === ref.namespace && holder.ingress.name === ref.name) return;
+    const mine = read?.ok === true ? read.value.id : undefined;
+    if (mine !== undefined && mine === holder.certificate) return;
+    const theirs = holder.certificate !== undefined ? `Secret ${holder.certificate}` : 'the default certificate';
+    this.problem(ref, field, `the certificate of ${host} comes from the older Ingress ${holder.ingress.namespace}/${holder.ingress.name} (${theirs}); this entry's is not used for it`);
   }
 
   /**

@@ -12,6 +12,16 @@ export interface BackendPayload {
   readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
 
+/** A canary policy as Lua reads it: the fields it uses, in one order (the Ingress it came from stays in the model). */
+function luaPolicies(canary: Readonly<Record<string, CanaryPolicy>>): Record<string, CanaryPolicy> {
+  return Object.fromEntries(
+    Object.entries(canary).map(([k, p]) => [
+      k,
+      { backend: p.backend, header: p.header, headerValue: p.headerValue, headerPattern: p.headerPattern, cookie: p.cookie, weight: p.weight, weightTotal: p.weightTotal },
+    ]),
+  );
+}
+
 function backendOf(u: Upstream): BackendPayload {
   return {
     name: u.name,
@@ -19,7 +29,7 @@ function backendOf(u: Upstream): BackendPayload {
     loadBalance: u.loadBalance,
     hashBy: u.hashBy,
     affinity: u.affinity,
-    ...(u.canary ? { canary: u.canary } : {}),
+    ...(u.canary ? { canary: luaPolicies(u.canary) } : {}),
   };
 }
 

@@ -31,6 +31,8 @@ export class ManifestSource {
   private readonly named = new Set<string>();
   /** Last good objects of each file, kept while the file does not parse. */
   private readonly lastGood = new Map<string, ParsedObject[]>();
+  /** Each file's parse errors as last read (none: not listed): what local mode could not read. */
+  private readonly errors = new Map<string, readonly string[]>();
   /** First time each object was seen: its creationTimestamp when the manifest gives none. */
   private readonly firstSeen = new Map<string, string>();
 
@@ -39,6 +41,12 @@ export class ManifestSource {
     private readonly store: Store,
     private readonly log: Logger,
   ) {}
+
+  /** The files of the folder that did not parse, or held objects that were not usable, with the reasons (file:line). */
+  unreadable(): { readonly file: string; readonly errors: readonly string[] }[] {
+    const present = new Set(this.byFile.keys());
+    return [...this.errors].filter(([file]) => present.has(file)).map(([file, errors]) => ({ file, errors }));
+  }
 
   /** Reads the folder once (throws if it cannot be read), then watches it. */
   async start(): Promise<void> {
@@ -200,6 +208,8 @@ export class ManifestSource {
       return []; // removed between readdir and read: the next event reads the folder again
     }
     const result = parseManifests(name, text);
+    if (result.errors.length > 0) this.errors.set(name, result.errors);
+    else this.errors.delete(name);
     for (const line of result.ignored) this.log.debug(`ignoring ${line}: not a kind Portico reads`);
     for (const e of result.errors) this.log.error({ file: join(this.dir, name) }, `bad manifest: ${e}`);
     if (result.syntaxError && this.lastGood.has(name)) {

@@ -104,7 +104,9 @@ export function parseManifests(file: string, text: string): ParseResult {
       out.syntaxError = true;
       for (const e of doc.errors) {
         const pos = e.linePos?.[0];
-        out.errors.push(`${file}:${pos ? `${pos.line}:${pos.col}` : line}: ${e.code}: ${e.message.split('\n')[0] ?? ''}`);
+        // yaml repeats the position at the end of its first line ("… at line 6, column 1:"): it is said once, in front.
+        const first = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+        out.errors.push(`${file}:${pos ? `${pos.line}:${pos.col}` : line}: ${e.code}: ${first}`);
       }
       continue;
     }

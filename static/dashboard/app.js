@@ -55,7 +55,7 @@ function render(s, now) {
       const label = `${e.address}${e.port === null ? '' : `:${e.port}`} ${e.state}${e.inRotation ? '' : ' (out)'}`;
       eps.append(el('span', label, `badge ep ${e.state.replace(' ', '-')}`));
     }
-    return [r.host === '_' ? '(any host)' : r.host, `${r.match === 'exact' ? '= ' : ''}${r.path}`, r.ingress, r.service, eps];
+    return [r.host === '_' ? '(any host)' : r.host, `${r.match === 'exact' ? '= ' : ''}${r.path}`, r.ingress, r.canary === undefined ? r.service : `${r.service} (canary: ${r.canary})`, eps];
   }, 'no route');
   fill('certs', s.certificates, (c) => {
     const days = c.daysLeft;

@@ -57,8 +57,10 @@ describe('inspector CLI', () => {
     );
   });
 
-  test('backends --json: the same routes for scripts', async () => {
-    const routes = JSON.parse(await portico('backends', '--json')) as { host: string; paths: { path: string; endpoints: { address: string; state: string; inRotation: boolean }[] }[] }[];
+  test('backends --json: the same routes (and TCP/UDP ports) for scripts', async () => {
+    const { routes } = JSON.parse(await portico('backends', '--json')) as {
+      routes: { host: string; paths: { path: string; endpoints: { address: string; state: string; inRotation: boolean }[] }[] }[];
+    };
     const api = routes.find((r) => r.host === 'api.test')?.paths[0];
     assert.deepEqual(
       api?.endpoints.map((e) => [e.address, e.state, e.inRotation]),

@@ -20,14 +20,16 @@ const PROBES: Readonly<Record<string, { host: string; path: string; headers?: Re
   'legacy/old': { host: 'old.example.com', path: '/', backend: 'old' },
   'admin/dashboard': { host: 'admin.example.com', path: '/', headers: { authorization: `Basic ${Buffer.from('admin:s3cret').toString('base64')}` }, backend: 'dashboard' },
   'media/upload': { host: 'upload.example.com', path: '/', backend: 'upload' },
+  // oauth2-proxy's form: the auth request goes through Portico to /oauth2 on the same host (the stand-in says 200).
   'sso/app': { host: 'app.example.com', path: '/', backend: 'app' },
+  'sso/oauth2-proxy': { host: 'app.example.com', path: '/oauth2/auth', backend: 'oauth' },
   'team/docs': { host: 'docs.example.com', path: '/', backend: 'docs' },
   // Its only path is refused ("served differently"): the host's own Ingress keeps answering.
   'team/catch-all': { host: 'shop.example.com', path: '/anything-else', headers: { 'x-canary': 'never' }, backend: 'web' },
   'other/internal': { host: 'internal.example.com', path: '/', backend: 'internal' },
 };
 
-const SERVICES = ['web', 'web-canary', 'api', 'blog', 'comments', 'old', 'dashboard', 'upload', 'app', 'docs', 'internal'];
+const SERVICES = ['web', 'web-canary', 'api', 'blog', 'comments', 'old', 'dashboard', 'upload', 'app', 'oauth', 'docs', 'internal'];
 
 let dir = '';
 let backends: Backend[] = [];
@@ -57,8 +59,14 @@ async function answer(name: string): Promise<string> {
   return r.status === 200 && typeof r.headers['x-backend'] === 'string' ? r.headers['x-backend'] : String(r.status);
 }
 
-void test("the controller is run with the flags the report evaluated with (ingress-nginx's class, its ConfigMap)", () => {
-  assert.deepEqual(evaluatedWith, ['--controller-class=k8s.io/ingress-nginx', '--ingress-class=nginx', '--configmap=ingress-nginx/ingress-nginx-controller', '--watch-ingress-without-class=true']);
+void test("the controller is run with the flags the report evaluated with (ingress-nginx's class, its ConfigMap, its tcp-services)", () => {
+  assert.deepEqual(evaluatedWith, [
+    '--controller-class=k8s.io/ingress-nginx',
+    '--ingress-class=nginx',
+    '--configmap=ingress-nginx/ingress-nginx-controller',
+    '--watch-ingress-without-class=true',
+    '--tcp-services-configmap=ingress-nginx/tcp-services',
+  ]);
 });
 
 void test('every Ingress the report calls served is served by the controller; every skipped one answers 404', async () => {

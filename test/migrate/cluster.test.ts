@@ -58,5 +58,5 @@ void test('an API that refuses to list Deployments gives a note and no flags; th
   const report = JSON.parse(r.stdout) as { notes: string[]; controllers: unknown[]; ingresses: unknown[] };
   assert.equal(report.controllers.length, 0);
   assert.match(report.notes[0] ?? '', /^ingress-nginx's flags were not read: cannot list Deployments/);
-  assert.equal(report.ingresses.length, 12);
+  assert.equal(report.ingresses.length, 13);
 });

@@ -150,8 +150,8 @@ void describe('TLS model', () => {
       {
         object: { kind: 'Ingress', namespace: 'default', name: 'two' },
         field: 'spec.tls[0].hosts[0]',
-        severity: 'dropped',
-        reason: 'the certificate of a.test comes from the older Ingress default/one',
+        severity: 'degraded',
+        reason: "the certificate of a.test comes from the older Ingress default/one (Secret default/a); this entry's is not used for it",
       },
       {
         object: { kind: 'Ingress', namespace: 'default', name: 'four' },
@@ -192,7 +192,7 @@ void describe('TLS model', () => {
       assert.deepEqual(
         m.problems.filter((p) => p.field.startsWith('spec.tls')).map((p) => [p.object.name, p.field, p.reason]),
         [
-          ['young', 'spec.tls[0].hosts[0]', 'the certificate of x.w.test comes from the older Ingress default/old'],
+          ['young', 'spec.tls[0].hosts[0]', "the certificate of x.w.test comes from the older Ingress default/old (Secret default/wild); this entry's is not used for it"],
           ['missing', 'spec.tls[0].secretName', 'Secret default/nope not found; the hosts of this Ingress are served with the default certificate'],
         ],
       );
