@@ -64,6 +64,13 @@ function method(m: string): string {
   return m;
 }
 
+/**
+ * http{}: the Vary a CORS answer for listed origins sends: the backend's with Origin added (once), or Origin. A
+ * more_set_headers, like every header Portico adds; an add_header here would cut the location off from every
+ * add_header it inherits (a server snippet's). nginx 1.22's `$sent_http_vary` is the backend's first Vary line.
+ */
+export const CORS_VARY_MAP = `    map $sent_http_vary $portico_cors_vary { "" "Origin"; "~*(^|[,\\s])origin($|[,\\s])" $sent_http_vary; default "$sent_http_vary, Origin"; }`;
+
 /** One more_set_headers line: `name` is Portico's own; `value` is a variable of Portico's maps or checked text (methods, header names). */
 function set(indent: string, name: string, value: string): string {
   return `${indent}more_set_headers ${quoteLiteral(`${name}: ${value}`)};`;
@@ -73,13 +80,14 @@ function set(indent: string, name: string, value: string): string {
  * Location lines: a preflight from an allowed origin is answered 204 in the rewrite phase (before the balancer, so
  * the backend never sees it); other answers get the CORS headers when the origin matched. The headers are
  * more_set_headers (headers-more), which a nested block (the preflight's `if`) merges with what it inherits, so
- * HSTS, the ConfigMap's add-headers and custom-headers reach the preflight too (docs/adr/0003, amendment). `Vary: Origin` stays
- * an add_header: it must add to the backend's Vary, not replace it, and nothing Portico inherits is an add_header.
+ * HSTS, the ConfigMap's add-headers and custom-headers reach the preflight too (docs/adr/0003, amendment). Vary
+ * (listed origins only) keeps the backend's values (CORS_VARY_MAP). Portico adds no add_header here, so a server
+ * snippet's add_header still reaches these answers.
  */
 export function corsLocation(c: ResolvedCors, indent: string): string[] {
   const id = corsId(c);
   const I2 = `${indent}    `;
-  const vary = c.allowOrigin.includes('*') ? [] : [`add_header Vary "Origin" always;`];
+  const vary = c.allowOrigin.includes('*') ? [] : [set('', 'Vary', '$portico_cors_vary')];
   const methods = c.allowMethods.map(method).join(', ');
   const headers = c.allowHeaders.map(headerOrStar).join(', ');
   return [
@@ -89,7 +97,6 @@ export function corsLocation(c: ResolvedCors, indent: string): string[] {
     set(I2, 'Access-Control-Allow-Methods', methods),
     set(I2, 'Access-Control-Allow-Headers', headers),
     set(I2, 'Access-Control-Max-Age', int(c.maxAge)),
-    ...vary.map((l) => `${I2}${l}`),
     `${I2}return 204;`,
     `${indent}}`,
     set(indent, 'Access-Control-Allow-Origin', `$portico_cors_h_${id}`),

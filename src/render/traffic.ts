@@ -4,7 +4,7 @@ import { sha256 } from '../hash.js';
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
 import type { LimitSettings, MirrorSettings } from '../model/settings-traffic.js';
 import type { Location, Model, ObjectRef, Server } from '../model/types.js';
-import { corsLocation, corsMaps, resolveCors, corsId } from './cors.js';
+import { CORS_VARY_MAP, corsLocation, corsMaps, resolveCors, corsId } from './cors.js';
 import { cidr, ident, int, quote, quoteLiteral } from './escape.js';
 import { proxyHeaders } from './globals.js';
 
@@ -73,6 +73,7 @@ export function trafficHttp(model: Model, g: GlobalSettings): string[] {
   const zones = limitZones(ts);
   const lines = zones.length > 0 ? [`    limit_req_status ${int(g.limitReqStatusCode)}; limit_conn_status ${int(g.limitConnStatusCode)};`, ...zones] : [];
   for (const [, maps] of [...cors].sort(([a], [b]) => a.localeCompare(b))) lines.push(...maps);
+  if (cors.size > 0) lines.push(CORS_VARY_MAP);
   if (g.blockReferers.length > 0) {
     lines.push('    map $http_referer $portico_block_referer {', '        default 0;');
     for (const r of g.blockReferers) lines.push(`        ${r.startsWith('~') ? quoteLiteral(r) : quote(r)} 1;`);

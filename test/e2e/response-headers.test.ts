@@ -69,7 +69,7 @@ void describe('response headers Portico adds reach every answer', () => {
       configMap('custom-hdrs', { 'X-Custom': 'c' }),
       configMap('portico', { 'add-headers': 'kube-system/global-hdrs', 'global-allowed-response-headers': 'X-Custom' }, 'kube-system'),
       // regex.test: a regex rewrite puts the whole host in a server block of its own
-      site('regex', 'regex.test', '/r/(.*)', { [`${P}/use-regex`]: 'true', [`${P}/rewrite-target`]: '/$1' }),
+      site('regex', 'regex.test', '/r/(.*)', { [`${P}/use-regex`]: 'true', [`${P}/rewrite-target`]: '/$1', [`${P}/server-snippet`]: 'add_header X-Owner o always;' }),
       site('regex-cors', 'regex.test', '/api', CORS),
       site('regex-both', 'regex.test', '/both', { ...CORS, ...CUSTOM }),
       site('regex-snippet', 'regex.test', '/snip', { [`${P}/configuration-snippet`]: 'add_header X-Tenant t always;' }),
@@ -126,6 +126,17 @@ void describe('response headers Portico adds reach every answer', () => {
   void it("regex.test: a snippet's add_header takes neither HSTS nor the ConfigMap's add-headers away", async () => {
     const r = await request(portico.https, 'regex.test', '/snip');
     assert.deepEqual([r.status, r.headers['x-tenant'], r.headers['strict-transport-security'] !== undefined, r.headers['x-global']], [200, 't', true, 'g']);
+  });
+
+  void it("regex.test: the host owner's server-snippet add_header reaches its CORS and custom-headers paths and the preflight (Portico adds no add_header there)", async () => {
+    for (const [path, method] of [
+      ['/api', 'GET'],
+      ['/both', 'GET'],
+      ['/both', 'OPTIONS'],
+    ] as const) {
+      const r = await request(portico.https, 'regex.test', path, { method, headers: { origin: ORIGIN } });
+      assert.equal(r.headers['x-owner'], 'o', `${method} ${path} ${r.status}`);
+    }
   });
 
   void it("a host without TLS: HTTPS answers keep the backend's own HSTS (Portico adds none there)", async () => {
