@@ -78,7 +78,8 @@ void describe('response headers Portico adds reach every answer', () => {
       site('dyn-both', 'dyn.test', '/both', { ...CORS, ...CUSTOM }),
       site('plain-cors', 'plain.test', '/api', CORS),
     ]);
-    portico = await startPortico(['--manifests', dir, '--configmap', 'kube-system/portico']);
+    // Explicit, so the route-table half holds under PORTICO_TEST_DYNAMIC_ROUTES=0 too.
+    portico = await startPortico(['--manifests', dir, '--configmap', 'kube-system/portico', '--enable-dynamic-routes=true']);
     await until('served', async () => (await request(portico.https, 'dyn.test', '/both')).status === 200, 20_000);
   });
 
