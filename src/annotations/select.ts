@@ -137,12 +137,6 @@ function settleServing(ing: Ingress, snap: Snapshot, o: SelectOptions): Settled 
   }
 }
 
-/** The end of a refusal's message: what happened to the Ingress, and for an annotation that fails closed, why. */
-function fate(e: AnnotationError, kept: boolean, prefix: string): string {
-  const why = failsClosed(e.annotation.slice(prefix.length + 1));
-  return `${kept ? 'the Ingress keeps its last valid form' : 'the Ingress is not served'}${why === undefined ? '' : ` (this annotation fails closed: ${why})`}`;
-}
-
 /**
  * Parses the annotations of our Ingresses. A refused annotation that fails open is left out: the Ingress is served
  * without it (a 'degraded' problem). One that fails closed keeps the Ingress in its last accepted form (a 'degraded'
@@ -163,7 +157,9 @@ export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Ac
     const chosen: Accepted | undefined = errors.length === 0 ? { ingress: ing, settings: s } : previous.get(key);
     const object: ObjectRef = { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
     const field = (e: AnnotationError): string => `metadata.annotations[${e.annotation}]`;
-    for (const e of errors) problems.push({ object, field: field(e), reason: `${e.reason}; ${fate(e, chosen !== undefined, o.prefix)}`, severity: chosen ? 'degraded' : 'dropped' });
+    // Said once, at the end (src/migrate/check.ts strips it); why an annotation fails closed is its row in refusal.ts.
+    const fate = chosen ? 'the Ingress keeps its last valid form' : 'the Ingress is not served';
+    for (const e of errors) problems.push({ object, field: field(e), reason: `${e.reason}; ${fate}`, severity: chosen ? 'degraded' : 'dropped' });
     for (const e of ignored) problems.push({ object, field: field(e), reason: `${e.reason}; the Ingress is served without this annotation`, severity: 'degraded' });
     for (const w of warned) problems.push({ object, field: field(w), reason: w.reason, severity: 'degraded' });
     if (!chosen) continue;

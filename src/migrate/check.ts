@@ -42,11 +42,12 @@ export interface ConfigMapReport {
   readonly keys: readonly Item[];
 }
 
-const KEEPS = /; the Ingress (is not served|keeps its last valid form)$/;
+const KEEPS = /; the Ingress (is not served|keeps its last valid form|is served without this annotation)$/;
 
 /** One annotation's verdict: the stage's refusal, else the table's row, else the compatibility table's word on it. */
 function annotationItem(key: string, name: string, value: string, problems: readonly Problem[]): Item {
-  const refused = problems.find((p) => p.field === `metadata.annotations[${key}]` && p.severity === 'dropped');
+  // Dropped, or left out of a served Ingress (an annotation that fails open, docs/adr/0016): refused either way.
+  const refused = problems.find((p) => p.field === `metadata.annotations[${key}]` && (p.severity === 'dropped' || p.reason.endsWith('; the Ingress is served without this annotation')));
   if (refused) return { key, value, verdict: 'refused', detail: refused.reason.replace(KEEPS, '') };
   if (BY_KEY.has(name)) {
     const diff = ANNOTATION_DIFFERENCES[name];

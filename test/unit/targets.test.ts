@@ -405,7 +405,7 @@ test('annotation stage: a refused mirror-target or auth-url is a refused annotat
       [
         'metadata.annotations[nginx.ingress.kubernetes.io/auth-url]',
         'dropped',
-        '"http://169.254.169.254/latest": its host: 169.254.169.254 is a link-local address; targets may not be link-local unless the operator allows it (--allow-upstream-cidrs); the Ingress is not served (this annotation fails closed: authentication: served without it, requests would reach the backend unchecked)',
+        '"http://169.254.169.254/latest": its host: 169.254.169.254 is a link-local address; targets may not be link-local unless the operator allows it (--allow-upstream-cidrs); the Ingress is not served',
       ],
     ],
   );
