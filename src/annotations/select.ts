@@ -1,4 +1,5 @@
-// Failure closed, purely: each Ingress is served in its last form whose annotations all parsed, or not at all.
+// Which form of each Ingress is served, purely (docs/adr/0016): a refused annotation that fails open is left out with a
+// Warning; one that fails closed keeps the Ingress in its last form whose annotations all parsed, or not served.
 import type { ConfigMap, Ingress, Snapshot } from '../model/input.js';
 import type { AnnotationInput, IngressSettings, RiskLevel } from '../model/settings.js';
 import type { ObjectRef, Problem } from '../model/types.js';
@@ -12,6 +13,7 @@ import { isSelfHostUrl } from './auth-urls.js';
 import type { SnippetMode } from '../snippets/check.js';
 import { byName } from '../model/lookup.js';
 import { fastcgiParamsFrom } from './fastcgi.js';
+import { failsClosed } from './refusal.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
 export interface Accepted {
@@ -108,9 +110,37 @@ function settle(ing: Ingress, snap: Snapshot, o: SelectOptions, warned: Annotati
   return { settings, errors };
 }
 
+interface Settled {
+  readonly settings: IngressSettings;
+  /** Refusals that keep the Ingress from being served as it is (one of them fails closed). */
+  readonly errors: readonly AnnotationError[];
+  /** Refusals of annotations that fail open: the Ingress is served without them. */
+  readonly ignored: readonly AnnotationError[];
+  readonly warned: readonly AnnotationError[];
+}
+
 /**
- * Parses the annotations of our Ingresses. An Ingress with a refused annotation keeps its last accepted form
- * (a 'degraded' problem) or is left out (a 'dropped' one); every problem names the annotation and why.
+ * settle(), and while every refusal is of an annotation that fails open, settle() again without those annotations
+ * (leaving one out can refuse another: proxy-redirect-to without its -from). Ends: each round removes an annotation.
+ */
+function settleServing(ing: Ingress, snap: Snapshot, o: SelectOptions): Settled {
+  const annotations = new Map(Object.entries(ing.metadata?.annotations ?? {}));
+  const ignored: AnnotationError[] = [];
+  for (;;) {
+    const warned: AnnotationError[] = [];
+    const r = settle({ ...ing, metadata: { ...ing.metadata, annotations: Object.fromEntries(annotations) } }, snap, o, warned);
+    const open = r.errors.filter((e) => annotations.has(e.annotation) && failsClosed(e.annotation.slice(o.prefix.length + 1)) === undefined);
+    if (r.errors.length === 0) return { settings: r.settings, errors: [], ignored, warned };
+    if (open.length < r.errors.length) return { settings: r.settings, errors: [...ignored, ...r.errors], ignored: [], warned };
+    for (const e of open) annotations.delete(e.annotation);
+    ignored.push(...open);
+  }
+}
+
+/**
+ * Parses the annotations of our Ingresses. A refused annotation that fails open is left out: the Ingress is served
+ * without it (a 'degraded' problem). One that fails closed keeps the Ingress in its last accepted form (a 'degraded'
+ * problem) or leaves it out (a 'dropped' one). Every problem names the annotation and why.
  */
 export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Accepted>, o: SelectOptions): Selection {
   const lastValid = new Map<string, Accepted>();
@@ -123,15 +153,15 @@ export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Ac
       continue;
     }
     const key = keyOf(ing);
-    const warned: AnnotationError[] = [];
-    const { settings: s, errors } = settle(ing, snap, o, warned);
+    const { settings: s, errors, ignored, warned } = settleServing(ing, snap, o);
     const chosen: Accepted | undefined = errors.length === 0 ? { ingress: ing, settings: s } : previous.get(key);
     const object: ObjectRef = { kind: 'Ingress', namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' };
-    for (const e of errors) {
-      const keeps = chosen ? 'the Ingress keeps its last valid form' : 'the Ingress is not served';
-      problems.push({ object, field: `metadata.annotations[${e.annotation}]`, reason: `${e.reason}; ${keeps}`, severity: chosen ? 'degraded' : 'dropped' });
-    }
-    for (const w of warned) problems.push({ object, field: `metadata.annotations[${w.annotation}]`, reason: w.reason, severity: 'degraded' });
+    const field = (e: AnnotationError): string => `metadata.annotations[${e.annotation}]`;
+    // Said once, at the end (src/migrate/check.ts strips it); why an annotation fails closed is its row in refusal.ts.
+    const fate = chosen ? 'the Ingress keeps its last valid form' : 'the Ingress is not served';
+    for (const e of errors) problems.push({ object, field: field(e), reason: `${e.reason}; ${fate}`, severity: chosen ? 'degraded' : 'dropped' });
+    for (const e of ignored) problems.push({ object, field: field(e), reason: `${e.reason}; the Ingress is served without this annotation`, severity: 'degraded' });
+    for (const w of warned) problems.push({ object, field: field(w), reason: w.reason, severity: 'degraded' });
     if (!chosen) continue;
     lastValid.set(key, chosen);
     const global = o.auth ?? GLOBAL_AUTH_DEFAULTS;

@@ -1,5 +1,5 @@
-// ingress-nginx annotations Portico reads without a setting: refused (the Ingress is not served rather than served
-// without the protection it asked for), documented no-ops, and names removed upstream (a Warning names the replacement).
+// ingress-nginx annotations Portico reads without a setting: refused (what that costs the Ingress is refusal.ts's
+// rule), documented no-ops, and names removed upstream (a Warning names the replacement).
 import { REMOVED_ANNOTATIONS } from './ingress-nginx-lists.js';
 
 export interface CompatAnnotation {
@@ -14,7 +14,7 @@ export interface CompatAnnotation {
 }
 
 const truthy = (raw: string): boolean => ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw.trim());
-const NO_WAF = "ModSecurity is not in Debian's nginx packages that Portico runs: an Ingress asking for a WAF is not served rather than served without one";
+const NO_WAF = "ModSecurity is not in Debian's nginx packages that Portico runs";
 const row = (key: string, status: CompatAnnotation['status'], why: string, when?: (raw: string) => boolean): CompatAnnotation => ({ key, status, why, ...(when ? { when } : {}) });
 /** An integer as Go's strconv.Atoi reads it (ingress-nginx's validator for these), of at most 10 digits. */
 const integer = (raw: string): string | undefined => (/^[+-]?\d{1,10}$/.test(raw.trim()) ? undefined : `${JSON.stringify(raw.slice(0, 40))} is not an integer`);
@@ -41,9 +41,9 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
     'no-op',
     'read by the stream section (model/stream.ts): with --enable-ssl-passthrough, TLS connections whose SNI names a rule host of the Ingress go unterminated to the backend of its first path; without the flag the annotation is ignored with a Warning',
   ),
-  row('ssl-ciphers', 'refused', "per-Ingress cipher lists are not implemented (the ConfigMap's ssl-ciphers applies to every host): the Ingress is not served rather than served with other ciphers"),
-  row('ssl-prefer-server-ciphers', 'refused', 'per-Ingress cipher preferences are not implemented: the Ingress is not served rather than served with other settings', truthy),
-  row('proxy-ssl-ciphers', 'refused', 'cipher lists to the backend are not implemented: the Ingress is not served rather than served with other ciphers'),
+  row('ssl-ciphers', 'refused', "per-Ingress cipher lists are not implemented (the ConfigMap's ssl-ciphers applies to every host)"),
+  row('ssl-prefer-server-ciphers', 'refused', 'per-Ingress cipher preferences are not implemented', truthy),
+  row('proxy-ssl-ciphers', 'refused', 'cipher lists to the backend are not implemented'),
   row('session-cookie-domain', 'refused', "the affinity cookie's Domain attribute is not implemented: its clients would lose affinity across hosts"),
   row('session-cookie-change-on-failure', 'refused', 'not implemented: the affinity cookie keeps its endpoint until the endpoint leaves', truthy),
   row('session-cookie-conditional-samesite-none', 'refused', 'not implemented: SameSite=None is sent to every browser', truthy),
@@ -67,8 +67,11 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
 
 export const COMPAT_ANNOTATION_BY_KEY: ReadonlyMap<string, CompatAnnotation> = new Map(COMPAT_ANNOTATIONS.map((a) => [a.key, a]));
 
-/** Removed names that asked for a protection: refused, since serving without it would be serving unprotected. */
-const PROTECTIVE_REMOVED = new Set(['secure-backends', 'secure-verify-ca-secret', 'lua-resty-waf', 'lua-resty-waf-extra-rules']);
+/**
+ * Removed names that asked for a protection: refused (they fail closed, refusal.ts). secure-backends is not one:
+ * ingress-nginx ignores it since 0.21 (backend-protocol replaced it), so it gets the Warning every removed name gets.
+ */
+const PROTECTIVE_REMOVED = new Set(['secure-verify-ca-secret', 'lua-resty-waf', 'lua-resty-waf-extra-rules']);
 
 /** What Portico answers for a name with the prefix that no table row implements: an error, a warning, or nothing. */
 export function compatVerdict(name: string, raw: string): { error?: string; warning?: string } {
@@ -79,7 +82,7 @@ export function compatVerdict(name: string, raw: string): { error?: string; warn
   const replacement = REMOVED_ANNOTATIONS[name];
   if (replacement !== undefined) {
     const why = `removed from ingress-nginx in an earlier release; use ${replacement}`;
-    return PROTECTIVE_REMOVED.has(name) && (name !== 'secure-backends' || truthy(raw)) ? { error: `${why}: the Ingress is not served rather than served without it` } : { warning: `${why}; ignored` };
+    return PROTECTIVE_REMOVED.has(name) ? { error: why } : { warning: `${why}; ignored` };
   }
   return { warning: 'not an annotation Portico or ingress-nginx knows (a typo?); ignored' };
 }

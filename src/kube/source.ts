@@ -8,6 +8,14 @@ import { namespaceOf, toPlain } from './convert.js';
 import { Feed, type Change } from './feed.js';
 import { NAMESPACES, RESOURCES, makeApis, type Resource } from './resources.js';
 
+const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+
+/** An optional feed whose first list failed, and why. */
+interface OptionalFailure {
+  readonly resource: Resource;
+  readonly err: string;
+}
+
 export interface KubeSourceOptions extends ConnectOptions {
   readonly watchNamespace: string | undefined;
   readonly watchNamespaceSelector: string | undefined;
@@ -78,25 +86,48 @@ export class KubeSource {
         ),
       );
     }
-    await Promise.all([...this.feeds].map(([r, f]) => (r.optional === true ? this.startOptional(r, f) : f.start())));
+    const failed: (OptionalFailure | undefined)[] = await Promise.all([...this.feeds].map(([r, f]) => (r.optional === true ? this.startOptional(r, f) : f.start().then(() => undefined))));
+    this.reportOptional(failed.filter((x) => x !== undefined));
     const counts = Object.fromEntries((Object.keys(KINDS) as Kind[]).map((k) => [k, this.store.count(k)]));
     this.log.info({ objects: counts }, 'initial lists done; watching');
   }
 
   /** An optional feed whose first list fails (Gateway API CRDs not installed, or not allowed) stays off until Portico restarts. */
-  private async startOptional(resource: Resource, feed: Feed): Promise<void> {
+  private async startOptional(resource: Resource, feed: Feed): Promise<OptionalFailure | undefined> {
     try {
       await feed.start();
+      return undefined;
     } catch (err) {
       feed.stop();
       this.feeds.delete(resource);
+      return { resource, err: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /**
+   * One line for the optional feeds that could not start. No Gateway API kind at all, each answering 404, is a cluster
+   * without the CRDs, a normal state for Ingress users: info. Some kinds only, or another error: a Warning.
+   */
+  private reportOptional(failed: readonly OptionalFailure[]): void {
+    const ns = failed.find((f) => f.resource.kind === 'Namespace');
+    if (ns) {
       this.log.warn(
-        { feed: resource.feed, err: err instanceof Error ? err.message : String(err) },
-        resource.kind === 'Namespace'
-          ? 'cannot list namespaces: Gateway listeners with allowedRoutes Selector allow no namespace until Portico restarts (grant list and watch on namespaces)'
-          : `cannot list ${resource.group}/${resource.version} ${resource.plural}: no ${resource.feed} is served until Portico restarts (install deploy/gateway-api/, or pass --enable-gateway-api=false)`,
+        { feed: ns.resource.feed, err: ns.err },
+        'cannot list namespaces: Gateway listeners with allowedRoutes Selector allow no namespace until Portico restarts (grant list and watch on namespaces)',
       );
     }
+    const gw = failed.filter((f) => f.resource.kind !== 'Namespace');
+    if (gw.length === 0) return;
+    const names = gw.map((f) => f.resource.feed);
+    const fields = { feed: names.join(', '), err: [...new Set(gw.map((f) => f.err.replace(/^cannot list \S+: /, '')))].join('; ') };
+    const all = gw.length === RESOURCES.filter((r) => r.optional === true).length && gw.every((f) => /\bHTTP 404\b/.test(f.err));
+    const fix = 'install deploy/gateway-api/ to serve them, or pass --enable-gateway-api=false to stop looking';
+    if (all) this.log.info(fields, `the Gateway API CRDs are not installed (${GATEWAY_GROUP}): ${names.join(', ')} are not watched until Portico restarts; ${fix}`);
+    else
+      this.log.warn(
+        fields,
+        `cannot list ${gw.map((f) => `${f.resource.group}/${f.resource.version} ${f.resource.plural}`).join(', ')}: no ${names.join(', ')} is served until Portico restarts; ${fix}`,
+      );
   }
 
   stop(): void {

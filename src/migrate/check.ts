@@ -47,11 +47,12 @@ export interface ConfigMapReport {
   readonly keys: readonly Item[];
 }
 
-const KEEPS = /; the Ingress (is not served|keeps its last valid form)$/;
+const KEEPS = /; the Ingress (is not served|keeps its last valid form|is served without this annotation)$/;
 
 /** One annotation's verdict: the stage's refusal, else the table's row, else the compatibility table's word on it. */
 function annotationItem(key: string, name: string, value: string, problems: readonly Problem[], regexShared: boolean): Item {
-  const refused = problems.find((p) => p.field === `metadata.annotations[${key}]` && p.severity === 'dropped');
+  // Dropped, or left out of a served Ingress (an annotation that fails open, docs/adr/0016): refused either way.
+  const refused = problems.find((p) => p.field === `metadata.annotations[${key}]` && (p.severity === 'dropped' || p.reason.endsWith('; the Ingress is served without this annotation')));
   if (refused) return { key, value, verdict: 'refused', detail: refused.reason.replace(KEEPS, '') };
   // Served without it (a snippet while allow-snippet-annotations is false, a host-wide setting of a non-owner): different.
   const ignored = problems.find((p) => (p.field === `metadata.annotations[${key}]` || p.field === `metadata.annotations.${name}`) && (p.reason === SNIPPETS_OFF || p.reason.includes(HOST_CONFLICT)));

@@ -34,8 +34,10 @@ function originKey(origin: string): string {
 
 /**
  * http-level maps of one configuration: `$portico_cors_ID` is the origin to echo ("" when it does not match, `*`
- * for `*`), `$portico_cors_pre_ID` is 1 for a preflight (OPTIONS from an allowed origin), and the credentials and
- * expose-headers values, empty for origins that did not match (nginx's add_header skips empty values).
+ * for `*`), `$portico_cors_pre_ID` is 1 for a preflight (OPTIONS from an allowed origin). The header values
+ * (`$portico_cors_h_ID`, `_cred_`, `_exp_`) fall back to what the backend sent when the origin did not match: an
+ * empty more_set_headers value would remove the backend's header, and Portico leaves it alone as ingress-nginx does.
+ * They are read only in the header filter, after the backend answered.
  */
 export function corsMaps(c: ResolvedCors): string[] {
   const id = corsId(c);
@@ -44,9 +46,11 @@ export function corsMaps(c: ResolvedCors): string[] {
     ? [`    map $http_origin $portico_cors_${id} { default "*"; }`]
     : [`    map $http_origin $portico_cors_${id} {`, '        default "";', ...c.allowOrigin.map((o) => `        ${originKey(o)} $http_origin;`), '    }'];
   lines.push(`    map "$request_method:$portico_cors_${id}" $portico_cors_pre_${id} { default 0; "~^OPTIONS:." 1; }`);
-  if (c.allowCredentials) lines.push(`    map $portico_cors_${id} $portico_cors_cred_${id} { "" ""; default "true"; }`);
+  lines.push(`    map $portico_cors_${id} $portico_cors_h_${id} { "" $sent_http_access_control_allow_origin; default $portico_cors_${id}; }`);
+  if (c.allowCredentials) lines.push(`    map $portico_cors_${id} $portico_cors_cred_${id} { "" $sent_http_access_control_allow_credentials; default "true"; }`);
   if (c.exposeHeaders.length > 0) {
-    lines.push(`    map $portico_cors_${id} $portico_cors_exp_${id} { "" ""; default ${quote(c.exposeHeaders.map(headerOrStar).join(', '))}; }`);
+    const exposed = quote(c.exposeHeaders.map(headerOrStar).join(', '));
+    lines.push(`    map $portico_cors_${id} $portico_cors_exp_${id} { "" $sent_http_access_control_expose_headers; default ${exposed}; }`);
   }
   return lines;
 }
@@ -61,29 +65,43 @@ function method(m: string): string {
 }
 
 /**
- * Location lines: a preflight from an allowed origin is answered 204 in the rewrite phase (before the balancer, so
- * the backend never sees it); other answers get the CORS headers when the origin matched. `others` are the
- * add_header lines the location inherits and must repeat (add_header replaces inherited ones).
+ * http{}: the Vary a CORS answer for listed origins sends: the backend's with Origin added (once), or Origin. A
+ * more_set_headers, like every header Portico adds; an add_header here would cut the location off from every
+ * add_header it inherits (a server snippet's). nginx 1.22's `$sent_http_vary` is the backend's first Vary line.
  */
-export function corsLocation(c: ResolvedCors, indent: string, others: readonly string[]): string[] {
+export const CORS_VARY_MAP = `    map $sent_http_vary $portico_cors_vary { "" "Origin"; "~*(^|[,\\s])origin($|[,\\s])" $sent_http_vary; default "$sent_http_vary, Origin"; }`;
+
+/** One more_set_headers line: `name` is Portico's own; `value` is a variable of Portico's maps or checked text (methods, header names). */
+function set(indent: string, name: string, value: string): string {
+  return `${indent}more_set_headers ${quoteLiteral(`${name}: ${value}`)};`;
+}
+
+/**
+ * Location lines: a preflight from an allowed origin is answered 204 in the rewrite phase (before the balancer, so
+ * the backend never sees it); other answers get the CORS headers when the origin matched. The headers are
+ * more_set_headers (headers-more), which a nested block (the preflight's `if`) merges with what it inherits, so
+ * HSTS, the ConfigMap's add-headers and custom-headers reach the preflight too (docs/adr/0003, amendment). Vary
+ * (listed origins only) keeps the backend's values (CORS_VARY_MAP). Portico adds no add_header here, so a server
+ * snippet's add_header still reaches these answers.
+ */
+export function corsLocation(c: ResolvedCors, indent: string): string[] {
   const id = corsId(c);
   const I2 = `${indent}    `;
-  const vary = c.allowOrigin.includes('*') ? [] : [`add_header Vary "Origin" always;`];
-  const cred = c.allowCredentials ? [`add_header Access-Control-Allow-Credentials $portico_cors_cred_${id} always;`] : [];
+  const vary = c.allowOrigin.includes('*') ? [] : [set('', 'Vary', '$portico_cors_vary')];
+  const methods = c.allowMethods.map(method).join(', ');
+  const headers = c.allowHeaders.map(headerOrStar).join(', ');
   return [
     `${indent}if ($portico_cors_pre_${id}) {`,
-    `${I2}add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
-    ...(c.allowCredentials ? [`${I2}add_header Access-Control-Allow-Credentials "true" always;`] : []),
-    `${I2}add_header Access-Control-Allow-Methods ${quote(c.allowMethods.map(method).join(', '))} always;`,
-    `${I2}add_header Access-Control-Allow-Headers ${quote(c.allowHeaders.map(headerOrStar).join(', '))} always;`,
-    `${I2}add_header Access-Control-Max-Age ${int(c.maxAge)} always;`,
-    ...vary.map((l) => `${I2}${l}`),
+    set(I2, 'Access-Control-Allow-Origin', `$portico_cors_${id}`),
+    ...(c.allowCredentials ? [set(I2, 'Access-Control-Allow-Credentials', 'true')] : []),
+    set(I2, 'Access-Control-Allow-Methods', methods),
+    set(I2, 'Access-Control-Allow-Headers', headers),
+    set(I2, 'Access-Control-Max-Age', int(c.maxAge)),
     `${I2}return 204;`,
     `${indent}}`,
-    `${indent}add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
-    ...cred.map((l) => `${indent}${l}`),
-    ...(c.exposeHeaders.length > 0 ? [`${indent}add_header Access-Control-Expose-Headers $portico_cors_exp_${id} always;`] : []),
+    set(indent, 'Access-Control-Allow-Origin', `$portico_cors_h_${id}`),
+    ...(c.allowCredentials ? [set(indent, 'Access-Control-Allow-Credentials', `$portico_cors_cred_${id}`)] : []),
+    ...(c.exposeHeaders.length > 0 ? [set(indent, 'Access-Control-Expose-Headers', `$portico_cors_exp_${id}`)] : []),
     ...vary.map((l) => `${indent}${l}`),
-    ...others,
   ];
 }

@@ -3,7 +3,6 @@
 // the profile, so a new Ingress whose annotations render a block already there is a push; a new block is a reload.
 import { sha256 } from '../hash.js';
 import type { Server, Target, Upstream } from '../model/types.js';
-import { addHeaders } from './globals.js';
 import { luaHooks } from './nginx-conf.js';
 import { errorPages, locationBody, serverBody, type SettingsContext } from './settings.js';
 
@@ -50,15 +49,15 @@ export function emptyServerBody(ctx: SettingsContext): string {
 }
 
 /**
- * The named locations, sorted by name. HSTS as in the router's location; a block with add_header lines of its own
- * already repeats the ConfigMap's (render/settings.ts), else they are repeated here beside HSTS.
+ * HSTS of the host the router matched (`$portico_route_hsts`, set by lua/portico/router.lua), in the router's
+ * location and each profile; the ConfigMap's add-headers come from http{} (more_set_headers merges into every block).
  */
-export function profileLocations(profiles: ReadonlyMap<string, string>, hsts: boolean, ctx: SettingsContext): string[] {
-  return [...profiles]
-    .sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .flatMap(([body, name]) => {
-      const own = /(^|\n)\s*add_header /.test(body);
-      const headers = hsts ? [`${I}add_header Strict-Transport-Security $portico_route_hsts always;`, ...(own ? [] : addHeaders(ctx.headers.add, I))] : [];
-      return [`        location ${name} {`, ...headers, ...body.split('\n'), '        }'];
-    });
+export const ROUTE_HSTS = `${I}more_set_headers "Strict-Transport-Security: $portico_route_hsts_header";`;
+
+/** http{}: the header's value, Portico's when the router set one, else what the backend sent (render/tls.ts). */
+export const ROUTE_HSTS_MAP = '    map $portico_route_hsts $portico_route_hsts_header { "" $sent_http_strict_transport_security; default $portico_route_hsts; }';
+
+/** The named locations, sorted by name, each with HSTS when any host may have it. */
+export function profileLocations(profiles: ReadonlyMap<string, string>, hsts: boolean): string[] {
+  return [...profiles].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([body, name]) => [`        location ${name} {`, ...(hsts ? [ROUTE_HSTS] : []), ...body.split('\n'), '        }']);
 }

@@ -3,13 +3,12 @@
 import { dynamicHosts, dynamicTarget } from '../model/dynamic.js';
 import { contentKey } from '../model/content-key.js';
 import type { Location, Model, ObjectRef, Server, Target, Upstream } from '../model/types.js';
-import { addHeaders } from './globals.js';
 import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
 import { luaHooks } from './nginx-conf.js';
-import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName } from './dynamic-profiles.js';
+import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
 
 /** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -142,8 +141,7 @@ function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upst
  * named 404 location it sends unmatched requests to (which also declares the variables the router sets).
  */
 function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean, profiles: ReadonlyMap<string, string>): string[] {
-  // add_header in a location replaces the inherited ones: repeat the ConfigMap's add-headers beside HSTS.
-  const headers = hsts ? [`${I}add_header Strict-Transport-Security $portico_route_hsts always;`, ...addHeaders(ctx.headers.add, I)] : [];
+  const headers = hsts ? [ROUTE_HSTS] : [];
   return [
     '        location / {',
     `${I}rewrite_by_lua_block { require("portico.router").route() }`,
@@ -160,7 +158,7 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean,
     `${I}set $portico_canary ""; set $portico_route_hsts "";${metrics ? ' set $portico_metrics "";' : ''}`,
     `${I}return 404;`,
     '        }',
-    ...profileLocations(profiles, hsts, ctx),
+    ...profileLocations(profiles, hsts),
   ];
 }
 

@@ -57,9 +57,13 @@ export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOve
   return pairs.map(([name, value]) => `${indent}proxy_set_header ${name} ${value};`);
 }
 
-/** add_header lines (replacing, like proxy_set_header, every inherited one). */
-export function addHeaders(headers: readonly (readonly [string, string])[], indent: string): string[] {
-  return headers.map(([name, value]) => `${indent}add_header ${headerName(name)} ${quote(value)} always;`);
+/**
+ * Response headers Portico adds (the ConfigMap's add-headers, custom-headers): more_set_headers from headers-more, on
+ * every status. Unlike add_header, a block that sets its own inherits these too (headers-more merges the levels), so
+ * a location's CORS, custom-headers or a snippet's add_header never removes them (docs/adr/0003, amendment).
+ */
+export function setHeaders(headers: readonly (readonly [string, string])[], indent: string): string[] {
+  return headers.map(([name, value]) => `${indent}more_set_headers ${quote(`${headerName(name)}: ${value}`)};`);
 }
 
 function forwardedMaps(g: GlobalSettings): string[] {
@@ -101,7 +105,7 @@ export function httpGlobals(g: GlobalSettings, h: ResolvedHeaders): string[] {
     ...realIp(g),
     ...blocks(g),
     ...proxyHeaders(g, h),
-    ...addHeaders(h.add, '    '),
+    ...setHeaders(h.add, '    '),
   ];
 }
 

@@ -14,6 +14,7 @@ import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './met
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets } from './stream.js';
 import { splitDynamic, type DynamicSplit } from './dynamic-routes.js';
+import { ROUTE_HSTS_MAP } from './dynamic-profiles.js';
 import type { StreamModel } from '../model/stream.js';
 import type { GatewayTable } from '../model/gateway/route-types.js';
 import { gatewayHttpLines, gatewayLocation, gatewayServerLines } from './gateway.js';
@@ -320,6 +321,7 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
     ...authHttpLines(model, o.workDir),
     ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS),
+    ...(dyn && model.tls.settings.hsts ? [ROUTE_HSTS_MAP] : []),
     ...internalServers(o),
     ...servers(model, o, upstreams, dyn),
     '}',

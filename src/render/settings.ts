@@ -2,7 +2,7 @@
 import type { GlobalSettings, LocationSettings, ResolvedHeaders } from '../model/settings.js';
 import type { Location, ObjectRef, Server } from '../model/types.js';
 import { ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
-import { addHeaders, proxyHeaders } from './globals.js';
+import { proxyHeaders, setHeaders } from './globals.js';
 import { adminSnippet } from './globals-compat.js';
 import { authLines, authLocations, authUpstreamVars, withoutAuth, type SelfListener } from './auth.js';
 import { inLocationList } from '../model/settings-tls.js';
@@ -119,14 +119,14 @@ export function errorLocationName(upstream: string, code: number): string {
 export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] {
   const own = t.settings ?? {};
   const s = t.rule && inLocationList(t.rule.path, ctx.global.noAuthLocations) ? withoutAuth(own) : own;
-  const out = [...proxySslDenied(s), ...trafficLocation(t, ctx, I), ...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
+  const out = [...proxySslDenied(s), ...trafficLocation(t, I), ...authLines(s), ...redirects(s), ...rewrite(t, s), ...proxyTuning(s, ctx.global)];
   const vars = authUpstreamVars(s);
   // A location with a proxy_set_header of its own inherits none from http{}: a snippet's gets the whole list again.
   const snippetHeaders = [s.configurationSnippet, ctx.global.locationSnippet].some((t) => t !== undefined && /(^|[;{}\s])proxy_set_header\s/.test(t));
   if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0 || snippetHeaders) {
     out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars, clientCert: ctx.clientCert }, I));
   }
-  if (s.responseHeaders !== undefined) out.push(...addHeaders([...ctx.headers.add, ...s.responseHeaders], I));
+  if (s.responseHeaders !== undefined) out.push(...setHeaders(s.responseHeaders, I));
   const errors = errorPages(t, ctx);
   if (errors) {
     out.push(`${I}${s.backendProtocol === 'FCGI' ? 'fastcgi' : 'proxy'}_intercept_errors on;`);

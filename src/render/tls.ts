@@ -53,6 +53,8 @@ export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
     `    ssl_certificate ${w(FALLBACK_CERT)};`,
     `    ssl_certificate_key ${w(FALLBACK_KEY)};`,
     `    map $https $portico_hsts { on ${quote(hstsValue(tls))}; default ""; }`,
+    // The header's value: Portico's on HTTPS, else what the backend sent (an empty more_set_headers would remove it).
+    '    map $portico_hsts $portico_hsts_header { "" $sent_http_strict_transport_security; default $portico_hsts; }',
   ];
 }
 
@@ -72,6 +74,9 @@ export function tlsListenParams(tls: TlsModel): string {
 }
 
 /** tls.servers by host, indexed once per (frozen) TLS model: a lookup per location was a scan of every TLS host. */
+/** HSTS of a TLS host, at server level: headers-more's directives reach every location and `if` below (docs/adr/0003, amendment). */
+export const HSTS_SERVER = '        more_set_headers "Strict-Transport-Security: $portico_hsts_header";';
+
 const byHost = new WeakMap<TlsModel, ReadonlyMap<string, TlsServer>>();
 
 /** The TLS entry of a server host (what its block's TLS lines are made of). */
@@ -93,7 +98,7 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   const lines = ['        ssl_certificate_by_lua_block { require("portico.certificate").call() }'];
   // ssl-reject-handshake: as ingress-nginx, in the default server only (nginx picks it for unknown names and no SNI).
   if (host === '_' && tls.settings.rejectHandshake === true) lines.push('        ssl_reject_handshake on;');
-  if (s?.tls && tls.settings.hsts) lines.push('        add_header Strict-Transport-Security $portico_hsts always;');
+  if (s?.tls && tls.settings.hsts) lines.push(HSTS_SERVER);
   if (!ca) return lines;
   const w = (p: string): string => filePath(`${workDir}/${p}`);
   lines.push(`        ssl_client_certificate ${w(caFile(ca.caDigest))};`);

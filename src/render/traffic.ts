@@ -4,9 +4,9 @@ import { sha256 } from '../hash.js';
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
 import type { LimitSettings, MirrorSettings } from '../model/settings-traffic.js';
 import type { Location, Model, ObjectRef, Server } from '../model/types.js';
-import { corsLocation, corsMaps, resolveCors, corsId } from './cors.js';
+import { CORS_VARY_MAP, corsLocation, corsMaps, resolveCors, corsId } from './cors.js';
 import { cidr, ident, int, quote, quoteLiteral } from './escape.js';
-import { addHeaders, proxyHeaders } from './globals.js';
+import { proxyHeaders } from './globals.js';
 
 type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
 
@@ -73,6 +73,7 @@ export function trafficHttp(model: Model, g: GlobalSettings): string[] {
   const zones = limitZones(ts);
   const lines = zones.length > 0 ? [`    limit_req_status ${int(g.limitReqStatusCode)}; limit_conn_status ${int(g.limitConnStatusCode)};`, ...zones] : [];
   for (const [, maps] of [...cors].sort(([a], [b]) => a.localeCompare(b))) lines.push(...maps);
+  if (cors.size > 0) lines.push(CORS_VARY_MAP);
   if (g.blockReferers.length > 0) {
     lines.push('    map $http_referer $portico_block_referer {', '        default 0;');
     for (const r of g.blockReferers) lines.push(`        ${r.startsWith('~') ? quoteLiteral(r) : quote(r)} 1;`);
@@ -110,14 +111,13 @@ export function mirrorUri(m: MirrorSettings): string {
 }
 
 /** Location lines of one upstream location, placed before any rewrite (rewrite-module directives run in order). */
-export function trafficLocation(t: UpstreamTarget, ctx: { readonly headers: ResolvedHeaders }, I: string): string[] {
+export function trafficLocation(t: UpstreamTarget, I: string): string[] {
   const tr = t.settings?.traffic;
   const route = t.canary !== undefined ? [`${I}set $portico_canary ${ident(t.canary)};`] : [];
   if (!tr) return route;
   const out = [...route, ...limitLines(tr.limit, t.ingress, I)];
   const cors = resolveCors(tr.cors);
-  // add_header replaces inherited ones: repeat the global ones unless the location already repeats them.
-  if (cors) out.push(...corsLocation(cors, I, t.settings?.responseHeaders === undefined ? addHeaders(ctx.headers.add, I) : []));
+  if (cors) out.push(...corsLocation(cors, I));
   if (tr.mirror?.target !== undefined) {
     out.push(`${I}mirror ${quote(mirrorUri(tr.mirror))};`);
     if (tr.mirror.requestBody === false) out.push(`${I}mirror_request_body off;`);

@@ -13,6 +13,9 @@ import { parseDuration } from '../../src/config/config.js';
 import { rbacDocs } from '../support/rbac.js';
 import { REPO } from '../support/portico.js';
 import { haveKubectl, idOf, kustomize, one, schemaErrors, type Obj } from './kube-objects.js';
+import { evalCel } from './cel.js';
+import { classSelector } from '../../src/model/classes.js';
+import type { Ingress, IngressClass } from '../../src/model/input.js';
 
 const BUILDS = ['deploy', 'deploy/overlays/side-by-side', 'deploy/overlays/takeover'] as const;
 /** How long Portico may take to stop nginx once the grace period is over (src/nginx/process.ts stop()). */
@@ -94,9 +97,14 @@ function checkDeployment(b: string, objs: readonly Obj[]): void {
       ['webhook', config.validatingWebhook?.port],
     ],
   );
-  assert.deepEqual(c.securityContext, { runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } });
+  // No capabilities.add: a non-root process with no-new-privileges gains none from it (measured in a real pod: bind()
+  // to 80 refused). Ports below 1024 come from the pod's sysctl, which the restricted profile allows (issue 25).
+  assert.deepEqual(c.securityContext, { runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
   assert.equal(pod.securityContext?.runAsNonRoot, true);
   assert.ok((pod.securityContext?.runAsUser ?? 0) > 0);
+  const start = Number(pod.securityContext?.sysctls?.find((s) => s.name === 'net.ipv4.ip_unprivileged_port_start')?.value ?? 1024);
+  assert.equal(start, 0, `${b}: uid ${String(pod.securityContext?.runAsUser)} may bind --http-port=80 and --https-port=443`);
+  for (const p of c.ports ?? []) assert.ok(p.containerPort >= start, `${b}: port ${String(p.containerPort)} is bindable`);
   checkVolumesAndGrace(b, objs);
 }
 
@@ -151,6 +159,52 @@ function checkWebhook(b: string, objs: readonly Obj[]): void {
   assert.equal(hook?.failurePolicy, b.endsWith('side-by-side') ? 'Ignore' : 'Fail', `${b}: side by side, Portico never blocks ingress-nginx's users`);
 }
 
+/**
+ * The webhook's matchConditions (CEL, as the API server evaluates them) send it exactly the Ingresses Portico's
+ * class selector takes in this build (its flags and IngressClasses), never another controller's, and never fail.
+ */
+function checkWebhookScope(b: string, objs: readonly Obj[]): void {
+  const { config } = portico(objs);
+  const hook = (one(objs, 'ValidatingWebhookConfiguration', 'portico')['webhooks'] as { matchConditions?: { name: string; expression: string }[] }[])[0];
+  const conditions = hook?.matchConditions ?? [];
+  assert.ok(conditions.length > 0, `${b}: the webhook has matchConditions`);
+  const classes = objs.filter((o) => o.kind === 'IngressClass').map((o) => cast<IngressClass>(o));
+  const ours = classSelector(classes, {
+    controllerClass: config.controllerClass,
+    ingressClass: config.ingressClass,
+    watchIngressWithoutClass: config.watchIngressWithoutClass,
+    defaultBackendService: undefined,
+    loadBalance: 'round_robin',
+  });
+  const served = [...new Set([config.ingressClass, ...classes.filter((c) => c.spec?.controller === config.controllerClass).map((c) => c.metadata?.name ?? '')])];
+  const ing = (spec: Record<string, string>, annotations?: Record<string, string>): Ingress => ({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: 'x', namespace: 'default', ...(annotations ? { annotations } : {}) },
+    spec: { ...spec, rules: [] },
+  });
+  const cases: [string, Ingress][] = [
+    ...served.flatMap((c): [string, Ingress][] => [
+      [`ingressClassName ${c}`, ing({ ingressClassName: c })],
+      [`annotation ${c}`, ing({}, { 'kubernetes.io/ingress.class': c, other: 'x' })],
+    ]),
+    ...['nginx', 'portico', 'traefik'].flatMap((c): [string, Ingress][] => [
+      [`ingressClassName ${c}`, ing({ ingressClassName: c })],
+      [`annotation ${c}`, ing({}, { 'kubernetes.io/ingress.class': c })],
+    ]),
+    ['no class, no annotations', ing({})],
+    ['no class, other annotations', ing({}, { 'example.com/x': 'y' })],
+  ];
+  for (const [what, object] of cases) {
+    const judged = conditions.every((m) => evalCel(m.expression, { object }));
+    assert.equal(judged, ours(object), `${b}: ${what}: the webhook judges it exactly when Portico serves it`);
+  }
+  assert.ok(
+    served.some((c) => conditions.every((m) => evalCel(m.expression, { object: ing({ ingressClassName: c }) }))),
+    `${b}: Portico's own class is judged`,
+  );
+}
+
 describe('deploy/ with kubectl kustomize', async () => {
   const kubectl = await haveKubectl();
   const builds = new Map<string, Obj[]>();
@@ -199,6 +253,10 @@ describe('deploy/ with kubectl kustomize', async () => {
 
   void test('Services, HPA, PDB and the webhook point at the pods and ports that exist', { skip }, () => {
     for (const [b, objs] of builds) checkReferences(b, objs);
+  });
+
+  void test("the webhook judges only Ingresses of the class this build serves (matchConditions, CEL), so a missing Portico never blocks another controller's", { skip }, () => {
+    for (const [b, objs] of builds) checkWebhookScope(b, objs);
   });
 
   void test('the Grafana dashboard ships as a ConfigMap for the dashboard sidecar, byte for byte', { skip }, async () => {

@@ -66,7 +66,7 @@ describe('dashboard', () => {
       skipped.map((r) => r[0]),
       ['Ingress default/bad'],
     );
-    assert.match(skipped[0]?.[2] ?? '', /"fastest-please" is not one of round_robin, ewma/);
+    assert.match(skipped[0]?.[2] ?? '', /"everyone" is not an IP address or CIDR/);
   });
 
   test('live: request rate and error ratio per Ingress follow traffic without a reload of the page', async () => {

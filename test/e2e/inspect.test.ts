@@ -86,7 +86,7 @@ describe('inspector CLI', () => {
     const text = await portico('status');
     assert.match(text, /^health: healthy {3}nginx restarts: 0/);
     assert.match(text, /LAST SYNCS\nSTARTED +PLAN +MS +CAUSE\n\S+ +reload +\d+ +\S*startup/);
-    assert.match(text, /WARNINGS \(\d+\)\nOBJECT +FIELD +SEVERITY +REASON\nIngress default\/bad +.*load-balance/);
+    assert.match(text, /WARNINGS \(\d+\)\nOBJECT +FIELD +SEVERITY +REASON\nIngress default\/bad +.*whitelist-source-range/);
     const json = JSON.parse(await portico('status', '--json')) as { healthy: boolean; syncs: { plan: string; causes: Record<string, number> }[]; warnings: { object: string }[] };
     assert.equal(json.healthy, true);
     assert.equal(json.syncs.at(-1)?.plan, 'reload');

@@ -74,6 +74,31 @@ describe('Gateway API source', () => {
     assert.ok(warning.includes('install deploy/gateway-api/'));
   });
 
+  test('a cluster with none of the Gateway API CRDs: one info line names the four kinds and the fix, no Warning', async () => {
+    const c = await startCluster(['one']);
+    clusters.push(c);
+    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant'];
+    for (const kind of kinds) c.api.failRequests({ verb: 'list', kind }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    put(c.api, route('app', 'app.test', 'one'));
+    const p = await c.portico();
+    await serves(p, 'app.test', 'one');
+    await until('the initial lists are logged', () => listedCounts(p) !== undefined);
+    // The leader's first Gateway API status pass (it reads the CRDs too) has had its chance to log.
+    await until('leading', () => p.output.some((l) => l.includes('"msg":"became the leader"')), 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const level = (l: string): number => (JSON.parse(l) as { level: number }).level;
+    const about = p.output.filter((l) => l.startsWith('{') && /gateway\.networking\.k8s\.io|Gateway API|deploy\/gateway-api/.test(l));
+    assert.deepEqual(
+      about.filter((l) => level(l) >= 40),
+      [],
+      'no Warning for an optional API that is simply not installed',
+    );
+    const said = about.filter((l) => l.includes('deploy/gateway-api/'));
+    assert.equal(said.length, 1, `one line says it:\n${about.join('\n')}`);
+    for (const kind of kinds) assert.ok(said[0]?.includes(kind), `it names ${kind}: ${said[0] ?? ''}`);
+    assert.ok(said[0]?.includes('--enable-gateway-api=false'));
+  });
+
   test('--enable-gateway-api=false: Portico never asks for the Gateway API kinds', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);

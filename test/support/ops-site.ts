@@ -55,7 +55,13 @@ export async function startOpsSite(extraFlags: string[] = []): Promise<OpsSite> 
       paths: [{ path: '/', type: 'Prefix', service: 'web' }],
       annotations: { 'nginx.ingress.kubernetes.io/server-alias': 'old.legacy.test' },
     }),
-    ingress('bad', { className: 'portico', host: 'bad.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'fastest-please' } }),
+    // An allow list fails closed (docs/adr/0016): the Ingress is skipped. (A bad load-balance is served without it.)
+    ingress('bad', {
+      className: 'portico',
+      host: 'bad.test',
+      paths: [{ path: '/', type: 'Prefix', service: 'web' }],
+      annotations: { 'nginx.ingress.kubernetes.io/whitelist-source-range': 'everyone' },
+    }),
   ]);
   const portico = await startPortico(['--manifests', dir, ...extraFlags]);
   await until('api.test served', async () => (await get(portico.http, 'api.test', '/v1')).status === 200);

@@ -425,7 +425,8 @@ test('admission: the webhook judge gets the policy from the flags (own ports, lo
       .filter((p) => p.object.kind === 'Ingress')
       .map((p) => p.reason),
     [
-      '"http://localhost:3000/": localhost resolves to loopback: 127.0.0.1 is a loopback address; targets may not be loopback unless the operator allows it (--allow-loopback-upstreams or --allow-upstream-cidrs); the Ingress is not served',
+      // mirror-target fails open (docs/adr/0016): the Ingress is served without the mirror
+      '"http://localhost:3000/": localhost resolves to loopback: 127.0.0.1 is a loopback address; targets may not be loopback unless the operator allows it (--allow-loopback-upstreams or --allow-upstream-cidrs); the Ingress is served without this annotation',
     ],
   );
 });

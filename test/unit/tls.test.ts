@@ -204,7 +204,7 @@ void describe('TLS model', () => {
   void it('renders server and location lines: hook, HSTS, client auth, redirect, denial', () => {
     assert.deepEqual(tlsServerLines(tls, 'x.w.test', '/w'), [
       '        ssl_certificate_by_lua_block { require("portico.certificate").call() }',
-      '        add_header Strict-Transport-Security $portico_hsts always;',
+      '        more_set_headers "Strict-Transport-Security: $portico_hsts_header";',
       `        ssl_client_certificate "/w/ssl/ca-${tls.servers[1]!.clientAuth!.caDigest.slice(0, 32)}.pem";`,
       '        ssl_verify_client optional;',
       '        ssl_verify_depth 1;',

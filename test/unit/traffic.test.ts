@@ -59,15 +59,15 @@ const ROWS: Row[] = [
     traffic: { cors: { enabled: true } },
     lines: (id) => [
       `${I}if ($portico_cors_pre_${id}) {`,
-      `${I}    add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
-      `${I}    add_header Access-Control-Allow-Credentials "true" always;`,
-      `${I}    add_header Access-Control-Allow-Methods "GET, PUT, POST, DELETE, PATCH, OPTIONS" always;`,
-      `${I}    add_header Access-Control-Allow-Headers "DNT, Keep-Alive, User-Agent, X-Requested-With, If-Modified-Since, Cache-Control, Content-Type, Range, Authorization" always;`,
-      `${I}    add_header Access-Control-Max-Age 1728000 always;`,
+      `${I}    more_set_headers "Access-Control-Allow-Origin: $portico_cors_${id}";`,
+      `${I}    more_set_headers "Access-Control-Allow-Credentials: true";`,
+      `${I}    more_set_headers "Access-Control-Allow-Methods: GET, PUT, POST, DELETE, PATCH, OPTIONS";`,
+      `${I}    more_set_headers "Access-Control-Allow-Headers: DNT, Keep-Alive, User-Agent, X-Requested-With, If-Modified-Since, Cache-Control, Content-Type, Range, Authorization";`,
+      `${I}    more_set_headers "Access-Control-Max-Age: 1728000";`,
       `${I}    return 204;`,
       `${I}}`,
-      `${I}add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
-      `${I}add_header Access-Control-Allow-Credentials $portico_cors_cred_${id} always;`,
+      `${I}more_set_headers "Access-Control-Allow-Origin: $portico_cors_h_${id}";`,
+      `${I}more_set_headers "Access-Control-Allow-Credentials: $portico_cors_cred_${id}";`,
     ],
   },
   {
@@ -93,16 +93,15 @@ const ROWS: Row[] = [
     },
     lines: (id) => [
       `${I}if ($portico_cors_pre_${id}) {`,
-      `${I}    add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
-      `${I}    add_header Access-Control-Allow-Methods "GET, POST" always;`,
-      `${I}    add_header Access-Control-Allow-Headers "X-A" always;`,
-      `${I}    add_header Access-Control-Max-Age 60 always;`,
-      `${I}    add_header Vary "Origin" always;`,
+      `${I}    more_set_headers "Access-Control-Allow-Origin: $portico_cors_${id}";`,
+      `${I}    more_set_headers "Access-Control-Allow-Methods: GET, POST";`,
+      `${I}    more_set_headers "Access-Control-Allow-Headers: X-A";`,
+      `${I}    more_set_headers "Access-Control-Max-Age: 60";`,
       `${I}    return 204;`,
       `${I}}`,
-      `${I}add_header Access-Control-Allow-Origin $portico_cors_${id} always;`,
-      `${I}add_header Access-Control-Expose-Headers $portico_cors_exp_${id} always;`,
-      `${I}add_header Vary "Origin" always;`,
+      `${I}more_set_headers "Access-Control-Allow-Origin: $portico_cors_h_${id}";`,
+      `${I}more_set_headers "Access-Control-Expose-Headers: $portico_cors_exp_${id}";`,
+      `${I}more_set_headers "Vary: $portico_cors_vary";`,
     ],
   },
   { a: { 'cors-allow-origin': 'https://a.test' }, traffic: { cors: { allowOrigin: ['https://a.test'] } }, lines: () => [] },
@@ -132,7 +131,7 @@ for (const row of ROWS) {
     const p = parse(row.a);
     assert.deepEqual(p.errors, []);
     assert.deepEqual(p.settings.location, { traffic: row.traffic });
-    assert.deepEqual(trafficLocation(target(p.settings.location), { headers: NO_HEADERS }, I), row.lines(cors(row.traffic)));
+    assert.deepEqual(trafficLocation(target(p.settings.location), I), row.lines(cors(row.traffic)));
   });
 }
 
@@ -245,7 +244,9 @@ void test('http level: one limit_req zone per distinct rate, sized by its Ingres
     '        "https://b.test" $http_origin;',
     '    }',
     `    map "$request_method:$portico_cors_${id}" $portico_cors_pre_${id} { default 0; "~^OPTIONS:." 1; }`,
-    `    map $portico_cors_${id} $portico_cors_cred_${id} { "" ""; default "true"; }`,
+    `    map $portico_cors_${id} $portico_cors_h_${id} { "" $sent_http_access_control_allow_origin; default $portico_cors_${id}; }`,
+    `    map $portico_cors_${id} $portico_cors_cred_${id} { "" $sent_http_access_control_allow_credentials; default "true"; }`,
+    '    map $sent_http_vary $portico_cors_vary { "" "Origin"; "~*(^|[,\\s])origin($|[,\\s])" $sent_http_vary; default "$sent_http_vary, Origin"; }',
     '    map $http_referer $portico_block_referer {',
     '        default 0;',
     '        "bad.test" 1;',

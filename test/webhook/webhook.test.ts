@@ -246,16 +246,17 @@ describe('validating admission webhook', () => {
     assert.match(msg, /^Ingress default\/bad spec\.rules\[0\]\.http\.paths\[0\]\.path: .* is not a valid path/);
   });
 
-  test('an invalid annotation value is refused, naming the annotation (the same annotation stage a sync runs)', async () => {
-    const bad = ingress('bad-annotation', {
-      className: 'portico',
-      host: 'ann.example.com',
-      annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '1m; include /etc/passwd' },
-      paths: [{ path: '/', type: 'Prefix', service: 'web' }],
-    });
-    const res = (await post(review('CREATE', bad))).json().response;
+  test('an invalid annotation value is judged as a sync serves it, naming the annotation (the same annotation stage a sync runs)', async () => {
+    const bad = (annotations: Record<string, string>) =>
+      ingress('bad-annotation', { className: 'portico', host: 'ann.example.com', annotations, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    // proxy-body-size fails open (docs/adr/0016; refused before issue 25): admitted with a warning, served without it
+    const open = (await post(review('CREATE', bad({ 'nginx.ingress.kubernetes.io/proxy-body-size': '1m; include /etc/passwd' })))).json().response;
+    assert.equal(open.allowed, true);
+    assert.match(open.warnings?.join('\n') ?? '', /nginx\.ingress\.kubernetes\.io\/proxy-body-size.*served without this annotation/);
+    // whitelist-source-range fails closed: refused, naming it
+    const res = (await post(review('CREATE', bad({ 'nginx.ingress.kubernetes.io/whitelist-source-range': '10.0.0.0/8; allow all' })))).json().response;
     assert.equal(res.allowed, false);
-    assert.match(res.status?.message ?? '', /nginx\.ingress\.kubernetes\.io\/proxy-body-size/);
+    assert.match(res.status?.message ?? '', /nginx\.ingress\.kubernetes\.io\/whitelist-source-range/);
     // --snippet-mode=safe (the default) takes an allowlisted snippet and refuses the rest, naming the directive and its line.
     const snippet = (text: string) =>
       ingress('snippet', {
