@@ -13,20 +13,17 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { ANNOTATIONS } from '../../src/annotations/table.js';
 import { startBackend, type Backend } from '../support/backends.js';
-import { makeCert, type Pem } from '../support/certs.js';
-import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
-import { manifestFolder, serviceFor, type ManifestDir } from '../support/manifests.js';
+import { gateway, httpRoute } from '../support/gateway.js';
+import { manifestFolder, type ManifestDir } from '../support/manifests.js';
 import { ingress } from '../support/objects.js';
 import { get, startPortico, until, who, type Running } from '../support/portico.js';
-import { caSecret, tlsSecret } from '../support/tls-manifests.js';
+import { NEW, SHARED_HOSTS, sharedCerts, victimObjects } from '../support/shared-host.js';
 import { tenantAnswers, type Answers } from '../support/answers.js';
 
 const ROUNDS = Number(process.env['PORTICO_FUZZ_ROUNDS'] ?? 40);
 const TIME_LIMIT_MS = 100_000;
 const P = 'nginx.ingress.kubernetes.io';
-const OLD = '2026-01-01T00:00:00Z';
-const NEW = '2026-02-01T00:00:00Z';
-const HOSTS = ['shared.test', 'secure.test'] as const;
+const HOSTS = SHARED_HOSTS;
 // Kubernetes gives every one of these to a's Prefix /a: no generated path is an Exact /a or a longer prefix of them.
 const PROBES = ['/a', '/a/x?q=1', '/a/c/d'];
 
@@ -153,22 +150,8 @@ for (const mode of ['safe', 'any', 'refuse'] as const) {
       victim = await startBackend('victim');
       attacker = await startBackend('attacker');
       certDir = await mkdtemp(join(tmpdir(), 'portico-fuzz-shared-'));
-      const certs: Record<string, Pem> = {
-        a: makeCert(certDir, 'secure.test', { sans: ['secure.test'] }),
-        b: makeCert(certDir, 'b', { sans: ['shared.test', 'secure.test', '*.test'] }),
-        ca: makeCert(certDir, 'ca', { isCa: true }),
-      };
       dir = await manifestFolder();
-      const site = ingress('site', { namespace: 'a', className: 'portico', created: OLD, rules: HOSTS.map((host) => ({ host, paths: [{ path: '/a', type: 'Prefix' as const, service: 'victim' }] })) });
-      await dir.write('a.json', [
-        ...serviceFor('victim', [victim], { namespace: 'a' }),
-        ...serviceFor('attacker', [attacker], { namespace: 'b' }),
-        tlsSecret('cert', certs['a'] as Pem, 'a'),
-        tlsSecret('cert', certs['b'] as Pem, 'b'),
-        caSecret('ca', (certs['ca'] as Pem).cert, 'b'),
-        gatewayClass('portico'),
-        { ...site, spec: { ...site.spec, tls: [{ hosts: ['secure.test'], secretName: 'cert' }] } },
-      ]);
+      await dir.write('a.json', victimObjects(victim, attacker, sharedCerts(certDir)));
       p = await startPortico(['--manifests', dir.dir, '--allow-snippet-annotations', '--annotations-risk-level=Critical', `--snippet-mode=${mode}`]);
       await until('a served', async () => (await who(p.http, 'shared.test', '/a')) === 'victim');
       baseline = await tenantAnswers(p, HOSTS, PROBES);

@@ -8,12 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
-import { makeCert, type Pem } from '../support/certs.js';
-import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
-import { manifestFolder, serviceFor, type ManifestDir } from '../support/manifests.js';
+import { gateway, httpRoute } from '../support/gateway.js';
+import { manifestFolder, type ManifestDir } from '../support/manifests.js';
 import { ingress } from '../support/objects.js';
 import { until, who, type Running } from '../support/portico.js';
-import { caSecret, tlsSecret } from '../support/tls-manifests.js';
+import { NEW, sharedCerts, victimObjects, type SharedCerts } from '../support/shared-host.js';
 import { put, startCluster, type Cluster } from '../kube/cluster.js';
 import { events } from '../duties/replicas.js';
 import { tenantAnswers, type Answers } from '../support/answers.js';
@@ -23,37 +22,7 @@ import { startPortico } from '../support/portico.js';
 const answersOf = (p: Running): Promise<Answers> => tenantAnswers(p, ['shared.test', 'secure.test'], ['/a', '/a/x?q=1', '/a/b/c']);
 
 const A = 'nginx.ingress.kubernetes.io';
-const OLD = '2026-01-01T00:00:00Z';
-const NEW = '2026-02-01T00:00:00Z';
 const FLAGS = ['--allow-snippet-annotations', '--annotations-risk-level=Critical'];
-
-interface Certs {
-  readonly a: Pem;
-  readonly b: Pem;
-  readonly ca: Pem;
-}
-
-/** Namespace a: the older Ingress, /a on shared.test (HTTP only) and secure.test (a's certificate). */
-function victimObjects(victim: Backend, attacker: Backend, certs: Certs): unknown[] {
-  const site = ingress('site', {
-    namespace: 'a',
-    className: 'portico',
-    created: OLD,
-    rules: [
-      { host: 'shared.test', paths: [{ path: '/a', type: 'Prefix', service: 'victim' }] },
-      { host: 'secure.test', paths: [{ path: '/a', type: 'Prefix', service: 'victim' }] },
-    ],
-  });
-  return [
-    ...serviceFor('victim', [victim], { namespace: 'a' }),
-    ...serviceFor('attacker', [attacker], { namespace: 'b' }),
-    tlsSecret('cert', certs.a, 'a'),
-    tlsSecret('cert', certs.b, 'b'),
-    caSecret('ca', certs.ca.cert, 'b'),
-    gatewayClass('portico'),
-    { ...site, spec: { ...site.spec, tls: [{ hosts: ['secure.test'], secretName: 'cert' }] } },
-  ];
-}
 
 const own = (name: string, host: string, annotations: Record<string, string> = {}, extra: Record<string, unknown> = {}): unknown => {
   const ing = ingress(name, { namespace: 'b', className: 'portico', created: NEW, host, annotations, paths: [{ path: '/b', type: 'Prefix', service: 'attacker' }] });
@@ -196,14 +165,13 @@ describe("a newer namespace on a shared host never changes the older namespace's
   let victim: Backend;
   let attacker: Backend;
   let certDir: string;
-  let certs: Certs;
+  let certs: SharedCerts;
 
   before(async () => {
     victim = await startBackend('victim');
     attacker = await startBackend('attacker');
     certDir = await mkdtemp(join(tmpdir(), 'portico-shared-'));
-    const ca = makeCert(certDir, 'b-ca', { isCa: true });
-    certs = { a: makeCert(certDir, 'secure.test', { sans: ['secure.test'] }), b: makeCert(certDir, 'b', { sans: ['shared.test', 'secure.test'] }), ca };
+    certs = sharedCerts(certDir);
   });
   after(async () => {
     await victim.close();
