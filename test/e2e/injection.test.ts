@@ -362,7 +362,9 @@ function pathShape(server: readonly Directive[], allowed: ReadonlySet<string>, l
   );
 }
 
-async function check(label: string, hostile: string, expected: string, listy: boolean | 'paths', accepted: number, without: ReadonlySet<string> = new Set()): Promise<void> {
+/** `served.accepted`: the Ingresses served; `served.without`: the hosts of those served without a fail-open annotation. */
+async function check(label: string, hostile: string, expected: string, listy: boolean | 'paths', served: { accepted: number; without?: ReadonlySet<string> }): Promise<void> {
+  const { accepted, without = new Set<string>() } = served;
   const got = parseNginx(hostile);
   const want = parseNginx(expected);
   assert.equal(outside(got), outside(want), `${label}: main/http-level directives differ`);
@@ -466,7 +468,7 @@ void test('hostile values in every annotation, host, path, service, port and Sec
       const without = new Set([...hostile.servedWithout].map((n) => `h${n.slice(1)}.inj.test`));
       const refused = batch.filter((_, j) => hostile.refused.has(`i${j + 1}`)).length;
       const accepted = batch.length - refused + (hostile.refused.has('i0') ? 0 : 1);
-      await check(`${slot.name} batch ${start}`, hostile.text, expected.text, slot.listy, accepted, without);
+      await check(`${slot.name} batch ${start}`, hostile.text, expected.text, slot.listy, { accepted, without });
       const s = perSlot.get(slot.name) ?? { tried: 0, refused: 0 };
       perSlot.set(slot.name, { tried: s.tried + batch.length, refused: s.refused + refused });
       stats.tried += batch.length;
