@@ -46,7 +46,7 @@ void describe('stream-snippet in stream{} (real nginx)', () => {
 
   const cms = (stream?: string): unknown[] => [
     configMap('tcp', { [String(dbPort)]: 'default/db:5432' }, 'ingress'),
-    configMap('portico', stream === undefined ? {} : { 'stream-snippet': stream }, 'ingress'),
+    configMap('portico', stream === undefined ? { 'allow-snippet-annotations': 'true' } : { 'allow-snippet-annotations': 'true', 'stream-snippet': stream }, 'ingress'),
   ];
 
   void it("safe mode: the ConfigMap's access list closes the TCP services to this client; removed, they answer again", async () => {

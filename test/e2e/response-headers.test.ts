@@ -67,7 +67,7 @@ void describe('response headers Portico adds reach every answer', () => {
       tlsSecret('site-tls', cert),
       configMap('global-hdrs', { 'X-Global': 'g' }, 'kube-system'),
       configMap('custom-hdrs', { 'X-Custom': 'c' }),
-      configMap('portico', { 'add-headers': 'kube-system/global-hdrs', 'global-allowed-response-headers': 'X-Custom' }, 'kube-system'),
+      configMap('portico', { 'add-headers': 'kube-system/global-hdrs', 'global-allowed-response-headers': 'X-Custom', 'allow-snippet-annotations': 'true' }, 'kube-system'),
       // regex.test: a regex rewrite puts the whole host in a server block of its own
       site('regex', 'regex.test', '/r/(.*)', { [`${P}/use-regex`]: 'true', [`${P}/rewrite-target`]: '/$1', [`${P}/server-snippet`]: 'add_header X-Owner o always;' }),
       site('regex-cors', 'regex.test', '/api', CORS),
