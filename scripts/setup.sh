@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(nginx libnginx-mod-http-lua libnginx-mod-http-ndk libnginx-mod-http-headers-more-filter lua-resty-core lua-resty-lrucache lua-cjson libnginx-mod-stream openssl curl mmdebstrap)
 # `setup.sh --test` (scripts/test.sh): Debian's Chromium too, for the dashboard test (playwright-core drives it; it
 # downloads no browser of its own). The demo does not need it.
-if [ "${1:-}" = "--test" ]; then PACKAGES+=(chromium); fi
+# lua-check lints lua/ (.luacheckrc) in scripts/test.sh.
+if [ "${1:-}" = "--test" ]; then PACKAGES+=(chromium lua-check); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

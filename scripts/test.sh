@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 npx eslint .
 npm run --silent format:check
+# The Lua data plane: OpenResty's globals, no unused or shadowed names (.luacheckrc); a warning fails the run.
+luacheck --no-color --quiet lua
 case "${1:-all}" in
   unit) files=$(find dist/test/unit -name '*.test.js' | sort) ;;
   *) files=$(find dist/test -name '*.test.js' | sort) ;;

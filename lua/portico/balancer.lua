@@ -19,7 +19,6 @@ local ngx_var = ngx.var
 local ngx_exit = ngx.exit
 local ngx_log = ngx.log
 local ERR = ngx.ERR
-local WARN = ngx.WARN
 local ipairs = ipairs
 local type = type
 local tostring = tostring

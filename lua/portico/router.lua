@@ -115,16 +115,16 @@ end
 -- The table of `version`: the deltas after the one this worker compiled, else the whole table and the deltas after
 -- it. False when the dict moved on under it (a whole table replaced the deltas it was reading): start again.
 local function sync_once(version)
-  local base = dict:get(router_config.KEY_BASE)
-  if base == nil then hosts, wildcards, default = nil, nil, nil; return true end
+  local first = dict:get(router_config.KEY_BASE)
+  if first == nil then hosts, wildcards, default = nil, nil, nil; return true end
   local from = synced_version
-  if default == nil or from == nil or from < base or from > version then
-    local t = decode(router_config.whole_key(base))
+  if default == nil or from == nil or from < first or from > version then
+    local t = decode(router_config.whole_key(first))
     if t == nil then return false end
     hosts, wildcards = {}, {}
     for host, entry in pairs(t.hosts) do put_host(host, entry) end
     default = compile_host(t.default)
-    from = base
+    from = first
   end
   for v = from + 1, version do
     local d = decode(router_config.delta_key(v))
