@@ -53,7 +53,7 @@ end
 
 -- Returns the decoded payload without its bad entries and the list of those ({ name, reason }), or nil and what is
 -- wrong with the body itself. Every PEM is parsed once here, so a bad one is dropped at the door instead of failing
--- handshakes later, and never takes the other hosts' certificates with it (issue 13).
+-- handshakes later, and never takes the other hosts' certificates with it.
 function _M.validate(body)
   if type(body) ~= "string" or body == "" then return nil, "empty body" end
   local payload, err = cjson.decode(body)

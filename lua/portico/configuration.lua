@@ -221,7 +221,7 @@ end
 
 -- Returns the decoded list of valid backends and the list of rejected ones ({ at = "backends[i] (name)", reason = ...
 -- }), or nil and a message when the body itself is not a JSON array. One bad backend is dropped and reported; it
--- never takes the others with it (issue 13).
+-- never takes the others with it.
 function _M.validate_backends(body)
   if type(body) ~= "string" or body == "" then return nil, "empty body: expected a JSON array of backends" end
   local list, err = cjson.decode(body)

@@ -1,4 +1,4 @@
-// ConfigMap keys of issue 15 that Portico implements: headers and buffers, hashes, gzip, logs, upstream defaults, admin snippets.
+// More global ConfigMap keys Portico implements: headers and buffers, hashes, gzip, logs, upstream defaults, admin snippets.
 import { COMPAT_DEFAULTS } from '../model/settings-compat.js';
 import type { KeySpec } from './configmap.js';
 import * as v from './values.js';

@@ -154,10 +154,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('stream-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in the stream block: only with --snippet-mode=any (and --allow-snippet-annotations); refused under safe, since stream{} has no place of one Ingress (the ConfigMap\'s stream-snippet takes stream-wide timeouts and access lists).' }, snippet, (d, x) => { d.server.streamSnippet = x; }),
 ];
 
-/**
- * ingress-nginx annotations refused as not implemented yet. Issue 15 moved the last of them (auth-tls-match-cn,
- * ssl-passthrough, modsecurity-snippet) into table-compat.ts, which says why for each.
- */
+/** ingress-nginx annotations refused as not implemented yet: none now (table-compat.ts says why for each one refused). */
 export const NOT_YET: readonly string[] = [];
 
 export const BY_KEY: ReadonlyMap<string, AnnotationSpec> = new Map(ANNOTATIONS.map((a) => [a.key, a]));

@@ -255,7 +255,7 @@ function commandOf(positionals: readonly string[]): 'run' | (typeof COMMANDS)[nu
   return mode;
 }
 
-/** The stream flags (issue 17): the TCP/UDP services ConfigMaps and ssl-passthrough. */
+/** The stream flags: the TCP/UDP services ConfigMaps and ssl-passthrough. */
 function streamFlags(opt: (name: string) => string | undefined, passthrough: boolean): Pick<Config, 'tcpServicesConfigmap' | 'udpServicesConfigmap' | 'enableSslPassthrough'> {
   const ref = (name: string): Config['tcpServicesConfigmap'] => {
     const v = opt(name);

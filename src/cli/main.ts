@@ -9,7 +9,7 @@ import { migrateCheck } from '../migrate/command.js';
 import { isInspectCommand, runInspect } from '../inspect/command.js';
 
 async function main(): Promise<number> {
-  // The inspector reads a running instance (issue 16): its own flags (--url, --json), none of the controller's.
+  // The inspector reads a running instance: its own flags (--url, --json), none of the controller's.
   const [first, ...rest] = process.argv.slice(2);
   if (isInspectCommand(first)) return runInspect(first, rest, process.stdout, process.stderr);
   let config;

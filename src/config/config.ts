@@ -54,7 +54,7 @@ export interface Config {
   /** --worker-user: who nginx workers run as when Portico is root; undefined: www-data, else nobody (docs/adr/0009). */
   readonly workerUser: string | undefined;
   readonly logLevel: string;
-  /** Leader election and status (issue 8). */
+  /** Leader election and status. */
   readonly electionId: string;
   readonly electionTtlMs: number;
   readonly publishService: { namespace: string; name: string } | undefined;

@@ -1,4 +1,4 @@
-// Operations wiring (issue 16): metrics, the sync history, the inspector's state, readiness through restarts and stops.
+// Operations wiring: metrics, the sync history, the inspector's state, readiness through restarts and stops.
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import type { Nginx } from '../nginx/process.js';

@@ -1,4 +1,4 @@
-// Portico's own ports at start: each one free, or a clear error naming the port and its flag (issue 25, item 6).
+// Portico's own ports at start: each one free, or a clear error naming the port and its flag.
 import { createServer } from 'node:net';
 import type { Config } from '../config/config.js';
 import { ErrorCodes, PorticoError } from '../errors.js';

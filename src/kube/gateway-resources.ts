@@ -1,4 +1,4 @@
-// The Gateway API resources Portico lists and watches (issue 19): read through the custom-objects API, since client-node has no typed client for them.
+// The Gateway API resources Portico lists and watches: read through the custom-objects API, since client-node has no typed client for them.
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import type { Apis, ListPage, Resource } from './resources.js';
 import type { Kind } from '../store/kinds.js';

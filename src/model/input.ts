@@ -19,7 +19,7 @@ export interface Snapshot {
   readonly endpointSlices: readonly EndpointSlice[];
   readonly secrets: readonly Secret[];
   readonly configMaps: readonly ConfigMap[];
-  /** Gateway API (issue 19); absent in snapshots built by hand: none. */
+  /** Gateway API (docs/gateway-api.md); absent in snapshots built by hand: none. */
   readonly gatewayClasses?: readonly GatewayClass[];
   readonly gateways?: readonly Gateway[];
   readonly httpRoutes?: readonly HTTPRoute[];

@@ -1,4 +1,4 @@
-// Global ConfigMap settings of issue 15 (headers, buffers, hashes, gzip, logs, admin snippets), with ingress-nginx's defaults.
+// Global ConfigMap settings for headers, buffers, hashes, gzip, logs, admin snippets, with ingress-nginx's defaults.
 
 export interface CompatGlobals {
   readonly clientHeaderBufferSize: string;

@@ -1,4 +1,4 @@
-// Keys of the global ConfigMap for the HTTPS redirect, TLS sessions, auth-free locations and request headers (issue 15).
+// Keys of the global ConfigMap for the HTTPS redirect, TLS sessions, auth-free locations and request headers.
 import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SESSION, type Sensitive, type TlsSession } from './tls-types.js';
 import { sha256 } from '../hash.js';
 

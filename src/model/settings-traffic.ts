@@ -1,4 +1,4 @@
-// Typed traffic-policy settings: rate limits, CORS, mirroring, access/rewrite logs and canary routing (issue 7).
+// Typed traffic-policy settings: rate limits, CORS, mirroring, access/rewrite logs and canary routing.
 
 /** Rate limits of one Ingress (ingress-nginx's limit-* annotations), shared by all its locations. */
 export interface LimitSettings {
@@ -58,7 +58,7 @@ export interface CanarySettings {
   readonly weightTotal?: number;
 }
 
-/** Everything of issue 7's traffic half that one Ingress asked for. */
+/** The traffic policy (limits, CORS, mirroring, logs, canary) one Ingress asked for. */
 export interface TrafficSettings {
   readonly limit?: LimitSettings;
   readonly cors?: CorsSettings;

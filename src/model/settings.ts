@@ -44,7 +44,7 @@ export interface LocationSettings {
   readonly nextUpstreamTries?: number;
   readonly nextUpstreamTimeout?: Seconds;
   readonly httpVersion?: '1.0' | '1.1';
-  /** use-port-in-redirects, proxy-max-temp-file-size, proxy-busy-buffers-size (issue 15). */
+  /** use-port-in-redirects, proxy-max-temp-file-size, proxy-busy-buffers-size. */
   readonly portInRedirect?: boolean;
   readonly maxTempFileSize?: Size;
   readonly busyBuffersSize?: Size;

@@ -1,5 +1,5 @@
 // Where tenant traffic may be sent: never Portico's own ports on loopback; loopback, link-local, unspecified,
-// multicast or reserved addresses only where the operator allows them (issue 13, docs/adr/0007).
+// multicast or reserved addresses only where the operator allows them (docs/security.md, docs/adr/0007).
 
 /** What the operator allows; built from --allow-loopback-upstreams, --allow-upstream-cidrs and Portico's ports. */
 export interface TargetPolicy {

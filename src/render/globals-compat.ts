@@ -1,4 +1,4 @@
-// Renders the ConfigMap keys of issue 15 (model/settings-compat.ts): main, events, http and server lines, proxy defaults.
+// Renders the global ConfigMap settings of model/settings-compat.ts: main, events, http and server lines, proxy defaults.
 import type { GlobalSettings } from '../model/settings.js';
 import { cidr, headerName, int, onOff, quote, quoteLiteral, seconds, size, snippet, word } from './escape.js';
 

@@ -45,7 +45,7 @@ function upstream(name: string, endpoints: readonly Endpoint[]): string[] {
 }
 
 /**
- * Passthrough (issue 17): the stream server on the HTTPS port reads the SNI (ssl_preread) and passes the connection,
+ * Passthrough (docs/adr/0013): the stream server on the HTTPS port reads the SNI (ssl_preread) and passes the connection,
  * with a PROXY protocol line so the client's address survives, either to the HTTPS server on a unix socket
  * (terminated as without passthrough) or to a per-host socket that strips the line again before the backend:
  * a backend whose TLS Portico does not terminate must get the client's bytes unchanged.

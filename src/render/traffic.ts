@@ -1,4 +1,4 @@
-// Renders the traffic half of issue 7: rate-limit zones and keys, CORS, mirroring, logs and blocked referers.
+// Renders traffic policy: rate-limit zones and keys, CORS, mirroring, logs and blocked referers.
 // Zone layout and sizes: docs/adr/0006-traffic-policy.md.
 import { sha256 } from '../hash.js';
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';

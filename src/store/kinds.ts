@@ -7,7 +7,7 @@ export const KINDS = {
   EndpointSlice: { apiVersion: 'discovery.k8s.io/v1', namespaced: true },
   Secret: { apiVersion: 'v1', namespaced: true },
   ConfigMap: { apiVersion: 'v1', namespaced: true },
-  // Gateway API, standard channel (issue 19; docs/gateway-api.md): read only with --enable-gateway-api.
+  // Gateway API, standard channel (docs/gateway-api.md): read only with --enable-gateway-api.
   GatewayClass: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: false },
   Gateway: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
