@@ -7,7 +7,7 @@ import { classSelector } from './classes.js';
 import { checkHost, checkLabel, checkPath, checkPathRelaxed, checkRegexPath } from './names.js';
 import { normalizePath, type PathRule } from './routes.js';
 import { HostOwners, byClaimAge } from './hosts.js';
-import { gatewayClaims } from './gateway/claims.js';
+import { attachRoutes, gatewayClaims } from './gateway/claims.js';
 import { gatewayLiterals } from './gateway/shared-host.js';
 import { buildServers } from './servers.js';
 import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings, type UpstreamSettings } from './settings.js';
@@ -240,10 +240,11 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
+  const attached = opts.gateway ? attachRoutes(snapshot, opts.gateway.controllerName) : undefined;
   const owners = new HostOwners(
     served.filter((ing) => !isCanary(annotations, ing)),
     opts.strictHostOwnership === true,
-    opts.gateway ? gatewayClaims(snapshot, opts.gateway.controllerName) : [],
+    opts.gateway && attached ? gatewayClaims(snapshot, opts.gateway.controllerName, attached) : [],
   );
   const b = new Builder(index, annotations, snapshot, ageOrder(served, snapshot, opts.gateway !== undefined), owners);
   for (const ing of served) if (!isCanary(annotations, ing)) b.addIngress(ing);
@@ -253,7 +254,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     annotations,
     opts.allowCrossNamespaceCanaries === true,
   );
-  const gw = opts.gateway ? addGatewayRoutes(b, snapshot, opts.gateway) : { tls: [], entries: [] };
+  const gw = attached ? addGatewayRoutes(b, snapshot, attached) : { tls: [], entries: [] };
   const gatewayTls = gw.tls;
   let fallback = b.globalDefault ?? NOT_FOUND;
   if (!b.globalDefault && opts.defaultBackendService) {

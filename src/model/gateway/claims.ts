@@ -1,26 +1,38 @@
-// Gateway API claims on host names for host ownership (model/hosts.ts): served listeners' hostnames and attached HTTPRoutes' hostnames.
+// The Gateway API side of one build, attached once: served listeners, each HTTPRoute's attachment, and from them the
+// claims on host names for host ownership (model/hosts.ts).
 import type { Snapshot } from '../input.js';
 import type { HostClaim } from '../hosts.js';
 import type { ObjectRef } from '../types.js';
-import { attach, ourGateways, refOf, servedListeners } from './attach.js';
+import type { HTTPRoute } from './api.js';
+import { attach, ourGateways, refOf, servedListeners, type ServedListener } from './attach.js';
+
+/** Portico's served listeners (and why others are not), and every HTTPRoute with where it attached or why not. */
+export interface GatewayAttachments {
+  readonly served: readonly ServedListener[];
+  readonly refused: readonly { readonly gateway: ObjectRef; readonly field: string; readonly reason: string }[];
+  readonly routes: readonly { readonly route: HTTPRoute; readonly attached: ReturnType<typeof attach> }[];
+}
+
+/** Computed once per build; read by gatewayClaims and by model/gateway/translate.ts addGatewayRoutes. */
+export function attachRoutes(snapshot: Snapshot, controllerName: string): GatewayAttachments {
+  const { served, refused } = servedListeners(snapshot, controllerName);
+  return { served, refused, routes: (snapshot.httpRoutes ?? []).map((route) => ({ route, attached: attach(route, served) })) };
+}
 
 /**
  * Each served listener with a hostname claims it at its Gateway's age; each HTTPRoute attached to a served listener
  * claims the hostnames it serves there at its own age. A listener or route without hostnames claims no name.
  */
-export function gatewayClaims(snapshot: Snapshot, controllerName: string): HostClaim[] {
-  const { served } = servedListeners(snapshot, controllerName);
-  const created = new Map(ourGateways(snapshot, controllerName).map((g) => [`${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`, g.metadata?.creationTimestamp]));
-  const ageOf = (g: ObjectRef): string | undefined => created.get(`${g.namespace}/${g.name}`);
+export function gatewayClaims(snapshot: Snapshot, controllerName: string, g: GatewayAttachments): HostClaim[] {
+  const created = new Map(ourGateways(snapshot, controllerName).map((gw) => [`${gw.metadata?.namespace ?? 'default'}/${gw.metadata?.name ?? ''}`, gw.metadata?.creationTimestamp]));
   const out: HostClaim[] = [];
-  for (const s of served) {
+  for (const s of g.served) {
     const host = s.listener.hostname?.toLowerCase();
-    if (host) out.push({ ref: s.gateway, created: ageOf(s.gateway), hosts: [host] });
+    if (host) out.push({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`), hosts: [host] });
   }
-  for (const route of snapshot.httpRoutes ?? []) {
-    const a = attach(route, served);
-    if ('reason' in a) continue;
-    out.push({ ref: refOf('HTTPRoute', route), created: route.metadata?.creationTimestamp, hosts: a.hosts.filter((h) => h !== '') });
+  for (const { route, attached } of g.routes) {
+    if ('reason' in attached) continue;
+    out.push({ ref: refOf('HTTPRoute', route), created: route.metadata?.creationTimestamp, hosts: attached.hosts.filter((h) => h !== '') });
   }
   return out;
 }

@@ -8,7 +8,8 @@ import { ruleFilters } from './filters.js';
 import { gatewayMatch } from './match.js';
 import { byName } from '../lookup.js';
 import { pathOnly, plainAction, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
-import { attach, refOf, servedListeners, type Attachment } from './attach.js';
+import { refOf, type Attachment } from './attach.js';
+import type { GatewayAttachments } from './claims.js';
 import { granted } from './grants.js';
 import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
 
@@ -150,14 +151,13 @@ function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[],
  * Adds every HTTPRoute attached to a listener of Portico's Gateways, oldest first (an older route keeps a path it
  * shares), and returns the TLS hosts of the HTTPS listeners for model/tls.ts.
  */
-export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, opts: GatewayOptions): { tls: GatewayTlsHost[]; entries: GatewayEntry[] } {
-  const { served, refused } = servedListeners(snapshot, opts.controllerName);
+export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: GatewayAttachments): { tls: GatewayTlsHost[]; entries: GatewayEntry[] } {
+  const { served, refused } = g;
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
   const grants = snapshot.referenceGrants ?? [];
   const attachments: Attachment[] = [];
   const entries: GatewayEntry[] = [];
-  for (const [rank, route] of [...(snapshot.httpRoutes ?? [])].sort(byAge).entries()) {
-    const a = attach(route, served);
+  for (const [rank, { route, attached: a }] of [...g.routes].sort((x, y) => byAge(x.route, y.route)).entries()) {
     if ('reason' in a) {
       if ((route.spec?.parentRefs ?? []).length > 0 && served.length > 0 && !a.reason.startsWith('NoMatchingParent')) sink.problem(refOf('HTTPRoute', route), 'spec.parentRefs', a.reason);
       continue;
