@@ -1,4 +1,4 @@
-// Issue 25, item 9: the inspectors leave nothing out. Against a running local-mode Portico (real nginx): `portico
+// The inspectors leave nothing out. Against a running local-mode Portico (real nginx): `portico
 // backends` shows a path's canary and the TCP services, the dashboard's routes show the canary, `portico certs` shows
 // the default certificate that serves; a wrong command or a mistyped flag is one clean line with a suggestion.
 import { after, before, describe, test } from 'node:test';
@@ -9,7 +9,7 @@ import { startBackend, type Backend } from '../support/backends.js';
 import { presented } from '../support/certs.js';
 import { ingress, slice } from '../support/objects.js';
 import { backendObjects, configMap, manifestFolder, type ManifestDir } from '../support/manifests.js';
-import { REPO, freePort, get, startPortico, until, who, type Running } from '../support/portico.js';
+import { REPO, freePort, get, startPortico, until, type Running } from '../support/portico.js';
 import { tcpBackend, tcpWho, type StreamBackend } from '../support/stream-backends.js';
 
 interface Cli {
@@ -77,7 +77,8 @@ describe('inspectors show canaries, TCP services and the default certificate', (
   });
 
   test('portico backends: the canary row after its main path, and the TCP port with its endpoint', async () => {
-    assert.equal(await who(p.http, 'shop.test', '/'), 'web');
+    // X-Canary: never keeps this request off the 10% weight, so the main path answers every time.
+    assert.equal((await get(p.http, 'shop.test', '/', { headers: { 'x-canary': 'never' } })).headers['x-backend'], 'web');
     const r = await cli(['backends', '--url', url()]);
     assert.equal(r.code, 0, r.stderr);
     const t = rows(r.stdout);
