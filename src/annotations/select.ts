@@ -10,7 +10,7 @@ import { resolveProxySsl } from './proxy-ssl-resolve.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from '../model/settings-auth.js';
 import { refuseUrl, type TargetPolicy } from '../model/targets.js';
 import { isSelfHostUrl } from './auth-urls.js';
-import type { SnippetMode } from '../snippets/check.js';
+import type { SnippetMode } from '../model/snippets/check.js';
 import { byName } from '../model/lookup.js';
 import { fastcgiParamsFrom } from './fastcgi.js';
 import { failsClosed } from './refusal.js';

@@ -3,7 +3,7 @@
 import type { Snapshot } from '../model/input.js';
 import { byName } from '../model/lookup.js';
 import type { Condition, ParentReference } from '../model/gateway/api.js';
-import { desiredGatewayStatus, gatewayAddresses, type GatewayStatus } from '../model/gateway/status.js';
+import { desiredGatewayStatus, gatewayAddresses, type GatewayStatus } from '../status/gateway.js';
 import { statusAddresses } from '../status/address.js';
 import { table } from './tables.js';
 

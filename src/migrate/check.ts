@@ -2,11 +2,11 @@
 // per Ingress, annotation and ConfigMap key. Nothing here decides anything the controller does not.
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
-import { AnnotationStage } from '../controller/annotations.js';
-import { buildAndRender, modelOptions, renderOptions } from '../controller/controller.js';
+import { AnnotationStage } from '../pipeline/annotations.js';
+import { buildAndRender, modelOptions, renderOptions } from '../pipeline/build.js';
 import { parseConfigMap } from '../annotations/configmap.js';
 import { BY_KEY } from '../annotations/table.js';
-import { COMPAT_ANNOTATION_BY_KEY, compatVerdict } from '../annotations/table-compat.js';
+import { COMPAT_ANNOTATION_BY_KEY, compatVerdict } from '../annotations/table-without-setting.js';
 import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
 import { classSelector } from '../model/classes.js';
 import type { Ingress, Snapshot } from '../model/input.js';

@@ -2,7 +2,7 @@
 // can apply (the annotations and fields left behind as comments above each Ingress's routes), or --json.
 import { stringify } from 'yaml';
 import type { Config } from '../config/config.js';
-import { modelOptions } from '../controller/controller.js';
+import { modelOptions } from '../pipeline/build.js';
 import { classSelector } from '../model/classes.js';
 import type { Snapshot } from '../model/input.js';
 import type { ParentReference } from '../model/gateway/api.js';

@@ -6,7 +6,7 @@ import { byName } from '../model/lookup.js';
 import type { HTTPBackendRef, HTTPRouteFilter, HTTPRouteMatch, HTTPRouteRule, ParentReference } from '../model/gateway/api.js';
 import { ANNOTATION_NOTES, CANARY_MAPPED, MAPPED } from './httproute-notes.js';
 import { BY_KEY } from '../annotations/table.js';
-import { COMPAT_ANNOTATION_BY_KEY } from '../annotations/table-compat.js';
+import { COMPAT_ANNOTATION_BY_KEY } from '../annotations/table-without-setting.js';
 import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
 
 /** One annotation or field left behind, and why. */

@@ -5,7 +5,7 @@ import { DEFAULT_TARGET_POLICY, refuseAddress, type TargetPolicy } from './targe
 import type { Endpoint, Problem, Upstream } from './types.js';
 import type { ModelMemo, SliceEndpoints } from './memo.js';
 
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 /** namespace/name of a Service or an EndpointSlice. */
 export const objectKey = (o: Service | EndpointSlice): string => `${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? ''}`;
@@ -197,7 +197,7 @@ function groups(part: string): number {
  * An IPv6 literal without brackets or zone: eight groups, or fewer around one `::`, the last two optionally a dotted
  * IPv4 address. The same algorithm as valid_ipv6 in lua/portico/configuration.lua (test/lua/validity.test.ts).
  */
-export function isIpv6(value: string): boolean {
+function isIpv6(value: string): boolean {
   if (value.length < 2 || value.length > 45 || !/^[0-9a-fA-F:.]+$/.test(value)) return false;
   let head = value;
   let max = 8;

@@ -31,7 +31,7 @@ const SERVER_WIDE: readonly (readonly [keyof ServerSettings, string])[] = [
 ];
 
 /** Oldest first: creationTimestamp, then namespace/name (the conflict rule of DESIGN.md). */
-export function byAge(a: Ingress, b: Ingress): number {
+function byAge(a: Ingress, b: Ingress): number {
   const ta = a.metadata?.creationTimestamp ?? '9999';
   const tb = b.metadata?.creationTimestamp ?? '9999';
   if (ta !== tb) return Date.parse(ta) - Date.parse(tb) || (ta < tb ? -1 : 1);

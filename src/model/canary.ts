@@ -38,7 +38,7 @@ function policyOf(c: CanarySettings, backend: string): CanaryPolicy {
 }
 
 /** The route key of one main path: the location sets `$portico_canary` to it; Lua finds the policy by it. */
-export function routeKey(host: string, ruleKey: string): string {
+function routeKey(host: string, ruleKey: string): string {
   return `c${sha256(`${host} ${ruleKey}`, 12)}`;
 }
 

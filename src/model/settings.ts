@@ -2,7 +2,7 @@
 import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SETTINGS, type AuthTlsSettings, type RedirectCode, type Sensitive, type TlsSettings } from './tls-types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
-import { COMPAT_DEFAULTS, type CompatGlobals } from './settings-compat.js';
+import { COMPAT_DEFAULTS, type HttpGlobals } from './settings-http.js';
 import { TLS_GLOBAL_DEFAULTS, tlsSessionOf, type TlsGlobals } from './settings-tls.js';
 
 /** A size nginx understands: digits with an optional k/m/g unit (`1m`, `8k`, `0`). */
@@ -140,7 +140,7 @@ export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 export const RISK_ORDER: readonly RiskLevel[] = ['Low', 'Medium', 'High', 'Critical'];
 
 /** The global settings of the ConfigMap, with ingress-nginx's defaults. */
-export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, CompatGlobals, TlsGlobals {
+export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, HttpGlobals, TlsGlobals {
   readonly proxyBodySize: Size;
   readonly proxyConnectTimeout: Seconds;
   readonly proxyReadTimeout: Seconds;

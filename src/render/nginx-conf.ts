@@ -7,7 +7,7 @@ import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
-import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-compat.js';
+import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-http.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';

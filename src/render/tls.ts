@@ -16,7 +16,7 @@ export const ticketKeyFile = (digest: string): string => `ssl/ticket-${ident(dig
 export const crlFile = (digest: string): string => `ssl/crl-${ident(digest.slice(0, 32))}.pem`;
 
 /** `Strict-Transport-Security` value of the settings. */
-export function hstsValue(tls: TlsModel): string {
+function hstsValue(tls: TlsModel): string {
   const s = tls.settings;
   return `max-age=${int(s.hstsMaxAge)}${s.hstsIncludeSubdomains ? '; includeSubDomains' : ''}${s.hstsPreload ? '; preload' : ''}`;
 }
@@ -75,7 +75,7 @@ export function tlsListenParams(tls: TlsModel): string {
 
 /** tls.servers by host, indexed once per (frozen) TLS model: a lookup per location was a scan of every TLS host. */
 /** HSTS of a TLS host, at server level: headers-more's directives reach every location and `if` below (docs/adr/0003, amendment). */
-export const HSTS_SERVER = '        more_set_headers "Strict-Transport-Security: $portico_hsts_header";';
+const HSTS_SERVER = '        more_set_headers "Strict-Transport-Security: $portico_hsts_header";';
 
 const byHost = new WeakMap<TlsModel, ReadonlyMap<string, TlsServer>>();
 

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Service, ConfigMap } from 'kubernetes-types/core/v1.js';
-import { parseFlags } from '../../src/cli/flags.js';
+import { parseFlags } from '../../src/config/flags.js';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
 import { parseDuration } from '../../src/config/config.js';
 import { rbacDocs } from '../support/rbac.js';

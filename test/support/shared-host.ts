@@ -8,7 +8,7 @@ import { caSecret, tlsSecret } from './tls-manifests.js';
 import type { Backend } from './backends.js';
 
 export const SHARED_HOSTS = ['shared.test', 'secure.test'] as const;
-export const OLD = '2026-01-01T00:00:00Z';
+const OLD = '2026-01-01T00:00:00Z';
 export const NEW = '2026-02-01T00:00:00Z';
 
 export interface SharedCerts {

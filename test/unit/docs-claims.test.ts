@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compatVerdict, COMPAT_ANNOTATION_BY_KEY } from '../../src/annotations/table-compat.js';
+import { compatVerdict, COMPAT_ANNOTATION_BY_KEY } from '../../src/annotations/table-without-setting.js';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
-import { asksForRefused, COMPAT_FLAGS } from '../../src/cli/flags-compat.js';
+import { asksForRefused, COMPAT_FLAGS } from '../../src/config/flags-without-setting.js';
 import { REPO } from '../support/portico.js';
 
 const DOCS = join(REPO, 'docs');

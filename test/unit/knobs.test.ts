@@ -9,7 +9,7 @@ import { parseAnnotations } from '../../src/annotations/parse.js';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
 import { quoteVars } from '../../src/render/escape.js';
 import { fastcgiLines } from '../../src/render/fastcgi.js';
-import { snippetRefusal } from '../../src/snippets/check.js';
+import { snippetRefusal } from '../../src/model/snippets/check.js';
 import { readDhParam } from '../../src/model/tls-dhparam.js';
 
 const P = 'nginx.ingress.kubernetes.io';

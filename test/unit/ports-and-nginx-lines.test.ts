@@ -2,7 +2,7 @@
 // error turned into that same message, and the log level of each nginx error log line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags } from '../../src/cli/flags.js';
+import { parseFlags } from '../../src/config/flags.js';
 import { explainStartFailure, portMessage, portUses } from '../../src/controller/ports.js';
 import { ErrorCodes, PorticoError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';

@@ -41,7 +41,7 @@ function byAge(a: HTTPRoute, b: HTTPRoute): number {
  * Placeholder upstream of a location whose winning rule is not one plain backend (weights, filters, a 500): Lua sets
  * the backend per request, so weight changes never change nginx.conf. Not an upstream name (those have no '.').
  */
-export const LUA_BACKEND = 'portico.gateway';
+const LUA_BACKEND = 'portico.gateway';
 
 /** What backendRefs are checked against: the ReferenceGrants and the Services of the snapshot. */
 interface Refs {

@@ -2,12 +2,12 @@
 // Programmed, addresses and per-listener status; HTTPRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
-import type { Snapshot } from '../input.js';
-import { byName } from '../lookup.js';
-import { GATEWAY_GROUP, type Condition, type Gateway, type HTTPRoute, type ParentReference, type RouteGroupKind } from './api.js';
-import { allows, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type ServedListener } from './attach.js';
-import { granted } from './grants.js';
-import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from './listeners.js';
+import type { Snapshot } from '../model/input.js';
+import { byName } from '../model/lookup.js';
+import { GATEWAY_GROUP, type Condition, type Gateway, type HTTPRoute, type ParentReference, type RouteGroupKind } from '../model/gateway/api.js';
+import { allows, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type ServedListener } from '../model/gateway/attach.js';
+import { granted } from '../model/gateway/grants.js';
+import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -116,7 +116,7 @@ export const GATEWAY_CRD_NAMES = ['gatewayclasses', 'gateways', 'httproutes', 'r
  * SupportedVersion of Portico's GatewayClasses from the installed CRDs' `gateway.networking.k8s.io/bundle-version`
  * (CRD name → annotation, undefined when the CRD or the annotation is missing): v1.2.0 and later v1 releases.
  */
-export function supportedVersion(bundle: ReadonlyMap<string, string | undefined>): Outcome {
+function supportedVersion(bundle: ReadonlyMap<string, string | undefined>): Outcome {
   const seen: string[] = [];
   for (const name of GATEWAY_CRD_NAMES) {
     const v = bundle.get(name);
