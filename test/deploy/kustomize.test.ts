@@ -98,7 +98,7 @@ function checkDeployment(b: string, objs: readonly Obj[]): void {
     ],
   );
   // No capabilities.add: a non-root process with no-new-privileges gains none from it (measured in a real pod: bind()
-  // to 80 refused). Ports below 1024 come from the pod's sysctl, which the restricted profile allows (issue 25).
+  // to 80 refused). Ports below 1024 come from the pod's sysctl, which the restricted profile allows.
   assert.deepEqual(c.securityContext, { runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
   assert.equal(pod.securityContext?.runAsNonRoot, true);
   assert.ok((pod.securityContext?.runAsUser ?? 0) > 0);

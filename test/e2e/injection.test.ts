@@ -118,7 +118,7 @@ const CORPUS: string[] = [
   '~*.*',
   '~"',
   'a/b/c',
-  // Hostile snippets (issue 15): code, files, other upstreams, blocks that close the location, quoting and escape tricks,
+  // Hostile snippets: code, files, other upstreams, blocks that close the location, quoting and escape tricks,
   // comments hiding a brace, Portico's own variables; and snippets the safe allowlist takes.
   'access_by_lua_block { os.execute("id") }',
   'set_by_lua $x "os.exit()";',

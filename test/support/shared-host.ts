@@ -1,4 +1,4 @@
-// Issue 24's shared host for tests: namespace a serves /a on shared.test (plain HTTP) and secure.test (its own TLS),
+// The shared host for tests (ADR 0017): namespace a serves /a on shared.test (plain HTTP) and secure.test (its own TLS),
 // older; namespace b has an attacker backend, a certificate for both hosts and a client CA, to be used by newer objects.
 import { gatewayClass } from './gateway.js';
 import { makeCert, type Pem } from './certs.js';

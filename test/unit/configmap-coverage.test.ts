@@ -112,7 +112,7 @@ void test('every name with the prefix is applied, refused with its reason, a doc
     ['enable-modsecurity', 'refused'],
     ['ssl-ciphers', 'refused'],
     ['auth-keepalive', 'no-op'],
-    // ignored by ingress-nginx since 0.21: a Warning, served (issue 25; it was refused before)
+    // ignored by ingress-nginx since 0.21: a Warning, served (it was refused before ADR 0016)
     ['secure-backends', 'warning'],
     ['secure-verify-ca-secret', 'refused'],
     ['session-cookie-hash', 'warning'],

@@ -1,4 +1,4 @@
-// Issue 25: the docs are checked against the code where they can be. Every sentence (or table row) of docs/*.md that
+// The docs are checked against the code where they can be. Every sentence (or table row) of docs/*.md that
 // says something is not supported, not implemented, or absent ("no stream section") must name an annotation,
 // ConfigMap key or flag that the code really refuses: its own compatibility check refuses a value asking for it.
 // Otherwise the docs contradict the code (install.md once said TCP/UDP were not supported while they served).
