@@ -1,6 +1,7 @@
 // The stream section's part of applying a sync: what tells a stream-caused reload apart, and /debug/backends' stream rows.
 import type { Model } from '../model/types.js';
 import type { Counters } from './executor.js';
+import { refKey } from '../model/keys.js';
 
 /** The stream section as nginx holds it (ports, endpoints, passthrough hosts): a change of it needs a reload (docs/adr/0013). */
 function streamDigest(model: Model | undefined): string {
@@ -40,7 +41,7 @@ export function debugBackends(payload: string, model: Model | undefined): string
       name: `passthrough-${p.host}`,
       kind: 'passthrough',
       host: p.host,
-      ingress: `${p.ingress.namespace}/${p.ingress.name}`,
+      ingress: refKey(p.ingress.namespace, p.ingress.name),
       service: svc(p.service, p.servicePort),
       endpoints: p.endpoints,
     })),

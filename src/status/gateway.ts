@@ -8,6 +8,7 @@ import { GATEWAY_GROUP, type Condition, type Gateway, type HTTPRoute, type Paren
 import { allows, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type ServedListener } from '../model/gateway/attach.js';
 import { granted } from '../model/gateway/grants.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
+import { nsKey, refKey } from '../model/keys.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -189,8 +190,8 @@ export function desiredGatewayStatus(
     classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, generation), ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
   }
   const mine = ourGateways(snapshot, controllerName);
-  const gateways = new Set(mine.map((g) => `${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`));
-  const gatewayStatuses = new Map(mine.map((g) => [`${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`, gatewayStatus(g, snapshot, addresses)] as const));
+  const gateways = new Set(mine.map((g) => nsKey(g)));
+  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses)] as const));
   const { served } = servedListeners(snapshot, controllerName);
   const routes = new Map<string, readonly RouteParentStatus[]>();
   for (const route of snapshot.httpRoutes ?? []) {
@@ -201,11 +202,11 @@ export function desiredGatewayStatus(
       .filter((p) => ours(p, ref.namespace, gateways))
       .map((p): RouteParentStatus => {
         const a = accepted(route, p, served);
-        const why = partial.get(`${ref.namespace}/${ref.name}`);
+        const why = partial.get(refKey(ref.namespace, ref.name));
         const part = why !== undefined && a[0] ? [cond('PartiallyInvalid', true, 'UnsupportedValue', why, generation)] : [];
         return { parentRef: p, controllerName, conditions: [cond('Accepted', ...a, generation), cond('ResolvedRefs', ...refs, generation), ...part] };
       });
-    routes.set(`${ref.namespace}/${ref.name}`, parents);
+    routes.set(refKey(ref.namespace, ref.name), parents);
   }
   return { classes, gateways: gatewayStatuses, routes };
 }

@@ -12,6 +12,7 @@ import { refOf, type Attachment } from './attach.js';
 import type { GatewayAttachments } from './claims.js';
 import { granted } from './grants.js';
 import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
+import { nsKey } from '../keys.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
 export interface GatewaySink {
@@ -32,8 +33,8 @@ function byAge(a: HTTPRoute, b: HTTPRoute): number {
   const ta = a.metadata?.creationTimestamp ?? '9999';
   const tb = b.metadata?.creationTimestamp ?? '9999';
   if (ta !== tb) return ta < tb ? -1 : 1;
-  const ka = `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`;
-  const kb = `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`;
+  const ka = nsKey(a);
+  const kb = nsKey(b);
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
