@@ -21,6 +21,8 @@ export interface Config {
   readonly healthzHost: string;
   /** Whether /debug/* answers peers other than loopback (docs/adr/0009). */
   readonly debugRemoteAccess: boolean;
+  /** --disable-sync-events: no Normal Sync Event per applied Ingress. */
+  readonly disableSyncEvents?: boolean;
   readonly statusPort: number;
   /** Port of the built-in default backend server; undefined: not opened (nginx answers unmatched requests itself). */
   readonly defaultServerPort: number | undefined;

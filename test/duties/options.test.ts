@@ -1,5 +1,6 @@
 // One real Portico against the API server double: --update-status=false writes no status and takes no Lease but
-// still records Events; without POD_NAME there is no RELOAD Event (no pod to name) yet status is written; both exit 0.
+// still records Events; without POD_NAME there is no RELOAD Event (no pod to name) yet status is written; both exit 0;
+// --disable-sync-events drops only the Normal Sync Events.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { until } from '../support/portico.js';
@@ -48,5 +49,18 @@ describe('duties options', () => {
     assert.deepEqual(reloads, ['solo'], 'only the first replica (which had POD_NAME) named its pod');
     assert.equal(await p.stop(), 0);
     assert.deepEqual(addressOf(c.api, 'app'), [{ ip: '203.0.113.7' }], 'kept: without its pod, Portico cannot know it was the last replica');
+  });
+
+  test('--disable-sync-events: no Sync Event for a new Ingress, but its Warning and the RELOAD Event are recorded', async () => {
+    const p = await replica(c, 'quiet', ['--disable-sync-events', '--update-status=false']);
+    put(c.api, reloadingRoute('quiet', 'quiet.test', 'one'));
+    put(c.api, route('broken', 'broken.test', 'missing-service'));
+    await until('the RELOAD Event of pod quiet', () => events(c.api, NS).some((e) => e.reason === 'RELOAD' && e.regarding.name === 'quiet'), 10_000);
+    await until('the Warning for the missing Service', () => events(c.api, 'default').some((e) => e.type === 'Warning' && e.regarding.name === 'broken'), 5000);
+    await settle(1000);
+    const syncs = events(c.api, 'default').filter((e) => e.reason === 'Sync' && (e.regarding.name === 'quiet' || e.regarding.name === 'broken'));
+    assert.deepEqual(syncs, []);
+    assert.equal(await p.stop(), 0);
+    c.api.remove('Pod', NS, 'quiet');
   });
 });
