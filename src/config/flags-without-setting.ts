@@ -42,7 +42,7 @@ export const COMPAT_FLAGS: Readonly<Record<string, FlagWithoutSetting>> = {
   'stream-port': s('no-op', 'Portico has no Lua stream endpoint (Debian has no stream Lua module)'),
   'certificate-authority': s('refused', "not read: give the API server's CA in a --kubeconfig file"),
   'status-update-interval': s('no-op', 'the leader re-reads the addresses and rechecks every Ingress status each 60 s, a fixed interval'),
-  'report-status-classes': b('no-op', "Portico's /metrics label the full three-digit status code; group them by class in the query (e.g. status=~\"5..\")"),
+  'report-status-classes': b('no-op', 'Portico\'s /metrics label the full three-digit status code; group them by class in the query (e.g. status=~"5..")'),
   'internal-logger-address': s('no-op', "Portico has no internal syslog relay: nginx's errors go to Portico's stderr"),
   profiling: b('no-op', 'Portico has no Go profiler; /debug/state on the healthz port (loopback) shows its state'),
   'profiler-port': s('no-op', 'Portico has no Go profiler'),

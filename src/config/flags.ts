@@ -41,7 +41,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'https-port': { type: 'string', default: '443', doc: 'port for HTTPS traffic' },
   'healthz-port': { type: 'string', default: '10254', doc: 'port of /healthz, /metrics and /debug' },
   'healthz-host': { type: 'string', default: '', doc: 'address the healthz port binds (default: all addresses)' },
-  'disable-sync-events': { type: 'boolean', default: 'false', doc: "no Normal `Sync` Event per applied Ingress (the sync log line stays); Warning and RELOAD Events stay, as in ingress-nginx" },
+  'disable-sync-events': { type: 'boolean', default: 'false', doc: 'no Normal `Sync` Event per applied Ingress (the sync log line stays); Warning and RELOAD Events stay, as in ingress-nginx' },
   'debug-remote-access': { type: 'boolean', default: 'false', doc: 'answer /debug/* to peers other than loopback (default: 403 to them)' },
   'status-port': { type: 'string', default: '10246', doc: "port of nginx's internal configuration endpoint (127.0.0.1)" },
   'default-server-port': { type: 'string', default: '', doc: 'port of the built-in default backend on 127.0.0.1 (404, /healthz 200); not opened unless given, so instances never collide on it' },
