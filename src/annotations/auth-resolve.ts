@@ -92,13 +92,14 @@ export function resolveAuth(s: IngressSettings, snap: Snapshot, ing: ObjectRef, 
   const global = own?.enableGlobal === false || own?.external ? undefined : globalExternalAuth(o.global);
   if (!own && !global) return { settings: s, problems: [] };
   const problems: Problem[] = [];
-  const fail = (annotation: string, reason: string): void => {
-    problems.push({ object: ing, field: `metadata.annotations[${o.prefix}/${annotation}]`, reason: `${reason}; the paths of this Ingress answer 503`, severity: 'degraded' });
+  const fail = (annotation: string, reason: string, code?: 'SecretProblem'): void => {
+    const field = `metadata.annotations[${o.prefix}/${annotation}]`;
+    problems.push({ object: ing, field, reason: `${reason}; the paths of this Ingress answer 503`, severity: 'degraded', ...(code ? { code } : {}) });
   };
   let auth: LocationAuth = { ...(own ?? { enableGlobal: true }), ...(global ? { external: global } : {}) };
   if (auth.basic) {
     const b = readBasic(auth.basic, snap, ing, o);
-    if (typeof b === 'string') fail('auth-secret', b);
+    if (typeof b === 'string') fail('auth-secret', b, 'SecretProblem');
     else auth = { ...auth, basic: b };
   }
   if (auth.external) {

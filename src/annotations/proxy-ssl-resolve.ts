@@ -46,6 +46,8 @@ export function resolveProxySsl(s: IngressSettings, snap: Snapshot, ing: ObjectR
   if (proxySsl.denied === undefined) return { settings, problems: [] };
   return {
     settings,
-    problems: [{ object: ing, field: `metadata.annotations[${o.prefix}/proxy-ssl-secret]`, reason: `${proxySsl.denied}; the paths of this Ingress answer 503`, severity: 'degraded' }],
+    problems: [
+      { object: ing, field: `metadata.annotations[${o.prefix}/proxy-ssl-secret]`, reason: `${proxySsl.denied}; the paths of this Ingress answer 503`, severity: 'degraded', code: 'SecretProblem' },
+    ],
   };
 }

@@ -30,7 +30,8 @@ export interface BackendRef {
 }
 
 export type Resolved =
-  { readonly ok: true; readonly upstream: Upstream; readonly problem?: { field: string; reason: string } } | { readonly ok: false; readonly field: string; readonly reason: string };
+  | { readonly ok: true; readonly upstream: Upstream; readonly problem?: { field: string; reason: string; code: 'ServiceNotFound' | 'ServicePortNotFound' } }
+  | { readonly ok: false; readonly field: string; readonly reason: string };
 
 /** Lookups over the snapshot, built once per model. */
 export class BackendIndex {
@@ -70,11 +71,15 @@ export class BackendIndex {
     if (bad?.[1]) return { ok: false, field: bad[0], reason: bad[1] };
     const portLabel = ref.portName ?? String(ref.portNumber);
     const service = this.services.get(`${namespace}/${ref.serviceName}`);
-    const empty = (reason: string): Resolved => ({ ok: true, upstream: this.upstream(namespace, ref.serviceName, portLabel, 0, []), problem: { field, reason } });
-    if (!service) return empty(`Service ${namespace}/${ref.serviceName} not found; the path answers 503`);
+    const empty = (reason: string, code: 'ServiceNotFound' | 'ServicePortNotFound'): Resolved => ({
+      ok: true,
+      upstream: this.upstream(namespace, ref.serviceName, portLabel, 0, []),
+      problem: { field, reason, code },
+    });
+    if (!service) return empty(`Service ${namespace}/${ref.serviceName} not found; the path answers 503`, 'ServiceNotFound');
     const port = (service.spec?.ports ?? []).find((p) => (ref.portName !== undefined ? p.name === ref.portName : p.port === ref.portNumber));
     if (!port) {
-      return empty(`Service ${namespace}/${ref.serviceName} has no port ${portLabel}; the path answers 503`);
+      return empty(`Service ${namespace}/${ref.serviceName} has no port ${portLabel}; the path answers 503`, 'ServicePortNotFound');
     }
     const endpoints = this.endpointsFor(namespace, ref.serviceName, port.name ?? '');
     return { ok: true, upstream: this.upstream(namespace, ref.serviceName, String(port.port), port.port, endpoints) };
@@ -175,7 +180,7 @@ export class BackendIndex {
     const object = { kind: 'EndpointSlice', namespace: slice.metadata?.namespace ?? 'default', name: slice.metadata?.name ?? '' };
     const field = `endpoints[${i}].addresses[0]`;
     const reason = `endpoint ${ep.address} port ${ep.port} of Service ${object.namespace}/${service} is refused: ${why}; it is left out`;
-    return [`${object.namespace}/${object.name}|${field}|${ep.port}`, { object, field, reason, severity: 'degraded' }];
+    return [`${object.namespace}/${object.name}|${field}|${ep.port}`, { object, field, reason, severity: 'degraded', code: 'EndpointRefused' }];
   }
 
   /** The Problems of endpoints the target policy left out, in a stable order. */

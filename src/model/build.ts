@@ -19,6 +19,8 @@ import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
 import type { Model, ObjectRef, Problem, Target, Upstream } from './types.js';
 import { refKey } from './keys.js';
+import type { Reason } from './types.js';
+import { coded, problemOf } from './problems.js';
 
 const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true };
 
@@ -94,8 +96,8 @@ class Builder {
     }
   }
 
-  problem(object: ObjectRef, field: string, reason: string, severity: Problem['severity'] = 'dropped'): void {
-    this.problems.push({ object, field, reason, severity });
+  problem(object: ObjectRef, field: string, reason: Reason, severity: Problem['severity'] = 'dropped'): void {
+    this.problems.push(problemOf(object, field, reason, severity));
   }
 
   /** Age rank among the served Ingresses and the HTTPRoutes (0 = oldest); unknown objects rank as the newest. */
@@ -105,7 +107,7 @@ class Builder {
   refOf(rank: number): ObjectRef {
     return this.byRank[rank] ?? { kind: 'Ingress', namespace: '', name: '' };
   }
-  refusal(ref: ObjectRef, host: string): string | undefined {
+  refusal(ref: ObjectRef, host: string): Reason | undefined {
     return host === '' ? undefined : this.owners.refusal(ref, host);
   }
 
@@ -126,7 +128,7 @@ class Builder {
       this.problem(ref, r.field, r.reason);
       return undefined;
     }
-    if (r.problem) this.problem(ref, r.problem.field, r.problem.reason, 'degraded');
+    if (r.problem) this.problem(ref, r.problem.field, coded(r.problem.code, r.problem.reason), 'degraded');
     if (!this.upstreams.has(r.upstream.name)) this.upstreams.set(r.upstream.name, r.upstream);
     if (up) this.upstreamSettings.set(r.upstream.name, { ...up, ...this.upstreamSettings.get(r.upstream.name) });
     if (up?.serviceUpstream !== undefined && !this.serviceUpstreamBy.has(r.upstream.name)) this.serviceUpstreamBy.set(r.upstream.name, ref);
@@ -226,7 +228,7 @@ class Builder {
     if (holder && holder.target.kind === 'upstream') {
       const owner = holder.target.ingress;
       if (owner.namespace !== ref.namespace || owner.name !== ref.name) {
-        this.problem(ref, `${field}.path`, `${type} ${host || '*'}${path} is already served by the older Ingress ${owner.namespace}/${owner.name}`);
+        this.problem(ref, `${field}.path`, coded('PathConflict', `${type} ${host || '*'}${path} is already served by the older Ingress ${owner.namespace}/${owner.name}`));
       }
       return;
     }

@@ -5,9 +5,11 @@ import type { Ingress } from './input.js';
 import { normalizePath, type PathRule } from './routes.js';
 import type { AnnotationInput, IngressSettings, UpstreamSettings } from './settings.js';
 import type { CanaryPolicy, CanarySettings } from './settings-traffic.js';
-import type { ObjectRef, Problem, Target } from './types.js';
+import type { ObjectRef, Target } from './types.js';
 import { HOST_CONFLICT } from './hosts.js';
 import { refKey } from './keys.js';
+import type { AddProblem, Reason } from './types.js';
+import { coded } from './problems.js';
 
 /** What the canary step needs from the model builder. */
 export interface CanaryBuilder {
@@ -15,9 +17,9 @@ export interface CanaryBuilder {
   readonly regexRules: ReadonlyMap<string, Map<string, PathRule>>;
   readonly served: ObjectRef[];
   target(ref: ObjectRef, backend: IngressBackend | undefined, field: string, up?: UpstreamSettings): Target | undefined;
-  problem(object: ObjectRef, field: string, reason: string, severity?: Problem['severity']): void;
+  problem: AddProblem;
   /** Why an Ingress may not use a host (--strict-host-ownership, model/hosts.ts), else undefined. */
-  refusal(object: ObjectRef, host: string): string | undefined;
+  refusal(object: ObjectRef, host: string): Reason | undefined;
 }
 
 function refOf(ing: Ingress): ObjectRef {
@@ -85,8 +87,11 @@ export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: A
           b.problem(
             ref,
             `${field}.path`,
-            `${HOST_CONFLICT}: the main path ${type} ${host || '*'}${path} is served by ${primary.kind} ${primary.namespace}/${primary.name} of another namespace; ` +
-              "a canary attaches only to a main path of its own namespace unless the operator sets --allow-cross-namespace-canaries (it would take that namespace's requests); this canary path is not served",
+            coded(
+              'HostConflict',
+              `${HOST_CONFLICT}: the main path ${type} ${host || '*'}${path} is served by ${primary.kind} ${primary.namespace}/${primary.name} of another namespace; ` +
+                "a canary attaches only to a main path of its own namespace unless the operator sets --allow-cross-namespace-canaries (it would take that namespace's requests); this canary path is not served",
+            ),
           );
           return;
         }

@@ -2,9 +2,9 @@
 import type { Ingress } from './input.js';
 import { checkHost } from './names.js';
 import type { ServerSettings } from './settings.js';
-import type { ObjectRef, Problem } from './types.js';
-
-type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
+import type { ObjectRef } from './types.js';
+import type { AddProblem, Reason } from './types.js';
+import { coded } from './problems.js';
 
 /** The phrase every host-ownership Problem carries, so its Event reason is HostConflict (model/problems.ts). */
 export const HOST_CONFLICT = 'another Ingress has this host';
@@ -60,12 +60,13 @@ export class HostOwners {
    * Why `ref` may not set `what` for `host`: it reaches every path of the host, and `ref` is not of the namespace of
    * the host's owner. Undefined for the owner's namespace and for hosts nobody claims.
    */
-  hostWide(ref: ObjectRef, host: string, what: string): string | undefined {
+  hostWide(ref: ObjectRef, host: string, what: string): Reason | undefined {
     const owner = this.first.get(host.toLowerCase())?.ref;
     if (!owner || owner.namespace === ref.namespace) return undefined;
-    return (
+    return coded(
+      'HostConflict',
       `${HOST_CONFLICT}: ${what} reaches every path of ${host}, whose owner is namespace ${owner.namespace} (its oldest claimant is ${owner.kind} ${owner.namespace}/${owner.name}); ` +
-      `only the owner's namespace may set it, so it is not applied to ${host}`
+        `only the owner's namespace may set it, so it is not applied to ${host}`,
     );
   }
 
@@ -75,12 +76,13 @@ export class HostOwners {
   }
 
   /** Why `ref` may not use `host` (strict mode, another namespace's host), else undefined. */
-  refusal(ref: ObjectRef, host: string): string | undefined {
+  refusal(ref: ObjectRef, host: string): Reason | undefined {
     const owner = this.strict ? this.first.get(host)?.ref : undefined;
     if (!owner || owner.namespace === ref.namespace) return undefined;
-    return (
+    return coded(
+      'HostConflict',
       `${HOST_CONFLICT}: ${host} belongs to namespace ${owner.namespace} (its oldest ${owner.kind} is ${owner.namespace}/${owner.name}) and --strict-host-ownership is on; ` +
-      'use a host of your own namespace, or ask the operator to move the host'
+        'use a host of your own namespace, or ask the operator to move the host',
     );
   }
 }
@@ -118,8 +120,9 @@ export function settleNames(claims: readonly NameClaim[], owners: HostOwners, pr
       const alias = raw.toLowerCase();
       const definer = owners.definedBy(alias);
       const holder = taken.get(alias);
-      if (definer) problem(ref, aliasField, `${HOST_CONFLICT}: alias ${alias} is ignored, the Ingress ${definer.namespace}/${definer.name} defines it as a rule host`, 'degraded');
-      else if (holder !== undefined) problem(ref, aliasField, `${HOST_CONFLICT}: alias ${alias} is ignored, an older Ingress took it as an alias of ${holder}`, 'degraded');
+      if (definer)
+        problem(ref, aliasField, coded('HostConflict', `${HOST_CONFLICT}: alias ${alias} is ignored, the Ingress ${definer.namespace}/${definer.name} defines it as a rule host`), 'degraded');
+      else if (holder !== undefined) problem(ref, aliasField, coded('HostConflict', `${HOST_CONFLICT}: alias ${alias} is ignored, an older Ingress took it as an alias of ${holder}`), 'degraded');
       else {
         taken.set(alias, c.host);
         kept.push(alias);
@@ -141,7 +144,7 @@ export function settleNames(claims: readonly NameClaim[], owners: HostOwners, pr
     problem(
       ref,
       'metadata.annotations.from-to-www-redirect',
-      `${HOST_CONFLICT}: the redirect from ${other} to ${c.host} is not created, already exists an Ingress with that host (${why})`,
+      coded('HostConflict', `${HOST_CONFLICT}: the redirect from ${other} to ${c.host} is not created, already exists an Ingress with that host (${why})`),
       'degraded',
     );
     out.set(c.host, { ...(out.get(c.host) ?? c.settings), fromToWwwRedirect: false });

@@ -3,7 +3,9 @@ import { HOST_CONFLICT, settleNames, type HostOwners, type NameClaim } from './h
 import { RegexGuard, literalPrefix } from './regex-capture.js';
 import { compileLocations, regexLocations, type PathRule } from './routes.js';
 import type { ServerSettings } from './settings.js';
-import type { ObjectRef, Problem, Server, Target } from './types.js';
+import type { ObjectRef, Server, Target } from './types.js';
+import type { AddProblem } from './types.js';
+import { coded } from './problems.js';
 
 /** What the servers are made from: the builder's tables, with who set each server setting. */
 export interface ServerInput {
@@ -19,7 +21,7 @@ export interface ServerInput {
   readonly owners: HostOwners;
   rankOf(ref: ObjectRef): number;
   refOf(rank: number): ObjectRef;
-  problem(object: ObjectRef, field: string, reason: string, severity?: Problem['severity']): void;
+  problem: AddProblem;
 }
 
 const NOT_FOUND: Target = { kind: 'not-found' };
@@ -40,9 +42,12 @@ function reportRegexes(b: ServerInput, guard: RegexGuard): void {
     b.problem(
       rule.target.ingress,
       `${b.regexField.get(rule) ?? 'spec.rules'}.path`,
-      `regex ${rule.path} could capture paths of the older Ingress ${owner.namespace}/${owner.name} of another namespace on ${host}${more} ` +
-        `(nginx tries regex paths first; its literal prefix "${literalPrefix(rule.path)}" overlaps one of that Ingress's paths); it is not served there. ` +
-        'Start the regex with a path prefix no other namespace serves on this host, e.g. /mine(/|$)(.*)',
+      coded(
+        'PathConflict',
+        `regex ${rule.path} could capture paths of the older Ingress ${owner.namespace}/${owner.name} of another namespace on ${host}${more} ` +
+          `(nginx tries regex paths first; its literal prefix "${literalPrefix(rule.path)}" overlaps one of that Ingress's paths); it is not served there. ` +
+          'Start the regex with a path prefix no other namespace serves on this host, e.g. /mine(/|$)(.*)',
+      ),
     );
   }
 }
@@ -104,8 +109,11 @@ export function buildServers(b: ServerInput, fallback: Target, routePaths: Reado
     b.problem(
       ref,
       field,
-      `${HOST_CONFLICT}: with --strict-host-ownership, this Ingress's ${what} hosts of namespace ${ref.namespace} and hosts ` +
-        "no Ingress defines, never another namespace's hosts; give the rule a host of your own namespace",
+      coded(
+        'HostConflict',
+        `${HOST_CONFLICT}: with --strict-host-ownership, this Ingress's ${what} hosts of namespace ${ref.namespace} and hosts ` +
+          "no Ingress defines, never another namespace's hosts; give the rule a host of your own namespace",
+      ),
       'degraded',
     );
   }

@@ -3,8 +3,10 @@ import type { Ingress, Snapshot } from './input.js';
 import type { BackendIndex, BackendRef } from './backends.js';
 import { checkHost, clip } from './names.js';
 import { HOST_CONFLICT, type HostOwners } from './hosts.js';
-import type { Endpoint, ObjectRef, Problem } from './types.js';
+import type { Endpoint, ObjectRef } from './types.js';
 import { refKey } from './keys.js';
+import type { AddProblem, Reason } from './types.js';
+import { coded } from './problems.js';
 
 /** One external port of the stream section, served from one Service port. */
 export interface StreamService {
@@ -49,8 +51,6 @@ export interface StreamOptions {
 /** `namespace/service:port[:[PROXY][:PROXY]]`, ingress-nginx's syntax; nothing else passes (values reach nginx.conf). */
 const VALUE = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?):([0-9]{1,5}|[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?)(:(PROXY)?)?(:(PROXY)?)?$/i;
 const TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
-
-type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
 
 /** One ConfigMap's entries; a bad entry is a Problem naming the ConfigMap and key, the others are kept. */
 interface Ctx {
@@ -120,10 +120,10 @@ function entries(ctx: Ctx, ref: { namespace: string; name: string }, protocol: '
 }
 
 /** Passthrough takes every TLS connection of a host, so only the host's oldest Ingress may ask for it. */
-function refusal(owners: HostOwners, ref: ObjectRef, host: string): string | undefined {
+function refusal(owners: HostOwners, ref: ObjectRef, host: string): Reason | undefined {
   const first = owners.definedBy(host);
   if (first && (first.namespace !== ref.namespace || first.name !== ref.name)) {
-    return `${HOST_CONFLICT}: ssl-passthrough takes every TLS connection for ${host}, and its oldest Ingress is ${first.namespace}/${first.name}`;
+    return coded('HostConflict', `${HOST_CONFLICT}: ssl-passthrough takes every TLS connection for ${host}, and its oldest Ingress is ${first.namespace}/${first.name}`);
   }
   return owners.refusal(ref, host);
 }
@@ -167,7 +167,7 @@ function passthroughHosts(ingresses: readonly Ingress[], o: StreamOptions, index
         problem(ingress, r.field, r.reason);
         return;
       }
-      if (r.problem) problem(ingress, r.problem.field, r.problem.reason.replace('the path answers 503', 'TLS connections for the host are closed'), 'degraded');
+      if (r.problem) problem(ingress, r.problem.field, coded(r.problem.code, r.problem.reason.replace('the path answers 503', 'TLS connections for the host are closed')), 'degraded');
       hosts.set(host, { host, ingress, service: r.upstream.service, servicePort: r.upstream.servicePort, endpoints: r.upstream.endpoints });
     });
   }

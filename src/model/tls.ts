@@ -8,14 +8,14 @@ import type { AuthTlsSettings, Certificate, ClientAuth, HostCertificate, Ingress
 import type { ObjectRef, Problem } from './types.js';
 import type { GatewayTlsHost } from './gateway/tls.js';
 import { nsKey, refKey } from './keys.js';
-
-type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
+import type { AddProblem, Reason } from './types.js';
+import { coded, problemOf, reasonText } from './problems.js';
 
 /** Why an Ingress may not use a host (--strict-host-ownership, model/hosts.ts), else undefined. */
-export type HostRefusal = (ingress: ObjectRef, host: string) => string | undefined;
+export type HostRefusal = (ingress: ObjectRef, host: string) => Reason | undefined;
 
 /** Why an object may not set `what`, which reaches every path of `host`: it is not of the host owner's namespace (model/hosts.ts). */
-export type HostWide = (object: ObjectRef, host: string, what: string) => string | undefined;
+export type HostWide = (object: ObjectRef, host: string, what: string) => Reason | undefined;
 
 const TLS_WIDE = 'TLS (with its ssl-redirect and HSTS)';
 const AUTH_WIDE = 'client-certificate auth (auth-tls-*)';
@@ -42,7 +42,7 @@ class TlsBuilder {
   }
 
   readonly problem: AddProblem = (object, field, reason, severity = 'degraded') => {
-    this.problems.push({ object, field, reason, severity });
+    this.problems.push(problemOf(object, field, reason, severity));
   };
 
   certificate(ref: ObjectRef): Read<Certificate> {
@@ -63,7 +63,7 @@ class TlsBuilder {
       const secretRef: ObjectRef = { kind: 'Secret', namespace: ref.namespace, name: secretName };
       const read = secretName ? this.certificate(secretRef) : undefined;
       if ((entry.hosts ?? []).length === 0 && read && !read.ok) {
-        this.problem(ref, `${field}.secretName`, `${read.reason}; the hosts of this Ingress are served with the default certificate`);
+        this.problem(ref, `${field}.secretName`, coded('SecretProblem', `${read.reason}; the hosts of this Ingress are served with the default certificate`));
       }
       for (const [j, raw] of (entry.hosts ?? []).entries()) {
         const host = raw.toLowerCase();
@@ -130,11 +130,11 @@ class TlsBuilder {
   private pick(read: Read<Certificate> | undefined, host: string, ref: ObjectRef, field: string): string | undefined {
     if (!read) return undefined; // no secretName: the default certificate, as ingress-nginx does
     if (!read.ok) {
-      this.problem(ref, field, `${read.reason}; ${host} is served with the default certificate`);
+      this.problem(ref, field, coded('SecretProblem', `${read.reason}; ${host} is served with the default certificate`));
       return undefined;
     }
     if (!covers(read.value, host)) {
-      this.problem(ref, field, `the certificate of Secret ${read.value.id} (${read.value.subject}) does not cover ${host}; ${host} is served with the default certificate`);
+      this.problem(ref, field, coded('SecretProblem', `the certificate of Secret ${read.value.id} (${read.value.subject}) does not cover ${host}; ${host} is served with the default certificate`));
       return undefined;
     }
     this.used.set(read.value.id, read.value);
@@ -156,7 +156,7 @@ class TlsBuilder {
       return;
     }
     if (!g.secret) {
-      this.problem(g.gateway, g.field, `${g.refused ?? 'no Secret'}; ${g.host} is served with the default certificate`);
+      this.problem(g.gateway, g.field, coded('SecretProblem', `${g.refused ?? 'no Secret'}; ${g.host} is served with the default certificate`));
       this.hosts.set(g.host, { host: g.host, ingress: g.gateway, certificate: undefined });
       return;
     }
@@ -178,14 +178,14 @@ class TlsBuilder {
     const secret: ObjectRef = { kind: 'Secret', namespace, name };
     const read = bad ? { ok: false as const, reason: bad } : readCaSecret(this.secret(secret), secret);
     if (!read.ok) {
-      this.problem(ref, field, `${read.reason}; the paths of this Ingress answer 503`);
+      this.problem(ref, field, coded('SecretProblem', `${read.reason}; the paths of this Ingress answer 503`));
       return read.reason;
     }
     for (const host of hosts) {
       const wide = this.hostWide(ref, host, AUTH_WIDE);
       if (wide === undefined) continue;
-      const why = `${wide}; the paths of this Ingress answer 503 rather than be served without the client certificates it asks for`;
-      this.problem(ref, field, why);
+      const why = `${reasonText(wide)}; the paths of this Ingress answer 503 rather than be served without the client certificates it asks for`;
+      this.problem(ref, field, coded('HostConflict', why));
       return why;
     }
     for (const host of hosts) {
@@ -223,7 +223,7 @@ class TlsBuilder {
     const ref: ObjectRef = { kind: 'Secret', namespace: d.namespace, name: d.name };
     const read = this.certificate(ref);
     if (!read.ok) {
-      this.problem(ref, '--default-ssl-certificate', `${read.reason}; the self-signed certificate is the default`);
+      this.problem(ref, '--default-ssl-certificate', coded('SecretProblem', `${read.reason}; the self-signed certificate is the default`));
       return undefined;
     }
     this.used.set(read.value.id, read.value);

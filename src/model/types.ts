@@ -71,11 +71,21 @@ export interface Server {
   readonly settings?: ServerSettings;
 }
 
+/** What kind of problem it is: the Event reason a user filters on (kubectl get events --field-selector reason=...). */
+export type ProblemCode = 'PathConflict' | 'HostConflict' | 'ServiceNotFound' | 'ServicePortNotFound' | 'SecretProblem' | 'EndpointRefused';
+
+/** A problem's text, with its code where the kind is one of ProblemCode's. */
+export type Reason = string | { readonly code: ProblemCode; readonly text: string };
+
+/** How the parts of the model report a problem (the builder collects them). */
+export type AddProblem = (object: ObjectRef, field: string, reason: Reason, severity?: Problem['severity']) => void;
+
 /** Why an object, or a part of one, was left out of the model. */
 export interface Problem {
   readonly object: ObjectRef;
   readonly field: string;
   readonly reason: string;
+  readonly code?: ProblemCode;
   /** 'dropped': left out; 'degraded': served, but not as asked (e.g. 503 for a missing Service). */
   readonly severity: 'dropped' | 'degraded';
 }

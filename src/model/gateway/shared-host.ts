@@ -2,15 +2,17 @@
 // serves only where Kubernetes' path precedence alone gives them to it; a regex or added conditions never do.
 import { HOST_CONFLICT } from '../hosts.js';
 import { isElementPrefix, type PathRule } from '../routes.js';
-import type { Location, ObjectRef, Problem, Target } from '../types.js';
+import type { Location, ObjectRef, Target } from '../types.js';
 import { pathOnly, type GatewayEntry, type GatewayMatch } from './route-types.js';
 import { literalPrefix } from '../regex-capture.js';
+import type { AddProblem } from '../types.js';
+import { coded } from '../problems.js';
 
 /** What the guard needs from the model builder: age ranks across Ingresses and HTTPRoutes, and its Problems. */
 export interface SharedHostInput {
   /** 0 = oldest (model/build.ts ageOrder). */
   readonly rankOf: (ref: ObjectRef) => number;
-  readonly problem: (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
+  readonly problem: AddProblem;
 }
 
 /** The path a location serves, as a URI: `= /a` → `/a`, `/a/` → `/a`, `/` → `/`. */
@@ -78,9 +80,12 @@ export class SharedHostGuard {
       this.input.problem(
         r,
         field,
-        `${HOST_CONFLICT}: the match ${describe(e.match)} would take requests for ${host}${owner.path} that the older ${o.kind} ${o.namespace}/${o.name} of namespace ${o.namespace} serves ` +
-          `(${owner.type} ${owner.path}); between namespaces only a more specific path (an Exact path, a longer prefix) wins them, never a regular expression or added conditions ` +
-          '(method, headers, query parameters); this match is not served for those requests',
+        coded(
+          'HostConflict',
+          `${HOST_CONFLICT}: the match ${describe(e.match)} would take requests for ${host}${owner.path} that the older ${o.kind} ${o.namespace}/${o.name} of namespace ${o.namespace} serves ` +
+            `(${owner.type} ${owner.path}); between namespaces only a more specific path (an Exact path, a longer prefix) wins them, never a regular expression or added conditions ` +
+            '(method, headers, query parameters); this match is not served for those requests',
+        ),
         'degraded',
       );
     }

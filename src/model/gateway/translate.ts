@@ -2,7 +2,7 @@
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Snapshot } from '../input.js';
 import type { PathRule } from '../routes.js';
-import type { ObjectRef, Problem, Target } from '../types.js';
+import type { ObjectRef, Target } from '../types.js';
 import type { BackendObjectReference, HTTPBackendRef, HTTPRoute, HTTPRouteMatch, HTTPRouteRule, ReferenceGrant } from './api.js';
 import { ruleFilters } from './filters.js';
 import { gatewayMatch } from './match.js';
@@ -13,14 +13,15 @@ import type { GatewayAttachments } from './claims.js';
 import { granted } from './grants.js';
 import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
 import { nsKey } from '../keys.js';
+import type { AddProblem, Reason } from '../types.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
 export interface GatewaySink {
   readonly rules: Map<string, Map<string, PathRule>>;
-  problem(object: ObjectRef, field: string, reason: string, severity?: Problem['severity']): void;
+  problem: AddProblem;
   /** A Service backend resolved in `namespace` (target policy included), or undefined with a Problem on `ref`. */
   target(ref: ObjectRef, backend: IngressBackend, field: string, up?: undefined, namespace?: string): Target | undefined;
-  refusal(ref: ObjectRef, host: string): string | undefined;
+  refusal(ref: ObjectRef, host: string): Reason | undefined;
 }
 
 export interface GatewayOptions {
