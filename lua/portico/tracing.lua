@@ -1,0 +1,114 @@
+-- portico.tracing: a server span per request in the W3C Trace Context, as ingress-nginx's OpenTelemetry keys ask
+-- (docs/adr/0018). Export is portico.tracing_export's, by timer, never on the request path.
+--
+-- A traced location runs two hooks nginx.conf renders for it (render/tracing.ts), nothing else:
+--   set_by_lua_block $opentelemetry_trace_id { return require("portico.tracing").start(trust, "name", "labels") }
+--     in the location's rewrite phase: continues the client's traceparent when trusted, else starts a trace;
+--     decides sampling; sets traceparent (and tracestate) on the request the backend gets and $opentelemetry_span_id.
+--   log_by_lua: finish(), which records a sampled request's span in the worker's queue and returns at once for others.
+-- Locations without tracing run neither, and nginx.conf has no tracing line at all when no location traces.
+local base = require("resty.core.base")
+local ffivar = require("portico.ffivar")
+local random_hex = require("portico.request_id").random_hex
+local export = require("portico.tracing_export")
+
+local ngx = ngx
+local var = ngx.var
+local get_request = base.get_request
+local var_set = ffivar.set
+local var_raw = ffivar.raw
+local sub, byte, tonumber = string.sub, string.byte, tonumber
+local ngx_now = ngx.now
+
+local _M = {}
+
+-- The sampler (otel-sampler, otel-sampler-ratio, otel-sampler-parent-based), set by init_worker from nginx.conf.
+local always, never, bound, parent_based = true, false, 0, true
+-- Spans are recorded only when a collector is named; without one the ids still reach the backend and the log.
+local recording = false
+
+-- TraceIdRatioBased compares the trace id's last 13 hex digits (52 bits, exact in a double) with ratio * 2^52: the
+-- same trace gets the same decision in every process that samples by ratio.
+local SPAN = 2 ^ 52
+
+function _M.init_worker(cfg)
+  always = cfg.sampler == "AlwaysOn"
+  never = cfg.sampler == "AlwaysOff"
+  bound = (cfg.ratio or 0) * SPAN
+  parent_based = cfg.parent_based ~= false
+  recording = cfg.host ~= nil
+  export.init_worker(cfg)
+end
+
+local function ratio_sampled(trace)
+  if always then return true end
+  if never then return false end
+  local low = tonumber(sub(trace, 20, 32), 16)
+  return low ~= nil and low < bound
+end
+
+local ZERO_TRACE = string.rep("0", 32)
+local ZERO_SPAN = string.rep("0", 16)
+
+-- A traceparent header (lowercase hex only): version "00" is exactly 55 characters; a later version may add fields after a "-".
+-- Returns trace id, parent span id, sampled (boolean), or nil when the header is not one.
+local function parse(h)
+  if type(h) ~= "string" then return nil end
+  local n = #h
+  if n < 55 or (n > 55 and byte(h, 56) ~= 45) then return nil end
+  local version, trace, parent, flags = h:match("^([0-9a-f][0-9a-f])%-([0-9a-f]+)%-([0-9a-f]+)%-([0-9a-f][0-9a-f])")
+  if not version or #trace ~= 32 or #parent ~= 16 or version == "ff" or (version == "00" and n ~= 55) then return nil end
+  if trace == ZERO_TRACE or parent == ZERO_SPAN then return nil end
+  return trace, parent, tonumber(flags, 16) % 2 == 1
+end
+_M.parse = parse
+
+-- set_by_lua in a traced location: returns the trace id for $opentelemetry_trace_id.
+function _M.start(trust, name, labels)
+  local r = get_request()
+  local header = trust and var.http_traceparent or nil
+  local trace, parent, parent_sampled = parse(header)
+  local sampled
+  if trace and parent_based then
+    sampled = parent_sampled
+  else
+    trace = trace or random_hex()
+    if not trace then return "" end
+    sampled = ratio_sampled(trace)
+  end
+  local span_hex = random_hex()
+  if not span_hex then return "" end
+  local span = sub(span_hex, 1, 16)
+  ngx.req.set_header("traceparent", "00-" .. trace .. "-" .. span .. (sampled and "-01" or "-00"))
+  -- a tracestate belongs to the trace it came with: kept only when that trace is continued
+  if not parent and var.http_tracestate ~= nil then ngx.req.clear_header("tracestate") end
+  var_set(r, "opentelemetry_span_id", span)
+  if sampled and recording then
+    var_set(r, "portico_span", "1")
+    ngx.ctx.portico_span = { trace = trace, span = span, parent = parent, name = name, labels = labels, start = ngx.req.start_time() }
+  end
+  return trace
+end
+
+-- log_by_lua in a traced location: the span of a sampled request goes to the queue; others cost one variable read.
+function _M.finish()
+  local r = get_request()
+  if not r or var_raw(r, "portico_span") == nil then return end
+  local s = ngx.ctx.portico_span
+  if not s then return end
+  s.finish = ngx_now()
+  s.status = ngx.status
+  s.method = var.request_method
+  s.uri = var.request_uri
+  s.scheme = var.scheme
+  s.host = var.host
+  s.port = var.server_port
+  s.client = var.remote_addr
+  s.upstream = var.upstream_addr
+  s.upstream_time = var.upstream_response_time
+  s.user_agent = var.http_user_agent
+  s.protocol = var.server_protocol
+  export.enqueue(s)
+end
+
+return _M
