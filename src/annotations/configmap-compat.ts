@@ -15,7 +15,7 @@ export interface CompatKey {
 const truthy = (raw: string): boolean => ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw.trim());
 const set = (raw: string): boolean => raw.trim() !== '';
 const NO_MODULE = (what: string, pkg: string): string => `${what} needs a module that Debian's nginx packages do not ship (${pkg}); Portico runs Debian's nginx`;
-const REMOVED_TRACING = 'removed in ingress-nginx v1.10 (OpenTelemetry replaced it), and Portico has no tracing module: refused';
+const REMOVED_TRACING = 'removed in ingress-nginx v1.10: OpenTelemetry replaced it (enable-opentelemetry and the otlp-* and otel-* keys, which Portico reads); refused';
 const OTEL_CONFIG = "the path of the otel module's file, which ingress-nginx writes from the otlp-* and otel-* keys; Portico reads those keys itself (docs/adr/0018)";
 const NO_STREAM = "not read yet: the stream section (tcp/udp-services-configmap, ssl-passthrough) uses ingress-nginx's defaults (connect 5s, timeout 600s, one UDP response, no stream access log)";
 

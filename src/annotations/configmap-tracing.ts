@@ -24,7 +24,7 @@ const sampler: v.Parser<TracingSampler> = v.oneOf<TracingSampler>(['AlwaysOn', '
 export const TRACING_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('enable-opentelemetry', 'enableOpentelemetry', 'false', 'Traces every request with a server span (Lua, OTLP/HTTP export; the enable-opentelemetry annotation overrides it per Ingress).', v.bool),
   key('opentelemetry-trust-incoming-span', 'opentelemetryTrustIncomingSpan', 'true', "Continues a client's W3C traceparent instead of starting a new trace.", v.bool),
-  key('opentelemetry-operation-name', 'opentelemetryOperationName', '', 'Name of the server span (default: the method and the path of the location).', operationName),
+  key('opentelemetry-operation-name', 'opentelemetryOperationName', '', 'Name of the server span (default: the method and the Ingress path, e.g. `GET /api`).', operationName),
   key('otlp-collector-host', 'otlpCollectorHost', '', 'Host name or IPv4 address of the OTLP collector (none: spans are not exported).', collectorHost),
   key('otlp-collector-port', 'otlpCollectorPort', '4317', 'Port of the collector; Portico exports OTLP/HTTP, and 4317 (the OTLP/gRPC port) means 4318 (docs/adr/0018).', v.int(1, 65535)),
   key('otel-service-name', 'otelServiceName', 'nginx', 'service.name of the spans.', serviceName),
