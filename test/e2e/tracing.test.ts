@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { startBackend, type Backend, type Echo } from '../support/backends.js';
 import { configMap, manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { ingress, ingressClass } from '../support/objects.js';
-import { attr, startReceiver, type Receiver, type ReceivedSpan } from '../support/otlp.js';
-import { get, startPortico, until, type Running } from '../support/portico.js';
+import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
+import { attr, startReceiver, startSilentCollector, type Receiver, type ReceivedSpan } from '../support/otlp.js';
+import { freePort, get, metric, startPortico, until, type Running } from '../support/portico.js';
 
 const P = 'nginx.ingress.kubernetes.io';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -67,6 +68,9 @@ describe('tracing: spans, trust, propagation and the access log', () => {
         paths: [{ path: '/api', type: 'Prefix', service: 'main' }],
         annotations: { [`${P}/enable-opentelemetry`]: 'true', [`${P}/opentelemetry-trust-incoming-span`]: 'false', [`${P}/opentelemetry-operation-name`]: 'api-call' },
       }),
+      gatewayClass('portico'),
+      gateway('web', [{ name: 'http' }]),
+      httpRoute('shop', { parentRefs: [{ name: 'web' }], hostnames: ['gw.test'], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/shop' } }], backendRefs: [{ name: 'main', port: 80 }] }] }),
       ingress('quiet', { className: 'portico', host: 'quiet.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }], annotations: { [`${P}/enable-opentelemetry`]: 'false' } }),
     ]);
     portico = await startPortico(['--manifests', dir, '--configmap', 'kube-system/portico']);
@@ -161,6 +165,18 @@ describe('tracing: spans, trust, propagation and the access log', () => {
     assert.equal(receiver.spans.filter((s) => attr(s, 'url.path') === '/quiet').length, 0);
   });
 
+  test('an HTTPRoute is traced as an Ingress is: its namespace, name and route in the span', async () => {
+    await until('the route is served', async () => (await get(portico.http, 'gw.test', '/shop/ready')).status === 200);
+    const r = await get(portico.http, 'gw.test', '/shop/cart');
+    const b = sent(r.body);
+    const s = await spanOf(receiver, '/shop/cart');
+    assert.equal(s.spanId, b.span);
+    assert.equal(attr(s, 'k8s.httproute.name'), 'shop');
+    assert.equal(attr(s, 'k8s.namespace.name'), 'default');
+    assert.equal(attr(s, 'k8s.service.name'), 'main');
+    assert.equal(attr(s, 'server.address'), 'gw.test');
+  });
+
   test('the access log carries $opentelemetry_trace_id and $opentelemetry_span_id', async () => {
     const r = await get(portico.http, 'app.test', '/logged');
     const b = sent(r.body);
@@ -176,5 +192,114 @@ describe('tracing: spans, trust, propagation and the access log', () => {
       200,
     );
     assert.equal(line, `/logged 200 trace=${b.trace} span=${b.span}`);
+  });
+});
+
+describe('tracing: TraceIdRatioBased decides by the trace id', () => {
+  let main: Backend;
+  let receiver: Receiver;
+  let dir = '';
+  let portico: Running;
+
+  before(async () => {
+    [main, receiver] = await Promise.all([startBackend('main'), startReceiver()]);
+    dir = await manifestDir();
+    const data = {
+      'enable-opentelemetry': 'true',
+      'otlp-collector-host': '127.0.0.1',
+      'otlp-collector-port': String(receiver.port),
+      'otel-sampler': 'TraceIdRatioBased',
+      'otel-sampler-ratio': '0.5',
+      'otel-sampler-parent-based': 'false',
+      'otel-schedule-delay-millis': '100',
+      'worker-processes': '1',
+    };
+    await writeManifests(dir, 'all.yaml', [
+      ingressClass('portico'),
+      ...serviceFor('main', [main]),
+      configMap('portico', data, 'kube-system'),
+      ingress('app', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }] }),
+    ]);
+    portico = await startPortico(['--manifests', dir, '--configmap', 'kube-system/portico']);
+    await until('served', async () => (await get(portico.http, 'app.test', '/')).status === 200);
+  });
+
+  after(async () => {
+    assert.equal(await portico?.stop(), 0);
+    await main?.close();
+    await receiver?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test("below the ratio sampled, above it not, whatever the parent's flag says when parent-based is false", async () => {
+    const low = `${'1'.repeat(19)}${'0'.repeat(13)}`;
+    const high = `${'2'.repeat(19)}${'f'.repeat(13)}`;
+    const a = sent((await get(portico.http, 'app.test', '/low', { headers: { traceparent: `00-${low}-${PARENT}-00` } })).body);
+    const b = sent((await get(portico.http, 'app.test', '/high', { headers: { traceparent: `00-${high}-${PARENT}-01` } })).body);
+    assert.deepEqual([a.trace, a.flags], [low, '01']);
+    assert.deepEqual([b.trace, b.flags], [high, '00']);
+    const s = await spanOf(receiver, '/low');
+    assert.equal(s.parentSpanId, PARENT);
+    await get(portico.http, 'app.test', '/after', { headers: { traceparent: `00-${low}-${PARENT}-00` } });
+    await spanOf(receiver, '/after');
+    assert.equal(receiver.spans.filter((x) => attr(x, 'url.path') === '/high').length, 0);
+    // new traces: about half of them sampled (each decision is the trace id's, checked above)
+    const flags = [];
+    for (let i = 0; i < 40; i++) flags.push(sent((await get(portico.http, 'app.test', `/n${i}`)).body).flags);
+    const sampled = flags.filter((f) => f === '01').length;
+    assert.ok(sampled > 5 && sampled < 35, `${sampled} of 40 sampled at 0.5`);
+  });
+});
+
+describe('tracing: a dead or silent collector costs requests nothing; the spans lost are counted', () => {
+  let main: Backend;
+  let dir = '';
+
+  before(async () => {
+    main = await startBackend('main');
+    dir = await manifestDir();
+  });
+
+  after(async () => {
+    await main?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function run(port: number, extra: Record<string, string>, check: (p: Running) => Promise<void>): Promise<void> {
+    const data = { 'enable-opentelemetry': 'true', 'otlp-collector-host': '127.0.0.1', 'otlp-collector-port': String(port), 'otel-schedule-delay-millis': '100', ...extra };
+    await writeManifests(dir, 'all.yaml', [
+      ingressClass('portico'),
+      ...serviceFor('main', [main]),
+      configMap('portico', data, 'kube-system'),
+      ingress('app', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }] }),
+    ]);
+    const p = await startPortico(['--manifests', dir, '--configmap', 'kube-system/portico']);
+    try {
+      await until('served', async () => (await get(p.http, 'app.test', '/')).status === 200);
+      await check(p);
+    } finally {
+      assert.equal(await p.stop(), 0);
+    }
+  }
+
+  test('nothing listens on the collector port: every request answers 200, the failed exports are counted', async () => {
+    await run(await freePort(), {}, async (p) => {
+      for (let i = 0; i < 20; i++) assert.equal((await get(p.http, 'app.test', `/dead${i}`, { timeoutMs: 5000 })).status, 200);
+      await until('export failures counted', async () => (await metric(p, 'portico_tracing_spans_dropped_total{reason="export_failed"}')) > 0, 10_000, 100);
+      assert.equal(await metric(p, 'portico_tracing_spans_exported_total'), 0);
+    });
+  });
+
+  test('a collector that never answers: requests still answer 200, a full queue drops and counts', async () => {
+    const silent = await startSilentCollector();
+    try {
+      await run(silent.port, { 'otel-max-queuesize': '4', 'otel-max-export-batch-size': '2', 'worker-processes': '1' }, async (p) => {
+        await until('an export is waiting on the collector', () => silent.connections() > 0, 10_000, 50);
+        for (let i = 0; i < 30; i++) assert.equal((await get(p.http, 'app.test', `/silent${i}`, { timeoutMs: 5000 })).status, 200);
+        await until('queue drops counted', async () => (await metric(p, 'portico_tracing_spans_dropped_total{reason="queue_full"}')) > 0, 10_000, 100);
+      });
+    } finally {
+      await silent.close();
+    }
   });
 });
