@@ -7,7 +7,9 @@
 --     decides sampling; sets traceparent (and tracestate) on the request the backend gets and $opentelemetry_span_id.
 --   log_by_lua: finish(), which records a sampled request's span in the worker's queue and returns at once for others.
 -- Locations without tracing run neither, and nginx.conf has no tracing line at all when no location traces.
+local ffi = require("ffi")
 local base = require("resty.core.base")
+require("resty.core.misc") -- declares ngx_http_lua_ffi_req_is_internal
 local ffivar = require("portico.ffivar")
 local random_hex = require("portico.request_id").random_hex
 local export = require("portico.tracing_export")
@@ -19,6 +21,19 @@ local var_set = ffivar.set
 local var_raw = ffivar.raw
 local sub, byte, tonumber = string.sub, string.byte, tonumber
 local ngx_now = ngx.now
+local C = ffi.C
+local cast = ffi.cast
+local uintptr = ffi.typeof("uintptr_t")
+
+-- Spans of the worker's requests in flight, by request address (removed in the log phase): unlike ngx.ctx they
+-- survive an internal redirect, which runs the new location's start() again.
+-- A request whose log phase runs in a location without tracing (an internal redirect to one) leaves its entry: the
+-- table is emptied when it holds more than INFLIGHT_MAX, far more than a worker has requests in flight.
+local inflight, inflight_n = {}, 0
+local INFLIGHT_MAX = 65536
+local function key_of(r)
+  return tonumber(cast(uintptr, r))
+end
 
 local _M = {}
 
@@ -66,6 +81,12 @@ _M.parse = parse
 -- set_by_lua in a traced location: returns the trace id for $opentelemetry_trace_id.
 function _M.start(trust, name, labels)
   local r = get_request()
+  if not r then return "" end
+  -- an internal redirect keeps the span (and the traceparent the backend gets) the request already has
+  if C.ngx_http_lua_ffi_req_is_internal(r) == 1 then
+    local had = var.opentelemetry_trace_id
+    if had and had ~= "" then return had end
+  end
   local header = trust and var.http_traceparent or nil
   local trace, parent, parent_sampled = parse(header)
   local sampled
@@ -85,7 +106,9 @@ function _M.start(trust, name, labels)
   var_set(r, "opentelemetry_span_id", span)
   if sampled and recording then
     var_set(r, "portico_span", "1")
-    ngx.ctx.portico_span = { trace = trace, span = span, parent = parent, name = name, labels = labels, start = ngx.req.start_time() }
+    if inflight_n >= INFLIGHT_MAX then inflight, inflight_n = {}, 0 end
+    inflight_n = inflight_n + 1
+    inflight[key_of(r)] = { trace = trace, span = span, parent = parent, name = name, labels = labels, start = ngx.req.start_time() }
   end
   return trace
 end
@@ -94,8 +117,11 @@ end
 function _M.finish()
   local r = get_request()
   if not r or var_raw(r, "portico_span") == nil then return end
-  local s = ngx.ctx.portico_span
+  local key = key_of(r)
+  local s = inflight[key]
   if not s then return end
+  inflight[key] = nil
+  inflight_n = inflight_n - 1
   s.finish = ngx_now()
   s.status = ngx.status
   s.method = var.request_method
