@@ -1,10 +1,13 @@
 -- portico.tracing_export: each worker's bounded span queue and its exporter, OTLP/HTTP with JSON (docs/adr/0018).
 --
 -- enqueue() runs in the log phase: one table store, or a drop counted when the queue is full (otel-max-queuesize).
--- A timer every otel-schedule-delay-millis POSTs batches of at most otel-max-export-batch-size spans to
--- http://<otlp-collector-host>:<port>/v1/traces over a cosocket, with short timeouts; one export at a time per worker.
+-- As OpenTelemetry's batch span processor: a batch goes out once otel-max-export-batch-size spans wait, else when
+-- otel-schedule-delay-millis passed since the last export. A timer checks every CHECK_SECONDS (at most the delay) and
+-- POSTs batches to http://<otlp-collector-host>:<port>/v1/traces over a cosocket, with short timeouts; one export at
+-- a time per worker.
 -- A collector that is absent, slow or answers an error costs the spans of that batch (counted), never a request.
--- The counts go to the metrics dict when metrics are on (Portico's /metrics: portico_tracing_spans_total).
+-- The counts go to the metrics dict at every check when metrics are on (Portico's /metrics:
+-- portico_tracing_spans_exported_total, portico_tracing_spans_dropped_total{reason}).
 local cjson = require("cjson.safe")
 
 local ngx = ngx
@@ -19,6 +22,8 @@ local _M = {}
 local cfg
 local ring, head, count = {}, 1, 0 -- head: the oldest span; the ring has cfg.queue slots
 local busy = false
+local last_export = 0
+local CHECK_SECONDS = 0.25
 -- counts not yet added to the metrics dict
 local pending = { dropped = 0, exported = 0, failed = 0 }
 local last_warning = 0
@@ -181,9 +186,14 @@ local function export_all()
   end
 end
 
-local function tick()
+local function tick(premature)
+  flush_counts()
   if busy then return end
+  local now = ngx.now()
+  -- a worker that exits (reload, stop) exports what it holds
+  if not premature and count < cfg.batch and now - last_export < cfg.delay then return end
   busy = true
+  last_export = now
   if cfg.host then
     local ok, err = pcall(export_all)
     if not ok then ngx_log(ERR, "portico: OTLP export: ", err) end
@@ -201,9 +211,11 @@ function _M.init_worker(c)
     batch = c.batch or 512,
     connect_ms = 1000,
     io_ms = 2000,
+    delay = (c.delay_ms or 5000) / 1000,
   }
   if cfg.batch > cfg.queue then cfg.batch = cfg.queue end
-  local ok, err = ngx.timer.every((c.delay_ms or 5000) / 1000, tick)
+  last_export = ngx.now()
+  local ok, err = ngx.timer.every(cfg.delay < CHECK_SECONDS and cfg.delay or CHECK_SECONDS, tick)
   if not ok then ngx_log(ERR, "portico: tracing export timer: ", err) end
 end
 
