@@ -303,3 +303,47 @@ describe('tracing: a dead or silent collector costs requests nothing; the spans 
     }
   });
 });
+
+describe('tracing off: a log format naming the trace variables is served, its fields empty', () => {
+  let main: Backend;
+  let dir = '';
+  let logDir = '';
+  let portico: Running;
+
+  before(async () => {
+    main = await startBackend('main');
+    dir = await manifestDir();
+    logDir = await mkdtemp(join(tmpdir(), 'portico-tracing-off-'));
+    await writeManifests(dir, 'all.yaml', [
+      ingressClass('portico'),
+      ...serviceFor('main', [main]),
+      configMap('portico', { 'access-log-path': join(logDir, 'access.log'), 'log-format-upstream': '$request_uri trace=$opentelemetry_trace_id span=$opentelemetry_span_id' }, 'kube-system'),
+      ingress('app', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }] }),
+    ]);
+    portico = await startPortico(['--manifests', dir, '--configmap', 'kube-system/portico']);
+    await until('served', async () => (await get(portico.http, 'app.test', '/')).status === 200);
+  });
+
+  after(async () => {
+    assert.equal(await portico?.stop(), 0);
+    await main?.close();
+    await rm(dir, { recursive: true, force: true });
+    await rm(logDir, { recursive: true, force: true });
+  });
+
+  test('no traceparent is added, and both fields are empty', async () => {
+    const r = await get(portico.http, 'app.test', '/untraced');
+    assert.equal((JSON.parse(r.body) as Echo).headers['traceparent'], undefined);
+    let line = '';
+    await until(
+      'the access log line',
+      async () => {
+        line = (await readFile(join(logDir, 'access.log'), 'utf8').catch(() => '')).split('\n').find((l) => l.startsWith('/untraced ')) ?? '';
+        return line !== '';
+      },
+      10_000,
+      200,
+    );
+    assert.equal(line, '/untraced trace= span=');
+  });
+});
