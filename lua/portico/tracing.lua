@@ -15,10 +15,10 @@ local random_hex = require("portico.request_id").random_hex
 local export = require("portico.tracing_export")
 
 local ngx = ngx
-local var = ngx.var
 local get_request = base.get_request
 local var_set = ffivar.set
 local var_raw = ffivar.raw
+local var_get = ffivar.get
 local sub, byte, tonumber = string.sub, string.byte, tonumber
 local ngx_now = ngx.now
 local C = ffi.C
@@ -84,10 +84,10 @@ function _M.start(trust, name, labels)
   if not r then return "" end
   -- an internal redirect keeps the span (and the traceparent the backend gets) the request already has
   if C.ngx_http_lua_ffi_req_is_internal(r) == 1 then
-    local had = var.opentelemetry_trace_id
+    local had = var_get(r, "opentelemetry_trace_id")
     if had and had ~= "" then return had end
   end
-  local header = trust and var.http_traceparent or nil
+  local header = trust and var_get(r, "http_traceparent") or nil
   local trace, parent, parent_sampled = parse(header)
   local sampled
   if trace and parent_based then
@@ -102,7 +102,7 @@ function _M.start(trust, name, labels)
   local span = sub(span_hex, 1, 16)
   ngx.req.set_header("traceparent", "00-" .. trace .. "-" .. span .. (sampled and "-01" or "-00"))
   -- a tracestate belongs to the trace it came with: kept only when that trace is continued
-  if not parent and var.http_tracestate ~= nil then ngx.req.clear_header("tracestate") end
+  if not parent and var_get(r, "http_tracestate") ~= nil then ngx.req.clear_header("tracestate") end
   var_set(r, "opentelemetry_span_id", span)
   if sampled and recording then
     var_set(r, "portico_span", "1")
@@ -124,16 +124,16 @@ function _M.finish()
   inflight_n = inflight_n - 1
   s.finish = ngx_now()
   s.status = ngx.status
-  s.method = var.request_method
-  s.uri = var.request_uri
-  s.scheme = var.scheme
-  s.host = var.host
-  s.port = var.server_port
-  s.client = var.remote_addr
-  s.upstream = var.upstream_addr
-  s.upstream_time = var.upstream_response_time
-  s.user_agent = var.http_user_agent
-  s.protocol = var.server_protocol
+  s.method = var_get(r, "request_method")
+  s.uri = var_get(r, "request_uri")
+  s.scheme = var_get(r, "scheme")
+  s.host = var_get(r, "host")
+  s.port = var_get(r, "server_port")
+  s.client = var_get(r, "remote_addr")
+  s.upstream = var_get(r, "upstream_addr")
+  s.upstream_time = var_get(r, "upstream_response_time")
+  s.user_agent = var_get(r, "http_user_agent")
+  s.protocol = var_get(r, "server_protocol")
   export.enqueue(s)
 end
 

@@ -23,6 +23,7 @@ local cfg
 local ring, head, count = {}, 1, 0 -- head: the oldest span; the ring has cfg.queue slots
 local busy = false
 local last_export = 0
+local retry_at = 0
 local CHECK_SECONDS = 0.25
 -- counts not yet added to the metrics dict
 local pending = { dropped = 0, exported = 0, failed = 0 }
@@ -53,86 +54,96 @@ local function take(n)
   return out
 end
 
-local function str(key, value)
-  return { key = key, value = { stringValue = tostring(value) } }
-end
-local function int(key, value)
-  return { key = key, value = { intValue = value } }
-end
+local encode = cjson.encode
 
 local function nanos(seconds)
   return str_format("%.0f", seconds * 1000) .. "000000"
 end
 
--- "namespace|name|service|host|route|kind" as render/tracing.ts writes it.
-local function labels_of(s)
+-- The JSON of a location's fixed attributes ("namespace|name|service|host|route|kind", render/tracing.ts), made
+-- once per location: a batch is mostly string appends. Emptied above LABELS_MAX, which only a churn of routes reaches.
+local labels_json, labels_n, LABELS_MAX = {}, 0, 4096
+local function fixed(labels)
+  local hit = labels_json[labels]
+  if hit then return hit[1], hit[2] end
   local parts, from = {}, 1
-  for _ = 1, 6 do
-    local at = find(s, "|", from, true)
-    parts[#parts + 1] = sub(s, from, (at or 0) - 1)
+  for i = 1, 6 do
+    local at = find(labels, "|", from, true)
+    parts[i] = sub(labels, from, (at or 0) - 1)
     if not at then break end
     from = at + 1
   end
-  return parts
+  local out = {}
+  local function add(key, value)
+    if value and value ~= "" then out[#out + 1] = ',{"key":"' .. key .. '","value":{"stringValue":' .. encode(value) .. "}}" end
+  end
+  add("http.route", parts[5])
+  add("k8s.namespace.name", parts[1])
+  add(parts[6] == "HTTPRoute" and "k8s.httproute.name" or "k8s.ingress.name", parts[2])
+  add("k8s.service.name", parts[3])
+  if labels_n >= LABELS_MAX then labels_json, labels_n = {}, 0 end
+  labels_n = labels_n + 1
+  hit = { concat(out), parts[5] or "" }
+  labels_json[labels] = hit
+  return hit[1], hit[2]
 end
 
--- The OTLP span of a finished request (OpenTelemetry's HTTP server semantic conventions where they name a value).
-local function otlp_span(s)
-  local l = labels_of(s.labels or "")
+-- Appends one OTLP span (JSON) of a finished request to buf: OpenTelemetry's HTTP server conventions where they name
+-- a value, then Portico's. Kind SERVER (2); status ERROR (2) for a 5xx.
+local function append_span(buf, s)
+  local attrs, route = fixed(s.labels or "")
   local path = s.uri or ""
   local q = find(path, "?", 1, true)
   if q then path = sub(path, 1, q - 1) end
-  local route = l[5] or ""
-  local attrs = {
-    str("http.request.method", s.method or ""),
-    str("url.path", path),
-    str("url.scheme", s.scheme or ""),
-    int("http.response.status_code", s.status or 0),
-    str("server.address", s.host or ""),
-    int("server.port", tonumber(s.port) or 0),
-    str("client.address", s.client or ""),
-  }
-  if route ~= "" then attrs[#attrs + 1] = str("http.route", route) end
-  if s.user_agent then attrs[#attrs + 1] = str("user_agent.original", s.user_agent) end
-  if s.protocol then attrs[#attrs + 1] = str("network.protocol.version", (s.protocol:gsub("^HTTP/", ""))) end
-  if s.upstream then attrs[#attrs + 1] = str("upstream.address", s.upstream) end
-  if s.upstream_time then attrs[#attrs + 1] = str("upstream.response_time", s.upstream_time) end
-  if l[1] and l[1] ~= "" then attrs[#attrs + 1] = str("k8s.namespace.name", l[1]) end
-  if l[2] and l[2] ~= "" then attrs[#attrs + 1] = str(l[6] == "HTTPRoute" and "k8s.httproute.name" or "k8s.ingress.name", l[2]) end
-  if l[3] and l[3] ~= "" then attrs[#attrs + 1] = str("k8s.service.name", l[3]) end
   local name = s.name
   if not name or name == "" then name = (s.method or "") .. (route ~= "" and (" " .. route) or "") end
-  local span = {
-    traceId = s.trace,
-    spanId = s.span,
-    name = name,
-    kind = 2, -- SERVER
-    startTimeUnixNano = nanos(s.start),
-    endTimeUnixNano = nanos(s.finish or s.start),
-    attributes = attrs,
-    status = { code = (s.status or 0) >= 500 and 2 or 0 }, -- ERROR for 5xx, as the server conventions say
-  }
-  if s.parent then span.parentSpanId = s.parent end
-  return span
+  local n = #buf
+  local function put(x)
+    n = n + 1
+    buf[n] = x
+  end
+  local function str(key, value)
+    if value then put(',{"key":"' .. key .. '","value":{"stringValue":' .. encode(value) .. "}}") end
+  end
+  put('{"traceId":"' .. s.trace .. '","spanId":"' .. s.span .. '"')
+  if s.parent then put(',"parentSpanId":"' .. s.parent .. '"') end
+  put(',"name":' .. encode(name) .. ',"kind":2,"startTimeUnixNano":"' .. nanos(s.start) .. '","endTimeUnixNano":"' .. nanos(s.finish or s.start) .. '"')
+  put(',"status":{"code":' .. (((s.status or 0) >= 500) and "2" or "0") .. '},"attributes":[')
+  put('{"key":"http.response.status_code","value":{"intValue":' .. (tonumber(s.status) or 0) .. "}}")
+  put(',{"key":"server.port","value":{"intValue":' .. (tonumber(s.port) or 0) .. "}}")
+  str("http.request.method", s.method)
+  str("url.path", path)
+  str("url.scheme", s.scheme)
+  str("server.address", s.host)
+  str("client.address", s.client)
+  str("user_agent.original", s.user_agent)
+  if s.protocol then str("network.protocol.version", (s.protocol:gsub("^HTTP/", ""))) end
+  str("upstream.address", s.upstream)
+  str("upstream.response_time", s.upstream_time)
+  put(attrs)
+  put("]}")
 end
 
 local function body_of(batch)
-  local spans = {}
-  for i = 1, #batch do spans[i] = otlp_span(batch[i]) end
-  return cjson.encode({
-    resourceSpans = { {
-      resource = { attributes = { str("service.name", cfg.service), str("telemetry.sdk.name", "portico") } },
-      scopeSpans = { { scope = { name = "portico" }, spans = spans } },
-    } },
-  })
+  local buf = {
+    '{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":', encode(cfg.service),
+    '}},{"key":"telemetry.sdk.name","value":{"stringValue":"portico"}}]},"scopeSpans":[{"scope":{"name":"portico"},"spans":[',
+  }
+  for i = 1, #batch do
+    if i > 1 then buf[#buf + 1] = "," end
+    append_span(buf, batch[i])
+  end
+  buf[#buf + 1] = "]}]}]}"
+  return concat(buf)
 end
 
--- One POST; true when the collector answered 2xx.
-local function post(body)
+-- One POST of a batch; true when the collector answered 2xx. The body is encoded only once the connection is up.
+local function post(batch)
   local sock = ngx.socket.tcp()
   sock:settimeouts(cfg.connect_ms, cfg.io_ms, cfg.io_ms)
   local ok, err = sock:connect(cfg.host, cfg.port)
   if not ok then return false, "connect: " .. tostring(err) end
+  local body = body_of(batch)
   local req = concat({
     "POST /v1/traces HTTP/1.1\r\nHost: ", cfg.host, ":", cfg.port,
     "\r\nContent-Type: application/json\r\nUser-Agent: portico\r\nConnection: close\r\nContent-Length: ", #body, "\r\n\r\n", body,
@@ -175,12 +186,14 @@ local function export_all()
   while count > 0 and rounds * cfg.batch < cfg.queue do
     rounds = rounds + 1
     local batch = take(count < cfg.batch and count or cfg.batch)
-    local ok, sent, err = pcall(post, body_of(batch))
+    local ok, sent, err = pcall(post, batch)
     if ok and sent then
       count_up("exported", #batch)
     else
       count_up("failed", #batch)
       warn(ok and err or sent, #batch)
+      -- no new try before the schedule delay: meanwhile a full queue drops new spans, which costs a request nothing
+      retry_at = ngx.now() + cfg.delay
       break
     end
   end
@@ -191,7 +204,7 @@ local function tick(premature)
   if busy then return end
   local now = ngx.now()
   -- a worker that exits (reload, stop) exports what it holds
-  if not premature and count < cfg.batch and now - last_export < cfg.delay then return end
+  if not premature and (now < retry_at or (count < cfg.batch and now - last_export < cfg.delay)) then return end
   busy = true
   last_export = now
   if cfg.host then
