@@ -1,6 +1,9 @@
 // bench/tracing: what OpenTelemetry tracing (docs/adr/0018) costs a proxied request, beside hand-written nginx.
 //
-//   npm run bench:tracing -- [--rounds 3] [--seconds 5] [--connections 50]
+//   npm run bench:tracing -- [--rounds 3] [--seconds 5] [--connections 50] [--callgrind]
+//
+// --callgrind [--keep-profiles]: every nginx under valgrind's callgrind (one process, master_process off) and the instructions its
+// worker executes per request instead of requests/s: deterministic on a shared machine, export timers included.
 //
 // Sides, one nginx worker each pinned to CPU 0, wrk, the backend and the OTLP receiver on CPU 1, interleaved rounds:
 //   static    hand-written nginx.conf: static upstream + keepalive, Portico's headers and access log (bench/hand-conf)
@@ -13,18 +16,20 @@
 // The receiver is a Node HTTP server that counts the spans' bytes and answers 200 at once.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configMap, manifestDir, writeManifests } from '../test/support/manifests.js';
 import { ingress, ingressClass, service, slice } from '../test/support/objects.js';
 import { freePort, metric, startPortico, type Running } from '../test/support/portico.js';
 import { handConf, SAME_HEADERS } from './hand-conf.js';
-import { backendConf, childPids, fmt, intArg, median, pin, sleep, startNginx, wrk, type WrkResult } from './lib.js';
+import { backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, fmt, intArg, median, pin, sleep, startNginx, wrk, type WrkResult } from './lib.js';
 
 const argv = process.argv.slice(2);
 const ROUNDS = intArg(argv, 'rounds', 3, 1, 20);
 const SECONDS = intArg(argv, 'seconds', 5, 1, 60);
 const CONNECTIONS = intArg(argv, 'connections', 50, 1, 1000);
+const CALLGRIND = argv.includes('--callgrind');
 const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
@@ -34,6 +39,30 @@ interface Side {
   readonly port: number;
   readonly portico?: Running;
   readonly rounds: WrkResult[];
+  /** The nginx process that serves (the worker; under --callgrind the one process). */
+  readonly master: number;
+}
+
+/** --callgrind: instructions per request of each side, ROUNDS times; the medians and their ratios to static. */
+async function instructions(sides: readonly Side[], dir: string): Promise<void> {
+  console.log(`bench/tracing --callgrind: instructions per request in the serving nginx process, ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}`);
+  const per = new Map<string, number[]>(sides.map((s) => [s.name, []]));
+  for (const s of sides) await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 3, connections: CONNECTIONS, cpus: CLIENT_CPUS });
+  for (let r = 0; r < ROUNDS; r += 1) {
+    for (const s of sides) {
+      await callgrindZero(s.master);
+      const w = await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: SECONDS, connections: CONNECTIONS, cpus: CLIENT_CPUS });
+      const perReq = (await callgrindDump(dir, s.master)) / Math.max(1, w.requests);
+      per.get(s.name)!.push(perReq);
+      console.log(`  round ${r + 1} ${s.name.padEnd(8)} ${fmt(perReq)} instructions/request (${w.requests} requests, ${w.non2xx + w.socketErrors} errors)`);
+    }
+  }
+  const ref = median(per.get('static') ?? []);
+  const base = median(per.get('rendered') ?? []);
+  for (const s of sides) {
+    const m = median(per.get(s.name) ?? []);
+    console.log(`  ${s.name.padEnd(8)} ${fmt(m)} instructions/request; static / ${s.name} ${fmt(ref / m, 3)}; rendered / ${s.name} ${fmt(base / m, 3)}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -64,6 +93,15 @@ async function main(): Promise<void> {
     );
     const receiverPort = (receiver.address() as AddressInfo).port;
     const deadPort = await freePort();
+    let cgDir = '';
+    let binary: string | undefined;
+    if (CALLGRIND) {
+      cgDir = await mkdtemp(join(tmpdir(), 'portico-bench-cg-'));
+      await chmod(cgDir, 0o777);
+      if (argv.includes('--keep-profiles')) console.log(`callgrind dumps kept in ${cgDir}`);
+      else stops.push(() => rm(cgDir, { recursive: true, force: true }));
+      binary = await callgrindWrapper(cgDir);
+    }
     const backendPorts = [await freePort(), await freePort()];
     const backend = await startNginx('backend', backendConf(backendPorts), CLIENT_CPUS, backendPorts[0]!);
     stops.push(() => backend.stop());
@@ -78,11 +116,21 @@ async function main(): Promise<void> {
         ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }] }),
         ...(data ? [configMap('portico', data, 'kube-system')] : []),
       ]);
-      const running = await startPortico(['--manifests', dir, '--worker-processes', '1', '--log-level', 'info', ...(data ? ['--configmap', 'kube-system/portico'] : []), ...extra]);
+      const running = await startPortico([
+        '--manifests',
+        dir,
+        '--worker-processes',
+        '1',
+        '--log-level',
+        'info',
+        ...(data ? ['--configmap', 'kube-system/portico'] : []),
+        ...extra,
+        ...(binary ? ['--nginx-binary', binary] : []),
+      ]);
       stops.push(() => running.stop());
       const pid = Number((await readFile(join(running.workDir, 'nginx.pid'), 'utf8')).trim());
       for (const p of [pid, ...(await childPids(pid))]) await pin(p, PROXY_CPUS);
-      return { name, port: running.http, portico: running, rounds: [] };
+      return { name, port: running.http, portico: running, rounds: [], master: CALLGRIND ? pid : ((await childPids(pid))[0] ?? pid) };
     };
     const traced = (port: number, ratio: string): Record<string, string> => ({
       'enable-opentelemetry': 'true',
@@ -93,16 +141,20 @@ async function main(): Promise<void> {
       'otel-sampler-parent-based': 'false',
     });
     const staticPort = await freePort();
-    const hand = await startNginx('static', handConf({ port: staticPort, backends: backendPorts, workers: 1, host: HOST, headers: SAME_HEADERS, serverExtra: '' }), PROXY_CPUS, staticPort);
+    const hand = await startNginx('static', handConf({ port: staticPort, backends: backendPorts, workers: 1, host: HOST, headers: SAME_HEADERS, serverExtra: '' }), PROXY_CPUS, staticPort, binary);
     stops.push(() => hand.stop());
     const sides: Side[] = [
-      { name: 'static', port: staticPort, rounds: [] },
+      { name: 'static', port: staticPort, rounds: [], master: hand.proc.pid ?? 0 },
       await porticoSide('off', undefined),
       await porticoSide('rendered', undefined, ['--enable-dynamic-routes=false']),
       await porticoSide('r0.01', traced(receiverPort, '0.01')),
       await porticoSide('r1', traced(receiverPort, '1')),
       await porticoSide('dead', traced(deadPort, '1')),
     ];
+    if (CALLGRIND) {
+      await instructions(sides, cgDir);
+      return;
+    }
     console.log(`bench/tracing: ${ROUNDS} rounds x ${sides.length} sides x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}, 1 nginx worker on CPU ${PROXY_CPUS}, wrk + backend + receiver on CPU ${CLIENT_CPUS}`);
     for (const s of sides) await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 1, connections: CONNECTIONS, cpus: CLIENT_CPUS }); // warm-up
     console.log('round  side      req/s   p50 ms  p99 ms  errors');

@@ -104,7 +104,8 @@ function _M.start(trust, name, labels)
   -- a tracestate belongs to the trace it came with: kept only when that trace is continued
   if not parent and var_get(r, "http_tracestate") ~= nil then ngx.req.clear_header("tracestate") end
   var_set(r, "opentelemetry_span_id", span)
-  if sampled and recording then
+  -- a full queue (a dead or slow collector) drops the span before anything is read or kept for it
+  if sampled and recording and export.room() then
     var_set(r, "portico_span", "1")
     if inflight_n >= INFLIGHT_MAX then inflight, inflight_n = {}, 0 end
     inflight_n = inflight_n + 1

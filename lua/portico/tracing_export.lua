@@ -43,6 +43,13 @@ function _M.enqueue(span)
   count = count + 1
 end
 
+-- Whether a span would find room now; when not, the drop is counted here and the span is never made.
+function _M.room()
+  if cfg and count < cfg.queue then return true end
+  count_up("dropped", 1)
+  return false
+end
+
 local function take(n)
   local out = {}
   for i = 1, n do
