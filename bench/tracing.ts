@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configMap, manifestDir, writeManifests } from '../test/support/manifests.js';
 import { ingress, ingressClass, service, slice } from '../test/support/objects.js';
-import { freePort, metric, startPortico, type Running } from '../test/support/portico.js';
+import { freePort, get, metric, startPortico, until, type Running } from '../test/support/portico.js';
 import { handConf, SAME_HEADERS } from './hand-conf.js';
 import { backendConf, callgrindDump, callgrindWrapper, callgrindZero, childPids, fmt, intArg, median, pin, sleep, startNginx, wrk, type WrkResult } from './lib.js';
 
@@ -116,18 +116,13 @@ async function main(): Promise<void> {
         ingress('bench', { className: 'portico', host: HOST, paths: [{ path: '/', type: 'Prefix', service: 'bench' }] }),
         ...(data ? [configMap('portico', data, 'kube-system')] : []),
       ]);
-      const running = await startPortico([
-        '--manifests',
-        dir,
-        '--worker-processes',
-        '1',
-        '--log-level',
-        'info',
-        ...(data ? ['--configmap', 'kube-system/portico'] : []),
-        ...extra,
-        ...(binary ? ['--nginx-binary', binary] : []),
-      ]);
+      const running = await startPortico(
+        ['--manifests', dir, '--worker-processes', '1', '--log-level', 'info', ...(data ? ['--configmap', 'kube-system/portico'] : []), ...extra, ...(binary ? ['--nginx-binary', binary] : [])],
+        { waitHealthy: false },
+      );
       stops.push(() => running.stop());
+      // under valgrind on a loaded machine nginx -t and the start may take longer than the tests' 20 s
+      await until('portico /healthz', async () => (await get(running.healthz, 'localhost', '/healthz').catch(() => ({ status: 0 }))).status === 200, 120_000, 200);
       const pid = Number((await readFile(join(running.workDir, 'nginx.pid'), 'utf8')).trim());
       for (const p of [pid, ...(await childPids(pid))]) await pin(p, PROXY_CPUS);
       return { name, port: running.http, portico: running, rounds: [], master: CALLGRIND ? pid : ((await childPids(pid))[0] ?? pid) };

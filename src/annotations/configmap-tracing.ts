@@ -1,5 +1,5 @@
 // The OpenTelemetry keys of the global ConfigMap, with ingress-nginx's names, defaults and validation (docs/adr/0018).
-import type { TracingSampler } from '../model/settings-tracing.js';
+import { OTLP_GRPC_PORT, OTLP_HTTP_PORT, type TracingSampler } from '../model/settings-tracing.js';
 import type { KeySpec } from './configmap.js';
 import { key } from './configmap-key.js';
 import * as v from './values.js';
@@ -38,6 +38,6 @@ export const TRACING_CONFIGMAP_KEYS: readonly KeySpec[] = [
 
 /** Notes logged with the ConfigMap's no-ops: how a port written for OTLP/gRPC is read (docs/adr/0018). */
 export function tracingNotices(g: { readonly otlpCollectorHost: string | undefined; readonly otlpCollectorPort: number }): { key: string; reason: string }[] {
-  if (g.otlpCollectorHost === undefined || g.otlpCollectorPort !== 4317) return [];
-  return [{ key: 'otlp-collector-port', reason: '4317 is the OTLP/gRPC port; Portico exports OTLP/HTTP, to port 4318 of the same host (docs/adr/0018)' }];
+  if (g.otlpCollectorHost === undefined || g.otlpCollectorPort !== OTLP_GRPC_PORT) return [];
+  return [{ key: 'otlp-collector-port', reason: `${OTLP_GRPC_PORT} is the OTLP/gRPC port; Portico exports OTLP/HTTP, to port ${OTLP_HTTP_PORT} of the same host (docs/adr/0018)` }];
 }
