@@ -304,21 +304,33 @@ describe('tracing: a dead or silent collector costs requests nothing; the spans 
   });
 });
 
-describe('tracing off: a log format naming the trace variables is served, its fields empty', () => {
+describe('tracing off in the ConfigMap: one Ingress opts in by annotation (its host leaves the dynamic route table); a log format naming the trace variables is served', () => {
   let main: Backend;
+  let receiver: Receiver;
   let dir = '';
   let logDir = '';
   let portico: Running;
 
   before(async () => {
-    main = await startBackend('main');
+    [main, receiver] = await Promise.all([startBackend('main'), startReceiver()]);
     dir = await manifestDir();
     logDir = await mkdtemp(join(tmpdir(), 'portico-tracing-off-'));
     await writeManifests(dir, 'all.yaml', [
       ingressClass('portico'),
       ...serviceFor('main', [main]),
-      configMap('portico', { 'access-log-path': join(logDir, 'access.log'), 'log-format-upstream': '$request_uri trace=$opentelemetry_trace_id span=$opentelemetry_span_id' }, 'kube-system'),
+      configMap(
+        'portico',
+        {
+          'access-log-path': join(logDir, 'access.log'),
+          'log-format-upstream': '$request_uri trace=$opentelemetry_trace_id span=$opentelemetry_span_id',
+          'otlp-collector-host': '127.0.0.1',
+          'otlp-collector-port': String(receiver.port),
+          'otel-schedule-delay-millis': '100',
+        },
+        'kube-system',
+      ),
       ingress('app', { className: 'portico', host: 'app.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }] }),
+      ingress('opted', { className: 'portico', host: 'opted.test', paths: [{ path: '/', type: 'Prefix', service: 'main' }], annotations: { [`${P}/enable-opentelemetry`]: 'true' } }),
     ]);
     portico = await startPortico(['--manifests', dir, '--configmap', 'kube-system/portico']);
     await until('served', async () => (await get(portico.http, 'app.test', '/')).status === 200);
@@ -327,6 +339,7 @@ describe('tracing off: a log format naming the trace variables is served, its fi
   after(async () => {
     assert.equal(await portico?.stop(), 0);
     await main?.close();
+    await receiver?.close();
     await rm(dir, { recursive: true, force: true });
     await rm(logDir, { recursive: true, force: true });
   });
@@ -345,5 +358,13 @@ describe('tracing off: a log format naming the trace variables is served, its fi
       200,
     );
     assert.equal(line, '/untraced trace= span=');
+  });
+
+  test('the Ingress that opts in is traced, the others are not', async () => {
+    await until('opted.test served', async () => (await get(portico.http, 'opted.test', '/ready')).status === 200);
+    const b = sent((await get(portico.http, 'opted.test', '/opted')).body);
+    const s = await spanOf(receiver, '/opted');
+    assert.deepEqual([s.traceId, s.spanId, attr(s, 'k8s.ingress.name')], [b.trace, b.span, 'opted']);
+    assert.equal(receiver.spans.filter((x) => attr(x, 'server.address') === 'app.test').length, 0);
   });
 });
