@@ -22,8 +22,8 @@ local _M = {}
 local cfg
 local ring, head, count = {}, 1, 0 -- head: the oldest span; the ring has cfg.queue slots
 local busy = false
+local retry_at = 0 -- after a failed export: no span is made and no export tried before this time
 local last_export = 0
-local retry_at = 0
 local CHECK_SECONDS = 0.25
 -- counts not yet added to the metrics dict
 local pending = { dropped = 0, exported = 0, failed = 0 }
@@ -43,9 +43,16 @@ function _M.enqueue(span)
   count = count + 1
 end
 
--- Whether a span would find room now; when not, the drop is counted here and the span is never made.
+-- Whether a span would find room now; when not, the drop is counted here and the span is never made. While the
+-- collector is failing (until the next try, a schedule delay after the failure) no span is made either: it could
+-- only wait in the queue for a collector that is not there.
 function _M.room()
-  if cfg and count < cfg.queue then return true end
+  if not cfg then return false end
+  if retry_at > 0 and ngx.now() < retry_at then
+    count_up("failed", 1)
+    return false
+  end
+  if count < cfg.queue then return true end
   count_up("dropped", 1)
   return false
 end
