@@ -7,7 +7,7 @@ const LOG_FORMAT = `    log_format portico '$remote_addr - $remote_user [$time_l
 
 // The proxy headers and maps Portico renders at http level by default (src/render/nginx-conf.ts, globals.ts), written
 // out by hand. The four ssl-client-* names are set empty (dropping a client's headers of those names; no work per
-// request); only servers with client-certificate auth give them values (issue 18 item 4).
+// request); only servers with client-certificate auth give them values.
 export const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
     map $http_host $best_http_host { default $http_host; '' $host; }
     proxy_set_header Host $best_http_host;

@@ -1,4 +1,4 @@
-// bench/proxy-attribute: where a proxied request's user-space instructions go, feature by feature (issue 18 item 4).
+// bench/proxy-attribute: where a proxied request's user-space instructions go, feature by feature.
 //
 //   npm run bench:proxy-attribute -- [--rounds 2] [--seconds 3] [--connections 50]
 //

@@ -20,7 +20,7 @@
 //   minimal   hand-written nginx.conf: static `upstream` + keepalive, only the headers keepalive needs, same access log
 //   twin      hand-written nginx.conf with the headers ingress-nginx sends by default, the same access log and the
 //             smallest balancer_by_lua (bench/proxy-features.ts): the issue's "hand-written nginx with the same
-//             headers, log and balancer". Targets (issue 18): portico / minimal >= 0.80, portico / twin >= 1.0
+//             headers, log and balancer". Targets: portico / minimal >= 0.80, portico / twin >= 1.0
 // The backend is a second hand-written nginx answering `return 200` on two ports (two endpoints, round robin).
 // All sides log every request with Portico's `portico` log format to a file, buffer=64k flush=1s.
 import { execFile } from 'node:child_process';
@@ -74,7 +74,7 @@ const wanted = (name: string): boolean => ONLY === undefined || ONLY.has(name);
 const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
-/** Lines Portico renders at the top of a server{} without client-certificate auth: none since issue 18 item 4. */
+/** Lines Portico renders at the top of a server{} without client-certificate auth: none. */
 const CLIENT_AUTH = '';
 
 interface Side {

@@ -1,5 +1,5 @@
 // Measures snapshot → model for 1,000 / 10,000 / 100,000 paths on one host, and its route-table step before and
-// after issue 13 (quadratic scan vs indexed lookup). Pure CPU, no nginx. Run: npm run bench:routes [-- --rounds 5]
+// against the quadratic reference compiler (scan vs indexed lookup). Pure CPU, no nginx. Run: npm run bench:routes [-- --rounds 5]
 import { selectIngresses } from '../src/annotations/select.js';
 import { buildModel } from '../src/model/build.js';
 import { classSelector } from '../src/model/classes.js';
@@ -19,7 +19,7 @@ const OPTS: ModelOptions = {
   loadBalance: 'round_robin',
 };
 const SIZES = [1_000, 10_000, 100_000];
-/** The quadratic side is skipped above this many paths: 100,000 took 374 s when issue 13 was filed. */
+/** The quadratic side is skipped above this many paths: 100,000 took 374 s with the quadratic reference. */
 const OLD_MAX = 10_000;
 const PER_INGRESS = 10;
 const SERVICES = 50;
@@ -95,7 +95,7 @@ function main(): void {
     const ratio = old === undefined ? '      -' : `${(old / tableAfter).toFixed(0)}x`.padStart(7);
     process.stdout.write(`${String(n).padStart(8)}  ${ms(after)}       ${ms(tableAfter)}       ${old === undefined ? ' skipped' : ms(old)}     ${ratio}   ${before}\n`);
   }
-  process.stdout.write(`table(before) is the quadratic compile of before issue 13 (test/support/routes-reference.ts); skipped above ${OLD_MAX} paths (100,000 took 374 s).\n`);
+  process.stdout.write(`table(before) is the quadratic reference compile (test/support/routes-reference.ts); skipped above ${OLD_MAX} paths (100,000 took 374 s).\n`);
   process.stdout.write('model(before, derived) = model(after) - table(after) + table(before): the rest of the build did not change.\n');
 }
 

@@ -9,9 +9,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFlags } from '../src/cli/flags.js';
-import { AnnotationStage } from '../src/controller/annotations.js';
-import { modelOptions, renderOptions } from '../src/controller/controller.js';
+import { parseFlags } from '../src/config/flags.js';
+import { AnnotationStage } from '../src/pipeline/annotations.js';
+import { modelOptions, renderOptions } from '../src/pipeline/build.js';
 import { createLogger } from '../src/log.js';
 import { buildModel } from '../src/model/build.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../src/model/input.js';

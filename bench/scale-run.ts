@@ -2,9 +2,9 @@
 import { mkdtemp, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseFlags } from '../src/cli/flags.js';
-import { AnnotationStage } from '../src/controller/annotations.js';
-import { buildAndRender, renderOptions } from '../src/controller/controller.js';
+import { parseFlags } from '../src/config/flags.js';
+import { AnnotationStage } from '../src/pipeline/annotations.js';
+import { buildAndRender, renderOptions } from '../src/pipeline/build.js';
 import { createLogger } from '../src/log.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../src/model/input.js';
 import { ingressClass } from '../test/support/objects.js';

@@ -4,10 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
-npx eslint .
-npm run --silent format:check
-# The Lua data plane: OpenResty's globals, no unused or shadowed names (.luacheckrc); a warning fails the run.
-luacheck --no-color --quiet lua
+# Lint: the layer order and no cross-folder cycle (dependency-cruiser), no unused file or export (knip), ESLint,
+# prettier, and luacheck on the Lua data plane (OpenResty's globals, .luacheckrc). Any finding fails the run.
+npm run --silent lint
 case "${1:-all}" in
   unit) files=$(find dist/test/unit -name '*.test.js' | sort) ;;
   *) files=$(find dist/test -name '*.test.js' | sort) ;;

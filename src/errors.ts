@@ -52,6 +52,20 @@ export class NginxTestError extends PorticoError {
   }
 }
 
+/** nginx answered a configuration POST with a status other than 2xx: `status` says which (409: a delta's base is not held). */
+export class PushRejectedError extends PorticoError {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, message);
+    this.name = 'PushRejectedError';
+  }
+}
+
+/** The build worker raised an error for a build (e.g. the renderer refusing a value); the message is the worker's. */
+export class BuildError extends Error {}
+
 /** Message of any thrown value, for logs. */
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

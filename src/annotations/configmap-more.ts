@@ -1,9 +1,9 @@
 // More global ConfigMap keys Portico implements: headers and buffers, hashes, gzip, logs, upstream defaults, admin snippets.
-import { COMPAT_DEFAULTS } from '../model/settings-compat.js';
+import { COMPAT_DEFAULTS } from '../model/settings-http.js';
 import type { KeySpec } from './configmap.js';
 import * as v from './values.js';
 import { key } from './configmap-key.js';
-import { snippetRefusal } from '../model/snippets.js';
+import { snippetRefusal } from '../model/snippets/refusal.js';
 
 const csv = /\s*,\s*/;
 const syslogHost: v.Parser<string> = (raw) => (v.cidr(raw).ok && !raw.includes('/') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an IP address (a host name would be resolved only when nginx loads)`));
@@ -43,7 +43,7 @@ const logParams: v.Parser<string[]> = v.list((raw) => (ACCESS_PARAM.test(raw) ? 
 const cpuAffinity: v.Parser<string> = (raw) => (/^(auto( [01]{1,64})?|[01]{1,64}( [01]{1,64}){0,255})$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not auto or CPU bit masks`));
 const duration: v.Parser<string> = (raw) => (/^\d{1,6}(ms|s|m|h|d)?$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not an nginx time (e.g. 1h or 60s)`));
 const mime: v.Parser<string> = (raw) => (MIME.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a MIME type`));
-/** A snippet's text: whole statements (model/snippets.ts) here; the --snippet-mode allowlist applies in the annotation stage (src/snippets/admin.ts). */
+/** A snippet's text: whole statements (model/snippets/refusal.ts) here; the --snippet-mode allowlist applies in the annotation stage (src/model/snippets/admin.ts). */
 const snippetText: v.Parser<string> = (raw) => {
   const why = snippetRefusal(raw);
   return why === undefined ? v.ok(raw) : v.bad(why);

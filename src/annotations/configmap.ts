@@ -1,7 +1,6 @@
 // The global ConfigMap: its keys with ingress-nginx's defaults, parsed purely; a bad value keeps the previous one.
 import { GLOBAL_DEFAULTS, RISK_ORDER, type GlobalSettings, type RiskLevel } from '../model/settings.js';
 
-export { GLOBAL_DEFAULTS };
 import * as v from './values.js';
 import { key } from './configmap-key.js';
 import { DEFAULT_TLS_SETTINGS, REDIRECT_CODES, type RedirectCode } from '../model/tls-types.js';
@@ -9,7 +8,7 @@ import { AUTH_CONFIGMAP_KEYS } from './configmap-auth.js';
 import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
 import { MORE_CONFIGMAP_KEYS } from './configmap-more.js';
 import { TLS_CONFIGMAP_KEYS } from './configmap-tls.js';
-import { COMPAT_BY_KEY } from './configmap-compat.js';
+import { COMPAT_BY_KEY } from './configmap-without-setting.js';
 import { TRACING_CONFIGMAP_KEYS, tracingNotices } from './configmap-tracing.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -47,7 +46,7 @@ const LOG_VARS =
   /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|opentelemetry_trace_id|opentelemetry_span_id|portico_backend|proxy_upstream_name|proxy_alternative_upstream_name|best_http_host|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
 
 /** A log format: printable ASCII; `$` only before a known variable name (an unknown one would fail `nginx -t`). */
-export const logFormat: v.Parser<string> = (raw) => {
+const logFormat: v.Parser<string> = (raw) => {
   if (raw.length > 4096 || !/^[\x20-\x7e]+$/.test(raw)) return v.bad(`${v.show(raw)} is not a log format (printable ASCII, at most 4096)`);
   for (const m of raw.matchAll(/\$(\{([^}]*)\}|([A-Za-z0-9_]*))/g)) {
     const name = m[2] ?? m[3] ?? '';
@@ -129,7 +128,7 @@ export interface ConfigMapResult {
   /** Values refused; each key kept its previous value. */
   readonly errors: readonly { readonly key: string; readonly reason: string }[];
   readonly unknown: readonly string[];
-  /** Recognised keys (configmap-compat.ts): refused ones get a Warning and an Event; no-ops a log line. */
+  /** Recognised keys (configmap-without-setting.ts): refused ones get a Warning and an Event; no-ops a log line. */
   readonly refused: readonly { readonly key: string; readonly reason: string }[];
   readonly noops: readonly { readonly key: string; readonly reason: string }[];
 }

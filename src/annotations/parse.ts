@@ -1,11 +1,11 @@
 // Pure parsing of one Ingress's annotations through the table: typed settings, or the reasons they were refused.
 import { RISK_ORDER, type IngressSettings, type RiskLevel, type UpstreamSettings } from '../model/settings.js';
-import { BY_KEY, NOT_YET, type Draft } from './table.js';
+import { BY_KEY, type Draft } from './table.js';
 import { combineAuth } from './table-auth.js';
 import { combineTls } from './table-tls.js';
-import { compatVerdict } from './table-compat.js';
-import { snippetRefusal, type SnippetMode } from '../snippets/check.js';
-import type { Context } from '../snippets/allowlist.js';
+import { compatVerdict } from './table-without-setting.js';
+import { snippetRefusal, type SnippetMode } from '../model/snippets/check.js';
+import type { Context } from '../model/snippets/allowlist.js';
 
 export interface ParseOptions {
   /** e.g. `nginx.ingress.kubernetes.io`. */
@@ -40,7 +40,6 @@ function riskAbove(risk: RiskLevel, level: RiskLevel): boolean {
 
 /** Why a known annotation may not be used under these options, or undefined. */
 function gate(name: string, o: ParseOptions): string | undefined {
-  if (NOT_YET.includes(name)) return 'Portico does not implement this annotation yet; the Ingress is refused rather than served without it';
   const spec = BY_KEY.get(name);
   if (!spec) return undefined;
   const mode = o.snippetMode ?? 'safe';
@@ -116,7 +115,7 @@ function combine(d: Draft, o: ParseOptions, key: (n: string) => string, errors: 
 function combineBuffers(d: Draft, o: ParseOptions, key: (n: string) => string, errors: AnnotationError[]): void {
   // nginx -t refuses a temp file limit (other than 0) below the buffer size: the whole configuration would fail to load.
   const tmp = d.location.maxTempFileSize;
-  // The effective size is the location's own, else the ConfigMap's (render/settings.ts and globals-compat.ts render both so).
+  // The effective size is the location's own, else the ConfigMap's (render/settings.ts and globals-http.ts render both so).
   const buffer = d.location.bufferSize ?? o.proxyBuffers?.size ?? '4k';
   if (tmp !== undefined && bytes(tmp) !== 0 && bytes(tmp) < bytes(buffer)) {
     errors.push({ annotation: key('proxy-max-temp-file-size'), reason: `${tmp} is below the proxy buffer size ${buffer} (nginx needs 0 or at least the buffer size)` });

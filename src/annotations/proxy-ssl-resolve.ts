@@ -14,7 +14,7 @@ export interface ProxySslOptions {
 }
 
 /** Reads the Secret `ref` (`name` or `namespace/name`) for an Ingress: its files, or why they cannot be used. */
-export function readProxySsl(ref: string, snap: Snapshot, ing: ObjectRef, allowCrossNamespace: boolean): ProxySsl {
+function readProxySsl(ref: string, snap: Snapshot, ing: ObjectRef, allowCrossNamespace: boolean): ProxySsl {
   const [namespace = '', name = ''] = ref.includes('/') ? ref.split('/') : [ing.namespace, ref];
   const secret = `${namespace}/${name}`;
   if (namespace !== ing.namespace && !allowCrossNamespace) {

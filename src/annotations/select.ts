@@ -10,10 +10,11 @@ import { resolveProxySsl } from './proxy-ssl-resolve.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from '../model/settings-auth.js';
 import { refuseUrl, type TargetPolicy } from '../model/targets.js';
 import { isSelfHostUrl } from './auth-urls.js';
-import type { SnippetMode } from '../snippets/check.js';
+import type { SnippetMode } from '../model/snippets/check.js';
 import { byName } from '../model/lookup.js';
 import { fastcgiParamsFrom } from './fastcgi.js';
 import { failsClosed } from './refusal.js';
+import { nsKey } from '../model/keys.js';
 
 /** An Ingress as last accepted, with the settings its annotations gave. */
 export interface Accepted {
@@ -46,7 +47,7 @@ export interface Selection {
 }
 
 function keyOf(ing: Ingress): string {
-  return `${ing.metadata?.namespace ?? 'default'}/${ing.metadata?.name ?? ''}`;
+  return nsKey(ing);
 }
 
 /** Reads a ConfigMap of headers (`namespace/name`): each key a header name, each value its value. */

@@ -4,7 +4,7 @@ import type { LocationAuth } from '../model/settings-auth.js';
 import type { AnnotationSpec, Draft } from './table.js';
 import * as v from './values.js';
 import { specRow } from './row.js';
-import { snippetRefusal } from '../model/snippets.js';
+import { snippetRefusal } from '../model/snippets/refusal.js';
 import { authSignin, authUrl } from './auth-urls.js';
 
 /** What the auth rows write while one Ingress's annotations are read; combineAuth turns it into a LocationAuth. */
@@ -56,8 +56,7 @@ const secretRef: v.Parser<string> = (raw) => {
   return r.ok ? v.ok(r.value[0] === '' ? r.value[1] : r.value.join('/')) : r;
 };
 /** A realm: printable ASCII without quotes, backslashes, `$`, braces or `;`. */
-export const realm: v.Parser<string> = (raw) =>
-  /^[A-Za-z0-9 _.,:/@()!?+=-]{1,128}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a realm (letters, digits, spaces and _.,:/@()!?+=-, at most 128)`);
+const realm: v.Parser<string> = (raw) => (/^[A-Za-z0-9 _.,:/@()!?+=-]{1,128}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a realm (letters, digits, spaces and _.,:/@()!?+=-, at most 128)`));
 export const method: v.Parser<string> = v.oneOf(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const, true);
 export const redirectParam: v.Parser<string> = (raw) => (/^[A-Za-z0-9_.-]{1,64}$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a query parameter name`));
 export const headerList: v.Parser<string[]> = (raw) => {
@@ -78,8 +77,8 @@ export const cacheDuration: v.Parser<string[]> = (raw) => {
   const ok1 = parts.length <= 16 && /^\d{1,6}[smhd]?$/.test(time) && parts.slice(0, -1).every((c) => c === 'any' || /^[1-5]\d\d$/.test(c));
   return ok1 ? v.ok(parts) : v.bad(`${v.show(raw)} is not status codes followed by a time, e.g. 200 202 401 5m`);
 };
-export const cidr = v.cidr;
-export const cidrList: v.Parser<string[]> = (raw) => {
+const cidr = v.cidr;
+const cidrList: v.Parser<string[]> = (raw) => {
   const r = v.list(cidr, /\s*,\s*/, 4096)(raw);
   return r.ok && r.value.length === 0 ? v.bad('an empty list') : r;
 };
@@ -192,8 +191,6 @@ export const AUTH_ANNOTATIONS: readonly AnnotationSpec[] = [
     d.satisfy = x;
   }),
 ];
-
-export const AUTH_KEYS: ReadonlySet<string> = new Set(AUTH_ANNOTATIONS.map((a) => a.key));
 
 /** Builds the LocationAuth of the draft (nothing when no auth annotation was given); errors name the annotation. */
 export function combineAuth(d: Draft, key: (name: string) => string, errors: { annotation: string; reason: string }[]): void {

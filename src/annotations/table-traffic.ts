@@ -33,7 +33,7 @@ const origin: v.Parser<string> = (raw) => {
   return ORIGIN.test(o) && o.length <= 253 ? v.ok(o) : v.bad(`${v.show(raw)} is not an origin (http(s)://host[:port], the host may start with *.)`);
 };
 /** `*`, or a comma-separated list of origins. */
-export const origins: v.Parser<string[]> = (raw) => {
+const origins: v.Parser<string[]> = (raw) => {
   if (raw.trim() === '*') return v.ok(['*']);
   // An origin named twice is one origin (nginx would refuse the duplicate key of the map they become).
   const r = nonEmpty(v.list(origin, csv, 64))(raw);
@@ -71,7 +71,7 @@ export const headerPattern: v.Parser<string> = (raw) => {
 };
 
 /** An http(s) URL, optionally followed by `$request_uri` (as in ingress-nginx's examples); no other variable. */
-export const mirrorTarget: v.Parser<string> = (raw) => {
+const mirrorTarget: v.Parser<string> = (raw) => {
   const base = raw.endsWith('$request_uri') ? raw.slice(0, -'$request_uri'.length) : raw;
   const url = v.httpUrl(base);
   return url.ok ? v.ok(raw) : v.bad(`${v.show(raw)} is not an http(s) URL (optionally ending in $request_uri)`);

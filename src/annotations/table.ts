@@ -1,8 +1,8 @@
 // The declarative annotation table: key, type, default, validator, risk, scope and doc of every annotation read.
-import type { IngressSettings, LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
+import type { LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
 import * as v from './values.js';
 import { specRow } from './row.js';
-import { snippetRefusal } from '../model/snippets.js';
+import { snippetRefusal } from '../model/snippets/refusal.js';
 import { AUTH_ANNOTATIONS, type AuthDraft } from './table-auth.js';
 import { TLS_ANNOTATIONS, type TlsDraft } from './table-tls.js';
 import { TRAFFIC_ANNOTATIONS } from './table-traffic.js';
@@ -74,7 +74,7 @@ const tempFileSize: v.Parser<string> = (raw) => {
 const redirectArg: v.Parser<string> = (raw) => (raw === 'off' || raw === 'default' ? v.ok(raw) : raw.startsWith('/') ? v.uriPath(raw) : v.httpUrl(raw));
 const NEXT_UPSTREAM = ['error', 'timeout', 'invalid_header', 'http_500', 'http_502', 'http_503', 'http_504', 'http_403', 'http_404', 'http_429', 'non_idempotent', 'off'] as const;
 const TLS_PROTOCOLS = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
-/** A snippet: simple directives only until a real parser exists (model/snippets.ts says what and why). */
+/** A snippet: simple directives only until a real parser exists (model/snippets/refusal.ts says what and why). */
 const snippet: v.Parser<string> = (raw) => { const why = snippetRefusal(raw); return why === undefined ? v.ok(raw) : v.bad(why); };
 function nonEmpty<T>(p: v.Parser<T[]>): v.Parser<T[]> {
   return (raw) => { const r = p(raw); return r.ok && r.value.length === 0 ? v.bad('an empty list') : r; };
@@ -156,9 +156,5 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('stream-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in the stream block: only with --snippet-mode=any (and --allow-snippet-annotations); refused under safe, since stream{} has no place of one Ingress (the ConfigMap\'s stream-snippet takes stream-wide timeouts and access lists).' }, snippet, (d, x) => { d.server.streamSnippet = x; }),
 ];
 
-/** ingress-nginx annotations refused as not implemented yet: none now (table-compat.ts says why for each one refused). */
-export const NOT_YET: readonly string[] = [];
-
 export const BY_KEY: ReadonlyMap<string, AnnotationSpec> = new Map(ANNOTATIONS.map((a) => [a.key, a]));
 
-export type { IngressSettings };

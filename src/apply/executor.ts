@@ -1,6 +1,6 @@
 // Applying a plan: build with quarantine rounds (nginx -t through the candidate), write nginx.conf and reload, push
 // what Lua holds, fall back to an empty configuration when nothing serves yet. The controller decides; this executes.
-import { errorMessage, NginxTestError, PorticoError } from '../errors.js';
+import { BuildError, errorMessage, NginxTestError, PushRejectedError } from '../errors.js';
 import { backendsDelta } from '../render/lua-payload.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
@@ -9,11 +9,14 @@ import type { RenderedConf } from '../render/nginx-conf.js';
 import type { Nginx, Rejected } from '../nginx/process.js';
 import { clientFilesChanged, planApply, type DataPlaneState, type Plan } from './plan.js';
 import { Quarantine, blame, culprit, ingressKey, keyOf } from './quarantine.js';
-import type { Offload } from '../controller/offload.js';
-import { OffloadError } from '../controller/offload.js';
-import type { CertificatesState, TlsSync } from '../controller/tls-sync.js';
-import { countStreamReload } from '../controller/stream.js';
+import type { CertificatesState, TlsSync } from '../tls/sync.js';
+import { countStreamReload } from './stream.js';
 import { routesDelta } from '../render/dynamic-routes.js';
+
+/** What builds a candidate from a snapshot (the build worker, worker/offload.ts); a BuildError is the build refusing it. */
+export interface Builder {
+  build(snapshot: Snapshot, trial?: boolean): Promise<{ model: Model; conf: RenderedConf }>;
+}
 
 /** Rounds of hold-and-rebuild one sync may take (each finds one bad Ingress). */
 const MAX_ROUNDS = 6;
@@ -75,7 +78,7 @@ export class Executor {
    */
   constructor(
     private readonly nginx: Nginx,
-    private readonly deps: { readonly tls: TlsSync; readonly offload: Offload; readonly log: Logger; readonly retry: () => void; readonly empty: () => RenderedConf },
+    private readonly deps: { readonly tls: TlsSync; readonly builder: Builder; readonly log: Logger; readonly retry: () => void; readonly empty: () => RenderedConf },
   ) {}
 
   /** True once nginx serves the configuration of the latest applied plan. */
@@ -256,11 +259,11 @@ export class Executor {
       const last = round === MAX_ROUNDS;
       let built: { model: Model; conf: RenderedConf };
       try {
-        built = await this.deps.offload.build(snap);
+        built = await this.deps.builder.build(snap);
       } catch (err) {
         // A value the model let through and the renderer's escaping refused: never the whole sync. (A worker that
         // died is not an Ingress's doing: the sync fails and is retried on a new worker.)
-        if (!(err instanceof OffloadError)) throw err;
+        if (!(err instanceof BuildError)) throw err;
         const key = last ? undefined : await culprit([], snap.ingresses.map(ingressKey), async (ex) => this.trial(snap, ex, false));
         if (key === undefined) throw err;
         this.hold(key, snap, `render: ${errorMessage(err)}`);
@@ -292,7 +295,7 @@ export class Executor {
     const without = { ...snap, ingresses: snap.ingresses.filter((i) => !excluded.has(ingressKey(i))) };
     let trial: { model: Model; conf: RenderedConf };
     try {
-      trial = await this.deps.offload.build(without, true);
+      trial = await this.deps.builder.build(without, true);
     } catch {
       return false;
     }
@@ -336,5 +339,5 @@ function withLeaving(held: ReadonlyMap<string, string>, now: ReadonlyMap<string,
 
 /** True when Lua answered 409 to a delta: it does not hold what the delta starts from (then the whole payload goes). */
 function refused(err: unknown): boolean {
-  return err instanceof PorticoError && / answered 409: /.test(err.message);
+  return err instanceof PushRejectedError && err.status === 409;
 }

@@ -3,13 +3,14 @@
 import type { Snapshot } from '../model/input.js';
 import type { Model, ObjectRef, Problem } from '../model/types.js';
 import { locationHead } from '../render/nginx-conf.js';
+import { nsKey, refKey } from '../model/keys.js';
 
 export function keyOf(ref: ObjectRef): string {
-  return `${ref.namespace}/${ref.name}`;
+  return refKey(ref.namespace, ref.name);
 }
 
 /** `namespace/name` of an Ingress of a snapshot. */
-export const ingressKey = (i: Snapshot['ingresses'][number]): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
+export const ingressKey = (i: Snapshot['ingresses'][number]): string => nsKey(i);
 
 /** The server_name of the server block around `line` (1-based) of a rendered nginx.conf, and that block's first line. */
 function serverBlockAt(lines: readonly string[], line: number): { host: string; start: number } | undefined {

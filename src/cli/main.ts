@@ -1,7 +1,7 @@
 // The `portico` command: `portico [flags]` runs the controller, `portico render` prints nginx.conf.
 import { ConfigError, errorMessage, PorticoError } from '../errors.js';
 import { createLogger, stdoutDestination } from '../log.js';
-import { helpText, parseFlags } from './flags.js';
+import { helpText, parseFlags } from '../config/flags.js';
 import { runController, renderOnce } from '../controller/run.js';
 import { exitAfter } from '../controller/stop.js';
 import { versionText } from './version.js';

@@ -6,7 +6,7 @@ import type { Model } from '../model/types.js';
 import { writeAtomic } from '../workfiles.js';
 
 /** The files the model names: relative path → htpasswd text (checked user:hash lines). */
-export function authFiles(model: Model): Map<string, string> {
+function authFiles(model: Model): Map<string, string> {
   const files = new Map<string, string>();
   for (const s of model.servers) {
     for (const l of s.locations) {

@@ -2,9 +2,9 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { buildModel } from '../model/build.js';
-import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../model/input.js';
+import { EMPTY_SNAPSHOT, type Snapshot } from '../model/input.js';
 import type { Model, Upstream } from '../model/types.js';
-import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
+import { renderNginxConf, type RenderOptions } from '../render/nginx-conf.js';
 import { backendEntries, backendsText, gatewayJson, sameEntries } from '../render/lua-payload.js';
 import type { DataPlaneState } from '../apply/plan.js';
 import { Executor, type Candidate, type Counters } from '../apply/executor.js';
@@ -12,80 +12,16 @@ import type { Nginx } from '../nginx/process.js';
 import { rejectedProblems } from './rejected.js';
 import { Store } from '../store/store.js';
 import { SyncLoop } from './sync-loop.js';
-import { AnnotationStage } from './annotations.js';
-import { Offload } from './offload.js';
+import { Offload } from '../worker/offload.js';
 import { ProblemReporter } from './problems.js';
 import { ClassNotice } from './class-notice.js';
-import { TlsSync } from './tls-sync.js';
+import { TlsSync } from '../tls/sync.js';
 import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
-import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
-import { tlsSettingsOf } from '../model/settings.js';
 import { refreshEndpoints } from '../model/refresh.js';
 import { modelMemo } from '../model/memo.js';
-import { targetPolicy } from './target-policy.js';
-import { endpointsOnly, streamOptions } from './stream.js';
-import type { Checker } from '../webhook/review.js';
-
-export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETTINGS): ModelOptions {
-  return {
-    controllerClass: config.controllerClass,
-    ingressClass: config.ingressClass,
-    watchIngressWithoutClass: config.watchIngressWithoutClass,
-    defaultBackendService: config.defaultBackendService,
-    loadBalance: config.defaultLoadBalance,
-    strictHostOwnership: config.strictHostOwnership,
-    allowCrossNamespaceCanaries: config.allowCrossNamespaceCanaries,
-    tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
-    targets: targetPolicy(config),
-    gateway: config.enableGatewayApi ? { controllerName: config.gatewayControllerName } : undefined,
-    ...streamOptions(config),
-  };
-}
-
-/** Render options from the flags; `accessLog`: the access log file when the ConfigMap names none (default: stdout). */
-export function renderOptions(config: Config, user: RenderOptions['user'], accessLog?: string): RenderOptions {
-  return {
-    ...(accessLog === undefined ? {} : { defaultAccessLog: accessLog }),
-    workDir: config.workDir,
-    luaDir: config.luaDir,
-    httpPort: config.httpPort,
-    httpsPort: config.httpsPort,
-    statusPort: config.statusPort,
-    defaultServerPort: config.defaultServerPort,
-    listenAddress: config.listenAddress,
-    user,
-    workerProcesses: config.workerProcesses,
-    metrics: config.enableMetrics,
-    dynamicRoutes: config.enableDynamicRoutes === true,
-  };
-}
-
-/** Snapshot → annotation stage → model → nginx.conf; the model's problems include the annotation stage's. */
-export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions, trial = false): { model: Model; conf: RenderedConf } {
-  const opts = modelOptions(config);
-  const st = stage.run(snap, opts, trial);
-  const built = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance, memo: stage.memo }, st.input);
-  const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
-  const dbs = config.defaultBackendService;
-  const defaultUpstream = dbs ? model.upstreams.find((u) => u.service.namespace === dbs.namespace && u.service.name === dbs.name)?.name : undefined;
-  const conf = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, defaultUpstream, ...(trial ? {} : { memo: stage.renderMemo }) });
-  return { model, conf };
-}
-
-/**
- * The webhook's judge: the annotation stage (fresh, so nothing is remembered between reviews) and the model, exactly
- * as a sync runs them, without rendering anything.
- */
-export function admissionChecker(config: Config, log: Logger): Checker {
-  const options = modelOptions(config);
-  return {
-    options,
-    problems: (snap) => {
-      const st = new AnnotationStage(config, log).run(snap, options);
-      return [...st.problems, ...buildModel(st.snapshot, options, st.input).problems];
-    },
-  };
-}
+import { targetPolicy } from '../pipeline/target-policy.js';
+import { endpointsOnly } from '../apply/stream.js';
+import { modelOptions } from '../pipeline/build.js';
 
 /** A sync that left nginx serving `model` (plan noop included), for status and Events. */
 export interface AppliedSync {
@@ -141,7 +77,7 @@ export class Controller {
     });
     this.exec = new Executor(nginx, {
       tls: this.tls,
-      offload: this.offload,
+      builder: this.offload,
       log,
       retry: () => {
         setTimeout(() => {

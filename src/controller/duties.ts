@@ -11,13 +11,14 @@ import { GatewayStatusWriter } from '../kube/gateway-status.js';
 import type { Controller } from './controller.js';
 import type { Problem } from '../model/types.js';
 import { HOST_CONFLICT } from '../model/hosts.js';
+import { nsKey, refKey } from '../model/keys.js';
 
 /** HTTPRoutes the model serves only in part (a match refused on a shared host, docs/adr/0017), with the first reason. */
 function partlyServed(problems: readonly Problem[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const p of problems) {
     if (p.object.kind !== 'HTTPRoute' || !p.reason.includes(HOST_CONFLICT)) continue;
-    const key = `${p.object.namespace}/${p.object.name}`;
+    const key = refKey(p.object.namespace, p.object.name);
     if (!out.has(key)) out.set(key, `${p.field}: ${p.reason}`);
   }
   return out;
@@ -55,9 +56,9 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
   });
   const announced = new Map<string, string | undefined>();
   ctl.applied.push(({ model, reloaded }) => {
-    const byKey = new Map(ctl.store.snapshot().ingresses.map((i) => [`${i.metadata?.namespace ?? ''}/${i.metadata?.name ?? ''}`, i]));
+    const byKey = new Map(ctl.store.snapshot().ingresses.map((i) => [nsKey(i), i]));
     for (const ref of model.ingresses) {
-      const key = `${ref.namespace}/${ref.name}`;
+      const key = refKey(ref.namespace, ref.name);
       const version = configuredVersion(byKey.get(key));
       if (announced.has(key) && announced.get(key) === version) continue;
       announced.set(key, version);

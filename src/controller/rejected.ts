@@ -1,12 +1,13 @@
 // What nginx's Lua side dropped from a push, as Problems on the Ingresses it came from (it keeps the rest serving).
 import type { Rejected } from '../nginx/process.js';
 import type { Model, ObjectRef, Problem } from '../model/types.js';
+import { refKey } from '../model/keys.js';
 
 function ingressesWhere(model: Model, pick: (host: string, upstream: string | undefined) => boolean): ObjectRef[] {
   const refs = new Map<string, ObjectRef>();
   for (const s of model.servers) {
     for (const l of s.locations) {
-      if (l.target.kind === 'upstream' && pick(s.host, l.target.upstream)) refs.set(`${l.target.ingress.namespace}/${l.target.ingress.name}`, l.target.ingress);
+      if (l.target.kind === 'upstream' && pick(s.host, l.target.upstream)) refs.set(refKey(l.target.ingress.namespace, l.target.ingress.name), l.target.ingress);
     }
   }
   return [...refs.values()];

@@ -1,16 +1,9 @@
 // The coalescing worker: events mark work dirty; one sync runs at a time, at most once per interval.
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { SyncRun } from '../metrics/history.js';
 
 export type SyncFn = (causes: ReadonlyMap<string, number>) => Promise<void>;
-
-/** One finished sync, as its observers see it (metrics, the inspector's history): when, why, how long, and a throw. */
-export interface SyncRun {
-  readonly startedAt: number;
-  readonly ms: number;
-  readonly causes: ReadonlyMap<string, number>;
-  readonly error?: string;
-}
 
 /**
  * Bursts of marks become one sync; a mark during a sync schedules exactly one more after it, so the last change

@@ -1,12 +1,12 @@
 // `portico backends|config|certs|status|gateway [--url URL] [--json]`: reads a running instance's health port and prints tables.
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../errors.js';
-import { flagError } from '../cli/suggest.js';
+import { flagError } from '../config/suggest.js';
+import { INSPECT_COMMANDS } from '../config/flags.js';
 import type { State } from './state.js';
 import { backendsTable, certsTable, configTable, statusText } from './tables.js';
 import { gatewayTables, type GatewayDoc } from './gateway.js';
 
-export const INSPECT_COMMANDS = ['backends', 'config', 'certs', 'status', 'gateway'] as const;
 export type InspectCommand = (typeof INSPECT_COMMANDS)[number];
 
 export function isInspectCommand(word: string | undefined): word is InspectCommand {

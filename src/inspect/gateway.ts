@@ -3,9 +3,10 @@
 import type { Snapshot } from '../model/input.js';
 import { byName } from '../model/lookup.js';
 import type { Condition, ParentReference } from '../model/gateway/api.js';
-import { desiredGatewayStatus, gatewayAddresses, type GatewayStatus } from '../model/gateway/status.js';
+import { desiredGatewayStatus, gatewayAddresses, type GatewayStatus } from '../status/gateway.js';
 import { statusAddresses } from '../status/address.js';
 import { table } from './tables.js';
+import { refKey } from '../model/keys.js';
 
 export interface GatewayDoc {
   readonly controllerName: string;
@@ -47,8 +48,8 @@ function addressesOf(snapshot: Snapshot, flags: AddressFlags): [ReturnType<typeo
 }
 
 const byKey = <T extends { namespace: string; name: string }>(a: T, b: T): number => {
-  const x = `${a.namespace}/${a.name}`;
-  const y = `${b.namespace}/${b.name}`;
+  const x = refKey(a.namespace, a.name);
+  const y = refKey(b.namespace, b.name);
   return x < y ? -1 : x > y ? 1 : 0;
 };
 
@@ -82,15 +83,15 @@ const parentName = (p: ParentReference, routeNs: string): string =>
 export function gatewayTables(doc: GatewayDoc): string {
   const gateways = table(
     ['GATEWAY', 'ADDRESSES', 'CONDITIONS'],
-    doc.gateways.map((g) => [`${g.namespace}/${g.name}`, g.addresses === undefined ? '(unknown)' : g.addresses.map((a) => a.value).join(','), conds(g.conditions)]),
+    doc.gateways.map((g) => [refKey(g.namespace, g.name), g.addresses === undefined ? '(unknown)' : g.addresses.map((a) => a.value).join(','), conds(g.conditions)]),
   );
   const listeners = table(
     ['GATEWAY', 'LISTENER', 'KINDS', 'ROUTES', 'CONDITIONS'],
-    doc.gateways.flatMap((g) => g.listeners.map((l) => [`${g.namespace}/${g.name}`, l.name, l.supportedKinds.map((k) => k.kind).join(','), String(l.attachedRoutes), conds(l.conditions)])),
+    doc.gateways.flatMap((g) => g.listeners.map((l) => [refKey(g.namespace, g.name), l.name, l.supportedKinds.map((k) => k.kind).join(','), String(l.attachedRoutes), conds(l.conditions)])),
   );
   const routes = table(
     ['HTTPROUTE', 'PARENT', 'CONDITIONS'],
-    doc.httpRoutes.flatMap((r) => r.parents.map((p) => [`${r.namespace}/${r.name}`, parentName(p.parentRef, r.namespace), conds(p.conditions)])),
+    doc.httpRoutes.flatMap((r) => r.parents.map((p) => [refKey(r.namespace, r.name), parentName(p.parentRef, r.namespace), conds(p.conditions)])),
   );
   const why = [
     ...doc.gateways.flatMap((g) => [

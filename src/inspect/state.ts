@@ -4,6 +4,7 @@ import type { Model, Problem, Upstream } from '../model/types.js';
 import type { CanaryPolicy } from '../model/settings-traffic.js';
 import { skippedProblems } from '../model/verdicts.js';
 import type { SyncRecord } from '../metrics/history.js';
+import { refKey } from '../model/keys.js';
 
 export type EndpointState = 'ready' | 'terminating' | 'not ready';
 
@@ -130,7 +131,7 @@ export function routesOf(model: Model | undefined, slices: readonly EndpointSlic
       const main: RoutePath = {
         path: l.path,
         match: l.match,
-        ingress: `${l.target.ingress.namespace}/${l.target.ingress.name}`,
+        ingress: refKey(l.target.ingress.namespace, l.target.ingress.name),
         backend: l.target.upstream,
         service: serviceOf(u),
         endpoints: endpointRows(u, slices),
@@ -138,7 +139,7 @@ export function routesOf(model: Model | undefined, slices: readonly EndpointSlic
       const policy = l.target.canary !== undefined ? u?.canary?.[l.target.canary] : undefined;
       if (!policy) return [main];
       const c = upstreams.get(policy.backend);
-      const ingress = policy.ingress ? `${policy.ingress.namespace}/${policy.ingress.name}` : '';
+      const ingress = policy.ingress ? refKey(policy.ingress.namespace, policy.ingress.name) : '';
       return [main, { ...main, ingress, backend: policy.backend, service: serviceOf(c), endpoints: endpointRows(c, slices), canary: canaryWhen(policy) }];
     }),
   }));

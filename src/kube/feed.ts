@@ -30,7 +30,7 @@ export interface FeedOptions {
 }
 
 /** The HTTP status and message of whatever client-node threw or passed to `error` callbacks. */
-export function describeError(err: unknown): string {
+function describeError(err: unknown): string {
   const e = err as { code?: unknown; statusCode?: unknown; body?: unknown; message?: unknown } | undefined;
   const status = typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
   let detail = typeof e?.message === 'string' ? e.message : String(err);

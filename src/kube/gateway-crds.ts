@@ -1,7 +1,7 @@
 // Reads the installed Gateway API CRDs' bundle-version annotations, for GatewayClass SupportedVersion (the
 // specification: set with Accepted; False when a CRD lacks the annotation or has a version not supported).
 import { ApiException, ApiextensionsV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { GATEWAY_CRD_NAMES } from '../model/gateway/status.js';
+import { GATEWAY_CRD_NAMES } from '../status/gateway.js';
 
 const ANNOTATION = 'gateway.networking.k8s.io/bundle-version';
 

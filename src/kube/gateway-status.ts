@@ -10,7 +10,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import { GATEWAY_GROUP, type Condition } from '../model/gateway/api.js';
-import { desiredGatewayStatus, gatewayAddresses, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../model/gateway/status.js';
+import { desiredGatewayStatus, gatewayAddresses, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../status/gateway.js';
 import type { StatusAddress } from '../status/address.js';
 
 export interface GatewayStatusOptions {

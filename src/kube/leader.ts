@@ -8,6 +8,7 @@ import { ApiException, CoordinationV1Api, V1Lease, Watch, type KubeConfig } from
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { refKey } from '../model/keys.js';
 
 export interface LeaderOptions {
   readonly kc: KubeConfig;
@@ -73,7 +74,7 @@ export class LeaderElector {
   }
 
   start(): void {
-    this.opts.log.info({ lease: `${this.opts.namespace}/${this.opts.name}`, identity: this.opts.identity, ...this.t }, 'leader election started');
+    this.opts.log.info({ lease: refKey(this.opts.namespace, this.opts.name), identity: this.opts.identity, ...this.t }, 'leader election started');
     this.tick();
     void this.startWatch();
   }

@@ -1,5 +1,12 @@
 // The last syncs (plan, causes, duration), counts by plan and the last reload's outcome, kept beside the sync loop.
-import type { SyncRun } from '../controller/sync-loop.js';
+
+/** One finished sync, as its observers see it (metrics, the inspector's history): when, why, how long, and a throw. */
+export interface SyncRun {
+  readonly startedAt: number;
+  readonly ms: number;
+  readonly causes: ReadonlyMap<string, number>;
+  readonly error?: string;
+}
 
 export type SyncOutcome = 'noop' | 'dynamic' | 'reload' | 'failed';
 

@@ -1,9 +1,9 @@
 // Per-request metrics: the Lua dump (lua/portico/metrics.lua) → series → ingress-nginx's exposition text. Pure.
 
 /** ingress-nginx's default buckets, in the order of the Lua slots (metrics.lua). */
-export const TIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
-export const SIZE_BUCKETS = [10, 100, 1000, 10000, 100000, 1000000, 10000000] as const;
-export const LENGTH_BUCKETS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100] as const;
+const TIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+const SIZE_BUCKETS = [10, 100, 1000, 10000, 100000, 1000000, 10000000] as const;
+const LENGTH_BUCKETS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100] as const;
 
 /** The labels of one series: all from Portico's rendering or bounded by the Lua side (status, method). */
 export interface RequestLabels {

@@ -2,11 +2,11 @@
 // per Ingress, annotation and ConfigMap key. Nothing here decides anything the controller does not.
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
-import { AnnotationStage } from '../controller/annotations.js';
-import { buildAndRender, modelOptions, renderOptions } from '../controller/controller.js';
+import { AnnotationStage } from '../pipeline/annotations.js';
+import { buildAndRender, modelOptions, renderOptions } from '../pipeline/build.js';
 import { parseConfigMap } from '../annotations/configmap.js';
 import { BY_KEY } from '../annotations/table.js';
-import { COMPAT_ANNOTATION_BY_KEY, compatVerdict } from '../annotations/table-compat.js';
+import { COMPAT_ANNOTATION_BY_KEY, compatVerdict } from '../annotations/table-without-setting.js';
 import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
 import { classSelector } from '../model/classes.js';
 import type { Ingress, Snapshot } from '../model/input.js';
@@ -16,6 +16,7 @@ import { errorMessage } from '../errors.js';
 import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES, USE_REGEX_DIFFERENCE } from './differences.js';
 import { SNIPPETS_OFF } from '../annotations/parse.js';
 import { HOST_CONFLICT } from '../model/hosts.js';
+import { refKey } from '../model/keys.js';
 
 export type Verdict = 'same' | 'different' | 'refused' | 'unknown';
 export const VERDICTS: readonly Verdict[] = ['same', 'different', 'refused', 'unknown'];
@@ -107,7 +108,7 @@ function regexSharesHost(ing: Ingress, ours: readonly Ingress[], prefix: string)
 export function checkIngresses(snap: Snapshot, config: Config, m: ReturnType<typeof served>): IngressReport[] {
   const ours = snap.ingresses.filter(classSelector(snap.ingressClasses, modelOptions(config)));
   const mine = ours.map((ing) => ({ ing, namespace: ing.metadata?.namespace ?? 'default', name: ing.metadata?.name ?? '' }));
-  mine.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  mine.sort((a, b) => refKey(a.namespace, a.name).localeCompare(refKey(b.namespace, b.name)));
   return mine.map(({ ing, namespace, name }) => {
     const ref: ObjectRef = { kind: 'Ingress', namespace, name };
     const judged = m.model ? ingressVerdict(m.model, ref) : { verdict: 'skipped' as const, problems: [] };
@@ -154,14 +155,14 @@ export function checkStream(snap: Snapshot, config: Config, model: Model | undef
   ] as const;
   return refs.flatMap(([protocol, ref]) => {
     if (!ref) return [];
-    const id = `${ref.namespace}/${ref.name}`;
+    const id = refKey(ref.namespace, ref.name);
     const cm = snap.configMaps.find((c) => c.metadata?.namespace === ref.namespace && c.metadata.name === ref.name);
     const data = cm?.data ?? {};
     const keys = Object.keys(data)
       .sort()
       .map((key): Item => {
         const value = data[key] ?? '';
-        const said = model?.problems.find((p) => p.object.kind === 'ConfigMap' && `${p.object.namespace}/${p.object.name}` === id && `data.${key}`.startsWith(p.field));
+        const said = model?.problems.find((p) => p.object.kind === 'ConfigMap' && refKey(p.object.namespace, p.object.name) === id && `data.${key}`.startsWith(p.field));
         const servedHere = model?.stream?.services.some((s) => s.protocol === protocol.toLowerCase() && s.source.configMap === id && s.source.key === key) === true;
         if (servedHere) return { key, value, verdict: 'same', detail: said?.reason ?? '' };
         return { key, value, verdict: 'refused', detail: said?.reason ?? 'not served' };

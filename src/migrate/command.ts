@@ -1,5 +1,5 @@
 // `portico migrate-check`: reads a folder or a cluster, judges it as Portico would serve it, prints the report.
-import { parseFlags } from '../cli/flags.js';
+import { parseFlags } from '../config/flags.js';
 import { createLogger } from '../log.js';
 import { checkConfigMap, checkIngresses, checkStream, served } from './check.js';
 import { evaluatedArgs, findControllers, judgeFlags, splitFlags, type ControllerFound } from './controller-flags.js';
@@ -53,7 +53,7 @@ async function evaluate(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
  * of the one ingress-nginx controller found that decide what is served come next (as a takeover would run Portico);
  * the user's own flags come last and win.
  */
-export async function migrateReport(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Report> {
+async function migrateReport(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Report> {
   const { user, defaults, log, notes, controllers, inherited, config, snapshot, unreadable } = await evaluate(argv, env);
   const judged = served(snapshot, config, log.child({}, { level: 'silent' }));
   const configMap = checkConfigMap(snapshot, config);

@@ -1,7 +1,7 @@
 // ingress-nginx's controller Deployment: finding it, reading its flags, and judging each against Portico's flag table.
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
-import { FLAGS, parseFlags } from '../cli/flags.js';
-import { asksForRefused, COMPAT_FLAGS } from '../cli/flags-compat.js';
+import { FLAGS, parseFlags } from '../config/flags.js';
+import { asksForRefused, COMPAT_FLAGS } from '../config/flags-without-setting.js';
 import { errorMessage } from '../errors.js';
 import { EVALUATED_FLAGS, FLAG_DIFFERENCES } from './differences.js';
 import type { Item } from './check.js';

@@ -2,12 +2,13 @@
 // can apply (the annotations and fields left behind as comments above each Ingress's routes), or --json.
 import { stringify } from 'yaml';
 import type { Config } from '../config/config.js';
-import { modelOptions } from '../controller/controller.js';
+import { modelOptions } from '../pipeline/build.js';
 import { classSelector } from '../model/classes.js';
 import type { Snapshot } from '../model/input.js';
 import type { ParentReference } from '../model/gateway/api.js';
 import { ourGateways } from '../model/gateway/attach.js';
 import { convertIngress, type RouteConversion } from './httproute.js';
+import { nsKey } from '../model/keys.js';
 
 export interface RoutesReport {
   readonly parent: ParentReference;
@@ -20,7 +21,7 @@ export interface RoutesReport {
 
 /** The Gateway the routes name: the first of Portico's GatewayClass in the source, else portico/portico to create. */
 function parentOf(snap: Snapshot, controllerName: string): [ParentReference, string] {
-  const [g] = ourGateways(snap, controllerName).sort((a, b) => `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`.localeCompare(`${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`));
+  const [g] = ourGateways(snap, controllerName).sort((a, b) => nsKey(a).localeCompare(nsKey(b)));
   if (g)
     return [
       { name: g.metadata?.name ?? '', namespace: g.metadata?.namespace ?? 'default' },
@@ -32,8 +33,8 @@ function parentOf(snap: Snapshot, controllerName: string): [ParentReference, str
 /** The report for `which` (`namespace/name`, or `all`: every Ingress of the class); throws when the named one is not of the class. */
 export function routesReport(snap: Snapshot, config: Config, which: string): RoutesReport {
   const ours = classSelector(snap.ingressClasses, modelOptions(config));
-  const all = snap.ingresses.filter(ours).sort((a, b) => `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`.localeCompare(`${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`));
-  const chosen = which === 'all' ? all : all.filter((i) => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}` === which);
+  const all = snap.ingresses.filter(ours).sort((a, b) => nsKey(a).localeCompare(nsKey(b)));
+  const chosen = which === 'all' ? all : all.filter((i) => nsKey(i) === which);
   if (chosen.length === 0) throw new Error(`--httproute: no Ingress ${which} of class ${config.ingressClass} (controller ${config.controllerClass}); give NAMESPACE/NAME or all`);
   const [parent, parentFrom] = parentOf(snap, config.gatewayControllerName);
   const ingresses = chosen.map((ing) => convertIngress(snap, ing, all, { prefix: config.annotationsPrefix, parent }));

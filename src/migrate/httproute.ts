@@ -6,8 +6,9 @@ import { byName } from '../model/lookup.js';
 import type { HTTPBackendRef, HTTPRouteFilter, HTTPRouteMatch, HTTPRouteRule, ParentReference } from '../model/gateway/api.js';
 import { ANNOTATION_NOTES, CANARY_MAPPED, MAPPED } from './httproute-notes.js';
 import { BY_KEY } from '../annotations/table.js';
-import { COMPAT_ANNOTATION_BY_KEY } from '../annotations/table-compat.js';
+import { COMPAT_ANNOTATION_BY_KEY } from '../annotations/table-without-setting.js';
 import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
+import { nsKey } from '../model/keys.js';
 
 /** One annotation or field left behind, and why. */
 export interface Unmapped {
@@ -36,7 +37,7 @@ export interface ConversionOptions {
 type Notes = { unmapped: Unmapped[]; differences: string[] };
 
 const isCanary = (ing: Ingress, prefix: string): boolean => ing.metadata?.annotations?.[`${prefix}/canary`] === 'true';
-const keyOf = (ing: Ingress): string => `${ing.metadata?.namespace ?? 'default'}/${ing.metadata?.name ?? ''}`;
+const keyOf = (ing: Ingress): string => nsKey(ing);
 
 /** A Service backend as a backendRef: a named port is looked up on the Service (backendRefs take numbers only). */
 function backendRef(snap: Snapshot, ns: string, b: IngressBackend | undefined, field: string, notes: Notes): HTTPBackendRef | undefined {

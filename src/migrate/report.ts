@@ -1,6 +1,7 @@
 // migrate-check's report: the JSON for scripts, the table for people, the summary, and whether everything maps.
 import type { Unreadable } from './inputs.js';
 import { VERDICTS, type ConfigMapReport, type IngressReport, type IngressVerdict, type Item, type Verdict } from './check.js';
+import { refKey } from '../model/keys.js';
 
 export interface ControllerReport {
   readonly deployment: string;
@@ -82,12 +83,12 @@ export function reportText(r: Report): string {
     '',
     ...table(
       ['INGRESS', 'VERDICT', 'REASONS'],
-      r.ingresses.map((i) => [`${i.namespace}/${i.name}`, i.verdict, i.reasons.join('; ')]),
+      r.ingresses.map((i) => [refKey(i.namespace, i.name), i.verdict, i.reasons.join('; ')]),
     ),
     '',
     ...table(
       ['INGRESS', 'ANNOTATION', 'VALUE', 'VERDICT', 'DETAIL'],
-      r.ingresses.flatMap((i) => i.annotations.map((a) => [`${i.namespace}/${i.name}`, a.key, short(a.value), a.verdict, a.detail])),
+      r.ingresses.flatMap((i) => i.annotations.map((a) => [refKey(i.namespace, i.name), a.key, short(a.value), a.verdict, a.detail])),
     ),
   ];
   if (r.configMap) {

@@ -4,16 +4,17 @@ import { checkLabel, checkPortName, checkPortNumber, checkServiceName } from './
 import { DEFAULT_TARGET_POLICY, refuseAddress, type TargetPolicy } from './targets.js';
 import type { Endpoint, Problem, Upstream } from './types.js';
 import type { ModelMemo, SliceEndpoints } from './memo.js';
+import { nsKey, refKey } from './keys.js';
 
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 /** namespace/name of a Service or an EndpointSlice. */
-export const objectKey = (o: Service | EndpointSlice): string => `${o.metadata?.namespace ?? 'default'}/${o.metadata?.name ?? ''}`;
+export const objectKey = (o: Service | EndpointSlice): string => nsKey(o);
 
 /** namespace/name of the Service an EndpointSlice belongs to (its service-name label); undefined without one. */
 export function sliceServiceKey(slice: EndpointSlice): string | undefined {
   const svc = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
-  return svc ? `${slice.metadata?.namespace ?? 'default'}/${svc}` : undefined;
+  return svc ? refKey(slice.metadata?.namespace, svc) : undefined;
 }
 
 /** Ready endpoints, else serving-but-terminating ones (each deduplicated by address and port), sorted. */
@@ -84,7 +85,7 @@ export class BackendIndex {
    * cannot be (a headless Service); undefined when the Service or port is missing (already a Problem).
    */
   clusterEndpoint(u: Upstream): Endpoint | string | undefined {
-    const id = `${u.service.namespace}/${u.service.name}`;
+    const id = refKey(u.service.namespace, u.service.name);
     const ip = this.services.get(id)?.spec?.clusterIP;
     if (u.servicePort === 0 || !this.services.has(id)) return undefined;
     if (ip === undefined || ip === '' || ip === 'None') return `Service ${id} has no cluster IP (headless); service-upstream is ignored and the pod endpoints are used`;
@@ -197,7 +198,7 @@ function groups(part: string): number {
  * An IPv6 literal without brackets or zone: eight groups, or fewer around one `::`, the last two optionally a dotted
  * IPv4 address. The same algorithm as valid_ipv6 in lua/portico/configuration.lua (test/lua/validity.test.ts).
  */
-export function isIpv6(value: string): boolean {
+function isIpv6(value: string): boolean {
   if (value.length < 2 || value.length > 45 || !/^[0-9a-fA-F:.]+$/.test(value)) return false;
   let head = value;
   let max = 8;

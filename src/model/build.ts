@@ -18,6 +18,7 @@ import { gatewayTable } from './gateway/table.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
 import type { Model, ObjectRef, Problem, Target, Upstream } from './types.js';
+import { refKey } from './keys.js';
 
 const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true };
 
@@ -31,7 +32,7 @@ const SERVER_WIDE: readonly (readonly [keyof ServerSettings, string])[] = [
 ];
 
 /** Oldest first: creationTimestamp, then namespace/name (the conflict rule of DESIGN.md). */
-export function byAge(a: Ingress, b: Ingress): number {
+function byAge(a: Ingress, b: Ingress): number {
   const ta = a.metadata?.creationTimestamp ?? '9999';
   const tb = b.metadata?.creationTimestamp ?? '9999';
   if (ta !== tb) return Date.parse(ta) - Date.parse(tb) || (ta < tb ? -1 : 1);
@@ -39,7 +40,7 @@ export function byAge(a: Ingress, b: Ingress): number {
 }
 
 /** Ingresses keep their `namespace/name` key; other kinds are told apart by kind. */
-const rankKey = (r: ObjectRef): string => (r.kind === 'Ingress' ? `${r.namespace}/${r.name}` : `${r.kind}:${r.namespace}/${r.name}`);
+const rankKey = (r: ObjectRef): string => (r.kind === 'Ingress' ? refKey(r.namespace, r.name) : `${r.kind}:${r.namespace}/${r.name}`);
 
 /** Served Ingresses and HTTPRoutes, oldest first across both kinds: the age order of path and host conflicts. */
 function ageOrder(served: readonly Ingress[], snapshot: Snapshot, gateway: boolean): ObjectRef[] {
@@ -134,7 +135,7 @@ class Builder {
 
   /** The Ingress's settings, with its default-backend annotation resolved to an upstream. */
   private settingsOf(ref: ObjectRef): IngressSettings {
-    const s = this.annotations.settings.get(`${ref.namespace}/${ref.name}`) ?? NO_SETTINGS;
+    const s = this.annotations.settings.get(refKey(ref.namespace, ref.name)) ?? NO_SETTINGS;
     const name = s.location.defaultBackend;
     if (name === undefined) return s;
     const svc = byName(this.snapshot.services, ref.namespace, name);

@@ -7,6 +7,7 @@ import type { AnnotationInput, IngressSettings, UpstreamSettings } from './setti
 import type { CanaryPolicy, CanarySettings } from './settings-traffic.js';
 import type { ObjectRef, Problem, Target } from './types.js';
 import { HOST_CONFLICT } from './hosts.js';
+import { refKey } from './keys.js';
 
 /** What the canary step needs from the model builder. */
 export interface CanaryBuilder {
@@ -25,7 +26,7 @@ function refOf(ing: Ingress): ObjectRef {
 
 function settingsOf(a: AnnotationInput, ing: Ingress): IngressSettings | undefined {
   const r = refOf(ing);
-  return a.settings.get(`${r.namespace}/${r.name}`);
+  return a.settings.get(refKey(r.namespace, r.name));
 }
 
 /** True for an Ingress annotated `canary: "true"`: it adds no paths of its own. */
@@ -38,7 +39,7 @@ function policyOf(c: CanarySettings, backend: string): CanaryPolicy {
 }
 
 /** The route key of one main path: the location sets `$portico_canary` to it; Lua finds the policy by it. */
-export function routeKey(host: string, ruleKey: string): string {
+function routeKey(host: string, ruleKey: string): string {
   return `c${sha256(`${host} ${ruleKey}`, 12)}`;
 }
 

@@ -1,8 +1,8 @@
 // IngressClass selection: which Ingresses are Portico's.
 import type { Ingress, IngressClass, ModelOptions } from './input.js';
 
-export const LEGACY_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
-export const DEFAULT_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
+const LEGACY_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
+const DEFAULT_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
 
 /** Returns a predicate telling whether an Ingress is ours, by class name, legacy annotation or default class. */
 export function classSelector(classes: readonly IngressClass[], opts: ModelOptions): (ing: Ingress) => boolean {

@@ -9,7 +9,7 @@ import type { Model, Server, Target } from './types.js';
  * (load-balance, upstream-hash-by, affinity, session-cookie-*) and canaries live on the upstream and the route key,
  * not in these settings, so they are in the dynamic set as well.
  */
-export const DYNAMIC_SETTINGS: ReadonlySet<keyof LocationSettings> = new Set<keyof LocationSettings>(['sslRedirect', 'forceSslRedirect', 'backendProtocol', 'preserveTrailingSlash']);
+const DYNAMIC_SETTINGS: ReadonlySet<keyof LocationSettings> = new Set<keyof LocationSettings>(['sslRedirect', 'forceSslRedirect', 'backendProtocol', 'preserveTrailingSlash']);
 
 /** True when `t` needs no directive of its own in a location: a 404, or an upstream whose settings are all dynamic. */
 export function dynamicTarget(t: Target): boolean {

@@ -95,7 +95,7 @@ export interface NameClaim {
 }
 
 /** `www.x` for `x`, `x` for `www.x`; undefined for wildcards and the catch-all. */
-export function wwwTwin(host: string): string | undefined {
+function wwwTwin(host: string): string | undefined {
   if (host === '_' || host.startsWith('*.')) return undefined;
   return host.startsWith('www.') ? host.slice(4) : `www.${host}`;
 }

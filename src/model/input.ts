@@ -11,6 +11,23 @@ import type { GatewayOptions } from './gateway/translate.js';
 
 export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
 
+/** The minimum every stored object has. */
+export interface KubeObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly resourceVersion?: string;
+    readonly creationTimestamp?: string;
+    readonly uid?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly managedFields?: unknown;
+    readonly ownerReferences?: unknown;
+  };
+}
+
 /** Every object the model may read, frozen; arrays in no particular order. */
 export interface Snapshot {
   readonly ingresses: readonly Ingress[];

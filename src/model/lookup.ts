@@ -1,4 +1,5 @@
 // Finding an object of a snapshot by namespace and name in O(1): an index built once per (frozen) list.
+import { nsKey, refKey } from './keys.js';
 interface Named {
   readonly metadata?: { readonly namespace?: string; readonly name?: string };
 }
@@ -15,11 +16,11 @@ export function byName<T extends Named>(list: readonly T[], namespace: string | 
   if (!index) {
     const m = new Map<string, Named>();
     for (const o of list) {
-      const key = `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+      const key = nsKey(o);
       if (!m.has(key)) m.set(key, o);
     }
     indexes.set(list, m);
     index = m;
   }
-  return index.get(`${namespace ?? ''}/${name ?? ''}`) as T | undefined;
+  return index.get(refKey(namespace, name)) as T | undefined;
 }

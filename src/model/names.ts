@@ -67,10 +67,10 @@ export function checkPath(value: string): string | undefined {
 }
 
 /** Paths under /_portico are Portico's own internal locations (external auth, mirrors): a clash would fail nginx -t. */
-export const RESERVED_PATH_PREFIX = '/_portico';
+const RESERVED_PATH_PREFIX = '/_portico';
 
 /** Longest path taken: a prefix location adds '/', and render/escape.ts quotes at most 4096 characters. */
-export const MAX_PATH = 4000;
+const MAX_PATH = 4000;
 
 function checkLength(value: string): string | undefined {
   return value.length > MAX_PATH ? `a path of ${value.length} characters is longer than ${MAX_PATH}, the most nginx.conf takes here` : undefined;

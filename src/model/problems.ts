@@ -7,11 +7,6 @@ export function describeProblem(p: Problem): string {
   return `${p.object.kind} ${p.object.namespace}/${p.object.name} ${p.field}: ${p.reason}`;
 }
 
-/** True when two references name the same object. */
-export function sameObject(a: Problem['object'], b: Problem['object']): boolean {
-  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
-}
-
 /** The Event reason of a problem: a short CamelCase word a user can filter on (kubectl get events --field-selector). */
 export function problemReason(p: Problem): string {
   if (p.reason.includes('is already served by the older Ingress')) return 'PathConflict';

@@ -4,6 +4,7 @@ import { BackendIndex, objectKey, sliceServiceKey } from './backends.js';
 import type { TargetPolicy } from './targets.js';
 import type { ModelMemo } from './memo.js';
 import type { Endpoint, Model, Problem, Upstream } from './types.js';
+import { refKey } from './keys.js';
 
 /** A Problem of an endpoint the target policy left out (BackendIndex): replaced on every refresh. */
 const isEndpointProblem = (p: Problem): boolean => p.object.kind === 'EndpointSlice' && p.field.startsWith('endpoints[');
@@ -45,14 +46,14 @@ export function refreshEndpoints(model: Model, snap: Snapshot, targets?: TargetP
   const index = new BackendIndex(services, slices, 'round_robin', targets, memo);
   const upstreams = model.upstreams.map((u): Upstream => {
     if (u.servicePort === 0) return u;
-    if (changedServices && !changedServices.has(`${u.service.namespace}/${u.service.name}`)) return u;
+    if (changedServices && !changedServices.has(refKey(u.service.namespace, u.service.name))) return u;
     const r = index.resolve(u.service.namespace, { serviceName: u.service.name, portNumber: u.servicePort, portName: undefined }, 'refresh');
     // service-upstream keeps its cluster IP; its pods are still read, so their refusals are reported as a build does.
     if (!r.ok || u.serviceUpstream === true || sameEndpoints(u.endpoints, r.upstream.endpoints)) return u;
     return { ...u, endpoints: r.upstream.endpoints };
   });
   // Endpoint problems of the slices not read again stay (only with `since`); the order is a full build's.
-  const kept = model.problems.filter((p) => isEndpointProblem(p) && changedSlices !== undefined && !changedSlices.has(`${p.object.namespace}/${p.object.name}`));
+  const kept = model.problems.filter((p) => isEndpointProblem(p) && changedSlices !== undefined && !changedSlices.has(refKey(p.object.namespace, p.object.name)));
   const endpointProblems = kept.length === 0 ? index.refusedEndpoints() : [...kept, ...index.refusedEndpoints()].sort(byRefusalKey);
   return { ...model, upstreams, problems: [...model.problems.filter((p) => !isEndpointProblem(p)), ...endpointProblems] };
 }

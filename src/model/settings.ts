@@ -2,7 +2,7 @@
 import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SETTINGS, type AuthTlsSettings, type RedirectCode, type Sensitive, type TlsSettings } from './tls-types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from './settings-auth.js';
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
-import { COMPAT_DEFAULTS, type CompatGlobals } from './settings-compat.js';
+import { COMPAT_DEFAULTS, type HttpGlobals } from './settings-http.js';
 import { TLS_GLOBAL_DEFAULTS, tlsSessionOf, type TlsGlobals } from './settings-tls.js';
 import { TRACING_GLOBAL_DEFAULTS, type LocationTracing, type TracingGlobals } from './settings-tracing.js';
 
@@ -143,7 +143,7 @@ export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 export const RISK_ORDER: readonly RiskLevel[] = ['Low', 'Medium', 'High', 'Critical'];
 
 /** The global settings of the ConfigMap, with ingress-nginx's defaults. */
-export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, CompatGlobals, TlsGlobals, TracingGlobals {
+export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, HttpGlobals, TlsGlobals, TracingGlobals {
   readonly proxyBodySize: Size;
   readonly proxyConnectTimeout: Seconds;
   readonly proxyReadTimeout: Seconds;

@@ -4,6 +4,7 @@ import type { BackendIndex, BackendRef } from './backends.js';
 import { checkHost, clip } from './names.js';
 import { HOST_CONFLICT, type HostOwners } from './hosts.js';
 import type { Endpoint, ObjectRef, Problem } from './types.js';
+import { refKey } from './keys.js';
 
 /** One external port of the stream section, served from one Service port. */
 export interface StreamService {
@@ -112,7 +113,7 @@ function entries(ctx: Ctx, ref: { namespace: string; name: string }, protocol: '
       endpoints: r.upstream.endpoints,
       decodeProxy: tcp && m[8] !== undefined,
       encodeProxy: tcp && m[10] !== undefined,
-      source: { configMap: `${cmRef.namespace}/${cmRef.name}`, key },
+      source: { configMap: refKey(cmRef.namespace, cmRef.name), key },
     });
   }
   return out;

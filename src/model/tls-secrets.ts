@@ -5,6 +5,7 @@ import type { Secret } from './input.js';
 import { Sensitive, type Certificate, type CertificateInfo } from './tls-types.js';
 import type { ObjectRef } from './types.js';
 import { byName } from './lookup.js';
+import { refKey } from './keys.js';
 
 export type Read<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
@@ -70,7 +71,7 @@ export function readTlsSecret(secret: Secret | undefined, ref: ObjectRef): Read<
   if (!secret) return { ok: false, reason: `Secret ${ref.namespace}/${ref.name} not found` };
   // Parsing and matching a key costs about a millisecond: a Secret object (frozen, replaced when it changes) is read
   // once, not on every sync and not once per Ingress that names it.
-  const key = `${ref.namespace}/${ref.name}`;
+  const key = refKey(ref.namespace, ref.name);
   const cached = readCache.get(secret)?.get(key);
   if (cached) return cached;
   const read = readTlsSecretOnce(secret, ref);
@@ -81,7 +82,7 @@ export function readTlsSecret(secret: Secret | undefined, ref: ObjectRef): Read<
 const readCache = new WeakMap<Secret, ReadonlyMap<string, Read<Certificate>>>();
 
 function readTlsSecretOnce(secret: Secret, ref: ObjectRef): Read<Certificate> {
-  const id = `${ref.namespace}/${ref.name}`;
+  const id = refKey(ref.namespace, ref.name);
   const crt = secretText(secret, 'tls.crt');
   const key = secretText(secret, 'tls.key');
   if (!crt || !key) return { ok: false, reason: `Secret ${id} has no tls.crt and tls.key` };
@@ -129,7 +130,7 @@ export interface CaBundle {
 
 /** A Secret holding `ca.crt` (one or more PEM certificates) and optionally `ca.crl`, for client-certificate auth. */
 export function readCaSecret(secret: Secret | undefined, ref: ObjectRef): Read<CaBundle> {
-  const id = `${ref.namespace}/${ref.name}`;
+  const id = refKey(ref.namespace, ref.name);
   if (!secret) return { ok: false, reason: `Secret ${id} not found` };
   const ca = secretText(secret, 'ca.crt');
   if (!ca) return { ok: false, reason: `Secret ${id} has no ca.crt` };

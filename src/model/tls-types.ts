@@ -37,7 +37,7 @@ export class Sensitive {
 
 /**
  * JSON of `value` in which each Sensitive is the sha256 of its value, never the value: a content key that changes
- * when a secret does (src/controller/model-wire.ts), for comparing only; not for showing.
+ * when a secret does (src/worker/model-wire.ts), for comparing only; not for showing.
  */
 export function contentJson(value: unknown): string {
   digesting = true;

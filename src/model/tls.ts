@@ -7,6 +7,7 @@ import { covers, findSecret, readCaSecret, readTlsSecret, type Read } from './tl
 import type { AuthTlsSettings, Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer } from './tls-types.js';
 import type { ObjectRef, Problem } from './types.js';
 import type { GatewayTlsHost } from './gateway/tls.js';
+import { nsKey, refKey } from './keys.js';
 
 type AddProblem = (object: ObjectRef, field: string, reason: string, severity?: Problem['severity']) => void;
 
@@ -45,7 +46,7 @@ class TlsBuilder {
   };
 
   certificate(ref: ObjectRef): Read<Certificate> {
-    const id = `${ref.namespace}/${ref.name}`;
+    const id = refKey(ref.namespace, ref.name);
     let read = this.certs.get(id);
     if (!read) {
       read = readTlsSecret(this.secret(ref), ref);
@@ -213,7 +214,7 @@ class TlsBuilder {
     const denied = settings?.authTls ? this.addClientAuth(ref, settings.authTls, hosts) : undefined;
     const entry: IngressTls = { sslRedirect: settings?.location.sslRedirect ?? this.opts.settings.sslRedirect, forceSslRedirect: settings?.location.forceSslRedirect ?? false, denied };
     const isDefault = entry.sslRedirect === this.opts.settings.sslRedirect && !entry.forceSslRedirect && !denied;
-    if (!isDefault) this.ingresses[`${ref.namespace}/${ref.name}`] = entry;
+    if (!isDefault) this.ingresses[refKey(ref.namespace, ref.name)] = entry;
   }
 
   defaultCertificate(): string | undefined {
@@ -259,7 +260,7 @@ export function buildTls(
 ): { tls: TlsModel; problems: Problem[] } {
   const { refusal, gatewayHosts = [], settings, hostWide } = extra;
   const b = new TlsBuilder(secrets, opts, refusal, hostWide);
-  for (const ing of ingresses) b.addIngress(ing, settings?.get(`${ing.metadata?.namespace ?? 'default'}/${ing.metadata?.name ?? ''}`));
+  for (const ing of ingresses) b.addIngress(ing, settings?.get(nsKey(ing)));
   for (const g of gatewayHosts) b.addGatewayHost(g);
   const defaultCertificate = b.defaultCertificate();
   const servers: TlsServer[] = [];

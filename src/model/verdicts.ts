@@ -1,10 +1,11 @@
 // Whether a model serves an Ingress as asked, serves it with problems, or skips it: the one rule that migrate-check's
 // verdicts and the inspector's (and dashboard's) skipped list both read, so they never disagree.
 import type { Model, ObjectRef, Problem } from './types.js';
+import { refKey } from './keys.js';
 
 export type ServedVerdict = 'served' | 'served-differently' | 'skipped';
 
-const key = (r: ObjectRef): string => `${r.namespace}/${r.name}`;
+const key = (r: ObjectRef): string => refKey(r.namespace, r.name);
 
 /** The Ingress's own problems, and its verdict: skipped when the model serves none of it (model.ingresses). */
 export function ingressVerdict(model: Model, ingress: ObjectRef): { readonly verdict: ServedVerdict; readonly problems: readonly Problem[] } {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chown, mkdir, rename, writeFile, chmod, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NginxTestError, PorticoError, ErrorCodes, errorMessage } from '../errors.js';
+import { NginxTestError, PorticoError, PushRejectedError, ErrorCodes, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
 import { findSetpriv, killGroup, NginxLines, spawnMaster, testConf } from './launch.js';
@@ -232,7 +232,7 @@ export class Nginx {
         throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} failed: ${errorMessage(err)}`);
       });
     if (res.status < 200 || res.status > 299) {
-      throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} answered ${res.status}: ${await res.text()}`);
+      throw new PushRejectedError(res.status, `POST /configuration/${what} answered ${res.status}: ${await res.text()}`);
     }
     return rejectedItems(await res.text());
   }

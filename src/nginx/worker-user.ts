@@ -12,7 +12,7 @@ export interface WorkerUser {
 }
 
 /** Portico not root: no `user` directive, workers run as Portico's user and open what it can. */
-export const SAME_USER: WorkerUser = Object.freeze({ name: undefined, uid: undefined, gid: undefined });
+const SAME_USER: WorkerUser = Object.freeze({ name: undefined, uid: undefined, gid: undefined });
 
 const NAME = /^[a-z_][a-z0-9_-]{0,31}$/i;
 const fields = (text: string): string[][] => text.split('\n').map((l) => l.split(':'));

@@ -71,7 +71,7 @@ export function authLines(s: LocationSettings): string[] {
 }
 
 /** An htpasswd file name of Portico's own making, relative to nginx.conf (the work dir). */
-export function authFile(rel: string): string {
+function authFile(rel: string): string {
   if (!/^auth\/[a-z0-9.-]{1,320}\.htpasswd$/.test(rel)) refuse('the auth file', rel);
   return rel;
 }

@@ -9,6 +9,7 @@ import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
+import { refKey } from '../model/keys.js';
 
 /** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -129,7 +130,7 @@ function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upst
   const names = new Set<string>();
   for (const l of s.locations) {
     if (l.target.kind !== 'upstream') continue;
-    owners.add(`${l.target.ingress.namespace}/${l.target.ingress.name}`);
+    owners.add(refKey(l.target.ingress.namespace, l.target.ingress.name));
     names.add(l.target.upstream);
   }
   const ups = [...names].map((n) => upstreamKey(upstreams.get(n)));

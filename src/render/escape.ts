@@ -1,6 +1,6 @@
 // The one escaping helper: every value from a manifest reaches nginx.conf only through these functions.
 import { UnsafeValueError } from '../errors.js';
-import { snippetRefusal } from '../model/snippets.js';
+import { snippetRefusal } from '../model/snippets/refusal.js';
 
 // Control characters (including NUL, CR, LF, TAB and DEL) are never valid in a value nginx.conf carries.
 
@@ -136,7 +136,7 @@ export function cidr(value: string): string {
 
 /**
  * The one raw path: a snippet an administrator allowed (--allow-snippet-annotations and a Critical risk level).
- * The annotation parser already refused what model/snippets.ts refuses; reaching here with such a snippet is a bug.
+ * The annotation parser already refused what model/snippets/refusal.ts refuses; reaching here with such a snippet is a bug.
  */
 export function snippet(text: string): string[] {
   if (snippetRefusal(text) !== undefined) refuse('the snippet', text);

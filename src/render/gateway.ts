@@ -7,7 +7,7 @@ import { ident, quote } from './escape.js';
 
 const I = '            ';
 /** Where a location sends its mirror copies: an internal location of each server that has one (under /_portico, reserved). */
-export const GATEWAY_MIRROR_URI = '/_portico_gateway_mirror';
+const GATEWAY_MIRROR_URI = '/_portico_gateway_mirror';
 const BALANCER_PASS = `${I}proxy_pass http://portico_balancer;`;
 
 function listOf(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): readonly GatewayCandidate[] {

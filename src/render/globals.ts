@@ -1,7 +1,7 @@
 // Renders the global ConfigMap settings at http level, and the request/response header sets locations repeat.
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
 import { cidr, headerName, ident, int, onOff, quote, quoteLiteral, seconds, size } from './escape.js';
-import { httpCompat, proxyDefaults } from './globals-compat.js';
+import { httpCompat, proxyDefaults } from './globals-http.js';
 
 const duration = (v: string): string => {
   if (!/^\d{1,6}(ms|s|m|h|d)?$/.test(v)) throw new Error(`refusing to render the time ${JSON.stringify(v)}`);

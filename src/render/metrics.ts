@@ -3,7 +3,7 @@ import type { Location, Server, Upstream } from '../model/types.js';
 import { quote } from './escape.js';
 
 /** The shared dict the log phase flushes into; 16 MiB holds a few thousand label sets (sparse histogram slots). */
-export const METRICS_DICT = 'portico_metrics';
+const METRICS_DICT = 'portico_metrics';
 
 /**
  * http-level lines: one `log_by_lua_block` that every location without a log hook of its own inherits (locations

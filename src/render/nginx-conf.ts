@@ -7,7 +7,7 @@ import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
-import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-compat.js';
+import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-http.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
@@ -18,6 +18,7 @@ import { ROUTE_HSTS_MAP } from './dynamic-profiles.js';
 import type { StreamModel } from '../model/stream.js';
 import type { GatewayTable } from '../model/gateway/route-types.js';
 import { gatewayHttpLines, gatewayLocation, gatewayServerLines } from './gateway.js';
+import { refKey } from '../model/keys.js';
 import { locationTracing, tracedHooks, tracingDeclarations, tracingInitWorker, tracingUsed } from './tracing.js';
 
 export interface RenderOptions {
@@ -306,7 +307,7 @@ function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, 
   if (!memo) return list.flatMap((s) => server(s, o, model.tls, upstreams, parts));
   memo.begin(JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, dyn?.locations ?? null]));
   const out = list.map((s) => {
-    const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [`${l.target.ingress.namespace}/${l.target.ingress.name}`] : [])))];
+    const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [refKey(l.target.ingress.namespace, l.target.ingress.name)] : [])))];
     const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);
     return memo.block(input, upstreams, (get) => server(s, o, model.tls, { get }, parts).join('\n'));
   });

@@ -3,7 +3,7 @@ import type { GlobalSettings, LocationSettings, ResolvedHeaders } from '../model
 import type { Location, ObjectRef, Server } from '../model/types.js';
 import { ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
 import { proxyHeaders, setHeaders } from './globals.js';
-import { adminSnippet } from './globals-compat.js';
+import { adminSnippet } from './globals-http.js';
 import { authLines, authLocations, authUpstreamVars, withoutAuth, type SelfListener } from './auth.js';
 import { inLocationList } from '../model/settings-tls.js';
 import { trafficLocation, trafficServer } from './traffic.js';
@@ -111,7 +111,7 @@ export function errorPages(t: UpstreamTarget, ctx: SettingsContext): { codes: re
   return upstream !== undefined && codes.length > 0 ? { codes, upstream } : undefined;
 }
 
-export function errorLocationName(upstream: string, code: number): string {
+function errorLocationName(upstream: string, code: number): string {
   return `@portico_error_${ident(upstream)}_${int(code)}`;
 }
 
@@ -140,7 +140,7 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
 }
 
 /** The named locations a server's custom error pages go to: the default backend, told which code and why. */
-export function errorLocations(server: Server, ctx: SettingsContext): string[] {
+function errorLocations(server: Server, ctx: SettingsContext): string[] {
   const made = new Map<string, { upstream: string; code: number; ingress: ObjectRef }>();
   for (const l of server.locations) {
     if (l.target.kind !== 'upstream') continue;

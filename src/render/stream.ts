@@ -3,7 +3,7 @@ import type { Endpoint } from '../model/types.js';
 import type { StreamModel } from '../model/stream.js';
 import type { GlobalSettings } from '../model/settings.js';
 import { cidr, filePath, int, quote, serverName, snippet } from './escape.js';
-import { statements, tokenize } from '../snippets/tokenize.js';
+import { statements, tokenize } from '../model/snippets/tokenize.js';
 
 export interface StreamRenderOptions {
   readonly workDir: string;
@@ -13,7 +13,7 @@ export interface StreamRenderOptions {
 }
 
 /** The unix socket (in the work directory) the HTTPS server listens on behind the passthrough front. */
-export const HTTPS_SOCKET = 'https.sock';
+const HTTPS_SOCKET = 'https.sock';
 const socket = (o: StreamRenderOptions, name: string): string => `unix:${o.workDir.replace(/\/$/, '')}/${name}`;
 
 export function streamModuleLines(stream: StreamModel | undefined, snippets: readonly string[] = []): string[] {

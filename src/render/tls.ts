@@ -4,6 +4,7 @@ import { DEFAULT_NO_REDIRECT_LOCATIONS, DEFAULT_TLS_SESSION, type CertificateInf
 import { UnsafeValueError } from '../errors.js';
 import { inLocationList } from '../model/settings-tls.js';
 import { filePath, ident, int, onOff, quote, regex, size } from './escape.js';
+import { refKey } from '../model/keys.js';
 
 /** Files in the work directory: the self-signed fallback (nginx -t needs a static certificate) and CA bundles. */
 export const FALLBACK_CERT = 'ssl/default.crt';
@@ -16,7 +17,7 @@ export const ticketKeyFile = (digest: string): string => `ssl/ticket-${ident(dig
 export const crlFile = (digest: string): string => `ssl/crl-${ident(digest.slice(0, 32))}.pem`;
 
 /** `Strict-Transport-Security` value of the settings. */
-export function hstsValue(tls: TlsModel): string {
+function hstsValue(tls: TlsModel): string {
   const s = tls.settings;
   return `max-age=${int(s.hstsMaxAge)}${s.hstsIncludeSubdomains ? '; includeSubDomains' : ''}${s.hstsPreload ? '; preload' : ''}`;
 }
@@ -75,7 +76,7 @@ export function tlsListenParams(tls: TlsModel): string {
 
 /** tls.servers by host, indexed once per (frozen) TLS model: a lookup per location was a scan of every TLS host. */
 /** HSTS of a TLS host, at server level: headers-more's directives reach every location and `if` below (docs/adr/0003, amendment). */
-export const HSTS_SERVER = '        more_set_headers "Strict-Transport-Security: $portico_hsts_header";';
+const HSTS_SERVER = '        more_set_headers "Strict-Transport-Security: $portico_hsts_header";';
 
 const byHost = new WeakMap<TlsModel, ReadonlyMap<string, TlsServer>>();
 
@@ -114,7 +115,7 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
 /** What TLS asks of one location: 503 for a denied Ingress, or the code of its redirect to HTTPS (0: none). */
 export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { readonly denied: boolean; readonly redirect: number } {
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
-  const own = owner ? tls.ingresses[`${owner.namespace}/${owner.name}`] : undefined;
+  const own = owner ? tls.ingresses[refKey(owner.namespace, owner.name)] : undefined;
   if (own?.denied) return { denied: true, redirect: 0 };
   const hasTls = tlsServerOf(tls, host)?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
@@ -164,7 +165,7 @@ export function certificatesDebug(tls: TlsModel, fallback: CertificateInfo): unk
     default: defaultCert ? { source: `Secret ${defaultCert.id}`, ...info(defaultCert) } : { source: 'self-signed', ...info(fallback) },
     hosts: tls.hosts.map((h) => {
       const c = h.certificate ? byId.get(h.certificate) : undefined;
-      return { host: h.host, ingress: `${h.ingress.namespace}/${h.ingress.name}`, secret: c ? c.id : null, ...(c ? info(c) : { default: true }) };
+      return { host: h.host, ingress: refKey(h.ingress.namespace, h.ingress.name), secret: c ? c.id : null, ...(c ? info(c) : { default: true }) };
     }),
     clientAuth: tls.servers
       .filter((s) => s.clientAuth)

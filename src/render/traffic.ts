@@ -7,13 +7,14 @@ import type { Location, Model, ObjectRef, Server } from '../model/types.js';
 import { CORS_VARY_MAP, corsLocation, corsMaps, resolveCors, corsId } from './cors.js';
 import { cidr, ident, int, quote, quoteLiteral } from './escape.js';
 import { proxyHeaders } from './globals.js';
+import { refKey } from '../model/keys.js';
 
 type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
 
 const hash = (s: string, n = 12): string => sha256(s, n);
 
 /** Id of one Ingress inside the limit key: the same client counts once per Ingress, over all its locations. */
-const limitId = (ref: ObjectRef): string => hash(`${ref.namespace}/${ref.name}`, 8);
+const limitId = (ref: ObjectRef): string => hash(refKey(ref.namespace, ref.name), 8);
 const whitelistId = (list: readonly string[]): string => hash([...list].sort().join(','));
 
 /** Zone size in MiB: about 1 MiB (some 8,000 client states) per Ingress using it, as a power of two, at most 64. */

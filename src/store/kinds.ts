@@ -1,4 +1,7 @@
 // The kinds Portico keeps, their API versions, and how an object is keyed and trimmed before it is stored.
+import type { KubeObject } from '../model/input.js';
+
+export type { KubeObject };
 
 export const KINDS = {
   Ingress: { apiVersion: 'networking.k8s.io/v1', namespaced: true },
@@ -16,27 +19,7 @@ export const KINDS = {
   Namespace: { apiVersion: 'v1', namespaced: false },
 } as const;
 
-/** The Gateway API kinds: left empty when --enable-gateway-api is off. */
-export const GATEWAY_KINDS: readonly Kind[] = ['GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant'];
-
 export type Kind = keyof typeof KINDS;
-
-/** The minimum every stored object has. */
-export interface KubeObject {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly resourceVersion?: string;
-    readonly creationTimestamp?: string;
-    readonly uid?: string;
-    readonly labels?: Readonly<Record<string, string>>;
-    readonly annotations?: Readonly<Record<string, string>>;
-    readonly managedFields?: unknown;
-    readonly ownerReferences?: unknown;
-  };
-}
 
 export function isKind(kind: unknown): kind is Kind {
   return typeof kind === 'string' && Object.hasOwn(KINDS, kind);
@@ -49,7 +32,7 @@ export function keyOf(kind: Kind, obj: KubeObject): string {
 }
 
 /** Deep-freezes a value in place and returns it. */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);

@@ -3,26 +3,14 @@
 // ingress-nginx's webhook rendered the candidate into nginx.conf and ran `nginx -t` on it, so a hostile Ingress
 // reached code that executed (CVE-2025-1974). Here the candidate only ever goes through buildModel, the same pure
 // translation every sync runs, and the answer is the list of problems it reports for that Ingress.
-import type { Ingress, ModelOptions, Snapshot } from '../model/input.js';
-import { buildModel } from '../model/build.js';
+import type { Ingress, Snapshot } from '../model/input.js';
 import { classSelector } from '../model/classes.js';
 import { describeProblem } from '../model/problems.js';
-import type { Problem } from '../model/types.js';
+import type { Checker } from '../pipeline/build.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 /** At most this many problems are spelled out in one answer (a hostile Ingress may have thousands). */
 const MAX_LISTED = 20;
-
-/** How candidates are judged: the model options (for the class) and the problems a snapshot gives. */
-export interface Checker {
-  readonly options: ModelOptions;
-  problems(snapshot: Snapshot): readonly Problem[];
-}
-
-/** The plain model's judgement (no annotation stage): used where no configuration is at hand, e.g. tests. */
-export function modelChecker(options: ModelOptions): Checker {
-  return { options, problems: (snapshot) => buildModel(snapshot, options).problems };
-}
 
 /** What Portico would do with a candidate Ingress. */
 export type Verdict =

@@ -9,7 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
-import { reviewAdmission, type Checker, type ReviewOutcome } from './review.js';
+import { reviewAdmission, type ReviewOutcome } from './review.js';
+import type { Checker } from '../pipeline/build.js';
 
 /** An AdmissionReview holds the object and the old object, each at most the API server's 3 MiB request limit. */
 const MAX_BODY = 8 * 1024 * 1024;
@@ -22,7 +23,7 @@ export interface WebhookOptions {
   readonly snapshot: () => Snapshot;
   /** How a candidate is judged: the same annotation stage and model a sync runs (see controller.admissionChecker). */
   readonly checker: Checker;
-  /** The same judgement off the main thread (controller/offload.ts); absent: the checker runs inline. */
+  /** The same judgement off the main thread (worker/offload.ts); absent: the checker runs inline. */
   readonly review?: (body: unknown, snapshot: Snapshot) => Promise<ReviewOutcome>;
   readonly log: Logger;
   /** How often the certificate files are checked for a new pair. Default 60 s; 0 never. */

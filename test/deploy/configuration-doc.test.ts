@@ -3,13 +3,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { configurationMarkdown } from '../../src/cli/config-docs.js';
-import { FLAGS } from '../../src/cli/flags.js';
-import { COMPAT_FLAGS } from '../../src/cli/flags-compat.js';
+import { configurationMarkdown } from '../../src/docs/config-docs.js';
+import { FLAGS } from '../../src/config/flags.js';
+import { COMPAT_FLAGS } from '../../src/config/flags-without-setting.js';
 import { CONFIGMAP_KEYS } from '../../src/annotations/configmap.js';
 import { REPO } from '../support/portico.js';
 
-void test('docs/configuration.md is up to date (regenerate: node dist/src/cli/config-docs.js > docs/configuration.md)', async () => {
+void test('docs/configuration.md is up to date (regenerate: node dist/src/docs/config-docs.js > docs/configuration.md)', async () => {
   assert.equal(await readFile(join(REPO, 'docs/configuration.md'), 'utf8'), configurationMarkdown());
 });
 

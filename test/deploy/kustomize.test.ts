@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Service, ConfigMap } from 'kubernetes-types/core/v1.js';
-import { parseFlags } from '../../src/cli/flags.js';
+import { parseFlags } from '../../src/config/flags.js';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
 import { parseDuration } from '../../src/config/config.js';
 import { rbacDocs } from '../support/rbac.js';
@@ -98,7 +98,7 @@ function checkDeployment(b: string, objs: readonly Obj[]): void {
     ],
   );
   // No capabilities.add: a non-root process with no-new-privileges gains none from it (measured in a real pod: bind()
-  // to 80 refused). Ports below 1024 come from the pod's sysctl, which the restricted profile allows (issue 25).
+  // to 80 refused). Ports below 1024 come from the pod's sysctl, which the restricted profile allows.
   assert.deepEqual(c.securityContext, { runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
   assert.equal(pod.securityContext?.runAsNonRoot, true);
   assert.ok((pod.securityContext?.runAsUser ?? 0) > 0);

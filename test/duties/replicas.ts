@@ -7,10 +7,10 @@ import { until, type Running } from '../support/portico.js';
 import { put, route, type Cluster } from '../kube/cluster.js';
 
 export const NS = 'portico';
-export const LEASE = 'portico-leader';
+const LEASE = 'portico-leader';
 
 /** A ready Pod of the controller (labels shared by every replica), so RELOAD Events and replica counting have one. */
-export function pod(name: string): unknown {
+function pod(name: string): unknown {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -76,7 +76,7 @@ export class HolderLog {
 }
 
 /** [start, end) of each time a replica led, from its "became the leader" / "stopped leading" log lines. */
-export function leaderSpans(p: Running, endAt = Date.now()): [number, number][] {
+function leaderSpans(p: Running, endAt = Date.now()): [number, number][] {
   const spans: [number, number][] = [];
   let from: number | undefined;
   for (const line of p.output) {

@@ -1,8 +1,8 @@
 // The access log as ingress-nginx writes it, through real nginx: the default line has ingress-nginx's upstreaminfo
 // fields in its order (so log parsers written for it keep working), a canary that takes a request is named in the
 // alternative-upstream field, and a custom log-format-upstream may use ingress-nginx's $proxy_upstream_name and
-// $proxy_alternative_upstream_name. By default the lines go to Portico's stdout, as ingress-nginx's do (issue 25,
-// item 8: `kubectl logs` shows the requests); access-log-path still sends them to a file.
+// $proxy_alternative_upstream_name. By default the lines go to Portico's stdout, as ingress-nginx's do
+// (`kubectl logs` shows the requests); access-log-path still sends them to a file.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

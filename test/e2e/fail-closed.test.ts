@@ -1,4 +1,4 @@
-// Issue 13, attacks 3-5: one bad value from one tenant costs its own Ingress only. Through real nginx, in local mode:
+// One bad value from one tenant costs its own Ingress only. Through real nginx, in local mode:
 // the tenant beside it on the same host and on other hosts keep being served, /healthz stays 200, later changes
 // apply, and deleting the bad Ingress leaves nothing held.
 import { after, before, describe, test } from 'node:test';

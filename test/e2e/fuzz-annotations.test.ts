@@ -1,4 +1,4 @@
-// Issue 13, property-based: fast-check generates annotation values (every key of the table, valid-looking, hostile
+// Property-based: fast-check generates annotation values (every key of the table, valid-looking, hostile
 // and random), one Ingress of another tenant on a shared host carries them, and real nginx serves the result
 // through Portico. Whatever is generated: every sync ends (a marker Ingress written with it is served), the
 // shared host's owner and another host keep being served, and /healthz stays 200. Bounded: a fixed seed, a fixed

@@ -1,10 +1,10 @@
-// Issue 24, property-based: a second victim on the SAME host. Namespace a serves /a on shared.test (HTTP only) and
+// Property-based: a second victim on the SAME host. Namespace a serves /a on shared.test (HTTP only) and
 // secure.test (its own TLS), older. fast-check generates one object of namespace b per round on those hosts: an
 // Ingress with any annotations of the table (snippets included), a TLS and a default-backend form, a path that
 // Kubernetes' precedence never gives a's requests (or a's own path, or a regex); or an HTTPRoute with any match and
 // filter on b's own Gateway or a shared one. Through real nginx, in each snippet mode, a's answers (status, backend,
 // what the backend received, headers, certificate, redirects) stay exactly what they were before b. The rounds start
-// with issue 24's five attacks, so the run fails with any one of the guards disabled. Fixed seed, bounded rounds and time.
+// with the five shared-host attacks of docs/security.md 2a, so the run fails with any one of the guards disabled. Fixed seed, bounded rounds and time.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -119,7 +119,7 @@ function objectsOf(g: Gen): unknown[] {
   return [gw, route];
 }
 
-/** Issue 24's five attacks, first in every run: with one guard disabled, one of them changes a's answers. */
+/** The five shared-host attacks, first in every run: with one guard disabled, one of them changes a's answers. */
 const KNOWN: Gen[] = [
   { kind: 'ingress', host: 'shared.test', annotations: { 'server-snippet': 'rewrite ^(.*)$ /b$1 last;' }, path: OWN_PATH, tls: undefined, defaultBackend: false },
   { kind: 'route', host: 'shared.test', gateway: 'own-http', matches: [{ path: { type: 'PathPrefix', value: '/a' }, method: 'GET', headers: undefined, queryParams: undefined }], filter: undefined },
@@ -165,7 +165,7 @@ for (const mode of ['safe', 'any', 'refuse'] as const) {
       await rm(certDir, { recursive: true, force: true });
     });
 
-    test(`issue 24's attacks, then ${ROUNDS} generated objects`, async () => {
+    test(`the shared-host attacks, then ${ROUNDS} generated objects`, async () => {
       const generated = fc.sample(fc.oneof(ingressArb, routeArb), { numRuns: ROUNDS, seed: 2024 }) as Gen[];
       const started = Date.now();
       let round = 0;

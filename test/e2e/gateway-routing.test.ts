@@ -1,5 +1,5 @@
 // End to end, local mode, real nginx: HTTPRoute matching, precedence, filters, weights, mirroring and invalid
-// references through the Lua route table (issue 19 items 3 and 5, docs/adr/0011), by sending real requests.
+// references through the Lua route table (docs/adr/0011), by sending real requests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// End to end, local mode, real nginx: HTTPRoutes served beside Ingresses (issue 19, first slice: HTTP listeners, path matches, one Service backend).
+// End to end, local mode, real nginx: HTTPRoutes served beside Ingresses (first slice: HTTP listeners, path matches, one Service backend).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';

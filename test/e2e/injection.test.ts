@@ -8,10 +8,10 @@ import { makeSelfSigned } from '../../src/tls/self-signed.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
-import { checkAdminSnippets } from '../../src/snippets/admin.js';
+import { checkAdminSnippets } from '../../src/model/snippets/admin.js';
 import { CONFIGMAP_KEYS } from '../../src/annotations/configmap.js';
 import { selectIngresses } from '../../src/annotations/select.js';
-import { ANNOTATIONS, NOT_YET } from '../../src/annotations/table.js';
+import { ANNOTATIONS } from '../../src/annotations/table.js';
 import { buildModel } from '../../src/model/build.js';
 import { classSelector } from '../../src/model/classes.js';
 import type { Ingress, ModelOptions, Snapshot } from '../../src/model/input.js';
@@ -118,7 +118,7 @@ const CORPUS: string[] = [
   '~*.*',
   '~"',
   'a/b/c',
-  // Hostile snippets (issue 15): code, files, other upstreams, blocks that close the location, quoting and escape tricks,
+  // Hostile snippets: code, files, other upstreams, blocks that close the location, quoting and escape tricks,
   // comments hiding a brace, Portico's own variables; and snippets the safe allowlist takes.
   'access_by_lua_block { os.execute("id") }',
   'set_by_lua $x "os.exit()";',
@@ -428,7 +428,6 @@ const SLOTS: Slot[] = [
     trims: a.snippet !== true,
     make: (v: string, i: number) => ing(i, { annotations: { ...Object.fromEntries(Object.entries(COMPANIONS[a.key] ?? {}).map(([k, x]) => [`${P}/${k}`, x])), [`${P}/${a.key}`]: v } }),
   })),
-  ...NOT_YET.slice(0, 4).map((k) => ({ name: k, sentinel: 'x', listy: false, make: (v: string, i: number) => ing(i, { annotations: { [`${P}/${k}`]: v } }) })),
   { name: 'host', sentinel: 'h0.inj.test', listy: false, make: (v, i) => ing(i, { host: i === 0 ? 'h0.inj.test' : v }) },
   { name: 'path', sentinel: '/x', listy: 'paths', make: (v, i) => ing(i, { path: v }) },
   { name: 'regex path', sentinel: '/x', listy: 'paths', make: (v, i) => ing(i, { path: v, type: 'ImplementationSpecific', annotations: { [`${P}/use-regex`]: 'true' } }) },

@@ -1,4 +1,4 @@
-// Tenant isolation, item 2 of issue 13, through real nginx: aliases, www redirects and regex paths never take another namespace's host or paths.
+// Tenant isolation, through real nginx: aliases, www redirects and regex paths never take another namespace's host or paths.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ingress } from '../support/objects.js';
@@ -13,7 +13,7 @@ const OLD = '2026-01-01T00:00:00Z';
 const NEW = '2026-02-01T00:00:00Z';
 const svc = (path: string, service: string): { path: string; type: 'Prefix'; service: string } => ({ path, type: 'Prefix', service });
 
-/** The victim (namespace a, older) and the attacker (namespace b, newer): each attack of issue 13 item 2. */
+/** The victim (namespace a, older) and the attacker (namespace b, newer): each attack on aliases, www redirects and regex paths. */
 function attackObjects(victim: Backend, attacker: Backend): unknown[] {
   return [
     ...serviceFor('victim', [victim], { namespace: 'a' }),

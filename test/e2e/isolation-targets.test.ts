@@ -1,4 +1,4 @@
-// Issue 13, attack 1: a tenant tries to reach Portico's own configuration endpoint (or the metadata service) through
+// A tenant tries to reach Portico's own configuration endpoint (or the metadata service) through
 // mirror-target or an EndpointSlice, or a client POSTs to it directly. In local mode and against the API server
 // double: each attack fails, the attacker gets a Warning, and another tenant keeps being served by its backend.
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// auth-keepalive through real nginx, a documented no-op (table-compat.ts says why: auth_request's header-only subrequest
+// auth-keepalive through real nginx, a documented no-op (table-without-setting.ts says why: auth_request's header-only subrequest
 // never returns its connection to a pool): validated as ingress-nginx does, the auth answer decides, and each auth
 // request opens its own connection, with or without the annotation; a value that is not an integer is refused.
 import { after, before, describe, it } from 'node:test';

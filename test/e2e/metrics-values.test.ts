@@ -1,4 +1,4 @@
-// /metrics values through real nginx (issue 18 item 4 made the log phase cheaper: numbers parsed in nginx's buffer,
+// /metrics values through real nginx (the log phase is cheap: numbers parsed in nginx's buffer,
 // $portico_backend read only where a rewrite hook ran): exact size sums against the bytes on the wire, one upstream
 // time per proxied request, and the canary label of requests a canary took.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// No orphans (issue 25, item 7), through the real command: `npx portico … & kill $!` (SIGTERM to the npx process, the
+// No orphans, through the real command: `npx portico … & kill $!` (SIGTERM to the npx process, the
 // PID a user has) stops Portico and its nginx, and Portico killed with SIGKILL takes its nginx with it; afterwards
 // no process of the run is alive and its ports are free again.
 import { after, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 25, item 2: `portico --manifests DIR` on a folder of ingress-nginx's Ingresses answers 404 for all of them
+// `portico --manifests DIR` on a folder of ingress-nginx's Ingresses answers 404 for all of them
 // (they are not Portico's class); it must say so at start, as a Warning, with how many and which flags would serve
 // them, and again when that changes. Run with those flags, the same folder is served (real nginx).
 import { after, before, describe, test } from 'node:test';

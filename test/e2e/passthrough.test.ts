@@ -1,4 +1,4 @@
-// End to end (issue 17): ssl-passthrough by SNI in front of the HTTPS listener, and terminated hosts unchanged behind it.
+// End to end: ssl-passthrough by SNI in front of the HTTPS listener, and terminated hosts unchanged behind it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

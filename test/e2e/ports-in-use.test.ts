@@ -1,4 +1,4 @@
-// Ports already in use (issue 25, item 6), through the real command: a port held by the test makes `portico` exit at
+// Ports already in use, through the real command: a port held by the test makes `portico` exit at
 // start with status 1 and a fatal line naming the port and its flag, leaving no process behind. A port only nginx
 // finds busy (a tcp-services port) ends the same way, with nginx's [emerg] lines at error level and no restart loop.
 import { after, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// End to end, real nginx (issue 25, item 5; docs/adr/0016): a refused annotation that protects nothing is left out and
+// End to end, real nginx (docs/adr/0016): a refused annotation that protects nothing is left out and
 // the Ingress is served, with a Warning naming it; one whose absence would weaken a protection (an allow list, auth)
 // keeps the Ingress off (fail closed), or in its last valid form. The message says the verdict once.
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Bounded regexes (issue 13, item 6), local mode, real nginx: nested quantifiers are refused per Ingress, the rest is served.
+// Bounded regexes, local mode, real nginx: nested quantifiers are refused per Ingress, the rest is served.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Issue 13, bounded work: a long sync never blocks /healthz or the admission webhook. 2,500 Ingresses on one host,
+// Bounded work: a long sync never blocks /healthz or the admission webhook. 2,500 Ingresses on one host,
 // each with its own TLS Secret, make the build (annotation stage → model → nginx.conf) take seconds of CPU here;
 // it runs on a worker thread, so /healthz polled every 20 ms answers each time within a second all along, and the
 // webhook answers a review while the sync runs.

@@ -1,4 +1,4 @@
-// Issue 24 through real nginx, in local mode and against the API server double: namespace a serves shared.test (plain
+// Through real nginx, in local mode and against the API server double: namespace a serves shared.test (plain
 // HTTP) and secure.test (its own TLS) at /a, older; namespace b adds a newer object on those hosts in each of the five
 // ways that used to change a's answers. a's answers (status, backend, what the backend received, headers,
 // certificate, redirects) are compared whole with the answers before b existed; b keeps its own paths.

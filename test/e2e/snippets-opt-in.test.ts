@@ -1,4 +1,4 @@
-// Snippets follow ingress-nginx's opt-in (issue 24 item 4), through real nginx: with allow-snippet-annotations at its
+// Snippets follow ingress-nginx's opt-in, through real nginx: with allow-snippet-annotations at its
 // default (false) no snippet annotation reaches nginx.conf, each is ignored with a Warning naming the key, and the
 // Ingresses are served; the ConfigMap key set to "true" lets --snippet-mode (safe) apply them.
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// End to end (issue 17): TCP and UDP services from the ConfigMaps, through real nginx to real backends on 127.0.0.1.
+// End to end: TCP and UDP services from the ConfigMaps, through real nginx to real backends on 127.0.0.1.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBackend, type Backend } from '../support/backends.js';

@@ -1,4 +1,4 @@
-// Issue 13, attacks 3-5 against the API server double: one tenant's bad value gets a Warning Event on its own
+// Attacks 3-5 against the API server double: one tenant's bad value gets a Warning Event on its own
 // Ingress and costs nothing else (the same host's owner, other hosts, /healthz, later changes), also when the bad
 // Ingress is already there when Portico starts.
 import { after, before, describe, test } from 'node:test';

@@ -12,7 +12,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ApiServerDouble } from '../support/apiserver/index.js';
 import { createLogger } from '../../src/log.js';
 import { GatewayStatusWriter } from '../../src/kube/gateway-status.js';
-import { desiredGatewayStatus } from '../../src/model/gateway/status.js';
+import { desiredGatewayStatus } from '../../src/status/gateway.js';
 import type { Snapshot } from '../../src/model/input.js';
 import type { StatusAddress } from '../../src/status/address.js';
 import { service } from '../support/objects.js';

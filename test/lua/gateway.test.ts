@@ -1,6 +1,6 @@
 // portico.gateway against a real nginx with a hand-written conf: the /configuration/gateway endpoint drops and names
 // the entries it cannot run and refuses a body that is no table, and ReplacePrefixMatch follows the specification's
-// table (issue 19, docs/adr/0011).
+// table (docs/adr/0011).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request, startBackend, startNginx, endpointsOf, type Backend, type Nginx } from './harness.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 // dist/test/lua/harness.js -> repository root (three levels up from dist/test/lua).
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const repoRoot = path.resolve(here, '..', '..', '..');
+const repoRoot = path.resolve(here, '..', '..', '..');
 const NGINX = '/usr/sbin/nginx';
 
 export { freePort } from '../support/portico.js';

@@ -1,4 +1,4 @@
-// One definition of validity (issue 13): every value of a shared corpus gets the same verdict from the TypeScript
+// One definition of validity: every value of a shared corpus gets the same verdict from the TypeScript
 // annotation parser as from portico.configuration in real nginx, field by field. TypeScript refusing less than Lua
 // would let one Ingress's value drop its backend in nginx; refusing more would make the two definitions drift.
 // One refusal is TypeScript's alone, on purpose: patterns with nested quantifiers (src/model/regex-safety.ts) are

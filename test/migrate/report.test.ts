@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BY_KEY } from '../../src/annotations/table.js';
 import { CONFIGMAP_KEYS } from '../../src/annotations/configmap.js';
-import { FLAGS } from '../../src/cli/flags.js';
+import { FLAGS } from '../../src/config/flags.js';
 import { ANNOTATION_DIFFERENCES, CONFIGMAP_DIFFERENCES, EVALUATED_FLAGS, FLAG_DIFFERENCES } from '../../src/migrate/differences.js';
 import { EXPECTED, FIXTURE, portico } from './run.js';
 

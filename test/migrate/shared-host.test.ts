@@ -1,4 +1,4 @@
-// migrate-check on issue 24's changes, through the real command: a canary of another namespace than its main path
+// migrate-check on the shared-host rules (ADR 0017), through the real command: a canary of another namespace than its main path
 // is skipped with the flag that would serve it; a snippet while allow-snippet-annotations is off is 'different'.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 25, items 3 and 4: migrate-check's verdicts agree with what the controller serves. One folder as an operator
+// Migrate-check's verdicts agree with what the controller serves. One folder as an operator
 // has it (ingress-nginx's Deployment, Ingresses of class nginx, a tcp-services ConfigMap) is judged by the real
 // command, then served by a real Portico with the flags the report says it evaluated with (real nginx). A file that
 // does not parse, or a TCP entry that cannot be served, is a finding and exit 1, never a silent skip.

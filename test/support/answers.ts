@@ -27,7 +27,7 @@ interface Raw {
 }
 
 /** One request on a fresh connection, with a Host (and SNI) of `host` and the given cookie; HTTPS certificates are not checked. */
-export function send(port: number, tls: boolean, host: string, path: string, opts: { method?: string; cookie?: string } = {}): Promise<Raw> {
+function send(port: number, tls: boolean, host: string, path: string, opts: { method?: string; cookie?: string } = {}): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host, ...(opts.cookie ? { cookie: opts.cookie } : {}) };
     const common = { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers, agent: false, timeout: 10_000 } as const;
@@ -48,7 +48,7 @@ export function send(port: number, tls: boolean, host: string, path: string, opt
 }
 
 /** The parts of a reply a user would notice, stable from one request to the next. */
-export function answerOf(r: Raw): Answer {
+function answerOf(r: Raw): Answer {
   const headers: Record<string, string> = {};
   for (const k of Object.keys(r.headers).sort()) if (!VOLATILE.has(k)) headers[k] = String(r.headers[k]);
   const backend = typeof r.headers['x-backend'] === 'string' ? r.headers['x-backend'] : undefined;

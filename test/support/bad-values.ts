@@ -1,4 +1,4 @@
-// Values one tenant can write that nginx or Lua refuse (issue 13, attacks 3-5), as objects for fail-closed tests.
+// Values one tenant can write that nginx or Lua refuse, as objects for fail-closed tests.
 import type { Pem } from './certs.js';
 import { ingress } from './objects.js';
 import { tlsSecret } from './tls-manifests.js';

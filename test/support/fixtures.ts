@@ -6,7 +6,7 @@ import { Store } from '../../src/store/store.js';
 import type { Snapshot } from '../../src/model/input.js';
 import { REPO } from './portico.js';
 
-export const FIXTURES = join(REPO, 'test/fixtures');
+const FIXTURES = join(REPO, 'test/fixtures');
 
 /** The case folders under test/fixtures/<kind>. */
 export function fixtureCases(kind: string): string[] {

@@ -67,7 +67,7 @@ export async function who(port: number, host: string, path: string): Promise<str
 }
 
 /** True when each [host, path, want] is answered by backend `want` (or the status `want`) right now. */
-export async function answers(port: number, cases: readonly (readonly [string, string, string])[]): Promise<boolean> {
+async function answers(port: number, cases: readonly (readonly [string, string, string])[]): Promise<boolean> {
   for (const [host, path, want] of cases) if ((await who(port, host, path)) !== want) return false;
   return true;
 }
@@ -108,10 +108,10 @@ export interface Running {
 
 /**
  * Dynamic routes are on by default (docs/adr/0014, "Default"), so the suite runs on the Lua route table.
- * PORTICO_TEST_DYNAMIC_ROUTES=0 adds `--enable-dynamic-routes=false` to every Portico the tests start (README, Tests),
+ * PORTICO_TEST_DYNAMIC_ROUTES=0 adds `--enable-dynamic-routes=false` to every Portico the tests start (docs/architecture.md, Tests),
  * unless the test sets the flag itself: the whole suite then runs on rendered server blocks, as before the flip.
  */
-export function withTestSwitches(args: readonly string[]): string[] {
+function withTestSwitches(args: readonly string[]): string[] {
   const given = args.some((a) => /^--?(no-)?enable-dynamic-routes(=|$)/.test(a));
   return process.env['PORTICO_TEST_DYNAMIC_ROUTES'] === '0' && !given ? [...args, '--enable-dynamic-routes=false'] : [...args];
 }

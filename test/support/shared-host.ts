@@ -1,4 +1,4 @@
-// Issue 24's shared host for tests: namespace a serves /a on shared.test (plain HTTP) and secure.test (its own TLS),
+// The shared host for tests (ADR 0017): namespace a serves /a on shared.test (plain HTTP) and secure.test (its own TLS),
 // older; namespace b has an attacker backend, a certificate for both hosts and a client CA, to be used by newer objects.
 import { gatewayClass } from './gateway.js';
 import { makeCert, type Pem } from './certs.js';
@@ -8,7 +8,7 @@ import { caSecret, tlsSecret } from './tls-manifests.js';
 import type { Backend } from './backends.js';
 
 export const SHARED_HOSTS = ['shared.test', 'secure.test'] as const;
-export const OLD = '2026-01-01T00:00:00Z';
+const OLD = '2026-01-01T00:00:00Z';
 export const NEW = '2026-02-01T00:00:00Z';
 
 export interface SharedCerts {

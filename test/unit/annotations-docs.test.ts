@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generatedDocs } from '../../src/annotations/docs.js';
+import { generatedDocs } from '../../src/docs/annotations.js';
 import { REPO } from '../support/portico.js';
 
 for (const [path, text] of Object.entries(generatedDocs())) {

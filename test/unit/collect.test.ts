@@ -1,9 +1,9 @@
-// The collections the build worker and the main thread run after a sync (controller/collect.ts): they collect, and
+// The collections the build worker and the main thread run after a sync (worker/collect.ts): they collect, and
 // they leave no gc() behind in contexts made later.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
-import { collect } from '../../src/controller/collect.js';
+import { collect } from '../../src/worker/collect.js';
 
 /** A WeakRef to an object nothing else holds (made in its own function so no local keeps it). */
 function garbage(): WeakRef<object> {

@@ -3,13 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONFIGMAP_KEYS, parseConfigMap } from '../../src/annotations/configmap.js';
-import { CONFIGMAP_COMPAT } from '../../src/annotations/configmap-compat.js';
+import { CONFIGMAP_COMPAT } from '../../src/annotations/configmap-without-setting.js';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIGMAP_KEYS, INGRESS_NGINX_FLAGS, REMOVED_ANNOTATIONS } from '../../src/annotations/ingress-nginx-lists.js';
 import { parseAnnotations } from '../../src/annotations/parse.js';
 import { BY_KEY } from '../../src/annotations/table.js';
-import { COMPAT_ANNOTATION_BY_KEY } from '../../src/annotations/table-compat.js';
-import { FLAGS, parseFlags } from '../../src/cli/flags.js';
-import { COMPAT_FLAGS } from '../../src/cli/flags-compat.js';
+import { COMPAT_ANNOTATION_BY_KEY } from '../../src/annotations/table-without-setting.js';
+import { FLAGS, parseFlags } from '../../src/config/flags.js';
+import { COMPAT_FLAGS } from '../../src/config/flags-without-setting.js';
 
 const P = 'nginx.ingress.kubernetes.io';
 const OPTS = { prefix: P, riskLevel: 'Critical' as const, allowSnippets: true, namespace: 'ns' };
@@ -113,7 +113,7 @@ void test('every name with the prefix is applied, refused with its reason, a doc
     ['enable-modsecurity', 'refused'],
     ['ssl-ciphers', 'refused'],
     ['auth-keepalive', 'no-op'],
-    // ignored by ingress-nginx since 0.21: a Warning, served (issue 25; it was refused before)
+    // ignored by ingress-nginx since 0.21: a Warning, served (it was refused before ADR 0016)
     ['secure-backends', 'warning'],
     ['secure-verify-ca-secret', 'refused'],
     ['session-cookie-hash', 'warning'],

@@ -1,4 +1,4 @@
-// Issue 25: the docs are checked against the code where they can be. Every sentence (or table row) of docs/*.md that
+// The docs are checked against the code where they can be. Every sentence (or table row) of docs/*.md that
 // says something is not supported, not implemented, or absent ("no stream section") must name an annotation,
 // ConfigMap key or flag that the code really refuses: its own compatibility check refuses a value asking for it.
 // Otherwise the docs contradict the code (install.md once said TCP/UDP were not supported while they served).
@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compatVerdict, COMPAT_ANNOTATION_BY_KEY } from '../../src/annotations/table-compat.js';
+import { compatVerdict, COMPAT_ANNOTATION_BY_KEY } from '../../src/annotations/table-without-setting.js';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
-import { asksForRefused, COMPAT_FLAGS } from '../../src/cli/flags-compat.js';
+import { asksForRefused, COMPAT_FLAGS } from '../../src/config/flags-without-setting.js';
 import { REPO } from '../support/portico.js';
 
 const DOCS = join(REPO, 'docs');

@@ -2,9 +2,9 @@
 // Lua route table, which keep server blocks, and that a change of only dynamic hosts leaves nginx.conf's hash alone.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnnotationStage } from '../../src/controller/annotations.js';
-import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
-import { parseFlags } from '../../src/cli/flags.js';
+import { AnnotationStage } from '../../src/pipeline/annotations.js';
+import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
+import { parseFlags } from '../../src/config/flags.js';
 import { planApply, type DataPlaneState } from '../../src/apply/plan.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
 import type { RoutesPayload, RouteTarget } from '../../src/render/dynamic-routes.js';

@@ -1,7 +1,7 @@
 // Flags: ingress-nginx's names and forms (--flag=value, -flag, --bool=true), defaults, and clear errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags } from '../../src/cli/flags.js';
+import { parseFlags } from '../../src/config/flags.js';
 import { ConfigError } from '../../src/errors.js';
 
 test('defaults follow ingress-nginx', () => {

@@ -1,5 +1,5 @@
 // Gateway API route table, unit level: match validation, the specification's precedence, Durations, where Lua runs,
-// and that values of HTTPRoutes reach Lua as data, never nginx.conf (issue 19, docs/adr/0011).
+// and that values of HTTPRoutes reach Lua as data, never nginx.conf (docs/adr/0011).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildModel } from '../../src/model/build.js';

@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { parseFlags } from '../../src/cli/flags.js';
-import { AnnotationStage } from '../../src/controller/annotations.js';
-import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
+import { parseFlags } from '../../src/config/flags.js';
+import { AnnotationStage } from '../../src/pipeline/annotations.js';
+import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
 import { createLogger } from '../../src/log.js';
 import { caseFlags, expected, fixtureCases, loadSnapshot } from '../support/fixtures.js';
 import { lineDiff } from '../support/line-diff.js';

@@ -1,4 +1,4 @@
-// The pure parts of issue 15's remainder: FastCGI parameter values and their quoting, the FCGI render, the stream
+// Pure parts of the remaining knobs: FastCGI parameter values and their quoting, the FCGI render, the stream
 // allowlist, auth-keepalive's validation, affinity-canary-behavior, proxy-max-temp-file-size's g, and the ConfigMap
 // keys (ticket key, syslog host, no-auth-locations, global-allowed-response-headers).
 import { describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import { parseAnnotations } from '../../src/annotations/parse.js';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
 import { quoteVars } from '../../src/render/escape.js';
 import { fastcgiLines } from '../../src/render/fastcgi.js';
-import { snippetRefusal } from '../../src/snippets/check.js';
+import { snippetRefusal } from '../../src/model/snippets/check.js';
 import { readDhParam } from '../../src/model/tls-dhparam.js';
 
 const P = 'nginx.ingress.kubernetes.io';

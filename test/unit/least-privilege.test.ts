@@ -1,7 +1,7 @@
 // Least privilege, the pure parts: the workers' user, what makes a work dir searchable, who may read /debug, the flags.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags } from '../../src/cli/flags.js';
+import { parseFlags } from '../../src/config/flags.js';
 import { canTraverse, resolveWorkerUser, traverseFix } from '../../src/nginx/worker-user.js';
 import { debugRefusal, isLoopbackPeer } from '../../src/server/http.js';
 

@@ -1,7 +1,7 @@
 // model-wire.ts: what a build's model carries back to the main thread, and what the main thread rebuilds from it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ModelReceiver, ModelSender } from '../../src/controller/model-wire.js';
+import { ModelReceiver, ModelSender } from '../../src/worker/model-wire.js';
 import { Sensitive } from '../../src/model/tls-types.js';
 import type { Model, Server } from '../../src/model/types.js';
 

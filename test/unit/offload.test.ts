@@ -1,13 +1,13 @@
-// The build worker (controller/offload.ts): a sync's model comes back as changes (model-wire.ts) equal to the whole,
+// The build worker (worker/offload.ts): a sync's model comes back as changes (model-wire.ts) equal to the whole,
 // and a worker that dies is reported and replaced on the next request.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Worker } from 'node:worker_threads';
-import { parseFlags } from '../../src/cli/flags.js';
-import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
-import { AnnotationStage } from '../../src/controller/annotations.js';
-import { Offload } from '../../src/controller/offload.js';
-import { pack } from '../../src/controller/wire.js';
+import { parseFlags } from '../../src/config/flags.js';
+import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
+import { AnnotationStage } from '../../src/pipeline/annotations.js';
+import { Offload } from '../../src/worker/offload.js';
+import { pack } from '../../src/worker/wire.js';
 import { createLogger } from '../../src/log.js';
 import { EMPTY_SNAPSHOT, type Secret, type Snapshot } from '../../src/model/input.js';
 import type { Server } from '../../src/model/types.js';

@@ -131,7 +131,7 @@ test('property: the indexed lookup returns the very rule the reference scan retu
   );
 });
 
-test('property: compileLocations is the quadratic compiler of before issue 13, whole', () => {
+test('property: compileLocations is the quadratic reference compiler, whole', () => {
   const fallback: Target = { kind: 'not-found' };
   fc.assert(
     fc.property(tiersOf(false), (tiers) => {

@@ -1,8 +1,8 @@
-// The pure parts behind issue 25's items 6 and 8: which ports Portico checks and how a failure is said, nginx's bind()
+// The pure parts behind port checks and nginx's own lines: which ports Portico checks and how a failure is said, nginx's bind()
 // error turned into that same message, and the log level of each nginx error log line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags } from '../../src/cli/flags.js';
+import { parseFlags } from '../../src/config/flags.js';
 import { explainStartFailure, portMessage, portUses } from '../../src/controller/ports.js';
 import { ErrorCodes, PorticoError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';

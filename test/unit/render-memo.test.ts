@@ -2,9 +2,9 @@
 // and the blocks nothing changed are reused (the memo does something, or this fails).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags } from '../../src/cli/flags.js';
-import { AnnotationStage } from '../../src/controller/annotations.js';
-import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
+import { parseFlags } from '../../src/config/flags.js';
+import { AnnotationStage } from '../../src/pipeline/annotations.js';
+import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
 import { createLogger } from '../../src/log.js';
 import type { Snapshot } from '../../src/model/input.js';
 import { caseFlags, fixtureCases, loadSnapshot } from '../support/fixtures.js';

@@ -2,9 +2,9 @@
 // after nginx.conf, `portico config` says which hosts it serves. Through the real annotation stage, model and renderer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnnotationStage } from '../../src/controller/annotations.js';
-import { buildAndRender, renderOptions } from '../../src/controller/controller.js';
-import { parseFlags } from '../../src/cli/flags.js';
+import { AnnotationStage } from '../../src/pipeline/annotations.js';
+import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
+import { parseFlags } from '../../src/config/flags.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
 import { routeRows, routeTableComment, withRouteTable } from '../../src/inspect/route-table.js';
 import { routesOf, type State } from '../../src/inspect/state.js';

@@ -1,8 +1,8 @@
-// Snapshots cross to the build worker as changes (controller/snapshot-wire.ts): the receiver's snapshot equals the
+// Snapshots cross to the build worker as changes (worker/snapshot-wire.ts): the receiver's snapshot equals the
 // sender's after every delta, holds on to the objects it already had, and is sent only what it lacks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SnapshotReceiver, SnapshotSender, type SnapshotDelta } from '../../src/controller/snapshot-wire.js';
+import { SnapshotReceiver, SnapshotSender, type SnapshotDelta } from '../../src/worker/snapshot-wire.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
 import { ingress, service } from '../support/objects.js';
 

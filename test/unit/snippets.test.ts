@@ -1,10 +1,10 @@
-// Snippets parsed as nginx reads them (src/snippets): the real-world corpus is accepted under --snippet-mode=safe, every
+// Snippets parsed as nginx reads them (src/model/snippets): the real-world corpus is accepted under --snippet-mode=safe, every
 // hostile case (code, files, other upstreams, blocks that close the location, quoting and escape tricks, comments
 // hiding a brace) is refused with the directive and its line; `any` checks only the structure; the renderer agrees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAnnotations } from '../../src/annotations/parse.js';
-import { snippetRefusal } from '../../src/snippets/check.js';
+import { snippetRefusal } from '../../src/model/snippets/check.js';
 import { snippet } from '../../src/render/escape.js';
 
 /** Real-world snippets: headers added or hidden, CORS by hand, a redirect behind a proxy, more_set_headers, rewrites. */

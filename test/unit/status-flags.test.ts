@@ -1,7 +1,7 @@
 // Flags of leader election, status and the webhook: ingress-nginx's names, defaults, Go forms and clear errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags } from '../../src/cli/flags.js';
+import { parseFlags } from '../../src/config/flags.js';
 
 test('defaults: status on, cleared on shutdown, Lease portico-leader for 30s, webhook off', () => {
   const c = parseFlags(['--manifests', '/m'], {});

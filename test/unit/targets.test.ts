@@ -412,8 +412,8 @@ test('annotation stage: a refused mirror-target or auth-url is a refused annotat
 });
 
 test('admission: the webhook judge gets the policy from the flags (own ports, loopback in a pod)', async () => {
-  const { parseFlags } = await import('../../src/cli/flags.js');
-  const { admissionChecker } = await import('../../src/controller/controller.js');
+  const { parseFlags } = await import('../../src/config/flags.js');
+  const { admissionChecker } = await import('../../src/pipeline/build.js');
   const { createLogger } = await import('../../src/log.js');
   const config = parseFlags(['--kubeconfig', '/dev/null', '--status-port', '10999'], { POD_NAME: 'portico-0' });
   const checker = admissionChecker(config, createLogger('silent'));

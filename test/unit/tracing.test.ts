@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { GLOBAL_DEFAULTS, parseConfigMap } from '../../src/annotations/configmap.js';
+import { parseConfigMap } from '../../src/annotations/configmap.js';
+import { GLOBAL_DEFAULTS } from '../../src/model/settings.js';
 import { parseAnnotations } from '../../src/annotations/parse.js';
 import { buildModel } from '../../src/model/build.js';
 import type { ModelOptions } from '../../src/model/input.js';

@@ -1,8 +1,8 @@
-// What crosses the build worker's boundary (controller/wire.ts): Sensitive values survive the structured clone, and
+// What crosses the build worker's boundary (worker/wire.ts): Sensitive values survive the structured clone, and
 // packing copies only the objects on the way to one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pack, unpack } from '../../src/controller/wire.js';
+import { pack, unpack } from '../../src/worker/wire.js';
 import { Sensitive } from '../../src/model/tls-types.js';
 
 test('Sensitive values anywhere (object, array, Map, frozen) cross a structured clone; the rest is shared, not copied', () => {

@@ -1,5 +1,5 @@
 // The Gateway API objects translation reads (standard channel, gateway.networking.k8s.io v1; ReferenceGrant v1beta1), as plain API JSON.
-import type { KubeObject } from '../../store/kinds.js';
+import type { KubeObject } from '../input.js';
 
 export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 

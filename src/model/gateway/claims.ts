@@ -5,6 +5,7 @@ import type { HostClaim } from '../hosts.js';
 import type { ObjectRef } from '../types.js';
 import type { HTTPRoute } from './api.js';
 import { attach, ourGateways, refOf, servedListeners, type ServedListener } from './attach.js';
+import { nsKey, refKey } from '../keys.js';
 
 /** Portico's served listeners (and why others are not), and every HTTPRoute with where it attached or why not. */
 export interface GatewayAttachments {
@@ -24,11 +25,11 @@ export function attachRoutes(snapshot: Snapshot, controllerName: string): Gatewa
  * claims the hostnames it serves there at its own age. A listener or route without hostnames claims no name.
  */
 export function gatewayClaims(snapshot: Snapshot, controllerName: string, g: GatewayAttachments): HostClaim[] {
-  const created = new Map(ourGateways(snapshot, controllerName).map((gw) => [`${gw.metadata?.namespace ?? 'default'}/${gw.metadata?.name ?? ''}`, gw.metadata?.creationTimestamp]));
+  const created = new Map(ourGateways(snapshot, controllerName).map((gw) => [nsKey(gw), gw.metadata?.creationTimestamp]));
   const out: HostClaim[] = [];
   for (const s of g.served) {
     const host = s.listener.hostname?.toLowerCase();
-    if (host) out.push({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`), hosts: [host] });
+    if (host) out.push({ ref: s.gateway, created: created.get(refKey(s.gateway.namespace, s.gateway.name)), hosts: [host] });
   }
   for (const { route, attached } of g.routes) {
     if ('reason' in attached) continue;

@@ -36,7 +36,7 @@ export interface JudgedListener {
 const HTTPROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'HTTPRoute' };
 
 /** Does a Kubernetes label selector (matchLabels and matchExpressions, ANDed) select these labels? Throws on an unknown operator. */
-export function selects(sel: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
+function selects(sel: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of sel.matchExpressions ?? []) {
     const has = Object.hasOwn(labels, e.key);

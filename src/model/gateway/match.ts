@@ -15,7 +15,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', '
  * lookaround or backreferences (PCRE and JavaScript differ there), compiles, and no shape known to backtrack
  * exponentially (model/regex-safety.ts). Lua matches it whole (anchored at both ends) under lua_regex_match_limit.
  */
-export function checkValueRegex(value: string): string | undefined {
+function checkValueRegex(value: string): string | undefined {
   if (value.length === 0 || value.length > 512 || !/^[\x20-\x7e]+$/.test(value)) {
     return `${JSON.stringify(clip(value))} is not a regular expression Portico takes: 1 to 512 printable ASCII characters`;
   }

@@ -12,6 +12,7 @@ import { refOf, type Attachment } from './attach.js';
 import type { GatewayAttachments } from './claims.js';
 import { granted } from './grants.js';
 import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
+import { nsKey } from '../keys.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
 export interface GatewaySink {
@@ -32,8 +33,8 @@ function byAge(a: HTTPRoute, b: HTTPRoute): number {
   const ta = a.metadata?.creationTimestamp ?? '9999';
   const tb = b.metadata?.creationTimestamp ?? '9999';
   if (ta !== tb) return ta < tb ? -1 : 1;
-  const ka = `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`;
-  const kb = `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`;
+  const ka = nsKey(a);
+  const kb = nsKey(b);
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
@@ -41,7 +42,7 @@ function byAge(a: HTTPRoute, b: HTTPRoute): number {
  * Placeholder upstream of a location whose winning rule is not one plain backend (weights, filters, a 500): Lua sets
  * the backend per request, so weight changes never change nginx.conf. Not an upstream name (those have no '.').
  */
-export const LUA_BACKEND = 'portico.gateway';
+const LUA_BACKEND = 'portico.gateway';
 
 /** What backendRefs are checked against: the ReferenceGrants and the Services of the snapshot. */
 interface Refs {

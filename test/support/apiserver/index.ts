@@ -8,6 +8,5 @@
 //   ... api.dropWatches(), api.expireResourceVersions(), api.stopAcceptingConnections(), api.restart(),
 //   api.failRequests({ kind: 'Ingress', subresource: 'status' }, { code: 500 }), api.writes('Ingress') ...
 export { ApiServerDouble, type ApiServerDoubleOptions } from './server.js';
-export type { FaultSpec, RequestMatch, RequestRecord } from './faults.js';
-export type { KubeObject, ObjectMeta } from './object.js';
-export { KINDS, type KindInfo } from './kinds.js';
+export type { RequestRecord } from './faults.js';
+export type { KubeObject } from './object.js';

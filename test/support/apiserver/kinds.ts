@@ -52,7 +52,7 @@ export const KINDS: readonly KindInfo[] = Object.freeze([
   k('Node', 'v1', 'nodes', { namespaced: false, status: true, writable: false, fields: ['spec.unschedulable'] }),
   // Read by `portico migrate-check` only (ingress-nginx's controller and its flags).
   k('Deployment', 'apps/v1', 'deployments', { status: true, generation: true }),
-  // Gateway API custom resources (issue 19), as their CRDs declare them: a status subresource, and a generation.
+  // Gateway API custom resources, as their CRDs declare them: a status subresource, and a generation.
   k('GatewayClass', 'gateway.networking.k8s.io/v1', 'gatewayclasses', { namespaced: false, status: true, generation: true }),
   k('Gateway', 'gateway.networking.k8s.io/v1', 'gateways', { status: true, generation: true }),
   k('HTTPRoute', 'gateway.networking.k8s.io/v1', 'httproutes', { status: true, generation: true }),

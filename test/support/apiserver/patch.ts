@@ -3,7 +3,7 @@ import { ApiError, badRequest, unsupportedMediaType } from './status.js';
 import { clone, isPlainObject, jsonEqual, type Json } from './object.js';
 
 /** RFC 7386: objects merge recursively, null deletes a key, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return clone(patch);
   const out: Record<string, unknown> = isPlainObject(target) ? clone(target) : {};
   for (const [key, value] of Object.entries(patch)) {
@@ -115,7 +115,7 @@ function applyOp(doc: unknown, op: Op): unknown {
 }
 
 /** RFC 6902, applied to a copy; a failed "test" or a missing path is a 422, a malformed patch a 400. */
-export function jsonPatch(target: unknown, patch: unknown): unknown {
+function jsonPatch(target: unknown, patch: unknown): unknown {
   if (!Array.isArray(patch)) throw badRequest('a JSON patch must be an array of operations');
   let doc = clone(target);
   for (const raw of patch) {

@@ -1,6 +1,6 @@
 // Global ConfigMap settings for headers, buffers, hashes, gzip, logs, admin snippets, with ingress-nginx's defaults.
 
-export interface CompatGlobals {
+export interface HttpGlobals {
   readonly clientHeaderBufferSize: string;
   /** `large_client_header_buffers`: number and size, e.g. `4 8k`. */
   readonly largeClientHeaderBuffers: readonly [number, string];
@@ -54,7 +54,7 @@ export interface CompatGlobals {
   /** ConfigMap allow/deny lists for every server (an Ingress's own allowlist/denylist annotations replace them). */
   readonly whitelistSourceRange: readonly string[];
   readonly denylistSourceRange: readonly string[];
-  /** Admin snippets (checked by src/snippets under --snippet-mode). */
+  /** Admin snippets (checked by src/model/snippets under --snippet-mode). */
   readonly mainSnippet: string | undefined;
   readonly httpSnippet: string | undefined;
   readonly serverSnippet: string | undefined;
@@ -84,7 +84,7 @@ const GZIP_TYPES = [
 ];
 
 /** ingress-nginx's defaults, except where Portico's render needs more (hash sizes: noted in docs/configmap.md). */
-export const COMPAT_DEFAULTS: CompatGlobals = Object.freeze({
+export const COMPAT_DEFAULTS: HttpGlobals = Object.freeze({
   clientHeaderBufferSize: '1k',
   largeClientHeaderBuffers: [4, '8k'] as const,
   clientHeaderTimeout: 60,

@@ -1,11 +1,10 @@
-// Checks a snippet under --snippet-mode: parsed by src/snippets/tokenize.ts; `safe` applies the allowlist, `any` only
+// Checks a snippet under --snippet-mode: parsed by src/model/snippets/tokenize.ts; `safe` applies the allowlist, `any` only
 // the structure (complete statements, balanced blocks, none of Portico's variables), `refuse` takes none.
 import { ALLOWED, assignmentRefusal, variableRefusal, type Context } from './allowlist.js';
 import { SnippetSyntaxError, statements, tokenize, type Statement } from './tokenize.js';
 
 export type SnippetMode = 'refuse' | 'safe' | 'any';
-export const SNIPPET_MODES: readonly SnippetMode[] = ['refuse', 'safe', 'any'];
-export const SNIPPET_MAX = 65_536;
+const SNIPPET_MAX = 65_536;
 
 const refused = (why: string): string => `snippet refused: ${why}`;
 

@@ -20,10 +20,9 @@ import {
   parseSecondsOrDuration,
   parseUserName,
   type Config,
-} from '../config/config.js';
-import { COMPAT_FLAGS, refusedFlagWarnings } from './flags-compat.js';
+} from './config.js';
+import { COMPAT_FLAGS, refusedFlagWarnings } from './flags-without-setting.js';
 import { commandError, flagError } from './suggest.js';
-import { INSPECT_COMMANDS } from '../inspect/command.js';
 
 interface FlagSpec {
   readonly type: 'string' | 'boolean';
@@ -113,6 +112,9 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
 
 /** Commands besides running the controller: the first argument. */
 export const COMMANDS = ['render', 'migrate-check'] as const;
+
+/** The commands that inspect a running instance (src/inspect/). */
+export const INSPECT_COMMANDS = ['backends', 'config', 'certs', 'status', 'gateway'] as const;
 
 /** Go-style flags (`-flag`, `--flag=true`) become what parseArgs takes, so ingress-nginx command lines work. */
 function normalizeArgv(argv: readonly string[]): string[] {

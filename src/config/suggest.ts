@@ -1,7 +1,7 @@
 // What the command line says when a word is wrong: one clean sentence, and the nearest known word when one is close.
 
 /** Edit distance (insert, delete, substitute, swap of two neighbours) between two short words. */
-export function distance(a: string, b: string): number {
+function distance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
@@ -16,7 +16,7 @@ export function distance(a: string, b: string): number {
 }
 
 /** The known word nearest to `word` when it is close enough to be a typo of it (a third of its length at most), else undefined. */
-export function closest(word: string, known: readonly string[]): string | undefined {
+function closest(word: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;
   for (const k of known) {

@@ -4,7 +4,7 @@ import { modelMemo, type ModelMemo } from '../model/memo.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { parseConfigMap } from '../annotations/configmap.js';
-import { checkAdminSnippets } from '../snippets/admin.js';
+import { checkAdminSnippets } from '../model/snippets/admin.js';
 import { headersFrom, selectIngresses, type Accepted } from '../annotations/select.js';
 import { classSelector } from '../model/classes.js';
 import type { ModelOptions, Snapshot } from '../model/input.js';

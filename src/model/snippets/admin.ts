@@ -1,6 +1,6 @@
 // The ConfigMap's admin snippets (main-, http-, server-, location-, stream-, global-auth-snippet) under --snippet-mode:
 // each is checked in the context it lands in; a refused one is left out, with the reason for a Warning on the ConfigMap.
-import type { GlobalSettings } from '../model/settings.js';
+import type { GlobalSettings } from '../settings.js';
 import type { Context } from './allowlist.js';
 import { snippetRefusal, type SnippetMode } from './check.js';
 

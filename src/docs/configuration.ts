@@ -1,6 +1,6 @@
-// The text of docs/configmap.md and docs/flags.md: the sections of docs/configuration.md (src/cli/config-docs.ts), each
+// The text of docs/configmap.md and docs/flags.md: the sections of docs/configuration.md (src/docs/config-docs.ts), each
 // under its own title, so the flag and ConfigMap tables have one generator and three pages.
-import { configmapSections, flagSections } from '../cli/config-docs.js';
+import { configmapSections, flagSections } from './config-docs.js';
 
 /** docs/configmap.md: every key Portico reads, then every ingress-nginx key it recognises without a setting. */
 export function configmapMarkdown(): string {
@@ -23,7 +23,7 @@ export function flagsMarkdown(): string {
   return [
     '# Flags',
     '',
-    '<!-- Generated from src/cli/flags.ts and src/cli/flags-compat.ts by `npm run docs`; a unit test fails when it is stale. -->',
+    '<!-- Generated from src/config/flags.ts and src/config/flags-without-setting.ts by `npm run docs`; a unit test fails when it is stale. -->',
     '',
     "Every flag of ingress-nginx's final release is accepted, so an existing ingress-nginx Deployment's arguments start",
     'Portico (test/unit/configmap-coverage parses one). ConfigMap keys: [configmap.md](configmap.md).',

@@ -1,4 +1,4 @@
-// Renders the global ConfigMap settings of model/settings-compat.ts: main, events, http and server lines, proxy defaults.
+// Renders the global ConfigMap settings of model/settings-http.ts: main, events, http and server lines, proxy defaults.
 import type { GlobalSettings } from '../model/settings.js';
 import { cidr, headerName, int, onOff, quote, quoteLiteral, seconds, size, snippet, word } from './escape.js';
 
@@ -103,7 +103,7 @@ export function syslogTarget(g: GlobalSettings): string | undefined {
 }
 
 /** The map behind skip-access-log-urls (exact request paths). */
-export function accessLogMap(g: GlobalSettings): string[] {
+function accessLogMap(g: GlobalSettings): string[] {
   if (g.skipAccessLogUrls.length === 0) return [];
   return [`${I}map $uri $portico_loggable {`, `${I}    default 1;`, ...g.skipAccessLogUrls.map((u) => `${I}    ${quote(u)} 0;`), `${I}}`];
 }

@@ -1,16 +1,16 @@
 // Generates docs/annotations.md, docs/configmap.md and docs/flags.md from the code's tables (pure; `npm run docs`
-// writes them through src/cli/write-docs.ts).
-import { ANNOTATIONS } from './table.js';
-import { COMPAT_ANNOTATIONS } from './table-compat.js';
-import { REMOVED_ANNOTATIONS } from './ingress-nginx-lists.js';
-import { configmapMarkdown, flagsMarkdown } from './docs-config.js';
-import { configurationMarkdown } from '../cli/config-docs.js';
-import { refusalRule } from './refusal.js';
+// writes them through src/docs/write-docs.ts).
+import { ANNOTATIONS } from '../annotations/table.js';
+import { COMPAT_ANNOTATIONS } from '../annotations/table-without-setting.js';
+import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
+import { configmapMarkdown, flagsMarkdown } from './configuration.js';
+import { configurationMarkdown } from './config-docs.js';
+import { refusalRule } from '../annotations/refusal.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 
 /** The whole Markdown document. Pure: the same table always gives the same text. */
-export function annotationsMarkdown(): string {
+function annotationsMarkdown(): string {
   const lines = [
     '# Annotations and ConfigMap keys',
     '',

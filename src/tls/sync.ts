@@ -3,11 +3,11 @@ import { sha256 } from '../hash.js';
 import type { Logger } from '../log.js';
 import type { Model } from '../model/types.js';
 import { certificatesDebug, certificatesPayload } from '../render/tls.js';
-import { makeSelfSigned, type Fallback } from '../tls/self-signed.js';
-import { clientFiles, pruneClientFiles, writeClientFiles } from '../tls/files.js';
+import { makeSelfSigned, type Fallback } from './self-signed.js';
+import { clientFiles, pruneClientFiles, writeClientFiles } from './files.js';
 
 const DAY_MS = 86_400_000;
-export const EXPIRY_WARNING_DAYS = 14;
+const EXPIRY_WARNING_DAYS = 14;
 
 /** What the sync needs to know about the certificates of a model, and to push. */
 export interface CertificatesState {

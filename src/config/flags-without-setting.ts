@@ -6,7 +6,7 @@
  * already Portico's, or does not exist here (the doc says which). `refused`: accepted so Portico starts, but the
  * behaviour asked for is not given: a Warning at start names the flag and why (only when its value asks for it).
  */
-export interface CompatFlag {
+export interface FlagWithoutSetting {
   readonly type: 'string' | 'boolean';
   readonly status: 'mapped' | 'no-op' | 'refused';
   readonly doc: string;
@@ -14,13 +14,13 @@ export interface CompatFlag {
   readonly asks?: (value: string | boolean) => boolean;
 }
 
-const b = (status: CompatFlag['status'], doc: string, asks?: CompatFlag['asks']): CompatFlag => ({ type: 'boolean', status, doc, ...(asks ? { asks } : {}) });
-const s = (status: CompatFlag['status'], doc: string, asks?: CompatFlag['asks']): CompatFlag => ({ type: 'string', status, doc, ...(asks ? { asks } : {}) });
+const b = (status: FlagWithoutSetting['status'], doc: string, asks?: FlagWithoutSetting['asks']): FlagWithoutSetting => ({ type: 'boolean', status, doc, ...(asks ? { asks } : {}) });
+const s = (status: FlagWithoutSetting['status'], doc: string, asks?: FlagWithoutSetting['asks']): FlagWithoutSetting => ({ type: 'string', status, doc, ...(asks ? { asks } : {}) });
 const KLOG = 'klog logging flag: Portico writes JSON lines to stderr; --log-level (or --v) sets the level';
 const METRICS = "metrics histogram tuning of ingress-nginx: Portico's /metrics buckets are fixed";
 const GEOIP = "GeoIP2 databases: Portico refuses use-geoip2 (no GeoIP2 module in Debian's nginx)";
 
-export const COMPAT_FLAGS: Readonly<Record<string, CompatFlag>> = {
+export const COMPAT_FLAGS: Readonly<Record<string, FlagWithoutSetting>> = {
   v: s('mapped', 'log verbosity: 0-3 is --log-level info, 4 and more is debug (unless --log-level is given)'),
   'sync-rate-limit': s('mapped', 'syncs per second at most: sets --sync-period-ms to 1000 / rate (unless --sync-period-ms is given)'),
   'sync-period': s('no-op', "periodic resync of the object stores: Portico's informers relist after every watch error and never need one"),
@@ -80,7 +80,7 @@ export const COMPAT_FLAGS: Readonly<Record<string, CompatFlag>> = {
  * Whether `value` of a refused flag asks for what Portico does not give: a boolean only when true (`=false` asks for
  * what Portico does anyway), a string by the flag's own test. The start Warnings and migrate-check both judge by it.
  */
-export function asksForRefused(f: CompatFlag, value: string | boolean | undefined): boolean {
+export function asksForRefused(f: FlagWithoutSetting, value: string | boolean | undefined): boolean {
   if (f.status !== 'refused' || value === undefined) return false;
   const v = f.type === 'boolean' && typeof value === 'string' ? value === 'true' : value;
   if (v === false) return false;

@@ -1,22 +1,10 @@
-// The stream section's part of a sync: its model options from the flags, and what tells a stream-caused reload apart.
-import type { Config } from '../config/config.js';
-import type { ModelOptions } from '../model/input.js';
+// The stream section's part of applying a sync: what tells a stream-caused reload apart, and /debug/backends' stream rows.
 import type { Model } from '../model/types.js';
-import type { Counters } from '../apply/executor.js';
-import { targetPolicy } from './target-policy.js';
-
-/**
- * The model's stream options. Without any stream flag the model has no stream section (nginx.conf is exactly as
- * before) but still warns about ssl-passthrough annotations. Reserved ports: Portico's own (traffic, healthz, status,
- * default server, webhook).
- */
-export function streamOptions(config: Config): Pick<ModelOptions, 'stream'> {
-  const { tcpServicesConfigmap: tcp, udpServicesConfigmap: udp, enableSslPassthrough: passthrough } = config;
-  return { stream: { tcp, udp, passthrough, reservedPorts: targetPolicy(config).ownPorts, annotationsPrefix: config.annotationsPrefix } };
-}
+import type { Counters } from './executor.js';
+import { refKey } from '../model/keys.js';
 
 /** The stream section as nginx holds it (ports, endpoints, passthrough hosts): a change of it needs a reload (docs/adr/0013). */
-export function streamDigest(model: Model | undefined): string {
+function streamDigest(model: Model | undefined): string {
   return JSON.stringify(model?.stream ?? null);
 }
 
@@ -53,7 +41,7 @@ export function debugBackends(payload: string, model: Model | undefined): string
       name: `passthrough-${p.host}`,
       kind: 'passthrough',
       host: p.host,
-      ingress: `${p.ingress.namespace}/${p.ingress.name}`,
+      ingress: refKey(p.ingress.namespace, p.ingress.name),
       service: svc(p.service, p.servicePort),
       endpoints: p.endpoints,
     })),

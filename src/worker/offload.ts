@@ -1,6 +1,7 @@
 // The main thread's side of offload-worker.ts: one worker per role (syncs, admission reviews), so a review never
 // waits behind a sync and neither runs on the thread that answers /healthz.
 import { Worker } from 'node:worker_threads';
+import { BuildError } from '../errors.js';
 import type { Config } from '../config/config.js';
 import type { Snapshot } from '../model/input.js';
 import type { Model } from '../model/types.js';
@@ -15,9 +16,6 @@ import { ModelReceiver, type ModelDelta } from './model-wire.js';
 /** `open`: run on the value as its reply arrives, in the order replies arrive (a build's model delta). */
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; open?: (v: unknown) => unknown };
 type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown };
-
-/** Thrown on the main thread for an error the worker's build raised (e.g. the renderer refusing a value). */
-export class OffloadError extends Error {}
 
 /**
  * How long after a build's result arrives the main thread collects its heap: by then the sync that asked for it has
@@ -61,7 +59,7 @@ export class Offload {
       const p = this.pending.get(r.id);
       this.pending.delete(r.id);
       if (!r.ok) {
-        p?.reject(new OffloadError(r.error));
+        p?.reject(new BuildError(r.error));
         return;
       }
       try {

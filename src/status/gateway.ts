@@ -2,12 +2,13 @@
 // Programmed, addresses and per-listener status; HTTPRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
-import type { Snapshot } from '../input.js';
-import { byName } from '../lookup.js';
-import { GATEWAY_GROUP, type Condition, type Gateway, type HTTPRoute, type ParentReference, type RouteGroupKind } from './api.js';
-import { allows, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type ServedListener } from './attach.js';
-import { granted } from './grants.js';
-import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from './listeners.js';
+import type { Snapshot } from '../model/input.js';
+import { byName } from '../model/lookup.js';
+import { GATEWAY_GROUP, type Condition, type Gateway, type HTTPRoute, type ParentReference, type RouteGroupKind } from '../model/gateway/api.js';
+import { allows, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type ServedListener } from '../model/gateway/attach.js';
+import { granted } from '../model/gateway/grants.js';
+import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
+import { nsKey, refKey } from '../model/keys.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -116,7 +117,7 @@ export const GATEWAY_CRD_NAMES = ['gatewayclasses', 'gateways', 'httproutes', 'r
  * SupportedVersion of Portico's GatewayClasses from the installed CRDs' `gateway.networking.k8s.io/bundle-version`
  * (CRD name → annotation, undefined when the CRD or the annotation is missing): v1.2.0 and later v1 releases.
  */
-export function supportedVersion(bundle: ReadonlyMap<string, string | undefined>): Outcome {
+function supportedVersion(bundle: ReadonlyMap<string, string | undefined>): Outcome {
   const seen: string[] = [];
   for (const name of GATEWAY_CRD_NAMES) {
     const v = bundle.get(name);
@@ -189,8 +190,8 @@ export function desiredGatewayStatus(
     classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, generation), ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
   }
   const mine = ourGateways(snapshot, controllerName);
-  const gateways = new Set(mine.map((g) => `${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`));
-  const gatewayStatuses = new Map(mine.map((g) => [`${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`, gatewayStatus(g, snapshot, addresses)] as const));
+  const gateways = new Set(mine.map((g) => nsKey(g)));
+  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses)] as const));
   const { served } = servedListeners(snapshot, controllerName);
   const routes = new Map<string, readonly RouteParentStatus[]>();
   for (const route of snapshot.httpRoutes ?? []) {
@@ -201,11 +202,11 @@ export function desiredGatewayStatus(
       .filter((p) => ours(p, ref.namespace, gateways))
       .map((p): RouteParentStatus => {
         const a = accepted(route, p, served);
-        const why = partial.get(`${ref.namespace}/${ref.name}`);
+        const why = partial.get(refKey(ref.namespace, ref.name));
         const part = why !== undefined && a[0] ? [cond('PartiallyInvalid', true, 'UnsupportedValue', why, generation)] : [];
         return { parentRef: p, controllerName, conditions: [cond('Accepted', ...a, generation), cond('ResolvedRefs', ...refs, generation), ...part] };
       });
-    routes.set(`${ref.namespace}/${ref.name}`, parents);
+    routes.set(refKey(ref.namespace, ref.name), parents);
   }
   return { classes, gateways: gatewayStatuses, routes };
 }

@@ -5,7 +5,7 @@
  * `refused`: a Warning and an Event on the ConfigMap, and the key is not applied. `when` narrows a refusal to the values
  * that ask for what Portico cannot give (`enable-modsecurity: "false"` asks for nothing and is a no-op).
  */
-export interface CompatKey {
+export interface KeyWithoutSetting {
   readonly key: string;
   readonly status: 'no-op' | 'refused';
   readonly why: string;
@@ -19,12 +19,12 @@ const REMOVED_TRACING = 'removed in ingress-nginx v1.10: OpenTelemetry replaced 
 const OTEL_CONFIG = "the path of the otel module's file, which ingress-nginx writes from the otlp-* and otel-* keys; Portico reads those keys itself (docs/adr/0018)";
 const NO_STREAM = "not read yet: the stream section (tcp/udp-services-configmap, ssl-passthrough) uses ingress-nginx's defaults (connect 5s, timeout 600s, one UDP response, no stream access log)";
 
-function rows(keys: readonly string[], status: CompatKey['status'], why: string, when?: (raw: string) => boolean): CompatKey[] {
+function rows(keys: readonly string[], status: KeyWithoutSetting['status'], why: string, when?: (raw: string) => boolean): KeyWithoutSetting[] {
   return keys.map((key) => ({ key, status, why, ...(when ? { when } : {}) }));
 }
 
 /** The table; docs/configmap.md lists it with CONFIGMAP_KEYS. */
-export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
+export const CONFIGMAP_COMPAT: readonly KeyWithoutSetting[] = [
   ...rows(['enable-modsecurity', 'enable-owasp-modsecurity-crs'], 'refused', NO_MODULE('ModSecurity', 'libnginx-mod-http-modsecurity is not in bookworm'), truthy),
   ...rows(['modsecurity-snippet'], 'refused', NO_MODULE('ModSecurity', 'libnginx-mod-http-modsecurity is not in bookworm'), set),
   ...rows(['enable-brotli'], 'refused', NO_MODULE('Brotli', 'not loaded by Portico'), truthy),
@@ -123,4 +123,4 @@ export const CONFIGMAP_COMPAT: readonly CompatKey[] = [
   ...rows(['debug-connections'], 'refused', "debug_connection needs nginx built --with-debug; Debian's nginx is not", set),
 ];
 
-export const COMPAT_BY_KEY: ReadonlyMap<string, CompatKey> = new Map(CONFIGMAP_COMPAT.map((k) => [k.key, k]));
+export const COMPAT_BY_KEY: ReadonlyMap<string, KeyWithoutSetting> = new Map(CONFIGMAP_COMPAT.map((k) => [k.key, k]));

@@ -2,7 +2,7 @@
 // rule), documented no-ops, and names removed upstream (a Warning names the replacement).
 import { REMOVED_ANNOTATIONS } from './ingress-nginx-lists.js';
 
-export interface CompatAnnotation {
+export interface AnnotationWithoutSetting {
   readonly key: string;
   /** `refused`: an error (the Ingress keeps its last valid form or is not served); `no-op`: accepted, changes nothing. */
   readonly status: 'refused' | 'no-op';
@@ -15,7 +15,7 @@ export interface CompatAnnotation {
 
 const truthy = (raw: string): boolean => ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw.trim());
 const NO_WAF = "ModSecurity is not in Debian's nginx packages that Portico runs";
-const row = (key: string, status: CompatAnnotation['status'], why: string, when?: (raw: string) => boolean): CompatAnnotation => ({ key, status, why, ...(when ? { when } : {}) });
+const row = (key: string, status: AnnotationWithoutSetting['status'], why: string, when?: (raw: string) => boolean): AnnotationWithoutSetting => ({ key, status, why, ...(when ? { when } : {}) });
 /** An integer as Go's strconv.Atoi reads it (ingress-nginx's validator for these), of at most 10 digits. */
 const integer = (raw: string): string | undefined => (/^[+-]?\d{1,10}$/.test(raw.trim()) ? undefined : `${JSON.stringify(raw.slice(0, 40))} is not an integer`);
 const boolean = (raw: string): string | undefined =>
@@ -29,9 +29,9 @@ const boolean = (raw: string): string | undefined =>
  */
 const NO_AUTH_KEEPALIVE =
   "accepted and validated as ingress-nginx does, but each auth-url request opens its own connection: nginx's auth_request subrequest is header-only, and nginx closes such an upstream connection instead of pooling it (ingress-nginx swaps in a Lua subrequest, which does not work under HTTP/2, which Portico's HTTPS listener serves); answers are the same, only slower under load";
-const noop = (key: string, why: string, check: (raw: string) => string | undefined): CompatAnnotation => ({ key, status: 'no-op', why, check });
+const noop = (key: string, why: string, check: (raw: string) => string | undefined): AnnotationWithoutSetting => ({ key, status: 'no-op', why, check });
 
-export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
+export const COMPAT_ANNOTATIONS: readonly AnnotationWithoutSetting[] = [
   row('enable-modsecurity', 'refused', NO_WAF, truthy),
   row('enable-owasp-core-rules', 'refused', NO_WAF, truthy),
   row('modsecurity-snippet', 'refused', NO_WAF),
@@ -62,7 +62,7 @@ export const COMPAT_ANNOTATIONS: readonly CompatAnnotation[] = [
   row('http2-push-preload', 'no-op', 'browsers dropped HTTP/2 server push (Chrome 106, Firefox 132); nginx answers as without it'),
 ];
 
-export const COMPAT_ANNOTATION_BY_KEY: ReadonlyMap<string, CompatAnnotation> = new Map(COMPAT_ANNOTATIONS.map((a) => [a.key, a]));
+export const COMPAT_ANNOTATION_BY_KEY: ReadonlyMap<string, AnnotationWithoutSetting> = new Map(COMPAT_ANNOTATIONS.map((a) => [a.key, a]));
 
 /**
  * Removed names that asked for a protection: refused (they fail closed, refusal.ts). secure-backends is not one:

@@ -1,9 +1,9 @@
-// Generates docs/configuration.md from the flag table and the ConfigMap tables (`node dist/src/cli/config-docs.js`).
+// Generates docs/configuration.md from the flag table and the ConfigMap tables (`node dist/src/docs/config-docs.js`).
 import { fileURLToPath } from 'node:url';
-import { COMMANDS, FLAGS } from './flags.js';
-import { COMPAT_FLAGS } from './flags-compat.js';
+import { COMMANDS, FLAGS } from '../config/flags.js';
+import { COMPAT_FLAGS } from '../config/flags-without-setting.js';
 import { CONFIGMAP_KEYS } from '../annotations/configmap.js';
-import { CONFIGMAP_COMPAT } from '../annotations/configmap-compat.js';
+import { CONFIGMAP_COMPAT } from '../annotations/configmap-without-setting.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (s: string): string => (s === '' ? '' : `\`${cell(s)}\``);
@@ -62,7 +62,7 @@ export function configurationMarkdown(): string {
   return [
     '# Configuration reference',
     '',
-    '<!-- Generated from FLAGS in src/cli/flags.ts and the ConfigMap tables in src/annotations/ by `node dist/src/cli/config-docs.js > docs/configuration.md`; a test fails when it is stale. -->',
+    '<!-- Generated from FLAGS in src/config/flags.ts and the ConfigMap tables in src/annotations/ by `node dist/src/docs/config-docs.js > docs/configuration.md`; a test fails when it is stale. -->',
     '',
     `Commands: \`portico\` (run the controller), ${COMMANDS.map((c) => `\`portico ${c}\``).join(', ')}. Flags take ingress-nginx's names and`,
     'forms (`--flag value`, `--flag=value`, `-flag=value`; booleans `--flag`, `--flag=false`); given twice, the last wins.',

@@ -1,6 +1,6 @@
 // The audited allowlist of --snippet-mode=safe: each directive, where it may stand and what its arguments may be.
 // Why each entry is safe: docs/adr/0012-safe-snippets.md. Variables: VARIABLES below.
-import { regexSafety } from '../model/regex-safety.js';
+import { regexSafety } from '../regex-safety.js';
 
 /** Where a snippet lands: a location (configuration-, location-, auth-snippet), a server, `if` inside those, http, main, stream. */
 export type Context = 'location' | 'server' | 'if' | 'http' | 'main' | 'stream';

@@ -1,0 +1,89 @@
+// The pure heart of a sync: snapshot → annotation stage → model → nginx.conf, with the options every caller derives
+// from the flags the same way. The build worker, the webhook's judge, `portico render` and `migrate-check` call it.
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log.js';
+import { buildModel } from '../model/build.js';
+import type { ModelOptions, Snapshot } from '../model/input.js';
+import type { Model, Problem } from '../model/types.js';
+import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
+import { tlsSettingsOf } from '../model/settings.js';
+import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
+import { AnnotationStage } from './annotations.js';
+import { targetPolicy } from './target-policy.js';
+
+/** How candidates are judged: the model options (for the class) and the problems a snapshot gives. */
+export interface Checker {
+  readonly options: ModelOptions;
+  problems(snapshot: Snapshot): readonly Problem[];
+}
+
+export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETTINGS): ModelOptions {
+  return {
+    controllerClass: config.controllerClass,
+    ingressClass: config.ingressClass,
+    watchIngressWithoutClass: config.watchIngressWithoutClass,
+    defaultBackendService: config.defaultBackendService,
+    loadBalance: config.defaultLoadBalance,
+    strictHostOwnership: config.strictHostOwnership,
+    allowCrossNamespaceCanaries: config.allowCrossNamespaceCanaries,
+    tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
+    targets: targetPolicy(config),
+    gateway: config.enableGatewayApi ? { controllerName: config.gatewayControllerName } : undefined,
+    ...streamOptions(config),
+  };
+}
+
+/** Render options from the flags; `accessLog`: the access log file when the ConfigMap names none (default: stdout). */
+export function renderOptions(config: Config, user: RenderOptions['user'], accessLog?: string): RenderOptions {
+  return {
+    ...(accessLog === undefined ? {} : { defaultAccessLog: accessLog }),
+    workDir: config.workDir,
+    luaDir: config.luaDir,
+    httpPort: config.httpPort,
+    httpsPort: config.httpsPort,
+    statusPort: config.statusPort,
+    defaultServerPort: config.defaultServerPort,
+    listenAddress: config.listenAddress,
+    user,
+    workerProcesses: config.workerProcesses,
+    metrics: config.enableMetrics,
+    dynamicRoutes: config.enableDynamicRoutes === true,
+  };
+}
+
+/** Snapshot → annotation stage → model → nginx.conf; the model's problems include the annotation stage's. */
+export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions, trial = false): { model: Model; conf: RenderedConf } {
+  const opts = modelOptions(config);
+  const st = stage.run(snap, opts, trial);
+  const built = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance, memo: stage.memo }, st.input);
+  const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
+  const dbs = config.defaultBackendService;
+  const defaultUpstream = dbs ? model.upstreams.find((u) => u.service.namespace === dbs.namespace && u.service.name === dbs.name)?.name : undefined;
+  const conf = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, defaultUpstream, ...(trial ? {} : { memo: stage.renderMemo }) });
+  return { model, conf };
+}
+
+/**
+ * The webhook's judge: the annotation stage (fresh, so nothing is remembered between reviews) and the model, exactly
+ * as a sync runs them, without rendering anything.
+ */
+export function admissionChecker(config: Config, log: Logger): Checker {
+  const options = modelOptions(config);
+  return {
+    options,
+    problems: (snap) => {
+      const st = new AnnotationStage(config, log).run(snap, options);
+      return [...st.problems, ...buildModel(st.snapshot, options, st.input).problems];
+    },
+  };
+}
+
+/**
+ * The model's stream options. Without any stream flag the model has no stream section (nginx.conf is exactly as
+ * before) but still warns about ssl-passthrough annotations. Reserved ports: Portico's own (traffic, healthz, status,
+ * default server, webhook).
+ */
+function streamOptions(config: Config): Pick<ModelOptions, 'stream'> {
+  const { tcpServicesConfigmap: tcp, udpServicesConfigmap: udp, enableSslPassthrough: passthrough } = config;
+  return { stream: { tcp, udp, passthrough, reservedPorts: targetPolicy(config).ownPorts, annotationsPrefix: config.annotationsPrefix } };
+}
