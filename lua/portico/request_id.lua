@@ -77,6 +77,14 @@ function _M.value()
   return id
 end
 
+-- 32 random hex digits from the same pool (trace and span ids, portico.tracing), or nil when OpenSSL gave no bytes.
+function _M.random_hex()
+  local at = next_id()
+  if not at then return nil end
+  local id = ffi_string(hex + at, 32)
+  return id
+end
+
 -- rewrite_by_lua, for a location whose own rewrite hook runs instead of the server's value() (a configuration
 -- rendered before value() was): $portico_request_id for this request.
 function _M.set()

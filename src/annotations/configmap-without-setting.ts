@@ -15,8 +15,8 @@ export interface KeyWithoutSetting {
 const truthy = (raw: string): boolean => ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw.trim());
 const set = (raw: string): boolean => raw.trim() !== '';
 const NO_MODULE = (what: string, pkg: string): string => `${what} needs a module that Debian's nginx packages do not ship (${pkg}); Portico runs Debian's nginx`;
-const REMOVED_TRACING = 'removed in ingress-nginx v1.10 (OpenTelemetry replaced it), and Portico has no tracing module: refused';
-const OTEL_ONLY = 'only read with enable-opentelemetry, which Portico refuses';
+const REMOVED_TRACING = 'removed in ingress-nginx v1.10: OpenTelemetry replaced it (enable-opentelemetry and the otlp-* and otel-* keys, which Portico reads); refused';
+const OTEL_CONFIG = "the path of the otel module's file, which ingress-nginx writes from the otlp-* and otel-* keys; Portico reads those keys itself (docs/adr/0018)";
 const NO_STREAM = "not read yet: the stream section (tcp/udp-services-configmap, ssl-passthrough) uses ingress-nginx's defaults (connect 5s, timeout 600s, one UDP response, no stream access log)";
 
 function rows(keys: readonly string[], status: KeyWithoutSetting['status'], why: string, when?: (raw: string) => boolean): KeyWithoutSetting[] {
@@ -32,25 +32,7 @@ export const CONFIGMAP_COMPAT: readonly KeyWithoutSetting[] = [
   ...rows(['use-geoip2'], 'refused', NO_MODULE('GeoIP2', 'and MaxMind databases need a license key'), truthy),
   ...rows(['geoip2-autoreload-in-minutes'], 'no-op', 'only read with use-geoip2, which Portico refuses'),
   ...rows(['use-geoip'], 'no-op', 'the legacy GeoIP databases are no longer published; ingress-nginx ships none either, so its $geoip_* variables are empty there too'),
-  ...rows(['enable-opentelemetry'], 'refused', NO_MODULE('OpenTelemetry', 'the otel module is not in bookworm'), truthy),
-  ...rows(
-    [
-      'opentelemetry-trust-incoming-span',
-      'opentelemetry-operation-name',
-      'opentelemetry-config',
-      'otlp-collector-host',
-      'otlp-collector-port',
-      'otel-max-queuesize',
-      'otel-schedule-delay-millis',
-      'otel-max-export-batch-size',
-      'otel-service-name',
-      'otel-sampler',
-      'otel-sampler-parent-based',
-      'otel-sampler-ratio',
-    ],
-    'no-op',
-    OTEL_ONLY,
-  ),
+  ...rows(['opentelemetry-config'], 'no-op', OTEL_CONFIG),
   ...rows(
     [
       'enable-opentracing',

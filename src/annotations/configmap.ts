@@ -9,6 +9,7 @@ import { TRAFFIC_CONFIGMAP_KEYS } from './table-traffic.js';
 import { MORE_CONFIGMAP_KEYS } from './configmap-more.js';
 import { TLS_CONFIGMAP_KEYS } from './configmap-tls.js';
 import { COMPAT_BY_KEY } from './configmap-without-setting.js';
+import { TRACING_CONFIGMAP_KEYS, tracingNotices } from './configmap-tracing.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -42,7 +43,7 @@ const ref: v.Parser<string> = (raw) => {
 
 /** nginx variables a log format may use: core names and the families with a suffix. */
 const LOG_VARS =
-  /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|portico_backend|proxy_upstream_name|proxy_alternative_upstream_name|best_http_host|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
+  /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|opentelemetry_trace_id|opentelemetry_span_id|portico_backend|proxy_upstream_name|proxy_alternative_upstream_name|best_http_host|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
 
 /** A log format: printable ASCII; `$` only before a known variable name (an unknown one would fail `nginx -t`). */
 const logFormat: v.Parser<string> = (raw) => {
@@ -117,6 +118,7 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   ...TRAFFIC_CONFIGMAP_KEYS,
   ...MORE_CONFIGMAP_KEYS,
   ...TLS_CONFIGMAP_KEYS,
+  ...TRACING_CONFIGMAP_KEYS,
 ];
 
 const BY_NAME = new Map(CONFIGMAP_KEYS.map((k) => [k.key, k]));
@@ -158,5 +160,6 @@ export function parseConfigMap(data: Readonly<Record<string, string>> | undefine
     Object.assign(g, { [spec.field]: previous[spec.field] });
   }
   if (g.enableSyslog && g.syslogHost === undefined) errors.push({ key: 'syslog-host', reason: 'enable-syslog is true but syslog-host is not set: the access log stays in its file' });
+  noops.push(...tracingNotices(g));
   return { settings: Object.freeze(g), errors, unknown, refused, noops };
 }

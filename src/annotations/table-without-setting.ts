@@ -60,9 +60,6 @@ export const COMPAT_ANNOTATIONS: readonly AnnotationWithoutSetting[] = [
     boolean,
   ),
   row('http2-push-preload', 'no-op', 'browsers dropped HTTP/2 server push (Chrome 106, Firefox 132); nginx answers as without it'),
-  row('enable-opentelemetry', 'refused', "OpenTelemetry tracing needs a module Debian's nginx does not ship", truthy),
-  row('opentelemetry-operation-name', 'no-op', 'only read with enable-opentelemetry, which Portico refuses'),
-  row('opentelemetry-trust-incoming-span', 'no-op', 'only read with enable-opentelemetry, which Portico refuses'),
 ];
 
 export const COMPAT_ANNOTATION_BY_KEY: ReadonlyMap<string, AnnotationWithoutSetting> = new Map(COMPAT_ANNOTATIONS.map((a) => [a.key, a]));

@@ -6,6 +6,7 @@ import { snippetRefusal } from '../model/snippets/refusal.js';
 import { AUTH_ANNOTATIONS, type AuthDraft } from './table-auth.js';
 import { TLS_ANNOTATIONS, type TlsDraft } from './table-tls.js';
 import { TRAFFIC_ANNOTATIONS } from './table-traffic.js';
+import { TRACING_ANNOTATIONS } from './table-tracing.js';
 import { fastcgiIndex } from './fastcgi.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -151,6 +152,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('configuration-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: L, snippet: true, doc: 'Raw nginx directives in each location (refused unless snippets are allowed).' }, snippet, (d, x) => { d.location.configurationSnippet = x; }),
   row('server-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in each server (refused unless snippets are allowed).' }, snippet, (d, x) => { d.server.serverSnippet = x; }),
   ...TRAFFIC_ANNOTATIONS,
+  ...TRACING_ANNOTATIONS,
   row('stream-snippet', { type: 'nginx', default: '', risk: 'Critical', scope: S, snippet: true, doc: 'Raw nginx directives in the stream block: only with --snippet-mode=any (and --allow-snippet-annotations); refused under safe, since stream{} has no place of one Ingress (the ConfigMap\'s stream-snippet takes stream-wide timeouts and access lists).' }, snippet, (d, x) => { d.server.streamSnippet = x; }),
 ];
 

@@ -2,6 +2,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SyncHistory } from './history.js';
 import { parseDump, requestExposition } from './requests.js';
+import { tracingExposition } from './tracing.js';
 
 export interface MetricSources {
   counters(): { reloads: number; dynamicUpdates: number; failedUpdates: number; syncs: number };
@@ -131,7 +132,7 @@ export function createMetrics(src: MetricSources, labels: ControllerLabels): { t
   return {
     text: async () => {
       const [own, dump] = await Promise.all([registry.metrics(), src.requests().catch(() => '')]);
-      return `${own}${requestExposition(parseDump(dump), { ...labels })}`;
+      return `${own}${requestExposition(parseDump(dump), { ...labels })}${tracingExposition(dump)}`;
     },
   };
 }

@@ -4,6 +4,7 @@ import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings, type LocationAuth } from
 import { TRAFFIC_GLOBAL_DEFAULTS, type TrafficGlobals, type TrafficSettings } from './settings-traffic.js';
 import { COMPAT_DEFAULTS, type HttpGlobals } from './settings-http.js';
 import { TLS_GLOBAL_DEFAULTS, tlsSessionOf, type TlsGlobals } from './settings-tls.js';
+import { TRACING_GLOBAL_DEFAULTS, type LocationTracing, type TracingGlobals } from './settings-tracing.js';
 
 /** A size nginx understands: digits with an optional k/m/g unit (`1m`, `8k`, `0`). */
 export type Size = string;
@@ -78,6 +79,8 @@ export interface LocationSettings {
   readonly auth?: LocationAuth;
   /** Rate limits, CORS, mirroring, logs and canary (model/settings-traffic.ts). */
   readonly traffic?: TrafficSettings;
+  /** OpenTelemetry annotations (model/settings-tracing.ts). */
+  readonly tracing?: LocationTracing;
 }
 
 /** Backend TLS material from a `proxy-ssl-secret`; file names are digests of their content. */
@@ -140,7 +143,7 @@ export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 export const RISK_ORDER: readonly RiskLevel[] = ['Low', 'Medium', 'High', 'Critical'];
 
 /** The global settings of the ConfigMap, with ingress-nginx's defaults. */
-export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, HttpGlobals, TlsGlobals {
+export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, HttpGlobals, TlsGlobals, TracingGlobals {
   readonly proxyBodySize: Size;
   readonly proxyConnectTimeout: Seconds;
   readonly proxyReadTimeout: Seconds;
@@ -196,6 +199,7 @@ export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
   ...TRAFFIC_GLOBAL_DEFAULTS,
   ...COMPAT_DEFAULTS,
   ...TLS_GLOBAL_DEFAULTS,
+  ...TRACING_GLOBAL_DEFAULTS,
   proxyBodySize: '1m',
   proxyConnectTimeout: 5,
   proxyReadTimeout: 60,

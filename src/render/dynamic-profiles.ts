@@ -5,6 +5,7 @@ import { sha256 } from '../hash.js';
 import type { Server, Target, Upstream } from '../model/types.js';
 import { luaHooks } from './nginx-conf.js';
 import { errorPages, locationBody, serverBody, type SettingsContext } from './settings.js';
+import { resolveTracing } from '../model/settings-tracing.js';
 
 type UpstreamTarget = Extract<Target, { kind: 'upstream' }>;
 const I = '            ';
@@ -18,6 +19,8 @@ const I = '            ';
 export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, ctx: SettingsContext, emptyServer: string): string | undefined {
   // a snippet may hold what a named location refuses (alias, under --snippet-mode=any): nginx -t would hold the Ingress out
   if (errorPages(t, ctx) !== undefined || t.settings?.configurationSnippet !== undefined) return undefined;
+  // a traced target needs its location's tracing hooks (render/tracing.ts): its host keeps its server block
+  if (resolveTracing(ctx.global, t.settings?.tracing) !== undefined) return undefined;
   const alone: Server = { host: '_', locations: [{ match: 'prefix', path: '/', target: t }] };
   let body: string;
   try {

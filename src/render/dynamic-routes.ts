@@ -171,6 +171,8 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean,
  */
 export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolean, memo?: RouteMemo): DynamicSplit | undefined {
   if (errorPages(GENERIC, ctx) !== undefined) return undefined;
+  // tracing runs in each traced location's own hooks (render/tracing.ts), which the router's location has not
+  if (ctx.global.enableOpentelemetry) return undefined;
   const generic = genericBody(ctx);
   const empty = emptyServerBody(ctx);
   // $server_name in every location, server or access log line (a ConfigMap header or log-format-upstream) would read

@@ -19,6 +19,7 @@ import type { StreamModel } from '../model/stream.js';
 import type { GatewayTable } from '../model/gateway/route-types.js';
 import { gatewayHttpLines, gatewayLocation, gatewayServerLines } from './gateway.js';
 import { refKey } from '../model/keys.js';
+import { locationTracing, tracedHooks, tracingDeclarations, tracingInitWorker, tracingUsed } from './tracing.js';
 
 export interface RenderOptions {
   readonly workDir: string;
@@ -94,7 +95,7 @@ function listen(address: string, port: number, extra = ''): string {
 const REGEX_MAIN = ['pcre_jit on;'];
 const REGEX_HTTP = ['    lua_regex_match_limit 100000;', '    lua_regex_cache_max_entries 1024;'];
 
-function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, streamSnips: readonly string[]): string[] {
+function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, streamSnips: readonly string[], traces: boolean): string[] {
   const w = (p: string): string => filePath(`${o.workDir}/${p}`);
   const g = o.global ?? GLOBAL_DEFAULTS;
   const workers = g.workerProcesses !== 'auto' ? g.workerProcesses : o.workerProcesses;
@@ -143,7 +144,7 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     '    lua_shared_dict portico_certificates 32m;',
     ...metricsHttpLines(o.metrics === true),
     '    init_by_lua_block { require("portico.configuration").init() }',
-    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true)} require("portico.request_id").init_worker() }`,
+    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true)} require("portico.request_id").init_worker()${tracingInitWorker(g, traces)} }`,
     '    upstream portico_balancer {',
     '        server 0.0.0.1;',
     '        balancer_by_lua_block { require("portico.balancer").balance() }',
@@ -152,12 +153,13 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
   ];
 }
 
-function internalServers(o: RenderOptions): string[] {
+function internalServers(o: RenderOptions, traces: boolean): string[] {
   return [
     '    server {',
     `        ${listen('127.0.0.1', o.statusPort)}`,
     '        access_log off;',
     '        set $portico_backend "";',
+    ...tracingDeclarations(o.global ?? GLOBAL_DEFAULTS, traces),
     // Declares the variable the balancer sets when a canary takes a request (empty, uninitialized, elsewhere).
     '        set $proxy_alternative_upstream_name "";',
     '        location /configuration/ {',
@@ -228,12 +230,14 @@ function notFoundBody(l: Location, ctx: SettingsContext): string[] {
 /** How a server block reads upstreams (a memo records which it read: render/memo.ts). */
 type Upstreams = Pick<ReadonlyMap<string, Upstream>, 'get'>;
 
-function location(l: Location, ctx: SettingsContext, extra: string[], upstreams: Upstreams): string[] {
+function location(l: Location, ctx: SettingsContext, extra: string[], upstreams: Upstreams, where: { server: Server; metrics: boolean }): string[] {
   const head = locationHead(l);
   if (l.target.kind === 'not-found') {
     return [head, '            set $portico_backend "";', ...extra, '            return 404 "default backend - 404\\n";', '        }'];
   }
-  return [head, `            set $portico_backend ${quote(ident(l.target.upstream))};`, ...extra, ...luaHooks(upstreams.get(l.target.upstream)), ...locationBody(l.target, ctx), '        }'];
+  const upstream = upstreams.get(l.target.upstream);
+  const hooks = tracedHooks(locationTracing(ctx.global, l), luaHooks(upstream), { ...where, location: l, service: upstream?.service.name ?? '' });
+  return [head, `            set $portico_backend ${quote(ident(l.target.upstream))};`, ...extra, ...hooks, ...locationBody(l.target, ctx), '        }'];
 }
 
 /** `dyn`: the dynamic split (--enable-dynamic-routes), whose Lua locations replace the catch-all's. */
@@ -274,6 +278,7 @@ function server(
               ctx,
               [...tlsLocationLines(tls, s.host, l), ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)],
               upstreams,
+              { server: s, metrics: o.metrics === true },
             ),
             gateway,
             notFoundBody(l, ctx),
@@ -315,15 +320,16 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true, o.memo?.routes) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
+  const traces = tracingUsed(o.global ?? GLOBAL_DEFAULTS, model.servers);
   const body = [
-    ...main(o, model.tls, model.stream, streamSnips),
+    ...main(o, model.tls, model.stream, streamSnips, traces),
     ...gatewayHttpLines(model.gateway, upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS)),
     ...resolverLines(o.resolvers),
     ...authHttpLines(model, o.workDir),
     ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS),
     ...(dyn && model.tls.settings.hsts ? [ROUTE_HSTS_MAP] : []),
-    ...internalServers(o),
+    ...internalServers(o, traces),
     ...servers(model, o, upstreams, dyn),
     '}',
     ...streamSection(model.stream, o, streamSnips),

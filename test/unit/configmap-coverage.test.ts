@@ -42,8 +42,9 @@ void test('a ConfigMap of recognised keys: refused ones are named with the reaso
   assert.deepEqual(r.unknown, ['nonsense-key']);
   assert.deepEqual(
     r.refused.map((e) => e.key),
-    ['enable-modsecurity', 'enable-opentelemetry', 'zipkin-collector-host'],
+    ['enable-modsecurity', 'zipkin-collector-host'],
   );
+  assert.equal(r.settings.enableOpentelemetry, true, 'enable-opentelemetry is implemented (docs/adr/0018)');
   assert.match(r.refused[0]?.reason ?? '', /ModSecurity needs a module that Debian's nginx packages do not ship/);
   assert.deepEqual(
     r.noops.map((e) => e.key),
@@ -119,6 +120,8 @@ void test('every name with the prefix is applied, refused with its reason, a doc
     ['secure-backend', 'warning'],
     ['use-port-in-redirects', 'applied'],
     ['proxy-max-temp-file-size', 'applied'],
+    ['enable-opentelemetry', 'applied'],
+    ['opentelemetry-trust-incoming-span', 'applied'],
   ] as const) {
     assert.equal(verdicts.get(name), v, name);
   }
