@@ -38,6 +38,9 @@ local _M = {}
 local KEY_DATA = "gateway"
 local KEY_VERSION = "gateway-version"
 
+-- RequestRedirect codes of the standard channel: 301 and 302 (core), 303, 307 and 308 (extended).
+local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
+
 local routes = {}      -- location key -> list of { match, action } (worker-local, prepared)
 local synced = nil     -- the dict version `routes` was built from
 
@@ -115,8 +118,8 @@ local function check_action(a, at)
     end
   end
   if a.timeoutMs ~= nil and not is_int(a.timeoutMs, 1, 86400000 * 7) then return at .. ".timeoutMs: must be a positive integer" end
-  if a.redirect ~= nil and (type(a.redirect) ~= "table" or (a.redirect.statusCode ~= 301 and a.redirect.statusCode ~= 302)) then
-    return at .. ".redirect.statusCode: must be 301 or 302"
+  if a.redirect ~= nil and (type(a.redirect) ~= "table" or not REDIRECT_CODES[a.redirect.statusCode]) then
+    return at .. ".redirect.statusCode: must be 301, 302, 303, 307 or 308"
   end
   for i, ep in ipairs(a.mirror or {}) do
     if type(ep) ~= "string" or not str_match(ep, "^[%x.:%[%]]+:%d+$") then return str_format("%s.mirror[%d]: must be address:port", at, i - 1) end

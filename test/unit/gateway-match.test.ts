@@ -196,7 +196,7 @@ test('filters Portico would apply more broadly than asked, or cannot apply, refu
         { type: 'RequestHeaderModifier', requestHeaderModifier: {} },
         { type: 'RequestHeaderModifier', requestHeaderModifier: {} },
       ]),
-      field([{ type: 'RequestRedirect', requestRedirect: { statusCode: 307 } }]),
+      field([{ type: 'RequestRedirect', requestRedirect: { statusCode: 304 } }]),
       field([{ type: 'URLRewrite', urlRewrite: { hostname: '*.wild.test' } }]),
       field([{ type: 'RequestHeaderModifier', requestHeaderModifier: { remove: ['Content-Length'] } }]),
       field([

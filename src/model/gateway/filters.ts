@@ -6,6 +6,8 @@ import type { GatewayAction, HeaderEdits, PathEdit } from './route-types.js';
 type Refusal = { readonly field: string; readonly reason: string };
 type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror'> & { readonly mirror?: { readonly field: string; readonly filter: HTTPRouteFilter } };
 
+/** RequestRedirect status codes the standard channel's CRD allows: 301 and 302 (core), 303, 307 and 308 (extended). */
+const REDIRECT_CODES: readonly number[] = [301, 302, 303, 307, 308];
 /** A header name token (RFC 9110), at most 256. */
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$/;
 /** Headers a filter may not touch: nginx owns the connection framing. */
@@ -77,7 +79,7 @@ function redirectOf(f: HTTPRouteFilter, w: string, prefixMatch: boolean): Redire
   if (badHost) return { field: `${w}.hostname`, reason: badHost };
   if (r.port !== undefined && (!Number.isInteger(r.port) || r.port < 1 || r.port > 65535)) return { field: `${w}.port`, reason: 'must be an integer 1-65535' };
   const statusCode = r.statusCode ?? 302;
-  if (statusCode !== 301 && statusCode !== 302) return { field: `${w}.statusCode`, reason: `${String(statusCode)} is not 301 or 302` };
+  if (!REDIRECT_CODES.includes(statusCode)) return { field: `${w}.statusCode`, reason: `${String(statusCode)} is not one of ${REDIRECT_CODES.join(', ')}` };
   const path = r.path ? pathEdit(r.path, `${w}.path`, prefixMatch) : undefined;
   if (path && 'field' in path) return path;
   return {

@@ -98,7 +98,7 @@ export function gatewayLiterals(entries: readonly GatewayEntry[]): Map<string, P
     if (pathOnly(e.match)) continue;
     const p = e.match.path;
     const rule: PathRule = {
-      path: p.type === 'RegularExpression' ? literalPrefix(p.value) : p.value,
+      path: p.type === 'RegularExpression' ? literalPrefix(p.value.replace(/^\^/, '')) : p.value,
       type: p.type === 'Exact' ? 'Exact' : 'Prefix',
       target: { kind: 'upstream', upstream: '', ingress: e.action.route },
     };

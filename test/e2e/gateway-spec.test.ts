@@ -1,0 +1,121 @@
+// End to end, local mode, real nginx: Gateway API behaviour the specification fixes where Ingress rules differ —
+// wildcards of one or more labels, anchored regex paths, no Ingress ssl-redirect on Gateway listeners, a
+// hostname-less HTTPS listener's certificate for any SNI, every RequestRedirect status code, ReferenceGrant at v1.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBackend, type Backend } from '../support/backends.js';
+import { makeCert, type Pem } from '../support/certs.js';
+import { ingress, ingressClass } from '../support/objects.js';
+import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
+import { get, startPortico, type Reply, type Running } from '../support/portico.js';
+import { tlsSecret } from '../support/tls-manifests.js';
+import { gateway, gatewayClass, httpRoute, referenceGrant } from '../support/gateway.js';
+
+const ref = (name: string, namespace?: string): Record<string, unknown> => ({ name, port: 80, ...(namespace ? { namespace } : {}) });
+const prefix = (value: string): Record<string, unknown> => ({ path: { type: 'PathPrefix', value } });
+const aged = <T extends { metadata?: object }>(o: T, creationTimestamp: string): T => ({ ...o, metadata: { ...o.metadata, creationTimestamp } });
+
+/** Who answered: the backend's id, else the status code. */
+function whoOf(r: Pick<Reply, 'status' | 'headers'>): string {
+  const id = r.headers['x-backend'];
+  return r.status === 200 && typeof id === 'string' ? (id.split(',')[0] ?? '') : String(r.status);
+}
+
+describe('Gateway API as the specification reads, through real nginx', () => {
+  let backends: Backend[] = [];
+  let dir = '';
+  let fixtures = '';
+  let p: Running;
+  const certs = new Map<string, Pem>();
+  const pem = (name: string): Pem => certs.get(name) as Pem;
+  const ask = async (host: string, path: string): Promise<string> => whoOf(await get(p.http, host, path));
+
+  before(async () => {
+    fixtures = mkdtempSync(join(tmpdir(), 'portico-gw-spec-'));
+    for (const [name, host] of [
+      ['both', 'both.test'],
+      ['open', 'open.test'],
+      ['owned', 'owned.test'],
+    ] as const) {
+      certs.set(name, makeCert(fixtures, host, { sans: [host] }));
+    }
+    backends = await Promise.all(['a', 'b', 'c', 'ing', 'far', 'other'].map((id) => startBackend(id)));
+    const by = (id: string): Backend => backends.find((b) => b.id === id) as Backend;
+    dir = await manifestDir();
+    const objects: unknown[] = [
+      ingressClass('portico'),
+      gatewayClass('portico'),
+      ...['a', 'b', 'c', 'ing'].flatMap((id) => serviceFor(id, [by(id)])),
+      ...serviceFor('far', [by('far')], { namespace: 'far' }),
+      ...serviceFor('other', [by('other')], { namespace: 'other' }),
+      tlsSecret('both-tls', pem('both')),
+      tlsSecret('open-tls', pem('open')),
+      // ReferenceGrant at v1, the version current Gateway API releases write.
+      { ...referenceGrant('to-far', 'far', 'default', 'Service'), apiVersion: 'gateway.networking.k8s.io/v1' },
+      // Ingress wildcards keep Kubernetes' rule: exactly one label.
+      ingress('ing-wild', { className: 'portico', host: '*.ing.test', paths: [{ path: '/', type: 'Prefix', service: 'ing' }] }),
+      // A name another namespace owns (older than the Gateway) never gets the hostname-less listener's certificate.
+      aged(ingress('owned', { namespace: 'other', className: 'portico', host: 'owned.test', paths: [{ path: '/', type: 'Prefix', service: 'other' }] }), '2025-01-01T00:00:00Z'),
+      aged(
+        gateway('web', [
+          { name: 'http', from: 'All' },
+          { name: 'wild', hostname: '*.wild.test' },
+          { name: 'secure', protocol: 'HTTPS', hostname: 'both.test', certificateRefs: [{ name: 'both-tls' }] },
+          { name: 'open', protocol: 'HTTPS', certificateRefs: [{ name: 'open-tls' }] },
+        ]),
+        '2026-01-01T00:00:00Z',
+      ),
+      httpRoute('regex', {
+        parentRefs: [{ name: 'web', sectionName: 'http' }],
+        hostnames: ['re.test'],
+        rules: [{ matches: [{ path: { type: 'RegularExpression', value: '^/re/[0-9]+$' } }], backendRefs: [ref('a')] }],
+      }),
+      httpRoute('codes', {
+        parentRefs: [{ name: 'web', sectionName: 'http' }],
+        hostnames: ['codes.test'],
+        rules: [301, 302, 303, 307, 308].map((statusCode) => ({
+          matches: [prefix(`/s${statusCode}`)],
+          filters: [{ type: 'RequestRedirect', requestRedirect: { hostname: 'moved.test', statusCode } }],
+        })),
+      }),
+      httpRoute('wild-listener', { parentRefs: [{ name: 'web', sectionName: 'wild' }], rules: [{ backendRefs: [ref('b')] }] }),
+      httpRoute('wild-route', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['*.rw.test'], rules: [{ backendRefs: [ref('c')] }] }),
+      httpRoute('plain', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['both.test'], rules: [{ backendRefs: [ref('a')] }] }),
+      httpRoute('secret', { parentRefs: [{ name: 'web', sectionName: 'secure' }], hostnames: ['both.test'], rules: [{ matches: [prefix('/secret')], backendRefs: [ref('b')] }] }),
+      httpRoute('open', { parentRefs: [{ name: 'web', sectionName: 'open' }], hostnames: ['open.test'], rules: [{ backendRefs: [ref('c')] }] }),
+      httpRoute('granted', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['grant.test'], rules: [{ backendRefs: [ref('far', 'far')] }] }),
+    ];
+    await writeManifests(dir, 'all.yaml', objects);
+    p = await startPortico(['--manifests', dir]);
+  });
+
+  after(async () => {
+    assert.equal(await p?.stop(), 0);
+    await Promise.all(backends.map((b) => b.close()));
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(fixtures, { recursive: true, force: true });
+  });
+
+  test('a RegularExpression path anchored with ^ and $ is served', async () => {
+    assert.deepEqual([await ask('re.test', '/re/123'), await ask('re.test', '/re/12a'), await ask('re.test', '/re/123/x')], ['a', '404', '404']);
+  });
+
+  test('RequestRedirect statusCode 301, 302, 303, 307 and 308 are each answered with that code', async () => {
+    const got: string[] = [];
+    for (const code of [301, 302, 303, 307, 308]) {
+      const r = await get(p.http, 'codes.test', `/s${code}/x`);
+      got.push(`${r.status} ${String(r.headers.location)}`);
+    }
+    assert.deepEqual(
+      got,
+      [301, 302, 303, 307, 308].map((c) => `${c} http://moved.test/s${c}/x`),
+    );
+  });
+
+  test('a ReferenceGrant at gateway.networking.k8s.io/v1 lets a route use a Service of another namespace', async () => {
+    assert.equal(await ask('grant.test', '/'), 'far');
+  });
+});
