@@ -115,6 +115,8 @@ export interface TlsServer {
   /** The host is listed in spec.tls of some Ingress: it redirects HTTP (ssl-redirect) and sends HSTS. */
   readonly tls: boolean;
   readonly clientAuth: ClientAuth | undefined;
+  /** The host's TLS is a Gateway HTTPS listener's: Gateway API has no ssl-redirect (render/tls.ts tlsLocationPolicy). */
+  readonly gateway?: true;
 }
 
 /** Per-Ingress settings for the locations that Ingress owns. */

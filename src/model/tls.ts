@@ -270,7 +270,8 @@ export function buildTls(
     const viaWild = wild === undefined ? undefined : b.hosts.get(wild);
     const tls = b.hosts.has(host) || (viaWild !== undefined && b.hostWide(viaWild.ingress, host, TLS_WIDE) === undefined);
     const clientAuth = b.clientAuth.get(host);
-    if (tls || clientAuth) servers.push({ host, tls, clientAuth });
+    const gateway = tls && (b.hosts.get(host) ?? viaWild)?.ingress.kind === 'Gateway';
+    if (tls || clientAuth) servers.push({ host, tls, clientAuth, ...(gateway ? { gateway: true as const } : {}) });
   }
   const tls: TlsModel = {
     settings: opts.settings,

@@ -116,7 +116,11 @@ export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { r
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
   const own = owner ? tls.ingresses[`${owner.namespace}/${owner.name}`] : undefined;
   if (own?.denied) return { denied: true, redirect: 0 };
-  const hasTls = tlsServerOf(tls, host)?.tls ?? false;
+  const server = tlsServerOf(tls, host);
+  // Gateway API has no ssl-redirect, only RequestRedirect filters: not for a route's location, nor for one of no
+  // Ingress where HTTPRoute candidates may take the requests or whose host's TLS is a Gateway listener's.
+  if (owner?.kind === 'HTTPRoute' || (owner === undefined && (l.gateway !== undefined || server?.gateway === true))) return { denied: false, redirect: 0 };
+  const hasTls = server?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
   // As ingress-nginx (isLocationInLocationList): the Ingress path, not the request, is compared with the prefixes.
   const path = l.target.kind === 'upstream' ? (l.target.rule?.path ?? l.path) : l.path;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
-import { makeCert, type Pem } from '../support/certs.js';
+import { httpsGet, makeCert, type Pem } from '../support/certs.js';
 import { ingress, ingressClass } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { get, startPortico, type Reply, type Running } from '../support/portico.js';
@@ -32,6 +32,7 @@ describe('Gateway API as the specification reads, through real nginx', () => {
   const certs = new Map<string, Pem>();
   const pem = (name: string): Pem => certs.get(name) as Pem;
   const ask = async (host: string, path: string): Promise<string> => whoOf(await get(p.http, host, path));
+  const askTls = async (host: string, path: string): Promise<string> => whoOf(await httpsGet(p.https, host, path));
 
   before(async () => {
     fixtures = mkdtempSync(join(tmpdir(), 'portico-gw-spec-'));
@@ -117,5 +118,12 @@ describe('Gateway API as the specification reads, through real nginx', () => {
 
   test('a ReferenceGrant at gateway.networking.k8s.io/v1 lets a route use a Service of another namespace', async () => {
     assert.equal(await ask('grant.test', '/'), 'far');
+  });
+
+  test("an HTTP listener's route is served over HTTP although an HTTPS listener serves its host; an HTTPS listener's route never over HTTP", async () => {
+    const plain = await get(p.http, 'both.test', '/x');
+    assert.deepEqual([whoOf(plain), plain.headers.location], ['a', undefined], 'no Ingress ssl-redirect: only a RequestRedirect filter redirects');
+    assert.equal(await ask('both.test', '/secret'), 'a', 'the HTTPS-only route is not served unencrypted; the HTTP route takes the path');
+    assert.equal(await askTls('both.test', '/secret'), 'b');
   });
 });

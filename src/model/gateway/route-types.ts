@@ -16,6 +16,11 @@ export interface GatewayMatch {
   readonly query: readonly GatewayCondition[];
   /** An HTTP method, upper case. */
   readonly method?: string;
+  /**
+   * `https`: the route reaches this host through HTTPS listeners only, so a plain HTTP request (port 80 serves every
+   * host) never reaches it. Not a field of HTTPRoute: set by model/gateway/translate.ts from the listeners.
+   */
+  readonly scheme?: 'https';
 }
 
 export interface GatewayHeader {
@@ -86,7 +91,7 @@ export interface GatewayEntry {
 
 /** True when a match has nothing but an Exact or PathPrefix path: nginx's location choice alone decides it. */
 export function pathOnly(m: GatewayMatch): boolean {
-  return m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined;
+  return m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined && m.scheme === undefined;
 }
 
 /** True when an action is one backend and nothing else: the location proxies to it without Lua. */

@@ -113,8 +113,27 @@ function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: num
   return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m } : {}) };
 }
 
-function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[], refs: Refs, at: { readonly rank: number; readonly entries: GatewayEntry[] }): void {
-  const { rank, entries } = at;
+/**
+ * The hosts a route reaches through HTTPS listeners only. nginx serves every host on both ports, so their matches
+ * carry `scheme: https` (Lua skips them for plain HTTP) instead of Ingress's ssl-redirect: only a RequestRedirect
+ * filter redirects on a Gateway listener.
+ */
+function httpsOnly(via: readonly Attachment[]): Set<string> {
+  const out = new Set<string>();
+  const plain = new Set<string>();
+  for (const a of via) for (const h of a.hosts) (a.listener.listener.protocol === 'HTTPS' ? out : plain).add(h);
+  for (const h of plain) out.delete(h);
+  return out;
+}
+
+function addRoute(
+  sink: GatewaySink,
+  route: HTTPRoute,
+  hosts: readonly string[],
+  refs: Refs,
+  at: { readonly rank: number; readonly entries: GatewayEntry[]; readonly secure: ReadonlySet<string> },
+): void {
+  const { rank, entries, secure } = at;
   const ref = refOf('HTTPRoute', route);
   (route.spec?.rules ?? []).forEach((rule, i) => {
     const action = actionOf(sink, ref, rule, i, refs);
@@ -123,12 +142,13 @@ function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[],
     const target: Target = { kind: 'upstream', upstream, ingress: ref };
     const matches: readonly HTTPRouteMatch[] = rule.matches?.length ? rule.matches : [{ path: { type: 'PathPrefix', value: '/' } }];
     matches.forEach((raw, j) => {
-      const match = gatewayMatch(raw, `spec.rules[${i}].matches[${j}]`);
-      if ('reason' in match) {
-        sink.problem(ref, match.field, `${match.reason}; the match is not served`);
+      const checked = gatewayMatch(raw, `spec.rules[${i}].matches[${j}]`);
+      if ('reason' in checked) {
+        sink.problem(ref, checked.field, `${checked.reason}; the match is not served`);
         return;
       }
       for (const host of hosts) {
+        const match = secure.has(host) ? { ...checked, scheme: 'https' as const } : checked;
         const refused = sink.refusal(ref, host);
         if (refused) {
           sink.problem(ref, 'spec.hostnames', refused);
@@ -163,7 +183,7 @@ export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: Gatew
       continue;
     }
     attachments.push(...a.via);
-    addRoute(sink, route, a.hosts, { grants, services: snapshot.services }, { rank, entries });
+    addRoute(sink, route, a.hosts, { grants, services: snapshot.services }, { rank, entries, secure: httpsOnly(a.via) });
   }
   return { tls: gatewayTlsHosts(served, attachments, grants), entries };
 }
