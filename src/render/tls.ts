@@ -144,6 +144,9 @@ export function tlsHsts(tls: TlsModel, host: string): boolean {
 export interface CertificatesPayload {
   readonly certificates: Readonly<Record<string, string>>;
   readonly default: string;
+  /** A hostname-less HTTPS listener's certificate: for names without their own, except those in `plain` (TlsModel.gatewayDefault). */
+  readonly listener?: string;
+  readonly plain?: readonly string[];
 }
 
 /** The payload for Lua; `fallbackPem` is the self-signed certificate and key, used when no default Secret is usable. */
@@ -155,7 +158,14 @@ export function certificatesPayload(tls: TlsModel, fallbackPem: string): Certifi
     if (p) certificates[h.host] = p;
   }
   const def = tls.defaultCertificate ? pem.get(tls.defaultCertificate) : undefined;
-  return { certificates, default: def ?? fallbackPem };
+  const listener = tls.gatewayDefault ? pem.get(tls.gatewayDefault.certificate) : undefined;
+  return { certificates, default: def ?? fallbackPem, ...(listener !== undefined ? { listener, plain: tls.gatewayDefault?.plain ?? [] } : {}) };
+}
+
+/** The hostname-less HTTPS listener whose certificate answers names without one, for /debug/certs. */
+function listenerDebug(d: NonNullable<TlsModel['gatewayDefault']>, byId: ReadonlyMap<string, CertificateInfo>): unknown {
+  const c = byId.get(d.certificate);
+  return { gateway: `${d.gateway.namespace}/${d.gateway.name}`, secret: d.certificate, ...(c ? info(c) : {}), exceptNamesOwnedElsewhere: d.plain.length };
 }
 
 const info = (c: CertificateInfo): CertificateInfo => ({ subject: c.subject, issuer: c.issuer, notBefore: c.notBefore, notAfter: c.notAfter, fingerprint: c.fingerprint, dnsNames: c.dnsNames });
@@ -166,6 +176,7 @@ export function certificatesDebug(tls: TlsModel, fallback: CertificateInfo): unk
   const defaultCert = tls.defaultCertificate ? byId.get(tls.defaultCertificate) : undefined;
   return {
     default: defaultCert ? { source: `Secret ${defaultCert.id}`, ...info(defaultCert) } : { source: 'self-signed', ...info(fallback) },
+    ...(tls.gatewayDefault ? { listenerDefault: listenerDebug(tls.gatewayDefault, byId) } : {}),
     hosts: tls.hosts.map((h) => {
       const c = h.certificate ? byId.get(h.certificate) : undefined;
       return { host: h.host, ingress: `${h.ingress.namespace}/${h.ingress.name}`, secret: c ? c.id : null, ...(c ? info(c) : { default: true }) };

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBackend, type Backend } from '../support/backends.js';
-import { httpsGet, makeCert, type Pem } from '../support/certs.js';
+import { httpsGet, makeCert, presented, type Pem } from '../support/certs.js';
 import { ingress, ingressClass } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
 import { get, startPortico, type Reply, type Running } from '../support/portico.js';
@@ -125,5 +125,13 @@ describe('Gateway API as the specification reads, through real nginx', () => {
     assert.deepEqual([whoOf(plain), plain.headers.location], ['a', undefined], 'no Ingress ssl-redirect: only a RequestRedirect filter redirects');
     assert.equal(await ask('both.test', '/secret'), 'a', 'the HTTPS-only route is not served unencrypted; the HTTP route takes the path');
     assert.equal(await askTls('both.test', '/secret'), 'b');
+  });
+
+  test('an HTTPS listener without hostname presents its certificate for any name nobody else owns; an unknown name then gets the 404', async () => {
+    assert.equal((await presented(p.https, 'unknown.test')).fingerprint, pem('open').fingerprint);
+    assert.equal(await askTls('unknown.test', '/'), '404');
+    assert.equal((await presented(p.https, 'open.test')).fingerprint, pem('open').fingerprint);
+    assert.notEqual((await presented(p.https, 'owned.test')).fingerprint, pem('open').fingerprint, "a host of another namespace's Ingress: the default certificate");
+    assert.equal((await presented(p.https, 'both.test')).fingerprint, pem('both').fingerprint);
   });
 });

@@ -8,10 +8,11 @@ import { ruleFilters } from './filters.js';
 import { gatewayMatch } from './match.js';
 import { byName } from '../lookup.js';
 import { pathOnly, plainAction, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
-import { refOf, type Attachment } from './attach.js';
+import { refOf, type Attachment, type ServedListener } from './attach.js';
+import { byClaimAge } from '../hosts.js';
 import type { GatewayAttachments } from './claims.js';
 import { granted } from './grants.js';
-import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
+import { gatewayDefaultTls, gatewayTlsHosts, type GatewayDefaultTls, type GatewayTlsHost } from './tls.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
 export interface GatewaySink {
@@ -171,7 +172,7 @@ function addRoute(
  * Adds every HTTPRoute attached to a listener of Portico's Gateways, oldest first (an older route keeps a path it
  * shares), and returns the TLS hosts of the HTTPS listeners for model/tls.ts.
  */
-export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: GatewayAttachments): { tls: GatewayTlsHost[]; entries: GatewayEntry[] } {
+export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: GatewayAttachments): { tls: GatewayTlsHost[]; entries: GatewayEntry[]; defaultTls?: GatewayDefaultTls } {
   const { served, refused } = g;
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
   const grants = snapshot.referenceGrants ?? [];
@@ -185,5 +186,9 @@ export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: Gatew
     attachments.push(...a.via);
     addRoute(sink, route, a.hosts, { grants, services: snapshot.services }, { rank, entries, secure: httpsOnly(a.via) });
   }
-  return { tls: gatewayTlsHosts(served, attachments, grants), entries };
+  const created = new Map((snapshot.gateways ?? []).map((gw) => [`${gw.metadata?.namespace ?? 'default'}/${gw.metadata?.name ?? ''}`, gw.metadata?.creationTimestamp]));
+  const age = (s: ServedListener): { ref: ObjectRef; created: string | undefined } => ({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`) });
+  const oldest = [...served].sort((a, b) => byClaimAge(age(a), age(b)));
+  const defaultTls = gatewayDefaultTls(oldest, grants);
+  return { tls: gatewayTlsHosts(served, attachments, grants), entries, ...(defaultTls ? { defaultTls } : {}) };
 }
