@@ -10,7 +10,8 @@
 --                    "rewrite": { "hostname", "path": { "type", "value" } },
 --                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "timeoutMs": n } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
---                                          "query": [...], "method": "GET", "scheme": "https" }, "action": i } ] } }
+--                                          "query": [...], "method": "GET", "scheme": "https",
+--                                          "hostSuffix": ".example.com" }, "action": i } ] } }
 -- -> 201 (with a "rejected <entry>: <reason>" line per candidate or action dropped), or 400 when the body is not such
 -- an object at all, nothing changed. GET returns what nginx holds. Stored in the portico_backends dict
 -- under "gateway" with its own version; a worker decodes it once per push.
@@ -89,6 +90,8 @@ local function check_match(m, at)
   return check_conditions(m.headers, at .. ".headers", true) or check_conditions(m.query, at .. ".query", false)
     or ((m.method ~= nil and not (type(m.method) == "string" and str_match(m.method, "^[A-Z]+$"))) and at .. ".method: must be a method" or nil)
     or ((m.scheme ~= nil and m.scheme ~= "http" and m.scheme ~= "https") and at .. ".scheme: must be http or https" or nil)
+    or ((m.hostSuffix ~= nil and not (type(m.hostSuffix) == "string" and #m.hostSuffix <= 253 and str_match(m.hostSuffix, "^%.[a-z0-9][a-z0-9.-]*$")))
+      and at .. ".hostSuffix: must be .domain" or nil)
 end
 
 local function check_edits(e, at)
@@ -214,6 +217,10 @@ local function matches(c, uri, args)
   local m = c.match
   if m.method and ngx.req.get_method() ~= m.method then return false, args end
   if m.scheme and ngx_var.scheme ~= m.scheme then return false, args end
+  if m.hostSuffix then
+    local host = ngx_var.host or ""
+    if #host <= #m.hostSuffix or str_sub(host, -#m.hostSuffix) ~= m.hostSuffix then return false, args end
+  end
   if m.path.re and not re_find(uri, m.path.re, "jo") then return false, args end
   for _, h in ipairs(m.headers) do
     if not value_matches(h, ngx_var[h.var]) then return false, args end

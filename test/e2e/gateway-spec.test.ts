@@ -58,6 +58,8 @@ describe('Gateway API as the specification reads, through real nginx', () => {
       { ...referenceGrant('to-far', 'far', 'default', 'Service'), apiVersion: 'gateway.networking.k8s.io/v1' },
       // Ingress wildcards keep Kubernetes' rule: exactly one label.
       ingress('ing-wild', { className: 'portico', host: '*.ing.test', paths: [{ path: '/', type: 'Prefix', service: 'ing' }] }),
+      // An older Ingress of another namespace keeps its exact host under a Gateway wildcard.
+      aged(ingress('deep', { namespace: 'other', className: 'portico', host: 'in.deep.rw.test', paths: [{ path: '/', type: 'Prefix', service: 'other' }] }), '2025-01-01T00:00:00Z'),
       // A name another namespace owns (older than the Gateway) never gets the hostname-less listener's certificate.
       aged(ingress('owned', { namespace: 'other', className: 'portico', host: 'owned.test', paths: [{ path: '/', type: 'Prefix', service: 'other' }] }), '2025-01-01T00:00:00Z'),
       aged(
@@ -133,5 +135,20 @@ describe('Gateway API as the specification reads, through real nginx', () => {
     assert.equal((await presented(p.https, 'open.test')).fingerprint, pem('open').fingerprint);
     assert.notEqual((await presented(p.https, 'owned.test')).fingerprint, pem('open').fingerprint, "a host of another namespace's Ingress: the default certificate");
     assert.equal((await presented(p.https, 'both.test')).fingerprint, pem('both').fingerprint);
+  });
+
+  test('a Gateway wildcard hostname (listener or route) matches one or more labels; an Ingress wildcard exactly one', async () => {
+    const got = [
+      await ask('a.wild.test', '/'),
+      await ask('a.b.wild.test', '/x'),
+      await ask('a.rw.test', '/'),
+      await ask('x.y.rw.test', '/'),
+      await ask('zz.deep.rw.test', '/'),
+      await ask('in.deep.rw.test', '/'),
+      await ask('a.ing.test', '/'),
+      await ask('a.b.ing.test', '/'),
+      await ask('wild.test', '/'),
+    ];
+    assert.deepEqual(got, ['b', 'b', 'c', 'c', 'c', 'other', 'ing', '404', '404']);
   });
 });

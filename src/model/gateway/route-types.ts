@@ -21,6 +21,11 @@ export interface GatewayMatch {
    * host) never reaches it. Not a field of HTTPRoute: set by model/gateway/translate.ts from the listeners.
    */
   readonly scheme?: 'https';
+  /**
+   * `.example.com`: the match of a `*.example.com` route served for names of two or more labels there, from another
+   * server (model/gateway/deep-wildcards.ts); Lua takes it only when `$host` ends with it.
+   */
+  readonly hostSuffix?: string;
 }
 
 export interface GatewayHeader {
@@ -91,7 +96,7 @@ export interface GatewayEntry {
 
 /** True when a match has nothing but an Exact or PathPrefix path: nginx's location choice alone decides it. */
 export function pathOnly(m: GatewayMatch): boolean {
-  return m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined && m.scheme === undefined;
+  return m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined && m.scheme === undefined && m.hostSuffix === undefined;
 }
 
 /** True when an action is one backend and nothing else: the location proxies to it without Lua. */
