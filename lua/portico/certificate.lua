@@ -4,7 +4,8 @@
 --                                    "listener": "<PEM>", "plain": ["<host>|*.<domain>", ...]}
 --   -> 201; 400 with a message and nothing changed when a host name or a PEM is bad. "listener" (optional) is a
 --   Gateway HTTPS listener without hostname: names without a certificate get it, except those in "plain" (names
---   another namespace owns, docs/security.md 2a), which get the default.
+--   another namespace owns, docs/security.md 2a), which get the default. "deep" (optional): wildcards of Gateway
+--   listeners, whose certificate serves names of two or more labels too (an Ingress wildcard takes one).
 -- GET  /configuration/certificates  -> {"version": n, "hosts": [...], "default": true|false} (never the PEM).
 -- ssl_certificate_by_lua: exact host, then the one-label wildcard, then the listener's (unless plain), then the
 -- default; with none of them the server's static ssl_certificate stays.
@@ -41,6 +42,7 @@ local hosts = {}              -- per worker: host -> PEM, from the shared dict
 local default_pem = nil
 local listener_pem = nil
 local plain = {}              -- per worker: set of names that never get the listener's certificate
+local deep = {}               -- per worker: set of wildcards that match more than one label
 local synced_version = nil
 
 local function valid_host(h)
@@ -93,11 +95,13 @@ function _M.validate(body)
       end
     end
   end
-  local names = payload.plain
-  if names ~= nil and names ~= cjson.null then
-    if type(names) ~= "table" then return nil, "plain: must be an array of host names" end
-    for i, h in ipairs(names) do
-      if not valid_host(h) then return nil, str_format("plain[%d]: not a lower-case host name or *.domain", i - 1) end
+  for _, field in ipairs({ "plain", "deep" }) do
+    local names = payload[field]
+    if names ~= nil and names ~= cjson.null then
+      if type(names) ~= "table" then return nil, field .. ": must be an array of host names" end
+      for i, h in ipairs(names) do
+        if not valid_host(h) then return nil, str_format("%s[%d]: not a lower-case host name or *.domain", field, i - 1) end
+      end
     end
   end
   return payload, rejected
@@ -146,9 +150,12 @@ local function sync(dict, version)
   hosts = type(payload.certificates) == "table" and payload.certificates or {}
   default_pem = type(payload.default) == "string" and payload.default or nil
   listener_pem = type(payload.listener) == "string" and payload.listener or nil
-  plain = {}
+  plain, deep = {}, {}
   if type(payload.plain) == "table" then
     for _, h in ipairs(payload.plain) do plain[h] = true end
+  end
+  if type(payload.deep) == "table" then
+    for _, h in ipairs(payload.deep) do deep[h] = true end
   end
 end
 
@@ -163,6 +170,13 @@ local function lookup(name)
     if wildcard then
       pem = hosts[wildcard]
       if pem then return wildcard, pem end
+      -- a Gateway listener's wildcard of more labels: the longest first (bounded by the name's dots)
+      local at = str_find(name, ".", dot + 1, true)
+      while at do
+        local w = "*" .. str_sub(name, at)
+        if deep[w] and hosts[w] then return w, hosts[w] end
+        at = str_find(name, ".", at + 1, true)
+      end
     end
     if listener_pem and not plain[name] and not (wildcard and plain[wildcard]) then return LISTENER, listener_pem end
   end

@@ -147,6 +147,8 @@ export interface CertificatesPayload {
   /** A hostname-less HTTPS listener's certificate: for names without their own, except those in `plain` (TlsModel.gatewayDefault). */
   readonly listener?: string;
   readonly plain?: readonly string[];
+  /** Wildcards of Gateway listeners: their certificate serves names of two or more labels too (an Ingress's, one). */
+  readonly deep?: readonly string[];
 }
 
 /** The payload for Lua; `fallbackPem` is the self-signed certificate and key, used when no default Secret is usable. */
@@ -159,7 +161,8 @@ export function certificatesPayload(tls: TlsModel, fallbackPem: string): Certifi
   }
   const def = tls.defaultCertificate ? pem.get(tls.defaultCertificate) : undefined;
   const listener = tls.gatewayDefault ? pem.get(tls.gatewayDefault.certificate) : undefined;
-  return { certificates, default: def ?? fallbackPem, ...(listener !== undefined ? { listener, plain: tls.gatewayDefault?.plain ?? [] } : {}) };
+  const deep = tls.hosts.filter((h) => h.host.startsWith('*.') && h.ingress.kind === 'Gateway' && certificates[h.host] !== undefined).map((h) => h.host);
+  return { certificates, default: def ?? fallbackPem, ...(listener !== undefined ? { listener, plain: tls.gatewayDefault?.plain ?? [] } : {}), ...(deep.length > 0 ? { deep } : {}) };
 }
 
 /** The hostname-less HTTPS listener whose certificate answers names without one, for /debug/certs. */

@@ -40,6 +40,7 @@ describe('Gateway API as the specification reads, through real nginx', () => {
       ['both', 'both.test'],
       ['open', 'open.test'],
       ['owned', 'owned.test'],
+      ['sec', '*.sec.test'],
     ] as const) {
       certs.set(name, makeCert(fixtures, host, { sans: [host] }));
     }
@@ -54,6 +55,7 @@ describe('Gateway API as the specification reads, through real nginx', () => {
       ...serviceFor('other', [by('other')], { namespace: 'other' }),
       tlsSecret('both-tls', pem('both')),
       tlsSecret('open-tls', pem('open')),
+      tlsSecret('sec-tls', pem('sec')),
       // ReferenceGrant at v1, the version current Gateway API releases write.
       { ...referenceGrant('to-far', 'far', 'default', 'Service'), apiVersion: 'gateway.networking.k8s.io/v1' },
       // Ingress wildcards keep Kubernetes' rule: exactly one label.
@@ -68,6 +70,7 @@ describe('Gateway API as the specification reads, through real nginx', () => {
           { name: 'wild', hostname: '*.wild.test' },
           { name: 'secure', protocol: 'HTTPS', hostname: 'both.test', certificateRefs: [{ name: 'both-tls' }] },
           { name: 'open', protocol: 'HTTPS', certificateRefs: [{ name: 'open-tls' }] },
+          { name: 'sec', protocol: 'HTTPS', hostname: '*.sec.test', certificateRefs: [{ name: 'sec-tls' }] },
         ]),
         '2026-01-01T00:00:00Z',
       ),
@@ -88,6 +91,7 @@ describe('Gateway API as the specification reads, through real nginx', () => {
       httpRoute('wild-route', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['*.rw.test'], rules: [{ backendRefs: [ref('c')] }] }),
       httpRoute('plain', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['both.test'], rules: [{ backendRefs: [ref('a')] }] }),
       httpRoute('secret', { parentRefs: [{ name: 'web', sectionName: 'secure' }], hostnames: ['both.test'], rules: [{ matches: [prefix('/secret')], backendRefs: [ref('b')] }] }),
+      httpRoute('sec', { parentRefs: [{ name: 'web', sectionName: 'sec' }], rules: [{ backendRefs: [ref('a')] }] }),
       httpRoute('open', { parentRefs: [{ name: 'web', sectionName: 'open' }], hostnames: ['open.test'], rules: [{ backendRefs: [ref('c')] }] }),
       httpRoute('granted', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['grant.test'], rules: [{ backendRefs: [ref('far', 'far')] }] }),
     ];
@@ -150,5 +154,11 @@ describe('Gateway API as the specification reads, through real nginx', () => {
       await ask('wild.test', '/'),
     ];
     assert.deepEqual(got, ['b', 'b', 'c', 'c', 'c', 'other', 'ing', '404', '404']);
+  });
+
+  test("a wildcard HTTPS listener's certificate and routes serve names of one or more labels under it", async () => {
+    assert.equal((await presented(p.https, 'a.sec.test')).fingerprint, pem('sec').fingerprint);
+    assert.equal((await presented(p.https, 'a.b.sec.test')).fingerprint, pem('sec').fingerprint);
+    assert.deepEqual([await askTls('a.sec.test', '/'), await askTls('a.b.sec.test', '/'), await ask('a.b.sec.test', '/')], ['a', 'a', '404']);
   });
 });
