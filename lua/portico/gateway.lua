@@ -4,7 +4,8 @@
 -- (the model sorted them by the specification's precedence) and applies its action; none: the location's own target.
 --
 -- POST /configuration/gateway  body (JSON, made by src/render/lua-payload.ts gatewayPayload):
---   { "actions": [ { "backends": [ { "upstream": "ns_svc_80" | absent (answers 500), "weight": n } ],
+--   { "actions": [ { "backends": [ { "upstream": "ns_svc_80" | absent (answers 500), "weight": n,
+--                                    "requestHeaders"/"responseHeaders": (as below, the backendRef's filters) } ],
 --                    "requestHeaders"/"responseHeaders": { "set": [{name,value}], "add": [...], "remove": [name] },
 --                    "redirect": { "scheme", "hostname", "port", "statusCode", "path": { "type", "value" } },
 --                    "rewrite": { "hostname", "path": { "type", "value" } },
@@ -120,6 +121,9 @@ local function check_action(a, at)
     if b.service ~= nil and (type(b.service) ~= "string" or not str_match(b.service, "^[a-z0-9.-]*$")) then
       return str_format("%s.backends[%d].service: must be a Service name", at, i - 1)
     end
+    local msg = check_edits(b.requestHeaders, str_format("%s.backends[%d].requestHeaders", at, i - 1))
+      or check_edits(b.responseHeaders, str_format("%s.backends[%d].responseHeaders", at, i - 1))
+    if msg then return msg end
   end
   if a.timeoutMs ~= nil and not is_int(a.timeoutMs, 1, 86400000 * 7) then return at .. ".timeoutMs: must be a positive integer" end
   if a.redirect ~= nil and (type(a.redirect) ~= "table" or not REDIRECT_CODES[a.redirect.statusCode]) then
@@ -305,6 +309,9 @@ local function apply(a, c, uri)
   if a.mirror then ngx_var.portico_gw_mirror = a.mirror[math_random(#a.mirror)] end
   local b = pick_backend(a)
   if not b.upstream then return ngx.exit(500) end
+  -- the backendRef's own filters, after the rule's
+  if b.requestHeaders then edit_request_headers(b.requestHeaders) end
+  if b.responseHeaders then ctx.portico_gw_backend_response = b.responseHeaders end
   ngx_var.portico_backend = b.upstream
   -- metrics (portico.metrics): namespace|route|service|host|upstream of what was chosen, the location's host kept
   -- (declared only with metrics on; a 404 location has none of its own: the server's name is its host)
@@ -339,10 +346,8 @@ function _M.rewrite()
   return balancer.rewrite()
 end
 
--- header_filter_by_lua of the same locations: ResponseHeaderModifier of the candidate taken, if any.
-function _M.header_filter()
-  local e = ngx.ctx.portico_gw_response
-  if not e then return end
+-- ResponseHeaderModifier edits on the response headers.
+local function edit_response_headers(e)
   local h = ngx.header
   for _, x in ipairs(e.set or {}) do h[x.name] = x.value end
   for _, x in ipairs(e.add or {}) do
@@ -351,6 +356,13 @@ function _M.header_filter()
     h[x.name] = cur and (cur .. "," .. x.value) or x.value
   end
   for _, n in ipairs(e.remove or {}) do h[n] = nil end
+end
+
+-- header_filter_by_lua of the same locations: ResponseHeaderModifier of the rule taken, then of its backendRef.
+function _M.header_filter()
+  local ctx = ngx.ctx
+  if ctx.portico_gw_response then edit_response_headers(ctx.portico_gw_response) end
+  if ctx.portico_gw_backend_response then edit_response_headers(ctx.portico_gw_backend_response) end
 end
 
 -- balancer_by_lua of the portico_gateway upstream: the rule's timeout, then the usual pick.

@@ -15,7 +15,11 @@ function listOf(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): 
 }
 
 function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs' | 'responseHeaders'): boolean {
-  return listOf(table, l).some((c) => table?.actions[c.action]?.[what] !== undefined);
+  return listOf(table, l).some((c) => {
+    const a = table?.actions[c.action];
+    // A backendRef's ResponseHeaderModifier needs the same header filter as the rule's.
+    return a?.[what] !== undefined || (what === 'responseHeaders' && a?.backends.some((b) => b.responseHeaders !== undefined) === true);
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBackend, type Backend } from '../support/backends.js';
+import { startBackend, type Backend, type Echo } from '../support/backends.js';
 import { httpsGet, makeCert, presented, type Pem } from '../support/certs.js';
 import { ingress, ingressClass } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
@@ -93,6 +93,27 @@ describe('Gateway API as the specification reads, through real nginx', () => {
       httpRoute('secret', { parentRefs: [{ name: 'web', sectionName: 'secure' }], hostnames: ['both.test'], rules: [{ matches: [prefix('/secret')], backendRefs: [ref('b')] }] }),
       httpRoute('sec', { parentRefs: [{ name: 'web', sectionName: 'sec' }], rules: [{ backendRefs: [ref('a')] }] }),
       httpRoute('open', { parentRefs: [{ name: 'web', sectionName: 'open' }], hostnames: ['open.test'], rules: [{ backendRefs: [ref('c')] }] }),
+      httpRoute('backend-filters', {
+        parentRefs: [{ name: 'web', sectionName: 'http' }],
+        hostnames: ['bf.test'],
+        rules: [
+          {
+            matches: [prefix('/one')],
+            filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-Rule', value: 'r' }] } }],
+            backendRefs: [
+              {
+                ...ref('a'),
+                filters: [
+                  { type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'X-Which', value: 'a' }], remove: ['X-Drop'] } },
+                  { type: 'ResponseHeaderModifier', responseHeaderModifier: { add: [{ name: 'X-Resp', value: 'from-a' }] } },
+                ],
+              },
+            ],
+          },
+          { matches: [prefix('/split')], backendRefs: [{ ...ref('a'), filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { add: [{ name: 'X-Which', value: 'a' }] } }] }, ref('b')] },
+          { matches: [prefix('/unsupported')], backendRefs: [{ ...ref('a'), filters: [{ type: 'URLRewrite', urlRewrite: { hostname: 'x.test' } }] }] },
+        ],
+      }),
       httpRoute('granted', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['grant.test'], rules: [{ backendRefs: [ref('far', 'far')] }] }),
     ];
     await writeManifests(dir, 'all.yaml', objects);
@@ -160,5 +181,18 @@ describe('Gateway API as the specification reads, through real nginx', () => {
     assert.equal((await presented(p.https, 'a.sec.test')).fingerprint, pem('sec').fingerprint);
     assert.equal((await presented(p.https, 'a.b.sec.test')).fingerprint, pem('sec').fingerprint);
     assert.deepEqual([await askTls('a.sec.test', '/'), await askTls('a.b.sec.test', '/'), await ask('a.b.sec.test', '/')], ['a', 'a', '404']);
+  });
+
+  test('RequestHeaderModifier and ResponseHeaderModifier on a backendRef apply to the requests sent to that backend only', async () => {
+    const r = await get(p.http, 'bf.test', '/one', { headers: { 'X-Drop': '1' } });
+    const echo = JSON.parse(r.body) as Echo;
+    assert.deepEqual([r.status, echo.headers['x-rule'], echo.headers['x-which'], echo.headers['x-drop'], r.headers['x-resp']], [200, 'r', 'a', undefined, 'from-a']);
+    const seen = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const e = JSON.parse((await get(p.http, 'bf.test', '/split')).body) as Echo;
+      seen.add(`${e.id}:${String(e.headers['x-which'])}`);
+    }
+    assert.deepEqual([...seen].sort(), ['a:a', 'b:undefined']);
+    assert.equal(await ask('bf.test', '/unsupported'), '500', 'a backendRef filter Portico does not apply: its share answers 500');
   });
 });

@@ -1,7 +1,7 @@
 // HTTPRoute rule filters and timeouts, validated into the data of a GatewayAction (Lua applies them; nothing reaches nginx.conf).
 import { checkHost, checkPath, clip } from '../names.js';
 import type { HTTPHeaderFilter, HTTPPathModifier, HTTPRouteFilter, HTTPRouteRule } from './api.js';
-import type { GatewayAction, HeaderEdits, PathEdit } from './route-types.js';
+import type { GatewayAction, HeaderEdits, PathEdit, WeightedBackend } from './route-types.js';
 
 type Refusal = { readonly field: string; readonly reason: string };
 type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror'> & { readonly mirror?: { readonly field: string; readonly filter: HTTPRouteFilter } };
@@ -13,7 +13,7 @@ const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$/;
 /** Headers a filter may not touch: nginx owns the connection framing. */
 const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive']);
 
-function headerEdits(h: HTTPHeaderFilter, field: string): HeaderEdits | Refusal {
+export function headerEdits(h: HTTPHeaderFilter, field: string): HeaderEdits | Refusal {
   const pairs = (list: HTTPHeaderFilter['set'], kind: 'set' | 'add'): { name: string; value: string }[] | Refusal => {
     const out: { name: string; value: string }[] = [];
     for (const [i, x] of (list ?? []).entries()) {
@@ -146,4 +146,26 @@ export function ruleFilters(rule: HTTPRouteRule, field: string, prefixMatch: boo
   const ms = timeout(rule.timeouts, field);
   if (typeof ms === 'object') return ms;
   return ms !== undefined ? { ...out, timeoutMs: ms } : out;
+}
+
+/**
+ * The filters of one backendRef: RequestHeaderModifier and ResponseHeaderModifier, each at most once, applied only to
+ * the requests sent to that backend (after the rule's); or why that backend's share is not served.
+ */
+export function backendFilters(list: readonly HTTPRouteFilter[], field: string): Pick<WeightedBackend, 'requestHeaders' | 'responseHeaders'> | Refusal {
+  let out: Pick<WeightedBackend, 'requestHeaders' | 'responseHeaders'> = {};
+  const once = new Set<string>();
+  for (const [i, f] of list.entries()) {
+    const at = `${field}[${i}]`;
+    if (f.type !== 'RequestHeaderModifier' && f.type !== 'ResponseHeaderModifier') {
+      return { field: `${at}.type`, reason: `${JSON.stringify(clip(f.type))} on a backendRef is not supported (RequestHeaderModifier, ResponseHeaderModifier)` };
+    }
+    if (once.has(f.type)) return { field: at, reason: `${f.type} may appear once per backendRef` };
+    once.add(f.type);
+    const key = f.type === 'RequestHeaderModifier' ? 'requestHeaderModifier' : 'responseHeaderModifier';
+    const e = headerEdits(f[key] ?? {}, `${at}.${key}`);
+    if ('field' in e) return e;
+    out = { ...out, [f.type === 'RequestHeaderModifier' ? 'requestHeaders' : 'responseHeaders']: e };
+  }
+  return out;
 }

@@ -50,6 +50,9 @@ export interface PathEdit {
 export interface WeightedBackend {
   readonly upstream?: string;
   readonly weight: number;
+  /** The backendRef's own RequestHeaderModifier / ResponseHeaderModifier, applied after the rule's. */
+  readonly requestHeaders?: HeaderEdits;
+  readonly responseHeaders?: HeaderEdits;
 }
 
 /** What one rule of one HTTPRoute does with a request it takes: data for Lua, never nginx.conf text. */
@@ -105,6 +108,8 @@ export function plainAction(a: GatewayAction): boolean {
     a.weighted === undefined &&
     a.backends.length === 1 &&
     a.backends[0]?.upstream !== undefined &&
+    a.backends[0].requestHeaders === undefined &&
+    a.backends[0].responseHeaders === undefined &&
     a.requestHeaders === undefined &&
     a.responseHeaders === undefined &&
     a.redirect === undefined &&

@@ -4,7 +4,7 @@ import type { Snapshot } from '../input.js';
 import type { PathRule } from '../routes.js';
 import type { ObjectRef, Problem, Target } from '../types.js';
 import type { BackendObjectReference, HTTPBackendRef, HTTPRoute, HTTPRouteMatch, HTTPRouteRule, ReferenceGrant } from './api.js';
-import { ruleFilters } from './filters.js';
+import { backendFilters, ruleFilters } from './filters.js';
 import { gatewayMatch } from './match.js';
 import { byName } from '../lookup.js';
 import { pathOnly, plainAction, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
@@ -85,13 +85,14 @@ function backendsOf(sink: GatewaySink, ref: ObjectRef, list: readonly HTTPBacken
       return;
     }
     if (weight === 0) return;
-    if (b.filters?.length) {
-      sink.problem(ref, `${field}.backendRefs[${i}].filters`, 'filters on a backendRef are not supported; its share of requests answers 500', 'degraded');
+    const edits = backendFilters(b.filters ?? [], `${field}.backendRefs[${i}].filters`);
+    if ('field' in edits && 'reason' in edits) {
+      sink.problem(ref, edits.field, `${edits.reason}; its share of requests answers 500`, 'degraded');
       out.push({ weight });
       return;
     }
     const upstream = resolve(sink, ref, b, `${field}.backendRefs[${i}]`, refs);
-    out.push(upstream !== undefined ? { upstream, weight } : { weight });
+    out.push(upstream !== undefined ? { upstream, weight, ...edits } : { weight });
   });
   return out;
 }
