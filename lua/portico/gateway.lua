@@ -9,7 +9,8 @@
 --                    "requestHeaders"/"responseHeaders": { "set": [{name,value}], "add": [...], "remove": [name] },
 --                    "redirect": { "scheme", "hostname", "port", "statusCode", "path": { "type", "value" } },
 --                    "rewrite": { "hostname", "path": { "type", "value" } },
---                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "timeoutMs": n } ],
+--                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "mirrorPercent": p,
+--                    "timeoutMs": n } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
 --                                          "query": [...], "method": "GET", "scheme": "https",
 --                                          "hostSuffix": ".example.com" }, "action": i } ] } }
@@ -128,6 +129,9 @@ local function check_action(a, at)
   if a.timeoutMs ~= nil and not is_int(a.timeoutMs, 1, 86400000 * 7) then return at .. ".timeoutMs: must be a positive integer" end
   if a.redirect ~= nil and (type(a.redirect) ~= "table" or not REDIRECT_CODES[a.redirect.statusCode]) then
     return at .. ".redirect.statusCode: must be 301, 302, 303, 307 or 308"
+  end
+  if a.mirrorPercent ~= nil and not (type(a.mirrorPercent) == "number" and a.mirrorPercent >= 0 and a.mirrorPercent <= 100) then
+    return at .. ".mirrorPercent: must be a number 0-100"
   end
   for i, ep in ipairs(a.mirror or {}) do
     if type(ep) ~= "string" or not str_match(ep, "^[%x.:%[%]]+:%d+$") then return str_format("%s.mirror[%d]: must be address:port", at, i - 1) end
@@ -306,7 +310,10 @@ local function apply(a, c, uri)
   local ctx = ngx.ctx
   if a.responseHeaders then ctx.portico_gw_response = a.responseHeaders end
   if a.timeoutMs then ctx.portico_gw_timeout = a.timeoutMs / 1000 end
-  if a.mirror then ngx_var.portico_gw_mirror = a.mirror[math_random(#a.mirror)] end
+  -- RequestMirror percent/fraction: the other requests keep "" (the mirror location then copies nothing)
+  if a.mirror and (not a.mirrorPercent or math_random() * 100 < a.mirrorPercent) then
+    ngx_var.portico_gw_mirror = a.mirror[math_random(#a.mirror)]
+  end
   local b = pick_backend(a)
   if not b.upstream then return ngx.exit(500) end
   -- the backendRef's own filters, after the rule's

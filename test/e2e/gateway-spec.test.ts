@@ -10,7 +10,7 @@ import { startBackend, type Backend, type Echo } from '../support/backends.js';
 import { httpsGet, makeCert, presented, type Pem } from '../support/certs.js';
 import { ingress, ingressClass } from '../support/objects.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
-import { get, startPortico, type Reply, type Running } from '../support/portico.js';
+import { get, startPortico, until, type Reply, type Running } from '../support/portico.js';
 import { tlsSecret } from '../support/tls-manifests.js';
 import { gateway, gatewayClass, httpRoute, referenceGrant } from '../support/gateway.js';
 
@@ -44,13 +44,13 @@ describe('Gateway API as the specification reads, through real nginx', () => {
     ] as const) {
       certs.set(name, makeCert(fixtures, host, { sans: [host] }));
     }
-    backends = await Promise.all(['a', 'b', 'c', 'ing', 'far', 'other'].map((id) => startBackend(id)));
+    backends = await Promise.all(['a', 'b', 'c', 'ing', 'far', 'other', 'mirror'].map((id) => startBackend(id)));
     const by = (id: string): Backend => backends.find((b) => b.id === id) as Backend;
     dir = await manifestDir();
     const objects: unknown[] = [
       ingressClass('portico'),
       gatewayClass('portico'),
-      ...['a', 'b', 'c', 'ing'].flatMap((id) => serviceFor(id, [by(id)])),
+      ...['a', 'b', 'c', 'ing', 'mirror'].flatMap((id) => serviceFor(id, [by(id)])),
       ...serviceFor('far', [by('far')], { namespace: 'far' }),
       ...serviceFor('other', [by('other')], { namespace: 'other' }),
       tlsSecret('both-tls', pem('both')),
@@ -112,6 +112,15 @@ describe('Gateway API as the specification reads, through real nginx', () => {
           },
           { matches: [prefix('/split')], backendRefs: [{ ...ref('a'), filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { add: [{ name: 'X-Which', value: 'a' }] } }] }, ref('b')] },
           { matches: [prefix('/unsupported')], backendRefs: [{ ...ref('a'), filters: [{ type: 'URLRewrite', urlRewrite: { hostname: 'x.test' } }] }] },
+        ],
+      }),
+      httpRoute('mirrors', {
+        parentRefs: [{ name: 'web', sectionName: 'http' }],
+        hostnames: ['mirror.test'],
+        rules: [
+          { matches: [prefix('/none')], backendRefs: [ref('a')], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('mirror'), percent: 0 } }] },
+          { matches: [prefix('/half')], backendRefs: [ref('a')], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('mirror'), fraction: { numerator: 1, denominator: 2 } } }] },
+          { matches: [prefix('/all')], backendRefs: [ref('a')], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('mirror'), percent: 100 } }] },
         ],
       }),
       httpRoute('granted', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['grant.test'], rules: [{ backendRefs: [ref('far', 'far')] }] }),
@@ -194,5 +203,18 @@ describe('Gateway API as the specification reads, through real nginx', () => {
     }
     assert.deepEqual([...seen].sort(), ['a:a', 'b:undefined']);
     assert.equal(await ask('bf.test', '/unsupported'), '500', 'a backendRef filter Portico does not apply: its share answers 500');
+  });
+
+  test('RequestMirror percent and fraction copy that share of requests', async () => {
+    const mirror = backends.find((b) => b.id === 'mirror') as Backend;
+    const copies = (path: string): number => mirror.seen.filter((e) => e.url === path).length;
+    for (let i = 0; i < 5; i++) assert.equal(await ask('mirror.test', '/none'), 'a');
+    for (let i = 0; i < 40; i++) assert.equal(await ask('mirror.test', '/half'), 'a');
+    assert.equal(await ask('mirror.test', '/all'), 'a');
+    // The copies of /none and /half were sent before the one of /all.
+    await until('the copy of /all', () => copies('/all') === 1);
+    await until('some copies of /half', () => copies('/half') > 0);
+    assert.ok(copies('/half') < 40, `about half of 40 requests copied, not ${copies('/half')}`);
+    assert.equal(copies('/none'), 0);
   });
 });

@@ -190,7 +190,7 @@ test('filters Portico would apply more broadly than asked, or cannot apply, refu
   const mirror = { backendRef: { name: 'a', port: 80 } };
   assert.deepEqual(
     [
-      field([{ type: 'RequestMirror', requestMirror: { ...mirror, percent: 10 } }]),
+      field([{ type: 'RequestMirror', requestMirror: { ...mirror, percent: 101 } }]),
       field([{ type: 'ExtensionRef', extensionRef: {} }]),
       field([
         { type: 'RequestHeaderModifier', requestHeaderModifier: {} },
@@ -209,7 +209,7 @@ test('filters Portico would apply more broadly than asked, or cannot apply, refu
       ]),
     ],
     [
-      'spec.rules[0].filters[0].requestMirror',
+      'spec.rules[0].filters[0].requestMirror.percent',
       'spec.rules[0].filters[0].type',
       'spec.rules[0].filters[1]',
       'spec.rules[0].filters[0].requestRedirect.statusCode',

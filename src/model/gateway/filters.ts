@@ -4,7 +4,9 @@ import type { HTTPHeaderFilter, HTTPPathModifier, HTTPRouteFilter, HTTPRouteRule
 import type { GatewayAction, HeaderEdits, PathEdit, WeightedBackend } from './route-types.js';
 
 type Refusal = { readonly field: string; readonly reason: string };
-type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror'> & { readonly mirror?: { readonly field: string; readonly filter: HTTPRouteFilter } };
+type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror' | 'mirrorPercent'> & {
+  readonly mirror?: { readonly field: string; readonly filter: HTTPRouteFilter; readonly percent?: number };
+};
 
 /** RequestRedirect status codes the standard channel's CRD allows: 301 and 302 (core), 303, 307 and 308 (extended). */
 const REDIRECT_CODES: readonly number[] = [301, 302, 303, 307, 308];
@@ -100,6 +102,18 @@ function rewriteOf(f: HTTPRouteFilter, w: string, prefixMatch: boolean): Rewrite
   return { ...(r.hostname ? { hostname: r.hostname.toLowerCase() } : {}), ...(path ? { path } : {}) };
 }
 
+/** RequestMirror `percent` (0-100) or `fraction` (numerator/denominator, denominator 100 by default) as a percentage; undefined: every request. */
+function mirrorPercent(m: { readonly percent?: number; readonly fraction?: { readonly numerator: number; readonly denominator?: number } }, at: string): number | undefined | Refusal {
+  if (m.percent !== undefined && m.fraction !== undefined) return { field: at, reason: 'only one of percent and fraction may be set' };
+  if (m.percent !== undefined) return Number.isInteger(m.percent) && m.percent >= 0 && m.percent <= 100 ? m.percent : { field: `${at}.percent`, reason: 'must be an integer 0-100' };
+  if (m.fraction === undefined) return undefined;
+  const { numerator, denominator = 100 } = m.fraction;
+  if (!Number.isInteger(numerator) || !Number.isInteger(denominator) || numerator < 0 || denominator < 1 || numerator > denominator) {
+    return { field: `${at}.fraction`, reason: 'numerator and denominator must be integers with 0 <= numerator <= denominator and denominator >= 1' };
+  }
+  return (numerator * 100) / denominator;
+}
+
 /** One filter applied to what the rule's filters made so far, or a refusal. */
 function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: boolean): Filters | Refusal {
   if (f.type === 'RequestHeaderModifier' || f.type === 'ResponseHeaderModifier') {
@@ -116,10 +130,10 @@ function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: bo
     return 'field' in r && 'reason' in r ? r : { ...out, rewrite: r };
   }
   if (f.type === 'RequestMirror') {
-    const m = (f.requestMirror ?? {}) as Record<string, unknown>;
-    if (m.percent !== undefined || m.fraction !== undefined)
-      return { field: `${at}.requestMirror`, reason: 'percent and fraction (experimental channel) are not supported: mirroring every request would copy more than asked' };
-    return out.mirror ? { field: at, reason: 'Portico mirrors to one backend per rule' } : { ...out, mirror: { field: `${at}.requestMirror.backendRef`, filter: f } };
+    const percent = mirrorPercent(f.requestMirror ?? {}, `${at}.requestMirror`);
+    if (typeof percent === 'object') return percent;
+    if (out.mirror) return { field: at, reason: 'Portico mirrors to one backend per rule' };
+    return { ...out, mirror: { field: `${at}.requestMirror.backendRef`, filter: f, ...(percent !== undefined && percent < 100 ? { percent } : {}) } };
   }
   return {
     field: `${at}.type`,

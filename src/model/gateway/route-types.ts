@@ -70,6 +70,8 @@ export interface GatewayAction {
   readonly rewrite?: { readonly hostname?: string; readonly path?: PathEdit };
   /** RequestMirror: the upstream that gets a copy of each request (responses ignored). */
   readonly mirror?: string;
+  /** RequestMirror `percent` / `fraction` as a percentage below 100: Lua copies that share of requests. */
+  readonly mirrorPercent?: number;
   /** timeouts.backendRequest, else timeouts.request, in milliseconds: the upstream connect, send and read timeouts. */
   readonly timeoutMs?: number;
 }

@@ -112,7 +112,8 @@ function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: num
   if (!filters.redirect && backends.length === 0)
     sink.problem(ref, `${field}.backendRefs`, list.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
   const m = mirror ? resolve(sink, ref, mirror.filter.requestMirror?.backendRef ?? { name: '' }, mirror.field, { ...refs, then: 'nothing is mirrored' }) : undefined;
-  return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m } : {}) };
+  const share = m !== undefined && mirror?.percent !== undefined ? { mirrorPercent: mirror.percent } : {};
+  return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m, ...share } : {}) };
 }
 
 /**
