@@ -123,6 +123,8 @@ describe('Gateway API as the specification reads, through real nginx', () => {
           { matches: [prefix('/all')], backendRefs: [ref('a')], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('mirror'), percent: 100 } }] },
         ],
       }),
+      httpRoute('named', { parentRefs: [{ name: 'web', port: 80 }], hostnames: ['named.test'], rules: [{ name: 'only-rule', backendRefs: [ref('b')] }] }),
+      httpRoute('other-port', { parentRefs: [{ name: 'web', port: 8080 }], hostnames: ['port.test'], rules: [{ backendRefs: [ref('b')] }] }),
       httpRoute('granted', { parentRefs: [{ name: 'web', sectionName: 'http' }], hostnames: ['grant.test'], rules: [{ backendRefs: [ref('far', 'far')] }] }),
     ];
     await writeManifests(dir, 'all.yaml', objects);
@@ -216,5 +218,9 @@ describe('Gateway API as the specification reads, through real nginx', () => {
     await until('some copies of /half', () => copies('/half') > 0);
     assert.ok(copies('/half') < 40, `about half of 40 requests copied, not ${copies('/half')}`);
     assert.equal(copies('/none'), 0);
+  });
+
+  test('a named rule is served; a parentRef port selects the listeners on that port only', async () => {
+    assert.deepEqual([await ask('named.test', '/'), await ask('port.test', '/')], ['b', '404']);
   });
 });
