@@ -10,6 +10,7 @@
 --                    "redirect": { "scheme", "hostname", "port", "statusCode", "path": { "type", "value" } },
 --                    "rewrite": { "hostname", "path": { "type", "value" } },
 --                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "mirrorPercent": p,
+--                    "moreMirrors": [ { "endpoints": [...], "percent": p } ] (the rule's further mirrors),
 --                    "timeoutMs": n } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
 --                                          "query": [...], "method": "GET", "scheme": "https",
@@ -135,6 +136,15 @@ local function check_action(a, at)
   end
   for i, ep in ipairs(a.mirror or {}) do
     if type(ep) ~= "string" or not str_match(ep, "^[%x.:%[%]]+:%d+$") then return str_format("%s.mirror[%d]: must be address:port", at, i - 1) end
+  end
+  if a.moreMirrors ~= nil and (type(a.moreMirrors) ~= "table" or #a.moreMirrors > 3) then return at .. ".moreMirrors: must be an array of at most 3" end
+  for j, m in ipairs(a.moreMirrors or {}) do
+    local mat = str_format("%s.moreMirrors[%d]", at, j - 1)
+    if type(m) ~= "table" or type(m.endpoints) ~= "table" then return mat .. ".endpoints: must be an array" end
+    for i, ep in ipairs(m.endpoints) do
+      if type(ep) ~= "string" or not str_match(ep, "^[%x.:%[%]]+:%d+$") then return str_format("%s.endpoints[%d]: must be address:port", mat, i - 1) end
+    end
+    if m.percent ~= nil and not (type(m.percent) == "number" and m.percent >= 0 and m.percent <= 100) then return mat .. ".percent: must be a number 0-100" end
   end
   return check_edits(a.requestHeaders, at .. ".requestHeaders") or check_edits(a.responseHeaders, at .. ".responseHeaders")
 end
@@ -313,6 +323,14 @@ local function apply(a, c, uri)
   -- RequestMirror percent/fraction: the other requests keep "" (the mirror location then copies nothing)
   if a.mirror and (not a.mirrorPercent or math_random() * 100 < a.mirrorPercent) then
     ngx_var.portico_gw_mirror = a.mirror[math_random(#a.mirror)]
+  end
+  -- further mirrors: each its own variable, set only where this nginx.conf declares it (a newer table may run
+  -- on an older configuration until the reload)
+  for j, m in ipairs(a.moreMirrors or {}) do
+    local var = "portico_gw_mirror_" .. (j + 1)
+    if #m.endpoints > 0 and ngx_var[var] ~= nil and (not m.percent or math_random() * 100 < m.percent) then
+      ngx_var[var] = m.endpoints[math_random(#m.endpoints)]
+    end
   end
   local b = pick_backend(a)
   if not b.upstream then return ngx.exit(500) end

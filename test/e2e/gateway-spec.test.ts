@@ -44,13 +44,13 @@ describe('Gateway API as the specification reads, through real nginx', () => {
     ] as const) {
       certs.set(name, makeCert(fixtures, host, { sans: [host] }));
     }
-    backends = await Promise.all(['a', 'b', 'c', 'ing', 'far', 'other', 'mirror'].map((id) => startBackend(id)));
+    backends = await Promise.all(['a', 'b', 'c', 'ing', 'far', 'other', 'mirror', 'mirror2'].map((id) => startBackend(id)));
     const by = (id: string): Backend => backends.find((b) => b.id === id) as Backend;
     dir = await manifestDir();
     const objects: unknown[] = [
       ingressClass('portico'),
       gatewayClass('portico'),
-      ...['a', 'b', 'c', 'ing', 'mirror'].flatMap((id) => serviceFor(id, [by(id)])),
+      ...['a', 'b', 'c', 'ing', 'mirror', 'mirror2'].flatMap((id) => serviceFor(id, [by(id)])),
       ...serviceFor('far', [by('far')], { namespace: 'far' }),
       ...serviceFor('other', [by('other')], { namespace: 'other' }),
       tlsSecret('both-tls', pem('both')),
@@ -121,6 +121,14 @@ describe('Gateway API as the specification reads, through real nginx', () => {
           { matches: [prefix('/none')], backendRefs: [ref('a')], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('mirror'), percent: 0 } }] },
           { matches: [prefix('/half')], backendRefs: [ref('a')], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('mirror'), fraction: { numerator: 1, denominator: 2 } } }] },
           { matches: [prefix('/all')], backendRefs: [ref('a')], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('mirror'), percent: 100 } }] },
+          {
+            matches: [prefix('/two')],
+            backendRefs: [ref('a')],
+            filters: [
+              { type: 'RequestMirror', requestMirror: { backendRef: ref('mirror') } },
+              { type: 'RequestMirror', requestMirror: { backendRef: ref('mirror2') } },
+            ],
+          },
         ],
       }),
       httpRoute('named', { parentRefs: [{ name: 'web', port: 80 }], hostnames: ['named.test'], rules: [{ name: 'only-rule', backendRefs: [ref('b')] }] }),
@@ -222,5 +230,11 @@ describe('Gateway API as the specification reads, through real nginx', () => {
 
   test('a named rule is served; a parentRef port selects the listeners on that port only', async () => {
     assert.deepEqual([await ask('named.test', '/'), await ask('port.test', '/')], ['b', '404']);
+  });
+
+  test('several RequestMirror filters in one rule each get a copy', async () => {
+    const seen = (id: string): number => (backends.find((b) => b.id === id) as Backend).seen.filter((e) => e.url === '/two/x').length;
+    assert.equal(await ask('mirror.test', '/two/x'), 'a');
+    await until('both mirrors saw the copy', () => seen('mirror') === 1 && seen('mirror2') === 1);
   });
 });

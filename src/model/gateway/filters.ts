@@ -5,8 +5,11 @@ import type { GatewayAction, HeaderEdits, PathEdit, WeightedBackend } from './ro
 
 type Refusal = { readonly field: string; readonly reason: string };
 type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror' | 'mirrorPercent'> & {
-  readonly mirror?: { readonly field: string; readonly filter: HTTPRouteFilter; readonly percent?: number };
+  readonly mirrors?: readonly { readonly field: string; readonly filter: HTTPRouteFilter; readonly percent?: number }[];
 };
+
+/** RequestMirror filters one rule may carry: each is an nginx `mirror` subrequest of every request it copies. */
+export const MAX_MIRRORS = 4;
 
 /** RequestRedirect status codes the standard channel's CRD allows: 301 and 302 (core), 303, 307 and 308 (extended). */
 const REDIRECT_CODES: readonly number[] = [301, 302, 303, 307, 308];
@@ -132,8 +135,9 @@ function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: bo
   if (f.type === 'RequestMirror') {
     const percent = mirrorPercent(f.requestMirror ?? {}, `${at}.requestMirror`);
     if (typeof percent === 'object') return percent;
-    if (out.mirror) return { field: at, reason: 'Portico mirrors to one backend per rule' };
-    return { ...out, mirror: { field: `${at}.requestMirror.backendRef`, filter: f, ...(percent !== undefined && percent < 100 ? { percent } : {}) } };
+    const mirrors = out.mirrors ?? [];
+    if (mirrors.length >= MAX_MIRRORS) return { field: at, reason: `Portico mirrors to at most ${MAX_MIRRORS} backends per rule` };
+    return { ...out, mirrors: [...mirrors, { field: `${at}.requestMirror.backendRef`, filter: f, ...(percent !== undefined && percent < 100 ? { percent } : {}) }] };
   }
   return {
     field: `${at}.type`,

@@ -72,6 +72,8 @@ export interface GatewayAction {
   readonly mirror?: string;
   /** RequestMirror `percent` / `fraction` as a percentage below 100: Lua copies that share of requests. */
   readonly mirrorPercent?: number;
+  /** The rule's further RequestMirror filters, in order (`mirror` is the first): render/gateway.ts gives each its own subrequest. */
+  readonly moreMirrors?: readonly { readonly upstream: string; readonly percent?: number }[];
   /** timeouts.backendRequest, else timeouts.request, in milliseconds: the upstream connect, send and read timeouts. */
   readonly timeoutMs?: number;
 }

@@ -106,14 +106,18 @@ function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: num
     sink.problem(ref, f.field, `${f.reason}; the rule is not served`);
     return undefined;
   }
-  const { mirror, ...filters } = f;
+  const { mirrors = [], ...filters } = f;
   const list = rule.backendRefs ?? [];
   const backends = filters.redirect ? [] : backendsOf(sink, ref, list, field, refs);
   if (!filters.redirect && backends.length === 0)
     sink.problem(ref, `${field}.backendRefs`, list.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
-  const m = mirror ? resolve(sink, ref, mirror.filter.requestMirror?.backendRef ?? { name: '' }, mirror.field, { ...refs, then: 'nothing is mirrored' }) : undefined;
-  const share = m !== undefined && mirror?.percent !== undefined ? { mirrorPercent: mirror.percent } : {};
-  return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m, ...share } : {}) };
+  const resolved = mirrors.flatMap((m) => {
+    const upstream = resolve(sink, ref, m.filter.requestMirror?.backendRef ?? { name: '' }, m.field, { ...refs, then: 'nothing is mirrored there' });
+    return upstream !== undefined ? [{ upstream, ...(m.percent !== undefined ? { percent: m.percent } : {}) }] : [];
+  });
+  const [first, ...more] = resolved;
+  const copies = first ? { mirror: first.upstream, ...(first.percent !== undefined ? { mirrorPercent: first.percent } : {}), ...(more.length > 0 ? { moreMirrors: more } : {}) } : {};
+  return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...copies };
 }
 
 /**
