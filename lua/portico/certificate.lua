@@ -1,10 +1,14 @@
 -- portico.certificate: certificates pushed as PEM into a shared dict and served per SNI without a reload.
 --
--- POST /configuration/certificates  {"certificates": {"<host>|*.<domain>": "<PEM chain + key>"}, "default": "<PEM>"|null}
---   -> 201; 400 with a message and nothing changed when a host name or a PEM is bad.
+-- POST /configuration/certificates  {"certificates": {"<host>|*.<domain>": "<PEM chain + key>"}, "default": "<PEM>"|null,
+--                                    "listener": "<PEM>", "plain": ["<host>|*.<domain>", ...]}
+--   -> 201; 400 with a message and nothing changed when a host name or a PEM is bad. "listener" (optional) is a
+--   Gateway HTTPS listener without hostname: names without a certificate get it, except those in "plain" (names
+--   another namespace owns, docs/security.md 2a), which get the default. "deep" (optional): wildcards of Gateway
+--   listeners, whose certificate serves names of two or more labels too (an Ingress wildcard takes one).
 -- GET  /configuration/certificates  -> {"version": n, "hosts": [...], "default": true|false} (never the PEM).
--- ssl_certificate_by_lua: exact host, then the one-label wildcard, then the default; with none of them the
--- server's static ssl_certificate stays.
+-- ssl_certificate_by_lua: exact host, then the one-label wildcard, then the listener's (unless plain), then the
+-- default; with none of them the server's static ssl_certificate stays.
 local cjson = require("cjson.safe")
 local ssl = require("ngx.ssl")
 local lrucache = require("resty.lrucache")
@@ -15,6 +19,7 @@ local ngx_log = ngx.log
 local ERR = ngx.ERR
 local type = type
 local pairs = pairs
+local ipairs = ipairs
 local tostring = tostring
 local str_find = string.find
 local str_lower = string.lower
@@ -29,11 +34,15 @@ local DICT = "portico_certificates"
 local KEY_DATA = "certificates"
 local KEY_VERSION = "version"
 local DEFAULT = "" -- cache key of the default certificate (no host name is empty)
+local LISTENER = "*" -- cache key of the listener's certificate (no host name is "*")
 local CACHE_SIZE = 1000
 
 local cache                   -- per worker: host -> { pem = <string>, cert = <cdata>, key = <cdata> }
 local hosts = {}              -- per worker: host -> PEM, from the shared dict
 local default_pem = nil
+local listener_pem = nil
+local plain = {}              -- per worker: set of names that never get the listener's certificate
+local deep = {}               -- per worker: set of wildcards that match more than one label
 local synced_version = nil
 
 local function valid_host(h)
@@ -75,13 +84,24 @@ function _M.validate(body)
     end
   end
   payload.certificates = kept
-  local default = payload.default
-  if default ~= nil and default ~= cjson.null then
-    local ok, perr
-    if type(default) ~= "string" then ok, perr = nil, "must be a PEM string or null" else ok, perr = parse(default) end
-    if not ok then
-      reject("default", "default: " .. perr)
-      payload.default = nil
+  for _, field in ipairs({ "default", "listener" }) do
+    local pem = payload[field]
+    if pem ~= nil and pem ~= cjson.null then
+      local ok, perr
+      if type(pem) ~= "string" then ok, perr = nil, "must be a PEM string or null" else ok, perr = parse(pem) end
+      if not ok then
+        reject(field, field .. ": " .. perr)
+        payload[field] = nil
+      end
+    end
+  end
+  for _, field in ipairs({ "plain", "deep" }) do
+    local names = payload[field]
+    if names ~= nil and names ~= cjson.null then
+      if type(names) ~= "table" then return nil, field .. ": must be an array of host names" end
+      for i, h in ipairs(names) do
+        if not valid_host(h) then return nil, str_format("%s[%d]: not a lower-case host name or *.domain", field, i - 1) end
+      end
     end
   end
   return payload, rejected
@@ -129,6 +149,14 @@ local function sync(dict, version)
   end
   hosts = type(payload.certificates) == "table" and payload.certificates or {}
   default_pem = type(payload.default) == "string" and payload.default or nil
+  listener_pem = type(payload.listener) == "string" and payload.listener or nil
+  plain, deep = {}, {}
+  if type(payload.plain) == "table" then
+    for _, h in ipairs(payload.plain) do plain[h] = true end
+  end
+  if type(payload.deep) == "table" then
+    for _, h in ipairs(payload.deep) do deep[h] = true end
+  end
 end
 
 -- SNI -> (cache key, PEM): exact host, then "*." + everything after the first label, then the default.
@@ -138,11 +166,19 @@ local function lookup(name)
     local pem = hosts[name]
     if pem then return name, pem end
     local dot = str_find(name, ".", 1, true)
-    if dot then
-      local wildcard = "*" .. str_sub(name, dot)
+    local wildcard = dot and ("*" .. str_sub(name, dot)) or nil
+    if wildcard then
       pem = hosts[wildcard]
       if pem then return wildcard, pem end
+      -- a Gateway listener's wildcard of more labels: the longest first (bounded by the name's dots)
+      local at = str_find(name, ".", dot + 1, true)
+      while at do
+        local w = "*" .. str_sub(name, at)
+        if deep[w] and hosts[w] then return w, hosts[w] end
+        at = str_find(name, ".", at + 1, true)
+      end
     end
+    if listener_pem and not plain[name] and not (wildcard and plain[wildcard]) then return LISTENER, listener_pem end
   end
   return DEFAULT, default_pem
 end
@@ -165,7 +201,7 @@ function _M.call()
     local err
     entry, err = parse(pem)
     if not entry then
-      ngx_log(ERR, "portico: certificate for ", key == DEFAULT and "default" or key, ": ", err)
+      ngx_log(ERR, "portico: certificate for ", key == DEFAULT and "default" or key == LISTENER and "listener" or key, ": ", err)
       return
     end
     cache:set(key, entry)

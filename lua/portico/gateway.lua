@@ -4,13 +4,17 @@
 -- (the model sorted them by the specification's precedence) and applies its action; none: the location's own target.
 --
 -- POST /configuration/gateway  body (JSON, made by src/render/lua-payload.ts gatewayPayload):
---   { "actions": [ { "backends": [ { "upstream": "ns_svc_80" | absent (answers 500), "weight": n } ],
+--   { "actions": [ { "backends": [ { "upstream": "ns_svc_80" | absent (answers 500), "weight": n,
+--                                    "requestHeaders"/"responseHeaders": (as below, the backendRef's filters) } ],
 --                    "requestHeaders"/"responseHeaders": { "set": [{name,value}], "add": [...], "remove": [name] },
 --                    "redirect": { "scheme", "hostname", "port", "statusCode", "path": { "type", "value" } },
 --                    "rewrite": { "hostname", "path": { "type", "value" } },
---                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "timeoutMs": n } ],
+--                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "mirrorPercent": p,
+--                    "moreMirrors": [ { "endpoints": [...], "percent": p } ] (the rule's further mirrors),
+--                    "timeoutMs": n } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
---                                          "query": [...], "method": "GET" }, "action": i } ] } }
+--                                          "query": [...], "method": "GET", "scheme": "https",
+--                                          "hostSuffix": ".example.com" }, "action": i } ] } }
 -- -> 201 (with a "rejected <entry>: <reason>" line per candidate or action dropped), or 400 when the body is not such
 -- an object at all, nothing changed. GET returns what nginx holds. Stored in the portico_backends dict
 -- under "gateway" with its own version; a worker decodes it once per push.
@@ -37,6 +41,9 @@ local _M = {}
 
 local KEY_DATA = "gateway"
 local KEY_VERSION = "gateway-version"
+
+-- RequestRedirect codes of the standard channel: 301 and 302 (core), 303, 307 and 308 (extended).
+local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
 
 local routes = {}      -- location key -> list of { match, action } (worker-local, prepared)
 local synced = nil     -- the dict version `routes` was built from
@@ -85,6 +92,9 @@ local function check_match(m, at)
   end
   return check_conditions(m.headers, at .. ".headers", true) or check_conditions(m.query, at .. ".query", false)
     or ((m.method ~= nil and not (type(m.method) == "string" and str_match(m.method, "^[A-Z]+$"))) and at .. ".method: must be a method" or nil)
+    or ((m.scheme ~= nil and m.scheme ~= "http" and m.scheme ~= "https") and at .. ".scheme: must be http or https" or nil)
+    or ((m.hostSuffix ~= nil and not (type(m.hostSuffix) == "string" and #m.hostSuffix <= 253 and str_match(m.hostSuffix, "^%.[a-z0-9][a-z0-9.-]*$")))
+      and at .. ".hostSuffix: must be .domain" or nil)
 end
 
 local function check_edits(e, at)
@@ -113,13 +123,28 @@ local function check_action(a, at)
     if b.service ~= nil and (type(b.service) ~= "string" or not str_match(b.service, "^[a-z0-9.-]*$")) then
       return str_format("%s.backends[%d].service: must be a Service name", at, i - 1)
     end
+    local msg = check_edits(b.requestHeaders, str_format("%s.backends[%d].requestHeaders", at, i - 1))
+      or check_edits(b.responseHeaders, str_format("%s.backends[%d].responseHeaders", at, i - 1))
+    if msg then return msg end
   end
   if a.timeoutMs ~= nil and not is_int(a.timeoutMs, 1, 86400000 * 7) then return at .. ".timeoutMs: must be a positive integer" end
-  if a.redirect ~= nil and (type(a.redirect) ~= "table" or (a.redirect.statusCode ~= 301 and a.redirect.statusCode ~= 302)) then
-    return at .. ".redirect.statusCode: must be 301 or 302"
+  if a.redirect ~= nil and (type(a.redirect) ~= "table" or not REDIRECT_CODES[a.redirect.statusCode]) then
+    return at .. ".redirect.statusCode: must be 301, 302, 303, 307 or 308"
+  end
+  if a.mirrorPercent ~= nil and not (type(a.mirrorPercent) == "number" and a.mirrorPercent >= 0 and a.mirrorPercent <= 100) then
+    return at .. ".mirrorPercent: must be a number 0-100"
   end
   for i, ep in ipairs(a.mirror or {}) do
     if type(ep) ~= "string" or not str_match(ep, "^[%x.:%[%]]+:%d+$") then return str_format("%s.mirror[%d]: must be address:port", at, i - 1) end
+  end
+  if a.moreMirrors ~= nil and (type(a.moreMirrors) ~= "table" or #a.moreMirrors > 3) then return at .. ".moreMirrors: must be an array of at most 3" end
+  for j, m in ipairs(a.moreMirrors or {}) do
+    local mat = str_format("%s.moreMirrors[%d]", at, j - 1)
+    if type(m) ~= "table" or type(m.endpoints) ~= "table" then return mat .. ".endpoints: must be an array" end
+    for i, ep in ipairs(m.endpoints) do
+      if type(ep) ~= "string" or not str_match(ep, "^[%x.:%[%]]+:%d+$") then return str_format("%s.endpoints[%d]: must be address:port", mat, i - 1) end
+    end
+    if m.percent ~= nil and not (type(m.percent) == "number" and m.percent >= 0 and m.percent <= 100) then return mat .. ".percent: must be a number 0-100" end
   end
   return check_edits(a.requestHeaders, at .. ".requestHeaders") or check_edits(a.responseHeaders, at .. ".responseHeaders")
 end
@@ -209,6 +234,11 @@ end
 local function matches(c, uri, args)
   local m = c.match
   if m.method and ngx.req.get_method() ~= m.method then return false, args end
+  if m.scheme and ngx_var.scheme ~= m.scheme then return false, args end
+  if m.hostSuffix then
+    local host = ngx_var.host or ""
+    if #host <= #m.hostSuffix or str_sub(host, -#m.hostSuffix) ~= m.hostSuffix then return false, args end
+  end
   if m.path.re and not re_find(uri, m.path.re, "jo") then return false, args end
   for _, h in ipairs(m.headers) do
     if not value_matches(h, ngx_var[h.var]) then return false, args end
@@ -290,9 +320,23 @@ local function apply(a, c, uri)
   local ctx = ngx.ctx
   if a.responseHeaders then ctx.portico_gw_response = a.responseHeaders end
   if a.timeoutMs then ctx.portico_gw_timeout = a.timeoutMs / 1000 end
-  if a.mirror then ngx_var.portico_gw_mirror = a.mirror[math_random(#a.mirror)] end
+  -- RequestMirror percent/fraction: the other requests keep "" (the mirror location then copies nothing)
+  if a.mirror and (not a.mirrorPercent or math_random() * 100 < a.mirrorPercent) then
+    ngx_var.portico_gw_mirror = a.mirror[math_random(#a.mirror)]
+  end
+  -- further mirrors: each its own variable, set only where this nginx.conf declares it (a newer table may run
+  -- on an older configuration until the reload)
+  for j, m in ipairs(a.moreMirrors or {}) do
+    local var = "portico_gw_mirror_" .. (j + 1)
+    if #m.endpoints > 0 and ngx_var[var] ~= nil and (not m.percent or math_random() * 100 < m.percent) then
+      ngx_var[var] = m.endpoints[math_random(#m.endpoints)]
+    end
+  end
   local b = pick_backend(a)
   if not b.upstream then return ngx.exit(500) end
+  -- the backendRef's own filters, after the rule's
+  if b.requestHeaders then edit_request_headers(b.requestHeaders) end
+  if b.responseHeaders then ctx.portico_gw_backend_response = b.responseHeaders end
   ngx_var.portico_backend = b.upstream
   -- metrics (portico.metrics): namespace|route|service|host|upstream of what was chosen, the location's host kept
   -- (declared only with metrics on; a 404 location has none of its own: the server's name is its host)
@@ -327,10 +371,8 @@ function _M.rewrite()
   return balancer.rewrite()
 end
 
--- header_filter_by_lua of the same locations: ResponseHeaderModifier of the candidate taken, if any.
-function _M.header_filter()
-  local e = ngx.ctx.portico_gw_response
-  if not e then return end
+-- ResponseHeaderModifier edits on the response headers.
+local function edit_response_headers(e)
   local h = ngx.header
   for _, x in ipairs(e.set or {}) do h[x.name] = x.value end
   for _, x in ipairs(e.add or {}) do
@@ -339,6 +381,13 @@ function _M.header_filter()
     h[x.name] = cur and (cur .. "," .. x.value) or x.value
   end
   for _, n in ipairs(e.remove or {}) do h[n] = nil end
+end
+
+-- header_filter_by_lua of the same locations: ResponseHeaderModifier of the rule taken, then of its backendRef.
+function _M.header_filter()
+  local ctx = ngx.ctx
+  if ctx.portico_gw_response then edit_response_headers(ctx.portico_gw_response) end
+  if ctx.portico_gw_backend_response then edit_response_headers(ctx.portico_gw_backend_response) end
 end
 
 -- balancer_by_lua of the portico_gateway upstream: the rule's timeout, then the usual pick.

@@ -39,6 +39,8 @@ export interface Resource {
   readonly list: (apis: Apis) => ListPage;
   /** Gateway API: watched only with --enable-gateway-api, and a failed first list (CRDs not installed) leaves the kind empty instead of stopping Portico. */
   readonly optional?: boolean;
+  /** The same kind at an older version, listed instead when the cluster does not serve this one (404). */
+  readonly fallback?: Resource;
 }
 
 /** Secret types Portico reads: TLS certificates, and Opaque for basic-auth files. */

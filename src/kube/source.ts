@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { KINDS, type Kind, type KubeObject } from '../store/kinds.js';
 import { loadConnection, probe, type ConnectOptions } from './connect.js';
 import { namespaceOf, toPlain } from './convert.js';
-import { Feed, type Change } from './feed.js';
+import { Feed, type Change, type FeedOptions } from './feed.js';
 import { NAMESPACES, RESOURCES, makeApis, type Resource } from './resources.js';
 
 const GATEWAY_GROUP = 'gateway.networking.k8s.io';
@@ -70,37 +70,49 @@ export class KubeSource {
     // Gateway listeners' allowedRoutes Selector reads Namespace labels: every Namespace, whatever --watch-namespace-selector says.
     const gatewayNamespaces: Resource[] = this.opts.enableGatewayApi === true ? [{ ...NAMESPACES, feed: 'Namespace/labels', optional: true }] : [];
     for (const resource of [...RESOURCES.filter((r) => r.optional !== true || this.opts.enableGatewayApi === true), ...gatewayNamespaces]) {
-      this.feeds.set(
-        resource,
-        new Feed(
-          { ...base, resource, labelSelector: undefined },
-          {
-            listed: (items) => {
-              this.replace(resource.kind, resource, items);
-            },
-            changed: (change, obj) => {
-              this.apply(resource.kind, change, obj);
-            },
-          },
-          this.log,
-        ),
-      );
+      this.feeds.set(resource, this.feedOf(resource, base));
     }
-    const failed: (OptionalFailure | undefined)[] = await Promise.all([...this.feeds].map(([r, f]) => (r.optional === true ? this.startOptional(r, f) : f.start().then(() => undefined))));
+    const failed: (OptionalFailure | undefined)[] = await Promise.all([...this.feeds].map(([r, f]) => (r.optional === true ? this.startOptional(r, f, base) : f.start().then(() => undefined))));
     this.reportOptional(failed.filter((x) => x !== undefined));
     const counts = Object.fromEntries((Object.keys(KINDS) as Kind[]).map((k) => [k, this.store.count(k)]));
     this.log.info({ objects: counts }, 'initial lists done; watching');
   }
 
-  /** An optional feed whose first list fails (Gateway API CRDs not installed, or not allowed) stays off until Portico restarts. */
-  private async startOptional(resource: Resource, feed: Feed): Promise<OptionalFailure | undefined> {
+  private feedOf(resource: Resource, base: Omit<FeedOptions, 'resource' | 'labelSelector'>): Feed {
+    return new Feed(
+      { ...base, resource, labelSelector: undefined },
+      {
+        listed: (items) => {
+          this.replace(resource.kind, resource, items);
+        },
+        changed: (change, obj) => {
+          this.apply(resource.kind, change, obj);
+        },
+      },
+      this.log,
+    );
+  }
+
+  /**
+   * An optional feed whose first list fails (Gateway API CRDs not installed, or not allowed) stays off until Portico
+   * restarts. A version the cluster does not serve (404) is tried again at the resource's fallback version, if any
+   * (ReferenceGrant: v1, else v1beta1).
+   */
+  private async startOptional(resource: Resource, feed: Feed, base: Omit<FeedOptions, 'resource' | 'labelSelector'>): Promise<OptionalFailure | undefined> {
     try {
       await feed.start();
       return undefined;
     } catch (err) {
       feed.stop();
       this.feeds.delete(resource);
-      return { resource, err: err instanceof Error ? err.message : String(err) };
+      const message = err instanceof Error ? err.message : String(err);
+      const fallback = resource.fallback;
+      if (fallback === undefined || !/\bHTTP 404\b/.test(message)) return { resource, err: message };
+      const next = this.feedOf(fallback, base);
+      this.feeds.set(fallback, next);
+      const failed = await this.startOptional(fallback, next, base);
+      if (!failed) this.log.info({ feed: resource.feed, version: fallback.version }, `${resource.group}/${resource.version} ${resource.plural} is not served; reading ${fallback.version}`);
+      return failed;
     }
   }
 

@@ -292,7 +292,13 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     snapshot.secrets,
     servers.map((s) => s.host),
     opts.tls ?? DEFAULT_TLS_OPTIONS,
-    { refusal: (r, h) => owners.refusal(r, h), hostWide: (r, h, what) => owners.hostWide(r, h, what), gatewayHosts: gatewayTls, settings: annotations.settings },
+    {
+      refusal: (r, h) => owners.refusal(r, h),
+      hostWide: (r, h, what) => owners.hostWide(r, h, what),
+      gatewayHosts: gatewayTls,
+      settings: annotations.settings,
+      ...(gw.defaultTls ? { gatewayDefault: { listener: gw.defaultTls, ownedByOthers: (ns: string) => owners.ownedByOthers(ns) } } : {}),
+    },
   );
   const stream = buildStream(
     {

@@ -70,6 +70,14 @@ export class HostOwners {
     );
   }
 
+  /** The hosts whose owner is of another namespace than `namespace`, sorted. */
+  ownedByOthers(namespace: string): string[] {
+    return [...this.first]
+      .filter(([, c]) => c.ref.namespace !== namespace)
+      .map(([h]) => h)
+      .sort();
+  }
+
   /** The namespace `host` belongs to in strict mode; undefined when not strict or nobody defines it. */
   ownerOf(host: string): string | undefined {
     return this.strict ? this.first.get(host)?.ref.namespace : undefined;

@@ -115,6 +115,8 @@ export interface TlsServer {
   /** The host is listed in spec.tls of some Ingress: it redirects HTTP (ssl-redirect) and sends HSTS. */
   readonly tls: boolean;
   readonly clientAuth: ClientAuth | undefined;
+  /** The host's TLS is a Gateway HTTPS listener's: Gateway API has no ssl-redirect (render/tls.ts tlsLocationPolicy). */
+  readonly gateway?: true;
 }
 
 /** Per-Ingress settings for the locations that Ingress owns. */
@@ -179,6 +181,12 @@ export interface TlsModel {
   readonly servers: readonly TlsServer[];
   /** `namespace/name` of an Ingress → its settings; Ingresses with every default are left out. */
   readonly ingresses: Readonly<Record<string, IngressTls>>;
+  /**
+   * An HTTPS listener without hostname (model/gateway/tls.ts gatewayDefaultTls): its certificate answers SNI names
+   * that have no certificate of their own, except `plain`, the names another namespace owns (docs/security.md 2a),
+   * which keep the default certificate.
+   */
+  readonly gatewayDefault?: { readonly gateway: ObjectRef; readonly certificate: string; readonly plain: readonly string[] };
   /** ssl-dh-param, read and checked (model/tls-dhparam.ts): the PEM nginx reads for DHE suites, its file named by digest. */
   readonly dhParam?: { readonly pem: string; readonly digest: string };
 }

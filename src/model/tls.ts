@@ -6,7 +6,7 @@ import { readDhParam } from './tls-dhparam.js';
 import { covers, findSecret, readCaSecret, readTlsSecret, type Read } from './tls-secrets.js';
 import type { AuthTlsSettings, Certificate, ClientAuth, HostCertificate, IngressTls, TlsModel, TlsOptions, TlsServer } from './tls-types.js';
 import type { ObjectRef, Problem } from './types.js';
-import type { GatewayTlsHost } from './gateway/tls.js';
+import type { GatewayDefaultTls, GatewayTlsHost } from './gateway/tls.js';
 import { nsKey, refKey } from './keys.js';
 import type { AddProblem, Reason } from './types.js';
 import { coded, problemOf, reasonText } from './problems.js';
@@ -231,6 +231,20 @@ class TlsBuilder {
   }
 }
 
+/**
+ * The certificate of a hostname-less HTTPS listener for SNI names without one of their own; the names other
+ * namespaces own (and TLS hosts served with the default certificate) keep the default (docs/security.md 2a).
+ */
+function listenerDefault(b: TlsBuilder, l: GatewayDefaultTls, ownedByOthers: (namespace: string) => readonly string[]): TlsModel['gatewayDefault'] {
+  // An unusable Secret is the listener's ResolvedRefs condition (model/gateway/listeners.ts): names keep the default.
+  const read = l.secret ? b.certificate(l.secret) : undefined;
+  if (!read?.ok) return undefined;
+  b.used.set(read.value.id, read.value);
+  const plain = new Set(ownedByOthers(l.gateway.namespace).filter((h) => b.hosts.get(h)?.certificate === undefined));
+  for (const h of b.hosts.values()) if (h.certificate === undefined) plain.add(h.host);
+  return { gateway: l.gateway, certificate: read.value.id, plain: [...plain].sort() };
+}
+
 /** ssl-dh-param read from its Secret; a Secret that is missing or not DH parameters is a Warning, and no DHE. */
 function dhParamOf(secrets: readonly Secret[], opts: TlsOptions, problems: Problem[]): Pick<TlsModel, 'dhParam'> {
   const at = opts.settings.dhParam?.split('/');
@@ -256,13 +270,21 @@ export function buildTls(
   secrets: readonly Secret[],
   serverHosts: readonly string[],
   opts: TlsOptions,
-  extra: { readonly refusal?: HostRefusal; readonly hostWide?: HostWide; readonly gatewayHosts?: readonly GatewayTlsHost[]; readonly settings?: ReadonlyMap<string, IngressSettings> } = {},
+  extra: {
+    readonly refusal?: HostRefusal;
+    readonly hostWide?: HostWide;
+    readonly gatewayHosts?: readonly GatewayTlsHost[];
+    readonly settings?: ReadonlyMap<string, IngressSettings>;
+    /** A hostname-less HTTPS listener's certificate, and the names owned by namespaces other than a given one (model/hosts.ts). */
+    readonly gatewayDefault?: { readonly listener: GatewayDefaultTls; readonly ownedByOthers: (namespace: string) => readonly string[] };
+  } = {},
 ): { tls: TlsModel; problems: Problem[] } {
   const { refusal, gatewayHosts = [], settings, hostWide } = extra;
   const b = new TlsBuilder(secrets, opts, refusal, hostWide);
   for (const ing of ingresses) b.addIngress(ing, settings?.get(nsKey(ing)));
   for (const g of gatewayHosts) b.addGatewayHost(g);
   const defaultCertificate = b.defaultCertificate();
+  const gatewayDefault = extra.gatewayDefault ? listenerDefault(b, extra.gatewayDefault.listener, extra.gatewayDefault.ownedByOthers) : undefined;
   const servers: TlsServer[] = [];
   for (const host of [...serverHosts].sort()) {
     const dot = host.indexOf('.');
@@ -271,7 +293,8 @@ export function buildTls(
     const viaWild = wild === undefined ? undefined : b.hosts.get(wild);
     const tls = b.hosts.has(host) || (viaWild !== undefined && b.hostWide(viaWild.ingress, host, TLS_WIDE) === undefined);
     const clientAuth = b.clientAuth.get(host);
-    if (tls || clientAuth) servers.push({ host, tls, clientAuth });
+    const gateway = tls && (b.hosts.get(host) ?? viaWild)?.ingress.kind === 'Gateway';
+    if (tls || clientAuth) servers.push({ host, tls, clientAuth, ...(gateway ? { gateway: true as const } : {}) });
   }
   const tls: TlsModel = {
     settings: opts.settings,
@@ -280,6 +303,7 @@ export function buildTls(
     defaultCertificate,
     servers,
     ingresses: Object.fromEntries(Object.entries(b.ingresses).sort(byKey(([k]) => k))),
+    ...(gatewayDefault ? { gatewayDefault } : {}),
     ...dhParamOf(secrets, opts, b.problems),
   };
   return { tls, problems: b.problems };

@@ -14,8 +14,28 @@ function listOf(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): 
   return l.gateway !== undefined ? (table?.locations[l.gateway] ?? []) : [];
 }
 
+/** How many mirror subrequests the location's candidates need (0: none). */
+function mirrorsOf(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): number {
+  return Math.max(
+    0,
+    ...listOf(table, l).map((c) => {
+      const a = table?.actions[c.action];
+      return a?.mirror === undefined ? 0 : 1 + (a.moreMirrors?.length ?? 0);
+    }),
+  );
+}
+
+/** The n-th (0-based) mirror's variable and internal location: the first keeps the plain names. */
+function mirrorNames(n: number): { readonly variable: string; readonly uri: string } {
+  return n === 0 ? { variable: 'portico_gw_mirror', uri: GATEWAY_MIRROR_URI } : { variable: `portico_gw_mirror_${n + 1}`, uri: `${GATEWAY_MIRROR_URI}_${n + 1}` };
+}
+
 function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs' | 'responseHeaders'): boolean {
-  return listOf(table, l).some((c) => table?.actions[c.action]?.[what] !== undefined);
+  return listOf(table, l).some((c) => {
+    const a = table?.actions[c.action];
+    // A backendRef's ResponseHeaderModifier needs the same header filter as the rule's.
+    return a?.[what] !== undefined || (what === 'responseHeaders' && a?.backends.some((b) => b.responseHeaders !== undefined) === true);
+  });
 }
 
 /**
@@ -32,13 +52,13 @@ export function gatewayLocation(l: Location, lines: readonly string[], table: Ga
   if (l.target.kind === 'not-found') body = [...body.filter((x) => !x.startsWith(`${I}return 404 `)), ...notFoundBody];
   const timeouts = uses(table, l, 'timeoutMs');
   if (timeouts) body = body.map((x) => (x === BALANCER_PASS ? `${I}proxy_pass http://portico_gateway;` : x));
-  const mirror = uses(table, l, 'mirror');
+  const mirrors = Array.from({ length: mirrorsOf(table, l) }, (_, n) => mirrorNames(n));
   // A Lua VM entry per response only where some candidate modifies response headers; never twice in one block.
   const filter = !uses(table, l, 'responseHeaders') || body.some((x) => x.includes('header_filter_by_lua')) ? [] : [`${I}header_filter_by_lua_block { require("portico.gateway").header_filter() }`];
   return [
     head,
     `${I}set $portico_gw ${quote(ident(key))};`,
-    ...(mirror ? [`${I}set $portico_gw_mirror "";`, `${I}mirror ${quote(GATEWAY_MIRROR_URI)};`] : []),
+    ...mirrors.flatMap((m) => [`${I}set $${ident(m.variable)} "";`, `${I}mirror ${quote(m.uri)};`]),
     ...body.slice(0, 1),
     `${I}rewrite_by_lua_block { require("portico.gateway").rewrite() }`,
     ...filter,
@@ -49,14 +69,14 @@ export function gatewayLocation(l: Location, lines: readonly string[], table: Ga
 
 /** The internal location mirror copies go to (one per server that mirrors): Lua chose the endpoint; no copy when it chose none. */
 export function gatewayServerLines(s: Server, table: GatewayTable | undefined): string[] {
-  if (!s.locations.some((l) => uses(table, l, 'mirror'))) return [];
-  return [
-    `        location = ${quote(GATEWAY_MIRROR_URI)} {`,
+  const n = Math.max(0, ...s.locations.map((l) => mirrorsOf(table, l)));
+  return Array.from({ length: n }, (_, i) => mirrorNames(i)).flatMap((m) => [
+    `        location = ${quote(m.uri)} {`,
     `${I}internal;`,
-    `${I}if ($portico_gw_mirror = "") { return 204; }`,
-    `${I}proxy_pass http://$portico_gw_mirror$request_uri;`,
+    `${I}if ($${ident(m.variable)} = "") { return 204; }`,
+    `${I}proxy_pass http://$${ident(m.variable)}$request_uri;`,
     '        }',
-  ];
+  ]);
 }
 
 /** The upstream whose balancer applies a rule's timeouts before the usual pick (only when some rule has one). */

@@ -100,8 +100,9 @@ export function gatewayJson(model: Model): string {
   const eps = new Map(model.upstreams.map((u) => [u.name, u.endpoints.map((e) => (e.address.includes(':') ? `[${e.address}]:${String(e.port)}` : `${e.address}:${String(e.port)}`))]));
   const services = new Map(model.upstreams.map((u) => [u.name, u.service.name]));
   // Each backend also names its Service: Lua relabels the request's metrics with the route and the backend it chose.
-  const actions = t.actions.map(({ mirror, backends, ...a }) => ({
+  const actions = t.actions.map(({ mirror, moreMirrors, backends, ...a }) => ({
     ...a,
+    ...(moreMirrors !== undefined ? { moreMirrors: moreMirrors.map((m) => ({ endpoints: eps.get(m.upstream) ?? [], ...(m.percent !== undefined ? { percent: m.percent } : {}) })) } : {}),
     backends: backends.map((b) => (b.upstream !== undefined ? { ...b, service: services.get(b.upstream) ?? '' } : b)),
     ...(mirror !== undefined ? { mirror: eps.get(mirror) ?? [] } : {}),
   }));

@@ -117,7 +117,11 @@ export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { r
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
   const own = owner ? tls.ingresses[refKey(owner.namespace, owner.name)] : undefined;
   if (own?.denied) return { denied: true, redirect: 0 };
-  const hasTls = tlsServerOf(tls, host)?.tls ?? false;
+  const server = tlsServerOf(tls, host);
+  // Gateway API has no ssl-redirect, only RequestRedirect filters: not for a route's location, nor for one of no
+  // Ingress where HTTPRoute candidates may take the requests or whose host's TLS is a Gateway listener's.
+  if (owner?.kind === 'HTTPRoute' || (owner === undefined && (l.gateway !== undefined || server?.gateway === true))) return { denied: false, redirect: 0 };
+  const hasTls = server?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
   // As ingress-nginx (isLocationInLocationList): the Ingress path, not the request, is compared with the prefixes.
   const path = l.target.kind === 'upstream' ? (l.target.rule?.path ?? l.path) : l.path;
@@ -141,6 +145,11 @@ export function tlsHsts(tls: TlsModel, host: string): boolean {
 export interface CertificatesPayload {
   readonly certificates: Readonly<Record<string, string>>;
   readonly default: string;
+  /** A hostname-less HTTPS listener's certificate: for names without their own, except those in `plain` (TlsModel.gatewayDefault). */
+  readonly listener?: string;
+  readonly plain?: readonly string[];
+  /** Wildcards of Gateway listeners: their certificate serves names of two or more labels too (an Ingress's, one). */
+  readonly deep?: readonly string[];
 }
 
 /** The payload for Lua; `fallbackPem` is the self-signed certificate and key, used when no default Secret is usable. */
@@ -152,7 +161,15 @@ export function certificatesPayload(tls: TlsModel, fallbackPem: string): Certifi
     if (p) certificates[h.host] = p;
   }
   const def = tls.defaultCertificate ? pem.get(tls.defaultCertificate) : undefined;
-  return { certificates, default: def ?? fallbackPem };
+  const listener = tls.gatewayDefault ? pem.get(tls.gatewayDefault.certificate) : undefined;
+  const deep = tls.hosts.filter((h) => h.host.startsWith('*.') && h.ingress.kind === 'Gateway' && certificates[h.host] !== undefined).map((h) => h.host);
+  return { certificates, default: def ?? fallbackPem, ...(listener !== undefined ? { listener, plain: tls.gatewayDefault?.plain ?? [] } : {}), ...(deep.length > 0 ? { deep } : {}) };
+}
+
+/** The hostname-less HTTPS listener whose certificate answers names without one, for /debug/certs. */
+function listenerDebug(d: NonNullable<TlsModel['gatewayDefault']>, byId: ReadonlyMap<string, CertificateInfo>): unknown {
+  const c = byId.get(d.certificate);
+  return { gateway: `${d.gateway.namespace}/${d.gateway.name}`, secret: d.certificate, ...(c ? info(c) : {}), exceptNamesOwnedElsewhere: d.plain.length };
 }
 
 const info = (c: CertificateInfo): CertificateInfo => ({ subject: c.subject, issuer: c.issuer, notBefore: c.notBefore, notAfter: c.notAfter, fingerprint: c.fingerprint, dnsNames: c.dnsNames });
@@ -163,6 +180,7 @@ export function certificatesDebug(tls: TlsModel, fallback: CertificateInfo): unk
   const defaultCert = tls.defaultCertificate ? byId.get(tls.defaultCertificate) : undefined;
   return {
     default: defaultCert ? { source: `Secret ${defaultCert.id}`, ...info(defaultCert) } : { source: 'self-signed', ...info(fallback) },
+    ...(tls.gatewayDefault ? { listenerDefault: listenerDebug(tls.gatewayDefault, byId) } : {}),
     hosts: tls.hosts.map((h) => {
       const c = h.certificate ? byId.get(h.certificate) : undefined;
       return { host: h.host, ingress: refKey(h.ingress.namespace, h.ingress.name), secret: c ? c.id : null, ...(c ? info(c) : { default: true }) };

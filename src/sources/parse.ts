@@ -1,6 +1,6 @@
 // Parses manifest text (YAML, multi-document, JSON, kind: List) into objects, with file and line in every error.
 import { LineCounter, parseAllDocuments } from 'yaml';
-import { KINDS, isKind, type Kind, type KubeObject } from '../store/kinds.js';
+import { KINDS, OTHER_API_VERSIONS, isKind, type Kind, type KubeObject } from '../store/kinds.js';
 
 export interface ParsedObject {
   readonly kind: Kind;
@@ -23,9 +23,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** Checks the fields every object needs; returns the reason it is unusable, or undefined. */
 function checkObject(kind: Kind, obj: Record<string, unknown>): string | undefined {
-  const want = KINDS[kind].apiVersion;
-  if (obj['apiVersion'] !== want) {
-    return `${kind} needs apiVersion ${want}, got ${JSON.stringify(obj['apiVersion'])}`;
+  const want = [KINDS[kind].apiVersion, ...(OTHER_API_VERSIONS[kind] ?? [])];
+  if (!want.includes(obj['apiVersion'] as string)) {
+    return `${kind} needs apiVersion ${want.join(' or ')}, got ${JSON.stringify(obj['apiVersion'])}`;
   }
   const meta = obj['metadata'];
   if (!isRecord(meta) || typeof meta['name'] !== 'string' || meta['name'] === '') {

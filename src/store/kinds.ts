@@ -14,10 +14,16 @@ export const KINDS = {
   GatewayClass: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: false },
   Gateway: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
-  ReferenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1beta1', namespaced: true },
+  ReferenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   // Namespaces, for their labels only: Gateway listeners' allowedRoutes.namespaces.from Selector (model/gateway/attach.ts).
   Namespace: { apiVersion: 'v1', namespaced: false },
 } as const;
+
+/**
+ * Other API versions a manifest of a kind may carry, the same schema served at both: ReferenceGrant is served at v1
+ * by Gateway API v1.5 and later, at v1beta1 by every release (deploy/gateway-api/ ships v1beta1 only).
+ */
+export const OTHER_API_VERSIONS: Readonly<Partial<Record<Kind, readonly string[]>>> = Object.freeze({ ReferenceGrant: ['gateway.networking.k8s.io/v1beta1'] });
 
 export type Kind = keyof typeof KINDS;
 

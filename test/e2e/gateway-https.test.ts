@@ -89,18 +89,17 @@ describe('Gateway API HTTPS listeners through real nginx', () => {
     assert.equal((await presented(p.https, 'open.test')).fingerprint, pem('open').fingerprint, "a listener without hostname: the attached route's hostnames");
   });
 
-  test('plain HTTP to a host of an HTTPS listener redirects to HTTPS rather than serving the route unencrypted; an HTTP listener serves', async () => {
+  test('plain HTTP to a host only an HTTPS listener serves: 404, never the route unencrypted nor a redirect Gateway API does not ask for; an HTTP listener serves', async () => {
     const r = await get(p.http, 'secure.test', '/p?q=1');
-    assert.equal(r.status, 308);
-    assert.equal(r.headers.location, 'https://secure.test/p?q=1');
+    assert.deepEqual([r.status, r.headers.location], [404, undefined]);
     assert.equal((await get(p.http, 'plain.test', '/')).status, 200);
   });
 
-  test("RequestRedirect on an HTTPS listener keeps the scheme and leaves out the port 443 (the listener's, not --https-port); plain HTTP is redirected to HTTPS first", async () => {
+  test("RequestRedirect on an HTTPS listener keeps the scheme and leaves out the port 443 (the listener's, not --https-port); over plain HTTP it is not served", async () => {
     const r = await httpsGet(p.https, 'secure.test', '/go/x?y=1');
     assert.deepEqual([r.status, r.headers.location], [302, 'https://other.test/go/x?y=1']);
     const plain = await get(p.http, 'secure.test', '/go/x');
-    assert.deepEqual([plain.status, plain.headers.location], [308, 'https://secure.test/go/x']);
+    assert.deepEqual([plain.status, plain.headers.location], [404, undefined]);
   });
 
   test('a Secret in another namespace is used only with a ReferenceGrant from Gateways there; without one the default certificate serves, with a Warning', async () => {

@@ -18,7 +18,7 @@ function gatewayObjects(): unknown[] {
     gatewayClass('portico'),
     gateway('web', [{ name: 'http' }]),
     httpRoute('app', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] }),
-    referenceGrant('let-default', 'default', 'other', 'Service'),
+    { ...referenceGrant('let-default', 'default', 'other', 'Service'), apiVersion: 'gateway.networking.k8s.io/v1' },
   ];
 }
 
@@ -58,8 +58,26 @@ describe('Gateway API source', () => {
       '/apis/gateway.networking.k8s.io/v1/gatewayclasses',
       '/apis/gateway.networking.k8s.io/v1/gateways',
       '/apis/gateway.networking.k8s.io/v1/httproutes',
-      '/apis/gateway.networking.k8s.io/v1beta1/referencegrants',
+      '/apis/gateway.networking.k8s.io/v1/referencegrants',
     ]);
+  });
+
+  test('a cluster serving ReferenceGrant at v1beta1 only (CRDs before v1.5): read there', async () => {
+    const c = await startCluster(['one']);
+    clusters.push(c);
+    c.api.failRequests(
+      { verb: 'list', kind: 'ReferenceGrant', apiVersion: 'gateway.networking.k8s.io/v1' },
+      { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: 100 },
+    );
+    put(c.api, referenceGrant('let-default', 'default', 'other', 'Service'));
+    put(c.api, route('app', 'app.test', 'one'));
+    const p = await c.portico();
+    await serves(p, 'app.test', 'one');
+    await until('the initial lists are logged', () => listedCounts(p) !== undefined);
+    assert.equal(listedCounts(p)?.['ReferenceGrant'], 1);
+    const watched = c.api.requests().filter((r) => r.verb === 'watch' && r.path.endsWith('/referencegrants'));
+    assert.deepEqual([...new Set(watched.map((r) => r.path))], ['/apis/gateway.networking.k8s.io/v1beta1/referencegrants']);
+    assert.ok(!p.output.some((l) => l.includes('"level":40') && l.includes('referencegrants')), 'no Warning: v1beta1 is a version the cluster serves');
   });
 
   test('a cluster without the CRDs (the list answers 404): Ingresses are served, one Warning names the fix', async () => {
@@ -78,7 +96,9 @@ describe('Gateway API source', () => {
     const c = await startCluster(['one']);
     clusters.push(c);
     const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant'];
-    for (const kind of kinds) c.api.failRequests({ verb: 'list', kind }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    // ReferenceGrant is asked for twice: at v1, then at v1beta1.
+    for (const kind of kinds)
+      c.api.failRequests({ verb: 'list', kind }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: kind === 'ReferenceGrant' ? 2 : 1 });
     put(c.api, route('app', 'app.test', 'one'));
     const p = await c.portico();
     await serves(p, 'app.test', 'one');

@@ -123,4 +123,36 @@ describe('portico.gateway through real nginx', () => {
     }
     assert.equal((await request(nginx.port, '/x', { headers: { 'x-go': 'y' } })).status, 200);
   });
+
+  it('the scheme, host suffix, backendRef header edits and mirror share are checked: hostile values are dropped and named', async () => {
+    const table = {
+      actions: [
+        { backends: [{ upstream: 'web', weight: 1, requestHeaders: { set: [{ name: 'X-B', value: 'b' }], add: [], remove: [] } }], mirrorPercent: 50 },
+        { backends: [{ upstream: 'web', weight: 1, responseHeaders: { set: [{ name: 'X', value: 'a\r\nB: c' }] } }] },
+        { backends: [{ upstream: 'web', weight: 1 }], mirrorPercent: 101 },
+      ],
+      locations: {
+        root: [
+          { match: { ...prefix('/'), scheme: 'gopher' }, action: 0 },
+          { match: { ...prefix('/'), hostSuffix: '.x"; deny all' }, action: 0 },
+          { match: { ...prefix('/'), hostSuffix: '.ok.test' }, action: 0 },
+          { match: { ...prefix('/'), scheme: 'https' }, action: 0 },
+        ],
+        other: [
+          { match: prefix('/'), action: 1 },
+          { match: prefix('/'), action: 2 },
+        ],
+      },
+    };
+    const r = await nginx.post('/configuration/gateway', table);
+    assert.equal(r.status, 201);
+    const named = r.body
+      .split('\n')
+      .filter((l) => l.startsWith('rejected '))
+      .map((l) => l.split(':')[0])
+      .sort();
+    assert.deepEqual(named, ['rejected actions[1]', 'rejected actions[2]', 'rejected locations.other[0]', 'rejected locations.other[1]', 'rejected locations.root[0]', 'rejected locations.root[1]']);
+    // Over plain HTTP and for another host, neither kept candidate applies: the location's own 404.
+    assert.equal((await request(nginx.port, '/x')).status, 404);
+  });
 });

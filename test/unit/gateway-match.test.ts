@@ -190,13 +190,13 @@ test('filters Portico would apply more broadly than asked, or cannot apply, refu
   const mirror = { backendRef: { name: 'a', port: 80 } };
   assert.deepEqual(
     [
-      field([{ type: 'RequestMirror', requestMirror: { ...mirror, percent: 10 } }]),
+      field([{ type: 'RequestMirror', requestMirror: { ...mirror, percent: 101 } }]),
       field([{ type: 'ExtensionRef', extensionRef: {} }]),
       field([
         { type: 'RequestHeaderModifier', requestHeaderModifier: {} },
         { type: 'RequestHeaderModifier', requestHeaderModifier: {} },
       ]),
-      field([{ type: 'RequestRedirect', requestRedirect: { statusCode: 307 } }]),
+      field([{ type: 'RequestRedirect', requestRedirect: { statusCode: 304 } }]),
       field([{ type: 'URLRewrite', urlRewrite: { hostname: '*.wild.test' } }]),
       field([{ type: 'RequestHeaderModifier', requestHeaderModifier: { remove: ['Content-Length'] } }]),
       field([
@@ -209,7 +209,7 @@ test('filters Portico would apply more broadly than asked, or cannot apply, refu
       ]),
     ],
     [
-      'spec.rules[0].filters[0].requestMirror',
+      'spec.rules[0].filters[0].requestMirror.percent',
       'spec.rules[0].filters[0].type',
       'spec.rules[0].filters[1]',
       'spec.rules[0].filters[0].requestRedirect.statusCode',

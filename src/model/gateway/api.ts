@@ -99,7 +99,7 @@ export interface HTTPRouteFilter {
   readonly responseHeaderModifier?: HTTPHeaderFilter;
   readonly requestRedirect?: { readonly scheme?: string; readonly hostname?: string; readonly path?: HTTPPathModifier; readonly port?: number; readonly statusCode?: number };
   readonly urlRewrite?: { readonly hostname?: string; readonly path?: HTTPPathModifier };
-  readonly requestMirror?: { readonly backendRef: BackendObjectReference };
+  readonly requestMirror?: { readonly backendRef: BackendObjectReference; readonly percent?: number; readonly fraction?: { readonly numerator: number; readonly denominator?: number } };
   readonly extensionRef?: unknown;
 }
 

@@ -1,11 +1,18 @@
 // HTTPRoute rule filters and timeouts, validated into the data of a GatewayAction (Lua applies them; nothing reaches nginx.conf).
 import { checkHost, checkPath, clip } from '../names.js';
 import type { HTTPHeaderFilter, HTTPPathModifier, HTTPRouteFilter, HTTPRouteRule } from './api.js';
-import type { GatewayAction, HeaderEdits, PathEdit } from './route-types.js';
+import type { GatewayAction, HeaderEdits, PathEdit, WeightedBackend } from './route-types.js';
 
 type Refusal = { readonly field: string; readonly reason: string };
-type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror'> & { readonly mirror?: { readonly field: string; readonly filter: HTTPRouteFilter } };
+type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror' | 'mirrorPercent'> & {
+  readonly mirrors?: readonly { readonly field: string; readonly filter: HTTPRouteFilter; readonly percent?: number }[];
+};
 
+/** RequestMirror filters one rule may carry: each is an nginx `mirror` subrequest of every request it copies. */
+const MAX_MIRRORS = 4;
+
+/** RequestRedirect status codes the standard channel's CRD allows: 301 and 302 (core), 303, 307 and 308 (extended). */
+const REDIRECT_CODES: readonly number[] = [301, 302, 303, 307, 308];
 /** A header name token (RFC 9110), at most 256. */
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$/;
 /** Headers a filter may not touch: nginx owns the connection framing. */
@@ -77,7 +84,7 @@ function redirectOf(f: HTTPRouteFilter, w: string, prefixMatch: boolean): Redire
   if (badHost) return { field: `${w}.hostname`, reason: badHost };
   if (r.port !== undefined && (!Number.isInteger(r.port) || r.port < 1 || r.port > 65535)) return { field: `${w}.port`, reason: 'must be an integer 1-65535' };
   const statusCode = r.statusCode ?? 302;
-  if (statusCode !== 301 && statusCode !== 302) return { field: `${w}.statusCode`, reason: `${String(statusCode)} is not 301 or 302` };
+  if (!REDIRECT_CODES.includes(statusCode)) return { field: `${w}.statusCode`, reason: `${String(statusCode)} is not one of ${REDIRECT_CODES.join(', ')}` };
   const path = r.path ? pathEdit(r.path, `${w}.path`, prefixMatch) : undefined;
   if (path && 'field' in path) return path;
   return {
@@ -98,6 +105,18 @@ function rewriteOf(f: HTTPRouteFilter, w: string, prefixMatch: boolean): Rewrite
   return { ...(r.hostname ? { hostname: r.hostname.toLowerCase() } : {}), ...(path ? { path } : {}) };
 }
 
+/** RequestMirror `percent` (0-100) or `fraction` (numerator/denominator, denominator 100 by default) as a percentage; undefined: every request. */
+function mirrorPercent(m: { readonly percent?: number; readonly fraction?: { readonly numerator: number; readonly denominator?: number } }, at: string): number | undefined | Refusal {
+  if (m.percent !== undefined && m.fraction !== undefined) return { field: at, reason: 'only one of percent and fraction may be set' };
+  if (m.percent !== undefined) return Number.isInteger(m.percent) && m.percent >= 0 && m.percent <= 100 ? m.percent : { field: `${at}.percent`, reason: 'must be an integer 0-100' };
+  if (m.fraction === undefined) return undefined;
+  const { numerator, denominator = 100 } = m.fraction;
+  if (!Number.isInteger(numerator) || !Number.isInteger(denominator) || numerator < 0 || denominator < 1 || numerator > denominator) {
+    return { field: `${at}.fraction`, reason: 'numerator and denominator must be integers with 0 <= numerator <= denominator and denominator >= 1' };
+  }
+  return (numerator * 100) / denominator;
+}
+
 /** One filter applied to what the rule's filters made so far, or a refusal. */
 function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: boolean): Filters | Refusal {
   if (f.type === 'RequestHeaderModifier' || f.type === 'ResponseHeaderModifier') {
@@ -114,10 +133,11 @@ function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: bo
     return 'field' in r && 'reason' in r ? r : { ...out, rewrite: r };
   }
   if (f.type === 'RequestMirror') {
-    const m = (f.requestMirror ?? {}) as Record<string, unknown>;
-    if (m.percent !== undefined || m.fraction !== undefined)
-      return { field: `${at}.requestMirror`, reason: 'percent and fraction (experimental channel) are not supported: mirroring every request would copy more than asked' };
-    return out.mirror ? { field: at, reason: 'Portico mirrors to one backend per rule' } : { ...out, mirror: { field: `${at}.requestMirror.backendRef`, filter: f } };
+    const percent = mirrorPercent(f.requestMirror ?? {}, `${at}.requestMirror`);
+    if (typeof percent === 'object') return percent;
+    const mirrors = out.mirrors ?? [];
+    if (mirrors.length >= MAX_MIRRORS) return { field: at, reason: `Portico mirrors to at most ${MAX_MIRRORS} backends per rule` };
+    return { ...out, mirrors: [...mirrors, { field: `${at}.requestMirror.backendRef`, filter: f, ...(percent !== undefined && percent < 100 ? { percent } : {}) }] };
   }
   return {
     field: `${at}.type`,
@@ -144,4 +164,26 @@ export function ruleFilters(rule: HTTPRouteRule, field: string, prefixMatch: boo
   const ms = timeout(rule.timeouts, field);
   if (typeof ms === 'object') return ms;
   return ms !== undefined ? { ...out, timeoutMs: ms } : out;
+}
+
+/**
+ * The filters of one backendRef: RequestHeaderModifier and ResponseHeaderModifier, each at most once, applied only to
+ * the requests sent to that backend (after the rule's); or why that backend's share is not served.
+ */
+export function backendFilters(list: readonly HTTPRouteFilter[], field: string): Pick<WeightedBackend, 'requestHeaders' | 'responseHeaders'> | Refusal {
+  let out: Pick<WeightedBackend, 'requestHeaders' | 'responseHeaders'> = {};
+  const once = new Set<string>();
+  for (const [i, f] of list.entries()) {
+    const at = `${field}[${i}]`;
+    if (f.type !== 'RequestHeaderModifier' && f.type !== 'ResponseHeaderModifier') {
+      return { field: `${at}.type`, reason: `${JSON.stringify(clip(f.type))} on a backendRef is not supported (RequestHeaderModifier, ResponseHeaderModifier)` };
+    }
+    if (once.has(f.type)) return { field: at, reason: `${f.type} may appear once per backendRef` };
+    once.add(f.type);
+    const key = f.type === 'RequestHeaderModifier' ? 'requestHeaderModifier' : 'responseHeaderModifier';
+    const e = headerEdits(f[key] ?? {}, `${at}.${key}`);
+    if ('field' in e) return e;
+    out = { ...out, [f.type === 'RequestHeaderModifier' ? 'requestHeaders' : 'responseHeaders']: e };
+  }
+  return out;
 }

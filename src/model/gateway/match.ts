@@ -57,7 +57,8 @@ export function gatewayMatch(m: HTTPRouteMatch, field: string): GatewayMatch | {
   const raw = m.path?.value ?? '/';
   let path: GatewayMatch['path'];
   if (type === 'RegularExpression') {
-    const bad = raw.startsWith('/') ? checkValueRegex(raw) : `${JSON.stringify(clip(raw))} must start with '/'`;
+    // Matched whole against the path, which starts with '/': the pattern may anchor itself (`^/re/[0-9]+$`).
+    const bad = raw.startsWith('/') || raw.startsWith('^/') ? checkValueRegex(raw) : `${JSON.stringify(clip(raw))} must start with '/' or '^/'`;
     if (bad) return { field: `${field}.path.value`, reason: bad };
     path = { type, value: raw };
   } else if (type === 'Exact' || type === 'PathPrefix') {

@@ -16,6 +16,16 @@ export interface GatewayMatch {
   readonly query: readonly GatewayCondition[];
   /** An HTTP method, upper case. */
   readonly method?: string;
+  /**
+   * `https`: the route reaches this host through HTTPS listeners only, so a plain HTTP request (port 80 serves every
+   * host) never reaches it. Not a field of HTTPRoute: set by model/gateway/translate.ts from the listeners.
+   */
+  readonly scheme?: 'https';
+  /**
+   * `.example.com`: the match of a `*.example.com` route served for names of two or more labels there, from another
+   * server (model/gateway/deep-wildcards.ts); Lua takes it only when `$host` ends with it.
+   */
+  readonly hostSuffix?: string;
 }
 
 export interface GatewayHeader {
@@ -40,6 +50,9 @@ export interface PathEdit {
 export interface WeightedBackend {
   readonly upstream?: string;
   readonly weight: number;
+  /** The backendRef's own RequestHeaderModifier / ResponseHeaderModifier, applied after the rule's. */
+  readonly requestHeaders?: HeaderEdits;
+  readonly responseHeaders?: HeaderEdits;
 }
 
 /** What one rule of one HTTPRoute does with a request it takes: data for Lua, never nginx.conf text. */
@@ -57,6 +70,10 @@ export interface GatewayAction {
   readonly rewrite?: { readonly hostname?: string; readonly path?: PathEdit };
   /** RequestMirror: the upstream that gets a copy of each request (responses ignored). */
   readonly mirror?: string;
+  /** RequestMirror `percent` / `fraction` as a percentage below 100: Lua copies that share of requests. */
+  readonly mirrorPercent?: number;
+  /** The rule's further RequestMirror filters, in order (`mirror` is the first): render/gateway.ts gives each its own subrequest. */
+  readonly moreMirrors?: readonly { readonly upstream: string; readonly percent?: number }[];
   /** timeouts.backendRequest, else timeouts.request, in milliseconds: the upstream connect, send and read timeouts. */
   readonly timeoutMs?: number;
 }
@@ -86,7 +103,7 @@ export interface GatewayEntry {
 
 /** True when a match has nothing but an Exact or PathPrefix path: nginx's location choice alone decides it. */
 export function pathOnly(m: GatewayMatch): boolean {
-  return m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined;
+  return m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined && m.scheme === undefined && m.hostSuffix === undefined;
 }
 
 /** True when an action is one backend and nothing else: the location proxies to it without Lua. */
@@ -95,6 +112,8 @@ export function plainAction(a: GatewayAction): boolean {
     a.weighted === undefined &&
     a.backends.length === 1 &&
     a.backends[0]?.upstream !== undefined &&
+    a.backends[0].requestHeaders === undefined &&
+    a.backends[0].responseHeaders === undefined &&
     a.requestHeaders === undefined &&
     a.responseHeaders === undefined &&
     a.redirect === undefined &&

@@ -21,7 +21,12 @@ function uriOf(l: Location): string {
 }
 
 function describe(m: GatewayMatch): string {
-  const conditions = [...(m.method !== undefined ? [`method ${m.method}`] : []), ...m.headers.map((h) => `header ${h.name}`), ...m.query.map((q) => `query ${q.name}`)];
+  const conditions = [
+    ...(m.method !== undefined ? [`method ${m.method}`] : []),
+    ...m.headers.map((h) => `header ${h.name}`),
+    ...m.query.map((q) => `query ${q.name}`),
+    ...(m.scheme !== undefined ? ['HTTPS listeners only'] : []),
+  ];
   return `${m.path.type} ${m.path.value}${conditions.length > 0 ? ` with ${conditions.join(', ')}` : ''}`;
 }
 
@@ -84,7 +89,7 @@ export class SharedHostGuard {
           'HostConflict',
           `${HOST_CONFLICT}: the match ${describe(e.match)} would take requests for ${host}${owner.path} that the older ${o.kind} ${o.namespace}/${o.name} of namespace ${o.namespace} serves ` +
             `(${owner.type} ${owner.path}); between namespaces only a more specific path (an Exact path, a longer prefix) wins them, never a regular expression or added conditions ` +
-            '(method, headers, query parameters); this match is not served for those requests',
+            '(method, headers, query parameters, the HTTPS-only scheme of a route attached through HTTPS listeners only); this match is not served for those requests',
         ),
         'degraded',
       );
@@ -103,7 +108,7 @@ export function gatewayLiterals(entries: readonly GatewayEntry[]): Map<string, P
     if (pathOnly(e.match)) continue;
     const p = e.match.path;
     const rule: PathRule = {
-      path: p.type === 'RegularExpression' ? literalPrefix(p.value) : p.value,
+      path: p.type === 'RegularExpression' ? literalPrefix(p.value.replace(/^\^/, '')) : p.value,
       type: p.type === 'Exact' ? 'Exact' : 'Prefix',
       target: { kind: 'upstream', upstream: '', ingress: e.action.route },
     };

@@ -4,10 +4,11 @@ import { isElementPrefix, nginxPick, type PathRule } from '../routes.js';
 import type { Location, Server } from '../types.js';
 import { comparePrecedence } from './match.js';
 import { SharedHostGuard, type SharedHostInput } from './shared-host.js';
+import { deepTiers, gatewayWildcards } from './deep-wildcards.js';
 import { pathOnly, plainAction, type GatewayAction, type GatewayCandidate, type GatewayEntry, type GatewayMatch, type GatewayTable } from './route-types.js';
 
 /** A candidate of a location: an HTTPRoute match, or an Ingress path (which nginx serves: Lua stops there). */
-type Candidate = { readonly entry?: GatewayEntry; readonly match: GatewayMatch; readonly order: readonly [number, number, number] };
+type Candidate = { readonly entry?: GatewayEntry; readonly match: GatewayMatch; readonly order: readonly [number, number, number]; readonly deep?: true };
 
 function wildcardOf(host: string): string | undefined {
   const dot = host.indexOf('.');
@@ -100,17 +101,21 @@ export function gatewayTable(
   const table: Record<string, GatewayCandidate[]> = {};
   const used = new Set<string>();
   const guard = shared ? new SharedHostGuard(rules, shared) : undefined;
+  const wildcards = gatewayWildcards(entries);
   const out = servers.map((s) => {
     const wild = s.host === '_' || s.host.startsWith('*.') ? undefined : wildcardOf(s.host);
     const keys = s.host === '_' ? [''] : [s.host, ...(wild !== undefined && rules.has(wild) ? [wild] : []), ''];
     // --strict-host-ownership: the wildcard and host-less tiers of an owned host hold its owner's routes only (model/servers.ts).
     const owner = s.host === '_' ? undefined : ownerOf(s.host);
     const own = (e: GatewayEntry): boolean => e.host === s.host || owner === undefined || e.action.route.namespace === owner;
-    const tiers = keys.map((k, i) => [
+    const tiers: Candidate[][] = keys.map((k, i) => [
       ...ingressCandidates(rules.get(k), i === 0 ? undefined : owner),
       ...entries.filter((e) => e.host === k && own(e)).map((e) => ({ entry: e, match: e.match, order: e.order })),
     ]);
-    const mine = entries.filter((e) => keys.includes(e.host) && own(e));
+    // Gateway wildcards of two or more labels more (model/gateway/deep-wildcards.ts): after the host's own tiers, before the host-less one.
+    const deep = deepTiers(s.host, wildcards, entries, own);
+    tiers.splice(tiers.length - 1, 0, ...deep.map((tier) => tier.map((e) => ({ entry: e, match: e.match, order: e.order, deep: true as const }))));
+    const mine = [...entries.filter((e) => keys.includes(e.host) && own(e)), ...deep.flat()];
     if (mine.length === 0) return s;
     const locations = withPaths(s.locations, mine).map((l): Location => {
       if (l.match === 'regex') return l;
@@ -119,7 +124,8 @@ export function gatewayTable(
       walk: for (const tier of tiers) {
         for (const c of tier.filter((x) => applies(x.match.path, l)).sort(byPrecedence)) {
           if (!c.entry) break walk;
-          if (guard && !guard.allows(s.host, c.entry, l)) continue;
+          // A deeper wildcard is a host of its own, above the host-less tier: the shared-path guard is for one host's paths.
+          if (guard && !c.deep && !guard.allows(s.host, c.entry, l)) continue;
           list.push(c.entry);
           if (!pathOnly(c.entry.match)) {
             lua = true;

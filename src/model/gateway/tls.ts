@@ -18,6 +18,14 @@ export interface GatewayTlsHost {
   readonly routes?: readonly ObjectRef[];
 }
 
+/** An HTTPS listener without hostname: its certificate serves any SNI name nobody else owns (model/tls.ts). */
+export interface GatewayDefaultTls {
+  readonly gateway: ObjectRef;
+  readonly field: string;
+  readonly secret: ObjectRef | undefined;
+  readonly refused?: string;
+}
+
 /** The Secret of an HTTPS listener's first certificateRef, or why it may not be used. */
 function secretOf(s: ServedListener, grants: readonly ReferenceGrant[]): { secret: ObjectRef } | { refused: string } {
   const ref = s.listener.tls?.certificateRefs?.[0];
@@ -58,4 +66,16 @@ export function gatewayTlsHosts(served: readonly ServedListener[], attachments: 
     }
   }
   return [...out.values()].sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
+}
+
+/**
+ * The certificate for SNI names no certificate and no other namespace claims: the first HTTPS listener without
+ * hostname of the oldest Gateway having one (`served` in that order). The specification gives such a listener's
+ * certificate to any name; other hostname-less listeners keep their routes' hostnames (gatewayTlsHosts).
+ */
+export function gatewayDefaultTls(served: readonly ServedListener[], grants: readonly ReferenceGrant[]): GatewayDefaultTls | undefined {
+  const s = served.find((x) => x.listener.protocol === 'HTTPS' && x.listener.hostname === undefined);
+  if (!s) return undefined;
+  const which = secretOf(s, grants);
+  return { gateway: s.gateway, field: `${s.field}.tls.certificateRefs[0]`, ...('secret' in which ? { secret: which.secret } : { secret: undefined, refused: which.refused }) };
 }

@@ -4,14 +4,15 @@ import type { Snapshot } from '../input.js';
 import type { PathRule } from '../routes.js';
 import type { ObjectRef, Target } from '../types.js';
 import type { BackendObjectReference, HTTPBackendRef, HTTPRoute, HTTPRouteMatch, HTTPRouteRule, ReferenceGrant } from './api.js';
-import { ruleFilters } from './filters.js';
+import { backendFilters, ruleFilters } from './filters.js';
 import { gatewayMatch } from './match.js';
 import { byName } from '../lookup.js';
 import { pathOnly, plainAction, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
-import { refOf, type Attachment } from './attach.js';
+import { refOf, type Attachment, type ServedListener } from './attach.js';
+import { byClaimAge } from '../hosts.js';
 import type { GatewayAttachments } from './claims.js';
 import { granted } from './grants.js';
-import { gatewayTlsHosts, type GatewayTlsHost } from './tls.js';
+import { gatewayDefaultTls, gatewayTlsHosts, type GatewayDefaultTls, type GatewayTlsHost } from './tls.js';
 import { nsKey } from '../keys.js';
 import type { AddProblem, Reason } from '../types.js';
 
@@ -86,13 +87,14 @@ function backendsOf(sink: GatewaySink, ref: ObjectRef, list: readonly HTTPBacken
       return;
     }
     if (weight === 0) return;
-    if (b.filters?.length) {
-      sink.problem(ref, `${field}.backendRefs[${i}].filters`, 'filters on a backendRef are not supported; its share of requests answers 500', 'degraded');
+    const edits = backendFilters(b.filters ?? [], `${field}.backendRefs[${i}].filters`);
+    if ('field' in edits && 'reason' in edits) {
+      sink.problem(ref, edits.field, `${edits.reason}; its share of requests answers 500`, 'degraded');
       out.push({ weight });
       return;
     }
     const upstream = resolve(sink, ref, b, `${field}.backendRefs[${i}]`, refs);
-    out.push(upstream !== undefined ? { upstream, weight } : { weight });
+    out.push(upstream !== undefined ? { upstream, weight, ...edits } : { weight });
   });
   return out;
 }
@@ -106,17 +108,41 @@ function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: num
     sink.problem(ref, f.field, `${f.reason}; the rule is not served`);
     return undefined;
   }
-  const { mirror, ...filters } = f;
+  const { mirrors = [], ...filters } = f;
   const list = rule.backendRefs ?? [];
   const backends = filters.redirect ? [] : backendsOf(sink, ref, list, field, refs);
   if (!filters.redirect && backends.length === 0)
     sink.problem(ref, `${field}.backendRefs`, list.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
-  const m = mirror ? resolve(sink, ref, mirror.filter.requestMirror?.backendRef ?? { name: '' }, mirror.field, { ...refs, then: 'nothing is mirrored' }) : undefined;
-  return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...(m !== undefined ? { mirror: m } : {}) };
+  const resolved = mirrors.flatMap((m) => {
+    const upstream = resolve(sink, ref, m.filter.requestMirror?.backendRef ?? { name: '' }, m.field, { ...refs, then: 'nothing is mirrored there' });
+    return upstream !== undefined ? [{ upstream, ...(m.percent !== undefined ? { percent: m.percent } : {}) }] : [];
+  });
+  const [first, ...more] = resolved;
+  const copies = first ? { mirror: first.upstream, ...(first.percent !== undefined ? { mirrorPercent: first.percent } : {}), ...(more.length > 0 ? { moreMirrors: more } : {}) } : {};
+  return { route: ref, rule: i, backends, ...(list.length > 1 ? { weighted: true as const } : {}), ...filters, ...copies };
 }
 
-function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[], refs: Refs, at: { readonly rank: number; readonly entries: GatewayEntry[] }): void {
-  const { rank, entries } = at;
+/**
+ * The hosts a route reaches through HTTPS listeners only. nginx serves every host on both ports, so their matches
+ * carry `scheme: https` (Lua skips them for plain HTTP) instead of Ingress's ssl-redirect: only a RequestRedirect
+ * filter redirects on a Gateway listener.
+ */
+function httpsOnly(via: readonly Attachment[]): Set<string> {
+  const out = new Set<string>();
+  const plain = new Set<string>();
+  for (const a of via) for (const h of a.hosts) (a.listener.listener.protocol === 'HTTPS' ? out : plain).add(h);
+  for (const h of plain) out.delete(h);
+  return out;
+}
+
+function addRoute(
+  sink: GatewaySink,
+  route: HTTPRoute,
+  hosts: readonly string[],
+  refs: Refs,
+  at: { readonly rank: number; readonly entries: GatewayEntry[]; readonly secure: ReadonlySet<string> },
+): void {
+  const { rank, entries, secure } = at;
   const ref = refOf('HTTPRoute', route);
   (route.spec?.rules ?? []).forEach((rule, i) => {
     const action = actionOf(sink, ref, rule, i, refs);
@@ -125,12 +151,13 @@ function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[],
     const target: Target = { kind: 'upstream', upstream, ingress: ref };
     const matches: readonly HTTPRouteMatch[] = rule.matches?.length ? rule.matches : [{ path: { type: 'PathPrefix', value: '/' } }];
     matches.forEach((raw, j) => {
-      const match = gatewayMatch(raw, `spec.rules[${i}].matches[${j}]`);
-      if ('reason' in match) {
-        sink.problem(ref, match.field, `${match.reason}; the match is not served`);
+      const checked = gatewayMatch(raw, `spec.rules[${i}].matches[${j}]`);
+      if ('reason' in checked) {
+        sink.problem(ref, checked.field, `${checked.reason}; the match is not served`);
         return;
       }
       for (const host of hosts) {
+        const match = secure.has(host) ? { ...checked, scheme: 'https' as const } : checked;
         const refused = sink.refusal(ref, host);
         if (refused) {
           sink.problem(ref, 'spec.hostnames', refused);
@@ -153,7 +180,7 @@ function addRoute(sink: GatewaySink, route: HTTPRoute, hosts: readonly string[],
  * Adds every HTTPRoute attached to a listener of Portico's Gateways, oldest first (an older route keeps a path it
  * shares), and returns the TLS hosts of the HTTPS listeners for model/tls.ts.
  */
-export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: GatewayAttachments): { tls: GatewayTlsHost[]; entries: GatewayEntry[] } {
+export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: GatewayAttachments): { tls: GatewayTlsHost[]; entries: GatewayEntry[]; defaultTls?: GatewayDefaultTls } {
   const { served, refused } = g;
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
   const grants = snapshot.referenceGrants ?? [];
@@ -165,7 +192,11 @@ export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: Gatew
       continue;
     }
     attachments.push(...a.via);
-    addRoute(sink, route, a.hosts, { grants, services: snapshot.services }, { rank, entries });
+    addRoute(sink, route, a.hosts, { grants, services: snapshot.services }, { rank, entries, secure: httpsOnly(a.via) });
   }
-  return { tls: gatewayTlsHosts(served, attachments, grants), entries };
+  const created = new Map((snapshot.gateways ?? []).map((gw) => [`${gw.metadata?.namespace ?? 'default'}/${gw.metadata?.name ?? ''}`, gw.metadata?.creationTimestamp]));
+  const age = (s: ServedListener): { ref: ObjectRef; created: string | undefined } => ({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`) });
+  const oldest = [...served].sort((a, b) => byClaimAge(age(a), age(b)));
+  const defaultTls = gatewayDefaultTls(oldest, grants);
+  return { tls: gatewayTlsHosts(served, attachments, grants), entries, ...(defaultTls ? { defaultTls } : {}) };
 }
