@@ -22,6 +22,8 @@ export const USE_REGEX_DIFFERENCE =
 export const CONFIGMAP_DIFFERENCES: Readonly<Record<string, string>> = {
   'access-log-path': "a file inside Portico's --work-dir unless set; nginx writes it as Portico's user",
   'syslog-host': 'an IP address only: a host name is refused (nginx would resolve it once, when it loads, and fail the whole configuration if it did not resolve)',
+  'use-proxy-protocol':
+    'with use-forwarded-headers: a request that carries forwarded-for-proxy-protocol-header (X-Forwarded-For-Proxy-Protocol) itself is refused with 400, as nginx would otherwise take the client address from it; ingress-nginx believes it',
   'stream-snippet': 'under --snippet-mode=safe (the default) only stream-wide timeouts, buffers and access lists (docs/adr/0012); any directive with --snippet-mode=any',
 };
 
