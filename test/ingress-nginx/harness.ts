@@ -56,7 +56,17 @@ export async function startSuite(opts: { config?: Record<string, string>; args?:
     },
     put: async (file, objects, ready) => {
       await dir.write(file, objects);
-      await until(`${file} served`, ready, 20_000);
+      try {
+        await until(`${file} served`, ready, 20_000);
+      } catch (err) {
+        // Say why: Portico's warnings name the object and field it refused.
+        throw new Error(
+          `${String(err)}\n${portico.output
+            .filter((l) => l.includes('"level":40') || l.includes('"level":50'))
+            .slice(-8)
+            .join('\n')}`,
+        );
+      }
     },
     get: (host, path, o) => get(portico.http, host, path, o),
     stop: async () => {
