@@ -1,4 +1,5 @@
 // Renders one Ingress's annotation settings inside its locations and servers; every value goes through escape.ts.
+import { sha256 } from '../hash.js';
 import type { GlobalSettings, LocationSettings, ResolvedHeaders } from '../model/settings.js';
 import type { Location, ObjectRef, Server } from '../model/types.js';
 import { ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
@@ -111,8 +112,18 @@ export function errorPages(t: UpstreamTarget, ctx: SettingsContext): { codes: re
   return upstream !== undefined && codes.length > 0 ? { codes, upstream } : undefined;
 }
 
-export function errorLocationName(upstream: string, code: number): string {
-  return `@portico_error_${ident(upstream)}_${int(code)}`;
+/**
+ * The named location of one code's error page for one Ingress's location: each Ingress and Service gets its own, so
+ * the default backend is told the names of the request it answers for (X-Ingress-Name, X-Service-Name).
+ */
+export function errorLocationName(upstream: string, code: number, from: { ingress: ObjectRef; upstream: string }): string {
+  return `@portico_error_${ident(upstream)}_${int(code)}_${sha256(`${from.ingress.namespace}/${from.ingress.name}/${from.upstream}`, 12)}`;
+}
+
+/** Service name and port of an upstream named `namespace_service_port` (model/names.ts); names hold no underscore. */
+function serviceOf(upstream: string): { name: string; port: string } {
+  const [, name = '', port = ''] = upstream.split('_');
+  return { name, port };
 }
 
 /** The directives of an upstream location after `set $portico_backend`: settings, then the pass. */
@@ -130,7 +141,7 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   const errors = errorPages(t, ctx);
   if (errors) {
     out.push(`${I}${s.backendProtocol === 'FCGI' ? 'fastcgi' : 'proxy'}_intercept_errors on;`);
-    for (const code of errors.codes) out.push(`${I}error_page ${int(code)} = ${errorLocationName(errors.upstream, code)};`);
+    for (const code of errors.codes) out.push(`${I}error_page ${int(code)} = ${errorLocationName(errors.upstream, code, t)};`);
   }
   out.push(...backendTls(s));
   out.push(...adminSnippet(ctx.global.locationSnippet, I));
@@ -141,11 +152,12 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
 
 /** The named locations a server's custom error pages go to: the default backend, told which code and why. */
 export function errorLocations(server: Server, ctx: SettingsContext): string[] {
-  const made = new Map<string, { upstream: string; code: number; ingress: ObjectRef }>();
+  const made = new Map<string, { upstream: string; code: number; ingress: ObjectRef; service: { name: string; port: string } }>();
   for (const l of server.locations) {
     if (l.target.kind !== 'upstream') continue;
     const e = errorPages(l.target, ctx);
-    for (const code of e?.codes ?? []) if (e) made.set(errorLocationName(e.upstream, code), { upstream: e.upstream, code, ingress: l.target.ingress });
+    const service = serviceOf(l.target.upstream);
+    for (const code of e?.codes ?? []) if (e) made.set(errorLocationName(e.upstream, code, l.target), { upstream: e.upstream, code, ingress: l.target.ingress, service });
   }
   return [...made]
     .sort(([a], [b]) => a.localeCompare(b))
@@ -162,6 +174,8 @@ export function errorLocations(server: Server, ctx: SettingsContext): string[] {
             ['X-Code', String(e.code)],
             ['X-Namespace', e.ingress.namespace],
             ['X-Ingress-Name', e.ingress.name],
+            ['X-Service-Name', e.service.name],
+            ['X-Service-Port', e.service.port],
           ],
         },
         I,

@@ -2,7 +2,9 @@
 // upstream tests use (plain HTTP, HTTPS, raw bytes with a PROXY protocol line).
 import { connect, type Socket } from 'node:net';
 import tls from 'node:tls';
-import { startBackend, type Backend, type Echo } from '../support/backends.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Backend, Echo } from '../support/backends.js';
 import { ingress, type PathSpec } from '../support/objects.js';
 import { backendObjects, configMap, manifestFolder, type ManifestDir } from '../support/manifests.js';
 import { get, startPortico, until, type Reply, type Running } from '../support/portico.js';
@@ -42,7 +44,7 @@ export function echoed(r: Reply): Echo {
 /** Starts Portico on a manifest folder with the echo backend, the ConfigMap `config` and extra flags. */
 export async function startSuite(opts: { config?: Record<string, string>; args?: string[]; objects?: readonly unknown[] } = {}): Promise<Suite> {
   const dir = await manifestFolder();
-  const echo = await startBackend('echo');
+  const echo = await startEcho('echo');
   await dir.write('backend.json', [...backendObjects('echo', echo.port), ...(opts.objects ?? [])]);
   await dir.write('configmap.json', [configMap('portico', opts.config ?? {})]);
   const portico = await startPortico(['--manifests', dir.dir, '--configmap', 'default/portico', ...(opts.args ?? [])]);
@@ -112,4 +114,43 @@ export function rawEchoed(answer: string): Echo {
   // The body may come chunked: the JSON object is what lies between the first '{' and the last '}'.
   const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
   return JSON.parse(body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1)) as Echo;
+}
+
+/**
+ * An echo backend like test/support's (JSON of id, method, url, headers, body; header x-backend), answering as
+ * ingress-nginx's test backends (httpbun) do on two paths: a path with `/status/NNN` answers status NNN, `/sleep/S` answers after S
+ * seconds (at most 30).
+ */
+export async function startEcho(id: string): Promise<Backend> {
+  const seen: Echo[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const echo: Echo = { id, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      if (seen.length < 10_000) seen.push(echo);
+      const status = /\/status\/([1-5]\d\d)\b/.exec(echo.url)?.[1];
+      const sleep = /^\/sleep\/(\d{1,2})\b/.exec(echo.url)?.[1];
+      const answer = () => {
+        res.writeHead(status === undefined ? 200 : Number(status), { 'content-type': 'application/json', 'x-backend': id });
+        res.end(JSON.stringify(echo));
+      };
+      if (sleep === undefined) answer();
+      else setTimeout(answer, Math.min(Number(sleep), 30) * 1000);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    id,
+    port: (server.address() as AddressInfo).port,
+    server,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
 }
