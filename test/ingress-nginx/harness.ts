@@ -54,12 +54,13 @@ export async function startSuite(opts: { config?: Record<string, string>; args?:
     echo,
     config: async (data, ready) => {
       await dir.write('configmap.json', [configMap('portico', data)]);
-      if (ready) await until('ConfigMap applied', ready, 20_000);
+      if (ready) await until('ConfigMap applied', async () => (await ready()) && (await ready()) && ready(), 20_000);
     },
     put: async (file, objects, ready) => {
       await dir.write(file, objects);
       try {
-        await until(`${file} served`, ready, 20_000);
+        // Three in a row: each nginx worker takes a pushed change on its own, so one answer may come from a worker ahead.
+        await until(`${file} served`, async () => (await ready()) && (await ready()) && ready(), 20_000);
       } catch (err) {
         // Say why: Portico's warnings name the object and field it refused.
         throw new Error(
