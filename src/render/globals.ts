@@ -39,6 +39,9 @@ export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOve
     ['X-Forwarded-Proto', schemeVar(g)],
     ['X-Forwarded-Scheme', schemeVar(g)],
     ['X-Scheme', schemeVar(g)],
+    // The client's own, passed on under another name whatever use-forwarded-headers says (as ingress-nginx does).
+    ['X-Original-Forwarded-For', `$http_${headerName(g.forwardedForHeader).toLowerCase().replace(/-/g, '_')}`],
+    ['X-Original-Forwarded-Host', '$http_x_forwarded_host'],
     ['Proxy', '""'],
   ];
   if (g.proxyAddOriginalUriHeader || o.originalUri === true) pairs.push(['X-Original-URI', '$request_uri']);
@@ -83,7 +86,8 @@ function forwardedMaps(g: GlobalSettings): string[] {
   return [
     "    map $http_x_forwarded_proto $portico_fwd_proto { default $http_x_forwarded_proto; '' $scheme; }",
     `    map $http_x_forwarded_port $portico_fwd_port { default $http_x_forwarded_port; '' ${serverPort(g)}; }`,
-    "    map $http_x_forwarded_host $portico_fwd_host { default $http_x_forwarded_host; '' $best_http_host; }",
+    // A list of hosts: the first one, as ingress-nginx takes it.
+    "    map $http_x_forwarded_host $portico_fwd_host { default $http_x_forwarded_host; '' $best_http_host; '~^(?<portico_xfh_first>[^,]*),' $portico_xfh_first; }",
     ...pp,
   ];
 }
@@ -129,7 +133,8 @@ function blocks(g: GlobalSettings): string[] {
 /** http-level directives from the ConfigMap (defaults of every location). */
 export function httpGlobals(g: GlobalSettings, h: ResolvedHeaders): string[] {
   return [
-    `    server_tokens ${onOff(g.serverTokens)};`,
+    // Without server tokens no Server header at all, as ingress-nginx answers (not even "nginx").
+    `    server_tokens ${onOff(g.serverTokens)};${g.serverTokens ? '' : ' more_clear_headers Server;'}`,
     `    keepalive_timeout ${seconds(g.keepAlive)}; keepalive_requests ${int(g.keepAliveRequests)};`,
     `    client_max_body_size ${size(g.proxyBodySize)}; client_body_buffer_size ${size(g.clientBodyBufferSize)};`,
     '    proxy_http_version 1.1;',

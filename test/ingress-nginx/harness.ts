@@ -120,7 +120,7 @@ export function rawEchoed(answer: string): Echo {
 /**
  * An echo backend like test/support's (JSON of id, method, url, headers, body; header x-backend), answering as
  * ingress-nginx's test backends (httpbun) do on two paths: a path with `/status/NNN` answers status NNN, `/sleep/S` answers after S
- * seconds (at most 30).
+ * seconds (at most 30), `/bytes/N` answers N bytes of application/octet-stream, `/html` a page of text/html.
  */
 export async function startEcho(id: string): Promise<Backend> {
   const seen: Echo[] = [];
@@ -132,9 +132,18 @@ export async function startEcho(id: string): Promise<Backend> {
       if (seen.length < 10_000) seen.push(echo);
       const status = /\/status\/([1-5]\d\d)\b/.exec(echo.url)?.[1];
       const sleep = /^\/sleep\/(\d{1,2})\b/.exec(echo.url)?.[1];
+      const bytes = /^\/bytes\/(\d{1,5})$/.exec(echo.url)?.[1];
       const answer = () => {
-        res.writeHead(status === undefined ? 200 : Number(status), { 'content-type': 'application/json', 'x-backend': id });
-        res.end(JSON.stringify(echo));
+        if (bytes !== undefined) {
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': Number(bytes), 'x-backend': id });
+          res.end(Buffer.alloc(Number(bytes), 'a'));
+        } else if (echo.url === '/html') {
+          res.writeHead(200, { 'content-type': 'text/html', 'x-backend': id });
+          res.end(`<html><body>${'<p>portico</p>'.repeat(100)}</body></html>`);
+        } else {
+          res.writeHead(status === undefined ? 200 : Number(status), { 'content-type': 'application/json', 'x-backend': id });
+          res.end(JSON.stringify(echo));
+        }
       };
       if (sleep === undefined) answer();
       else setTimeout(answer, Math.min(Number(sleep), 30) * 1000);
