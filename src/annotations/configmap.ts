@@ -57,7 +57,9 @@ export const logFormat: v.Parser<string> = (raw) => {
 
 const logPath: v.Parser<string> = (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`));
 const userAgent: v.Parser<string> = (raw) =>
-  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a user agent string or ~regex (no quotes, '$', ';', braces or backslashes)`);
+  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !(raw.startsWith('~') ? /["$;{}'`]/ : /["\\$;{}'`]/).test(raw) && v.tildeRegexCompiles(raw)
+    ? v.ok(raw)
+    : v.bad(`${v.show(raw)} is not a user agent string or ~regex (no quotes, '$', ';' or braces; backslashes only in a ~regex that compiles)`);
 const risk: v.Parser<RiskLevel> = v.oneOf(RISK_ORDER);
 const workers: v.Parser<number | 'auto'> = (raw) => (raw === 'auto' ? v.ok('auto') : v.int(1, 256)(raw));
 const csv = /\s*,\s*/;

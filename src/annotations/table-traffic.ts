@@ -236,7 +236,9 @@ export const TRAFFIC_ANNOTATIONS: readonly AnnotationSpec[] = [
 
 /** A Referer string or `~regex`: no quotes, `$`, `;`, braces or backslashes. */
 const referer: v.Parser<string> = (raw) =>
-  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a referer string or ~regex (no quotes, '$', ';', braces or backslashes)`);
+  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !(raw.startsWith('~') ? /["$;{}'`]/ : /["\\$;{}'`]/).test(raw) && v.tildeRegexCompiles(raw)
+    ? v.ok(raw)
+    : v.bad(`${v.show(raw)} is not a referer string or ~regex (no quotes, '$', ';' or braces; backslashes only in a ~regex that compiles)`);
 
 function key<F extends 'limitReqStatusCode' | 'limitConnStatusCode' | 'blockReferers'>(name: string, field: F, def: string, doc: string, parse: v.Parser<GlobalSettings[F]>): KeySpec {
   return {

@@ -31,9 +31,19 @@ export interface Suite {
 }
 
 /** An Ingress of class portico with one rule: `host` (or none), `path` (Prefix) to Service `service` port 80. */
-export function ing(name: string, host: string | undefined, opts: { annotations?: Record<string, string>; path?: string; type?: PathSpec['type']; service?: string; paths?: PathSpec[] } = {}) {
+export function ing(
+  name: string,
+  host: string | undefined,
+  opts: { annotations?: Record<string, string>; path?: string; type?: PathSpec['type']; service?: string; paths?: PathSpec[]; created?: string } = {},
+) {
   const paths = opts.paths ?? [{ path: opts.path ?? '/', type: opts.type ?? 'Prefix', service: opts.service ?? 'echo' }];
-  return ingress(name, { ...(host === undefined ? {} : { host }), className: 'portico', paths, ...(opts.annotations ? { annotations: opts.annotations } : {}) });
+  return ingress(name, {
+    ...(host === undefined ? {} : { host }),
+    className: 'portico',
+    paths,
+    ...(opts.annotations ? { annotations: opts.annotations } : {}),
+    ...(opts.created ? { created: opts.created } : {}),
+  });
 }
 
 /** What the echo backend received, from its JSON answer. */

@@ -265,4 +265,7 @@ void test('ConfigMap: limit status codes (400-599) and block-referers', () => {
     r.errors.map((e) => e.key),
     ['block-referers', 'limit-conn-status-code'],
   );
+  // Backslashes only inside a ~regex, and only one that compiles (ingress-nginx's own examples escape / and spaces).
+  assert.deepEqual(parseConfigMap({ 'block-referers': '~*example\\.com', 'block-user-agents': '~*chrome\\/68\\ safari' }).errors, []);
+  for (const bad of ['a\\b', '~*ex(ample', '~*x\\']) assert.equal(parseConfigMap({ 'block-user-agents': bad }).errors.length, 1, bad);
 });
