@@ -77,8 +77,9 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
   d('port_in_redirect', s.portInRedirect !== undefined ? onOff(s.portInRedirect) : undefined);
   d('proxy_max_temp_file_size', s.maxTempFileSize !== undefined ? size(s.maxTempFileSize) : undefined);
   d('proxy_busy_buffers_size', s.busyBuffersSize !== undefined ? size(s.busyBuffersSize) : undefined);
-  if (s.redirectFrom !== undefined && s.redirectFrom !== 'off' && s.redirectTo !== undefined && s.redirectTo !== 'off') {
-    d('proxy_redirect', s.redirectFrom === 'default' ? 'default' : `${quote(s.redirectFrom)} ${quote(s.redirectTo)}`);
+  // `default` is rendered after the pass (nginx refuses it before proxy_pass): see locationBody.
+  if (s.redirectFrom !== undefined && s.redirectFrom !== 'off' && s.redirectFrom !== 'default' && s.redirectTo !== undefined && s.redirectTo !== 'off') {
+    d('proxy_redirect', `${quote(s.redirectFrom)} ${quote(s.redirectTo)}`);
   }
   const pair = (v: readonly [string, string] | 'off'): string => (v === 'off' ? 'off' : `${quote(v[0])} ${quote(v[1])}`);
   d('proxy_cookie_domain', s.cookieDomain !== undefined ? pair(s.cookieDomain) : undefined);
@@ -147,6 +148,9 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   out.push(...adminSnippet(ctx.global.locationSnippet, I));
   if (s.configurationSnippet !== undefined) out.push(...snippet(s.configurationSnippet).map((l) => `${I}${l}`));
   out.push(...pass(s));
+  // nginx takes `default` only after a proxy_pass without variables: HTTP and HTTPS backends.
+  const plainPass = s.backendProtocol === undefined || s.backendProtocol === 'HTTP' || s.backendProtocol === 'HTTPS';
+  if (s.redirectFrom === 'default' && s.redirectTo !== undefined && s.redirectTo !== 'off' && plainPass) out.push(`${I}proxy_redirect default;`);
   return out;
 }
 

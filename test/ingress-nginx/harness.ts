@@ -130,7 +130,7 @@ export function rawEchoed(answer: string): Echo {
 /**
  * An echo backend like test/support's (JSON of id, method, url, headers, body; header x-backend), answering as
  * ingress-nginx's test backends (httpbun) do on two paths: a path with `/status/NNN` answers status NNN, `/sleep/S` answers after S
- * seconds (at most 30), `/bytes/N` answers N bytes of application/octet-stream, `/html` a page of text/html.
+ * seconds (at most 30), `/bytes/N` answers N bytes of application/octet-stream, `/html` a page of text/html; `?location=` and `?set-cookie=` become those headers.
  */
 export async function startEcho(id: string): Promise<Backend> {
   const seen: Echo[] = [];
@@ -151,7 +151,10 @@ export async function startEcho(id: string): Promise<Backend> {
           res.writeHead(200, { 'content-type': 'text/html', 'x-backend': id });
           res.end(`<html><body>${'<p>portico</p>'.repeat(100)}</body></html>`);
         } else {
-          res.writeHead(status === undefined ? 200 : Number(status), { 'content-type': 'application/json', 'x-backend': id });
+          // ?location=… and ?set-cookie=… are answered as headers; x-http-version is the version nginx spoke.
+          const q = new URL(echo.url, 'http://echo').searchParams;
+          const extra = { ...(q.has('location') ? { location: q.get('location') ?? '' } : {}), ...(q.has('set-cookie') ? { 'set-cookie': q.get('set-cookie') ?? '' } : {}) };
+          res.writeHead(status === undefined ? 200 : Number(status), { 'content-type': 'application/json', 'x-backend': id, 'x-http-version': req.httpVersion, ...extra });
           res.end(JSON.stringify(echo));
         }
       };
