@@ -21,7 +21,7 @@ void describe('settings/proxy_read_timeout.go', () => {
     // Back to the default first: Portico keeps a key's previous good value when a new one is bad (docs/configmap.md).
     await s.config({}, async () => (await s.get(host, '/sleep/2')).status === 200);
     // "20k" is no time: refused with a warning naming the key, and the default (60 s) stays.
-    await s.config({ 'proxy-read-timeout': '20k' }, async () => s.portico.output.some((l) => l.includes('proxy-read-timeout') && l.includes('"20k" is not a number of seconds')));
+    await s.config({ 'proxy-read-timeout': '20k' }, async () => s.portico.output.some((l) => l.includes('proxy-read-timeout') && l.includes('20k') && l.includes('is not a number of seconds')));
     assert.equal((await s.get(host, '/sleep/2')).status, 200);
   });
 });
