@@ -3,6 +3,7 @@
 
 /** Annotations Portico reads and applies, with a behaviour that differs from ingress-nginx's (docs/migration.md). */
 export const ANNOTATION_DIFFERENCES: Readonly<Record<string, string>> = {
+  'force-ssl-redirect': 'the redirect keeps the URI as sent: Location https://host/ where ingress-nginx strips a trailing slash (https://host)',
   'preserve-trailing-slash': 'accepted and changes nothing: Portico always keeps the URI as sent in the HTTPS redirect (ingress-nginx strips a trailing slash unless it is set)',
   'auth-cache-key': 'the cache key also names the auth setup, so two Ingresses never share verdicts; responses that set a cookie are not cached',
   'backend-protocol': 'FCGI sends the standard CGI parameters Portico writes out (not /etc/nginx/fastcgi_params), a fastcgi-params-configmap key replacing its namesake',
