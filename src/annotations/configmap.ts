@@ -57,7 +57,9 @@ const logFormat: v.Parser<string> = (raw) => {
 
 const logPath: v.Parser<string> = (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`));
 const userAgent: v.Parser<string> = (raw) =>
-  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a user agent string or ~regex (no quotes, '$', ';', braces or backslashes)`);
+  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !(raw.startsWith('~') ? /["$;{}'`]/ : /["\\$;{}'`]/).test(raw) && v.tildeRegexCompiles(raw)
+    ? v.ok(raw)
+    : v.bad(`${v.show(raw)} is not a user agent string or ~regex (no quotes, '$', ';' or braces; backslashes only in a ~regex that compiles)`);
 const risk: v.Parser<RiskLevel> = v.oneOf(RISK_ORDER);
 const workers: v.Parser<number | 'auto'> = (raw) => (raw === 'auto' ? v.ok('auto') : v.int(1, 256)(raw));
 const csv = /\s*,\s*/;
@@ -83,6 +85,13 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('use-forwarded-headers', 'useForwardedHeaders', 'false', 'Trusts X-Forwarded-* from the client (behind another proxy).', v.bool),
   key('compute-full-forwarded-for', 'computeFullForwardedFor', 'false', 'Appends the client address to X-Forwarded-For instead of replacing it.', v.bool),
   key('forwarded-for-header', 'forwardedForHeader', 'X-Forwarded-For', 'Header holding the client address.', v.headerName),
+  key(
+    'forwarded-for-proxy-protocol-header',
+    'forwardedForProxyProtocolHeader',
+    'X-Forwarded-For-Proxy-Protocol',
+    'With use-proxy-protocol and use-forwarded-headers both on: the header nginx fills with forwarded-for-header when the PROXY protocol address is in proxy-real-ip-cidr, else with that address, and takes the client address from.',
+    v.headerName,
+  ),
   key('enable-real-ip', 'enableRealIp', 'false', 'Takes the client address from forwarded-for-header.', v.bool),
   key('proxy-real-ip-cidr', 'proxyRealIpCidr', '0.0.0.0/0', 'Trusted proxies (comma-separated CIDRs) for the real client address.', v.list(v.cidr, csv)),
   key('use-proxy-protocol', 'useProxyProtocol', 'false', 'Expects the PROXY protocol on the traffic ports.', v.bool),

@@ -21,7 +21,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly string[] = [
   'variables-hash-max-size', 'upstream-keepalive-connections', 'upstream-keepalive-time', 'upstream-keepalive-timeout',
   'upstream-keepalive-requests', 'limit-conn-zone-variable', 'proxy-stream-timeout', 'proxy-stream-next-upstream',
   'proxy-stream-next-upstream-timeout', 'proxy-stream-next-upstream-tries', 'proxy-stream-responses', 'bind-address', 'use-forwarded-headers',
-  'enable-real-ip', 'forwarded-for-header', 'compute-full-forwarded-for', 'proxy-add-original-uri-header', 'generate-request-id',
+  'enable-real-ip', 'forwarded-for-header', 'forwarded-for-proxy-protocol-header', 'compute-full-forwarded-for', 'proxy-add-original-uri-header', 'generate-request-id',
   // Tracing: opentracing, zipkin, jaeger and datadog were removed in v1.10; OpenTelemetry replaced them.
   'enable-opentracing', 'opentracing-operation-name', 'opentracing-location-operation-name', 'zipkin-collector-host', 'zipkin-collector-port',
   'zipkin-service-name', 'zipkin-sample-rate', 'jaeger-collector-host', 'jaeger-collector-port', 'jaeger-endpoint', 'jaeger-service-name',

@@ -26,17 +26,22 @@ function row<T>(key: string, meta: Meta, parse: v.Parser<T>, set: (t: Mutable<Tr
 
 const csv = /\s*,\s*/;
 
-/** An origin `scheme://host[:port]`, the host optionally `*.suffix` (the `*` stands for exactly one DNS label), lowercased. */
-const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
+/** An origin `scheme://host[:port]` (any lowercase scheme, as ingress-nginx: tauri://, app://), the host optionally `*.suffix` (the `*` stands for exactly one DNS label), lowercased. */
+const ORIGIN = /^[a-z][a-z0-9+.-]{0,31}:\/\/(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
 const origin: v.Parser<string> = (raw) => {
   const o = raw.toLowerCase();
-  return ORIGIN.test(o) && o.length <= 253 ? v.ok(o) : v.bad(`${v.show(raw)} is not an origin (http(s)://host[:port], the host may start with *.)`);
+  return ORIGIN.test(o) && o.length <= 253 ? v.ok(o) : v.bad(`${v.show(raw)} is not an origin (scheme://host[:port], the host may start with *.)`);
 };
-/** `*`, or a comma-separated list of origins. */
+/**
+ * A comma-separated list of origins, as ingress-nginx reads it: empty entries are skipped, a `*` among them allows every
+ * origin, and a list with nothing in it is `*`. An entry that is not an origin refuses the Ingress (ingress-nginx
+ * skipped it with a log line: docs/migration.md).
+ */
 const origins: v.Parser<string[]> = (raw) => {
-  if (raw.trim() === '*') return v.ok(['*']);
+  const entries = raw.split(',').map((e) => e.trim());
+  if (entries.includes('*') || entries.every((e) => e === '')) return v.ok(['*']);
   // An origin named twice is one origin (nginx would refuse the duplicate key of the map they become).
-  const r = nonEmpty(v.list(origin, csv, 64))(raw);
+  const r = nonEmpty(v.list(origin, csv, 64))(entries.filter((e) => e !== '').join(','));
   return r.ok ? v.ok([...new Set(r.value)]) : r;
 };
 const method: v.Parser<string> = (raw) => (/^[A-Za-z]{1,20}$/.test(raw) ? v.ok(raw.toUpperCase()) : v.bad(`${v.show(raw)} is not an HTTP method`));
@@ -231,7 +236,9 @@ export const TRAFFIC_ANNOTATIONS: readonly AnnotationSpec[] = [
 
 /** A Referer string or `~regex`: no quotes, `$`, `;`, braces or backslashes. */
 const referer: v.Parser<string> = (raw) =>
-  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a referer string or ~regex (no quotes, '$', ';', braces or backslashes)`);
+  /^~?\*?[\x21-\x7e][\x20-\x7e]{0,255}$/.test(raw) && !(raw.startsWith('~') ? /["$;{}'`]/ : /["\\$;{}'`]/).test(raw) && v.tildeRegexCompiles(raw)
+    ? v.ok(raw)
+    : v.bad(`${v.show(raw)} is not a referer string or ~regex (no quotes, '$', ';' or braces; backslashes only in a ~regex that compiles)`);
 
 function key<F extends 'limitReqStatusCode' | 'limitConnStatusCode' | 'blockReferers'>(name: string, field: F, def: string, doc: string, parse: v.Parser<GlobalSettings[F]>): KeySpec {
   return {

@@ -71,7 +71,9 @@ const tempFileSize: v.Parser<string> = (raw) => {
   const m = Number(r.value.slice(0, -1)) * 1024;
   return m < 1e9 ? v.ok(`${m}m`) : v.bad(`${v.show(raw)} is over 999999999m`);
 };
-const redirectArg: v.Parser<string> = (raw) => (raw === 'off' || raw === 'default' ? v.ok(raw) : raw.startsWith('/') ? v.uriPath(raw) : v.httpUrl(raw));
+/** proxy_redirect's arguments: off, default, a path, an http(s) URL, or a bare host[:port][/path] prefix (ingress-nginx's own example: hello.com). */
+const redirectArg: v.Parser<string> = (raw) =>
+  raw === 'off' || raw === 'default' ? v.ok(raw) : raw.startsWith('/') ? v.uriPath(raw) : /^[a-z0-9]([a-z0-9.-]{0,252})(:\d{1,5})?(\/[\x21-\x7e]{0,1000})?$/i.test(raw) && !/["\\$;{}'`]/.test(raw) ? v.ok(raw) : v.httpUrl(raw);
 const NEXT_UPSTREAM = ['error', 'timeout', 'invalid_header', 'http_500', 'http_502', 'http_503', 'http_504', 'http_403', 'http_404', 'http_429', 'non_idempotent', 'off'] as const;
 const TLS_PROTOCOLS = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 /** A snippet: simple directives only until a real parser exists (model/snippets/refusal.ts says what and why). */

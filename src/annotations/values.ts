@@ -172,3 +172,14 @@ export const objectRef: Parser<readonly [string, string]> = (raw) => {
 
 /** A Service name (DNS-1035 label). */
 export const serviceName: Parser<string> = (raw) => (/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a Service name`));
+
+/** A `~regex` entry of block-user-agents or block-referers compiles (backslash escapes such as `\/` are regex syntax there). */
+export function tildeRegexCompiles(raw: string): boolean {
+  if (!raw.startsWith('~')) return true;
+  try {
+    new RegExp(raw.replace(/^~\*?/, ''));
+    return true;
+  } catch {
+    return false;
+  }
+}

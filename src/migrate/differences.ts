@@ -3,6 +3,7 @@
 
 /** Annotations Portico reads and applies, with a behaviour that differs from ingress-nginx's (docs/migration.md). */
 export const ANNOTATION_DIFFERENCES: Readonly<Record<string, string>> = {
+  'force-ssl-redirect': 'the redirect keeps the URI as sent: Location https://host/ where ingress-nginx strips a trailing slash (https://host)',
   'preserve-trailing-slash': 'accepted and changes nothing: Portico always keeps the URI as sent in the HTTPS redirect (ingress-nginx strips a trailing slash unless it is set)',
   'auth-cache-key': 'the cache key also names the auth setup, so two Ingresses never share verdicts; responses that set a cookie are not cached',
   'backend-protocol': 'FCGI sends the standard CGI parameters Portico writes out (not /etc/nginx/fastcgi_params), a fastcgi-params-configmap key replacing its namesake',
@@ -22,6 +23,8 @@ export const USE_REGEX_DIFFERENCE =
 export const CONFIGMAP_DIFFERENCES: Readonly<Record<string, string>> = {
   'access-log-path': "a file inside Portico's --work-dir unless set; nginx writes it as Portico's user",
   'syslog-host': 'an IP address only: a host name is refused (nginx would resolve it once, when it loads, and fail the whole configuration if it did not resolve)',
+  'use-proxy-protocol':
+    'with use-forwarded-headers: a request that carries forwarded-for-proxy-protocol-header (X-Forwarded-For-Proxy-Protocol) itself is refused with 400, as nginx would otherwise take the client address from it; ingress-nginx believes it',
   'stream-snippet': 'under --snippet-mode=safe (the default) only stream-wide timeouts, buffers and access lists (docs/adr/0012); any directive with --snippet-mode=any',
 };
 

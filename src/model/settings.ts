@@ -165,6 +165,8 @@ export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, Http
   readonly useForwardedHeaders: boolean;
   readonly computeFullForwardedFor: boolean;
   readonly forwardedForHeader: string;
+  /** With both use-proxy-protocol and use-forwarded-headers: the request header realip reads the client address from. */
+  readonly forwardedForProxyProtocolHeader: string;
   readonly enableRealIp: boolean;
   readonly proxyRealIpCidr: readonly string[];
   readonly useProxyProtocol: boolean;
@@ -219,6 +221,7 @@ export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
   useForwardedHeaders: false,
   computeFullForwardedFor: false,
   forwardedForHeader: 'X-Forwarded-For',
+  forwardedForProxyProtocolHeader: 'X-Forwarded-For-Proxy-Protocol',
   enableRealIp: false,
   proxyRealIpCidr: ['0.0.0.0/0'],
   useProxyProtocol: false,

@@ -22,14 +22,14 @@ export function corsId(c: ResolvedCors): string {
   return sha256(JSON.stringify(c), 12);
 }
 
-const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/;
+const ORIGIN = /^[a-z][a-z0-9+.-]{0,31}:\/\/(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/;
 
 /** One map key per allowed origin: exact origins quoted, `*.` wildcards as regexes of exactly one more DNS label (as ingress-nginx). */
 function originKey(origin: string): string {
   if (!ORIGIN.test(origin)) throw new UnsafeValueError(`refusing to render the origin ${JSON.stringify(origin)}`);
   if (!origin.includes('*')) return quote(origin);
   const [scheme, rest] = origin.split('://*.') as [string, string];
-  return quoteLiteral(`~*^${scheme}://[a-z0-9-]+\\.${rest.replace(/\./g, '\\.')}$`);
+  return quoteLiteral(`~*^${scheme.replace(/[+.]/g, '\\$&')}://[a-z0-9-]+\\.${rest.replace(/\./g, '\\.')}$`);
 }
 
 /**

@@ -108,6 +108,16 @@ function accessLogMap(g: GlobalSettings): string[] {
   return [`${I}map $uri $portico_loggable {`, `${I}    default 1;`, ...g.skipAccessLogUrls.map((u) => `${I}    ${quote(u)} 0;`), `${I}}`];
 }
 
+/**
+ * realip also reads its header before the request is rewritten, so a client's own forwarded-for-proxy-protocol-header
+ * would name its address before nginx overwrites it: such a request is refused (400) in the server rewrite phase.
+ */
+function proxyForwardedGuard(g: GlobalSettings): string[] {
+  if (!g.useProxyProtocol || !g.useForwardedHeaders) return [];
+  const header = headerName(g.forwardedForProxyProtocolHeader).toLowerCase().replace(/-/g, '_');
+  return [`        if ($http_${header}) { return 400; }`];
+}
+
 /** Server-level lines: the ConfigMap's denylist and allowlist (an Ingress's own access lists replace them in its locations). */
 export function serverCompat(g: GlobalSettings): string[] {
   return [
@@ -115,5 +125,6 @@ export function serverCompat(g: GlobalSettings): string[] {
     ...g.whitelistSourceRange.map((c) => `        allow ${cidr(c)};`),
     ...(g.whitelistSourceRange.length > 0 ? ['        deny all;'] : []),
     ...adminSnippet(g.serverSnippet, '        '),
+    ...proxyForwardedGuard(g),
   ];
 }

@@ -35,10 +35,13 @@ export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOve
     ['X-Real-IP', '$remote_addr'],
     ['X-Forwarded-For', g.computeFullForwardedFor ? '$proxy_add_x_forwarded_for' : '$remote_addr'],
     ['X-Forwarded-Host', fwd ? '$portico_fwd_host' : '$best_http_host'],
-    ['X-Forwarded-Port', fwd ? '$portico_fwd_port' : '$server_port'],
-    ['X-Forwarded-Proto', fwd ? '$portico_fwd_proto' : '$scheme'],
-    ['X-Forwarded-Scheme', fwd ? '$portico_fwd_proto' : '$scheme'],
-    ['X-Scheme', fwd ? '$portico_fwd_proto' : '$scheme'],
+    ['X-Forwarded-Port', fwd ? '$portico_fwd_port' : serverPort(g)],
+    ['X-Forwarded-Proto', schemeVar(g)],
+    ['X-Forwarded-Scheme', schemeVar(g)],
+    ['X-Scheme', schemeVar(g)],
+    // The client's own, passed on under another name whatever use-forwarded-headers says (as ingress-nginx does).
+    ['X-Original-Forwarded-For', `$http_${headerName(g.forwardedForHeader).toLowerCase().replace(/-/g, '_')}`],
+    ['X-Original-Forwarded-Host', '$http_x_forwarded_host'],
     ['Proxy', '""'],
   ];
   if (g.proxyAddOriginalUriHeader || o.originalUri === true) pairs.push(['X-Original-URI', '$request_uri']);
@@ -66,16 +69,52 @@ export function setHeaders(headers: readonly (readonly [string, string])[], inde
   return headers.map(([name, value]) => `${indent}more_set_headers ${quote(`${headerName(name)}: ${value}`)};`);
 }
 
+/** The port the client connected to: with use-proxy-protocol, the one the PROXY protocol line names. */
+function serverPort(g: GlobalSettings): string {
+  return g.useProxyProtocol ? '$proxy_protocol_server_port' : '$server_port';
+}
+
+/** The scheme passed on: a PROXY protocol line naming port 443 means the client spoke HTTPS to the load balancer. */
+function schemeVar(g: GlobalSettings): string {
+  if (g.useProxyProtocol) return '$portico_pp_proto';
+  return g.useForwardedHeaders ? '$portico_fwd_proto' : '$scheme';
+}
+
 function forwardedMaps(g: GlobalSettings): string[] {
-  if (!g.useForwardedHeaders) return [];
+  const pp = g.useProxyProtocol ? [`    map $proxy_protocol_server_port $portico_pp_proto { default ${g.useForwardedHeaders ? '$portico_fwd_proto' : '$scheme'}; 443 https; }`] : [];
+  if (!g.useForwardedHeaders) return pp;
   return [
     "    map $http_x_forwarded_proto $portico_fwd_proto { default $http_x_forwarded_proto; '' $scheme; }",
-    "    map $http_x_forwarded_port $portico_fwd_port { default $http_x_forwarded_port; '' $server_port; }",
-    "    map $http_x_forwarded_host $portico_fwd_host { default $http_x_forwarded_host; '' $best_http_host; }",
+    `    map $http_x_forwarded_port $portico_fwd_port { default $http_x_forwarded_port; '' ${serverPort(g)}; }`,
+    // A list of hosts: the first one, as ingress-nginx takes it.
+    "    map $http_x_forwarded_host $portico_fwd_host { default $http_x_forwarded_host; '' $best_http_host; '~^(?<portico_xfh_first>[^,]*),' $portico_xfh_first; }",
+    ...pp,
+  ];
+}
+
+/**
+ * use-proxy-protocol with use-forwarded-headers, as ingress-nginx does it: a PROXY protocol address inside
+ * proxy-real-ip-cidr is another proxy, so its forwarded-for-header is believed; any other is the client itself. realip
+ * cannot choose its header per request, so nginx first writes the choice into forwarded-for-proxy-protocol-header.
+ */
+function realIpProxyForwarded(g: GlobalSettings): string[] {
+  const header = headerName(g.forwardedForProxyProtocolHeader);
+  const forwarded = `$http_${headerName(g.forwardedForHeader).toLowerCase().replace(/-/g, '_')}`;
+  return [
+    '    geo $proxy_protocol_addr $portico_proxy_protocol_trusted {',
+    '        default 0;',
+    ...g.proxyRealIpCidr.map((c) => `        ${cidr(c)} 1;`),
+    '    }',
+    `    map $portico_proxy_protocol_trusted $portico_forwarded_for_proxy_protocol { default $proxy_protocol_addr; 1 ${forwarded}; }`,
+    `    more_set_input_headers "${header}: $portico_forwarded_for_proxy_protocol";`,
+    `    real_ip_header ${header};`,
+    '    real_ip_recursive on;',
+    ...g.proxyRealIpCidr.map((c) => `    set_real_ip_from ${cidr(c)};`),
   ];
 }
 
 function realIp(g: GlobalSettings): string[] {
+  if (g.useProxyProtocol && g.useForwardedHeaders) return realIpProxyForwarded(g);
   if (g.useProxyProtocol) return ['    real_ip_header proxy_protocol;', ...g.proxyRealIpCidr.map((c) => `    set_real_ip_from ${cidr(c)};`)];
   if (!g.enableRealIp && !g.useForwardedHeaders) return [];
   return [`    real_ip_header ${headerName(g.forwardedForHeader)};`, '    real_ip_recursive on;', ...g.proxyRealIpCidr.map((c) => `    set_real_ip_from ${cidr(c)};`)];
@@ -94,7 +133,8 @@ function blocks(g: GlobalSettings): string[] {
 /** http-level directives from the ConfigMap (defaults of every location). */
 export function httpGlobals(g: GlobalSettings, h: ResolvedHeaders): string[] {
   return [
-    `    server_tokens ${onOff(g.serverTokens)};`,
+    // Without server tokens no Server header at all, as ingress-nginx answers (not even "nginx").
+    `    server_tokens ${onOff(g.serverTokens)};${g.serverTokens ? '' : ' more_clear_headers Server;'}`,
     `    keepalive_timeout ${seconds(g.keepAlive)}; keepalive_requests ${int(g.keepAliveRequests)};`,
     `    client_max_body_size ${size(g.proxyBodySize)}; client_body_buffer_size ${size(g.clientBodyBufferSize)};`,
     '    proxy_http_version 1.1;',

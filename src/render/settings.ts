@@ -1,4 +1,5 @@
 // Renders one Ingress's annotation settings inside its locations and servers; every value goes through escape.ts.
+import { sha256 } from '../hash.js';
 import type { GlobalSettings, LocationSettings, ResolvedHeaders } from '../model/settings.js';
 import type { Location, ObjectRef, Server } from '../model/types.js';
 import { ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
@@ -76,8 +77,9 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
   d('port_in_redirect', s.portInRedirect !== undefined ? onOff(s.portInRedirect) : undefined);
   d('proxy_max_temp_file_size', s.maxTempFileSize !== undefined ? size(s.maxTempFileSize) : undefined);
   d('proxy_busy_buffers_size', s.busyBuffersSize !== undefined ? size(s.busyBuffersSize) : undefined);
-  if (s.redirectFrom !== undefined && s.redirectFrom !== 'off' && s.redirectTo !== undefined && s.redirectTo !== 'off') {
-    d('proxy_redirect', s.redirectFrom === 'default' ? 'default' : `${quote(s.redirectFrom)} ${quote(s.redirectTo)}`);
+  // `default` is rendered after the pass (nginx refuses it before proxy_pass): see locationBody.
+  if (s.redirectFrom !== undefined && s.redirectFrom !== 'off' && s.redirectFrom !== 'default' && s.redirectTo !== undefined && s.redirectTo !== 'off') {
+    d('proxy_redirect', `${quote(s.redirectFrom)} ${quote(s.redirectTo)}`);
   }
   const pair = (v: readonly [string, string] | 'off'): string => (v === 'off' ? 'off' : `${quote(v[0])} ${quote(v[1])}`);
   d('proxy_cookie_domain', s.cookieDomain !== undefined ? pair(s.cookieDomain) : undefined);
@@ -111,8 +113,18 @@ export function errorPages(t: UpstreamTarget, ctx: SettingsContext): { codes: re
   return upstream !== undefined && codes.length > 0 ? { codes, upstream } : undefined;
 }
 
-function errorLocationName(upstream: string, code: number): string {
-  return `@portico_error_${ident(upstream)}_${int(code)}`;
+/**
+ * The named location of one code's error page for one Ingress's location: each Ingress and Service gets its own, so
+ * the default backend is told the names of the request it answers for (X-Ingress-Name, X-Service-Name).
+ */
+function errorLocationName(upstream: string, code: number, from: { ingress: ObjectRef; upstream: string }): string {
+  return `@portico_error_${ident(upstream)}_${int(code)}_${sha256(`${from.ingress.namespace}/${from.ingress.name}/${from.upstream}`, 12)}`;
+}
+
+/** Service name and port of an upstream named `namespace_service_port` (model/names.ts); names hold no underscore. */
+function serviceOf(upstream: string): { name: string; port: string } {
+  const [, name = '', port = ''] = upstream.split('_');
+  return { name, port };
 }
 
 /** The directives of an upstream location after `set $portico_backend`: settings, then the pass. */
@@ -130,22 +142,26 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   const errors = errorPages(t, ctx);
   if (errors) {
     out.push(`${I}${s.backendProtocol === 'FCGI' ? 'fastcgi' : 'proxy'}_intercept_errors on;`);
-    for (const code of errors.codes) out.push(`${I}error_page ${int(code)} = ${errorLocationName(errors.upstream, code)};`);
+    for (const code of errors.codes) out.push(`${I}error_page ${int(code)} = ${errorLocationName(errors.upstream, code, t)};`);
   }
   out.push(...backendTls(s));
   out.push(...adminSnippet(ctx.global.locationSnippet, I));
   if (s.configurationSnippet !== undefined) out.push(...snippet(s.configurationSnippet).map((l) => `${I}${l}`));
   out.push(...pass(s));
+  // nginx takes `default` only after a proxy_pass without variables: HTTP and HTTPS backends.
+  const plainPass = s.backendProtocol === undefined || s.backendProtocol === 'HTTP' || s.backendProtocol === 'HTTPS';
+  if (s.redirectFrom === 'default' && s.redirectTo !== undefined && s.redirectTo !== 'off' && plainPass) out.push(`${I}proxy_redirect default;`);
   return out;
 }
 
 /** The named locations a server's custom error pages go to: the default backend, told which code and why. */
 function errorLocations(server: Server, ctx: SettingsContext): string[] {
-  const made = new Map<string, { upstream: string; code: number; ingress: ObjectRef }>();
+  const made = new Map<string, { upstream: string; code: number; ingress: ObjectRef; service: { name: string; port: string } }>();
   for (const l of server.locations) {
     if (l.target.kind !== 'upstream') continue;
     const e = errorPages(l.target, ctx);
-    for (const code of e?.codes ?? []) if (e) made.set(errorLocationName(e.upstream, code), { upstream: e.upstream, code, ingress: l.target.ingress });
+    const service = serviceOf(l.target.upstream);
+    for (const code of e?.codes ?? []) if (e) made.set(errorLocationName(e.upstream, code, l.target), { upstream: e.upstream, code, ingress: l.target.ingress, service });
   }
   return [...made]
     .sort(([a], [b]) => a.localeCompare(b))
@@ -162,6 +178,8 @@ function errorLocations(server: Server, ctx: SettingsContext): string[] {
             ['X-Code', String(e.code)],
             ['X-Namespace', e.ingress.namespace],
             ['X-Ingress-Name', e.ingress.name],
+            ['X-Service-Name', e.service.name],
+            ['X-Service-Port', e.service.port],
           ],
         },
         I,

@@ -106,11 +106,11 @@ for (const row of ROWS) {
 void test('headers: upstream-vhost, x-forwarded-prefix and connection-proxy-header repeat the whole default list', () => {
   const p = parseAnnotations({ [`${P}/upstream-vhost`]: 'in.test:8080', [`${P}/x-forwarded-prefix`]: '/p', [`${P}/connection-proxy-header`]: 'keep-alive' }, OPTS);
   const lines = fragment(p.settings.location).filter((l) => l.includes('proxy_set_header'));
-  assert.equal(lines.length, 17, 'X-Original-URI only with proxy-add-original-uri-header');
-  assert.deepEqual([lines[0], lines[2], lines[12]], [`${I}proxy_set_header Host "in.test:8080";`, `${I}proxy_set_header Connection "keep-alive";`, `${I}proxy_set_header X-Forwarded-Prefix "/p";`]);
+  assert.equal(lines.length, 19, 'X-Original-URI only with proxy-add-original-uri-header');
+  assert.deepEqual([lines[0], lines[2], lines[14]], [`${I}proxy_set_header Host "in.test:8080";`, `${I}proxy_set_header Connection "keep-alive";`, `${I}proxy_set_header X-Forwarded-Prefix "/p";`]);
   // no client-certificate auth on this server: the client's ssl-client-* headers are dropped, as at http level
   assert.deepEqual(
-    lines.slice(13),
+    lines.slice(15),
     ['verify', 'subject-dn', 'issuer-dn', 'cert'].map((h) => `${I}proxy_set_header ssl-client-${h} "";`),
   );
 });
