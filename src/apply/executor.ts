@@ -114,7 +114,7 @@ export class Executor {
       if (plan === 'reload') {
         await this.pushMovedIn(prev, c.conf.routeHosts);
         await this.deps.tls.beforeReload(c.model);
-        await this.reload(c.conf.text, c.conf.hash, c.model);
+        await this.reload(c.conf, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
         countStreamReload(this.counters, reloads, prev, c.model);
         await this.deps.tls.afterReload(c.model);
@@ -310,15 +310,15 @@ export class Executor {
     }
   }
 
-  private async reload(text: string, hash: string, model: Model): Promise<void> {
+  private async reload(conf: RenderedConf, model: Model): Promise<void> {
     try {
-      const how = await this.nginx.apply(text, hash);
+      const how = await this.nginx.apply(conf.text, conf.hash, conf.shutdownTimeoutSeconds);
       if (how === 'reloaded') this.counters.reloads += 1;
     } catch (err) {
       if (!(err instanceof NginxTestError) || this.nginx.running) throw err;
       // Nothing serves yet: start with an empty configuration so nginx answers, then report the refusal.
       const empty = this.deps.empty();
-      await this.nginx.apply(empty.text, empty.hash);
+      await this.nginx.apply(empty.text, empty.hash, empty.shutdownTimeoutSeconds);
       this.deps.log.error({ servers: model.servers.length }, 'nginx refused the first configuration; serving an empty one');
       throw err;
     }

@@ -110,15 +110,17 @@ export class Nginx {
     return candidate;
   }
 
-  /** Tests, swaps in and (re)loads a configuration; resolves once nginx serves it. `hash` identifies it. */
-  async apply(conf: string, hash: string): Promise<'started' | 'reloaded'> {
+  /**
+   * Tests, swaps in and (re)loads a configuration; resolves once nginx serves it. `hash` identifies it;
+   * `shutdownTimeoutSeconds` is its worker_shutdown_timeout, as the renderer wrote it (render/nginx-conf.ts).
+   */
+  async apply(conf: string, hash: string, shutdownTimeoutSeconds?: number): Promise<'started' | 'reloaded'> {
     if (this.closed) throw new Error('nginx is stopped: the configuration is not applied');
     const candidate = await this.test(conf);
     await rename(candidate, join(this.o.workDir, 'nginx.conf'));
     this.tested = undefined;
     this.confHash = hash;
-    const wst = /^worker_shutdown_timeout (\d+)s;$/m.exec(conf);
-    if (wst?.[1]) this.shutdownTimeoutMs = Number(wst[1]) * 1000;
+    if (shutdownTimeoutSeconds !== undefined) this.shutdownTimeoutMs = shutdownTimeoutSeconds * 1000;
     if (!this.running) {
       await this.start();
       return 'started';

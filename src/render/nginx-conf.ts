@@ -293,6 +293,8 @@ export interface RenderedConf {
   readonly text: string;
   /** sha256 of everything else in the text; nginx answers it on `/portico/config-hash` of the status port. */
   readonly hash: string;
+  /** Its worker_shutdown_timeout: how long a graceful quit of nginx may take. */
+  readonly shutdownTimeoutSeconds: number;
   /** With --enable-dynamic-routes and a dynamic catch-all: the route table for POST /configuration/routes (JSON). */
   readonly routes?: string;
   /** With `routes`: each routed host's entry in it ('_': the default), so a push can carry only the changed hosts. */
@@ -336,5 +338,6 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
     '',
   ].join('\n');
   const hash = sha256(body);
-  return { text: body.replace(HASH_PLACEHOLDER, hash), hash, ...(dyn ? { routes: dyn.routes, routeHosts: dyn.routeHosts } : {}) };
+  const shutdownTimeoutSeconds = (o.global ?? GLOBAL_DEFAULTS).workerShutdownTimeout;
+  return { text: body.replace(HASH_PLACEHOLDER, hash), hash, shutdownTimeoutSeconds, ...(dyn ? { routes: dyn.routes, routeHosts: dyn.routeHosts } : {}) };
 }

@@ -1,0 +1,23 @@
+// What the renderer hands the nginx process besides the text: the worker_shutdown_timeout a graceful stop waits for,
+// as the ConfigMap's worker-shutdown-timeout sets it (nginx/process.ts no longer reads it back out of nginx.conf).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseFlags } from '../../src/config/flags.js';
+import { AnnotationStage } from '../../src/pipeline/annotations.js';
+import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
+import { createLogger } from '../../src/log.js';
+import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
+
+const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico', '--configmap', 'ingress/portico'], {});
+const opts = renderOptions(config, undefined);
+const render = (snap: Snapshot): { text: string; shutdownTimeoutSeconds: number } => buildAndRender(new AnnotationStage(config, createLogger('silent')), snap, config, opts).conf;
+
+test('the rendered configuration carries worker-shutdown-timeout (default 240 s) beside the line nginx reads', () => {
+  const byDefault = render(EMPTY_SNAPSHOT);
+  assert.equal(byDefault.shutdownTimeoutSeconds, 240);
+  assert.match(byDefault.text, /^worker_shutdown_timeout 240s;$/m);
+  const configMap = { apiVersion: 'v1' as const, kind: 'ConfigMap' as const, metadata: { name: 'portico', namespace: 'ingress' }, data: { 'worker-shutdown-timeout': '15s' } };
+  const set = render({ ...EMPTY_SNAPSHOT, configMaps: [configMap] });
+  assert.equal(set.shutdownTimeoutSeconds, 15);
+  assert.match(set.text, /^worker_shutdown_timeout 15s;$/m);
+});
