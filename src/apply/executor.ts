@@ -276,7 +276,7 @@ export class Executor {
         return built;
       } catch (err) {
         if (!(err instanceof NginxTestError)) throw err;
-        const hints = blame(err.message, built.conf.text, built.model).map(keyOf);
+        const hints = blame(err.message, built.conf, built.model).map(keyOf);
         const key = await culprit(hints, built.model.ingresses.map(keyOf), async (ex) => this.trial(snap, ex, true));
         if (key === undefined) return built;
         this.hold(key, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');

@@ -2,7 +2,7 @@
 // caused it is found and left out (until it changes), and the rest is applied: one Ingress never blocks the others.
 import type { Snapshot } from '../model/input.js';
 import type { Model, ObjectRef, Problem } from '../model/types.js';
-import { locationHead } from '../render/nginx-conf.js';
+import { locationHead, type RenderedConf, type ServerLines } from '../render/nginx-conf.js';
 import { nsKey, refKey } from '../model/keys.js';
 
 export function keyOf(ref: ObjectRef): string {
@@ -12,50 +12,31 @@ export function keyOf(ref: ObjectRef): string {
 /** `namespace/name` of an Ingress of a snapshot. */
 export const ingressKey = (i: Snapshot['ingresses'][number]): string => nsKey(i);
 
-/** The server_name of the server block around `line` (1-based) of a rendered nginx.conf, and that block's first line. */
-function serverBlockAt(lines: readonly string[], line: number): { host: string; start: number } | undefined {
-  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
-    const text = lines[i] ?? '';
-    if (text === '    server {') {
-      for (let j = i + 1; j < lines.length && j < i + 4; j++) {
-        const m = /^ {8}server_name ("(?:[^"\\]|\\.)*"|\S+)/.exec(lines[j] ?? '');
-        if (m?.[1]) return { host: m[1].startsWith('"') ? m[1].slice(1, -1).replace(/\\(.)/g, '$1') : m[1], start: i };
-      }
-      return undefined;
-    }
-    if (/^ {0,4}(http|events|stream) \{$/.test(text)) return undefined;
-  }
-  return undefined;
-}
-
-/** The server_name of the server block around `line` (1-based) of a rendered nginx.conf, if the line is in one. */
-export function serverAt(conf: string, line: number): string | undefined {
-  return serverBlockAt(conf.split('\n'), line)?.host;
+/** The server block holding `line` (1-based) of a rendered nginx.conf, from the renderer's own map of its lines. */
+export function serverAt(conf: Pick<RenderedConf, 'serverLines'>, line: number): ServerLines | undefined {
+  return conf.serverLines.find((b) => b.first <= line && line <= b.last);
 }
 
 /**
  * The Ingresses nginx's refusal points at (from `...candidate:LINE` in its message), most likely first: the Ingress
  * of the location holding the line, then the other Ingresses of its server block. Empty: the line is outside any
- * server of the model (http level, a www redirect), or nginx named no line.
+ * server of the model (http level, a www redirect), or nginx named no line. The server block comes from the
+ * renderer's map of lines; the location is the nearest line above that the renderer wrote as a location's head.
  */
-export function blame(message: string, conf: string, model: Model): ObjectRef[] {
+export function blame(message: string, conf: Pick<RenderedConf, 'text' | 'serverLines'>, model: Model): ObjectRef[] {
   const line = /\.candidate:(\d+)/.exec(message)?.[1];
   if (line === undefined) return [];
-  const lines = conf.split('\n');
-  const block = serverBlockAt(lines, Number(line));
+  const block = serverAt(conf, Number(line));
   const server = block === undefined ? undefined : model.servers.find((s) => s.host === block.host);
   if (!block || !server) return [];
-  let head: string | undefined;
-  for (let i = Number(line) - 1; i > block.start; i--) {
-    const text = lines[i] ?? '';
-    if (text.startsWith('        location ')) {
-      head = text;
-      break;
-    }
-    if (text === '        }' && i < Number(line) - 1) break; // the line is after a location, at server level
+  const heads = new Map(server.locations.map((l) => [locationHead(l), l]));
+  const lines = conf.text.split('\n');
+  let at: (typeof server.locations)[number] | undefined;
+  for (let i = Number(line) - 1; i >= block.first && at === undefined; i--) {
+    if (lines[i] === '        }' && i < Number(line) - 1) break; // the line is after a location, at server level
+    at = heads.get(lines[i] ?? '');
   }
   const refs = new Map<string, ObjectRef>();
-  const at = head === undefined ? undefined : server.locations.find((l) => locationHead(l) === head);
   if (at?.target.kind === 'upstream') refs.set(keyOf(at.target.ingress), at.target.ingress);
   for (const l of server.locations) if (l.target.kind === 'upstream') refs.set(keyOf(l.target.ingress), l.target.ingress);
   return [...refs.values()];

@@ -295,23 +295,32 @@ export interface RenderedConf {
   readonly hash: string;
   /** Its worker_shutdown_timeout: how long a graceful quit of nginx may take. */
   readonly shutdownTimeoutSeconds: number;
+  /** Where each server block is in `text` (1-based lines, `last` its closing brace), in the model's order. */
+  readonly serverLines: readonly ServerLines[];
   /** With --enable-dynamic-routes and a dynamic catch-all: the route table for POST /configuration/routes (JSON). */
   readonly routes?: string;
   /** With `routes`: each routed host's entry in it ('_': the default), so a push can carry only the changed hosts. */
   readonly routeHosts?: ReadonlyMap<string, string>;
 }
 
-/** The server blocks, each from the memo when everything it is made of is unchanged. */
-function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, Upstream>, dyn: DynamicSplit | undefined): string[] {
+/** One server block of a rendered nginx.conf: its host and its first and last line. */
+export interface ServerLines {
+  readonly host: string;
+  readonly first: number;
+  readonly last: number;
+}
+
+/** The server blocks, one text each, each from the memo when everything it is made of is unchanged. */
+function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, Upstream>, dyn: DynamicSplit | undefined): { host: string; text: string }[] {
   const list = dyn?.servers ?? model.servers;
   const parts = { stream: model.stream, dyn, gateway: model.gateway };
   const memo = o.memo;
-  if (!memo) return list.flatMap((s) => server(s, o, model.tls, upstreams, parts));
+  if (!memo) return list.map((s) => ({ host: s.host, text: server(s, o, model.tls, upstreams, parts).join('\n') }));
   memo.begin(JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, dyn?.locations ?? null]));
   const out = list.map((s) => {
     const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [refKey(l.target.ingress.namespace, l.target.ingress.name)] : [])))];
     const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);
-    return memo.block(input, upstreams, (get) => server(s, o, model.tls, { get }, parts).join('\n'));
+    return { host: s.host, text: memo.block(input, upstreams, (get) => server(s, o, model.tls, { get }, parts).join('\n')) };
   });
   memo.end();
   return out;
@@ -323,7 +332,7 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true, o.memo?.routes) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
   const traces = tracingUsed(o.global ?? GLOBAL_DEFAULTS, model.servers);
-  const body = [
+  const head = [
     ...main(o, model.tls, model.stream, streamSnips, traces),
     ...gatewayHttpLines(model.gateway, upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS)),
     ...resolverLines(o.resolvers),
@@ -332,12 +341,17 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS),
     ...(dyn && model.tls.settings.hsts ? [ROUTE_HSTS_MAP] : []),
     ...internalServers(o, traces),
-    ...servers(model, o, upstreams, dyn),
-    '}',
-    ...streamSection(model.stream, o, streamSnips),
-    '',
-  ].join('\n');
+  ];
+  const blocks = servers(model, o, upstreams, dyn);
+  // an element may hold several lines (a map block, a memoized server)
+  let line = head.join('\n').split('\n').length;
+  const serverLines = blocks.map((b) => {
+    const first = line + 1;
+    line += b.text.split('\n').length;
+    return { host: b.host, first, last: line };
+  });
+  const body = [...head, ...blocks.map((b) => b.text), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
   const hash = sha256(body);
   const shutdownTimeoutSeconds = (o.global ?? GLOBAL_DEFAULTS).workerShutdownTimeout;
-  return { text: body.replace(HASH_PLACEHOLDER, hash), hash, shutdownTimeoutSeconds, ...(dyn ? { routes: dyn.routes, routeHosts: dyn.routeHosts } : {}) };
+  return { text: body.replace(HASH_PLACEHOLDER, hash), hash, shutdownTimeoutSeconds, serverLines, ...(dyn ? { routes: dyn.routes, routeHosts: dyn.routeHosts } : {}) };
 }

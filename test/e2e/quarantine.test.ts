@@ -12,8 +12,9 @@ import type { Model } from '../../src/model/types.js';
 import { EMPTY_SNAPSHOT } from '../../src/model/input.js';
 
 test('serverAt and blame find the server block and the Ingresses nginx refused', () => {
-  const conf = ['http {', '    server {', '        server_name "a.test";', '        listen 80;', '        location / {', '            x;', '        }', '    }', '}'].join('\n');
-  assert.equal(serverAt(conf, 6), 'a.test');
+  const text = ['http {', '    server {', '        server_name "a.test";', '        listen 80;', '        location / {', '            x;', '        }', '    }', '}'].join('\n');
+  const conf = { text, serverLines: [{ host: 'a.test', first: 2, last: 8 }] };
+  assert.equal(serverAt(conf, 6)?.host, 'a.test');
   assert.equal(serverAt(conf, 1), undefined);
   const ref = { kind: 'Ingress', namespace: 'ns', name: 'a' };
   const model = { servers: [{ host: 'a.test', locations: [{ match: 'prefix', path: '/', target: { kind: 'upstream', upstream: 'ns_s_80', ingress: ref } }] }] } as unknown as Model;
@@ -30,7 +31,7 @@ test('serverAt and blame find the server block and the Ingresses nginx refused',
 });
 
 test('blame puts the Ingress of the refused location first; a hold ends when an Ingress held beside it is deleted', async () => {
-  const conf = [
+  const text = [
     'http {',
     '    server {',
     '        server_name "a.test";',
@@ -44,6 +45,7 @@ test('blame puts the Ingress of the refused location first; a hold ends when an 
     '    }',
     '}',
   ].join('\n');
+  const conf = { text, serverLines: [{ host: 'a.test', first: 2, last: 11 }] };
   const [a, b] = [
     { kind: 'Ingress', namespace: 'ns', name: 'a' },
     { kind: 'Ingress', namespace: 'other', name: 'b' },

@@ -7,6 +7,7 @@ import { AnnotationStage } from '../../src/pipeline/annotations.js';
 import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
 import { createLogger } from '../../src/log.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
+import { fixtureCases, loadSnapshot } from '../support/fixtures.js';
 
 const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico', '--configmap', 'ingress/portico'], {});
 const opts = renderOptions(config, undefined);
@@ -20,4 +21,22 @@ test('the rendered configuration carries worker-shutdown-timeout (default 240 s)
   const set = render({ ...EMPTY_SNAPSHOT, configMaps: [configMap] });
   assert.equal(set.shutdownTimeoutSeconds, 15);
   assert.match(set.text, /^worker_shutdown_timeout 15s;$/m);
+});
+
+test('the renderer maps every server block it wrote to its lines, fresh and through the render memo', () => {
+  const rendered = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico', '--enable-dynamic-routes=false'], {});
+  const ropts = renderOptions(rendered, undefined);
+  const stage = new AnnotationStage(rendered, createLogger('silent'));
+  for (const dir of fixtureCases('golden')) {
+    const snap = loadSnapshot(dir);
+    for (const conf of [buildAndRender(new AnnotationStage(rendered, createLogger('silent')), snap, rendered, ropts, true).conf, buildAndRender(stage, snap, rendered, ropts).conf]) {
+      const lines = conf.text.split('\n');
+      assert.ok(conf.serverLines.length > 1, dir);
+      for (const b of conf.serverLines) {
+        assert.equal(lines[b.first - 1], '    server {', `${dir} ${b.host}`);
+        assert.equal(lines[b.last - 1], '    }', `${dir} ${b.host}`);
+        assert.ok((lines[b.first] ?? '').startsWith('        server_name '), `${dir} ${b.host}`);
+      }
+    }
+  }
 });
