@@ -2,16 +2,20 @@
 import { ConfigError, errorMessage, PorticoError } from '../errors.js';
 import { createLogger, stdoutDestination } from '../log.js';
 import { helpText, parseFlags } from '../config/flags.js';
-import { runController, renderOnce } from '../controller/run.js';
-import { exitAfter } from '../controller/stop.js';
+import { INSPECT_COMMANDS } from '../config/flags.js';
 import { versionText } from './version.js';
-import { migrateCheck } from '../migrate/command.js';
-import { isInspectCommand, runInspect } from '../inspect/command.js';
+
+// Each command loads only what it uses (start-up time): the controller, the Kubernetes client, migrate-check and the
+// inspector are imported when their command runs.
 
 async function main(): Promise<number> {
   // The inspector reads a running instance: its own flags (--url, --json), none of the controller's.
   const [first, ...rest] = process.argv.slice(2);
-  if (isInspectCommand(first)) return runInspect(first, rest, process.stdout, process.stderr);
+  const inspect = INSPECT_COMMANDS.find((c) => c === first);
+  if (inspect !== undefined) {
+    const { runInspect } = await import('../inspect/command.js');
+    return runInspect(inspect, rest, process.stdout, process.stderr);
+  }
   let config;
   try {
     config = parseFlags(process.argv.slice(2), process.env);
@@ -32,6 +36,7 @@ async function main(): Promise<number> {
       process.stderr.write('portico migrate-check: give --manifests DIR or --kubeconfig FILE\n');
       return 2;
     }
+    const { migrateCheck } = await import('../migrate/command.js');
     return migrateCheck(process.argv.slice(2), process.env, config.json);
   }
   if (config.mode === 'render') {
@@ -40,11 +45,14 @@ async function main(): Promise<number> {
       return 2;
     }
     const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
-    process.stdout.write(await renderOnce(config, log));
+    const { renderOnce } = await import('./render.js');
+    process.stdout.write(await renderOnce({ ...config, manifests: config.manifests }, log));
     return 0;
   }
   const log = createLogger(config.logLevel, stdoutDestination());
   for (const w of config.warnings) log.warn({ flag: w.split(' ')[0] }, w);
+  const { runController } = await import('../controller/run.js');
+  const { exitAfter } = await import('../controller/stop.js');
   try {
     // npm (`npx portico`, `npm run`) starts Portico under `sh -c` and signals that shell only: stop when it exits.
     return await runController(config, log, { watchParent: process.env['npm_lifecycle_event'] !== undefined });

@@ -12,8 +12,7 @@ import { StopSignal, exitAfter } from './stop.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Store } from '../store/store.js';
 import { Controller } from './controller.js';
-import { admissionChecker, buildAndRender, renderOptions } from '../pipeline/build.js';
-import { AnnotationStage } from '../pipeline/annotations.js';
+import { admissionChecker, renderOptions } from '../pipeline/build.js';
 import { systemResolvers } from './auth-files.js';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
@@ -41,17 +40,6 @@ function makeSource(config: Config, store: Store, log: Logger): Source {
   if (config.manifests) return new ManifestSource(config.manifests, store, log);
   if (config.mode === 'render') throw new ConfigError('portico render reads --manifests DIR only');
   return new KubeSource(config, store, log);
-}
-
-/** `portico render`: the nginx.conf a folder produces, then its route table as comments, without starting anything. */
-export async function renderOnce(config: Config, log: Logger): Promise<string> {
-  const store = new Store<Snapshot>();
-  const source = makeSource(config, store, log);
-  await source.start();
-  source.stop();
-  const { model, conf } = buildAndRender(new AnnotationStage(config, log), store.snapshot(), config, renderOptions(config, undefined));
-  for (const p of model.problems) log.warn(`${p.object.kind} ${p.object.namespace}/${p.object.name} ${p.field}: ${p.reason}`);
-  return withRouteTable(conf.text, conf.routes ?? '');
 }
 
 export interface RunOptions {

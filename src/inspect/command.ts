@@ -9,10 +9,6 @@ import { gatewayTables, type GatewayDoc } from './gateway.js';
 
 export type InspectCommand = (typeof INSPECT_COMMANDS)[number];
 
-export function isInspectCommand(word: string | undefined): word is InspectCommand {
-  return (INSPECT_COMMANDS as readonly string[]).includes(word ?? '');
-}
-
 const USAGE = `usage: portico backends|config|certs|status|gateway [--url http://HOST:PORT] [--json] [--raw]
   --url   the health port of a running Portico (default http://127.0.0.1:10254); /debug/* answers loopback only
           unless that Portico runs with --debug-remote-access (or use kubectl port-forward)
