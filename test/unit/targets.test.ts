@@ -332,6 +332,7 @@ test('model: refused endpoints are left out with one degraded Problem each; the 
       object: { kind: 'EndpointSlice', namespace: 'default', name: 'web-x' },
       field: 'endpoints[1].addresses[0]',
       severity: 'degraded',
+      code: 'EndpointRefused',
       reason:
         "endpoint 127.0.0.1 port 10246 of Service default/web is refused: 127.0.0.1 port 10246 is loopback on one of Portico's own ports (the controller's endpoints); never allowed; it is left out",
     },
@@ -339,6 +340,7 @@ test('model: refused endpoints are left out with one degraded Problem each; the 
       object: { kind: 'EndpointSlice', namespace: 'default', name: 'web-x' },
       field: 'endpoints[2].addresses[0]',
       severity: 'degraded',
+      code: 'EndpointRefused',
       reason:
         "endpoint ::ffff:127.0.0.1 port 10246 of Service default/web is refused: ::ffff:127.0.0.1 port 10246 is loopback on one of Portico's own ports (the controller's endpoints); never allowed; it is left out",
     },
@@ -346,6 +348,7 @@ test('model: refused endpoints are left out with one degraded Problem each; the 
       object: { kind: 'EndpointSlice', namespace: 'default', name: 'web-y' },
       field: 'endpoints[1].addresses[0]',
       severity: 'degraded',
+      code: 'EndpointRefused',
       reason:
         'endpoint 169.254.169.254 port 3000 of Service default/web is refused: 169.254.169.254 is a link-local address; targets may not be link-local unless the operator allows it (--allow-upstream-cidrs); it is left out',
     },

@@ -145,6 +145,7 @@ void describe('TLS model', () => {
         object: { kind: 'Ingress', namespace: 'default', name: 'one' },
         field: 'spec.tls[0].secretName',
         severity: 'degraded',
+        code: 'SecretProblem',
         reason: 'the certificate of Secret default/a (CN=a.test) does not cover a.w.test; a.w.test is served with the default certificate',
       },
       {
@@ -157,6 +158,7 @@ void describe('TLS model', () => {
         object: { kind: 'Ingress', namespace: 'default', name: 'four' },
         field: 'metadata.annotations[example.com/auth-tls-secret]',
         severity: 'degraded',
+        code: 'SecretProblem',
         reason: "Secret other/ca is in another namespace; only Secrets of the Ingress's own namespace are used; the paths of this Ingress answer 503",
       },
     ]);
