@@ -8,7 +8,9 @@ import type { Model, Problem } from '../model/types.js';
 import type { RenderedConf } from '../render/nginx-conf.js';
 import type { Nginx, Rejected } from '../nginx/process.js';
 import { clientFilesChanged, planApply, type DataPlaneState, type Plan } from './plan.js';
-import { Quarantine, blame, culprit, ingressKey, keyOf } from './quarantine.js';
+import { Quarantine, blame, culprit } from './quarantine.js';
+import { nsKey, refKey } from '../model/keys.js';
+import type { ObjectRef } from '../model/types.js';
 import type { CertificatesState, TlsSync } from '../tls/sync.js';
 import { countStreamReload } from './stream.js';
 import { routesDelta } from '../render/dynamic-routes.js';
@@ -17,6 +19,9 @@ import { routesDelta } from '../render/dynamic-routes.js';
 export interface Builder {
   build(snapshot: Snapshot, trial?: boolean): Promise<{ model: Model; conf: RenderedConf }>;
 }
+
+/** `namespace/name` of a reference. */
+const refOf = (r: ObjectRef): string => refKey(r.namespace, r.name);
 
 /** Rounds of hold-and-rebuild one sync may take (each finds one bad Ingress). */
 const MAX_ROUNDS = 6;
@@ -264,7 +269,7 @@ export class Executor {
         // A value the model let through and the renderer's escaping refused: never the whole sync. (A worker that
         // died is not an Ingress's doing: the sync fails and is retried on a new worker.)
         if (!(err instanceof BuildError)) throw err;
-        const key = last ? undefined : await culprit([], snap.ingresses.map(ingressKey), async (ex) => this.trial(snap, ex, false));
+        const key = last ? undefined : await culprit([], snap.ingresses.map(nsKey), async (ex) => this.trial(snap, ex, false));
         if (key === undefined) throw err;
         this.hold(key, snap, `render: ${errorMessage(err)}`);
         continue;
@@ -276,8 +281,8 @@ export class Executor {
         return built;
       } catch (err) {
         if (!(err instanceof NginxTestError)) throw err;
-        const hints = blame(err.message, built.conf, built.model).map(keyOf);
-        const key = await culprit(hints, built.model.ingresses.map(keyOf), async (ex) => this.trial(snap, ex, true));
+        const hints = blame(err.message, built.conf, built.model).map(refOf);
+        const key = await culprit(hints, built.model.ingresses.map(refOf), async (ex) => this.trial(snap, ex, true));
         if (key === undefined) return built;
         this.hold(key, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');
       }
@@ -292,7 +297,7 @@ export class Executor {
 
   /** Whether the snapshot without `excluded` renders (and, with `nginxTest`, passes nginx -t). */
   private async trial(snap: Snapshot, excluded: ReadonlySet<string>, nginxTest: boolean): Promise<boolean> {
-    const without = { ...snap, ingresses: snap.ingresses.filter((i) => !excluded.has(ingressKey(i))) };
+    const without = { ...snap, ingresses: snap.ingresses.filter((i) => !excluded.has(nsKey(i))) };
     let trial: { model: Model; conf: RenderedConf };
     try {
       trial = await this.deps.builder.build(without, true);

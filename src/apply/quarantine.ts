@@ -5,13 +5,6 @@ import type { Model, ObjectRef, Problem } from '../model/types.js';
 import { locationHead, type RenderedConf, type ServerLines } from '../render/nginx-conf.js';
 import { nsKey, refKey } from '../model/keys.js';
 
-export function keyOf(ref: ObjectRef): string {
-  return refKey(ref.namespace, ref.name);
-}
-
-/** `namespace/name` of an Ingress of a snapshot. */
-export const ingressKey = (i: Snapshot['ingresses'][number]): string => nsKey(i);
-
 /** The server block holding `line` (1-based) of a rendered nginx.conf, from the renderer's own map of its lines. */
 export function serverAt(conf: Pick<RenderedConf, 'serverLines'>, line: number): ServerLines | undefined {
   return conf.serverLines.find((b) => b.first <= line && line <= b.last);
@@ -37,8 +30,8 @@ export function blame(message: string, conf: Pick<RenderedConf, 'text' | 'server
     at = heads.get(lines[i] ?? '');
   }
   const refs = new Map<string, ObjectRef>();
-  if (at?.target.kind === 'upstream') refs.set(keyOf(at.target.ingress), at.target.ingress);
-  for (const l of server.locations) if (l.target.kind === 'upstream') refs.set(keyOf(l.target.ingress), l.target.ingress);
+  if (at?.target.kind === 'upstream') refs.set(refKey(at.target.ingress.namespace, at.target.ingress.name), at.target.ingress);
+  for (const l of server.locations) if (l.target.kind === 'upstream') refs.set(refKey(l.target.ingress.namespace, l.target.ingress.name), l.target.ingress);
   return [...refs.values()];
 }
 
@@ -56,10 +49,10 @@ export class Quarantine {
   add(refs: readonly ObjectRef[], snap: Snapshot, reason: string): void {
     for (const ref of refs) {
       const ing = snap.ingresses.find((i) => i.metadata?.namespace === ref.namespace && i.metadata.name === ref.name);
-      this.held.set(keyOf(ref), { rv: ing?.metadata?.resourceVersion, reason, ref });
+      this.held.set(refKey(ref.namespace, ref.name), { rv: ing?.metadata?.resourceVersion, reason, ref });
     }
     // `snap` is already filtered: the Ingresses held before count as present too.
-    this.present = new Set([...snap.ingresses.map(ingressKey), ...this.held.keys()]);
+    this.present = new Set([...snap.ingresses.map(nsKey), ...this.held.keys()]);
   }
 
   /**
@@ -68,11 +61,11 @@ export class Quarantine {
    */
   filter(snap: Snapshot): Snapshot {
     if (this.held.size === 0) return snap;
-    const keys = new Set(snap.ingresses.map(ingressKey));
+    const keys = new Set(snap.ingresses.map(nsKey));
     if ([...this.present].some((k) => !keys.has(k))) this.held.clear();
     for (const k of [...this.held.keys()]) if (!keys.has(k)) this.held.delete(k); // a deleted Ingress is no longer held
     const ingresses = snap.ingresses.filter((i) => {
-      const key = ingressKey(i);
+      const key = nsKey(i);
       const h = this.held.get(key);
       if (h && h.rv !== i.metadata?.resourceVersion) this.held.delete(key);
       return !this.held.has(key);

@@ -326,6 +326,13 @@ function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, 
   return out;
 }
 
+/** Lines in `text` (one more than its newlines), counted without splitting it. */
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n += 1;
+  return n;
+}
+
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
@@ -343,14 +350,15 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
     ...internalServers(o, traces),
   ];
   const blocks = servers(model, o, upstreams, dyn);
+  const headText = head.join('\n');
   // an element may hold several lines (a map block, a memoized server)
-  let line = head.join('\n').split('\n').length;
+  let line = lineCount(headText);
   const serverLines = blocks.map((b) => {
     const first = line + 1;
-    line += b.text.split('\n').length;
+    line += lineCount(b.text);
     return { host: b.host, first, last: line };
   });
-  const body = [...head, ...blocks.map((b) => b.text), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
+  const body = [headText, ...blocks.map((b) => b.text), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
   const hash = sha256(body);
   const shutdownTimeoutSeconds = (o.global ?? GLOBAL_DEFAULTS).workerShutdownTimeout;
   return { text: body.replace(HASH_PLACEHOLDER, hash), hash, shutdownTimeoutSeconds, serverLines, ...(dyn ? { routes: dyn.routes, routeHosts: dyn.routeHosts } : {}) };
