@@ -118,6 +118,7 @@ export class Executor {
     try {
       if (plan === 'reload') {
         await this.pushMovedIn(prev, c.conf.routeHosts);
+        await this.pushComingIn(c);
         await this.deps.tls.beforeReload(c.model);
         await this.reload(c.conf, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
@@ -174,6 +175,34 @@ export class Executor {
       this.deps.log.debug({ hosts: pre.size - known.hosts.size, id }, 'route table: hosts leaving their server blocks added before the reload');
     } catch (err) {
       this.deps.log.debug({ err: errorMessage(err) }, 'route table: the push before the reload failed; the whole table follows the reload');
+    }
+  }
+
+  /**
+   * Before a reload, the backends (and certificates) the new configuration adds or changes go to Lua, none removed:
+   * the new workers answer from their first request, instead of 503 (or the default certificate) for a new server
+   * block until the pushes that follow the reload. The shared dicts outlive a reload; the old workers never name the
+   * new backends, and a changed one only gets its new endpoints sooner. Best effort: any failure leaves it to the
+   * full pushes after the reload, which also remove what left.
+   */
+  private async pushComingIn(c: Candidate): Promise<void> {
+    const known = this.luaEntries;
+    if (!this.nginx.running) return;
+    try {
+      if (known !== undefined && c.entries !== undefined && this.deltas.count < MAX_DELTAS) {
+        const union = new Map([...known, ...c.entries]);
+        const delta = backendsDelta(known, union);
+        if (delta && this.deltas.bytes + delta.body.length <= MAX_DELTA_BYTES) {
+          this.luaEntries = undefined; // unknown until the push answers
+          await this.nginx.pushRaw('backends-delta', delta.body);
+          this.luaEntries = union;
+          this.deltas = { count: this.deltas.count + 1, bytes: this.deltas.bytes + delta.body.length };
+          this.deps.log.debug({ set: delta.set.length }, 'backends: the ones the reload brings pushed before it');
+        }
+      }
+      if (this.running !== undefined && this.running.certificates !== c.certs.digest) await this.nginx.pushRaw('certificates', c.certs.body);
+    } catch (err) {
+      this.deps.log.debug({ err: errorMessage(err) }, 'the push before the reload failed; the full pushes follow the reload');
     }
   }
 

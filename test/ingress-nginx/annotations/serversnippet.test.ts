@@ -12,7 +12,12 @@ void describe('annotations/serversnippet.go', () => {
   before(async () => {
     s = await startSuite({ config: ALLOW });
     const ings = ['serversnippet.foo.com', 'noserversnippet.foo.com'].map((h, i) => ing(`ss${i}`, h, { annotations: ann({ 'server-snippet': SNIPPET }) }));
-    await s.put('ingresses.json', ings, async () => (await s.get('noserversnippet.foo.com', '/')).headers['foo'] === 'Bar');
+    // a 503 carries the header too: wait for the backend's answer
+    const served = async (h: string) => {
+      const r = await s.get(h, '/');
+      return r.status === 200 && r.headers['foo'] === 'Bar';
+    };
+    await s.put('ingresses.json', ings, async () => (await served('noserversnippet.foo.com')) && served('serversnippet.foo.com'));
   });
   after(() => s.stop());
 
