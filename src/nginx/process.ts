@@ -8,6 +8,7 @@ import { NginxTestError, PorticoError, PushRejectedError, ErrorCodes, errorMessa
 import type { Logger } from '../log.js';
 import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
 import { findSetpriv, killGroup, NginxLines, spawnMaster, testConf } from './launch.js';
+import { childPids, untilRetired } from './retire.js';
 
 export { nginxVersion } from './launch.js';
 
@@ -126,8 +127,11 @@ export class Nginx {
       return 'started';
     }
     // After our own `nginx -t`, SIGHUP is half the cost of `nginx -s reload` (NGINX-NOTES.md).
+    const old = await childPids(this.child?.pid);
     this.child?.kill('SIGHUP');
     await this.waitServing(hash);
+    // Served means every new connection gets it: the old workers still accept for a moment after the new ones answer.
+    await untilRetired(old);
     return 'reloaded';
   }
 

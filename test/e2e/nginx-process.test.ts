@@ -12,19 +12,20 @@ import { freePort } from '../support/portico.js';
 let workDir: string;
 let statusPort: number;
 
-function conf(hash: string): string {
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((d) => `    ${d}_temp_path ${workDir}/tmp/${d};`).join('\n');
-  return `pid ${workDir}/nginx.pid;
+function conf(hash: string, workers = 1, traffic?: number, dir = workDir, status = statusPort): string {
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((d) => `    ${d}_temp_path ${dir}/tmp/${d};`).join('\n');
+  return `pid ${dir}/nginx.pid;
 error_log stderr notice;
-worker_processes 1;
+worker_processes ${workers};
 events { worker_connections 64; }
 http {
 ${temp}
     access_log off;
     server {
-        listen 127.0.0.1:${statusPort};
+        listen 127.0.0.1:${status};
         location = /portico/config-hash { return 200 "${hash}"; }
     }
+${traffic === undefined ? '' : `    server { listen 127.0.0.1:${traffic}; location / { return 200 "${hash}"; } }`}
 }
 `;
 }
@@ -66,4 +67,28 @@ void test('after stop(), apply() refuses and starts no nginx; the stopped master
     () => 'refused',
   );
   assert.equal(answer, 'refused', 'nothing listens on the status port any more');
+});
+
+void test('once a reload resolves, every new connection gets the new configuration (no old worker still accepts)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-process-'));
+  const port = await freePort();
+  const status = await freePort();
+  const nginx = new Nginx({ binary: '/usr/sbin/nginx', workDir: dir, statusPort: status, log: createLogger('silent') });
+  try {
+    await nginx.prepare(undefined, undefined);
+    await nginx.apply(conf('v0', 2, port, dir, status), 'v0');
+    const stale: string[] = [];
+    for (let round = 1; round <= 5; round++) {
+      assert.equal(await nginx.apply(conf(`v${round}`, 2, port, dir, status), `v${round}`), 'reloaded');
+      // nginx's master retires the old workers 100 ms after starting the new ones: ask at once, on fresh connections
+      for (let i = 0; i < 30; i++) {
+        const body = await (await fetch(`http://127.0.0.1:${port}/`, { headers: { connection: 'close' } })).text();
+        if (body !== `v${round}`) stale.push(`round ${round}: ${body}`);
+      }
+    }
+    assert.deepEqual(stale, [], 'answers from the old configuration after apply() resolved');
+  } finally {
+    await nginx.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
