@@ -63,8 +63,9 @@ export async function untilRetired(old: readonly number[], timeoutMs = 2000): Pr
   if (old.length === 0) return;
   const deadline = Date.now() + timeoutMs;
   let pending = [...old];
+  // once: an old worker's listening sockets were all open before the reload (a busy host's table is long to read)
+  const inodes = await listeningInodes();
   while (pending.length > 0 && Date.now() < deadline) {
-    const inodes = await listeningInodes();
     const next: number[] = [];
     for (const pid of pending) {
       const held = await holdsListener(pid, inodes);
