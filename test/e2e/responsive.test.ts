@@ -1,6 +1,6 @@
 // Bounded work: a long sync never blocks /healthz or the admission webhook. 2,500 Ingresses on one host,
 // each with its own TLS Secret, make the build (annotation stage → model → nginx.conf) take seconds of CPU here;
-// it runs on a worker thread, so /healthz polled every 20 ms answers each time within a second all along, and the
+// it runs on a worker thread, so /healthz polled every 20 ms answers each time (within 3 s, a fraction of the sync) all along, and the
 // webhook answers a review while the sync runs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -90,7 +90,7 @@ describe('a long sync never blocks /healthz or the webhook', () => {
     rmSync(certDir, { recursive: true, force: true });
   });
 
-  test(`/healthz answers within a second all through the sync of ${N} TLS Ingresses, and a review is answered`, async () => {
+  test(`/healthz keeps answering all through the sync of ${N} TLS Ingresses, and a review is answered`, async () => {
     const objects: unknown[] = [];
     for (let i = 0; i < N; i++) {
       objects.push(tlsSecret(`cert-${i}`, pem));
@@ -107,7 +107,8 @@ describe('a long sync never blocks /healthz or the webhook', () => {
     // Until the big sync is served: https would redirect, so the last path is asked for on HTTP with the redirect seen.
     while (Date.now() < deadline) {
       const t = Date.now();
-      const r = await get(portico.healthz, 'localhost', '/healthz', { timeoutMs: 1000 });
+      // 3 s: far less than the sync's CPU time, so a blocked event loop fails, while a loaded 2-core machine does not
+      const r = await get(portico.healthz, 'localhost', '/healthz', { timeoutMs: 3000 });
       slowest = Math.max(slowest, Date.now() - t);
       assert.equal(r.status, 200, '/healthz stays 200 while the sync runs');
       polls += 1;
