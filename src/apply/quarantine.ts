@@ -2,7 +2,7 @@
 // caused it is found and left out (until it changes), and the rest is applied: one Ingress never blocks the others.
 import type { Snapshot } from '../model/input.js';
 import type { Model, ObjectRef, Problem } from '../model/types.js';
-import { locationHead, type RenderedConf, type ServerLines } from '../render/nginx-conf.js';
+import type { RenderedConf, ServerLines } from '../render/nginx-conf.js';
 import { nsKey, refKey } from '../model/keys.js';
 
 /** The server block holding `line` (1-based) of a rendered nginx.conf, from the renderer's own map of its lines. */
@@ -13,22 +13,17 @@ export function serverAt(conf: Pick<RenderedConf, 'serverLines'>, line: number):
 /**
  * The Ingresses nginx's refusal points at (from `...candidate:LINE` in its message), most likely first: the Ingress
  * of the location holding the line, then the other Ingresses of its server block. Empty: the line is outside any
- * server of the model (http level, a www redirect), or nginx named no line. The server block comes from the
- * renderer's map of lines; the location is the nearest line above that the renderer wrote as a location's head.
+ * server of the model (http level, a www redirect), or nginx named no line. Both the server block and the location
+ * come from the renderer's map of its lines.
  */
-export function blame(message: string, conf: Pick<RenderedConf, 'text' | 'serverLines'>, model: Model): ObjectRef[] {
-  const line = /\.candidate:(\d+)/.exec(message)?.[1];
-  if (line === undefined) return [];
-  const block = serverAt(conf, Number(line));
+export function blame(message: string, conf: Pick<RenderedConf, 'serverLines'>, model: Model): ObjectRef[] {
+  const line = Number(/\.candidate:(\d+)/.exec(message)?.[1] ?? NaN);
+  if (Number.isNaN(line)) return [];
+  const block = serverAt(conf, line);
   const server = block === undefined ? undefined : model.servers.find((s) => s.host === block.host);
   if (!block || !server) return [];
-  const heads = new Map(server.locations.map((l) => [locationHead(l), l]));
-  const lines = conf.text.split('\n');
-  let at: (typeof server.locations)[number] | undefined;
-  for (let i = Number(line) - 1; i >= block.first && at === undefined; i--) {
-    if (lines[i] === '        }' && i < Number(line) - 1) break; // the line is after a location, at server level
-    at = heads.get(lines[i] ?? '');
-  }
+  const index = block.locations.findIndex(([first, last]) => first <= line && line <= last);
+  const at = server.locations[index];
   const refs = new Map<string, ObjectRef>();
   if (at?.target.kind === 'upstream') refs.set(refKey(at.target.ingress.namespace, at.target.ingress.name), at.target.ingress);
   for (const l of server.locations) if (l.target.kind === 'upstream') refs.set(refKey(l.target.ingress.namespace, l.target.ingress.name), l.target.ingress);

@@ -6,8 +6,13 @@
 import { sha256 } from '../hash.js';
 import type { Upstream } from '../model/types.js';
 
-interface Block {
+/** A rendered server block: its text and where each of its locations is in it (0-based lines, first and last). */
+export interface BlockText {
   readonly text: string;
+  readonly marks: readonly (readonly [number, number])[];
+}
+
+interface Block extends BlockText {
   readonly upstreams: ReadonlyMap<string, string>;
 }
 
@@ -86,16 +91,16 @@ export class RenderMemo extends Generations<Block> {
    * The block of `input` (the server and its TLS entries, serialized), reused when the upstreams it read are equal,
    * else made by `render`, which reads upstreams only through the `get` it is given.
    */
-  block(input: string, upstreams: ReadonlyMap<string, Upstream>, render: (get: (name: string) => Upstream | undefined) => string): string {
+  block(input: string, upstreams: ReadonlyMap<string, Upstream>, render: (get: (name: string) => Upstream | undefined) => BlockText): BlockText {
     const key = sha256(input);
     const old = this.find(key);
-    if (old && [...old.upstreams].every(([name, k]) => upstreamKey(upstreams.get(name)) === k)) return this.keep(key, old, true).text;
+    if (old && [...old.upstreams].every(([name, k]) => upstreamKey(upstreams.get(name)) === k)) return this.keep(key, old, true);
     const read = new Map<string, string>();
-    const text = render((name) => {
+    const made = render((name) => {
       const u = upstreams.get(name);
       read.set(name, upstreamKey(u));
       return u;
     });
-    return this.keep(key, { text, upstreams: read }, false).text;
+    return this.keep(key, { ...made, upstreams: read }, false);
   }
 }

@@ -2,7 +2,7 @@
 import { sha256 } from '../hash.js';
 import type { Location, Model, Server, Upstream } from '../model/types.js';
 import { clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines, tlsServerOf } from './tls.js';
-import type { RenderMemo } from './memo.js';
+import type { BlockText, RenderMemo } from './memo.js';
 import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
@@ -247,14 +247,14 @@ function server(
   tls: TlsModel,
   upstreams: Upstreams,
   { stream, dyn, gateway }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable },
-): string[] {
+): BlockText {
   const catchAll = s.host === '_';
   const clientCert = clientCertHeaders(tls, s.host);
   const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort }, clientCert };
   const proxyProtocol = ctx.global.useProxyProtocol ? ' proxy_protocol' : '';
   // No reuseport: with it, connections queued on old workers' sockets are served by the old configuration after a reload.
   const first = catchAll ? ' default_server backlog=4096' : '';
-  return [
+  const head = [
     '    server {',
     `        server_name ${serverNames(s)};`,
     `        ${listen(o.listenAddress, o.httpPort, `${proxyProtocol}${first}`)}`,
@@ -268,25 +268,19 @@ function server(
     ...serverCompat(ctx.global),
     ...serverBody(s, ctx),
     ...gatewayServerLines(s, gateway),
-    ...(dyn && catchAll
-      ? dyn.locations
-      : s.locations.flatMap((l) =>
-          gatewayLocation(
-            l,
-            location(
-              l,
-              ctx,
-              [...tlsLocationLines(tls, s.host, l), ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)],
-              upstreams,
-              { server: s, metrics: o.metrics === true },
-            ),
-            gateway,
-            notFoundBody(l, ctx),
-          ),
-        )),
-    '    }',
-    ...wwwRedirectServer(s, listen(o.listenAddress, o.httpPort, proxyProtocol)),
   ];
+  if (dyn && catchAll) return { text: [...head, ...dyn.locations, '    }'].join('\n'), marks: [] };
+  // each location's lines, and where they fall in the block (the quarantine's map from nginx's line to an Ingress)
+  const marks: [number, number][] = [];
+  const lines = head;
+  for (const l of s.locations) {
+    const extra = [...tlsLocationLines(tls, s.host, l), ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)];
+    const block = gatewayLocation(l, location(l, ctx, extra, upstreams, { server: s, metrics: o.metrics === true }), gateway, notFoundBody(l, ctx));
+    marks.push([lines.length, lines.length + block.length - 1]);
+    for (const line of block) lines.push(line);
+  }
+  lines.push('    }', ...wwwRedirectServer(s, listen(o.listenAddress, o.httpPort, proxyProtocol)));
+  return { text: lines.join('\n'), marks };
 }
 
 export interface RenderedConf {
@@ -303,24 +297,27 @@ export interface RenderedConf {
   readonly routeHosts?: ReadonlyMap<string, string>;
 }
 
-/** One server block of a rendered nginx.conf: its host and its first and last line. */
+/** One server block of a rendered nginx.conf: its host, its first and last line, and its locations'. */
 export interface ServerLines {
   readonly host: string;
   readonly first: number;
   readonly last: number;
+  /** Each location's first and last line, in the order of the server's locations (none in the dynamic catch-all). */
+  readonly locations: readonly (readonly [number, number])[];
 }
 
 /** The server blocks, one text each, each from the memo when everything it is made of is unchanged. */
-function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, Upstream>, dyn: DynamicSplit | undefined): { host: string; text: string }[] {
+function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, Upstream>, dyn: DynamicSplit | undefined): ({ host: string } & BlockText)[] {
   const list = dyn?.servers ?? model.servers;
   const parts = { stream: model.stream, dyn, gateway: model.gateway };
   const memo = o.memo;
-  if (!memo) return list.map((s) => ({ host: s.host, text: server(s, o, model.tls, upstreams, parts).join('\n') }));
+  if (!memo) return list.map((s) => ({ host: s.host, ...server(s, o, model.tls, upstreams, parts) }));
   memo.begin(JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, dyn?.locations ?? null]));
   const out = list.map((s) => {
     const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [refKey(l.target.ingress.namespace, l.target.ingress.name)] : [])))];
     const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);
-    return { host: s.host, text: memo.block(input, upstreams, (get) => server(s, o, model.tls, { get }, parts).join('\n')) };
+    const { text, marks } = memo.block(input, upstreams, (get) => server(s, o, model.tls, { get }, parts));
+    return { host: s.host, text, marks };
   });
   memo.end();
   return out;
@@ -356,7 +353,7 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
   const serverLines = blocks.map((b) => {
     const first = line + 1;
     line += lineCount(b.text);
-    return { host: b.host, first, last: line };
+    return { host: b.host, first, last: line, locations: b.marks.map(([f, l]): [number, number] => [first + f, first + l]) };
   });
   const body = [headText, ...blocks.map((b) => b.text), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
   const hash = sha256(body);

@@ -13,7 +13,7 @@ import { EMPTY_SNAPSHOT } from '../../src/model/input.js';
 
 test('serverAt and blame find the server block and the Ingresses nginx refused', () => {
   const text = ['http {', '    server {', '        server_name "a.test";', '        listen 80;', '        location / {', '            x;', '        }', '    }', '}'].join('\n');
-  const conf = { text, serverLines: [{ host: 'a.test', first: 2, last: 8 }] };
+  const conf = { text, serverLines: [{ host: 'a.test', first: 2, last: 8, locations: [[5, 7] as const] }] };
   assert.equal(serverAt(conf, 6)?.host, 'a.test');
   assert.equal(serverAt(conf, 1), undefined);
   const ref = { kind: 'Ingress', namespace: 'ns', name: 'a' };
@@ -45,7 +45,7 @@ test('blame puts the Ingress of the refused location first; a hold ends when an 
     '    }',
     '}',
   ].join('\n');
-  const conf = { text, serverLines: [{ host: 'a.test', first: 2, last: 11 }] };
+  const conf = { text, serverLines: [{ host: 'a.test', first: 2, last: 11, locations: [[5, 7] as const, [8, 10] as const] }] };
   const [a, b] = [
     { kind: 'Ingress', namespace: 'ns', name: 'a' },
     { kind: 'Ingress', namespace: 'other', name: 'b' },

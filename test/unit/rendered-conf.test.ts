@@ -8,6 +8,7 @@ import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
 import { createLogger } from '../../src/log.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
 import { fixtureCases, loadSnapshot } from '../support/fixtures.js';
+import { locationHead } from '../../src/render/nginx-conf.js';
 
 const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico', '--configmap', 'ingress/portico'], {});
 const opts = renderOptions(config, undefined);
@@ -29,13 +30,21 @@ test('the renderer maps every server block it wrote to its lines, fresh and thro
   const stage = new AnnotationStage(rendered, createLogger('silent'));
   for (const dir of fixtureCases('golden')) {
     const snap = loadSnapshot(dir);
-    for (const conf of [buildAndRender(new AnnotationStage(rendered, createLogger('silent')), snap, rendered, ropts, true).conf, buildAndRender(stage, snap, rendered, ropts).conf]) {
+    for (const { conf, model } of [buildAndRender(new AnnotationStage(rendered, createLogger('silent')), snap, rendered, ropts, true), buildAndRender(stage, snap, rendered, ropts)]) {
       const lines = conf.text.split('\n');
       assert.ok(conf.serverLines.length > 1, dir);
       for (const b of conf.serverLines) {
         assert.equal(lines[b.first - 1], '    server {', `${dir} ${b.host}`);
         assert.equal(lines[b.last - 1], '    }', `${dir} ${b.host}`);
         assert.ok((lines[b.first] ?? '').startsWith('        server_name '), `${dir} ${b.host}`);
+        // each location's lines: its head (as the renderer writes it) inside, a closing brace last
+        const server = model.servers.find((s) => s.host === b.host);
+        assert.equal(b.locations.length, server?.locations.length, `${dir} ${b.host}`);
+        b.locations.forEach(([first, last], i) => {
+          const l = server?.locations[i];
+          assert.ok(l && lines.slice(first - 1, last).includes(locationHead(l)), `${dir} ${b.host} location ${i}`);
+          assert.match(lines[last - 1] ?? '', /^ {8}\}$/, `${dir} ${b.host} location ${i}`);
+        });
       }
     }
   }
