@@ -62,7 +62,7 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
       const version = configuredVersion(byKey.get(key));
       if (announced.has(key) && announced.get(key) === version) continue;
       announced.set(key, version);
-      if (config.disableSyncEvents === true) continue;
+      if (config.disableSyncEvents) continue;
       events.emit({ regarding: ref, type: 'Normal', reason: 'Sync', action: 'Sync', note: 'Configuration applied: nginx serves this Ingress' });
     }
     if (reloaded && config.podName && config.podNamespace) {

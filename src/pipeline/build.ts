@@ -47,7 +47,7 @@ export function renderOptions(config: Config, user: RenderOptions['user'], acces
     user,
     workerProcesses: config.workerProcesses,
     metrics: config.enableMetrics,
-    dynamicRoutes: config.enableDynamicRoutes === true,
+    dynamicRoutes: config.enableDynamicRoutes,
   };
 }
 

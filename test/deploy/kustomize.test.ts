@@ -9,7 +9,7 @@ import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Service, ConfigMap } from 'kubernetes-types/core/v1.js';
 import { parseFlags } from '../../src/config/flags.js';
 import { parseConfigMap } from '../../src/annotations/configmap.js';
-import { parseDuration } from '../../src/config/config.js';
+import { parseDuration } from '../../src/config/values.js';
 import { rbacDocs } from '../support/rbac.js';
 import { REPO } from '../support/portico.js';
 import { haveKubectl, idOf, kustomize, one, schemaErrors, type Obj } from './kube-objects.js';

@@ -1,7 +1,13 @@
 // Flags: ingress-nginx's names and forms (--flag=value, -flag, --bool=true), defaults, and clear errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags } from '../../src/config/flags.js';
+import { CONFIG_FLAGS } from '../../src/config/config.js';
+import { FLAGS, helpText, parseFlags } from '../../src/config/flags.js';
+import { CLUSTER_FLAGS } from '../../src/config/flags/cluster.js';
+import { LISTEN_FLAGS } from '../../src/config/flags/listen.js';
+import { NGINX_FLAGS } from '../../src/config/flags/nginx.js';
+import { STATUS_FLAGS } from '../../src/config/flags/status.js';
+import { TENANCY_FLAGS } from '../../src/config/flags/tenancy.js';
 import { ConfigError } from '../../src/errors.js';
 
 test('defaults follow ingress-nginx', () => {
@@ -42,4 +48,15 @@ test('bad values are refused naming the flag', () => {
   assert.throws(() => parseFlags(['--worker-processes', '0'], {}), /--worker-processes: expected an integer >= 1/);
   assert.throws(() => parseFlags(['--manifests', '/m', '--work-dir', `/${'w'.repeat(90)}`], {}), /--work-dir: at most 80 bytes/);
   assert.throws(() => parseFlags(['--http-port', '8080', '--https-port', '8080'], {}), /must differ/);
+});
+
+test('each flag is declared once: no two entries share a Config field or a flag name, and --help lists every one', () => {
+  const fields = [CLUSTER_FLAGS, LISTEN_FLAGS, TENANCY_FLAGS, NGINX_FLAGS, STATUS_FLAGS].flatMap((t) => Object.keys(t));
+  assert.deepEqual(Object.keys(CONFIG_FLAGS), fields, 'a field declared in two tables would be overwritten by the later one');
+  const names = Object.values(CONFIG_FLAGS).map((f) => f.name);
+  assert.equal(new Set(names).size, names.length);
+  assert.deepEqual(
+    Object.keys(FLAGS).filter((n) => !helpText().includes(`  --${n} `)),
+    [],
+  );
 });

@@ -1,0 +1,35 @@
+// The flags that say where Kubernetes objects come from and which of them are Portico's.
+import { optional, optionalPlain, plain, text, toggle } from '../flag.js';
+import { parseControllerName, parseObjectRef } from '../values.js';
+
+/** `namespace/name`, checked, kept as the text. */
+const objectRefText = (flag: string, t: string): string => {
+  parseObjectRef(flag, t);
+  return t;
+};
+
+export const CLUSTER_FLAGS = {
+  manifests: optionalPlain('manifests', 'local mode: a folder of Kubernetes manifests instead of a cluster'),
+  /** The kubeconfig file: the flag, else $KUBECONFIG unless --manifests is given; undefined: in-cluster. */
+  kubeconfig: text('kubeconfig', '', 'path to a kubeconfig file (default: $KUBECONFIG, else in-cluster)', (_flag, t, ctx): string | undefined => {
+    if (t !== '') return t;
+    const manifests = ctx.given('manifests');
+    return typeof manifests === 'string' && manifests !== '' ? undefined : ctx.env['KUBECONFIG'] || undefined;
+  }),
+  apiserverHost: optionalPlain('apiserver-host', 'address of the Kubernetes API server, overriding the kubeconfig'),
+  watchNamespace: optionalPlain('watch-namespace', 'watch only this namespace (default: all)'),
+  watchNamespaceSelector: optionalPlain('watch-namespace-selector', 'watch only namespaces matching this label selector'),
+  configmap: optional('configmap', 'namespace/name of the global ConfigMap', objectRefText),
+  controllerClass: plain('controller-class', 'portico.dev/ingress-controller', 'IngressClass spec.controller handled'),
+  ingressClass: plain('ingress-class', 'portico', 'legacy kubernetes.io/ingress.class annotation value handled'),
+  watchIngressWithoutClass: toggle('watch-ingress-without-class', false, 'also serve Ingresses that name no class'),
+  /** Watch and serve Gateway API objects (docs/gateway-api.md). */
+  enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
+  /** The GatewayClass spec.controllerName Portico handles. */
+  gatewayControllerName: text('gateway-controller-name', 'portico.dev/gateway-controller', 'GatewayClass spec.controllerName handled', parseControllerName),
+  defaultBackendService: optional('default-backend-service', 'namespace/name of the Service for unmatched requests', parseObjectRef),
+  defaultSslCertificate: optional('default-ssl-certificate', 'namespace/name of the TLS Secret for hosts without their own certificate', parseObjectRef),
+  /** The stream services ConfigMaps (model/stream.ts). */
+  tcpServicesConfigmap: optional('tcp-services-configmap', 'namespace/name of the ConfigMap of TCP services: port → namespace/service:port[:PROXY[:PROXY]]', parseObjectRef),
+  udpServicesConfigmap: optional('udp-services-configmap', 'namespace/name of the ConfigMap of UDP services: port → namespace/service:port', parseObjectRef),
+};
