@@ -28,9 +28,6 @@ local str_gsub = string.gsub
 
 local _M = {}
 
-local BACKENDS_DICT = store.DICT
-_M.BACKENDS_DICT = BACKENDS_DICT
-
 -- init_by_lua (the master, before the workers fork).
 function _M.init()
   require("portico.token").init()
@@ -208,13 +205,13 @@ function _M.validate_delta(body)
     if msg then
       local name = type(b) == "table" and type(b.name) == "string" and b.name or ""
       rejected[#rejected + 1] = { name = name, reason = msg }
-      if str_match(name, "^[a-z0-9_.-]+$") then remove[#remove + 1] = name end
+      if check.name(name) then remove[#remove + 1] = name end
     else
       set[#set + 1] = b
     end
   end
   for i, name in ipairs(d.remove) do
-    if type(name) ~= "string" or not str_match(name, "^[a-z0-9_.-]+$") then return nil, str_format("remove[%d]: must be a backend name", i - 1) end
+    if not check.name(name) then return nil, str_format("remove[%d]: must be a backend name", i - 1) end
     remove[#remove + 1] = name
   end
   return { set = set, remove = remove }, rejected
@@ -256,8 +253,6 @@ store.kind("backends", {
     return str_format("%d backends stored", #p)
   end,
 })
-
--- portico.certificate requires this module, so it is loaded on first use, not here.
 
 -- The kinds of portico.store, each loaded on first use (portico.certificate needs ngx.ssl, portico.router the
 -- balancer), and the metrics.
