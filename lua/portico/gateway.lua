@@ -39,7 +39,6 @@ local str_format = string.format
 
 local _M = {}
 
-
 -- RequestRedirect codes of the standard channel: 301 and 302 (core), 303, 307 and 308 (extended).
 local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
 
