@@ -9,7 +9,7 @@
 local base = require("resty.core.base")
 local ffivar = require("portico.ffivar")
 local ngx_balancer = require("ngx.balancer")
-local configuration = require("portico.configuration")
+local store = require("portico.store")
 local canary = require("portico.canary")
 local metrics_log = require("portico.metrics").log
 local metrics_mark = require("portico.metrics").mark
@@ -45,8 +45,10 @@ local function backend_name()
   return var_get(r, BACKEND_VAR)
 end
 
-local KEY_DATA = configuration.KEY_DATA
-local KEY_VERSION = configuration.KEY_VERSION
+-- The backends' keys in portico.store and their slot of the version cell.
+local PLACE = store.place("backends")
+local KEY_VERSION = PLACE.version
+local SLOT = PLACE.slot
 
 local _M = {}
 
@@ -66,7 +68,7 @@ local synced_version = nil  -- the shared-dict version `backends` was built from
 local retry_cursor = 0
 local any_log = false       -- does any backend learn from responses? If not, log() reads nothing
 local unavailable = nil     -- the 503 peer (init_worker's opts.unavailable)
-local cell = nil            -- the version cell shared with the other workers (portico.configuration), or nil
+local cell = nil            -- the version cell shared with the other workers (portico.store), or nil
 local cell_seen = nil       -- its value when this worker last asked the dict
 
 -- Precedence (ADR 0001): affinity, then hashBy, then loadBalance.
@@ -119,7 +121,7 @@ local function install(into, old, raw)
   return b.on_log
 end
 
--- One delta (portico.configuration): set backends replace theirs in `into`, removed names leave it.
+-- One delta (portico.configuration, the backends kind of portico.store): set backends replace theirs in `into`, removed names leave it.
 local function apply_delta(into, old, d)
   local with_log = false
   for _, raw in ipairs(d.set) do with_log = install(into, old, raw) or with_log end
@@ -131,9 +133,9 @@ end
 -- they are all there (an endpoint change: one backend, whatever the number of others), else the full list decoded
 -- again and the deltas after it. On a failed read the table stays and the next request asks again.
 local function sync()
-  local list, ds, version = configuration.read(synced_version)
+  local list, ds, version = store.read("backends", synced_version)
   if not ds then
-    if dict_get(dict, KEY_DATA) == nil then backends, any_log, synced_version = {}, false, nil end
+    if version == "none" then backends, any_log, synced_version = {}, false, nil end
     cell_seen = nil
     return
   end
@@ -152,15 +154,15 @@ end
 -- opts.unavailable: the peer ("unix:/path" or "host:port") of a server answering 503 for every request.
 function _M.init_worker(opts)
   unavailable = opts and opts.unavailable
-  dict = ngx.shared[configuration.BACKENDS_DICT]
+  dict = ngx.shared[PLACE.dict]
   if not dict then
-    ngx_log(ERR, "portico: lua_shared_dict ", configuration.BACKENDS_DICT, " is not configured")
+    ngx_log(ERR, "portico: lua_shared_dict ", PLACE.dict, " is not configured")
     return
   end
   dict_get = dict.get
   math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
-  cell = configuration.version_cell()
-  if cell then cell_seen = cell[0] end -- the cell first: a POST landing in between is seen on the next request
+  cell = store.version_cell()
+  if cell then cell_seen = cell[SLOT] end -- the cell first: a POST landing in between is seen on the next request
   sync()
 end
 
@@ -168,7 +170,7 @@ end
 -- the dict only when the cell changed. A change lands on the next request.
 local function refresh()
   if cell then
-    local seen = cell[0]
+    local seen = cell[SLOT]
     if seen == cell_seen then return end
     cell_seen = seen
   end

@@ -11,23 +11,13 @@ local str_lower = string.lower
 local str_gsub = string.gsub
 local str_sub = string.sub
 local str_find = string.find
-local str_byte = string.byte
-local math_floor = math.floor
 
 local _M = {}
 
-local function is_int(v, min, max)
-  return type(v) == "number" and v == math_floor(v) and v >= min and v <= max
-end
-
+local check = require("portico.check")
+local is_int = check.is_int
 -- True when every byte of s is printable ASCII (32-126), '$' too unless no_dollar.
-local function printable(s, no_dollar)
-  for i = 1, #s do
-    local b = str_byte(s, i)
-    if b < 32 or b > 126 or (no_dollar and b == 36) then return false end
-  end
-  return true
-end
+local printable = check.ascii
 
 -- Escapes both PCRE and JavaScript read alike: d D w W s S b B n t and punctuation.
 local PLAIN_ESCAPE = "dDwWsSbBnt!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"

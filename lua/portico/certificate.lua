@@ -12,7 +12,7 @@
 local cjson = require("cjson.safe")
 local ssl = require("ngx.ssl")
 local lrucache = require("resty.lrucache")
-local configuration = require("portico.configuration")
+local store = require("portico.store")
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -30,9 +30,8 @@ local table_sort = table.sort
 
 local _M = {}
 
-local DICT = "portico_certificates"
-local KEY_DATA = "certificates"
-local KEY_VERSION = "version"
+-- Stored whole (no deltas) by portico.store as kind "certificates", in the portico_certificates dict.
+local place = store.place("certificates")
 local DEFAULT = "" -- cache key of the default certificate (no host name is empty)
 local LISTENER = "*" -- cache key of the listener's certificate (no host name is "*")
 local CACHE_SIZE = 1000
@@ -44,6 +43,7 @@ local listener_pem = nil
 local plain = {}              -- per worker: set of names that never get the listener's certificate
 local deep = {}               -- per worker: set of wildcards that match more than one label
 local synced_version = nil
+local dict, cell, cell_seen   -- per worker: the dict, the version cell (portico.store) and its slot's value last seen
 
 local function valid_host(h)
   if type(h) ~= "string" or #h > 253 then return false end
@@ -107,46 +107,32 @@ function _M.validate(body)
   return payload, rejected
 end
 
-function _M.post()
-  local body, rerr = configuration.read_body()
-  if rerr then return configuration.respond(500, "could not read the request body: " .. rerr) end
-  local payload, rejected = _M.validate(body)
-  if not payload then return configuration.respond(400, "certificates rejected, nothing changed: " .. rejected) end
-  if #rejected > 0 then
-    -- Store what was kept (its PEMs are never logged: only the host names and nginx's reason).
-    body = cjson.encode(payload)
-    ngx.log(ngx.WARN, "portico: dropped ", #rejected, " invalid certificates:", configuration.rejected_lines(rejected))
-  end
-  local dict = ngx.shared[DICT]
-  local ok, err = dict:safe_set(KEY_DATA, body)
-  if not ok then return configuration.respond(500, "could not store certificates, nothing changed: " .. tostring(err)) end
-  local version = dict:incr(KEY_VERSION, 1, 0)
-  ngx.header["X-Portico-Version"] = version
-  local n = 0
-  for _ in pairs(payload.certificates or {}) do n = n + 1 end
-  return configuration.respond(201, str_format("%d certificates stored, version %d", n, version) .. configuration.rejected_lines(rejected))
-end
-
-function _M.get()
-  local dict = ngx.shared[DICT]
-  local payload = cjson.decode(dict:get(KEY_DATA) or "{}") or {}
+-- GET: the hosts and whether a default is held, never the PEM. (Debian's lua-cjson has no array_mt: an empty table
+-- would encode as {}.)
+local function show(payload, version)
   local list = {}
-  for host in pairs(type(payload.certificates) == "table" and payload.certificates or {}) do list[#list + 1] = host end
+  for host in pairs(payload and type(payload.certificates) == "table" and payload.certificates or {}) do list[#list + 1] = host end
   table_sort(list)
-  ngx.header["Content-Type"] = "application/json"
-  -- Debian's lua-cjson has no array_mt: an empty table would encode as {}
-  ngx.print(str_format('{"version":%d,"hosts":%s,"default":%s}', dict:get(KEY_VERSION) or 0,
-    #list == 0 and "[]" or cjson.encode(list), tostring(type(payload.default) == "string")))
-  return ngx.exit(200)
+  return str_format('{"version":%d,"hosts":%s,"default":%s}', version, #list == 0 and "[]" or cjson.encode(list),
+    tostring(payload ~= nil and type(payload.default) == "string"))
 end
 
-local function sync(dict, version)
+store.kind("certificates", {
+  what = "certificates",
+  validate = _M.validate,
+  show = show,
+  describe = function(payload)
+    local n = 0
+    for _ in pairs(payload.certificates or {}) do n = n + 1 end
+    return str_format("%d certificates stored", n)
+  end,
+})
+
+local function sync(version)
+  local payload, _, none = store.read("certificates", nil)
+  if none == "none" then payload = {} end
+  if not payload then cell_seen = nil; return end -- moved under the read or not decoded: the next handshake asks again
   synced_version = version
-  local payload = cjson.decode(dict:get(KEY_DATA) or "{}")
-  if type(payload) ~= "table" then
-    ngx_log(ERR, "portico: cannot decode certificates version ", tostring(version))
-    return
-  end
   hosts = type(payload.certificates) == "table" and payload.certificates or {}
   default_pem = type(payload.default) == "string" and payload.default or nil
   listener_pem = type(payload.listener) == "string" and payload.listener or nil
@@ -186,10 +172,18 @@ end
 -- ssl_certificate_by_lua. A parsed certificate is reused while its PEM is the same string (Lua strings are
 -- interned, so the comparison is a pointer comparison): a push re-parses only what changed.
 function _M.call()
-  local dict = ngx.shared[DICT]
-  if not dict then return end
-  local version = dict:get(KEY_VERSION)
-  if version ~= synced_version then sync(dict, version) end
+  if dict == nil then
+    dict = ngx.shared[place.dict]
+    if not dict then return end
+    cell = store.version_cell()
+  end
+  -- one load of the cell's slot a handshake, the dict only when it changed
+  local seen = cell and cell[place.slot]
+  if seen == nil or seen ~= cell_seen then
+    cell_seen = seen
+    local version = dict:get(place.version)
+    if version ~= synced_version then sync(version) end
+  end
 
   local name = ssl.server_name()
   local key, pem = lookup(name)

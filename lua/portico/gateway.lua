@@ -16,10 +16,11 @@
 --                                          "query": [...], "method": "GET", "scheme": "https",
 --                                          "hostSuffix": ".example.com" }, "action": i } ] } }
 -- -> 201 (with a "rejected <entry>: <reason>" line per candidate or action dropped), or 400 when the body is not such
--- an object at all, nothing changed. GET returns what nginx holds. Stored in the portico_backends dict
--- under "gateway" with its own version; a worker decodes it once per push.
+-- an object at all, nothing changed. GET returns what nginx holds. Stored whole (no deltas) by portico.store as
+-- kind "gateway", signalled through its own slot of the version cell; a worker decodes it once per push.
 local cjson = require("cjson.safe")
-local configuration = require("portico.configuration")
+local store = require("portico.store")
+local check = require("portico.check")
 local balancer = require("portico.balancer")
 local ngx_balancer = require("ngx.balancer")
 
@@ -31,7 +32,6 @@ local ipairs = ipairs
 local pairs = pairs
 local tostring = tostring
 local math_random = math.random
-local math_floor = math.floor
 local str_gsub = string.gsub
 local str_sub = string.sub
 local str_match = string.match
@@ -39,23 +39,15 @@ local str_format = string.format
 
 local _M = {}
 
-local KEY_DATA = "gateway"
-local KEY_VERSION = "gateway-version"
-
 -- RequestRedirect codes of the standard channel: 301 and 302 (core), 303, 307 and 308 (extended).
 local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
 
 local routes = {}      -- location key -> list of { match, action } (worker-local, prepared)
 local synced = nil     -- the dict version `routes` was built from
 
-local function is_int(v, min, max)
-  return type(v) == "number" and v == math_floor(v) and v >= min and v <= max
-end
-
+local is_int = check.is_int
 -- true when s is a string of printable ASCII (and tab), at most max
-local function printable(s, max)
-  return type(s) == "string" and #s <= max and not str_match(s, "[^\t\32-\126]")
-end
+local printable = check.printable
 
 local function check_regex(v, at)
   if not printable(v, 512) or v == "" then return at .. ": must be 1-512 printable characters" end
@@ -213,12 +205,24 @@ local function prepare(t)
   return out
 end
 
+local place, dict, cell, cell_seen
+
+-- Per worker, on the first request: one load of the cell's slot a request, the dict only when it changed.
 local function refresh()
-  local dict = ngx.shared[configuration.BACKENDS_DICT]
-  local version = dict:get(KEY_VERSION)
+  if place == nil then
+    place = store.place("gateway")
+    dict = ngx.shared[place.dict]
+    cell = store.version_cell()
+  elseif cell then
+    local seen = cell[place.slot]
+    if seen == cell_seen then return end
+    cell_seen = seen
+  end
+  local version = dict:get(place.version)
   if version == synced then return end
+  local t, _, none = store.read("gateway", nil)
+  if not t and none ~= "none" then cell_seen = nil; return end -- moved under the read: the next request asks again
   synced = version
-  local t = _M.validate(dict:get(KEY_DATA) or "")
   routes = t and prepare(t) or {}
 end
 
@@ -400,29 +404,10 @@ function _M.balance()
   return balancer.balance()
 end
 
-function _M.post()
-  local body, rerr = configuration.read_body()
-  if rerr then return configuration.respond(500, "could not read the request body: " .. rerr) end
-  local t, rejected = _M.validate(body)
-  if not t then return configuration.respond(400, "gateway routes rejected, nothing changed: " .. rejected) end
-  -- Only what was accepted is stored; the body as sent when everything was.
-  if #rejected > 0 then
-    body = cjson.encode(t)
-    ngx.log(ngx.WARN, "portico: dropped ", #rejected, " gateway route entries:", configuration.rejected_lines(rejected))
-  end
-  local dict = ngx.shared[configuration.BACKENDS_DICT]
-  local ok, serr = dict:safe_set(KEY_DATA, body)
-  if not ok then return configuration.respond(500, "could not store gateway routes, nothing changed: " .. tostring(serr)) end
-  local version = dict:incr(KEY_VERSION, 1, 0)
-  return configuration.respond(201, str_format("gateway routes stored, version %s", tostring(version)) .. configuration.rejected_lines(rejected))
-end
-
-function _M.get()
-  local data = ngx.shared[configuration.BACKENDS_DICT]:get(KEY_DATA)
-  if not data then return configuration.respond(404, "no gateway routes configured") end
-  ngx.header["Content-Type"] = "application/json"
-  ngx.print(data)
-  return ngx.exit(200)
-end
+store.kind("gateway", {
+  what = "gateway routes",
+  validate = _M.validate,
+  describe = function() return "gateway routes stored" end,
+})
 
 return _M

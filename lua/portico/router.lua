@@ -16,16 +16,16 @@
 -- -> 201, or 400 with a message and nothing changed, or 409 for a delta on a table nginx does not hold (validated
 -- and stored by portico.router_config). GET returns what nginx holds.
 --
--- Stored in the portico_backends dict (the whole table and the deltas since, each under its version: router_config),
--- with its own version ("routes-version"), signalled to the workers through the second int32 of the version cell
--- (portico.configuration), so a table push never makes the workers decode the backends again, and vice versa.
+-- Stored by portico.store as kind "routes" (the whole table and the deltas since, each under its version), with its
+-- own version, signalled to the workers through its own slot of the version cell (portico.store), so a table push
+-- never makes the workers decode the backends again, and vice versa.
 -- Workers turn a whole table into lookup tables once (exact map, prefix map, the distinct prefix lengths longest
 -- first), and then compile only the hosts each delta names; a request costs a few table lookups and one substring
 -- per candidate prefix length.
 local base = require("resty.core.base")
 local cjson = require("cjson.safe")
 local ffivar = require("portico.ffivar")
-local configuration = require("portico.configuration")
+local store = require("portico.store")
 local balancer = require("portico.balancer")
 local metrics_label = require("portico.metrics").label
 -- X-Request-ID (docs/adr/0015): the catch-all server renders no set_by_lua line in dynamic mode; route(), already a
@@ -41,10 +41,8 @@ local ngx_exec = ngx.exec
 local ngx_redirect = ngx.redirect
 local ngx_log = ngx.log
 local ERR = ngx.ERR
-local type = type
 local pairs = pairs
 local ipairs = ipairs
-local tostring = tostring
 local str_byte = string.byte
 local str_sub = string.sub
 local str_find = string.find
@@ -54,8 +52,9 @@ local null = cjson.null
 local _M = {}
 
 local router_config = require("portico.router_config")
-_M.KEY_VERSION = router_config.KEY_VERSION
-local CELL_SLOT = router_config.CELL_SLOT
+local PLACE = store.place("routes")
+_M.KEY_VERSION = PLACE.version
+local CELL_SLOT = PLACE.slot
 local NOT_FOUND = "@portico_not_found"
 
 -- Variables through portico.ffivar (lua-nginx-module's FFI calls, as portico.balancer and portico.metrics read theirs): ngx.var's
@@ -104,48 +103,27 @@ local function put_host(host, entry)
   else hosts[host] = compiled end
 end
 
-local function decode(key)
-  local data = dict:get(key)
-  if not data then return nil end
-  local t, err = cjson.decode(data)
-  if type(t) ~= "table" then ngx_log(ERR, "portico: cannot decode ", key, ": ", tostring(err)); return nil end
-  return t
-end
-
--- The table of `version`: the deltas after the one this worker compiled, else the whole table and the deltas after
--- it. False when the dict moved on under it (a whole table replaced the deltas it was reading): start again.
-local function sync_once(version)
-  local first = dict:get(router_config.KEY_BASE)
-  if first == nil then hosts, wildcards, default = nil, nil, nil; return true end
-  local from = synced_version
-  if default == nil or from == nil or from < first or from > version then
-    local t = decode(router_config.whole_key(first))
-    if t == nil then return false end
-    hosts, wildcards = {}, {}
-    for host, entry in pairs(t.hosts) do put_host(host, entry) end
-    default = compile_host(t.default)
-    from = first
+-- The table of the dict's version: the deltas after the one this worker compiled, else the whole table and the
+-- deltas after it (portico.store's read). False when the dict moved on under three reads: the next request asks again.
+local function sync()
+  local whole, ds, version = store.read("routes", synced_version)
+  if not ds then
+    if version == "none" then hosts, wildcards, default, synced_version = nil, nil, nil, nil; return true end
+    ngx_log(ERR, "portico: the route table changed while this worker read it three times; trying again on the next request")
+    synced_version, cell_seen = nil, nil
+    return false
   end
-  for v = from + 1, version do
-    local d = decode(router_config.delta_key(v))
-    if d == nil then synced_version = nil; return false end
+  if whole then
+    hosts, wildcards = {}, {}
+    for host, entry in pairs(whole.hosts) do put_host(host, entry) end
+    default = compile_host(whole.default)
+  end
+  for _, d in ipairs(ds) do
     for host, entry in pairs(d.hosts) do put_host(host, entry) end
     if d.default ~= nil then default = compile_host(d.default) end
-    synced_version = v
   end
+  synced_version = version
   return true
-end
-
-local function sync(version)
-  for _ = 1, 3 do
-    if version == nil then hosts, wildcards, default, synced_version = nil, nil, nil, nil; return end
-    if sync_once(version) then synced_version = version; return end
-    synced_version = nil
-    version = dict_get(dict, _M.KEY_VERSION)
-  end
-  -- still moving: the next request tries again
-  ngx_log(ERR, "portico: the route table changed while this worker read it three times; trying again on the next request")
-  synced_version, cell_seen = nil, nil
 end
 
 local function refresh()
@@ -154,18 +132,17 @@ local function refresh()
     if seen == cell_seen then return end
     cell_seen = seen
   end
-  local version = dict_get(dict, _M.KEY_VERSION)
-  if version ~= synced_version then sync(version) end
+  if dict_get(dict, _M.KEY_VERSION) ~= synced_version then sync() end
 end
 
 -- Per worker, on the first routed request (nginx.conf needs no init line of its own).
 local function init_worker()
-  dict = ngx.shared[configuration.BACKENDS_DICT]
+  dict = ngx.shared[PLACE.dict]
   if not dict then return end
   dict_get = dict.get
-  cell = configuration.version_cell()
+  cell = store.version_cell()
   if cell then cell_seen = cell[CELL_SLOT] end
-  sync(dict_get(dict, _M.KEY_VERSION))
+  sync()
 end
 
 -- The entry of `host`: its exact name, else `*.` + everything after its first label, else the catch-all's.
@@ -234,9 +211,9 @@ function _M.route()
   if t.rewrite then return balancer.rewrite() end
 end
 
--- POST/GET /configuration/routes: portico.router_config (portico.configuration checked the token).
-function _M.post() return require("portico.router_config").post() end
-function _M.get() return require("portico.router_config").get() end
+-- POST/GET /configuration/routes: portico.store with portico.router_config (portico.configuration checked the token).
+function _M.post() return store.post("routes") end
+function _M.get() return store.get("routes") end
 _M.validate = function(body, delta) return router_config.validate(body, delta) end
 
 return _M

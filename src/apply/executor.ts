@@ -1,7 +1,6 @@
 // Applying a plan: build with quarantine rounds (nginx -t through the candidate), write nginx.conf and reload, push
 // what Lua holds, fall back to an empty configuration when nothing serves yet. The controller decides; this executes.
-import { BuildError, errorMessage, NginxTestError, PushRejectedError } from '../errors.js';
-import { backendsDelta } from '../render/lua-payload.js';
+import { BuildError, errorMessage, NginxTestError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { Model, Problem } from '../model/types.js';
@@ -13,7 +12,7 @@ import { nsKey, refKey } from '../model/keys.js';
 import type { ObjectRef } from '../model/types.js';
 import type { CertificatesState, TlsSync } from '../tls/sync.js';
 import { countStreamReload } from './stream.js';
-import { routesDelta } from '../render/dynamic-routes.js';
+import { BACKENDS, LuaStore, ROUTES, wholeOnly, type StoreKind } from './lua-store.js';
 
 /** What builds a candidate from a snapshot (the build worker, worker/offload.ts); a BuildError is the build refusing it. */
 export interface Builder {
@@ -46,16 +45,6 @@ export interface Candidate {
   readonly certs: CertificatesState;
 }
 
-/** Route table deltas in a row before the whole table is posted again (Lua keeps each until then; it refuses past 512). */
-const MAX_ROUTE_DELTAS = 256;
-
-/**
- * Deltas in a row, and their bytes, before a full list is posted again: each stays in nginx's shared dict (64 MiB,
- * beside a full list of ~5 MB at 10,000) until the next full one, and a worker started by a reload applies them all.
- */
-const MAX_DELTAS = 1000;
-const MAX_DELTA_BYTES = 8 * 1024 * 1024;
-
 /** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
 export interface Dropped {
   backends: Rejected[];
@@ -65,16 +54,9 @@ export interface Dropped {
 /** Runs plans against nginx and remembers what nginx runs. */
 export class Executor {
   readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0, streamReloads: 0 };
-  readonly dropped: Dropped = { backends: [], certificates: [] };
   private running: DataPlaneState | undefined;
-  /** The backends Lua holds, per name, when known: a push then sends only what changed (pushBackends). */
-  private luaEntries: ReadonlyMap<string, string> | undefined;
-  private deltas = { count: 0, bytes: 0 };
-  /** The route table Lua holds (docs/adr/0014): its id and each host's entry, when known; a push then sends the changed hosts. */
-  private luaRoutes: { readonly id: string; readonly hosts: ReadonlyMap<string, string>; readonly deltas: number } | undefined;
-  /** Route table ids: this process's, then a count (Lua refuses a delta whose `from` is not the table it holds). */
-  private readonly routesIdPrefix = `${process.pid.toString(36)}-${Date.now().toString(36)}`;
-  private routesPushes = 0;
+  /** What Lua holds of each payload (lua/portico/store.lua), when known: a push then sends only what changed. */
+  private readonly lua: { readonly backends: LuaStore; readonly routes: LuaStore; readonly certificates: LuaStore; readonly gateway: LuaStore };
   private readonly quarantine = new Quarantine();
 
   /**
@@ -84,7 +66,15 @@ export class Executor {
   constructor(
     private readonly nginx: Nginx,
     private readonly deps: { readonly tls: TlsSync; readonly builder: Builder; readonly log: Logger; readonly retry: () => void; readonly empty: () => RenderedConf },
-  ) {}
+  ) {
+    const store = (kind: StoreKind): LuaStore => new LuaStore(nginx, kind, deps.log);
+    this.lua = { backends: store(BACKENDS), routes: store(ROUTES), certificates: store(wholeOnly('certificates')), gateway: store(wholeOnly('gateway')) };
+  }
+
+  /** What Lua dropped from the payloads it holds. */
+  get dropped(): Dropped {
+    return { backends: this.lua.backends.dropped, certificates: this.lua.certificates.dropped };
+  }
 
   /** True once nginx serves the configuration of the latest applied plan. */
   get serving(): boolean {
@@ -99,8 +89,11 @@ export class Executor {
   /** nginx restarted on its own: its shared dicts are empty, so everything is pushed again on the next apply. */
   nginxRestarted(): void {
     this.running = this.running ? { ...this.running, backends: '', certificates: '', routes: '', gateway: '' } : undefined;
-    this.luaEntries = undefined;
-    this.luaRoutes = undefined;
+    this.forgetLua();
+  }
+
+  private forgetLua(): void {
+    for (const store of Object.values(this.lua)) store.forget();
   }
 
   /** The plan that takes nginx from what it runs to `next`. */
@@ -125,14 +118,17 @@ export class Executor {
         countStreamReload(this.counters, reloads, prev, c.model);
         await this.deps.tls.afterReload(c.model);
       }
-      if (plan === 'reload' || this.running?.backends !== next.backends) await this.pushBackends(plan, c);
-      if (plan === 'reload' || this.running?.certificates !== c.certs.digest) this.dropped.certificates = await this.nginx.pushRaw('certificates', c.certs.body);
+      // after a reload the full backends list: a new worker then applies no delta
+      if (plan === 'reload' || this.running?.backends !== next.backends) await this.lua.backends.push(() => c.backends, c.entries, { delta: plan === 'dynamic' });
+      if (plan === 'reload' || this.running?.certificates !== c.certs.digest) await this.lua.certificates.push(() => c.certs.body, undefined);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       const routes = c.conf.routes;
       if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.pushRoutes(plan, routes, c.conf.routeHosts, c.model);
       // The Gateway API route table (docs/adr/0011): weights, conditions and mirror endpoints change without a reload.
-      if (next.gateway && (plan === 'reload' || this.running?.gateway !== next.gateway)) {
-        const dropped = await this.nginx.pushRaw('gateway', next.gateway);
+      const gateway = next.gateway;
+      if (gateway && (plan === 'reload' || this.running?.gateway !== gateway)) {
+        await this.lua.gateway.push(() => gateway, undefined);
+        const dropped = this.lua.gateway.dropped;
         if (dropped.length > 0) this.deps.log.warn({ dropped }, 'nginx dropped Gateway API route entries it cannot run; the others are served');
       }
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
@@ -146,8 +142,7 @@ export class Executor {
       if (err instanceof NginxTestError) return false; // nothing to retry until something changes
       // nginx was not reachable or answered an error: push everything again shortly, nothing is dropped.
       this.running = undefined;
-      this.luaEntries = undefined;
-      this.luaRoutes = undefined;
+      this.forgetLua();
       this.deps.retry();
       return false;
     }
@@ -161,21 +156,11 @@ export class Executor {
    * after the reload.
    */
   private async pushMovedIn(prev: { readonly model: Model } | undefined, hosts: ReadonlyMap<string, string> | undefined): Promise<void> {
-    const known = this.luaRoutes;
-    if (known === undefined || hosts === undefined || prev === undefined || known.deltas >= MAX_ROUTE_DELTAS) return;
+    const held = this.lua.routes.entries;
+    if (held === undefined || hosts === undefined || prev === undefined) return;
     const rendered = new Set(prev.model.servers.map((s) => s.host));
-    const pre = new Map(known.hosts);
-    for (const [host, entry] of hosts) if (host !== '_' && !known.hosts.has(host) && rendered.has(host)) pre.set(host, entry);
-    if (pre.size === known.hosts.size) return;
-    const id = this.nextRoutesId();
-    this.luaRoutes = undefined; // unknown until the push answers
-    try {
-      await this.nginx.pushRaw(`routes?from=${known.id}&id=${id}`, routesDelta(known.hosts, pre).body);
-      this.luaRoutes = { id, hosts: pre, deltas: known.deltas + 1 };
-      this.deps.log.debug({ hosts: pre.size - known.hosts.size, id }, 'route table: hosts leaving their server blocks added before the reload');
-    } catch (err) {
-      this.deps.log.debug({ err: errorMessage(err) }, 'route table: the push before the reload failed; the whole table follows the reload');
-    }
+    const moving = new Map([...hosts].filter(([host]) => host !== '_' && !held.has(host) && rendered.has(host)));
+    if (moving.size > 0) await this.lua.routes.add(moving);
   }
 
   /**
@@ -186,99 +171,27 @@ export class Executor {
    * full pushes after the reload, which also remove what left.
    */
   private async pushComingIn(c: Candidate): Promise<void> {
-    const known = this.luaEntries;
     if (!this.nginx.running) return;
+    if (c.entries !== undefined) await this.lua.backends.add(c.entries);
+    if (this.running === undefined || this.running.certificates === c.certs.digest) return;
     try {
-      if (known !== undefined && c.entries !== undefined && this.deltas.count < MAX_DELTAS) {
-        const union = new Map([...known, ...c.entries]);
-        const delta = backendsDelta(known, union);
-        if (delta && this.deltas.bytes + delta.body.length <= MAX_DELTA_BYTES) {
-          this.luaEntries = undefined; // unknown until the push answers
-          await this.nginx.pushRaw('backends-delta', delta.body);
-          this.luaEntries = union;
-          this.deltas = { count: this.deltas.count + 1, bytes: this.deltas.bytes + delta.body.length };
-          this.deps.log.debug({ set: delta.set.length }, 'backends: the ones the reload brings pushed before it');
-        }
-      }
-      if (this.running !== undefined && this.running.certificates !== c.certs.digest) await this.nginx.pushRaw('certificates', c.certs.body);
+      await this.lua.certificates.push(() => c.certs.body, undefined);
     } catch (err) {
-      this.deps.log.debug({ err: errorMessage(err) }, 'the push before the reload failed; the full pushes follow the reload');
+      this.deps.log.debug({ err: errorMessage(err) }, 'the certificates push before the reload failed; the push after the reload follows');
     }
   }
 
   /**
-   * The route table to Lua: after an nginx restart, a failure or MAX_ROUTE_DELTAS deltas, the whole table; else only
-   * the entries of the hosts that changed (routes?from=OLD&id=NEW; null for a host removed), so a new Ingress costs
-   * nginx one host's decode and compile per worker instead of the whole table's. A delta Lua refuses (409: it does
-   * not hold the table the delta starts from) is followed by the whole table. After a reload, a host that moved from
-   * the table to a server block keeps its entry until the next push: the old workers, still answering requests on
-   * their open connections, have no server block for it; the new ones pick the server block and never read it.
+   * The route table to Lua: the whole table after an nginx restart, a failure or the bounds on deltas; else only the
+   * entries of the hosts that changed (null for a host removed), so a new Ingress costs nginx one host's decode and
+   * compile per worker instead of the whole table's. After a reload, a host that moved from the table to a server
+   * block keeps its entry until the next push: the old workers, still answering requests on their open connections,
+   * have no server block for it; the new ones pick the server block and never read it.
    */
   private async pushRoutes(plan: Exclude<Plan, 'noop'>, routes: string, now: ReadonlyMap<string, string> | undefined, model: Model): Promise<void> {
-    const known = this.luaRoutes !== undefined && this.luaRoutes.deltas < MAX_ROUTE_DELTAS ? this.luaRoutes : undefined;
-    this.luaRoutes = undefined; // unknown until the push answers
-    const id = this.nextRoutesId();
-    const hosts = plan === 'reload' && known && now ? withLeaving(known.hosts, now, model) : now;
-    const delta = known && hosts ? routesDelta(known.hosts, hosts) : undefined;
-    // a delta of more than a quarter of the hosts saves little over the whole table
-    if (known && hosts && delta && delta.count <= Math.max(16, hosts.size / 4)) {
-      if (await this.pushDelta(`routes?from=${known.id}&id=${id}`, delta.body)) {
-        this.luaRoutes = { id, hosts, deltas: known.deltas + 1 };
-        this.deps.log.debug({ hosts: delta.count, id }, 'route table: pushed the hosts that changed');
-        return;
-      }
-      this.deps.log.info({ from: known.id }, 'nginx does not hold the route table the delta starts from; pushing the whole table');
-    }
-    await this.nginx.pushRaw(`routes?id=${id}`, routes);
-    if (hosts) this.luaRoutes = { id, hosts, deltas: 0 };
-    this.deps.log.debug({ hosts: hosts?.size, id }, 'route table: pushed whole');
-  }
-
-  /** A route table id Lua has not seen from this process (a delta names the one it starts from). */
-  private nextRoutesId(): string {
-    return `${this.routesIdPrefix}-${(this.routesPushes += 1).toString(36)}`;
-  }
-
-  /** A delta's POST: what Lua dropped, or undefined when it does not hold what the delta starts from (409). */
-  private async pushDelta(what: string, body: string): Promise<Rejected[] | undefined> {
-    try {
-      return await this.nginx.pushRaw(what, body);
-    } catch (err) {
-      if (refused(err)) return undefined;
-      throw err;
-    }
-  }
-
-  /**
-   * The backends to Lua: after a reload, an nginx restart, a failure or MAX_DELTAS deltas (or MAX_DELTA_BYTES), the full list; else only
-   * the backends that changed (POST /configuration/backends-delta), so an endpoint change costs one backend on both
-   * sides whatever the number of others. A delta Lua refuses (409: it holds no list) is followed by the full list.
-   */
-  private async pushBackends(plan: Exclude<Plan, 'noop'>, c: Candidate): Promise<void> {
-    const known = plan === 'dynamic' && this.deltas.count < MAX_DELTAS ? this.luaEntries : undefined;
-    const delta = known && c.entries ? backendsDelta(known, c.entries) : undefined;
-    this.luaEntries = undefined; // unknown until the push answers
-    if (known && c.entries && !delta) {
-      this.luaEntries = c.entries; // Lua holds these already (the same entries under another id)
-      return;
-    }
-    // a delta of more than half the backends saves little over the full list
-    if (delta && delta.set.length + delta.remove.length <= (c.entries?.size ?? 0) / 2 && this.deltas.bytes + delta.body.length <= MAX_DELTA_BYTES) {
-      const pushed = await this.pushDelta('backends-delta', delta.body);
-      if (pushed) {
-        const touched = new Set([...delta.set, ...delta.remove]);
-        this.dropped.backends = [...this.dropped.backends.filter((r) => !touched.has(r.name)), ...pushed];
-        this.deltas = { count: this.deltas.count + 1, bytes: this.deltas.bytes + delta.body.length };
-        this.luaEntries = c.entries;
-        this.deps.log.debug({ set: delta.set.length, removed: delta.remove.length }, 'backends: pushed the ones that changed');
-        return;
-      }
-      this.deps.log.info('nginx holds no backends list to apply the delta to; pushing all of them');
-    }
-    this.dropped.backends = await this.nginx.pushRaw('backends', c.backends);
-    this.deltas = { count: 0, bytes: 0 };
-    this.luaEntries = c.entries;
-    this.deps.log.debug({ backends: c.entries?.size }, 'backends: pushed all');
+    const held = this.lua.routes.entries;
+    const via = plan === 'reload' && held && now ? withLeaving(held, now, model) : now;
+    await this.lua.routes.push(() => routes, now, { via });
   }
 
   /**
@@ -369,9 +282,4 @@ function withLeaving(held: ReadonlyMap<string, string>, now: ReadonlyMap<string,
     out.set(host, entry);
   }
   return out ?? now;
-}
-
-/** True when Lua answered 409 to a delta: it does not hold what the delta starts from (then the whole payload goes). */
-function refused(err: unknown): boolean {
-  return err instanceof PushRejectedError && err.status === 409;
 }

@@ -240,15 +240,22 @@ export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolea
   return { servers, hosts, locations: dynamicLocations(ctx, model.tls.settings.hsts, metrics, profiles), routes, routeHosts };
 }
 
-/** The body of a route table delta from `held` to `now` (host → entry JSON, '_' the default), and how many hosts it names. */
-export function routesDelta(held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): { body: string; count: number } {
+/**
+ * The body of a route table delta from `held` to `now` (host → entry JSON, '_' the default), the hosts whose entry
+ * changed or is new ('_' when the default did) and the hosts gone; undefined when nothing differs.
+ */
+export function routesDelta(held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): { body: string; changed: string[]; removed: string[] } | undefined {
   const parts: string[] = [];
+  const changed: string[] = [];
   let fallback: string | undefined;
   for (const [host, entry] of now) {
     if (held.get(host) === entry) continue;
+    changed.push(host);
     if (host === '_') fallback = entry;
     else parts.push(`${JSON.stringify(host)}:${entry}`);
   }
-  for (const host of held.keys()) if (host !== '_' && !now.has(host)) parts.push(`${JSON.stringify(host)}:null`);
-  return { body: `{"hosts":{${parts.join(',')}}${fallback === undefined ? '' : `,"default":${fallback}`}}`, count: parts.length + (fallback === undefined ? 0 : 1) };
+  const removed = [...held.keys()].filter((host) => host !== '_' && !now.has(host));
+  for (const host of removed) parts.push(`${JSON.stringify(host)}:null`);
+  if (changed.length === 0 && removed.length === 0) return undefined;
+  return { body: `{"hosts":{${parts.join(',')}}${fallback === undefined ? '' : `,"default":${fallback}`}}`, changed, removed };
 }

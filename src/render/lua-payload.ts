@@ -73,9 +73,9 @@ export function backendsText(entries: ReadonlyMap<string, string>): string {
 }
 
 /**
- * The body of `POST /configuration/backends-delta` (lua/portico/configuration.lua) that takes Lua from `running` to
- * `next` (both backendEntries): the backends whose JSON changed or are new, and the names gone; undefined when
- * nothing differs.
+ * The body of a backends delta (`POST /configuration/backends?from=OLD&id=NEW`, lua/portico/configuration.lua)
+ * that takes Lua from `running` to `next` (both backendEntries): the backends whose JSON changed or are new, and the
+ * names gone; undefined when nothing differs.
  */
 export function backendsDelta(running: ReadonlyMap<string, string>, next: ReadonlyMap<string, string>): { body: string; set: string[]; remove: string[] } | undefined {
   const set: string[] = [];

@@ -1,7 +1,7 @@
 // End to end, local mode, real nginx, --enable-dynamic-routes: after the first full backends list, an endpoint change
-// reaches nginx as a delta of the one backend that changed (POST /configuration/backends-delta) and each worker
-// applies only it; a backend removed leaves with a delta; after nginx restarts (its shared dict empty) the full list is
-// pushed again and deltas follow it. None of these reloads nginx.
+// reaches nginx as a delta of the one backend that changed (POST /configuration/backends?from=OLD&id=NEW) and each
+// worker applies only it; a backend removed leaves with a delta; after nginx restarts (its shared dict empty) the full
+// list is pushed again and deltas follow it. None of these reloads nginx.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
