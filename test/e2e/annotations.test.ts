@@ -133,7 +133,7 @@ void describe('routing and proxy annotations (real nginx)', () => {
     assert.ok(portico.output.some((l) => l.includes('unknown key no-such-key')));
   });
 
-  // app-root fails open (docs/adr/0016; before issue 25 it kept the last valid form): the Ingress is served without it.
+  // app-root fails open (docs/adr/0016; it used to keep the last valid form): the Ingress is served without it.
   void it('an invalid new app-root is left out with a Warning; others keep updating', async () => {
     const syncs = (): number => syncCount(portico.output, 'reload') + syncCount(portico.output, 'dynamic');
     const before = syncs();

@@ -70,7 +70,7 @@ function scenarios(name: string, world: () => World, backends: () => { victim: B
     const before = await servedBefore();
     await w.apply('mirror.json', [route('evil', 'evil.example', 'evil', { [`${A}/mirror-target`]: `http://127.0.0.1:${w.portico.status}$request_uri` })]);
     try {
-      // mirror-target fails open (docs/adr/0016; before issue 25 the Ingress was not served): served without the mirror.
+      // mirror-target fails open (docs/adr/0016; the Ingress used to be left unserved): served without the mirror.
       await until('the evil Ingress synced', async () => w.warned('Ingress', 'evil', /mirror-target/) && (await who(w.portico.http, 'evil.example', '/')) === 'evil', 10_000);
       const r = await get(w.portico.http, 'evil.example', '/configuration/backends', { method: 'POST', body: hostile(backends().evil), headers: { 'content-type': 'application/json' } });
       await unchanged(w, victimHost, before);

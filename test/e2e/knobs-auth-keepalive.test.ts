@@ -80,7 +80,7 @@ void describe('auth-keepalive (real nginx)', () => {
     assert.equal((await get(portico.http, 'kept.test', '/deny')).status, 403);
   });
 
-  // auth-keepalive fails open (docs/adr/0016; before issue 25 the Ingress was not served): it only tunes connections,
+  // auth-keepalive fails open (docs/adr/0016; the Ingress used to be left unserved): it only tunes connections,
   // and the Ingress is served without it, its auth-url still deciding every request.
   void it('an auth-keepalive that is not an integer is left out, naming the Ingress and the annotation; auth still decides', async () => {
     assert.equal((await get(portico.http, 'bad.test', '/')).status, 200);

@@ -133,7 +133,7 @@ void describe('backend-protocol FCGI and AUTO_HTTP (real nginx)', () => {
     );
   });
 
-  // fastcgi-params-configmap fails open (docs/adr/0016; before issue 25 the Ingress was kept out): the Ingress is
+  // fastcgi-params-configmap fails open (docs/adr/0016; the Ingress used to be kept out): the Ingress is
   // served without the refused ConfigMap, so none of its parameters, the internal variable's included, is sent.
   void it('FCGI: a ConfigMap value naming a variable outside the list is left out, with a Problem naming the annotation', async () => {
     const r = await get(portico.http, 'evil.test', '/x');

@@ -249,7 +249,7 @@ describe('validating admission webhook', () => {
   test('an invalid annotation value is judged as a sync serves it, naming the annotation (the same annotation stage a sync runs)', async () => {
     const bad = (annotations: Record<string, string>) =>
       ingress('bad-annotation', { className: 'portico', host: 'ann.example.com', annotations, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
-    // proxy-body-size fails open (docs/adr/0016; refused before issue 25): admitted with a warning, served without it
+    // proxy-body-size fails open (docs/adr/0016; it used to be refused): admitted with a warning, served without it
     const open = (await post(review('CREATE', bad({ 'nginx.ingress.kubernetes.io/proxy-body-size': '1m; include /etc/passwd' })))).json().response;
     assert.equal(open.allowed, true);
     assert.match(open.warnings?.join('\n') ?? '', /nginx\.ingress\.kubernetes\.io\/proxy-body-size.*served without this annotation/);
