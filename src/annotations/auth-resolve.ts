@@ -75,7 +75,9 @@ function readBasic(b: BasicAuth, snap: Snapshot, ing: ObjectRef, o: AuthResolveO
   return { ...b, secret: id, file: `auth/${ing.namespace}.${ing.name}.htpasswd`, users: new Sensitive(checked.lines) };
 }
 
-function readExternal(e: ExternalAuth, snap: Snapshot, ing: ObjectRef): ExternalAuth | string {
+function readExternal(given: ExternalAuth, snap: Snapshot, ing: ObjectRef): ExternalAuth | string {
+  // A cached verdict belongs to its Ingress: the same settings on two Ingresses must not answer for each other.
+  const e = given.cacheKey === undefined ? given : { ...given, cacheScope: `${ing.namespace}/${ing.name}` };
   if (e.proxySetHeadersRef === undefined) return e;
   const [ns = '', name = ''] = e.proxySetHeadersRef.split('/');
   if (ns !== '' && ns !== ing.namespace) return `ConfigMap ${e.proxySetHeadersRef} is in another namespace than the Ingress`;

@@ -184,6 +184,10 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
     if (reason !== undefined) errors.push({ annotation: full, reason });
   }
   combine(draft, o, key, errors);
+  // As ingress-nginx warns: a regex path is no cookie path, so the affinity cookie needs a path of its own.
+  if (draft.upstream.affinity === 'cookie' && draft.location.useRegex === true && draft.cookie.path === undefined) {
+    warnings.push({ annotation: key('session-cookie-path'), reason: 'session-cookie-path should be set when use-regex is true; the affinity cookie gets Path=/' });
+  }
   combineAuth(draft, key, errors);
   const authTls = combineTls(draft);
   return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft), ...(authTls ? { authTls } : {}) }, errors, warnings };

@@ -136,6 +136,9 @@ export const rewriteTarget: Parser<string> = (raw) => {
 export const httpUrl: Parser<string> = (raw) => {
   const shape = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?([/?#][A-Za-z0-9\-._~!&'()*+,;=:@/%?#]*)?$/;
   if (raw.length > 2048 || !shape.test(raw)) return bad(`${show(raw)} is not an absolute http or https URL`);
+  // WHATWG URL takes `invalid..auth.url`; a host with an empty label names nothing DNS can resolve.
+  const host = /^https?:\/\/([^:/?#]+)/.exec(raw)?.[1] ?? '';
+  if (host.split('.').some((label) => label === '')) return bad(`${show(raw)}: invalid url host (an empty label)`);
   try {
     new URL(raw);
   } catch {

@@ -23,6 +23,8 @@ export interface ExternalAuth {
   /** An nginx variable expression (known variables only) and `proxy_cache_valid` arguments. */
   readonly cacheKey?: string;
   readonly cacheDuration: readonly string[];
+  /** With cacheKey: `namespace/name` of the Ingress, so two Ingresses never share a cached verdict (set when resolved). */
+  readonly cacheScope?: string;
   readonly alwaysSetCookie: boolean;
   /** `namespace/name` of a ConfigMap of headers sent to the auth service, and the headers it held. */
   readonly proxySetHeadersRef?: string;

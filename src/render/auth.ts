@@ -80,8 +80,9 @@ function cacheLines(e: ExternalAuth, id: string): string[] {
   if (e.cacheKey === undefined) return [];
   if (!/^[A-Za-z0-9_.:/$-]{1,256}$/.test(e.cacheKey)) refuse('the cache key', e.cacheKey);
   for (const x of e.cacheDuration) if (!/^(any|\d{1,6}[smhd]?)$/.test(x)) refuse('the cache duration', x);
-  // nginx caches only buffered responses (the http level has proxy_buffering off by default).
-  return [`${I}proxy_buffering on;`, `${I}proxy_cache ${CACHE_ZONE};`, `${I}proxy_cache_key ${quoteLiteral(`${id}${e.cacheKey}`)};`, `${I}proxy_cache_valid ${e.cacheDuration.join(' ')};`];
+  // nginx caches only buffered responses (the http level has proxy_buffering off by default). The key names the auth
+  // setup (its id covers the Ingress, cacheScope) and the host (braced: the key may go on with letters), so neither another Ingress nor another host shares it.
+  return [`${I}proxy_buffering on;`, `${I}proxy_cache ${CACHE_ZONE};`, `${I}proxy_cache_key ${quoteLiteral(`${id}\${host}${e.cacheKey}`)};`, `${I}proxy_cache_valid ${e.cacheDuration.join(' ')};`];
 }
 
 /** Portico's own traffic listener: where a `$host` auth-url is sent (annotations/auth-urls.ts, docs/adr/0012). */

@@ -23,7 +23,8 @@ export function backendTls(s: LocationSettings): string[] {
   const files = s.proxySsl;
   const trusted = files ? caFile(files.caDigest) : s.sslVerify ? SYSTEM_CAS : undefined;
   return [
-    `${I}${p}_ssl_server_name ${onOff(s.sslServerName ?? false)};`,
+    // nginx's default (off) is left unsaid, so a snippet written for ingress-nginx may set it without a duplicate.
+    ...(s.sslServerName !== undefined ? [`${I}${p}_ssl_server_name ${onOff(s.sslServerName)};`] : []),
     ...(s.sslName !== undefined ? [`${I}${p}_ssl_name ${quote(s.sslName)};`] : []),
     `${I}${p}_ssl_protocols ${protocols.map((x) => word(x, protocols)).join(' ')};`,
     ...(s.sslVerify ? [`${I}${p}_ssl_verify on;`, `${I}${p}_ssl_verify_depth ${int(s.sslVerifyDepth ?? 1)};`] : []),

@@ -2,7 +2,7 @@
 import { sha256 } from '../hash.js';
 import type { GlobalSettings, LocationSettings, ResolvedHeaders } from '../model/settings.js';
 import type { Location, ObjectRef, Server } from '../model/types.js';
-import { ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
+import { headerName, ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
 import { proxyHeaders, setHeaders } from './globals.js';
 import { adminSnippet } from './globals-http.js';
 import { authLines, authLocations, authUpstreamVars, withoutAuth, type SelfListener } from './auth.js';
@@ -55,6 +55,20 @@ function proxyBuffers(s: LocationSettings, g: GlobalSettings): string[] {
   // nginx's default busy size (two buffers) must stay below all buffers but one: with 3 buffers it is one.
   if (s.buffersNumber === 3) out.push(`${I}proxy_busy_buffers_size ${each};`);
   return out;
+}
+
+/**
+ * What grpc_pass reads instead of the proxy_* directives: its own timeouts (as ingress-nginx renders them for GRPC and
+ * GRPCS) and grpc_set_header for the auth response headers, which so become the call's metadata.
+ */
+function grpcLines(s: LocationSettings, vars: readonly (readonly [string, string])[]): string[] {
+  if (s.backendProtocol !== 'GRPC' && s.backendProtocol !== 'GRPCS') return [];
+  const timeouts: [string, number | undefined][] = [
+    ['grpc_connect_timeout', s.connectTimeout],
+    ['grpc_send_timeout', s.sendTimeout],
+    ['grpc_read_timeout', s.readTimeout],
+  ];
+  return [...timeouts.flatMap(([name, value]) => (value !== undefined ? [`${I}${name} ${seconds(value)};`] : [])), ...vars.map(([h, v]) => `${I}grpc_set_header ${headerName(h)} $${ident(v)};`)];
 }
 
 function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
@@ -138,6 +152,7 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0 || snippetHeaders) {
     out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars, clientCert: ctx.clientCert }, I));
   }
+  out.push(...grpcLines(s, vars));
   if (s.responseHeaders !== undefined) out.push(...setHeaders(s.responseHeaders, I));
   const errors = errorPages(t, ctx);
   if (errors) {

@@ -215,7 +215,7 @@ void test('the server gets one auth location per setup; http gets the resolver a
     `${I}proxy_method POST;`,
     `${I}proxy_buffering on;`,
     `${I}proxy_cache portico_auth;`,
-    `${I}proxy_cache_key "${id}$remote_user$http_authorization";`,
+    `${I}proxy_cache_key "${id}\${host}$remote_user$http_authorization";`,
     `${I}proxy_cache_valid 200 1m;`,
     `${I}set $portico_auth_url "https://auth.example.test/check";`,
     `${I}proxy_pass $portico_auth_url;`,

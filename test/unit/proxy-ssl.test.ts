@@ -108,7 +108,6 @@ test('GRPCS with a CA and client certificate: grpc_ssl_* lines, one PEM file for
   const r = resolve({ 'backend-protocol': 'GRPCS', 'proxy-ssl-secret': 'ns/ca-client', 'proxy-ssl-verify': 'on' });
   assert.deepEqual(r.problems, []);
   assert.deepEqual(fragment(r.s), [
-    `${I}grpc_ssl_server_name off;`,
     `${I}grpc_ssl_protocols TLSv1.2 TLSv1.3;`,
     `${I}grpc_ssl_verify on;`,
     `${I}grpc_ssl_verify_depth 1;`,

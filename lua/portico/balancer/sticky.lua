@@ -52,6 +52,7 @@ function _M.sync(self, backend)
   self.cookie_name = a.name
   self.cookie_var = "cookie_" .. a.name
   self.attributes = cookie_attributes(a)
+  self.secure = a.secure == true
   self.expires = type(a.expires) == "number" and a.expires or nil
   if self.rr then self.rr:sync(backend) else self.rr = round_robin.new(backend) end
   if self.fingerprint ~= backend.fingerprint then
@@ -69,6 +70,8 @@ end
 local function set_cookie(self, value)
   local cookie = self.cookie_name .. "=" .. value .. self.attributes
   if self.expires then cookie = cookie .. "; Expires=" .. ngx_http_time(ngx_time() + self.expires) end
+  -- As ingress-nginx: over HTTPS the cookie is Secure whatever session-cookie-secure says.
+  if not self.secure and ngx_var.https == "on" then cookie = cookie .. "; Secure" end
   ngx.header["Set-Cookie"] = cookie
 end
 
