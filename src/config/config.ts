@@ -33,6 +33,10 @@ export interface Config {
   readonly controllerClass: string;
   readonly ingressClass: string;
   readonly watchIngressWithoutClass: boolean;
+  /** --ingress-class-by-name: an Ingress whose ingressClassName is --ingress-class is ours, whatever that class's controller. */
+  readonly ingressClassByName: boolean;
+  /** --disable-catch-all: Ingresses with a spec.defaultBackend are ignored whole, as ingress-nginx's store ignores them. */
+  readonly disableCatchAll: boolean;
   /** A host belongs to the namespace of its oldest Ingress; other namespaces' rules, aliases and TLS on it are refused (docs/adr/0008). */
   readonly strictHostOwnership: boolean;
   /** --allow-cross-namespace-canaries: canaries may attach to main paths of other namespaces (ingress-nginx's behaviour, a tenant risk). */
