@@ -29,8 +29,6 @@ export const COMPAT_FLAGS: Readonly<Record<string, FlagWithoutSetting>> = {
   'health-check-path': s('refused', "Portico's health check is /healthz on --healthz-port and cannot move", (v) => v !== '/healthz'),
   'health-check-timeout': s('no-op', "/healthz answers from Portico's own state, within the kubelet's probe timeout"),
   'post-shutdown-grace-period': s('no-op', 'Portico exits as soon as nginx has quit; --shutdown-grace-period covers the drain'),
-  'ingress-class-by-name': b('no-op', 'Portico matches IngressClasses by spec.controller (--controller-class) and the legacy annotation by --ingress-class'),
-  'disable-catch-all': b('refused', 'not implemented: Ingresses with only a defaultBackend are served (use --strict-host-ownership to keep other namespaces off an owned host)'),
   'disable-full-test': b('no-op', 'Portico always runs nginx -t on the whole candidate configuration, and quarantines only the Ingress nginx names'),
   'disable-svc-external-name': b('no-op', 'Portico never proxies to ExternalName Services (they have no EndpointSlices)'),
   'dynamic-configuration-retries': s('no-op', 'Portico retries pushing endpoints to Lua on every sync until nginx takes them'),

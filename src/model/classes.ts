@@ -10,9 +10,11 @@ export function classSelector(classes: readonly IngressClass[], opts: ModelOptio
   const ourNames = new Set(ours.map((c) => c.metadata?.name ?? ''));
   const weAreDefault = ours.some((c) => c.metadata?.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true');
   return (ing) => {
+    if (opts.disableCatchAll === true && ing.spec?.defaultBackend !== undefined) return false;
     const className = ing.spec?.ingressClassName;
     const legacy = ing.metadata?.annotations?.[LEGACY_CLASS_ANNOTATION];
     if (className !== undefined && className !== '' && ourNames.has(className)) return true;
+    if (opts.ingressClassByName === true && className === opts.ingressClass) return true;
     if (legacy !== undefined && legacy === opts.ingressClass) return true;
     const namesNoClass = (className === undefined || className === '') && legacy === undefined;
     return namesNoClass && (weAreDefault || opts.watchIngressWithoutClass);
@@ -29,6 +31,7 @@ export interface OtherClasses {
 
 /** What would make an Ingress of another class Portico's: a flag, or an IngressClass that does not exist yet. */
 function serveWith(ing: Ingress, byName: ReadonlyMap<string, IngressClass>, opts: ModelOptions): { names: string; serve: string } {
+  if (opts.disableCatchAll === true && ing.spec?.defaultBackend !== undefined) return { names: 'spec.defaultBackend', serve: '--disable-catch-all=false' };
   const className = ing.spec?.ingressClassName ?? '';
   const legacy = ing.metadata?.annotations?.[LEGACY_CLASS_ANNOTATION];
   if (className !== '') {

@@ -50,6 +50,10 @@ export interface ModelOptions {
   readonly controllerClass: string;
   readonly ingressClass: string;
   readonly watchIngressWithoutClass: boolean;
+  /** --ingress-class-by-name: ingressClassName equal to ingressClass is ours whatever its controller; absent: false. */
+  readonly ingressClassByName?: boolean;
+  /** --disable-catch-all: an Ingress with a spec.defaultBackend is not ours; absent: false. */
+  readonly disableCatchAll?: boolean;
   readonly defaultBackendService: { readonly namespace: string; readonly name: string } | undefined;
   readonly loadBalance: 'round_robin' | 'ewma';
   /** A host belongs to the namespace of its oldest Ingress (docs/adr/0008); absent: false. */

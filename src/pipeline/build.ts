@@ -22,6 +22,8 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     controllerClass: config.controllerClass,
     ingressClass: config.ingressClass,
     watchIngressWithoutClass: config.watchIngressWithoutClass,
+    ingressClassByName: config.ingressClassByName,
+    disableCatchAll: config.disableCatchAll,
     defaultBackendService: config.defaultBackendService,
     loadBalance: config.defaultLoadBalance,
     strictHostOwnership: config.strictHostOwnership,

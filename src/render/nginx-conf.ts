@@ -59,12 +59,14 @@ function ctxOf(o: RenderOptions): SettingsContext {
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg'] as const;
 
+/** log-format-escape-json / -none: the escape parameter of the access log formats (the default one too, as in ingress-nginx). */
+const logEscape = (g: GlobalSettings): string => (g.logFormatEscapeJson ? 'escape=json ' : g.logFormatEscapeNone ? 'escape=none ' : '');
+
 function accessLog(o: RenderOptions, g: GlobalSettings): string[] {
   const path = syslogTarget(g) ?? filePath(g.accessLogPath ?? o.defaultAccessLog ?? '/dev/stdout');
   if (g.disableAccessLog) return ['    access_log off;'];
   if (g.logFormatUpstream === undefined) return [`    access_log ${path} portico ${accessLogTail(g)};`];
-  const escape = g.logFormatEscapeJson ? 'escape=json ' : g.logFormatEscapeNone ? 'escape=none ' : '';
-  return [`    log_format portico_custom ${escape}${logFormat(g.logFormatUpstream)};`, `    access_log ${path} portico_custom ${accessLogTail(g)};`];
+  return [`    log_format portico_custom ${logEscape(g)}${logFormat(g.logFormatUpstream)};`, `    access_log ${path} portico_custom ${accessLogTail(g)};`];
 }
 
 const HASH_PLACEHOLDER = '@@CONFIG_HASH@@';
@@ -118,7 +120,7 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     `    fastcgi_temp_path ${w('tmp/fastcgi')};`,
     `    uwsgi_temp_path ${w('tmp/uwsgi')};`,
     `    scgi_temp_path ${w('tmp/scgi')};`,
-    '    log_format portico \'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent \'',
+    `    log_format portico ${logEscape(g)}'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '`,
     '                       \'"$http_referer" "$http_user_agent" $request_length $request_time \'',
     // ingress-nginx's upstreaminfo field order, so log parsers written for it read Portico's lines unchanged.
     "                       '[$portico_backend] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length '",

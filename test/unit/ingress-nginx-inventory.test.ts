@@ -37,7 +37,9 @@ void test('every row with a test file has a test of exactly its title there, tod
     const want = inv.rows.filter((o) => o.test === r.test && o.title === r.title);
     const have = tests.filter((t) => t.title === r.title);
     assert.equal(have.length, want.length, `${r.test}: tests titled ${JSON.stringify(r.title)}`);
-    for (const t of have) assert.equal(t.todo, r.status === 'open-gap', `${r.test}: ${r.title}: todo-ness against status ${r.status}`);
+    // Several Its of one file may share a title (ingress-nginx repeats some): as many todo tests as open-gap rows.
+    const gaps = want.filter((o) => o.status === 'open-gap').length;
+    assert.equal(have.filter((t) => t.todo).length, gaps, `${r.test}: ${r.title}: todo tests against open-gap rows (status ${r.status})`);
   }
 });
 

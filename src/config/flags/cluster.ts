@@ -23,6 +23,10 @@ export const CLUSTER_FLAGS = {
   controllerClass: plain('controller-class', 'portico.dev/ingress-controller', 'IngressClass spec.controller handled'),
   ingressClass: plain('ingress-class', 'portico', 'legacy kubernetes.io/ingress.class annotation value handled'),
   watchIngressWithoutClass: toggle('watch-ingress-without-class', false, 'also serve Ingresses that name no class'),
+  /** --ingress-class-by-name: an Ingress whose ingressClassName is --ingress-class is ours, whatever that class's controller. */
+  ingressClassByName: toggle('ingress-class-by-name', false, 'also serve Ingresses whose spec.ingressClassName is --ingress-class, whatever controller that IngressClass names'),
+  /** --disable-catch-all: Ingresses with a spec.defaultBackend are ignored whole, as ingress-nginx's store ignores them. */
+  disableCatchAll: toggle('disable-catch-all', false, 'ignore every Ingress that has a spec.defaultBackend (its rules too), so no tenant can take the catch-all server'),
   /** Watch and serve Gateway API objects (docs/gateway-api.md). */
   enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
   /** The GatewayClass spec.controllerName Portico handles. */
