@@ -148,6 +148,8 @@ end
 -- SNI -> (cache key, PEM): exact host, then "*." + everything after the first label, then the default.
 local function lookup(name)
   if name then
+    -- a fully qualified SNI ("host.") names the same host, as nginx takes a Host header with its trailing dot
+    if str_sub(name, -1) == "." then name = str_sub(name, 1, -2) end
     name = str_lower(name)
     local pem = hosts[name]
     if pem then return name, pem end

@@ -7,6 +7,7 @@ import { snippetRefusal } from '../model/snippets/refusal.js';
 
 const csv = /\s*,\s*/;
 const syslogHost: v.Parser<string> = (raw) => (v.cidr(raw).ok && !raw.includes('/') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an IP address (a host name would be resolved only when nginx loads)`));
+const ipAddress: v.Parser<string> = (raw) => (v.cidr(raw).ok && !raw.includes('/') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an IP address`));
 const onOff: v.Parser<boolean> = (raw) => (raw === 'on' ? v.ok(true) : raw === 'off' ? v.ok(false) : v.bad(`${v.show(raw)} is not on or off`));
 /** `NUMBER SIZE`, as large_client_header_buffers takes it. */
 const numberSize: v.Parser<readonly [number, string]> = (raw) => {
@@ -78,12 +79,22 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('proxy-request-buffering', 'proxyRequestBuffering', 'on', 'Reads the whole request body before sending it to the backend.', onOff),
   key('proxy-cookie-path', 'proxyCookiePath', 'off', 'Rewrites the path of Set-Cookie headers: `FROM TO`.', pair(v.uriPath)),
   key('proxy-cookie-domain', 'proxyCookieDomain', 'off', 'Rewrites the domain of Set-Cookie headers: `FROM TO`.', pair(v.hostname)),
+  key('proxy-http-version', 'proxyHttpVersion', '1.1', 'HTTP version to backends: 1.0 or 1.1 (the proxy-http-version annotation wins).', v.oneOf(['1.0', '1.1'] as const)),
+  key(
+    'disable-proxy-intercept-errors',
+    'disableProxyInterceptErrors',
+    'false',
+    "With custom-http-errors, passes the backend's own error answers through; the error pages still answer nginx's own errors (503 without endpoints). The annotation wins.",
+    v.bool,
+  ),
   key('proxy-redirect-from', 'proxyRedirectFrom', 'off', '`off` or `default` (proxy_redirect at the http level).', v.oneOf(['off', 'default'] as const)),
   key('hide-headers', 'hideHeaders', '', 'Backend response headers (comma-separated) never passed to clients.', v.list(v.headerName, csv, 64)),
   key('allow-backend-server-header', 'allowBackendServerHeader', 'false', "Passes the backend's Server header instead of nginx's.", v.bool),
   key('default-type', 'defaultType', 'text/html', 'MIME type of answers nginx makes itself.', mime),
   key('skip-access-log-urls', 'skipAccessLogUrls', '', 'Request paths (comma-separated, exact) not written to the access log.', paths),
   key('disable-access-log', 'disableAccessLog', 'false', 'Turns the access log off.', v.bool),
+  key('disable-http-access-log', 'disableHttpAccessLog', 'false', "Turns the HTTP access log off (Portico's stream section writes none).", v.bool),
+  key('enable-auth-access-log', 'enableAuthAccessLog', 'false', 'Also writes the auth-url subrequests to the access log (log_subrequest in their locations).', v.bool),
   key('enable-syslog', 'enableSyslog', 'false', 'Sends the access log to syslog-host over UDP instead of the file (as ingress-nginx: the access log only).', v.bool),
   key('syslog-host', 'syslogHost', '', 'The syslog server: an IP address (a name would be resolved once, when nginx loads, and one that does not resolve would fail every configuration).', syslogHost),
   key('syslog-port', 'syslogPort', '514', 'UDP port of syslog-host.', v.int(1, 65535)),
@@ -103,6 +114,14 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('http2-max-concurrent-streams', 'http2MaxConcurrentStreams', '128', 'Concurrent HTTP/2 streams per connection.', v.int(1, 1_000_000)),
   key('limit-rate', 'limitRate', '0', 'Response rate per connection, bytes per second (0: no limit); the limit-rate annotation (KiB/s) wins.', v.int(0, 2 ** 31 - 1)),
   key('limit-rate-after', 'limitRateAfter', '0', 'Bytes sent at full speed before limit-rate applies.', v.int(0, 2 ** 31 - 1)),
+  key('forwarded-host-header', 'forwardedHostHeader', 'X-Forwarded-Host', 'Request header whose value goes to the backend as X-Original-Forwarded-Host.', v.headerName),
+  key(
+    'bind-address',
+    'bindAddress',
+    '',
+    'IP addresses (comma-separated, IPv4 and IPv6) the HTTP, HTTPS and TCP/UDP listeners bind instead of --listen-address; each must exist on the host, or nginx cannot start.',
+    v.list(ipAddress, csv, 32),
+  ),
   key('relative-redirects', 'relativeRedirects', 'false', 'Redirects nginx makes itself carry a relative Location (absolute_redirect off).', v.bool),
   key('grpc-buffer-size-kb', 'grpcBufferSizeKb', '0', "grpc_buffer_size in KiB (0: nginx's default).", v.int(0, 1_048_576)),
   key(

@@ -43,6 +43,9 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly string[] = [
   'global-rate-limit-memcached-host', 'global-rate-limit-memcached-port', 'global-rate-limit-memcached-connect-timeout',
   'global-rate-limit-memcached-max-idle-timeout', 'global-rate-limit-memcached-pool-size', 'global-rate-limit-status-code',
   'service-upstream', 'ssl-reject-handshake', 'debug-connections', 'strict-validate-path-type', 'grpc-buffer-size-kb', 'relative-redirects',
+  // Keys of config.go that the docs' table leaves out.
+  'disable-http-access-log', 'disable-stream-access-log', 'enable-auth-access-log', 'forwarded-host-header', 'proxy-http-version',
+  'disable-proxy-intercept-errors',
 ];
 
 /** docs/user-guide/nginx-configuration/annotations-risk.md (every annotation of the final release), without the prefix. */

@@ -39,6 +39,18 @@ export interface HttpGlobals {
   readonly defaultType: string;
   readonly skipAccessLogUrls: readonly string[];
   readonly disableAccessLog: boolean;
+  /** disable-http-access-log: the http section's access log only (Portico's stream section writes none). */
+  readonly disableHttpAccessLog: boolean;
+  /** enable-auth-access-log: auth-url subrequests are written to the access log too. */
+  readonly enableAuthAccessLog: boolean;
+  /** The request header whose value is passed on as X-Original-Forwarded-Host. */
+  readonly forwardedHostHeader: string;
+  /** proxy_http_version of every location (the proxy-http-version annotation wins). */
+  readonly proxyHttpVersion: '1.0' | '1.1';
+  /** With custom-http-errors: let the backend's own error answers through (the disable-proxy-intercept-errors annotation wins). */
+  readonly disableProxyInterceptErrors: boolean;
+  /** bind-address: the traffic listeners' addresses (empty: --listen-address). */
+  readonly bindAddress: readonly string[];
   readonly logFormatEscapeNone: boolean;
   readonly accessLogParams: readonly string[];
   readonly enableMultiAccept: boolean;
@@ -118,6 +130,12 @@ export const COMPAT_DEFAULTS: HttpGlobals = Object.freeze({
   defaultType: 'text/html',
   skipAccessLogUrls: [],
   disableAccessLog: false,
+  disableHttpAccessLog: false,
+  enableAuthAccessLog: false,
+  forwardedHostHeader: 'X-Forwarded-Host',
+  proxyHttpVersion: '1.1',
+  disableProxyInterceptErrors: false,
+  bindAddress: [],
   logFormatEscapeNone: false,
   accessLogParams: [],
   enableMultiAccept: true,

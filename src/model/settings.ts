@@ -64,6 +64,8 @@ export interface LocationSettings {
   /** What the model resolved `sslSecret` to: the files nginx reads, or why it could not (the paths answer 503). */
   readonly proxySsl?: ProxySsl;
   readonly customHttpErrors?: readonly number[];
+  /** disable-proxy-intercept-errors: the backend's own error answers pass, custom-http-errors or not. */
+  readonly disableProxyInterceptErrors?: boolean;
   /** Service name (same namespace) for this Ingress's 503s and custom errors. */
   readonly defaultBackend?: string;
   /** The upstream the model resolved `defaultBackend` to. */

@@ -102,13 +102,15 @@ function authTarget(e: ExternalAuth, self: SelfListener | undefined): { host: st
   return { host: '$host', url: quote(`${m[1] ?? 'http'}://${address}:${https ? self.httpsPort : self.httpPort}${m[2] ?? '/'}`), self: true };
 }
 
-function authLocation(e: ExternalAuth, self: SelfListener | undefined): string[] {
+/** `logged`: enable-auth-access-log, the auth subrequest gets its own access log line (nginx logs no subrequest by default). */
+function authLocation(e: ExternalAuth, self: SelfListener | undefined, logged: boolean): string[] {
   const id = externalId(e);
   const target = authTarget(e, self);
   const set = (name: string, value: string): string => `${I}proxy_set_header ${name} ${value};`;
   const lines = [
     `        location = ${authPath(id)} {`,
     `${I}internal;`,
+    ...(logged ? [`${I}log_subrequest on;`] : []),
     `${I}rewrite_by_lua_block { }`,
     `${I}proxy_pass_request_body off;`,
     set('Content-Length', '""'),
@@ -163,13 +165,13 @@ function authHopGuard(s: LocationSettings): string[] {
 }
 
 /** The auth_request locations (and signin redirects) a server's locations use, each once. */
-export function authLocations(server: Server, self?: SelfListener): string[] {
+export function authLocations(server: Server, self?: SelfListener, logged = false): string[] {
   const made = new Map<string, ExternalAuth>();
   for (const l of server.locations) {
     const a = l.target.kind === 'upstream' ? l.target.settings?.auth : undefined;
     if (a?.external && a.denied === undefined) made.set(externalId(a.external), a.external);
   }
-  return [...made].sort(([x], [y]) => x.localeCompare(y)).flatMap(([, e]) => authLocation(e, self));
+  return [...made].sort(([x], [y]) => x.localeCompare(y)).flatMap(([, e]) => authLocation(e, self, logged));
 }
 
 function resolverAddress(a: string): string {

@@ -1,6 +1,6 @@
 // Renders the global ConfigMap settings at http level, and the request/response header sets locations repeat.
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
-import { cidr, headerName, ident, int, onOff, quote, quoteLiteral, seconds, size } from './escape.js';
+import { cidr, headerName, ident, int, onOff, quote, quoteLiteral, seconds, size, word } from './escape.js';
 import { httpCompat, proxyDefaults } from './globals-http.js';
 
 const duration = (v: string): string => {
@@ -41,7 +41,7 @@ export function proxyHeaders(g: GlobalSettings, h: ResolvedHeaders, o: HeaderOve
     ['X-Scheme', schemeVar(g)],
     // The client's own, passed on under another name whatever use-forwarded-headers says (as ingress-nginx does).
     ['X-Original-Forwarded-For', `$http_${headerName(g.forwardedForHeader).toLowerCase().replace(/-/g, '_')}`],
-    ['X-Original-Forwarded-Host', '$http_x_forwarded_host'],
+    ['X-Original-Forwarded-Host', `$http_${headerName(g.forwardedHostHeader).toLowerCase().replace(/-/g, '_')}`],
     ['Proxy', '""'],
   ];
   if (g.proxyAddOriginalUriHeader || o.originalUri === true) pairs.push(['X-Original-URI', '$request_uri']);
@@ -137,7 +137,7 @@ export function httpGlobals(g: GlobalSettings, h: ResolvedHeaders): string[] {
     `    server_tokens ${onOff(g.serverTokens)};${g.serverTokens ? '' : ' more_clear_headers Server;'}`,
     `    keepalive_timeout ${seconds(g.keepAlive)}; keepalive_requests ${int(g.keepAliveRequests)};`,
     `    client_max_body_size ${size(g.proxyBodySize)}; client_body_buffer_size ${size(g.clientBodyBufferSize)};`,
-    '    proxy_http_version 1.1;',
+    `    proxy_http_version ${word(g.proxyHttpVersion, ['1.0', '1.1'])};`,
     `    proxy_connect_timeout ${seconds(g.proxyConnectTimeout)}; proxy_send_timeout ${seconds(g.proxySendTimeout)}; proxy_read_timeout ${seconds(g.proxyReadTimeout)};`,
     ...proxyDefaults(g),
     ...httpCompat(g),

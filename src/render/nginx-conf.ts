@@ -12,7 +12,7 @@ import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
-import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets } from './stream.js';
+import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
 import { splitDynamic, type DynamicSplit } from './dynamic-routes.js';
 import { ROUTE_HSTS_MAP } from './dynamic-profiles.js';
 import type { StreamModel } from '../model/stream.js';
@@ -64,7 +64,7 @@ const logEscape = (g: GlobalSettings): string => (g.logFormatEscapeJson ? 'escap
 
 function accessLog(o: RenderOptions, g: GlobalSettings): string[] {
   const path = syslogTarget(g) ?? filePath(g.accessLogPath ?? o.defaultAccessLog ?? '/dev/stdout');
-  if (g.disableAccessLog) return ['    access_log off;'];
+  if (g.disableAccessLog || g.disableHttpAccessLog) return ['    access_log off;'];
   if (g.logFormatUpstream === undefined) return [`    access_log ${path} portico ${accessLogTail(g)};`];
   return [`    log_format portico_custom ${logEscape(g)}${logFormat(g.logFormatUpstream)};`, `    access_log ${path} portico_custom ${accessLogTail(g)};`];
 }
@@ -81,6 +81,11 @@ export const CONFIG_TOKEN_ENV = 'PORTICO_CONFIG_TOKEN';
 function listen(address: string, port: number, extra = ''): string {
   const where = address === '' ? int(port) : address.includes(':') ? `[${address}]:${int(port)}` : `${address}:${int(port)}`;
   return `listen ${where}${extra};`;
+}
+
+/** A traffic port's listen lines: one per bind-address, else the --listen-address one. */
+function trafficListens(o: RenderOptions, port: number, extra: string): string[] {
+  return trafficAddresses(o).map((a) => `        ${listen(a, port, extra)}`);
 }
 
 /**
@@ -252,16 +257,23 @@ function server(
 ): BlockText {
   const catchAll = s.host === '_';
   const clientCert = clientCertHeaders(tls, s.host);
-  const ctx: SettingsContext = { ...ctxOf(o), luaHooks: (name) => luaHooks(upstreams.get(name)), self: { address: o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort }, clientCert };
+  const ctx: SettingsContext = {
+    ...ctxOf(o),
+    luaHooks: (name) => luaHooks(upstreams.get(name)),
+    self: { address: trafficAddresses(o)[0] ?? o.listenAddress, httpPort: o.httpPort, httpsPort: o.httpsPort },
+    clientCert,
+  };
   const proxyProtocol = ctx.global.useProxyProtocol ? ' proxy_protocol' : '';
   // No reuseport: with it, connections queued on old workers' sockets are served by the old configuration after a reload.
   const first = catchAll ? ' default_server backlog=4096' : '';
   const head = [
     '    server {',
     `        server_name ${serverNames(s)};`,
-    `        ${listen(o.listenAddress, o.httpPort, `${proxyProtocol}${first}`)}`,
+    ...trafficListens(o, o.httpPort, `${proxyProtocol}${first}`),
     // With --enable-ssl-passthrough the HTTPS server listens behind the stream front (render/stream.ts).
-    `        ${httpsListen(stream, o) === undefined ? listen(o.listenAddress, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`) : `${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol${first};`}`,
+    ...(httpsListen(stream, o) === undefined
+      ? trafficListens(o, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`)
+      : [`        ${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol${first};`]),
     // the dynamic catch-all's one location runs the router, a rewrite hook that sets the id itself
     ...(dyn && catchAll ? [] : [REQUEST_ID]),
     ...tlsServerLines(tls, s.host, o.workDir),
@@ -281,7 +293,15 @@ function server(
     marks.push([lines.length, lines.length + block.length - 1]);
     for (const line of block) lines.push(line);
   }
-  lines.push('    }', ...wwwRedirectServer(s, listen(o.listenAddress, o.httpPort, proxyProtocol)));
+  lines.push(
+    '    }',
+    ...wwwRedirectServer(
+      s,
+      trafficListens(o, o.httpPort, proxyProtocol)
+        .map((l) => l.trim())
+        .join(' '),
+    ),
+  );
   return { text: lines.join('\n'), marks };
 }
 

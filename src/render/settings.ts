@@ -156,7 +156,8 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   if (s.responseHeaders !== undefined) out.push(...setHeaders(s.responseHeaders, I));
   const errors = errorPages(t, ctx);
   if (errors) {
-    out.push(`${I}${s.backendProtocol === 'FCGI' ? 'fastcgi' : 'proxy'}_intercept_errors on;`);
+    // disable-proxy-intercept-errors: the backend's own error answers pass; nginx's own (503 without endpoints) still go to the pages.
+    if (!(s.disableProxyInterceptErrors ?? ctx.global.disableProxyInterceptErrors)) out.push(`${I}${s.backendProtocol === 'FCGI' ? 'fastcgi' : 'proxy'}_intercept_errors on;`);
     for (const code of errors.codes) out.push(`${I}error_page ${int(code)} = ${errorLocationName(errors.upstream, code, t)};`);
   }
   out.push(...backendTls(s));
@@ -217,7 +218,7 @@ export function serverBody(s: Server, ctx: SettingsContext): string[] {
     ...trafficServer(s, ctx.global, ctx.headers),
     ...(s.settings?.serverSnippet !== undefined ? snippet(s.settings.serverSnippet).map((l) => `        ${l}`) : []),
     ...errorLocations(s, ctx),
-    ...authLocations(s, ctx.self),
+    ...authLocations(s, ctx.self, ctx.global.enableAuthAccessLog),
   ];
 }
 

@@ -34,6 +34,17 @@ function where(address: string, port: number): string {
   return address === '' ? int(port) : address.includes(':') ? `[${cidr(address)}]:${int(port)}` : `${cidr(address)}:${int(port)}`;
 }
 
+/** The traffic addresses: the ConfigMap's bind-address list, else --listen-address (empty: every IPv4 address). */
+export function trafficAddresses(o: { readonly listenAddress: string; readonly global?: GlobalSettings }): readonly string[] {
+  const bind = o.global?.bindAddress ?? [];
+  return bind.length > 0 ? bind.map(cidr) : [o.listenAddress];
+}
+
+/** One `listen` line per traffic address. */
+function listens(o: StreamRenderOptions, port: number, tail: string): string[] {
+  return trafficAddresses(o).map((a) => `        listen ${where(a, port)}${tail};`);
+}
+
 /**
  * A stream upstream's servers. nginx needs one server at least: a backend without ready endpoints gets a `down`
  * one, so connections are closed at once ("no live upstreams") and the port stays bound.
@@ -63,7 +74,7 @@ function passthrough(s: StreamModel, o: StreamRenderOptions): string[] {
     '    }',
     `    upstream portico_https { server ${quote(socket(o, HTTPS_SOCKET))}; }`,
     '    server {',
-    `        listen ${where(o.listenAddress, o.httpsPort)}${fromLb ? ' proxy_protocol' : ''} backlog=4096;`,
+    ...listens(o, o.httpsPort, `${fromLb ? ' proxy_protocol' : ''} backlog=4096`),
     ...(fromLb ? g.proxyRealIpCidr.map((c) => `        set_real_ip_from ${cidr(c)};`) : []),
     '        ssl_preread on;',
     '        proxy_pass $portico_sni_target;',
@@ -100,7 +111,7 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
         `    # ${svc.protocol.toUpperCase()} ${int(svc.port)}: ${svc.service.namespace}/${svc.service.name}:${int(svc.servicePort)}`,
         ...upstream(name, svc.endpoints),
         '    server {',
-        `        listen ${where(o.listenAddress, svc.port)}${udp ? ' udp' : ''}${svc.decodeProxy ? ' proxy_protocol' : ''};`,
+        ...listens(o, svc.port, `${udp ? ' udp' : ''}${svc.decodeProxy ? ' proxy_protocol' : ''}`),
         // A decoded PROXY line is trusted from proxy-real-ip-cidr, so the client's address is the one passed on.
         ...(svc.decodeProxy ? (o.global?.proxyRealIpCidr ?? ['0.0.0.0/0']).map((c) => `        set_real_ip_from ${cidr(c)};`) : []),
         `        proxy_pass ${name};`,

@@ -1,6 +1,5 @@
 // ingress-nginx e2e annotations/disableproxyintercepterrors.go: disable-proxy-intercept-errors lets the backend's own
-// error answers through even with custom-http-errors. Open gap: Portico refuses the annotation (custom-http-errors
-// always intercepts); the body stays to flip.
+// error answers through even with custom-http-errors; set to false, the default backend answers them again.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBackend, type Backend } from '../../support/backends.js';
@@ -22,7 +21,7 @@ void describe('annotations/disableproxyintercepterrors.go', () => {
     await errors.close();
   });
 
-  test('configures Nginx correctly', { todo: 'disable-proxy-intercept-errors' }, async () => {
+  test('configures Nginx correctly', async () => {
     const r = await s.get(host, '/status/404', { headers: { 'x-request-id': 'proxy_intercept_errors' } });
     assert.equal(r.status, 404);
     assert.equal(r.headers['x-backend'], 'echo');

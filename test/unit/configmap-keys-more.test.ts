@@ -1,0 +1,46 @@
+// Bad values of the ConfigMap keys added for ingress-nginx's suite: each is refused with a reason naming the value,
+// and the key keeps its previous value (nothing reaches nginx.conf).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseConfigMap } from '../../src/annotations/configmap.js';
+
+void describe('ConfigMap keys: proxy-http-version, forwarded-host-header, bind-address, access logs, intercept errors', () => {
+  void it('good values are taken', () => {
+    const r = parseConfigMap({
+      'proxy-http-version': '1.0',
+      'forwarded-host-header': 'X-Edge-Host',
+      'bind-address': '10.0.0.1, fd00::1',
+      'disable-http-access-log': 'true',
+      'enable-auth-access-log': 'true',
+      'disable-proxy-intercept-errors': 'true',
+      'disable-stream-access-log': 'true',
+    });
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.refused, []);
+    assert.equal(r.settings.proxyHttpVersion, '1.0');
+    assert.equal(r.settings.forwardedHostHeader, 'X-Edge-Host');
+    assert.deepEqual(r.settings.bindAddress, ['10.0.0.1', 'fd00::1']);
+    assert.equal(r.settings.disableHttpAccessLog, true);
+    assert.equal(r.settings.enableAuthAccessLog, true);
+    assert.equal(r.settings.disableProxyInterceptErrors, true);
+    assert.ok(r.noops.some((n) => n.key === 'disable-stream-access-log'));
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['proxy-http-version', '2', /"2"/],
+    ['forwarded-host-header', 'X-Host; evil', /not a header name/],
+    ['bind-address', '10.0.0.1, 0.0.0.0/0', /"0\.0\.0\.0\/0" is not an IP address/],
+    ['bind-address', 'localhost', /"localhost" is not an IP address/],
+    ['disable-http-access-log', 'maybe', /maybe/],
+    ['enable-auth-access-log', 'yes please', /yes please/],
+    ['disable-proxy-intercept-errors', 'on;', /on;/],
+  ];
+  for (const [key, value, why] of bad) {
+    void it(`${key}: ${JSON.stringify(value)} is refused with a reason, keeping the previous value`, () => {
+      const r = parseConfigMap({ [key]: value });
+      const e = r.errors.find((x) => x.key === key);
+      assert.ok(e, `${key} not refused`);
+      assert.match(e.reason, why);
+    });
+  }
+});
