@@ -186,5 +186,7 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
   combine(draft, o, key, errors);
   combineAuth(draft, key, errors);
   const authTls = combineTls(draft);
+  const canary = draft.location.traffic?.canary;
+  if (canary && draft.cookie.canaryBehavior === 'legacy') draft.location.traffic = { ...draft.location.traffic, canary: { ...canary, legacyAffinity: true } };
   return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft), ...(authTls ? { authTls } : {}) }, errors, warnings };
 }
