@@ -189,8 +189,10 @@ function _M.rewrite()
   metrics_mark() -- $portico_backend may change here: the log phase reads it for this request only
   refresh()
   local b = backends[backend_name()]
-  if b and b.canary then
-    -- the policy of this location's route (ADR 0006); a canary with no endpoint leaves the request on the main backend
+  if b and b.canary and b.n > 0 then
+    -- the policy of this location's route (ADR 0006); a canary with no endpoint leaves the request on the main backend,
+    -- and a main backend with no endpoint answers 503 whatever the canary (ingress-nginx asks the canary only through
+    -- the main backend's balancer)
     local policy = b.canary[ngx_var.portico_canary or ""]
     local alt = policy and backends[policy.backend]
     -- affinity-canary-behavior sticky (ingress-nginx's default): a cookie of one side keeps the request there

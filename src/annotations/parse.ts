@@ -183,6 +183,11 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
     const reason = (spec.snippet ? snippetRefusal(raw, o.snippetMode ?? 'safe', SNIPPET_CONTEXT[name] ?? 'location') : undefined) ?? spec.apply(spec.snippet ? raw : raw.trim(), draft);
     if (reason !== undefined) errors.push({ annotation: full, reason });
   }
+  return finish(draft, o, key, errors, warnings);
+}
+
+/** The checks and settings that take several annotations together, once each has been read. */
+function finish(draft: Draft, o: ParseOptions, key: (name: string) => string, errors: AnnotationError[], warnings: AnnotationError[]): Parsed {
   combine(draft, o, key, errors);
   // As ingress-nginx warns: a regex path is no cookie path, so the affinity cookie needs a path of its own.
   if (draft.upstream.affinity === 'cookie' && draft.location.useRegex === true && draft.cookie.path === undefined) {
@@ -190,5 +195,7 @@ export function parseAnnotations(annotations: Readonly<Record<string, string>> |
   }
   combineAuth(draft, key, errors);
   const authTls = combineTls(draft);
+  const canary = draft.location.traffic?.canary;
+  if (canary && draft.cookie.canaryBehavior === 'legacy') draft.location.traffic = { ...draft.location.traffic, canary: { ...canary, legacyAffinity: true } };
   return { settings: { location: draft.location, server: draft.server, upstream: upstreamOf(draft), ...(authTls ? { authTls } : {}) }, errors, warnings };
 }

@@ -183,7 +183,10 @@ export class Builder {
       const t = plain?.kind === 'upstream' && guarded ? { ...plain, settings: settings.location } : plain;
       if (t) {
         this.globalDefault ??= t;
-        for (const h of hosts) if (!this.hostDefaults.has(h)) this.hostDefaults.set(h, t);
+        // On the Ingress's own hosts the default backend is a path of that Ingress: its annotations apply (as in
+        // ingress-nginx, where a rule host without paths is served by a location with them).
+        const own = t.kind === 'upstream' && Object.keys(settings.location).length > 0 ? { ...t, settings: settings.location } : t;
+        for (const h of hosts) if (!this.hostDefaults.has(h)) this.hostDefaults.set(h, own);
       }
     }
     this.served.push(ref);

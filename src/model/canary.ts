@@ -3,7 +3,7 @@ import { sha256 } from '../hash.js';
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Ingress } from './input.js';
 import { normalizePath, type PathRule } from './routes.js';
-import type { AnnotationInput, IngressSettings, UpstreamSettings } from './settings.js';
+import type { Affinity, AnnotationInput, IngressSettings, UpstreamSettings } from './settings.js';
 import type { CanaryPolicy, CanarySettings } from './settings-traffic.js';
 import type { ObjectRef, Target } from './types.js';
 import { HOST_CONFLICT } from './hosts.js';
@@ -38,6 +38,19 @@ export function isCanary(a: AnnotationInput, ing: Ingress): boolean {
 
 function policyOf(c: CanarySettings, backend: string): CanaryPolicy {
   return { backend, header: c.header ?? '', headerValue: c.headerValue ?? '', headerPattern: c.headerPattern ?? '', cookie: c.cookie ?? '', weight: c.weight ?? 0, weightTotal: c.weightTotal ?? 100 };
+}
+
+/** The session affinity the main path's Ingress asked for (null: none). */
+function mainAffinity(a: AnnotationInput, primary: ObjectRef): Affinity | null {
+  return a.settings.get(refKey(primary.namespace, primary.name))?.upstream?.affinity ?? null;
+}
+
+/** The canary's upstream settings with `affinity` (null: none) in place of its own; undefined keeps its own. */
+function canaryUpstream(own: UpstreamSettings | undefined, affinity: Affinity | null | undefined): UpstreamSettings | undefined {
+  if (affinity === undefined) return own;
+  const rest: UpstreamSettings = { ...own };
+  delete (rest as { affinity?: Affinity }).affinity;
+  return affinity === null ? rest : { ...rest, affinity };
 }
 
 /** The route key of one main path: the location sets `$portico_canary` to it; Lua finds the policy by it. */
@@ -101,8 +114,10 @@ export function addCanaries(b: CanaryBuilder, canaries: readonly Ingress[], a: A
           b.problem(ref, `${field}.path`, `${type} ${host || '*'}${path} already has a canary from the older Ingress ${had.namespace}/${had.name}; this canary path is not served`);
           return;
         }
-        // The canary's own upstream annotations (affinity, load-balance) apply to its backend, as in ingress-nginx.
-        const t = b.target(ref, p.backend, `${field}.backend`, s?.upstream);
+        // The canary's own upstream annotations (load-balance, hash) apply to its backend; its affinity is the main
+        // backend's, so a client pinned by the main Ingress's cookie stays pinned on the canary side too, unless the
+        // canary says affinity-canary-behavior: legacy (then its own), as in ingress-nginx.
+        const t = b.target(ref, p.backend, `${field}.backend`, canaryUpstream(s?.upstream, c.legacyAffinity === true ? undefined : mainAffinity(a, primary)));
         if (t?.kind !== 'upstream') return;
         if (t.upstream === main.target.upstream) {
           b.problem(ref, `${field}.backend`, "the canary backend is the main path's own backend; the canary path is not served");

@@ -56,6 +56,8 @@ export interface CanarySettings {
   readonly cookie?: string;
   readonly weight?: number;
   readonly weightTotal?: number;
+  /** affinity-canary-behavior `legacy` on the canary: its backend keeps its own affinity instead of the main backend's. */
+  readonly legacyAffinity?: boolean;
 }
 
 /** The traffic policy (limits, CORS, mirroring, logs, canary) one Ingress asked for. */
