@@ -2,7 +2,7 @@
 // upstream tests use (plain HTTP, HTTPS, raw bytes with a PROXY protocol line).
 import { connect, type Socket } from 'node:net';
 import tls from 'node:tls';
-import { createServer } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Backend, Echo } from '../support/backends.js';
 import { ingress, type PathSpec } from '../support/objects.js';
@@ -176,4 +176,30 @@ export async function startEcho(id: string): Promise<Backend> {
         });
       }),
   };
+}
+
+/** GETs each [host, path] in turn on one keep-alive connection: one worker logs them in order. */
+export async function onOneConnection(port: number, reqs: readonly (readonly [string, string])[]): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const out: number[] = [];
+  try {
+    for (const [host, path] of reqs) {
+      out.push(
+        await new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path, headers: { host }, agent, timeout: 10_000 }, (res) => {
+            res.resume();
+            res.on('end', () => {
+              resolve(res.statusCode ?? 0);
+            });
+          });
+          req.on('timeout', () => req.destroy(new Error(`timeout: ${host}${path}`)));
+          req.on('error', reject);
+          req.end();
+        }),
+      );
+    }
+  } finally {
+    agent.destroy();
+  }
+  return out;
 }

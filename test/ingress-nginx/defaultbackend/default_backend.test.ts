@@ -2,36 +2,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { until } from '../../support/portico.js';
-import { ing, startSuite, type Suite } from '../harness.js';
-
-/** GETs each [host, path] in turn on one keep-alive connection: one nginx worker serves and logs them in order. */
-async function onOneConnection(port: number, reqs: readonly (readonly [string, string])[]): Promise<number[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const out: number[] = [];
-  try {
-    for (const [host, path] of reqs) {
-      out.push(
-        await new Promise<number>((resolve, reject) => {
-          const req = request({ host: '127.0.0.1', port, path, headers: { host }, agent, timeout: 10_000 }, (res) => {
-            res.resume();
-            res.on('end', () => {
-              resolve(res.statusCode ?? 0);
-            });
-          });
-          req.on('timeout', () => req.destroy(new Error(`timeout: ${host}${path}`)));
-          req.on('error', reject);
-          req.end();
-        }),
-      );
-    }
-  } finally {
-    agent.destroy();
-  }
-  return out;
-}
+import { ing, onOneConnection, startSuite, type Suite } from '../harness.js';
 
 void describe('defaultbackend/default_backend.go', () => {
   let s: Suite;
