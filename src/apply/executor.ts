@@ -12,7 +12,6 @@ import { nsKey, refKey } from '../model/keys.js';
 import type { ObjectRef } from '../model/types.js';
 import type { CertificatesState, TlsSync } from '../tls/sync.js';
 import { countStreamReload } from './stream.js';
-import { usesProfile } from '../render/dynamic-routes.js';
 import { BACKENDS, LuaStore, ROUTES, wholeOnly, type StoreKind } from './lua-store.js';
 
 /** What builds a candidate from a snapshot (the build worker, worker/offload.ts); a BuildError is the build refusing it. */
@@ -111,8 +110,8 @@ export class Executor {
     const reloads = this.counters.reloads;
     try {
       if (plan === 'reload') {
-        await this.pushComingIn(c);
         await this.pushMovedIn(prev, c.conf.routeHosts);
+        await this.pushComingIn(c);
         await this.deps.tls.beforeReload(c.model);
         await this.reload(c.conf, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
@@ -150,9 +149,9 @@ export class Executor {
   }
 
   /**
-   * Before a reload, the hosts that move from a server block into the route table, and the new hosts of the table,
-   * are added to the table Lua holds, so the new workers (which lack their server blocks) route them from the first
-   * request instead of answering 404 until the whole table follows the reload. The old workers still pick those hosts' server blocks and never read
+   * Before a reload, the hosts that move from a server block into the route table are added to the table Lua holds,
+   * so the new workers (which lack their server blocks) route them from the first request instead of answering 404
+   * until the whole table follows the reload. The old workers still pick those hosts' server blocks and never read
    * these entries; every other host keeps its old entry until then. Best effort: any failure leaves it to the push
    * after the reload.
    */
@@ -160,9 +159,7 @@ export class Executor {
     const held = this.lua.routes.entries;
     if (held === undefined || hosts === undefined || prev === undefined) return;
     const rendered = new Set(prev.model.servers.map((s) => s.host));
-    // a host new to the table too, unless a path of it runs in a profile the old nginx.conf may lack: the old workers
-    // route it from now on, to backends pushed just before (pushComingIn)
-    const moving = new Map([...hosts].filter(([host, entry]) => host !== '_' && !held.has(host) && (rendered.has(host) || !usesProfile(entry))));
+    const moving = new Map([...hosts].filter(([host]) => host !== '_' && !held.has(host) && rendered.has(host)));
     if (moving.size > 0) await this.lua.routes.add(moving);
   }
 

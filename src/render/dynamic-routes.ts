@@ -70,15 +70,6 @@ function sameBody(t: Target, ctx: SettingsContext, generic: string): boolean {
   return locationBody({ ...t, canary: undefined, upstream: GENERIC.upstream, ingress: GENERIC.ingress }, ctx).join('\n') === generic;
 }
 
-/**
- * Whether a host's route table entry (its JSON in `routeHosts`) sends a path to a profile: a named location of the
- * nginx.conf it was rendered with, which an older nginx.conf may lack. JSON.stringify wrote it; a profile name is a
- * plain word, so a non-empty one reads `"profile":"p`.
- */
-export function usesProfile(entry: string): boolean {
-  return /"profile":"[^"]/.test(entry);
-}
-
 /** Which profile a target runs in ('' for the router's own location). */
 type ProfileOf = (t: Extract<Target, { kind: 'upstream' }>) => string;
 

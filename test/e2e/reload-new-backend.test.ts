@@ -66,13 +66,4 @@ void describe('a reload that brings a new backend', () => {
     assert.deepEqual(Object.keys(answers).sort(), ['404', 'b'], `answers: ${JSON.stringify(answers)}`);
     assert.ok((answers['b'] ?? 0) > 20, `backend b answered after the reload: ${JSON.stringify(answers)}`);
   });
-
-  test('a new host of the route table, brought by the same reload, answers as soon as the new server block does', async () => {
-    const plain = ingress('plain', { className: 'portico', host: 'plain.test', paths: [{ path: '/', type: 'Prefix', service: 'a' }] });
-    const snip = ingress('snip', { className: 'portico', host: 'snip.test', annotations: SNIPPET, paths: [{ path: '/', type: 'Prefix', service: 'a' }] });
-    await folder.write('more.json', [plain, snip]);
-    await until('snip.test served by its server block', async () => (await who(portico.http, 'snip.test', '/')) === 'a', 15_000, 5);
-    // the route table's new host was added before the reload: no 404 while the table follows it
-    assert.equal(await who(portico.http, 'plain.test', '/'), 'a');
-  });
 });
