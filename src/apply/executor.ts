@@ -108,10 +108,11 @@ export class Executor {
    */
   async apply(plan: Exclude<Plan, 'noop'>, c: Candidate, next: DataPlaneState, prev: { readonly model: Model } | undefined, cause: unknown): Promise<boolean> {
     const reloads = this.counters.reloads;
+    let certsPushed = false;
     try {
       if (plan === 'reload') {
         await this.pushMovedIn(prev, c.conf.routeHosts);
-        await this.pushComingIn(c);
+        certsPushed = await this.pushComingIn(c);
         await this.deps.tls.beforeReload(c.model);
         await this.reload(c.conf, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
@@ -120,7 +121,8 @@ export class Executor {
       }
       // after a reload the full backends list: a new worker then applies no delta
       if (plan === 'reload' || this.running?.backends !== next.backends) await this.lua.backends.push(() => c.backends, c.entries, { delta: plan === 'dynamic' });
-      if (plan === 'reload' || this.running?.certificates !== c.certs.digest) await this.lua.certificates.push(() => c.certs.body, undefined);
+      // the whole set, unless it went just before the reload (the shared dict outlives it)
+      if (!certsPushed && (plan === 'reload' || this.running?.certificates !== c.certs.digest)) await this.lua.certificates.push(() => c.certs.body, undefined);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       const routes = c.conf.routes;
       if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.pushRoutes(plan, routes, c.conf.routeHosts, c.model);
@@ -164,20 +166,22 @@ export class Executor {
   }
 
   /**
-   * Before a reload, the backends (and certificates) the new configuration adds or changes go to Lua, none removed:
-   * the new workers answer from their first request, instead of 503 (or the default certificate) for a new server
-   * block until the pushes that follow the reload. The shared dicts outlive a reload; the old workers never name the
-   * new backends, and a changed one only gets its new endpoints sooner. Best effort: any failure leaves it to the
-   * full pushes after the reload, which also remove what left.
+   * Before a reload, the backends the new configuration adds or changes go to Lua, none removed, and a changed
+   * certificate set goes whole: the new workers answer from their first request, instead of 503 (or the default
+   * certificate) for a new server block until the pushes that follow the reload. The shared dicts outlive a reload;
+   * the old workers never name the new backends, and a changed one only gets its new endpoints sooner. Best effort:
+   * any failure leaves it to the pushes after the reload. True when the certificates went (none follows then).
    */
-  private async pushComingIn(c: Candidate): Promise<void> {
-    if (!this.nginx.running) return;
+  private async pushComingIn(c: Candidate): Promise<boolean> {
+    if (!this.nginx.running) return false;
     if (c.entries !== undefined) await this.lua.backends.add(c.entries);
-    if (this.running === undefined || this.running.certificates === c.certs.digest) return;
+    if (this.running === undefined || this.running.certificates === c.certs.digest) return false;
     try {
       await this.lua.certificates.push(() => c.certs.body, undefined);
+      return true;
     } catch (err) {
       this.deps.log.debug({ err: errorMessage(err) }, 'the certificates push before the reload failed; the push after the reload follows');
+      return false;
     }
   }
 
