@@ -41,6 +41,10 @@ local function check_target(t, at)
   if not check.no_controls(t.metrics, 2048) then
     return at .. ".metrics: must be printable, at most 2048"
   end
+  local cp = t.cookiePath
+  if cp ~= nil and cp ~= "off" and not (type(cp) == "string" and #cp <= 1024 and str_match(cp, "^/[%w%-._~!&'()*+,=:@/%%]*$")) then
+    return at .. ".cookiePath: must be absent, \"off\" or an absolute path of URI characters without ';', at most 1024"
+  end
   return nil
 end
 

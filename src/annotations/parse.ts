@@ -193,6 +193,7 @@ function finish(draft: Draft, o: ParseOptions, key: (name: string) => string, er
   if (draft.upstream.affinity === 'cookie' && draft.location.useRegex === true && draft.cookie.path === undefined) {
     warnings.push({ annotation: key('session-cookie-path'), reason: 'session-cookie-path should be set when use-regex is true; the affinity cookie gets Path=/' });
   }
+  if (draft.upstream.affinity === 'cookie') draft.location.affinityCookie = draft.cookie.path === undefined ? {} : { path: draft.cookie.path };
   combineAuth(draft, key, errors);
   const authTls = combineTls(draft);
   const canary = draft.location.traffic?.canary;

@@ -7,9 +7,10 @@ import type { Model, Server, Target } from './types.js';
  * ssl-redirect and force-ssl-redirect become the route's redirect code; backend-protocol HTTP is the default pass;
  * preserve-trailing-slash only matters for redirects that the dynamic set does not hold. The balancing annotations
  * (load-balance, upstream-hash-by, affinity, session-cookie-*) and canaries live on the upstream and the route key,
- * not in these settings, so they are in the dynamic set as well.
+ * not in these settings, so they are in the dynamic set as well. affinityCookie (which paths set the cookie, and its
+ * path) is a location line in a rendered server; a dynamic route sets the cookie as its backend says (session-cookie-path, else /).
  */
-const DYNAMIC_SETTINGS: ReadonlySet<keyof LocationSettings> = new Set<keyof LocationSettings>(['sslRedirect', 'forceSslRedirect', 'backendProtocol', 'preserveTrailingSlash']);
+const DYNAMIC_SETTINGS: ReadonlySet<keyof LocationSettings> = new Set<keyof LocationSettings>(['sslRedirect', 'forceSslRedirect', 'backendProtocol', 'preserveTrailingSlash', 'affinityCookie']);
 
 /** True when `t` needs no directive of its own in a location: a 404, or an upstream whose settings are all dynamic. */
 export function dynamicTarget(t: Target): boolean {

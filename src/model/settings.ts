@@ -73,6 +73,11 @@ export interface LocationSettings {
   readonly sslRedirect?: boolean;
   readonly forceSslRedirect?: boolean;
   readonly preserveTrailingSlash?: boolean;
+  /**
+   * The Ingress asked for cookie affinity (`affinity: cookie`): its own paths set the cookie, with session-cookie-path
+   * when given (`path`), else the path of the location (as ingress-nginx); other paths of the same backend do not.
+   */
+  readonly affinityCookie?: { readonly path?: string };
   /** Response headers from the `custom-headers` ConfigMap, resolved by the model. */
   readonly customHeaders?: string;
   readonly responseHeaders?: readonly (readonly [string, string])[];

@@ -10,6 +10,7 @@ import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
 import { refKey } from '../model/keys.js';
+import { affinityCookiePath } from './traffic.js';
 
 /** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -22,6 +23,8 @@ export interface RouteTarget {
   readonly rewrite: boolean;
   /** The named location (dynamic-profiles.ts) that runs this route's directives, or '' for the router's own. */
   readonly profile: string;
+  /** Where the affinity cookie is set (render/traffic.ts affinityCookiePath); absent when the backend has no affinity. */
+  readonly cookiePath?: string;
 }
 
 /**
@@ -82,7 +85,8 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   const profile = profileOf(t);
   // in a profile, the hooks are the named location's own
   const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
-  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite, profile };
+  const cookiePath = affinityCookiePath(t, (upstream?.affinity ?? null) !== null);
+  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite, profile, ...(cookiePath === undefined ? {} : { cookiePath }) };
 }
 
 /** One host's entry, each distinct target once. */
@@ -156,7 +160,7 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean,
     `${I}return 404 "default backend - 404\\n";`,
     '        }',
     '        location @portico_router_variables {',
-    `${I}set $portico_canary ""; set $portico_route_hsts "";${metrics ? ' set $portico_metrics "";' : ''}`,
+    `${I}set $portico_canary ""; set $portico_route_hsts ""; set $portico_affinity_cookie_path "";${metrics ? ' set $portico_metrics "";' : ''}`,
     `${I}return 404;`,
     '        }',
     ...profileLocations(profiles, hsts),

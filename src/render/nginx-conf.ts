@@ -9,7 +9,7 @@ import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from
 import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
 import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-http.js';
 import { authHttpLines, resolverLines } from './auth.js';
-import { trafficHttp } from './traffic.js';
+import { affinityCookieLines, trafficHttp } from './traffic.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
@@ -244,7 +244,8 @@ function location(l: Location, ctx: SettingsContext, extra: string[], upstreams:
   }
   const upstream = upstreams.get(l.target.upstream);
   const hooks = tracedHooks(locationTracing(ctx.global, l), luaHooks(upstream), { ...where, location: l, service: upstream?.service.name ?? '' });
-  return [head, `            set $portico_backend ${quote(ident(l.target.upstream))};`, ...extra, ...hooks, ...locationBody(l.target, ctx), '        }'];
+  const affinity = affinityCookieLines(l.target, (upstream?.affinity ?? null) !== null);
+  return [head, `            set $portico_backend ${quote(ident(l.target.upstream))};`, ...affinity, ...extra, ...hooks, ...locationBody(l.target, ctx), '        }'];
 }
 
 /** `dyn`: the dynamic split (--enable-dynamic-routes), whose Lua locations replace the catch-all's. */

@@ -11,6 +11,29 @@ import { refKey } from '../model/keys.js';
 
 type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
 
+/** The characters lua/portico/configuration.lua accepts in a cookie path: no ';' to end the attribute, no space. */
+const COOKIE_PATH = /^\/[A-Za-z0-9\-._~!&'()*+,=:@/%]{0,1023}$/;
+
+/**
+ * Where the affinity cookie of a location's backend is set, the value of $portico_affinity_cookie_path that
+ * lua/portico/balancer/sticky.lua reads: only on the paths of an Ingress that asked for affinity, with its
+ * session-cookie-path, else the location's own path, as ingress-nginx does; `off` on the other paths of the backend
+ * (a client's cookie still picks the endpoint there). A regex path is no cookie path: `/`, as the use-regex warning
+ * says. Undefined when the backend has no affinity.
+ */
+export function affinityCookiePath(t: UpstreamTarget, backendAffinity: boolean): string | undefined {
+  if (!backendAffinity) return undefined;
+  const asked = t.settings?.affinityCookie;
+  if (asked === undefined) return 'off';
+  return asked.path ?? (t.rule === undefined || t.rule.regex || !COOKIE_PATH.test(t.rule.path) ? '/' : t.rule.path);
+}
+
+/** The location line setting affinityCookiePath, if any. */
+export function affinityCookieLines(t: UpstreamTarget, backendAffinity: boolean): string[] {
+  const path = affinityCookiePath(t, backendAffinity);
+  return path === undefined ? [] : [`            set $portico_affinity_cookie_path ${quote(path)};`];
+}
+
 const hash = (s: string, n = 12): string => sha256(s, n);
 
 /** Id of one Ingress inside the limit key: the same client counts once per Ingress, over all its locations. */

@@ -206,6 +206,8 @@ void describe('lua router against the reference matcher', () => {
       { ...good, hosts: { 'h0.t': { exact: {}, prefix: { '/': 0 }, hsts: false } } }, // no targets
       { ...good, hosts: { 'h0.t; x': good.default } }, // not a host name
       { ...good, hosts: { 'h0.t': { ...h0, targets: [{ backend: 'x"y', canary: '', redirect: 0, denied: false, metrics: '' }] } } },
+      // an affinity cookie path that would end the Path attribute and add one of its own
+      { ...good, hosts: { 'h0.t': { ...h0, targets: h0.targets.map((x) => ({ ...x, cookiePath: '/a; Domain=x' })) } } },
       { ...good, hosts: { 'h0.t': null } }, // a removal is a delta's
       'not json',
     ];

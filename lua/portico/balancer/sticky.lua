@@ -6,6 +6,9 @@
 --               of clients needed to rebalance (including every client of an endpoint that went away).
 --               "-" and 8 hex digits of md5(backend name) follow the key, so owns() can tell which backend
 --               issued it (a key without them, from before, still pins; it just belongs to no backend).
+-- Where: a location of an Ingress that asked for affinity sets $portico_affinity_cookie_path to the cookie's path,
+-- the backend's other locations set "off" (no cookie there; a client's cookie still picks), and where nginx.conf
+-- sets nothing (the dynamic route table) the backend's session-cookie-path, else /, applies.
 -- owns(): ingress-nginx's is_affinitized, for the canary decision (affinity-canary-behavior sticky; legacy: never).
 -- rewrite() runs in the rewrite phase, where Set-Cookie can still be added; pick() is the fallback without a
 -- cookie for the balancer phase.
@@ -29,8 +32,9 @@ local str_sub = string.sub
 local _M = {}
 local mt = { __index = _M }
 
+-- The attributes after Path, which each location may give (set_cookie).
 local function cookie_attributes(a)
-  local attrs = { "; Path=", type(a.path) == "string" and a.path ~= "" and a.path or "/" }
+  local attrs = {}
   if type(a.maxAge) == "number" then attrs[#attrs + 1] = str_format("; Max-Age=%d", a.maxAge) end
   if type(a.sameSite) == "string" and a.sameSite ~= "" then attrs[#attrs + 1] = "; SameSite=" .. a.sameSite end
   if a.secure == true then attrs[#attrs + 1] = "; Secure" end
@@ -51,6 +55,7 @@ function _M.sync(self, backend)
   self.tag = str_sub(ngx_md5(backend.name or ""), 1, 8)
   self.cookie_name = a.name
   self.cookie_var = "cookie_" .. a.name
+  self.path = type(a.path) == "string" and a.path ~= "" and a.path or "/"
   self.attributes = cookie_attributes(a)
   self.secure = a.secure == true
   self.expires = type(a.expires) == "number" and a.expires or nil
@@ -68,7 +73,10 @@ function _M.pick(self)
 end
 
 local function set_cookie(self, value)
-  local cookie = self.cookie_name .. "=" .. value .. self.attributes
+  local path = ngx_var.portico_affinity_cookie_path
+  if path == "off" then return end
+  if path == nil or path == "" then path = self.path end
+  local cookie = self.cookie_name .. "=" .. value .. "; Path=" .. path .. self.attributes
   if self.expires then cookie = cookie .. "; Expires=" .. ngx_http_time(ngx_time() + self.expires) end
   -- As ingress-nginx: over HTTPS the cookie is Secure whatever session-cookie-secure says.
   if not self.secure and ngx_var.https == "on" then cookie = cookie .. "; Secure" end

@@ -75,11 +75,11 @@ void describe('annotations/affinity.go', () => {
     assert.match(await cookie('change.foo.com', '/'), /^OTHERCOOKIENAME=/m);
   });
 
-  test('should set the path to /something on the generated cookie', { todo: 'affinity cookie path from the location' }, async () => {
+  test('should set the path to /something on the generated cookie', async () => {
     assert.match(await cookie('path.foo.com', '/something'), /; Path=\/something(;|$)/m);
   });
 
-  test("does not set the path to / on the generated cookie if there's more than one rule referring to the same backend", { todo: 'affinity cookie path from the location' }, async () => {
+  test("does not set the path to / on the generated cookie if there's more than one rule referring to the same backend", async () => {
     assert.match(await cookie('morethanonerule.foo.com', '/something'), /; Path=\/something(;|$)/m);
     assert.match(await cookie('morethanonerule.foo.com', '/somewhereelse'), /; Path=\/somewhereelse(;|$)/m);
   });
@@ -122,7 +122,7 @@ void describe('annotations/affinity.go', () => {
     assert.ok(s.portico.output.some((l) => l.includes('"level":40') && l.includes('Ingress default/useregexwarn') && l.includes('session-cookie-path should be set when use-regex is true')));
   });
 
-  test('should not set affinity across all server locations when using separate ingresses', { todo: 'affinity on the locations of its own Ingress only' }, async () => {
+  test('should not set affinity across all server locations when using separate ingresses', async () => {
     const r = await s.get('separate.foo.com', '/foo');
     assert.equal(r.status, 200);
     assert.equal(r.headers['set-cookie'], undefined);
