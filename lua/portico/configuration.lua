@@ -158,6 +158,9 @@ local function check_backend(b, at, seen)
   if not is_absent(b.hashBy) and (type(b.hashBy) ~= "string" or not valid_hash_by(b.hashBy)) then
     return at .. ".hashBy: must be \"\" or an nginx variable expression such as $request_uri"
   end
+  if not is_absent(b.hashSubset) and not is_integer(b.hashSubset, 1, 1000) then
+    return at .. ".hashSubset: must be null or an integer 1-1000"
+  end
   if not is_absent(b.canary) then
     local msg = require("portico.canary").validate(b.canary, at .. ".canary")
     if msg then return msg end

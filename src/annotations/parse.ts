@@ -84,6 +84,7 @@ function upstreamOf(d: Draft): UpstreamSettings {
   return {
     ...(u.loadBalance !== undefined ? { loadBalance: u.loadBalance } : {}),
     ...(u.hashBy !== undefined ? { hashBy: u.hashBy } : {}),
+    ...(u.hashBy !== undefined && u.hashSubset === true ? { hashSubset: u.hashSubsetSize ?? 3 } : {}),
     ...(u.serviceUpstream !== undefined ? { serviceUpstream: u.serviceUpstream } : {}),
     ...(affinity ? { affinity } : {}),
   };

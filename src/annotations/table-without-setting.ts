@@ -48,8 +48,6 @@ export const COMPAT_ANNOTATIONS: readonly AnnotationWithoutSetting[] = [
   row('session-cookie-change-on-failure', 'refused', 'not implemented: the affinity cookie keeps its endpoint until the endpoint leaves', truthy),
   row('session-cookie-conditional-samesite-none', 'refused', 'not implemented: SameSite=None is sent to every browser', truthy),
   row('session-cookie-partitioned', 'refused', 'the Partitioned cookie attribute is not implemented', truthy),
-  row('upstream-hash-by-subset', 'refused', 'subset hashing is not implemented: upstream-hash-by spreads over every endpoint', truthy),
-  row('upstream-hash-by-subset-size', 'no-op', 'only read with upstream-hash-by-subset, which Portico refuses'),
   noop('auth-keepalive', NO_AUTH_KEEPALIVE, integer),
   noop('auth-keepalive-requests', 'validated (an integer; 0 or less turns auth-keepalive off in ingress-nginx); only read with auth-keepalive, a no-op here', integer),
   noop('auth-keepalive-timeout', 'validated (an integer of seconds; 0 or less turns auth-keepalive off in ingress-nginx); only read with auth-keepalive, a no-op here', integer),

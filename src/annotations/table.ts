@@ -16,7 +16,7 @@ export interface Draft {
   server: Mutable<ServerSettings>;
   /** Values that only mean something together; parse.ts combines them. */
   redirect: { permanent?: string; permanentCode?: number; temporal?: string; temporalCode?: number };
-  upstream: { loadBalance?: 'round_robin' | 'ewma'; hashBy?: string; affinity?: 'cookie' | 'none'; serviceUpstream?: boolean };
+  upstream: { loadBalance?: 'round_robin' | 'ewma'; hashBy?: string; hashSubset?: boolean; hashSubsetSize?: number; affinity?: 'cookie' | 'none'; serviceUpstream?: boolean };
   auth: AuthDraft;
   tls: TlsDraft;
   cookie: { mode?: 'balanced' | 'persistent'; name?: string; path?: string; maxAge?: number; expires?: number; sameSite?: 'None' | 'Lax' | 'Strict'; secure?: boolean; canaryBehavior?: 'sticky' | 'legacy' };
@@ -141,6 +141,8 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   // Load balancing: upstream scope, sent to the Lua balancer as JSON (never rendered into nginx.conf).
   row('load-balance', { type: 'enum', default: 'round_robin', risk: 'Low', scope: U, doc: 'Algorithm: round_robin or ewma (latency-aware).' }, v.oneOf(['round_robin', 'ewma'] as const), (d, x) => { d.upstream.loadBalance = x; }),
   row('upstream-hash-by', { type: 'nginx variables', default: '', risk: 'High', scope: U, doc: 'Consistent hashing on an nginx variable expression, e.g. `$request_uri` or `$remote_addr`.' }, hashBy, (d, x) => { d.upstream.hashBy = x; }),
+  row('upstream-hash-by-subset', { type: 'bool', default: 'false', risk: 'Low', scope: U, doc: 'With upstream-hash-by: a key reaches a subset of the endpoints (upstream-hash-by-subset-size of them), spread at random inside it.' }, v.bool, (d, x) => { d.upstream.hashSubset = x; }),
+  row('upstream-hash-by-subset-size', { type: 'int', default: '3', risk: 'Low', scope: U, doc: 'Endpoints per subset of upstream-hash-by-subset.' }, v.int(1, 1000), (d, x) => { d.upstream.hashSubsetSize = x; }),
   row('affinity', { type: 'enum', default: '', risk: 'Low', scope: U, doc: 'Session affinity: `cookie` pins a client to one endpoint; the cookie is set on the paths of this Ingress only (a client\'s cookie picks its endpoint on every path of the Service).' }, v.oneOf(['cookie', 'none'] as const), (d, x) => { d.upstream.affinity = x; }),
   row('affinity-mode', { type: 'enum', default: 'balanced', risk: 'Medium', scope: U, doc: '`balanced` re-spreads clients when endpoints are added; `persistent` never moves a client whose endpoint lives.' }, v.oneOf(['balanced', 'persistent'] as const), (d, x) => { d.cookie.mode = x; }),
   row('session-cookie-name', { type: 'token', default: 'INGRESSCOOKIE', risk: 'Medium', scope: U, doc: 'Name of the affinity cookie.' }, cookieName, (d, x) => { d.cookie.name = x; }),

@@ -60,7 +60,8 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
       if (typeof ep === 'string') b.problem(b.serviceUpstreamBy.get(u.name) ?? u.service, 'metadata.annotations.service-upstream', ep, 'degraded');
       if (typeof ep === 'object') u = { ...u, endpoints: [ep], serviceUpstream: true };
-      const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
+      const subset = s?.hashBy !== undefined && s.hashSubset !== undefined ? { hashSubset: s.hashSubset } : {};
+      const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', ...subset, affinity: s.affinity ?? null, tuned } : u;
       return c ? { ...v, canary: c } : v;
     });
   const routed = gatewayTable(buildServers(b, fallback, gatewayLiterals(gw.entries)), b.rules, gw.entries, (h) => owners.ownerOf(h), {

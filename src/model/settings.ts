@@ -131,6 +131,8 @@ export interface UpstreamSettings {
   readonly loadBalance?: 'round_robin' | 'ewma';
   /** An nginx variable expression, e.g. `$request_uri`; evaluated by Lua, never rendered into nginx.conf. */
   readonly hashBy?: string;
+  /** upstream-hash-by-subset: the hash picks a subset of this many endpoints, and the request a random one of them. */
+  readonly hashSubset?: number;
   readonly affinity?: Affinity;
   /** `service-upstream`: one endpoint, the Service's cluster IP and port, instead of the pod endpoints. */
   readonly serviceUpstream?: boolean;

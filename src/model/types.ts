@@ -29,6 +29,8 @@ export interface Upstream {
   readonly loadBalance: 'round_robin' | 'ewma';
   /** Consistent-hash key (an nginx variable expression), or '' for none. */
   readonly hashBy: string;
+  /** With hashBy: endpoints per subset (upstream-hash-by-subset); absent: the hash picks one endpoint. */
+  readonly hashSubset?: number;
   /** Cookie affinity, or null. Precedence in the balancer: affinity, then hashBy, then loadBalance. */
   readonly affinity: Affinity | null;
   /** An Ingress set a balancing annotation for it: its locations keep every Lua hook, so switching algorithms stays dynamic. */

@@ -8,6 +8,7 @@ export interface BackendPayload {
   readonly endpoints: readonly { readonly address: string; readonly port: number }[];
   readonly loadBalance: string;
   readonly hashBy: string;
+  readonly hashSubset?: number;
   readonly affinity: Affinity | null;
   readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
@@ -28,6 +29,7 @@ function backendOf(u: Upstream): BackendPayload {
     endpoints: u.endpoints.map((e) => ({ address: e.address, port: e.port })),
     loadBalance: u.loadBalance,
     hashBy: u.hashBy,
+    ...(u.hashSubset !== undefined ? { hashSubset: u.hashSubset } : {}),
     affinity: u.affinity,
     ...(u.canary ? { canary: luaPolicies(u.canary) } : {}),
   };

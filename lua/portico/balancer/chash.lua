@@ -1,6 +1,9 @@
 -- portico.balancer.chash: consistent hashing on `hashBy`, an nginx variable expression evaluated per request
 -- ("$request_uri", "$remote_addr", "$host$uri", "${cookie_user}-x"). One key always reaches one endpoint
 -- while the endpoint set is unchanged; a changed set moves only about 1/n of the keys.
+-- With `hashSubset` (upstream-hash-by-subset) the sorted endpoints are cut into subsets of that many (the last one
+-- filled up from the start, as ingress-nginx does), the key picks a subset on a ring of them, and the request a
+-- random endpoint inside it.
 local ring = require("portico.balancer.ring")
 
 local ngx_var = ngx.var
@@ -8,7 +11,10 @@ local setmetatable = setmetatable
 local str_find = string.find
 local str_match = string.match
 local str_sub = string.sub
+local str_format = string.format
 local table_concat = table.concat
+local math_ceil = math.ceil
+local math_random = math.random
 
 local _M = {}
 local mt = { __index = _M }
@@ -50,11 +56,26 @@ function _M.sync(self, backend)
     self.parts = parts
     self.buf = {}
   end
-  if self.fingerprint ~= backend.fingerprint then
+  local subset = backend.hashSubset
+  if self.fingerprint ~= backend.fingerprint or self.subset ~= subset then
     self.fingerprint = backend.fingerprint
+    self.subset = subset
     self.endpoints = backend.endpoints
     self.ring = nil -- rebuilt on first use (ring.of)
+    self.subsets = nil
   end
+end
+
+-- The subsets of `endpoints`, `size` each, as ring members (each named for the ring's points).
+local function subsets_of(endpoints, size)
+  local n = #endpoints
+  local out = {}
+  for s = 1, math_ceil(n / size) do
+    local members = {}
+    for j = 1, size do members[j] = endpoints[((s - 1) * size + j - 1) % n + 1] end
+    out[s] = { name = str_format("subset-%d", s), members = members, n = size }
+  end
+  return out
 end
 
 function _M.key(self)
@@ -69,7 +90,16 @@ function _M.key(self)
 end
 
 function _M.pick(self)
-  return ring.of(self):find(self:key())
+  local size = self.subset
+  if not size then return ring.of(self):find(self:key()) end
+  local sets = self.subsets
+  if not sets then
+    sets = { endpoints = subsets_of(self.endpoints, size) }
+    self.subsets = sets
+  end
+  local set = ring.of(sets):find(self:key())
+  if not set then return nil end
+  return set.members[math_random(set.n)]
 end
 
 return _M

@@ -1,5 +1,5 @@
 // ingress-nginx e2e annotations/upstreamhashby.go: upstream-hash-by $request_uri sends one URI to one of six
-// endpoints; upstream-hash-by-subset (a subset of endpoints per key) is not implemented.
+// endpoints; with upstream-hash-by-subset, to a subset of three of them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Backend } from '../../support/backends.js';
@@ -36,7 +36,7 @@ void describe('annotations/upstreamhashby.go', () => {
     assert.equal((await reached(host)).size, 1);
   });
 
-  test('should connect to the same subset of pods', { todo: 'upstream-hash-by-subset' }, async () => {
+  test('should connect to the same subset of pods', async () => {
     const host = 'subset.upstream-hash-by.test';
     const a = ann({ 'upstream-hash-by': '$request_uri', 'upstream-hash-by-subset': 'true', 'upstream-hash-by-subset-size': '3' });
     await s.put('subset.json', [ing('subset', host, { service: 'subset', annotations: a })], async () => (await s.get(host, '/')).status === 200);
