@@ -62,6 +62,20 @@ void describe('lua balancer algorithms', () => {
     assert.ok(targets.size >= 2, 'users spread');
   });
 
+  void it('chash with hashSubset sends one URI to the endpoints of one subset, the last subset filled up from the start', async () => {
+    await post([{ name: 'web', endpoints: endpointsOf(byId('a'), byId('b'), byId('c')), hashBy: '$request_uri', hashSubset: 2 }]);
+    const subsets = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      // 40 requests: a subset of two misses one of its endpoints with probability 2^-39
+      const seen = await tally(nginx.port, 40, `/item/${i}`);
+      assert.equal(seen.size, 2, `/item/${i} went to ${JSON.stringify([...seen])}`);
+      subsets.add([...seen.keys()].sort().join(','));
+    }
+    // three endpoints in subsets of two: the first two, and the third with the first again
+    assert.equal(subsets.size, 2, JSON.stringify([...subsets]));
+    assert.deepEqual(new Set([...subsets].flatMap((s) => s.split(','))), new Set(['a', 'b', 'c']));
+  });
+
   void it('ewma prefers a fast backend over a slow one', async () => {
     await post([{ name: 'web', endpoints: endpointsOf(byId('fast'), byId('slow')), loadBalance: 'ewma' }]);
     const seen = await tally(nginx.port, 60);

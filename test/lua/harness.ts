@@ -290,6 +290,7 @@ export interface BackendJson {
   endpoints: { address: string; port: number }[];
   loadBalance?: string;
   hashBy?: string;
+  hashSubset?: number;
   affinity?: Record<string, unknown> | null;
 }
 
