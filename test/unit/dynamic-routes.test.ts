@@ -107,6 +107,27 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.notEqual(targetOf('m.test', '/').canary, '', 'the canary route key');
   });
 
+  test('the affinity cookie is set on the paths of the Ingress that asked for it, with their path; off on the others of its Service', () => {
+    const r = render([
+      ingress('sticky', { className: 'portico', host: 's.test', paths: [{ path: '/foo/bar', type: 'Prefix', service: 'a' }], annotations: { [`${A}/affinity`]: 'cookie' } }),
+      ingress('plain', { className: 'portico', host: 's.test', paths: [{ path: '/foo', type: 'Prefix', service: 'a' }] }),
+      ingress('pinned', {
+        className: 'portico',
+        host: 's.test',
+        paths: [{ path: '/p', type: 'Exact', service: 'a' }],
+        annotations: { [`${A}/affinity`]: 'cookie', [`${A}/session-cookie-path`]: '/' },
+      }),
+      host('other', 'o.test', undefined, 'b'),
+    ]);
+    const routes = r.routes!;
+    const s = routes.hosts['s.test']!;
+    assert.equal(s.targets[s.prefix['/foo/bar/']!]!.cookiePath, '/foo/bar');
+    assert.equal(s.targets[s.prefix['/foo/']!]!.cookiePath, 'off');
+    assert.equal(s.targets[s.exact['/p']!]!.cookiePath, '/', 'session-cookie-path wins over the rule path');
+    const o = routes.hosts['o.test']!;
+    assert.equal(o.targets[o.prefix['/']!]!.cookiePath, undefined, 'a backend without affinity says nothing');
+  });
+
   test('a host under a rendered wildcard stays rendered; under a dynamic one it is dynamic', () => {
     const rendered = render([host('wild', '*.w.test', { [`${A}/auth-url`]: 'http://auth.example.com/check' }), host('x', 'x.w.test'), host('y', 'y.v.test')]);
     assert.deepEqual(hostsOf(rendered), ['y.v.test']);
