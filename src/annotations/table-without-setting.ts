@@ -43,7 +43,6 @@ export const COMPAT_ANNOTATIONS: readonly AnnotationWithoutSetting[] = [
   ),
   row('ssl-ciphers', 'refused', "per-Ingress cipher lists are not implemented (the ConfigMap's ssl-ciphers applies to every host)"),
   row('ssl-prefer-server-ciphers', 'refused', 'per-Ingress cipher preferences are not implemented', truthy),
-  row('proxy-ssl-ciphers', 'refused', 'cipher lists to the backend are not implemented'),
   row('session-cookie-domain', 'refused', "the affinity cookie's Domain attribute is not implemented: its clients would lose affinity across hosts"),
   row('session-cookie-change-on-failure', 'refused', 'not implemented: the affinity cookie keeps its endpoint until the endpoint leaves', truthy),
   row('session-cookie-conditional-samesite-none', 'refused', 'not implemented: SameSite=None is sent to every browser', truthy),

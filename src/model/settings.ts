@@ -59,6 +59,7 @@ export interface LocationSettings {
   readonly sslName?: string;
   readonly sslServerName?: boolean;
   readonly sslProtocols?: readonly string[];
+  readonly sslCiphers?: string;
   /** Secret (`name` or `namespace/name`) holding `ca.crt` (and a client `tls.crt`/`tls.key`) for backend TLS. */
   readonly sslSecret?: string;
   /** What the model resolved `sslSecret` to: the files nginx reads, or why it could not (the paths answer 503). */
