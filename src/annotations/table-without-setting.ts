@@ -41,8 +41,6 @@ export const COMPAT_ANNOTATIONS: readonly AnnotationWithoutSetting[] = [
     'no-op',
     'read by the stream section (model/stream.ts): with --enable-ssl-passthrough, TLS connections whose SNI names a rule host of the Ingress go unterminated to the backend of its first path; without the flag the annotation is ignored with a Warning',
   ),
-  row('ssl-ciphers', 'refused', "per-Ingress cipher lists are not implemented (the ConfigMap's ssl-ciphers applies to every host)"),
-  row('ssl-prefer-server-ciphers', 'refused', 'per-Ingress cipher preferences are not implemented', truthy),
   row('session-cookie-domain', 'refused', "the affinity cookie's Domain attribute is not implemented: its clients would lose affinity across hosts"),
   row('session-cookie-change-on-failure', 'refused', 'not implemented: the affinity cookie keeps its endpoint until the endpoint leaves', truthy),
   row('session-cookie-conditional-samesite-none', 'refused', 'not implemented: SameSite=None is sent to every browser', truthy),

@@ -106,6 +106,9 @@ export interface ServerSettings {
   readonly fromToWwwRedirect?: boolean;
   readonly serverSnippet?: string;
   readonly streamSnippet?: string;
+  /** ssl_ciphers and ssl_prefer_server_ciphers of the host's server (TLS up to 1.2). */
+  readonly sslCiphers?: string;
+  readonly sslPreferServerCiphers?: 'on' | 'off';
 }
 
 /** Everything the annotations of one Ingress asked for. */
