@@ -30,10 +30,6 @@ export function int(min: number, max: number): Parser<number> {
   };
 }
 
-/** An OpenSSL cipher list as ingress-nginx takes one: names, `:+!-_`, and the `@STRENGTH` / `@SECLEVEL=N` commands. */
-export const cipherList: Parser<string> = (raw) =>
-  /^(?:[A-Za-z0-9!:+_-]|@STRENGTH|@SECLEVEL=[0-5]){1,1024}$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not an OpenSSL cipher list (names joined by :, with + ! - and @STRENGTH or @SECLEVEL=N)`);
-
 /** Seconds, as ingress-nginx's timeouts: `60` or `60s`. */
 export function seconds(max = 86_400): Parser<number> {
   return (raw) => {
