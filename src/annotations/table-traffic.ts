@@ -82,6 +82,8 @@ const mirrorTarget: v.Parser<string> = (raw) => {
   return url.ok ? v.ok(raw) : v.bad(`${v.show(raw)} is not an http(s) URL (optionally ending in $request_uri)`);
 };
 
+/** `on` or `off` as ingress-nginx takes them, and the booleans Portico took before. */
+const onOffOrBool: v.Parser<boolean> = (raw) => (raw === 'on' ? v.ok(true) : raw === 'off' ? v.ok(false) : v.bool(raw).ok ? v.bool(raw) : v.bad(`${v.show(raw)} is not on or off`));
 const L = 'location' as const;
 const U = 'upstream' as const;
 const rate = v.int(0, 1_000_000);
@@ -220,9 +222,14 @@ export const TRAFFIC_ANNOTATIONS: readonly AnnotationSpec[] = [
       t.mirror = { ...t.mirror, target: x };
     },
   ),
-  row('mirror-request-body', { type: 'bool', default: 'true', risk: 'Low', scope: L, doc: 'Sends the request body with mirrored requests.' }, v.bool, (t, x) => {
-    t.mirror = { ...t.mirror, requestBody: x };
-  }),
+  row(
+    'mirror-request-body',
+    { type: 'on|off', default: 'on', risk: 'Low', scope: L, doc: 'Sends the request body with mirrored requests: `on` or `off` (`true` and `false` also read).' },
+    onOffOrBool,
+    (t, x) => {
+      t.mirror = { ...t.mirror, requestBody: x };
+    },
+  ),
   row('mirror-host', { type: 'host', default: '', risk: 'High', scope: L, doc: "Host header of mirrored requests (default: mirror-target's host)." }, v.hostPort, (t, x) => {
     t.mirror = { ...t.mirror, host: x };
   }),

@@ -1,6 +1,7 @@
 // The declarative annotation table: key, type, default, validator, risk, scope and doc of every annotation read.
 import type { LocationSettings, RiskLevel, ServerSettings } from '../model/settings.js';
 import * as v from './values.js';
+import { cipherList } from './cipher-list.js';
 import { specRow } from './row.js';
 import { snippetRefusal } from '../model/snippets/refusal.js';
 import { AUTH_ANNOTATIONS, type AuthDraft } from './table-auth.js';
@@ -96,6 +97,8 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('permanent-redirect-code', { type: 'int', default: '301', risk: 'Low', scope: L, doc: 'Status code of permanent-redirect (300-308).' }, v.int(300, 308), (d, x) => { d.redirect.permanentCode = x; }),
   row('temporal-redirect', { type: 'url', default: '', risk: 'Medium', scope: L, doc: 'Answers every request with a temporary redirect to this URL; wins over permanent-redirect.' }, v.httpUrl, (d, x) => { d.redirect.temporal = x; }),
   row('temporal-redirect-code', { type: 'int', default: '302', risk: 'Low', scope: L, doc: 'Status code of temporal-redirect (300-308).' }, v.int(300, 308), (d, x) => { d.redirect.temporalCode = x; }),
+  row('ssl-ciphers', { type: 'string', default: '', risk: 'Low', scope: S, doc: "OpenSSL cipher list (TLS up to 1.2) of the host's HTTPS server in place of the ConfigMap's; only from the host owner's namespace." }, cipherList, (d, x) => { d.server.sslCiphers = x; }),
+  row('ssl-prefer-server-ciphers', { type: 'bool', default: '', risk: 'Low', scope: S, doc: "Whether the host's HTTPS server prefers its own cipher order over the client's; only from the host owner's namespace." }, v.bool, (d, x) => { d.server.sslPreferServerCiphers = x ? 'on' : 'off'; }),
   row('from-to-www-redirect', { type: 'bool', default: 'false', risk: 'Low', scope: S, doc: 'Redirects `www.host` to `host` (or the reverse) with 308.' }, v.bool, (d, x) => { d.server.fromToWwwRedirect = x; }),
   row('x-forwarded-prefix', { type: 'path', default: '', risk: 'Medium', scope: L, doc: 'Sends this value as the X-Forwarded-Prefix request header.' }, v.uriPath, (d, x) => { d.location.xForwardedPrefix = x; }),
   row('upstream-vhost', { type: 'host', default: '', risk: 'Low', scope: L, doc: 'Sends this Host header to the backend.' }, v.hostPort, (d, x) => { d.location.upstreamVhost = x; }),
@@ -130,6 +133,7 @@ export const ANNOTATIONS: readonly AnnotationSpec[] = [
   row('proxy-ssl-name', { type: 'host', default: '', risk: 'High', scope: L, doc: "Name checked in the backend's certificate and sent as SNI." }, v.hostname, (d, x) => { d.location.sslName = x; }),
   row('proxy-ssl-server-name', { type: 'on|off', default: 'off', risk: 'Low', scope: L, doc: 'Sends SNI to the backend.' }, onOff, (d, x) => { d.location.sslServerName = x; }),
   row('proxy-ssl-secret', { type: 'secret', default: '', risk: 'Medium', scope: L, doc: 'Secret (`name`, or `namespace/name` with allow-cross-namespace-resources) with `ca.crt` (and optional `ca.crl`, `tls.crt`/`tls.key` for a client certificate) for TLS to the backend.' }, secretRef, (d, x) => { d.location.sslSecret = x; }),
+  row('proxy-ssl-ciphers', { type: 'string', default: 'DEFAULT', risk: 'Low', scope: L, doc: 'OpenSSL cipher list for TLS to the backend (TLS up to 1.2).' }, cipherList, (d, x) => { d.location.sslCiphers = x; }),
   row('proxy-ssl-protocols', { type: 'list', default: 'TLSv1.2 TLSv1.3', risk: 'Low', scope: L, doc: 'TLS versions to the backend (space-separated).' }, nonEmpty(v.list(v.oneOf(TLS_PROTOCOLS), / +/, 6)), (d, x) => { d.location.sslProtocols = x; }),
   row('default-backend', { type: 'service', default: '', risk: 'Low', scope: L, doc: "Service (same namespace, first port) for this Ingress's 503s and custom errors." }, v.serviceName, (d, x) => { d.location.defaultBackend = x; }),
   row('custom-http-errors', { type: 'codes', default: '', risk: 'Low', scope: L, doc: 'Status codes (comma-separated) answered by the default backend instead.' }, v.errorCodes, (d, x) => { d.location.customHttpErrors = x; }),

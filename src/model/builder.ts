@@ -17,6 +17,8 @@ const SERVER_WIDE: readonly (readonly [keyof ServerSettings, string])[] = [
   ['serverSnippet', 'server-snippet'],
   ['serverAlias', 'server-alias'],
   ['fromToWwwRedirect', 'from-to-www-redirect'],
+  ['sslCiphers', 'ssl-ciphers'],
+  ['sslPreferServerCiphers', 'ssl-prefer-server-ciphers'],
 ];
 
 /** Oldest first: creationTimestamp, then namespace/name (the conflict rule of DESIGN.md). */

@@ -59,6 +59,7 @@ export interface LocationSettings {
   readonly sslName?: string;
   readonly sslServerName?: boolean;
   readonly sslProtocols?: readonly string[];
+  readonly sslCiphers?: string;
   /** Secret (`name` or `namespace/name`) holding `ca.crt` (and a client `tls.crt`/`tls.key`) for backend TLS. */
   readonly sslSecret?: string;
   /** What the model resolved `sslSecret` to: the files nginx reads, or why it could not (the paths answer 503). */
@@ -110,6 +111,9 @@ export interface ServerSettings {
   readonly fromToWwwRedirect?: boolean;
   readonly serverSnippet?: string;
   readonly streamSnippet?: string;
+  /** ssl_ciphers and ssl_prefer_server_ciphers of the host's server (TLS up to 1.2). */
+  readonly sslCiphers?: string;
+  readonly sslPreferServerCiphers?: 'on' | 'off';
 }
 
 /** Everything the annotations of one Ingress asked for. */

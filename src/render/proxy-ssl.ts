@@ -27,6 +27,7 @@ export function backendTls(s: LocationSettings): string[] {
     ...(s.sslServerName !== undefined ? [`${I}${p}_ssl_server_name ${onOff(s.sslServerName)};`] : []),
     ...(s.sslName !== undefined ? [`${I}${p}_ssl_name ${quote(s.sslName)};`] : []),
     `${I}${p}_ssl_protocols ${protocols.map((x) => word(x, protocols)).join(' ')};`,
+    ...(s.sslCiphers !== undefined ? [`${I}${p}_ssl_ciphers ${quote(s.sslCiphers)};`] : []),
     ...(s.sslVerify ? [`${I}${p}_ssl_verify on;`, `${I}${p}_ssl_verify_depth ${int(s.sslVerifyDepth ?? 1)};`] : []),
     ...(trusted !== undefined ? [`${I}${p}_ssl_trusted_certificate ${quote(trusted)};`] : []),
     ...(files?.crlDigest !== undefined ? [`${I}${p}_ssl_crl ${quote(crlFile(files.crlDigest))};`] : []),

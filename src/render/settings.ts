@@ -215,6 +215,8 @@ export function serverNames(s: Server): string {
 export function serverBody(s: Server, ctx: SettingsContext): string[] {
   return [
     ...(ctx.global.blockUserAgents.length > 0 ? ['        if ($portico_block_ua) { return 403; }'] : []),
+    ...(s.settings?.sslCiphers !== undefined ? [`        ssl_ciphers ${quote(s.settings.sslCiphers)};`] : []),
+    ...(s.settings?.sslPreferServerCiphers !== undefined ? [`        ssl_prefer_server_ciphers ${onOff(s.settings.sslPreferServerCiphers === 'on')};`] : []),
     ...trafficServer(s, ctx.global, ctx.headers),
     ...(s.settings?.serverSnippet !== undefined ? snippet(s.settings.serverSnippet).map((l) => `        ${l}`) : []),
     ...errorLocations(s, ctx),

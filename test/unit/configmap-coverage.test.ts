@@ -111,7 +111,7 @@ void test('every name with the prefix is applied, refused with its reason, a doc
   );
   for (const [name, v] of [
     ['enable-modsecurity', 'refused'],
-    ['ssl-ciphers', 'refused'],
+    ['ssl-ciphers', 'applied'],
     ['auth-keepalive', 'no-op'],
     // ignored by ingress-nginx since 0.21: a Warning, served (it was refused before ADR 0016)
     ['secure-backends', 'warning'],

@@ -79,7 +79,7 @@ void test('every "not supported" / "not implemented" sentence of docs/*.md names
       if (!names(unit).some(refused)) wrong.push(`${file}: ${unit.slice(0, 200)}`);
     }
   }
-  assert.ok(claims >= 10, `the check found the docs' claims (${claims})`);
+  assert.ok(claims >= 5, `the check found the docs' claims (${claims})`);
   assert.deepEqual(wrong, [], 'these say something is not supported, but name nothing the code refuses');
 });
 

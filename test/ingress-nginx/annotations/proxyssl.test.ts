@@ -1,14 +1,17 @@
 // ingress-nginx e2e annotations/proxyssl.go: proxy-ssl-* on an Ingress with TLS and a plain HTTP backend (as upstream:
 // no backend-protocol, so the backend TLS settings are accepted and change nothing on the wire): HTTP answers the
-// HTTPS redirect, HTTPS reaches the backend.
+// HTTPS redirect, HTTPS reaches the backend. proxy-ssl-ciphers is also shown on the wire, with HTTPS backends that
+// take one cipher each.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpsGet, makeCert, type Pem } from '../../support/certs.js';
 import type { Echo } from '../../support/backends.js';
-import { until } from '../../support/portico.js';
+import { service, slice } from '../../support/objects.js';
 import { ann, ing, startSuite, type Suite } from '../harness.js';
 
 const HOST = 'proxyssl.foo.com';
@@ -17,6 +20,7 @@ const b64 = (t: string): string => Buffer.from(t).toString('base64');
 void describe('annotations/proxyssl.go', () => {
   let s: Suite;
   let client: Pem;
+  const tlsBackends: Server[] = [];
   const certDir = mkdtempSync(join(tmpdir(), 'portico-proxyssl-'));
   /** The Ingress of one case; x-forwarded-prefix marks the case, so the backend's answer shows which one is served. */
   const objects = (marker: string, extra: Record<string, string>) => {
@@ -45,10 +49,21 @@ void describe('annotations/proxyssl.go', () => {
       metadata: { name: HOST, namespace: 'default' },
       data: { 'ca.crt': b64(ca.cert), 'tls.crt': b64(server.cert), 'tls.key': b64(server.key) },
     };
-    s = await startSuite({ objects: [secret] });
+    // Two HTTPS backends speaking TLS 1.2 only, each with one cipher: one of AES, one of ChaCha20.
+    const only = async (id: string, cipher: string) => {
+      const b = createHttpsServer({ cert: server.cert, key: server.key, ciphers: cipher, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' }, (_req, res) => {
+        res.writeHead(200, { 'x-backend': id });
+        res.end(id);
+      });
+      await new Promise<void>((resolve) => b.listen(0, '127.0.0.1', resolve));
+      tlsBackends.push(b);
+      return [service(id), slice(id, (b.address() as AddressInfo).port, ['127.0.0.1'])];
+    };
+    s = await startSuite({ objects: [secret, ...(await only('aes', 'ECDHE-ECDSA-AES128-GCM-SHA256')), ...(await only('chacha', 'ECDHE-ECDSA-CHACHA20-POLY1305'))] });
   });
   after(async () => {
     await s.stop();
+    for (const b of tlsBackends) b.close();
     rmSync(certDir, { recursive: true, force: true });
   });
 
@@ -62,11 +77,20 @@ void describe('annotations/proxyssl.go', () => {
     await check('verify');
   });
 
-  test('should set valid proxy-ssl-secret, proxy-ssl-ciphers to HIGH:!AES', { todo: 'proxy-ssl-ciphers' }, async () => {
-    // proxy-ssl-ciphers is refused (not implemented), closed: the Ingress keeps its last valid form.
-    await s.dir.write('proxyssl.json', objects('ciphers', { 'proxy-ssl-ciphers': 'HIGH:!AES' }));
-    await until('proxy-ssl-ciphers judged', () => s.portico.output.some((l) => l.includes('"level":40') && l.includes('proxy-ssl-ciphers')), 20_000);
+  test('should set valid proxy-ssl-secret, proxy-ssl-ciphers to HIGH:!AES', async () => {
+    await put('ciphers', { 'proxy-ssl-ciphers': 'HIGH:!AES' });
     await check('ciphers');
+    // On the wire: with HTTPS to the backend, HIGH:!AES reaches the ChaCha20 backend and no longer the AES one
+    // (nginx's default list, DEFAULT, reaches both: the plain Ingress shows it).
+    const to = (name: string, svc: string, extra: Record<string, string>) =>
+      ing(name, `${name}.proxyssl.test`, { service: svc, annotations: ann({ 'backend-protocol': 'HTTPS', 'proxy-ssl-secret': `default/${HOST}`, 'proxy-ssl-protocols': 'TLSv1.2', ...extra }) });
+    const ciphers = { 'proxy-ssl-ciphers': 'HIGH:!AES' };
+    await s.put('wire.json', [to('aes', 'aes', ciphers), to('chacha', 'chacha', ciphers), to('plain-aes', 'aes', {})], async () => (await s.get('chacha.proxyssl.test', '/')).status === 200);
+    // The AES backend is asked through HIGH:!AES before anything else reaches it: nginx keeps upstream connections
+    // alive per address, so a connection the plain Ingress opened could serve the other location without a handshake.
+    assert.equal((await s.get('aes.proxyssl.test', '/')).status, 502);
+    assert.equal((await s.get('chacha.proxyssl.test', '/')).headers['x-backend'], 'chacha');
+    assert.equal((await s.get('plain-aes.proxyssl.test', '/')).headers['x-backend'], 'aes');
   });
 
   test('should set valid proxy-ssl-secret, proxy-ssl-protocols', async () => {
