@@ -2,6 +2,7 @@
 import { byName } from './lookup.js';
 import type { ModelOptions, Snapshot } from './input.js';
 import { BackendIndex } from './backends.js';
+import { ExternalNames } from './external-names.js';
 import { classSelector } from './classes.js';
 import { HostOwners } from './hosts.js';
 import { attachRoutes, gatewayClaims } from './gateway/claims.js';
@@ -23,7 +24,8 @@ const NOT_FOUND: Target = { kind: 'not-found' };
 
 /** Builds the model. Pure: the same snapshot and options always give the same model. */
 export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: AnnotationInput = NO_ANNOTATIONS): Model {
-  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo);
+  const external = new ExternalNames(snapshot.externalNames ?? [], opts.disableExternalNames === true, opts.targets);
+  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo).useExternalNames(external);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
   const attached = opts.gateway ? attachRoutes(snapshot, opts.gateway.controllerName) : undefined;
@@ -99,7 +101,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     servers,
     upstreams,
     ingresses: b.served,
-    problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()],
+    problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints(), ...external.problems()],
     tls: tls.tls,
     ...(stream ? { stream } : {}),
     ...(routed.table ? { gateway: routed.table } : {}),
