@@ -60,7 +60,8 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
       const c = canaries.get(u.name);
       const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
-      if (typeof ep === 'string') b.problem(b.serviceUpstreamBy.get(u.name) ?? u.service, 'metadata.annotations.service-upstream', ep, 'degraded');
+      const by = b.serviceUpstreamBy.get(u.name); // none: the ConfigMap's service-upstream asked
+      if (typeof ep === 'string') b.problem(by ?? u.service, by ? 'metadata.annotations.service-upstream' : 'spec.clusterIP', ep, 'degraded');
       if (typeof ep === 'object') u = { ...u, endpoints: [ep], serviceUpstream: true };
       const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', affinity: s.affinity ?? null, tuned } : u;
       return c ? { ...v, canary: c } : v;
