@@ -59,7 +59,7 @@ export class ExternalNameResolver {
     }
     this.wanted = next;
     if (dropped) this.publish();
-    for (const name of next) if (!this.answers.has(name)) this.enqueue(name);
+    for (const name of next) if (!this.answers.has(name)) this.enqueue(name, true);
     if (next.size > 0 && this.timer === undefined) {
       this.timer = setInterval(() => {
         for (const name of this.wanted) this.enqueue(name);
@@ -71,11 +71,15 @@ export class ExternalNameResolver {
     }
   }
 
-  /** Waits for the lookups queued or under way, at most `ms`: a new Service's name is in the sync that first sees it. */
+  /**
+   * Waits until every name in use has an answer, at most `ms`: a new Service's name is in the sync that first sees it.
+   * A sync never waits for the periodic lookups of names already answered.
+   */
   async settled(ms: number): Promise<void> {
     const until = Date.now() + ms;
+    const unanswered = (): boolean => [...this.wanted].some((n) => !this.answers.has(n));
     // Bounded: each round waits for one lookup to end, and the rounds end with the deadline.
-    for (let i = 0; i < 1000 && this.running.size > 0 && Date.now() < until; i++) {
+    for (let i = 0; i < 1000 && this.running.size > 0 && unanswered() && Date.now() < until; i++) {
       let t: NodeJS.Timeout | undefined;
       await Promise.race([Promise.race(this.running.values()), new Promise<void>((r) => (t = setTimeout(r, until - Date.now())))]);
       clearTimeout(t);
@@ -98,9 +102,14 @@ export class ExternalNameResolver {
     this.version += 1;
   }
 
-  private enqueue(name: string): void {
-    if (this.running.has(name) || this.queue.includes(name)) return;
-    this.queue.push(name);
+  /** Queues a lookup of `name` unless one is queued or under way; `first`: a new name goes before the refreshes. */
+  private enqueue(name: string, first = false): void {
+    if (this.running.has(name)) return;
+    const at = this.queue.indexOf(name);
+    if (at !== -1 && !first) return;
+    if (at !== -1) this.queue.splice(at, 1);
+    if (first) this.queue.unshift(name);
+    else this.queue.push(name);
     this.next();
   }
 

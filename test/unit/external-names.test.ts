@@ -184,3 +184,37 @@ test('the resolver re-resolves on its interval; a failure that is no answer keep
     r.stop();
   }
 });
+
+test('a sync waits for names without an answer, never for the refresh of an answered one', async () => {
+  let calls = 0;
+  let released = false;
+  let release: () => void = () => undefined;
+  const r = new ExternalNameResolver({
+    refreshMs: 20,
+    log: quiet,
+    changed: () => undefined,
+    lookup: async () => {
+      calls += 1;
+      // The first lookup answers; the refresh after it hangs until the test lets it go.
+      if (calls > 1) await new Promise<void>((res) => (release = res));
+      return ['10.0.0.1'];
+    },
+  });
+  const letGo = setTimeout(() => {
+    released = true;
+    release();
+  }, 3000);
+  try {
+    r.want(['db.example']);
+    await r.settled(10_000);
+    assert.equal(r.current()[0]?.addresses[0], '10.0.0.1');
+    for (let i = 0; i < 500 && calls < 2; i++) await new Promise((res) => setTimeout(res, 10));
+    assert.equal(calls, 2, 'the refresh started');
+    await r.settled(10_000);
+    assert.equal(released, false, 'settled() returned while the refresh was still under way');
+  } finally {
+    clearTimeout(letGo);
+    release();
+    r.stop();
+  }
+});
