@@ -118,7 +118,6 @@ export const CONFIGMAP_COMPAT: readonly KeyWithoutSetting[] = [
   ...rows(['disable-stream-access-log'], 'no-op', "Portico's stream section (tcp/udp-services-configmap, ssl-passthrough) writes no access log"),
   ...rows(['annotation-value-word-blocklist'], 'no-op', 'Portico checks every annotation value against its exact syntax and parses snippets (docs/adr/0012), which refuses more than a word list'),
   ...rows(['proxy-ssl-location-only'], 'no-op', "proxy-ssl-* annotations always apply to the Ingress's own locations in Portico"),
-  ...rows(['service-upstream'], 'refused', 'not read globally: set the service-upstream annotation on each Ingress', truthy),
   ...rows(['force-ssl-redirect'], 'refused', 'not read globally: set the force-ssl-redirect annotation on each Ingress (ssl-redirect applies globally)', truthy),
   ...rows(['debug-connections'], 'refused', "debug_connection needs nginx built --with-debug; Debian's nginx is not", set),
 ];

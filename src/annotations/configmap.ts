@@ -120,6 +120,13 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('proxy-set-headers', 'proxySetHeaders', '', 'ConfigMap (namespace/name) of request headers sent to every backend.', ref),
   key('allow-snippet-annotations', 'allowSnippetAnnotations', 'false', 'Allows snippet annotations (overrides the flag).', v.bool),
   key('annotations-risk-level', 'annotationsRiskLevel', 'High', 'Highest annotation risk accepted (overrides the flag).', risk),
+  key(
+    'service-upstream',
+    'serviceUpstream',
+    'false',
+    "Ingress backends proxy to their Service's cluster IP and port instead of its pod endpoints (an Ingress's service-upstream annotation overrides it).",
+    v.bool,
+  ),
   key('strict-validate-path-type', 'strictValidatePathType', 'true', 'Exact and Prefix paths may hold only letters, digits and `_ - . /`.', v.bool),
   key('block-cidrs', 'blockCidrs', '', 'Client addresses (comma-separated CIDRs) refused with 403.', v.list(v.cidr, csv, 1024)),
   ...AUTH_CONFIGMAP_KEYS,

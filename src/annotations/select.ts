@@ -29,6 +29,8 @@ export interface SelectOptions {
   /** --snippet-mode (default safe). */
   readonly snippetMode?: SnippetMode;
   readonly strictPaths: boolean;
+  /** The ConfigMap's service-upstream (default of the annotation); absent: false. */
+  readonly serviceUpstream?: boolean;
   /** True for the Ingresses this controller serves (others are not parsed nor reported). */
   readonly ours: (ing: Ingress) => boolean;
   /** Global auth and cross-namespace settings of the ConfigMap (default: none); with the ConfigMap's proxy buffers, which annotations are checked against. */
@@ -172,5 +174,5 @@ export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Ac
     settings.set(key, ssl.settings);
     ingresses.push(chosen.ingress);
   }
-  return { snapshot: { ...snap, ingresses }, input: { settings, strictPaths: o.strictPaths }, problems, lastValid };
+  return { snapshot: { ...snap, ingresses }, input: { settings, strictPaths: o.strictPaths, ...(o.serviceUpstream === true ? { serviceUpstream: true } : {}) }, problems, lastValid };
 }

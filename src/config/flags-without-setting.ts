@@ -30,7 +30,6 @@ export const COMPAT_FLAGS: Readonly<Record<string, FlagWithoutSetting>> = {
   'health-check-timeout': s('no-op', "/healthz answers from Portico's own state, within the kubelet's probe timeout"),
   'post-shutdown-grace-period': s('no-op', 'Portico exits as soon as nginx has quit; --shutdown-grace-period covers the drain'),
   'disable-full-test': b('no-op', 'Portico always runs nginx -t on the whole candidate configuration, and quarantines only the Ingress nginx names'),
-  'disable-svc-external-name': b('no-op', 'Portico never proxies to ExternalName Services (they have no EndpointSlices)'),
   'dynamic-configuration-retries': s('no-op', 'Portico retries pushing endpoints to Lua on every sync until nginx takes them'),
   'enable-annotation-validation': b('no-op', 'always on: every annotation value is checked against its exact syntax'),
   'deep-inspect': b('no-op', 'always on: values are checked by syntax and snippets are parsed (docs/adr/0012)'),

@@ -22,6 +22,13 @@ import { modelMemo } from '../model/memo.js';
 import { targetPolicy } from '../pipeline/target-policy.js';
 import { endpointsOnly } from '../apply/stream.js';
 import { modelOptions } from '../pipeline/build.js';
+import { ExternalNameResolver } from '../sources/external-names.js';
+import { externalNamesOf } from '../model/external-names.js';
+
+/** ExternalName Services' names are resolved again this often (docs/adr/0019). */
+const EXTERNAL_NAME_REFRESH_MS = 30_000;
+/** A sync waits at most this long for the names of Services it sees first; later answers ask for another sync. */
+const EXTERNAL_NAME_WAIT_MS = 2_000;
 
 /** A sync that left nginx serving `model` (plan noop included), for status and Events. */
 export interface AppliedSync {
@@ -54,6 +61,11 @@ export class Controller {
   private backendsGen = 0;
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
+  /** Resolves ExternalName Services' names; undefined with --disable-svc-external-name. */
+  private readonly names: ExternalNameResolver | undefined;
+  /** The resolver's version the last snapshot carried, and that snapshot (the same object while neither changes). */
+  private namesTaken = -1;
+  private merged: { readonly from: Snapshot; readonly names: Snapshot['externalNames']; readonly snap: Snapshot } | undefined;
 
   constructor(
     private readonly config: Config,
@@ -66,6 +78,15 @@ export class Controller {
       this.loop.mark(kind);
     });
     this.problems = new ProblemReporter(log);
+    this.names = config.disableSvcExternalName
+      ? undefined
+      : new ExternalNameResolver({
+          refreshMs: EXTERNAL_NAME_REFRESH_MS,
+          log,
+          changed: () => {
+            this.loop.mark('ExternalName');
+          },
+        });
     this.classes = new ClassNotice(log, modelOptions(config));
     this.tls = new TlsSync(config.workDir, log);
     // A build worker that dies (out of memory, a crash) is replaced, and the sync it took with it is run again.
@@ -107,9 +128,32 @@ export class Controller {
     return { conf: conf?.text ?? '', backends: this.current?.backends ?? '[]', routes: conf?.routes ?? '', routed: new Set(conf?.routeHosts?.keys()), model: this.current?.model };
   }
 
-  /** Ends the build worker (after the sync loop stopped). */
+  /** Ends the build worker and the name resolver (after the sync loop stopped). */
   async close(): Promise<void> {
+    this.names?.stop();
     await this.offload.close();
+  }
+
+  /** The store's snapshot with the ExternalName answers the resolver holds. */
+  private snapshot(): Snapshot {
+    const from = this.store.snapshot();
+    if (!this.names) return from;
+    const names = this.names.current();
+    this.namesTaken = this.names.version;
+    if (this.merged?.from !== from || this.merged.names !== names) this.merged = { from, names, snap: Object.freeze({ ...from, externalNames: names }) };
+    return this.merged.snap;
+  }
+
+  /**
+   * Asks the resolver for the names of the ExternalName Services the store holds and waits a little for new ones.
+   * False when the sync was asked for by answers an earlier sync already took: nothing to do.
+   */
+  private async resolveNames(causes: ReadonlyMap<string, number>): Promise<boolean> {
+    if (!this.names) return true;
+    if (causes.size === 1 && causes.has('ExternalName') && this.names.version === this.namesTaken) return false;
+    this.names.want(externalNamesOf(this.store.snapshot().services));
+    await this.names.settled(EXTERNAL_NAME_WAIT_MS);
+    return true;
   }
 
   /** Called when nginx restarted on its own: its shared dicts are empty, so everything is pushed again. */
@@ -126,6 +170,7 @@ export class Controller {
   /** One sync: snapshot → model → render → skip if equal → plan → apply. */
   async sync(causes: ReadonlyMap<string, number>): Promise<void> {
     const started = Date.now();
+    if (!(await this.resolveNames(causes))) return;
     this.exec.counters.syncs += 1;
     await this.tls.prepare();
     // Endpoint churn is the common change: it only needs the upstreams' endpoints again (model/refresh.ts).
@@ -133,10 +178,10 @@ export class Controller {
     // Stream upstreams are static in nginx.conf (no stream Lua): with a stream section, endpoints need the full build.
     const last = this.lastOk && endpointsOnly(causes, this.current) ? this.current : undefined;
     this.lastOk = false;
-    let snap = this.store.snapshot();
+    let snap = this.snapshot();
     const { model, conf } = last
       ? { model: refreshEndpoints(last.model, snap, targetPolicy(this.config), this.endpointsMemo, this.endpointsFrom), conf: last.conf }
-      : await this.exec.buildTested(() => (snap = this.store.snapshot()));
+      : await this.exec.buildTested(() => (snap = this.snapshot()));
     this.report(model);
     if (!last) this.classes.check(snap);
     this.tls.warnExpiring(model, started);

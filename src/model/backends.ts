@@ -5,6 +5,7 @@ import { DEFAULT_TARGET_POLICY, refuseAddress, type TargetPolicy } from './targe
 import type { Endpoint, Problem, Upstream } from './types.js';
 import type { ModelMemo, SliceEndpoints } from './memo.js';
 import { nsKey, refKey } from './keys.js';
+import { externalPort, type ExternalNames } from './external-names.js';
 
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
@@ -41,6 +42,8 @@ export class BackendIndex {
   private readonly refused = new Map<string, Problem>();
   /** The policy as a memo key: a memo shared by builds under another policy never answers for this one. */
   private readonly policyKey: string;
+  /** ExternalName Services' resolved addresses (set by the build); absent: such Services have no endpoints. */
+  private external: ExternalNames | undefined;
 
   constructor(
     services: readonly Service[],
@@ -60,6 +63,12 @@ export class BackendIndex {
     }
   }
 
+  /** Reads ExternalName Services through `names` from now on. */
+  useExternalNames(names: ExternalNames): this {
+    this.external = names;
+    return this;
+  }
+
   /** Resolves a backend of an Ingress in `namespace`; a missing Service or port gives an upstream with no endpoint. */
   resolve(namespace: string, ref: BackendRef, field: string): Resolved {
     const checks: [string, string | undefined][] = [
@@ -77,6 +86,12 @@ export class BackendIndex {
       problem: { field, reason, code },
     });
     if (!service) return empty(`Service ${namespace}/${ref.serviceName} not found; the path answers 503`, 'ServiceNotFound');
+    if (service.spec?.type === 'ExternalName') {
+      // No EndpointSlices: the name's addresses at the port the reference gives (problems go on the Service).
+      const port = externalPort(service, ref);
+      const up = this.upstream(namespace, ref.serviceName, portLabel, port, this.external?.endpoints(service, port) ?? []);
+      return { ok: true, upstream: { ...up, externalName: service.spec.externalName ?? '' } };
+    }
     const port = (service.spec?.ports ?? []).find((p) => (ref.portName !== undefined ? p.name === ref.portName : p.port === ref.portNumber));
     if (!port) {
       return empty(`Service ${namespace}/${ref.serviceName} has no port ${portLabel}; the path answers 503`, 'ServicePortNotFound');
@@ -92,7 +107,7 @@ export class BackendIndex {
   clusterEndpoint(u: Upstream): Endpoint | string | undefined {
     const id = refKey(u.service.namespace, u.service.name);
     const ip = this.services.get(id)?.spec?.clusterIP;
-    if (u.servicePort === 0 || !this.services.has(id)) return undefined;
+    if (u.servicePort === 0 || !this.services.has(id) || u.externalName !== undefined) return undefined;
     if (ip === undefined || ip === '' || ip === 'None') return `Service ${id} has no cluster IP (headless); service-upstream is ignored and the pod endpoints are used`;
     if (!isIp(ip)) return `Service ${id} has cluster IP ${JSON.stringify(ip.slice(0, 64))}, not an IP address; service-upstream is ignored and the pod endpoints are used`;
     const refused = refuseAddress(ip, u.servicePort, this.policy);

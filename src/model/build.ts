@@ -2,6 +2,7 @@
 import { byName } from './lookup.js';
 import type { ModelOptions, Snapshot } from './input.js';
 import { BackendIndex } from './backends.js';
+import { ExternalNames } from './external-names.js';
 import { classSelector } from './classes.js';
 import { HostOwners } from './hosts.js';
 import { attachRoutes, gatewayClaims } from './gateway/claims.js';
@@ -23,7 +24,8 @@ const NOT_FOUND: Target = { kind: 'not-found' };
 
 /** Builds the model. Pure: the same snapshot and options always give the same model. */
 export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: AnnotationInput = NO_ANNOTATIONS): Model {
-  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo);
+  const external = new ExternalNames(snapshot.externalNames ?? [], opts.disableExternalNames === true, opts.targets);
+  const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo).useExternalNames(external);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
   const attached = opts.gateway ? attachRoutes(snapshot, opts.gateway.controllerName) : undefined;
@@ -58,7 +60,8 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
       const c = canaries.get(u.name);
       const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
-      if (typeof ep === 'string') b.problem(b.serviceUpstreamBy.get(u.name) ?? u.service, 'metadata.annotations.service-upstream', ep, 'degraded');
+      const by = b.serviceUpstreamBy.get(u.name); // none: the ConfigMap's service-upstream asked
+      if (typeof ep === 'string') b.problem(by ?? u.service, by ? 'metadata.annotations.service-upstream' : 'spec.clusterIP', ep, 'degraded');
       if (typeof ep === 'object') u = { ...u, endpoints: [ep], serviceUpstream: true };
       const subset = s?.hashBy !== undefined && s.hashSubset !== undefined ? { hashSubset: s.hashSubset } : {};
       const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', ...subset, affinity: s.affinity ?? null, tuned } : u;
@@ -100,7 +103,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     servers,
     upstreams,
     ingresses: b.served,
-    problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints()],
+    problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints(), ...external.problems()],
     tls: tls.tls,
     ...(stream ? { stream } : {}),
     ...(routed.table ? { gateway: routed.table } : {}),

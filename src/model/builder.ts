@@ -118,7 +118,9 @@ export class Builder {
     }
     if (r.problem) this.problem(ref, r.problem.field, coded(r.problem.code, r.problem.reason), 'degraded');
     if (!this.upstreams.has(r.upstream.name)) this.upstreams.set(r.upstream.name, r.upstream);
-    if (up) this.upstreamSettings.set(r.upstream.name, { ...up, ...this.upstreamSettings.get(r.upstream.name) });
+    // An Ingress's backend (`up` given, {} without annotations) without service-upstream takes the ConfigMap's.
+    const own = up !== undefined && up.serviceUpstream === undefined && this.annotations.serviceUpstream === true ? { ...up, serviceUpstream: true } : up;
+    if (own && Object.keys(own).length > 0) this.upstreamSettings.set(r.upstream.name, { ...own, ...this.upstreamSettings.get(r.upstream.name) });
     if (up?.serviceUpstream !== undefined && !this.serviceUpstreamBy.has(r.upstream.name)) this.serviceUpstreamBy.set(r.upstream.name, ref);
     return { kind: 'upstream', upstream: r.upstream.name, ingress: ref };
   }
@@ -179,7 +181,7 @@ export class Builder {
       });
     });
     if (ing.spec?.defaultBackend) {
-      const plain = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend', settings.upstream);
+      const plain = this.target(ref, ing.spec.defaultBackend, 'spec.defaultBackend', settings.upstream ?? {});
       // The default backend of an Ingress with auth, access lists or an unreadable proxy-ssl-secret is guarded like its paths.
       const guarded = settings.location.auth !== undefined || settings.location.proxySsl?.denied !== undefined;
       const t = plain?.kind === 'upstream' && guarded ? { ...plain, settings: settings.location } : plain;
@@ -207,7 +209,7 @@ export class Builder {
       this.problem(ref, `${field}.path`, bad);
       return;
     }
-    const plain = this.target(ref, p.backend, `${field}.backend`, settings.upstream);
+    const plain = this.target(ref, p.backend, `${field}.backend`, settings.upstream ?? {});
     if (plain?.kind !== 'upstream') return;
     const path = regex ? raw : normalizePath(raw, type);
     const target: Target = settings === NO_SETTINGS ? plain : { ...plain, settings: settings.location, rule: { path, regex } };

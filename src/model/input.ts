@@ -28,6 +28,16 @@ export interface KubeObject {
   };
 }
 
+/**
+ * What the controller resolved a Service's `spec.externalName` to (src/sources/external-names.ts): every address, or
+ * why none. Not an API object: the controller adds these to the snapshot; the model never resolves anything.
+ */
+export interface ResolvedName {
+  readonly name: string;
+  readonly addresses: readonly string[];
+  readonly error?: string;
+}
+
 /** Every object the model may read, frozen; arrays in no particular order. */
 export interface Snapshot {
   readonly ingresses: readonly Ingress[];
@@ -43,6 +53,8 @@ export interface Snapshot {
   readonly referenceGrants?: readonly ReferenceGrant[];
   /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
   readonly namespaces?: readonly Namespace[];
+  /** ExternalName Services' names as resolved; absent or missing a name: not resolved yet (no endpoints). */
+  readonly externalNames?: readonly ResolvedName[];
 }
 
 /** The parts of the configuration translation depends on. */
@@ -68,6 +80,8 @@ export interface ModelOptions {
   readonly stream?: StreamOptions;
   /** Gateway API translation (model/gateway/), with --enable-gateway-api; absent: Gateway API objects are ignored. */
   readonly gateway?: GatewayOptions;
+  /** --disable-svc-external-name: ExternalName Services get no endpoints (a Warning on each); absent: false. */
+  readonly disableExternalNames?: boolean;
   /** Work kept between builds by the caller (model/memo.ts); absent: everything is computed. */
   readonly memo?: ModelMemo;
 }

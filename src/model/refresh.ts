@@ -45,7 +45,7 @@ export function refreshEndpoints(model: Model, snap: Snapshot, targets?: TargetP
   }
   const index = new BackendIndex(services, slices, 'round_robin', targets, memo);
   const upstreams = model.upstreams.map((u): Upstream => {
-    if (u.servicePort === 0) return u;
+    if (u.servicePort === 0 || u.externalName !== undefined) return u; // no EndpointSlices: a Service change rebuilds
     if (changedServices && !changedServices.has(refKey(u.service.namespace, u.service.name))) return u;
     const r = index.resolve(u.service.namespace, { serviceName: u.service.name, portNumber: u.servicePort, portName: undefined }, 'refresh');
     // service-upstream keeps its cluster IP; its pods are still read, so their refusals are reported as a build does.

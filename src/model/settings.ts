@@ -205,6 +205,8 @@ export interface GlobalSettings extends GlobalAuthSettings, TrafficGlobals, Http
   readonly allowSnippetAnnotations: boolean | undefined;
   readonly annotationsRiskLevel: RiskLevel | undefined;
   readonly strictValidatePathType: boolean;
+  /** `service-upstream`: the default of the Ingress annotation of the same name. */
+  readonly serviceUpstream: boolean;
   readonly blockCidrs: readonly string[];
   readonly blockUserAgents: readonly string[];
 }
@@ -258,6 +260,7 @@ export const GLOBAL_DEFAULTS: GlobalSettings = Object.freeze({
   allowSnippetAnnotations: undefined,
   annotationsRiskLevel: undefined,
   strictValidatePathType: true,
+  serviceUpstream: false,
   blockCidrs: [],
   blockUserAgents: [],
   ...GLOBAL_AUTH_DEFAULTS,
@@ -273,6 +276,8 @@ export interface ResolvedHeaders {
 export interface AnnotationInput {
   readonly settings: ReadonlyMap<string, IngressSettings>;
   readonly strictPaths: boolean;
+  /** The ConfigMap's service-upstream: Ingresses without the annotation proxy to the Service's cluster IP; absent: false. */
+  readonly serviceUpstream?: boolean;
 }
 
 export const NO_HEADERS: ResolvedHeaders = Object.freeze({ add: [], proxySet: [] });

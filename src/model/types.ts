@@ -37,6 +37,8 @@ export interface Upstream {
   readonly tuned: boolean;
   /** service-upstream: the one endpoint is the Service's cluster IP, not its pods. */
   readonly serviceUpstream?: boolean;
+  /** An ExternalName Service's name: the endpoints are the addresses it resolved to (model/external-names.ts). */
+  readonly externalName?: string;
   /** Canary policies by route key: requests the Lua balancer may send to another backend instead (docs/adr/0006). */
   readonly canary?: Readonly<Record<string, CanaryPolicy>>;
 }
@@ -74,7 +76,7 @@ export interface Server {
 }
 
 /** What kind of problem it is: the Event reason a user filters on (kubectl get events --field-selector reason=...). */
-export type ProblemCode = 'PathConflict' | 'HostConflict' | 'ServiceNotFound' | 'ServicePortNotFound' | 'SecretProblem' | 'EndpointRefused';
+export type ProblemCode = 'PathConflict' | 'HostConflict' | 'ServiceNotFound' | 'ServicePortNotFound' | 'SecretProblem' | 'EndpointRefused' | 'ExternalNameUnresolved';
 
 /** A problem's text, with its code where the kind is one of ProblemCode's. */
 export type Reason = string | { readonly code: ProblemCode; readonly text: string };

@@ -105,6 +105,7 @@ export class AnnotationStage {
       allowSnippets: global.allowSnippetAnnotations ?? this.config.allowSnippetAnnotations,
       snippetMode: this.config.snippetMode,
       strictPaths: global.strictValidatePathType,
+      serviceUpstream: global.serviceUpstream,
       ours: classSelector(snap.ingressClasses, opts),
       auth: global,
       targets: opts.targets,

@@ -24,6 +24,7 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     watchIngressWithoutClass: config.watchIngressWithoutClass,
     ingressClassByName: config.ingressClassByName,
     disableCatchAll: config.disableCatchAll,
+    disableExternalNames: config.disableSvcExternalName,
     defaultBackendService: config.defaultBackendService,
     loadBalance: config.defaultLoadBalance,
     strictHostOwnership: config.strictHostOwnership,

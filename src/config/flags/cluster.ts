@@ -27,6 +27,12 @@ export const CLUSTER_FLAGS = {
   ingressClassByName: toggle('ingress-class-by-name', false, 'also serve Ingresses whose spec.ingressClassName is --ingress-class, whatever controller that IngressClass names'),
   /** --disable-catch-all: Ingresses with a spec.defaultBackend are ignored whole, as ingress-nginx's store ignores them. */
   disableCatchAll: toggle('disable-catch-all', false, 'ignore every Ingress that has a spec.defaultBackend (its rules too), so no tenant can take the catch-all server'),
+  /** --disable-svc-external-name: ExternalName Services are not resolved and get no endpoints (docs/adr/0019). */
+  disableSvcExternalName: toggle(
+    'disable-svc-external-name',
+    false,
+    'ignore Services of type ExternalName: paths to them answer 503 (else Portico resolves the name and proxies to the addresses the target policy allows)',
+  ),
   /** Watch and serve Gateway API objects (docs/gateway-api.md). */
   enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
   /** The GatewayClass spec.controllerName Portico handles. */

@@ -1,6 +1,7 @@
 // ingress-nginx e2e tcpudp/tcp.go: --tcp-services-configmap exposes a Service on a TCP port of its own (here the echo
 // backend, spoken to in HTTP through the stream proxy); pointing the port at another Service reloads nginx and the
-// other backend answers. An ExternalName Service there is an open gap: the stream section takes endpoints only.
+// other backend answers. An ExternalName Service there is served at what its name resolves to (`localhost` here),
+// at the targetPort of the Service port the entry names (docs/adr/0019).
 import { after, before, describe, test } from 'node:test';
 import { backendObjects, configMap } from '../../support/manifests.js';
 import { freePort, get, until } from '../../support/portico.js';
@@ -39,7 +40,7 @@ void describe('tcpudp/tcp.go', () => {
     await until('echo answers on the TCP port', async () => (await through()) === 'echo', 20_000);
   });
 
-  test('should expose an ExternalName TCP service', { todo: 'ExternalName Services in tcp-services-configmap' }, async () => {
+  test('should expose an ExternalName TCP service', async () => {
     await s.put(
       'external.json',
       [
