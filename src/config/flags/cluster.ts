@@ -28,7 +28,7 @@ export const CLUSTER_FLAGS = {
   /** --disable-catch-all: Ingresses with a spec.defaultBackend are ignored whole, as ingress-nginx's store ignores them. */
   disableCatchAll: toggle('disable-catch-all', false, 'ignore every Ingress that has a spec.defaultBackend (its rules too), so no tenant can take the catch-all server'),
   /** Watch and serve Gateway API objects (docs/gateway-api.md). */
-  enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
+  enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes and GRPCRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
   /** The GatewayClass spec.controllerName Portico handles. */
   gatewayControllerName: text('gateway-controller-name', 'portico.dev/gateway-controller', 'GatewayClass spec.controllerName handled', parseControllerName),
   defaultBackendService: optional('default-backend-service', 'namespace/name of the Service for unmatched requests', parseObjectRef),
