@@ -200,6 +200,19 @@ describe('Gateway API GRPCRoute through real nginx', () => {
     assert.match(line, /BackendNotFound: Service default\/missing not found/);
   });
 
+  test('a GRPCRoute added while running is served; deleted, its calls are UNIMPLEMENTED again', async () => {
+    const late = grpcRoute('late', {
+      parentRefs: [{ name: 'web', sectionName: 'https' }],
+      hostnames: ['grpc.test'],
+      rules: [{ matches: [exact('portico.test.Echo', 'EchoThree')], backendRefs: [to('v2')] }],
+    });
+    await writeManifests(dir, 'late.yaml', [late]);
+    await until('EchoThree served by the new route', async () => (await backendOf('grpc.test', ECHO_THREE)) === 'v2', 15_000);
+    assert.equal(await backendOf('grpc.test', ECHO), 'v1', 'the older route still serves its methods');
+    rmSync(join(dir, 'late.yaml'));
+    await until('EchoThree unimplemented again', async () => (await backendOf('grpc.test', ECHO_THREE)) === `code ${UNIMPLEMENTED}`, 15_000);
+  });
+
   test('/debug/gateway: GRPCRoute parents; on an HTTP listener NotAllowedByListeners; HTTPS listeners list GRPCRoute', async () => {
     const doc = JSON.parse((await get(p.healthz, 'localhost', '/debug/gateway')).body) as GatewayDoc;
     const parent = (name: string): string[] => (doc.grpcRoutes.find((r) => r.name === name)?.parents[0]?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}`);
