@@ -3,13 +3,12 @@ import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Snapshot } from '../input.js';
 import type { PathRule } from '../routes.js';
 import type { ObjectRef, Target } from '../types.js';
-import type { BackendObjectReference, GRPCRoute, HTTPBackendRef, HTTPRoute, HTTPRouteMatch, HTTPRouteRule, ReferenceGrant } from './api.js';
-import { grpcMatch, grpcRule } from './grpc.js';
+import type { BackendObjectReference, GRPCRoute, HTTPBackendRef, HTTPRoute, HTTPRouteRule, ReferenceGrant } from './api.js';
+import { viewOf, type RouteView } from './route-view.js';
 import { backendFilters, ruleFilters } from './filters.js';
-import { gatewayMatch } from './match.js';
 import { byName } from '../lookup.js';
-import { pathOnly, plainAction, type GatewayAction, type GatewayEntry, type GatewayMatch, type WeightedBackend } from './route-types.js';
-import { refOf, type Attachment, type RouteKind, type ServedListener } from './attach.js';
+import { pathOnly, plainAction, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
+import { refOf, type Attachment, type ServedListener } from './attach.js';
 import { byClaimAge } from '../hosts.js';
 import type { GatewayAttachments } from './claims.js';
 import { granted } from './grants.js';
@@ -138,37 +137,6 @@ function httpsOnly(via: readonly Attachment[]): Set<string> {
 
 /** A gRPC call's backend is reached with grpc_pass over HTTP/2 cleartext (render/settings.ts), as Ingress backend-protocol GRPC. */
 const GRPC_SETTINGS = Object.freeze({ backendProtocol: 'GRPC' as const });
-
-/** An attached route of either kind, with the rules and matches translation serves. */
-interface RouteView {
-  readonly kind: RouteKind;
-  readonly route: HTTPRoute | GRPCRoute;
-  /** `spec.rules[i]` as an HTTPRoute rule (filters, backendRefs), or why it is not served. */
-  rule(i: number): HTTPRouteRule | { field: string; reason: string };
-  /** The validated matches of `spec.rules[i]` (no matches: every request), each or why it is not served. */
-  matches(i: number): readonly (GatewayMatch | { field: string; reason: string })[];
-}
-
-const EVERY_REQUEST: HTTPRouteMatch = { path: { type: 'PathPrefix', value: '/' } };
-
-function viewOf(kind: RouteKind, route: HTTPRoute | GRPCRoute): RouteView {
-  if (kind === 'GRPCRoute') {
-    const rules = (route as GRPCRoute).spec?.rules ?? [];
-    return {
-      kind,
-      route,
-      rule: (i) => grpcRule(rules[i] ?? {}, `spec.rules[${i}]`),
-      matches: (i) => (rules[i]?.matches?.length ? (rules[i]?.matches ?? []) : [{}]).map((m, j) => grpcMatch(m, `spec.rules[${i}].matches[${j}]`)),
-    };
-  }
-  const rules = (route as HTTPRoute).spec?.rules ?? [];
-  return {
-    kind,
-    route,
-    rule: (i) => rules[i] ?? {},
-    matches: (i) => (rules[i]?.matches?.length ? (rules[i]?.matches ?? []) : [EVERY_REQUEST]).map((m, j) => gatewayMatch(m, `spec.rules[${i}].matches[${j}]`)),
-  };
-}
 
 /** The sink a GRPCRoute's Problems go through: its invalid shares answer 503 (gRPC UNAVAILABLE), not 500. */
 function grpcSink(sink: GatewaySink): GatewaySink {
