@@ -153,6 +153,7 @@ test('the model: a plain method route is a grpc_pass location, conditions go to 
       { matches: [{ method: { service: 'pkg.Echo', method: 'Say' } }], backendRefs: [{ name: 'a', port: 80 }] },
       { matches: [{ method: { service: 'pkg.Echo' }, headers: [{ name: 'version', value: 'two' }] }], backendRefs: [{ name: 'b', port: 80 }] },
       { matches: [{ method: { service: 'pkg.Broken' } }], backendRefs: [{ name: 'missing', port: 80 }] },
+      { matches: [{ method: { type: 'RegularExpression', service: 'x"; deny all; #' } }], backendRefs: [{ name: 'a', port: 80 }] },
     ],
   });
   const model = buildModel(snapshot([route]), OPTIONS);
@@ -176,6 +177,9 @@ test('the model: a plain method route is a grpc_pass location, conditions go to 
   // Every location of the host passes over gRPC, the catch-all 404 aside.
   const own = block.slice(0, block.indexOf('server_name', 10) > 0 ? block.indexOf('server_name', 10) : undefined);
   assert.equal((own.match(/proxy_pass /g) ?? []).length, 0, own);
+  // A regex from a route is data for Lua, never nginx.conf text.
+  assert.ok(!conf.includes('deny all'), 'the hostile regex stays out of nginx.conf');
+  assert.ok(JSON.stringify(model.gateway?.locations).includes('deny all'), 'it is a candidate of the route table');
   const broken = model.gateway?.actions.find((a) => a.route.name === 'rpc' && a.rule === 2);
   assert.deepEqual([broken?.failStatus, broken?.grpc, broken?.backends.length], [503, true, 1]);
   const warning = model.problems.find((p) => p.object.kind === 'GRPCRoute' && p.field === 'spec.rules[2].backendRefs[0]');
