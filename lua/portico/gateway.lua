@@ -11,7 +11,8 @@
 --                    "rewrite": { "hostname", "path": { "type", "value" } },
 --                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "mirrorPercent": p,
 --                    "moreMirrors": [ { "endpoints": [...], "percent": p } ] (the rule's further mirrors),
---                    "timeoutMs": n } ],
+--                    "timeoutMs": n,
+--                    "failStatus": 503 (what a share without a valid backend answers; absent: 500) } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
 --                                          "query": [...], "method": "GET", "scheme": "https",
 --                                          "hostSuffix": ".example.com" }, "action": i } ] } }
@@ -120,6 +121,7 @@ local function check_action(a, at)
     if msg then return msg end
   end
   if a.timeoutMs ~= nil and not is_int(a.timeoutMs, 1, 86400000 * 7) then return at .. ".timeoutMs: must be a positive integer" end
+  if a.failStatus ~= nil and a.failStatus ~= 503 then return at .. ".failStatus: must be 503" end
   if a.redirect ~= nil and (type(a.redirect) ~= "table" or not REDIRECT_CODES[a.redirect.statusCode]) then
     return at .. ".redirect.statusCode: must be 301, 302, 303, 307 or 308"
   end
@@ -315,7 +317,8 @@ end
 
 local function apply(a, c, uri)
   if a.redirect then return redirect(a.redirect, uri, c) end
-  if a.total == 0 then return ngx.exit(500) end
+  -- a GRPCRoute's invalid share answers 503, which gRPC clients read as UNAVAILABLE (the GRPCRoute specification)
+  if a.total == 0 then return ngx.exit(a.failStatus or 500) end
   if a.requestHeaders then edit_request_headers(a.requestHeaders) end
   if a.rewrite then
     if a.rewrite.hostname then ngx.req.set_header("Host", a.rewrite.hostname) end
@@ -337,7 +340,7 @@ local function apply(a, c, uri)
     end
   end
   local b = pick_backend(a)
-  if not b.upstream then return ngx.exit(500) end
+  if not b.upstream then return ngx.exit(a.failStatus or 500) end
   -- the backendRef's own filters, after the rule's
   if b.requestHeaders then edit_request_headers(b.requestHeaders) end
   if b.responseHeaders then ctx.portico_gw_backend_response = b.responseHeaders end

@@ -14,11 +14,15 @@ export interface GatewayDoc {
   readonly addressSource: string;
   readonly gatewayClasses: readonly { readonly name: string; readonly conditions: readonly Condition[] }[];
   readonly gateways: readonly ({ readonly namespace: string; readonly name: string } & GatewayStatus)[];
-  readonly httpRoutes: readonly {
-    readonly namespace: string;
-    readonly name: string;
-    readonly parents: readonly { readonly parentRef: ParentReference; readonly conditions: readonly Condition[] }[];
-  }[];
+  readonly httpRoutes: readonly RouteDoc[];
+  readonly grpcRoutes: readonly RouteDoc[];
+}
+
+/** One route of the document: its parents of Portico's Gateways, each with its conditions. */
+export interface RouteDoc {
+  readonly namespace: string;
+  readonly name: string;
+  readonly parents: readonly { readonly parentRef: ParentReference; readonly conditions: readonly Condition[] }[];
 }
 
 export interface AddressFlags {
@@ -61,15 +65,18 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
     const i = key.indexOf('/');
     return { namespace: key.slice(0, i), name: key.slice(i + 1) };
   };
+  const routes = (m: typeof desired.routes): RouteDoc[] =>
+    [...m]
+      .filter(([, parents]) => parents.length > 0)
+      .map(([key, parents]) => ({ ...split(key), parents: parents.map((p) => ({ parentRef: p.parentRef, conditions: p.conditions })) }))
+      .sort(byKey);
   return {
     controllerName,
     addressSource,
     gatewayClasses: [...desired.classes].map(([name, conditions]) => ({ name, conditions })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     gateways: [...desired.gateways].map(([key, s]) => ({ ...split(key), ...s })).sort(byKey),
-    httpRoutes: [...desired.routes]
-      .filter(([, parents]) => parents.length > 0)
-      .map(([key, parents]) => ({ ...split(key), parents: parents.map((p) => ({ parentRef: p.parentRef, conditions: p.conditions })) }))
-      .sort(byKey),
+    httpRoutes: routes(desired.routes),
+    grpcRoutes: routes(desired.grpcRoutes),
   };
 }
 
@@ -89,16 +96,23 @@ export function gatewayTables(doc: GatewayDoc): string {
     ['GATEWAY', 'LISTENER', 'KINDS', 'ROUTES', 'CONDITIONS'],
     doc.gateways.flatMap((g) => g.listeners.map((l) => [refKey(g.namespace, g.name), l.name, l.supportedKinds.map((k) => k.kind).join(','), String(l.attachedRoutes), conds(l.conditions)])),
   );
-  const routes = table(
-    ['HTTPROUTE', 'PARENT', 'CONDITIONS'],
-    doc.httpRoutes.flatMap((r) => r.parents.map((p) => [refKey(r.namespace, r.name), parentName(p.parentRef, r.namespace), conds(p.conditions)])),
-  );
+  const routeTable = (head: string, list: readonly RouteDoc[]): string =>
+    table(
+      [head, 'PARENT', 'CONDITIONS'],
+      list.flatMap((r) => r.parents.map((p) => [refKey(r.namespace, r.name), parentName(p.parentRef, r.namespace), conds(p.conditions)])),
+    );
+  const routes = routeTable('HTTPROUTE', doc.httpRoutes);
+  // GRPCRoutes get their table only where there are some: a Gateway API of HTTPRoutes alone reads as before.
+  const grpc = (doc.grpcRoutes ?? []).length > 0 ? ['', routeTable('GRPCROUTE', doc.grpcRoutes)] : [];
+  const parentsWhy = (kind: string, list: readonly RouteDoc[]): (readonly [string, Condition])[] =>
+    list.flatMap((r) => r.parents.flatMap((p) => p.conditions.map((c) => [`${kind} ${r.namespace}/${r.name} → ${parentName(p.parentRef, r.namespace)}`, c] as const)));
   const why = [
     ...doc.gateways.flatMap((g) => [
       ...g.conditions.map((c) => [`Gateway ${g.namespace}/${g.name}`, c] as const),
       ...g.listeners.flatMap((l) => l.conditions.map((c) => [`Gateway ${g.namespace}/${g.name} listener ${l.name}`, c] as const)),
     ]),
-    ...doc.httpRoutes.flatMap((r) => r.parents.flatMap((p) => p.conditions.map((c) => [`HTTPRoute ${r.namespace}/${r.name} → ${parentName(p.parentRef, r.namespace)}`, c] as const))),
+    ...parentsWhy('HTTPRoute', doc.httpRoutes),
+    ...parentsWhy('GRPCRoute', doc.grpcRoutes ?? []),
   ]
     .filter(([, c]) => (c.type === 'Conflicted' ? c.status === 'True' : c.status !== 'True'))
     .map(([where, c]) => `${where}: ${c.type} ${c.reason}: ${c.message}`);
@@ -110,6 +124,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     listeners,
     '',
     routes,
+    ...grpc,
     '',
     `NOT READY (${why.length})`,
     why.length === 0 ? 'none' : why.join('\n'),

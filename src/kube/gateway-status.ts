@@ -1,5 +1,5 @@
 // Writes the status of Portico's Gateway API objects: GatewayClass Accepted; Gateway Accepted, Programmed, addresses
-// and listeners; HTTPRoute per-parent Accepted/ResolvedRefs. Leader only, only when it differs.
+// and listeners; HTTPRoute and GRPCRoute per-parent Accepted/ResolvedRefs. Leader only, only when it differs.
 //
 // The desired conditions come from model/gateway/status.ts (pure); here they get their lastTransitionTime (kept
 // while a condition's status stays, else the time of the write) and are merged with other controllers' entries.
@@ -187,21 +187,27 @@ export class GatewayStatusWriter {
   }
 
   private async routePass(snapshot: Snapshot, desired: DesiredGatewayStatus, now: string): Promise<void> {
-    for (const r of snapshot.httpRoutes ?? []) {
-      const namespace = r.metadata?.namespace ?? 'default';
-      const name = r.metadata?.name ?? '';
-      const want = desired.routes.get(`${namespace}/${name}`) ?? [];
-      const key = `HTTPRoute/${namespace}/${name}`;
-      const cur = this.current(key, r.metadata?.resourceVersion, r.status as Status | undefined);
-      const mine = (cur.parents ?? []).filter((p) => p.controllerName === this.opts.controllerName);
-      const flat = (ps: readonly RouteParentStatus[]): string => JSON.stringify(ps.map((p) => [parentKey(p), p.conditions.map(bare)]));
-      if (flat(mine) === flat(want)) continue;
-      const old = new Map(mine.map((p) => [parentKey(p), p.conditions]));
-      const parents = [
-        ...(cur.parents ?? []).filter((p) => p.controllerName !== this.opts.controllerName),
-        ...want.map((p) => ({ ...p, conditions: stamped(p.conditions, old.get(parentKey(p)), now) })),
-      ];
-      await this.write(key, { plural: 'httproutes', namespace, name, rv: r.metadata?.resourceVersion }, { parents });
+    const kinds = [
+      { kind: 'HTTPRoute', plural: 'httproutes', list: snapshot.httpRoutes ?? [], want: desired.routes },
+      { kind: 'GRPCRoute', plural: 'grpcroutes', list: snapshot.grpcRoutes ?? [], want: desired.grpcRoutes },
+    ] as const;
+    for (const { kind, plural, list, want: wanted } of kinds) {
+      for (const r of list) {
+        const namespace = r.metadata?.namespace ?? 'default';
+        const name = r.metadata?.name ?? '';
+        const want = wanted.get(`${namespace}/${name}`) ?? [];
+        const key = `${kind}/${namespace}/${name}`;
+        const cur = this.current(key, r.metadata?.resourceVersion, r.status as Status | undefined);
+        const mine = (cur.parents ?? []).filter((p) => p.controllerName === this.opts.controllerName);
+        const flat = (ps: readonly RouteParentStatus[]): string => JSON.stringify(ps.map((p) => [parentKey(p), p.conditions.map(bare)]));
+        if (flat(mine) === flat(want)) continue;
+        const old = new Map(mine.map((p) => [parentKey(p), p.conditions]));
+        const parents = [
+          ...(cur.parents ?? []).filter((p) => p.controllerName !== this.opts.controllerName),
+          ...want.map((p) => ({ ...p, conditions: stamped(p.conditions, old.get(parentKey(p)), now) })),
+        ];
+        await this.write(key, { plural, namespace, name, rv: r.metadata?.resourceVersion }, { parents });
+      }
     }
   }
 

@@ -32,12 +32,15 @@ export function byAge(a: Ingress, b: Ingress): number {
 /** Ingresses keep their `namespace/name` key; other kinds are told apart by kind. */
 const rankKey = (r: ObjectRef): string => (r.kind === 'Ingress' ? refKey(r.namespace, r.name) : `${r.kind}:${r.namespace}/${r.name}`);
 
-/** Served Ingresses and HTTPRoutes, oldest first across both kinds: the age order of path and host conflicts. */
+/** Served Ingresses, HTTPRoutes and GRPCRoutes, oldest first across the kinds: the age order of path and host conflicts. */
 export function ageOrder(served: readonly Ingress[], snapshot: Snapshot, gateway: boolean): ObjectRef[] {
   const all = served.map((ing) => ({ ref: refOf(ing), created: ing.metadata?.creationTimestamp }));
-  if (gateway)
+  if (gateway) {
     for (const r of snapshot.httpRoutes ?? [])
       all.push({ ref: { kind: 'HTTPRoute', namespace: r.metadata?.namespace ?? 'default', name: r.metadata?.name ?? '' }, created: r.metadata?.creationTimestamp });
+    for (const r of snapshot.grpcRoutes ?? [])
+      all.push({ ref: { kind: 'GRPCRoute', namespace: r.metadata?.namespace ?? 'default', name: r.metadata?.name ?? '' }, created: r.metadata?.creationTimestamp });
+  }
   return all.sort(byClaimAge).map((x) => x.ref);
 }
 

@@ -6,7 +6,7 @@ import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
 import type { ModelMemo } from './memo.js';
 import type { StreamOptions } from './stream.js';
-import type { Gateway, GatewayClass, HTTPRoute, ReferenceGrant } from './gateway/api.js';
+import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant } from './gateway/api.js';
 import type { GatewayOptions } from './gateway/translate.js';
 
 export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
@@ -50,6 +50,7 @@ export interface Snapshot {
   readonly gatewayClasses?: readonly GatewayClass[];
   readonly gateways?: readonly Gateway[];
   readonly httpRoutes?: readonly HTTPRoute[];
+  readonly grpcRoutes?: readonly GRPCRoute[];
   readonly referenceGrants?: readonly ReferenceGrant[];
   /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
   readonly namespaces?: readonly Namespace[];
@@ -96,6 +97,7 @@ export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   gatewayClasses: [],
   gateways: [],
   httpRoutes: [],
+  grpcRoutes: [],
   referenceGrants: [],
   namespaces: [],
 });

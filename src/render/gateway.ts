@@ -9,6 +9,7 @@ const I = '            ';
 /** Where a location sends its mirror copies: an internal location of each server that has one (under /_portico, reserved). */
 const GATEWAY_MIRROR_URI = '/_portico_gateway_mirror';
 const BALANCER_PASS = `${I}proxy_pass http://portico_balancer;`;
+const GRPC_PASS = `${I}grpc_pass grpc://portico_balancer;`;
 
 function listOf(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): readonly GatewayCandidate[] {
   return l.gateway !== undefined ? (table?.locations[l.gateway] ?? []) : [];
@@ -30,7 +31,7 @@ function mirrorNames(n: number): { readonly variable: string; readonly uri: stri
   return n === 0 ? { variable: 'portico_gw_mirror', uri: GATEWAY_MIRROR_URI } : { variable: `portico_gw_mirror_${n + 1}`, uri: `${GATEWAY_MIRROR_URI}_${n + 1}` };
 }
 
-function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs' | 'responseHeaders'): boolean {
+function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs' | 'responseHeaders' | 'grpc'): boolean {
   return listOf(table, l).some((c) => {
     const a = table?.actions[c.action];
     // A backendRef's ResponseHeaderModifier needs the same header filter as the rule's.
@@ -52,6 +53,8 @@ export function gatewayLocation(l: Location, lines: readonly string[], table: Ga
   if (l.target.kind === 'not-found') body = [...body.filter((x) => !x.startsWith(`${I}return 404 `)), ...notFoundBody];
   const timeouts = uses(table, l, 'timeoutMs');
   if (timeouts) body = body.map((x) => (x === BALANCER_PASS ? `${I}proxy_pass http://portico_gateway;` : x));
+  // GRPCRoute candidates (model/gateway/table.ts keeps a location's candidates of one protocol): HTTP/2 to the backend.
+  if (uses(table, l, 'grpc')) body = body.map((x) => (x === BALANCER_PASS ? GRPC_PASS : x));
   const mirrors = Array.from({ length: mirrorsOf(table, l) }, (_, n) => mirrorNames(n));
   // A Lua VM entry per response only where some candidate modifies response headers; never twice in one block.
   const filter = !uses(table, l, 'responseHeaders') || body.some((x) => x.includes('header_filter_by_lua')) ? [] : [`${I}header_filter_by_lua_block { require("portico.gateway").header_filter() }`];

@@ -112,6 +112,10 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   return lines;
 }
 
+/** The Gateway API route kinds: their locations take no Ingress TLS redirect. */
+const GATEWAY_ROUTES: ReadonlySet<string> = new Set(['HTTPRoute', 'GRPCRoute']);
+const routeOwned = (owner: { readonly kind: string } | undefined): boolean => owner !== undefined && GATEWAY_ROUTES.has(owner.kind);
+
 /** What TLS asks of one location: 503 for a denied Ingress, or the code of its redirect to HTTPS (0: none). */
 export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { readonly denied: boolean; readonly redirect: number } {
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
@@ -120,7 +124,7 @@ export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { r
   const server = tlsServerOf(tls, host);
   // Gateway API has no ssl-redirect, only RequestRedirect filters: not for a route's location, nor for one of no
   // Ingress where HTTPRoute candidates may take the requests or whose host's TLS is a Gateway listener's.
-  if (owner?.kind === 'HTTPRoute' || (owner === undefined && (l.gateway !== undefined || server?.gateway === true))) return { denied: false, redirect: 0 };
+  if (routeOwned(owner) || (owner === undefined && (l.gateway !== undefined || server?.gateway === true))) return { denied: false, redirect: 0 };
   const hasTls = server?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
   // As ingress-nginx (isLocationInLocationList): the Ingress path, not the request, is compared with the prefixes.

@@ -1,11 +1,12 @@
 // The status Portico's Gateway API objects should carry, from the snapshot: GatewayClass Accepted; Gateway Accepted,
-// Programmed, addresses and per-listener status; HTTPRoute per-parent Accepted and ResolvedRefs.
+// Programmed, addresses and per-listener status; HTTPRoute and GRPCRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
 import type { Snapshot } from '../model/input.js';
 import { byName } from '../model/lookup.js';
-import { GATEWAY_GROUP, type Condition, type Gateway, type HTTPRoute, type ParentReference, type RouteGroupKind } from '../model/gateway/api.js';
-import { allows, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type ServedListener } from '../model/gateway/attach.js';
+import { GATEWAY_GROUP, type Condition, type Gateway, type GRPCRoute, type HTTPRoute, type ParentReference, type RouteGroupKind } from '../model/gateway/api.js';
+import { allows, attach, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type RouteKind, type ServedListener } from '../model/gateway/attach.js';
+import { kindConflicts, listenerKey, routeKey, type AttachedRoute } from '../model/gateway/kind-conflicts.js';
 import { granted } from '../model/gateway/grants.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
 import { nsKey, refKey } from '../model/keys.js';
@@ -50,6 +51,8 @@ export interface DesiredGatewayStatus {
   readonly gateways: ReadonlyMap<string, GatewayStatus>;
   /** Every HTTPRoute, keyed `namespace/name` → Portico's parent entries (empty: Portico writes none, and removes its old ones). */
   readonly routes: ReadonlyMap<string, readonly RouteParentStatus[]>;
+  /** Every GRPCRoute, the same way. */
+  readonly grpcRoutes: ReadonlyMap<string, readonly RouteParentStatus[]>;
 }
 
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
@@ -65,7 +68,7 @@ const outcome = (type: string, o: Outcome, generation: number | undefined): Cond
 /** Programmed of a listener: served, and every reference it needs resolved (unsupported extra route kinds aside). */
 function programmed(j: JudgedListener): Outcome {
   if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
-  if (!j.routeKinds) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute)'];
+  if (!j.routeKinds && !j.grpcKinds) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS)'];
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
   return [true, 'Programmed', `served on ${j.listener.protocol === 'HTTPS' ? '--https-port' : '--http-port'}`];
 }
@@ -76,10 +79,12 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
   const judged = judgeListeners(g, refOf('Gateway', g), snapshot);
   const unsupported = unsupportedAddress(g);
   const listeners = judged.map((j): ListenerStatus => {
-    const attachedRoutes = (snapshot.httpRoutes ?? []).filter((r) => {
-      const ns = r.metadata?.namespace ?? 'default';
-      return allows(j, ns) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
-    }).length;
+    const counts = (list: readonly (HTTPRoute | GRPCRoute)[], kind: RouteKind): number =>
+      list.filter((r) => {
+        const ns = r.metadata?.namespace ?? 'default';
+        return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
+      }).length;
+    const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute');
     return {
       name: j.listener.name,
       supportedKinds: j.supportedKinds,
@@ -129,21 +134,31 @@ function supportedVersion(bundle: ReadonlyMap<string, string | undefined>): Outc
   return [true, 'SupportedVersion', `Gateway API CRD bundle version ${seen.join(', ')} is supported`];
 }
 
-/** Accepted for one parentRef of a route: attached through some listener, or the specification's reason why not. */
-function accepted(route: HTTPRoute, p: ParentReference, listeners: readonly ServedListener[]): [boolean, string, string] {
+/**
+ * Accepted for one parentRef of a route: attached through some listener, or the specification's reason why not.
+ * `conflicts`: the listeners (listenerKey) where an older route of the other kind keeps the route's hostnames.
+ */
+function accepted(route: HTTPRoute | GRPCRoute, kind: RouteKind, p: ParentReference, listeners: readonly ServedListener[], conflicts?: ReadonlyMap<string, string>): [boolean, string, string] {
   const ns = route.metadata?.namespace ?? 'default';
   const named = listeners.filter((s) => refersTo(p, ns, s));
   if (named.length === 0) return [false, 'NoMatchingParent', "no served listener matches the parentRef (sectionName, port, or a listener Portico does not serve: see the Gateway's Warnings)"];
-  const allowed = named.filter((s) => allows(s, ns));
-  if (allowed.length === 0) return [false, 'NotAllowedByListeners', `the listeners named do not allow routes from namespace ${ns}`];
-  if (!allowed.some((s) => intersectHosts(s.listener.hostname, route.spec?.hostnames ?? []).length > 0)) {
-    return [false, 'NoMatchingListenerHostname', "no hostname of the route intersects the listeners' hostnames"];
+  const allowed = named.filter((s) => allows(s, ns, kind));
+  if (allowed.length === 0) {
+    const why = kind === 'GRPCRoute' ? ' (GRPCRoute attaches to HTTPS listeners only: docs/adr/0019)' : '';
+    return [false, 'NotAllowedByListeners', `the listeners named do not allow ${kind}s from namespace ${ns}${why}`];
+  }
+  const matching = allowed.filter((s) => intersectHosts(s.listener.hostname, route.spec?.hostnames ?? []).length > 0);
+  if (matching.length === 0) return [false, 'NoMatchingListenerHostname', "no hostname of the route intersects the listeners' hostnames"];
+  const free = matching.filter((s) => !conflicts?.has(listenerKey(s)));
+  if (free.length === 0) {
+    const why = conflicts?.get(listenerKey(matching[0] as ServedListener)) ?? '';
+    return [false, 'NotAllowedByListeners', why.replace(/^NotAllowedByListeners: /, '')];
   }
   return [true, 'Accepted', 'the route is attached'];
 }
 
 /** ResolvedRefs of a route: every backendRef a Service that exists and may be referred to. */
-function resolvedRefs(route: HTTPRoute, snapshot: Snapshot): [boolean, string, string] {
+function resolvedRefs(route: HTTPRoute | GRPCRoute, kind: RouteKind, snapshot: Snapshot): [boolean, string, string] {
   const grants = snapshot.referenceGrants ?? [];
   const ns = route.metadata?.namespace ?? 'default';
   for (const [i, rule] of (route.spec?.rules ?? []).entries()) {
@@ -151,8 +166,8 @@ function resolvedRefs(route: HTTPRoute, snapshot: Snapshot): [boolean, string, s
       const where = `spec.rules[${i}].backendRefs[${j}]`;
       if ((b.group ?? '') !== '' || (b.kind ?? 'Service') !== 'Service') return [false, 'InvalidKind', `${where}: ${b.group ?? ''}/${b.kind ?? ''} is not a Service`];
       const to = b.namespace ?? ns;
-      if (to !== ns && !granted(grants, { namespace: ns }, to, 'Service', b.name)) {
-        return [false, 'RefNotPermitted', `${where}: no ReferenceGrant in namespace ${to} lets HTTPRoutes of ${ns} refer to Service ${b.name}`];
+      if (to !== ns && !granted(grants, { namespace: ns, kind }, to, 'Service', b.name)) {
+        return [false, 'RefNotPermitted', `${where}: no ReferenceGrant in namespace ${to} lets ${kind}s of ${ns} refer to Service ${b.name}`];
       }
       if (!byName(snapshot.services, to, b.name)) return [false, 'BackendNotFound', `${where}: Service ${to}/${b.name} not found`];
     }
@@ -193,20 +208,26 @@ export function desiredGatewayStatus(
   const gateways = new Set(mine.map((g) => nsKey(g)));
   const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses)] as const));
   const { served } = servedListeners(snapshot, controllerName);
-  const routes = new Map<string, readonly RouteParentStatus[]>();
-  for (const route of snapshot.httpRoutes ?? []) {
-    const ref = refOf('HTTPRoute', route);
+  const all: AttachedRoute[] = [
+    ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
+    ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),
+  ];
+  const conflicts = kindConflicts(all);
+  const statusOf = (route: HTTPRoute | GRPCRoute, kind: RouteKind): readonly RouteParentStatus[] => {
+    const ref = refOf(kind, route);
     const generation = route.metadata?.generation;
-    const refs = resolvedRefs(route, snapshot);
-    const parents = (route.spec?.parentRefs ?? [])
+    const refs = resolvedRefs(route, kind, snapshot);
+    return (route.spec?.parentRefs ?? [])
       .filter((p) => ours(p, ref.namespace, gateways))
       .map((p): RouteParentStatus => {
-        const a = accepted(route, p, served);
-        const why = partial.get(refKey(ref.namespace, ref.name));
+        const a = accepted(route, kind, p, served, conflicts.get(routeKey(ref)));
+        // `partial` names HTTPRoutes (a match refused on a shared host); a GRPCRoute's such Problems are Warnings only.
+        const why = kind === 'HTTPRoute' ? partial.get(refKey(ref.namespace, ref.name)) : undefined;
         const part = why !== undefined && a[0] ? [cond('PartiallyInvalid', true, 'UnsupportedValue', why, generation)] : [];
         return { parentRef: p, controllerName, conditions: [cond('Accepted', ...a, generation), cond('ResolvedRefs', ...refs, generation), ...part] };
       });
-    routes.set(refKey(ref.namespace, ref.name), parents);
-  }
-  return { classes, gateways: gatewayStatuses, routes };
+  };
+  const routes = new Map((snapshot.httpRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'HTTPRoute')] as const));
+  const grpcRoutes = new Map((snapshot.grpcRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'GRPCRoute')] as const));
+  return { classes, gateways: gatewayStatuses, routes, grpcRoutes };
 }

@@ -14,6 +14,7 @@ const FIELDS = {
   gatewayClasses: 'GatewayClass',
   gateways: 'Gateway',
   httpRoutes: 'HTTPRoute',
+  grpcRoutes: 'GRPCRoute',
   referenceGrants: 'ReferenceGrant',
   namespaces: 'Namespace',
 } as const satisfies Record<string, Kind>;

@@ -7,7 +7,7 @@ import { until } from '../support/portico.js';
 import { accessOf, allows, rbacDocs, type Access, type RbacDoc } from '../support/rbac.js';
 import { put, route, startCluster, type Cluster } from '../kube/cluster.js';
 import { NS, addressOf, events, reloadingRoute, replica } from './replicas.js';
-import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
+import { gateway, gatewayClass, grpcRoute, httpRoute } from '../support/gateway.js';
 
 const SA = { namespace: NS, name: 'portico' };
 const key = (a: Access): string => `${a.verb} ${a.group}/${a.resource}${a.namespace === undefined ? '' : ` in ${a.namespace}`}`;
@@ -23,7 +23,14 @@ describe('RBAC against the calls Portico makes', () => {
     docs = await rbacDocs();
     c = await startCluster(['one'], ['default', NS]);
     put(c.api, route('app', 'app.test', 'one'));
-    for (const o of [gatewayClass('portico'), gateway('web', [{ name: 'http' }]), httpRoute('gw', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] })])
+    const rules = [{ backendRefs: [{ name: 'one', port: 80 }] }];
+    // The GRPCRoute on an HTTP listener is not attached (docs/adr/0019), and its status says so: grpcroutes/status is used.
+    for (const o of [
+      gatewayClass('portico'),
+      gateway('web', [{ name: 'http' }]),
+      httpRoute('gw', { parentRefs: [{ name: 'web' }], rules }),
+      grpcRoute('rpc', { parentRefs: [{ name: 'web' }], rules }),
+    ])
       put(c.api, o);
     put(c.api, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }] } });
   });
@@ -36,7 +43,7 @@ describe('RBAC against the calls Portico makes', () => {
     c.api.clearRequests();
     const p = await replica(c, 'rbac-a', []);
     await until('status from the node', () => JSON.stringify(addressOf(c.api, 'app')) === '[{"ip":"203.0.113.9"}]', 10_000);
-    await until('Gateway API status', () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GatewayClass').length > 0, 10_000);
+    await until('Gateway API status', () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GRPCRoute').length > 0 && c.api.writes('GatewayClass').length > 0, 10_000);
     put(c.api, reloadingRoute('more', 'more.test', 'one')); // a new server block: a reload
     await until('the RELOAD Event', () => events(c.api, NS).some((e) => e.reason === 'RELOAD'), 10_000);
     assert.equal(await p.stop(), 0);

@@ -2,7 +2,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { until, type Running } from '../support/portico.js';
-import { gateway, gatewayClass, httpRoute, referenceGrant } from '../support/gateway.js';
+import { gateway, gatewayClass, grpcRoute, httpRoute, referenceGrant } from '../support/gateway.js';
 import { put, route, serves, startCluster, type Cluster } from './cluster.js';
 
 const GROUP = '/apis/gateway.networking.k8s.io/';
@@ -28,24 +28,28 @@ describe('Gateway API source', () => {
     for (const c of clusters) assert.deepEqual(await c.stop(), [0], 'SIGTERM stops Portico with exit code 0');
   });
 
-  test('the four kinds are listed at start, and watched', async () => {
+  test('the five kinds are listed at start, and watched', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);
     for (const o of gatewayObjects()) put(c.api, o);
+    // A GRPCRoute on the HTTP listener: read, and told it does not attach there (docs/adr/0019).
+    put(c.api, grpcRoute('rpc', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] }));
     put(c.api, route('app', 'app.test', 'one'));
     const p = await c.portico();
     await serves(p, 'app.test', 'one');
     await until('the initial lists are logged', () => listedCounts(p) !== undefined);
     const counts = listedCounts(p) ?? {};
-    assert.deepEqual([counts['GatewayClass'], counts['Gateway'], counts['HTTPRoute'], counts['ReferenceGrant']], [1, 1, 1, 1]);
+    assert.deepEqual([counts['GatewayClass'], counts['Gateway'], counts['HTTPRoute'], counts['GRPCRoute'], counts['ReferenceGrant']], [1, 1, 1, 1, 1]);
     // The leader (--update-status, the default) writes GatewayClass Accepted and the route's parent status.
     type Conds = { status?: { conditions?: { type: string; status: string }[]; parents?: { conditions: { type: string; status: string; reason: string }[] }[] } };
-    await until('GatewayClass and HTTPRoute status written', () => {
+    const parentsOf = (kind: string, name: string): string =>
+      JSON.stringify(((c.api.get(kind, 'default', name) as Conds | undefined)?.status?.parents ?? []).map((p) => p.conditions.map((x) => `${x.type}=${x.reason}`)));
+    await until('GatewayClass, HTTPRoute and GRPCRoute status written', () => {
       const cls = (c.api.get('GatewayClass', '', 'portico') as Conds | undefined)?.status?.conditions ?? [];
-      const parents = (c.api.get('HTTPRoute', 'default', 'app') as Conds | undefined)?.status?.parents ?? [];
       return (
         cls.some((x) => x.type === 'Accepted' && x.status === 'True') &&
-        JSON.stringify(parents.map((p) => p.conditions.map((x) => `${x.type}=${x.reason}`))) === '[["Accepted=Accepted","ResolvedRefs=ResolvedRefs"]]'
+        parentsOf('HTTPRoute', 'app') === '[["Accepted=Accepted","ResolvedRefs=ResolvedRefs"]]' &&
+        parentsOf('GRPCRoute', 'rpc') === '[["Accepted=NotAllowedByListeners","ResolvedRefs=ResolvedRefs"]]'
       );
     });
     const watched = new Set(
@@ -57,6 +61,7 @@ describe('Gateway API source', () => {
     assert.deepEqual([...watched].sort(), [
       '/apis/gateway.networking.k8s.io/v1/gatewayclasses',
       '/apis/gateway.networking.k8s.io/v1/gateways',
+      '/apis/gateway.networking.k8s.io/v1/grpcroutes',
       '/apis/gateway.networking.k8s.io/v1/httproutes',
       '/apis/gateway.networking.k8s.io/v1/referencegrants',
     ]);
@@ -92,10 +97,10 @@ describe('Gateway API source', () => {
     assert.ok(warning.includes('install deploy/gateway-api/'));
   });
 
-  test('a cluster with none of the Gateway API CRDs: one info line names the four kinds and the fix, no Warning', async () => {
+  test('a cluster with none of the Gateway API CRDs: one info line names the five kinds and the fix, no Warning', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);
-    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant'];
+    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'ReferenceGrant'];
     // ReferenceGrant is asked for twice: at v1, then at v1beta1.
     for (const kind of kinds)
       c.api.failRequests({ verb: 'list', kind }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: kind === 'ReferenceGrant' ? 2 : 1 });

@@ -124,8 +124,8 @@ describe('Gateway status through the API server double', () => {
       'odd-port [HTTPRoute] 0 Accepted=False/PortUnavailable Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts',
       'grpc-only [] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidRouteKinds Conflicted=False/NoConflicts',
       'mixed [HTTPRoute] 1 Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=False/InvalidRouteKinds Conflicted=False/NoConflicts',
-      'tls [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef Conflicted=False/NoConflicts',
-      'tls-other [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/RefNotPermitted Conflicted=False/NoConflicts',
+      'tls [HTTPRoute,GRPCRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef Conflicted=False/NoConflicts',
+      'tls-other [HTTPRoute,GRPCRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/RefNotPermitted Conflicted=False/NoConflicts',
       'dup-1 [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=True/HostnameConflict',
       'dup-2 [HTTPRoute] 0 Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=True/HostnameConflict',
     ]);

@@ -34,7 +34,7 @@ export const CLUSTER_FLAGS = {
     'ignore Services of type ExternalName: paths to them answer 503 (else Portico resolves the name and proxies to the addresses the target policy allows)',
   ),
   /** Watch and serve Gateway API objects (docs/gateway-api.md). */
-  enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
+  enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes and GRPCRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
   /** The GatewayClass spec.controllerName Portico handles. */
   gatewayControllerName: text('gateway-controller-name', 'portico.dev/gateway-controller', 'GatewayClass spec.controllerName handled', parseControllerName),
   defaultBackendService: optional('default-backend-service', 'namespace/name of the Service for unmatched requests', parseObjectRef),

@@ -1,4 +1,4 @@
-// The Gateway API objects translation reads (standard channel, gateway.networking.k8s.io v1; ReferenceGrant v1beta1), as plain API JSON.
+// The Gateway API objects translation reads (standard channel, gateway.networking.k8s.io v1: HTTPRoute, GRPCRoute; ReferenceGrant v1beta1), as plain API JSON.
 import type { KubeObject } from '../input.js';
 
 export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
@@ -126,4 +126,36 @@ export interface ReferenceGrant extends Meta {
     readonly from?: readonly { readonly group: string; readonly kind: string; readonly namespace: string }[];
     readonly to?: readonly { readonly group: string; readonly kind: string; readonly name?: string }[];
   };
+}
+
+/** GRPCRoute `spec.rules[].matches[].method`: Exact (default) or RegularExpression over the service and the method. */
+export interface GRPCMethodMatch {
+  readonly type?: 'Exact' | 'RegularExpression';
+  readonly service?: string;
+  readonly method?: string;
+}
+
+export interface GRPCRouteMatch {
+  readonly method?: GRPCMethodMatch;
+  readonly headers?: readonly { readonly type?: 'Exact' | 'RegularExpression'; readonly name: string; readonly value: string }[];
+}
+
+/** GRPCRoute filters share HTTPRoute's shapes (header modifiers, RequestMirror, ExtensionRef). */
+export type GRPCRouteFilter = Pick<HTTPRouteFilter, 'type' | 'requestHeaderModifier' | 'responseHeaderModifier' | 'requestMirror' | 'extensionRef'>;
+
+export interface GRPCBackendRef extends BackendObjectReference {
+  readonly weight?: number;
+  readonly filters?: readonly GRPCRouteFilter[];
+}
+
+export interface GRPCRouteRule {
+  readonly name?: string;
+  readonly matches?: readonly GRPCRouteMatch[];
+  readonly filters?: readonly GRPCRouteFilter[];
+  readonly backendRefs?: readonly GRPCBackendRef[];
+}
+
+export interface GRPCRoute extends Meta {
+  readonly spec?: { readonly parentRefs?: readonly ParentReference[]; readonly hostnames?: readonly string[]; readonly rules?: readonly GRPCRouteRule[] };
+  readonly status?: unknown;
 }

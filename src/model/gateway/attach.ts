@@ -1,7 +1,10 @@
 // Which listeners of Portico's Gateways an HTTPRoute attaches to, and the hostnames it serves there (Gateway API semantics).
 import type { Snapshot } from '../input.js';
 import type { ObjectRef } from '../types.js';
-import { GATEWAY_GROUP, type Gateway, type HTTPRoute, type Listener, type ParentReference } from './api.js';
+import { GATEWAY_GROUP, type Gateway, type GRPCRoute, type HTTPRoute, type Listener, type ParentReference } from './api.js';
+
+/** The route kinds Portico serves. */
+export type RouteKind = 'HTTPRoute' | 'GRPCRoute';
 import { judgeListeners, unsupportedAddress } from './listeners.js';
 
 /** A listener Portico serves: HTTP on port 80 (rendered on --http-port), HTTPS on port 443 (--https-port, model/gateway/tls.ts). */
@@ -14,6 +17,8 @@ export interface ServedListener {
   readonly selected?: ReadonlySet<string>;
   /** allowedRoutes.kinds admits HTTPRoute (absent: true). */
   readonly routeKinds?: boolean;
+  /** allowedRoutes.kinds admits GRPCRoute (absent: false; HTTPS listeners only, docs/adr/0019). */
+  readonly grpcKinds?: boolean;
 }
 
 export function refOf(kind: string, obj: { metadata?: { namespace?: string; name?: string } }): ObjectRef {
@@ -87,9 +92,9 @@ export function refersTo(p: ParentReference, routeNs: string, s: ServedListener)
   return p.port === undefined || p.port === s.listener.port;
 }
 
-/** Does the listener's allowedRoutes admit an HTTPRoute of this namespace (from Same, All, Selector; kinds)? */
-export function allows(s: ServedListener, routeNs: string): boolean {
-  if (s.routeKinds === false) return false;
+/** Does the listener's allowedRoutes admit a route of this kind and namespace (from Same, All, Selector; kinds)? */
+export function allows(s: ServedListener, routeNs: string, kind: RouteKind = 'HTTPRoute'): boolean {
+  if (kind === 'HTTPRoute' ? s.routeKinds === false : s.grpcKinds !== true) return false;
   const from = s.listener.allowedRoutes?.namespaces?.from ?? 'Same';
   return from === 'All' || (from === 'Same' && routeNs === s.gateway.namespace) || (from === 'Selector' && s.selected?.has(routeNs) === true);
 }
@@ -103,7 +108,7 @@ export interface Attachment {
 }
 
 /** The hosts a route serves across all its parentRefs (and through which listeners), or the reason it attaches to nothing. */
-export function attach(route: HTTPRoute, listeners: readonly ServedListener[]): { hosts: string[]; via: Attachment[] } | { reason: string } {
+export function attach(route: HTTPRoute | GRPCRoute, listeners: readonly ServedListener[], kind: RouteKind = 'HTTPRoute'): { hosts: string[]; via: Attachment[] } | { reason: string } {
   const ns = route.metadata?.namespace ?? 'default';
   const hosts = new Set<string>();
   let named = false;
@@ -112,15 +117,16 @@ export function attach(route: HTTPRoute, listeners: readonly ServedListener[]): 
   for (const p of route.spec?.parentRefs ?? []) {
     for (const s of listeners.filter((x) => refersTo(p, ns, x))) {
       named = true;
-      if (!allows(s, ns)) continue;
+      if (!allows(s, ns, kind)) continue;
       allowed = true;
       const here = intersectHosts(s.listener.hostname, route.spec?.hostnames ?? []);
-      if (here.length > 0) via.push({ listener: s, hosts: here, route: refOf('HTTPRoute', route) });
+      if (here.length > 0) via.push({ listener: s, hosts: here, route: refOf(kind, route) });
       for (const h of here) hosts.add(h);
     }
   }
   if (hosts.size > 0) return { hosts: [...hosts].sort(), via };
   if (!named) return { reason: "NoMatchingParent: no parentRef names a served listener of a Gateway of Portico's GatewayClass" };
-  if (!allowed) return { reason: 'NotAllowedByListeners: the listeners named do not allow routes from this namespace' };
+  if (!allowed)
+    return { reason: `NotAllowedByListeners: the listeners named do not allow ${kind === 'GRPCRoute' ? 'GRPCRoutes (HTTPS listeners only, docs/adr/0019) or routes' : 'routes'} from this namespace` };
   return { reason: "NoMatchingListenerHostname: no hostname of the route intersects the listeners' hostnames" };
 }

@@ -1,23 +1,27 @@
-// The Gateway API side of one build, attached once: served listeners, each HTTPRoute's attachment, and from them the
+// The Gateway API side of one build, attached once: served listeners, each HTTPRoute's and GRPCRoute's attachment, and from them the
 // claims on host names for host ownership (model/hosts.ts).
 import type { Snapshot } from '../input.js';
 import type { HostClaim } from '../hosts.js';
 import type { ObjectRef } from '../types.js';
-import type { HTTPRoute } from './api.js';
 import { attach, ourGateways, refOf, servedListeners, type ServedListener } from './attach.js';
+import { kindConflicts, withoutConflicts, type AttachedRoute } from './kind-conflicts.js';
 import { nsKey, refKey } from '../keys.js';
 
-/** Portico's served listeners (and why others are not), and every HTTPRoute with where it attached or why not. */
+/** Portico's served listeners (and why others are not), and every HTTPRoute and GRPCRoute with where it attached or why not. */
 export interface GatewayAttachments {
   readonly served: readonly ServedListener[];
   readonly refused: readonly { readonly gateway: ObjectRef; readonly field: string; readonly reason: string }[];
-  readonly routes: readonly { readonly route: HTTPRoute; readonly attached: ReturnType<typeof attach> }[];
+  readonly routes: readonly AttachedRoute[];
 }
 
 /** Computed once per build; read by gatewayClaims and by model/gateway/translate.ts addGatewayRoutes. */
 export function attachRoutes(snapshot: Snapshot, controllerName: string): GatewayAttachments {
   const { served, refused } = servedListeners(snapshot, controllerName);
-  return { served, refused, routes: (snapshot.httpRoutes ?? []).map((route) => ({ route, attached: attach(route, served) })) };
+  const routes: AttachedRoute[] = [
+    ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
+    ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),
+  ];
+  return { served, refused, routes: withoutConflicts(routes, kindConflicts(routes)) };
 }
 
 /**
@@ -31,9 +35,9 @@ export function gatewayClaims(snapshot: Snapshot, controllerName: string, g: Gat
     const host = s.listener.hostname?.toLowerCase();
     if (host) out.push({ ref: s.gateway, created: created.get(refKey(s.gateway.namespace, s.gateway.name)), hosts: [host] });
   }
-  for (const { route, attached } of g.routes) {
+  for (const { route, kind, attached } of g.routes) {
     if ('reason' in attached) continue;
-    out.push({ ref: refOf('HTTPRoute', route), created: route.metadata?.creationTimestamp, hosts: attached.hosts.filter((h) => h !== '') });
+    out.push({ ref: refOf(kind, route), created: route.metadata?.creationTimestamp, hosts: attached.hosts.filter((h) => h !== '') });
   }
   return out;
 }

@@ -17,8 +17,10 @@ export interface JudgedListener {
   /** `spec.listeners[i]` of the Gateway, for Problems. */
   readonly field: string;
   readonly selected?: ReadonlySet<string>;
-  /** allowedRoutes.kinds admits HTTPRoute (the only route kind Portico serves). */
+  /** allowedRoutes.kinds admits HTTPRoute. */
   readonly routeKinds: boolean;
+  /** allowedRoutes.kinds admits GRPCRoute (HTTPS listeners only: docs/adr/0019). */
+  readonly grpcKinds: boolean;
   readonly supportedKinds: readonly RouteGroupKind[];
   /** Accepted (PortUnavailable, UnsupportedProtocol, UnsupportedValue) and Conflicted (HostnameConflict, ProtocolConflict). */
   readonly accepted: Outcome;
@@ -34,6 +36,16 @@ export interface JudgedListener {
 }
 
 const HTTPROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'HTTPRoute' };
+const GRPCROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'GRPCRoute' };
+
+/**
+ * The route kinds a listener of this protocol serves: HTTPRoute, and on HTTPS GRPCRoute too. GRPCRoute on an HTTP
+ * listener would need h2c with prior knowledge beside HTTP/1.1 on one port, which Debian's nginx 1.22 cannot do
+ * (docs/adr/0019), so it is not among an HTTP listener's kinds.
+ */
+function kindsOf(protocol: string): readonly RouteGroupKind[] {
+  return protocol === 'HTTPS' ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
+}
 
 /** Does a Kubernetes label selector (matchLabels and matchExpressions, ANDed) select these labels? Throws on an unknown operator. */
 function selects(sel: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
@@ -142,6 +154,32 @@ export function unsupportedAddress(g: Gateway): { readonly index: number; readon
   return i < 0 ? undefined : { index: i, type: g.spec?.addresses?.[i]?.type ?? '' };
 }
 
+/** Why GRPCRoute is not an HTTP listener's kind, when that is what was asked. */
+function grpcNote(protocol: string, k: RouteGroupKind): string {
+  return protocol === 'HTTP' && k.kind === 'GRPCRoute' ? ': GRPCRoute is served on HTTPS listeners, HTTP/2 by ALPN (docs/adr/0019)' : '';
+}
+
+/**
+ * The route kinds a listener admits (allowedRoutes.kinds, or its protocol's when unset or empty, as the specification
+ * says), those it names that Portico does not serve there (each a Warning pushed to `warnings`), and the served list
+ * for messages.
+ */
+function routeKinds(l: Listener, field: string, warnings: [string, string][]): { supported: readonly RouteGroupKind[]; invalid: readonly RouteGroupKind[]; only: string } {
+  const kinds = l.allowedRoutes?.kinds?.length ? l.allowedRoutes.kinds : undefined;
+  const served = kindsOf(l.protocol);
+  const known = (k: RouteGroupKind): RouteGroupKind | undefined => served.find((x) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === x.kind);
+  const supported = kinds === undefined ? served : served.filter((x) => kinds.some((k) => known(k) === x));
+  const names = served.map((x) => x.kind).join(', ');
+  const only = served.length === 1 ? `${names} only` : names;
+  const invalid = (kinds ?? []).map((k, j) => [k, j] as const).filter(([k]) => known(k) === undefined);
+  for (const [k, j] of invalid)
+    warnings.push([
+      `${field}.allowedRoutes.kinds[${j}]`,
+      `InvalidRouteKinds: ${k.group ?? GATEWAY_GROUP}/${k.kind} is not supported (${only}${grpcNote(l.protocol, k)}); no route of that kind attaches`,
+    ]);
+  return { supported, invalid: invalid.map(([k]) => k), only };
+}
+
 /** Every listener of one Gateway, judged. */
 export function judgeListeners(
   g: Gateway,
@@ -153,18 +191,7 @@ export function judgeListeners(
   return listeners.map((l, i): JudgedListener => {
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
-    // Unset or empty: the protocol's route kinds (HTTPRoute for HTTP and HTTPS), as the specification says.
-    const kinds = l.allowedRoutes?.kinds?.length ? l.allowedRoutes.kinds : undefined;
-    const supported =
-      kinds === undefined
-        ? [HTTPROUTE]
-        : kinds
-            .filter((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute')
-            .map(() => HTTPROUTE)
-            .slice(0, 1);
-    const invalid = (kinds ?? []).map((k, j) => [k, j] as const).filter(([k]) => !((k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute'));
-    for (const [k, j] of invalid)
-      warnings.push([`${field}.allowedRoutes.kinds[${j}]`, `InvalidRouteKinds: ${k.group ?? GATEWAY_GROUP}/${k.kind} is not supported (HTTPRoute only); no route of that kind attaches`]);
+    const { supported, invalid, only } = routeKinds(l, field, warnings);
     let accepted = acceptance(l);
     let selected: ReadonlySet<string> | undefined;
     if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
@@ -173,7 +200,7 @@ export function judgeListeners(
       else selected = s;
     }
     const certs = certificates(l, gateway, snap.secrets, snap.referenceGrants ?? []);
-    const resolvedRefs: Outcome = invalid.length > 0 ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map(([k]) => k.kind).join(', ')} not supported (HTTPRoute only)`] : certs;
+    const resolvedRefs: Outcome = invalid.length > 0 ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map((k) => k.kind).join(', ')} not supported (${only})`] : certs;
     const c = conflicted[i] as Outcome;
     // A listener without certificateRefs has nothing to serve; other certificate failures are served with the default certificate.
     const refusal = !accepted[0]
@@ -188,7 +215,8 @@ export function judgeListeners(
       listener: l,
       field,
       ...(selected ? { selected } : {}),
-      routeKinds: supported.length > 0,
+      routeKinds: supported.includes(HTTPROUTE),
+      grpcKinds: supported.includes(GRPCROUTE),
       supportedKinds: supported,
       accepted,
       conflicted: c,

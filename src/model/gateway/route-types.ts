@@ -76,6 +76,13 @@ export interface GatewayAction {
   readonly moreMirrors?: readonly { readonly upstream: string; readonly percent?: number }[];
   /** timeouts.backendRequest, else timeouts.request, in milliseconds: the upstream connect, send and read timeouts. */
   readonly timeoutMs?: number;
+  /**
+   * What a share without a valid backend answers, when not 500: 503 for a GRPCRoute, which gRPC clients read as
+   * UNAVAILABLE (the GRPCRoute specification's status for an invalid backendRef; a 500 reads as UNKNOWN).
+   */
+  readonly failStatus?: 503;
+  /** A GRPCRoute's rule: its location passes with grpc_pass over h2c (render/gateway.ts), never HTTP/1.1. */
+  readonly grpc?: true;
 }
 
 /** One match of one rule in a location's list: Lua takes the first whose conditions all hold. */
@@ -119,6 +126,7 @@ export function plainAction(a: GatewayAction): boolean {
     a.redirect === undefined &&
     a.rewrite === undefined &&
     a.mirror === undefined &&
-    a.timeoutMs === undefined
+    a.timeoutMs === undefined &&
+    a.failStatus === undefined
   );
 }

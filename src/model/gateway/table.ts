@@ -42,6 +42,12 @@ function keyOf(host: string, l: Location, used: Set<string>): string {
   return key;
 }
 
+/** Why a candidate is not served in a location of the other protocol (an Ingress path and a GRPCRoute on one host). */
+function mixed(host: string, l: Location, grpc: boolean): string {
+  const where = `${l.match === 'exact' ? '= ' : ''}${l.path}`;
+  return `the path ${where} of host ${host || '(every host)'} is served ${grpc ? 'over gRPC' : 'over HTTP/1.1'} by another route or Ingress; a match of the other protocol is not served there`;
+}
+
 function byPrecedence(a: Candidate, b: Candidate): number {
   return comparePrecedence(a.match, b.match) || a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2];
 }
@@ -49,7 +55,7 @@ function byPrecedence(a: Candidate, b: Candidate): number {
 /** The Ingress paths of a tier as candidates: they come before HTTPRoute matches of the same path (docs/adr/0011). */
 function ingressCandidates(rules: ReadonlyMap<string, PathRule> | undefined, owner: string | undefined): Candidate[] {
   return [...(rules?.values() ?? [])]
-    .filter((r) => r.target.kind !== 'upstream' || r.target.ingress.kind !== 'HTTPRoute')
+    .filter((r) => r.target.kind !== 'upstream' || (r.target.ingress.kind !== 'HTTPRoute' && r.target.ingress.kind !== 'GRPCRoute'))
     .filter((r) => owner === undefined || (r.target.kind === 'upstream' && r.target.ingress.namespace === owner))
     .map((r) => ({ match: { path: { type: r.type === 'Exact' ? 'Exact' : 'PathPrefix', value: r.path }, headers: [], query: [] }, order: [-1, 0, 0] }));
 }
@@ -121,11 +127,18 @@ export function gatewayTable(
       if (l.match === 'regex') return l;
       const list: GatewayEntry[] = [];
       let lua = false;
+      // One protocol per location: its own target's (gRPC: backend-protocol GRPC or a GRPCRoute), else the first candidate's.
+      let grpc = l.target.kind === 'upstream' ? l.target.settings?.backendProtocol === 'GRPC' : undefined;
       walk: for (const tier of tiers) {
         for (const c of tier.filter((x) => applies(x.match.path, l)).sort(byPrecedence)) {
           if (!c.entry) break walk;
           // A deeper wildcard is a host of its own, above the host-less tier: the shared-path guard is for one host's paths.
           if (guard && !c.deep && !guard.allows(s.host, c.entry, l)) continue;
+          grpc ??= c.entry.action.grpc === true;
+          if (grpc !== (c.entry.action.grpc === true)) {
+            shared?.problem(c.entry.action.route, `spec.rules[${c.entry.action.rule}]`, mixed(s.host, l, grpc), 'degraded');
+            continue;
+          }
           list.push(c.entry);
           if (!pathOnly(c.entry.match)) {
             lua = true;

@@ -1,11 +1,11 @@
-// HTTPRoutes → the model: attached routes, each match an entry of the route table (model/gateway/table.ts), path-only ones also path rules beside the Ingress ones.
+// HTTPRoutes and GRPCRoutes → the model: attached routes, each match an entry of the route table (model/gateway/table.ts), path-only ones also path rules beside the Ingress ones.
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Snapshot } from '../input.js';
 import type { PathRule } from '../routes.js';
 import type { ObjectRef, Target } from '../types.js';
-import type { BackendObjectReference, HTTPBackendRef, HTTPRoute, HTTPRouteMatch, HTTPRouteRule, ReferenceGrant } from './api.js';
+import type { BackendObjectReference, GRPCRoute, HTTPBackendRef, HTTPRoute, HTTPRouteRule, ReferenceGrant } from './api.js';
+import { viewOf, type RouteView } from './route-view.js';
 import { backendFilters, ruleFilters } from './filters.js';
-import { gatewayMatch } from './match.js';
 import { byName } from '../lookup.js';
 import { pathOnly, plainAction, type GatewayAction, type GatewayEntry, type WeightedBackend } from './route-types.js';
 import { refOf, type Attachment, type ServedListener } from './attach.js';
@@ -31,7 +31,7 @@ export interface GatewayOptions {
 }
 
 /** Oldest first, then namespace/name: the specification's tie-break between routes. */
-function byAge(a: HTTPRoute, b: HTTPRoute): number {
+function byAge(a: HTTPRoute | GRPCRoute, b: HTTPRoute | GRPCRoute): number {
   const ta = a.metadata?.creationTimestamp ?? '9999';
   const tb = b.metadata?.creationTimestamp ?? '9999';
   if (ta !== tb) return ta < tb ? -1 : 1;
@@ -64,8 +64,8 @@ function resolve(sink: GatewaySink, ref: ObjectRef, b: BackendObjectReference, f
     return undefined;
   }
   const ns = b.namespace ?? ref.namespace;
-  if (ns !== ref.namespace && !granted(refs.grants, { namespace: ref.namespace }, ns, 'Service', b.name)) {
-    sink.problem(ref, field, `RefNotPermitted: no ReferenceGrant in namespace ${ns} lets HTTPRoutes of ${ref.namespace} refer to Service ${b.name}; ${then}`, 'degraded');
+  if (ns !== ref.namespace && !granted(refs.grants, { namespace: ref.namespace, kind: ref.kind }, ns, 'Service', b.name)) {
+    sink.problem(ref, field, `RefNotPermitted: no ReferenceGrant in namespace ${ns} lets ${ref.kind}s of ${ref.namespace} refer to Service ${b.name}; ${then}`, 'degraded');
     return undefined;
   }
   if (!byName(refs.services, ns, b.name)) {
@@ -135,23 +135,46 @@ function httpsOnly(via: readonly Attachment[]): Set<string> {
   return out;
 }
 
+/** A gRPC call's backend is reached with grpc_pass over HTTP/2 cleartext (render/settings.ts), as Ingress backend-protocol GRPC. */
+const GRPC_SETTINGS = Object.freeze({ backendProtocol: 'GRPC' as const });
+
+/** The sink a GRPCRoute's Problems go through: its invalid shares answer 503 (gRPC UNAVAILABLE), not 500. */
+function grpcSink(sink: GatewaySink): GatewaySink {
+  const to503 = (r: string): string => r.replace(/answers? 500/g, (m) => `${m.slice(0, -3)}503 (gRPC UNAVAILABLE)`);
+  return {
+    rules: sink.rules,
+    problem: (o, f, r, sev) => {
+      sink.problem(o, f, typeof r === 'string' ? to503(r) : { ...r, text: to503(r.text) }, sev);
+    },
+    target: (ref, backend, field, up, namespace) => sink.target(ref, backend, field, up, namespace),
+    refusal: (ref, host) => sink.refusal(ref, host),
+  };
+}
+
 function addRoute(
-  sink: GatewaySink,
-  route: HTTPRoute,
+  into: GatewaySink,
+  view: RouteView,
   hosts: readonly string[],
   refs: Refs,
   at: { readonly rank: number; readonly entries: GatewayEntry[]; readonly secure: ReadonlySet<string> },
 ): void {
   const { rank, entries, secure } = at;
-  const ref = refOf('HTTPRoute', route);
-  (route.spec?.rules ?? []).forEach((rule, i) => {
-    const action = actionOf(sink, ref, rule, i, refs);
-    if (!action) return;
+  const sink = view.kind === 'GRPCRoute' ? grpcSink(into) : into;
+  const ref = refOf(view.kind, view.route);
+  const settings = view.kind === 'GRPCRoute' ? { settings: GRPC_SETTINGS } : {};
+  (view.route.spec?.rules ?? []).forEach((_, i) => {
+    const rule = view.rule(i);
+    if ('reason' in rule) {
+      sink.problem(ref, rule.field, `${rule.reason}; the rule is not served`);
+      return;
+    }
+    const made = actionOf(sink, ref, rule, i, refs);
+    if (!made) return;
+    const invalidShare = made.backends.length === 0 || made.backends.some((b) => b.upstream === undefined);
+    const action: GatewayAction = view.kind === 'GRPCRoute' ? { ...made, grpc: true, ...(invalidShare ? { failStatus: 503 as const } : {}) } : made;
     const upstream = plainAction(action) ? (action.backends[0]?.upstream ?? LUA_BACKEND) : LUA_BACKEND;
-    const target: Target = { kind: 'upstream', upstream, ingress: ref };
-    const matches: readonly HTTPRouteMatch[] = rule.matches?.length ? rule.matches : [{ path: { type: 'PathPrefix', value: '/' } }];
-    matches.forEach((raw, j) => {
-      const checked = gatewayMatch(raw, `spec.rules[${i}].matches[${j}]`);
+    const target: Target = { kind: 'upstream', upstream, ingress: ref, ...settings };
+    view.matches(i).forEach((checked, j) => {
       if ('reason' in checked) {
         sink.problem(ref, checked.field, `${checked.reason}; the match is not served`);
         return;
@@ -186,13 +209,13 @@ export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: Gatew
   const grants = snapshot.referenceGrants ?? [];
   const attachments: Attachment[] = [];
   const entries: GatewayEntry[] = [];
-  for (const [rank, { route, attached: a }] of [...g.routes].sort((x, y) => byAge(x.route, y.route)).entries()) {
+  for (const [rank, { route, kind, attached: a }] of [...g.routes].sort((x, y) => byAge(x.route, y.route)).entries()) {
     if ('reason' in a) {
-      if ((route.spec?.parentRefs ?? []).length > 0 && served.length > 0 && !a.reason.startsWith('NoMatchingParent')) sink.problem(refOf('HTTPRoute', route), 'spec.parentRefs', a.reason);
+      if ((route.spec?.parentRefs ?? []).length > 0 && served.length > 0 && !a.reason.startsWith('NoMatchingParent')) sink.problem(refOf(kind, route), 'spec.parentRefs', a.reason);
       continue;
     }
     attachments.push(...a.via);
-    addRoute(sink, route, a.hosts, { grants, services: snapshot.services }, { rank, entries, secure: httpsOnly(a.via) });
+    addRoute(sink, viewOf(kind, route), a.hosts, { grants, services: snapshot.services }, { rank, entries, secure: httpsOnly(a.via) });
   }
   const created = new Map((snapshot.gateways ?? []).map((gw) => [`${gw.metadata?.namespace ?? 'default'}/${gw.metadata?.name ?? ''}`, gw.metadata?.creationTimestamp]));
   const age = (s: ServedListener): { ref: ObjectRef; created: string | undefined } => ({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`) });
