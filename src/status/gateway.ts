@@ -144,7 +144,7 @@ function accepted(route: HTTPRoute | GRPCRoute, kind: RouteKind, p: ParentRefere
   if (named.length === 0) return [false, 'NoMatchingParent', "no served listener matches the parentRef (sectionName, port, or a listener Portico does not serve: see the Gateway's Warnings)"];
   const allowed = named.filter((s) => allows(s, ns, kind));
   if (allowed.length === 0) {
-    const why = kind === 'GRPCRoute' ? ' (GRPCRoute attaches to HTTPS listeners only: docs/adr/0019)' : '';
+    const why = kind === 'GRPCRoute' ? ' (GRPCRoute attaches to HTTPS listeners only: docs/adr/0020)' : '';
     return [false, 'NotAllowedByListeners', `the listeners named do not allow ${kind}s from namespace ${ns}${why}`];
   }
   const matching = allowed.filter((s) => intersectHosts(s.listener.hostname, route.spec?.hostnames ?? []).length > 0);

@@ -24,7 +24,7 @@ describe('RBAC against the calls Portico makes', () => {
     c = await startCluster(['one'], ['default', NS]);
     put(c.api, route('app', 'app.test', 'one'));
     const rules = [{ backendRefs: [{ name: 'one', port: 80 }] }];
-    // The GRPCRoute on an HTTP listener is not attached (docs/adr/0019), and its status says so: grpcroutes/status is used.
+    // The GRPCRoute on an HTTP listener is not attached (docs/adr/0020), and its status says so: grpcroutes/status is used.
     for (const o of [
       gatewayClass('portico'),
       gateway('web', [{ name: 'http' }]),

@@ -1,6 +1,6 @@
 // End to end, local mode, real nginx: GRPCRoutes on a Gateway's HTTPS listeners (HTTP/2 by ALPN) to real gRPC
 // backends over h2c: method matches (exact, service only), header matches, weights, hostnames, filters, no match,
-// an invalid backend, and the status of a GRPCRoute on an HTTP listener (docs/adr/0019).
+// an invalid backend, and the status of a GRPCRoute on an HTTP listener (docs/adr/0020).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -32,7 +32,7 @@ describe('Gateway API source', () => {
     const c = await startCluster(['one']);
     clusters.push(c);
     for (const o of gatewayObjects()) put(c.api, o);
-    // A GRPCRoute on the HTTP listener: read, and told it does not attach there (docs/adr/0019).
+    // A GRPCRoute on the HTTP listener: read, and told it does not attach there (docs/adr/0020).
     put(c.api, grpcRoute('rpc', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] }));
     put(c.api, route('app', 'app.test', 'one'));
     const p = await c.portico();

@@ -1,5 +1,5 @@
 // GRPCRoute, unit level: method matches as HTTP/2 paths, refused matches and filters naming their field, the route
-// kinds of HTTP and HTTPS listeners (docs/adr/0019), a GRPCRoute and an HTTPRoute on one hostname of one listener, and
+// kinds of HTTP and HTTPS listeners (docs/adr/0020), a GRPCRoute and an HTTPRoute on one hostname of one listener, and
 // the model and nginx.conf a GRPCRoute makes (grpc_pass, 503 for an invalid backend).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -119,7 +119,7 @@ test('route kinds: HTTPS listeners admit GRPCRoute, HTTP listeners do not (and s
       ['asks', 'HTTPRoute', true, false, 'InvalidRouteKinds'],
     ],
   );
-  assert.match(judged[2]?.warnings[0]?.[1] ?? '', /GRPCRoute is served on HTTPS listeners.*docs\/adr\/0019/);
+  assert.match(judged[2]?.warnings[0]?.[1] ?? '', /GRPCRoute is served on HTTPS listeners.*docs\/adr\/0020/);
 });
 
 test('a GRPCRoute and an HTTPRoute on one hostname of one listener: the older keeps it, the newer is not accepted there', () => {

@@ -17,7 +17,7 @@ export interface ServedListener {
   readonly selected?: ReadonlySet<string>;
   /** allowedRoutes.kinds admits HTTPRoute (absent: true). */
   readonly routeKinds?: boolean;
-  /** allowedRoutes.kinds admits GRPCRoute (absent: false; HTTPS listeners only, docs/adr/0019). */
+  /** allowedRoutes.kinds admits GRPCRoute (absent: false; HTTPS listeners only, docs/adr/0020). */
   readonly grpcKinds?: boolean;
 }
 
@@ -127,6 +127,6 @@ export function attach(route: HTTPRoute | GRPCRoute, listeners: readonly ServedL
   if (hosts.size > 0) return { hosts: [...hosts].sort(), via };
   if (!named) return { reason: "NoMatchingParent: no parentRef names a served listener of a Gateway of Portico's GatewayClass" };
   if (!allowed)
-    return { reason: `NotAllowedByListeners: the listeners named do not allow ${kind === 'GRPCRoute' ? 'GRPCRoutes (HTTPS listeners only, docs/adr/0019) or routes' : 'routes'} from this namespace` };
+    return { reason: `NotAllowedByListeners: the listeners named do not allow ${kind === 'GRPCRoute' ? 'GRPCRoutes (HTTPS listeners only, docs/adr/0020) or routes' : 'routes'} from this namespace` };
   return { reason: "NoMatchingListenerHostname: no hostname of the route intersects the listeners' hostnames" };
 }

@@ -19,7 +19,7 @@ export interface JudgedListener {
   readonly selected?: ReadonlySet<string>;
   /** allowedRoutes.kinds admits HTTPRoute. */
   readonly routeKinds: boolean;
-  /** allowedRoutes.kinds admits GRPCRoute (HTTPS listeners only: docs/adr/0019). */
+  /** allowedRoutes.kinds admits GRPCRoute (HTTPS listeners only: docs/adr/0020). */
   readonly grpcKinds: boolean;
   readonly supportedKinds: readonly RouteGroupKind[];
   /** Accepted (PortUnavailable, UnsupportedProtocol, UnsupportedValue) and Conflicted (HostnameConflict, ProtocolConflict). */
@@ -41,7 +41,7 @@ const GRPCROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'GRPCRoute' };
 /**
  * The route kinds a listener of this protocol serves: HTTPRoute, and on HTTPS GRPCRoute too. GRPCRoute on an HTTP
  * listener would need h2c with prior knowledge beside HTTP/1.1 on one port, which Debian's nginx 1.22 cannot do
- * (docs/adr/0019), so it is not among an HTTP listener's kinds.
+ * (docs/adr/0020), so it is not among an HTTP listener's kinds.
  */
 function kindsOf(protocol: string): readonly RouteGroupKind[] {
   return protocol === 'HTTPS' ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
@@ -156,7 +156,7 @@ export function unsupportedAddress(g: Gateway): { readonly index: number; readon
 
 /** Why GRPCRoute is not an HTTP listener's kind, when that is what was asked. */
 function grpcNote(protocol: string, k: RouteGroupKind): string {
-  return protocol === 'HTTP' && k.kind === 'GRPCRoute' ? ': GRPCRoute is served on HTTPS listeners, HTTP/2 by ALPN (docs/adr/0019)' : '';
+  return protocol === 'HTTP' && k.kind === 'GRPCRoute' ? ': GRPCRoute is served on HTTPS listeners, HTTP/2 by ALPN (docs/adr/0020)' : '';
 }
 
 /**
