@@ -34,7 +34,7 @@ function escapeRegex(path: string): string {
 }
 
 function redirects(s: LocationSettings): string[] {
-  const out: string[] = [];
+  const out: string[] = s.relativeRedirects === true ? [`${I}absolute_redirect off;`] : [];
   if (s.redirect) out.push(`${I}return ${int(s.redirect.code)} ${quote(s.redirect.url)};`);
   if (s.appRoot !== undefined) out.push(`${I}if ($uri = /) { return 302 ${quoteAfter('$scheme://$http_host', s.appRoot)}; }`);
   return out;
