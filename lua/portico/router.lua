@@ -28,6 +28,7 @@ local ffivar = require("portico.ffivar")
 local store = require("portico.store")
 local balancer = require("portico.balancer")
 local metrics_label = require("portico.metrics").label
+local metrics_undefined = require("portico.metrics").undefined
 -- X-Request-ID (docs/adr/0015): the catch-all server renders no set_by_lua line in dynamic mode; route(), already a
 -- rewrite hook, sets $portico_request_id itself (one Lua entry less per request). Optional: absent, nginx's
 -- $request_id is used.
@@ -180,6 +181,12 @@ function _M.match(host, uri)
   return pick(host_entry(host), uri)
 end
 
+-- The built-in 404; from the catch-all's entry, for a host no Ingress defines (metrics-per-undefined-host counts it).
+local function not_found(r, e)
+  if e == default then metrics_undefined(r) end
+  return ngx_exec(NOT_FOUND)
+end
+
 -- rewrite_by_lua of the catch-all server's `location /` (dynamic mode): what the rendered location of the picked
 -- path would do, in its order: the HTTPS redirect (ssl-redirect), the backend and metrics labels, the canary route
 -- key, then the balancer's rewrite step where a rendered location would have it (canary, cookie affinity, a tuned
@@ -198,10 +205,10 @@ function _M.route()
   local e = host_entry(host)
   local t = pick(e, var_get(r, "uri") or "/")
   if e.hsts then var_set(r, "portico_route_hsts", var_get(r, "portico_hsts") or "") end
-  if t == nil then return ngx_exec(NOT_FOUND) end
+  if t == nil then return not_found(r, e) end
   if t.denied then return ngx_exit(503) end
   if t.redirect and var_get(r, "scheme") == "http" then return ngx_redirect("https://" .. host .. ngx_var.request_uri, t.redirect) end
-  if not t.found then return ngx_exec(NOT_FOUND) end
+  if not t.found then return not_found(r, e) end
   var_set(r, "portico_backend", t.backend)
   -- the labels go to portico.metrics directly: it would only read $portico_metrics back in the log phase
   if t.metrics then metrics_label(r, t.metrics) end

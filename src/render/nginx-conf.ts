@@ -42,6 +42,8 @@ export interface RenderOptions {
   readonly resolvers?: readonly string[];
   /** Per-request metrics in the log phase (render/metrics.ts); off when absent. */
   readonly metrics?: boolean;
+  /** --metrics-per-undefined-host: requests for hosts no Ingress defines are counted under their host (render/metrics.ts). */
+  readonly metricsUndefinedHosts?: boolean;
   /** --enable-dynamic-routes: hosts in the dynamic set go to the Lua route table, not server blocks (docs/adr/0014). */
   readonly dynamicRoutes?: boolean;
   /** Server blocks kept between renders (render/memo.ts); absent: every block is rendered. */
@@ -151,7 +153,7 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     '    lua_shared_dict portico_certificates 32m;',
     ...metricsHttpLines(o.metrics === true),
     '    init_by_lua_block { require("portico.configuration").init() }',
-    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true)} require("portico.request_id").init_worker()${tracingInitWorker(g, traces)} }`,
+    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true, o.metricsUndefinedHosts === true)} require("portico.request_id").init_worker()${tracingInitWorker(g, traces)} }`,
     '    upstream portico_balancer {',
     '        server 0.0.0.1;',
     '        balancer_by_lua_block { require("portico.balancer").balance() }',
@@ -288,7 +290,10 @@ function server(
   const marks: [number, number][] = [];
   const lines = head;
   for (const l of s.locations) {
-    const extra = [...tlsLocationLines(tls, s.host, l), ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)];
+    const extra = [
+      ...tlsLocationLines(tls, s.host, l),
+      ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined, o.metricsUndefinedHosts),
+    ];
     const block = gatewayLocation(l, location(l, ctx, extra, upstreams, { server: s, metrics: o.metrics === true }), gateway, notFoundBody(l, ctx));
     marks.push([lines.length, lines.length + block.length - 1]);
     for (const line of block) lines.push(line);
