@@ -207,7 +207,10 @@ function _M.route()
   if e.hsts then var_set(r, "portico_route_hsts", var_get(r, "portico_hsts") or "") end
   if t == nil then return not_found(r, e) end
   if t.denied then return ngx_exit(503) end
-  if t.redirect and var_get(r, "scheme") == "http" then return ngx_redirect("https://" .. host .. ngx_var.request_uri, t.redirect) end
+  -- to $portico_redirect_host (nginx.conf's map: the host without a port, or the forwarded one under use-forwarded-headers)
+  if t.redirect and var_get(r, "scheme") == "http" then
+    return ngx_redirect("https://" .. (var_get(r, "portico_redirect_host") or host) .. ngx_var.request_uri, t.redirect)
+  end
   if not t.found then return not_found(r, e) end
   var_set(r, "portico_backend", t.backend)
   -- the labels go to portico.metrics directly: it would only read $portico_metrics back in the log phase

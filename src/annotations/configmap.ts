@@ -82,7 +82,13 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('use-http2', 'useHttp2', 'true', 'HTTP/2 on the HTTPS port.', v.bool),
   key('ssl-protocols', 'sslProtocols', 'TLSv1.2 TLSv1.3', 'TLS versions offered on the HTTPS port (space-separated).', sslProtocols),
   key('ssl-ciphers', 'sslCiphers', DEFAULT_TLS_SETTINGS.ciphers, 'OpenSSL cipher list for TLS up to 1.2.', sslCiphers),
-  key('use-forwarded-headers', 'useForwardedHeaders', 'false', 'Trusts X-Forwarded-* from the client (behind another proxy).', v.bool),
+  key(
+    'use-forwarded-headers',
+    'useForwardedHeaders',
+    'false',
+    'Trusts X-Forwarded-* from the client (behind another proxy); the HTTP to HTTPS redirect then goes to the first X-Forwarded-Host, without its port.',
+    v.bool,
+  ),
   key('compute-full-forwarded-for', 'computeFullForwardedFor', 'false', 'Appends the client address to X-Forwarded-For instead of replacing it.', v.bool),
   key('forwarded-for-header', 'forwardedForHeader', 'X-Forwarded-For', 'Header holding the client address.', v.headerName),
   key(

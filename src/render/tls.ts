@@ -133,7 +133,7 @@ export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { r
 export function tlsLocationLines(tls: TlsModel, host: string, l: Location): string[] {
   const p = tlsLocationPolicy(tls, host, l);
   if (p.denied) return ['            return 503;'];
-  return p.redirect !== 0 ? [`            if ($scheme = "http") { return ${int(p.redirect)} https://$host$request_uri; }`] : [];
+  return p.redirect !== 0 ? [`            if ($scheme = "http") { return ${int(p.redirect)} https://$portico_redirect_host$request_uri; }`] : [];
 }
 
 /** The host has a certificate of its own (spec.tls) and HSTS is on: its responses over HTTPS carry the header. */
