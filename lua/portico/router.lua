@@ -11,7 +11,8 @@
 --   TARGET = { "backend": "ns_svc_80" | "" (404), "canary": "" | route key, "redirect": 0 | 301..308,
 --              "denied": false, "metrics": "" | "ns|ingress|service|host|upstream",
 --              "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream),
---              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives) }
+--              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives),
+--              "ingress"?: "namespace|ingress|service|port|path" (only when nginx.conf reads $namespace and the like) }
 -- POST /configuration/routes?from=OLD&id=ID  body: a delta, { "hosts": { host: HOST | null (removed) }, "default"?: HOST }
 -- -> 201, or 400 with a message and nothing changed, or 409 for a delta on a table nginx does not hold (validated
 -- and stored by portico.router_config). GET returns what nginx holds.
@@ -80,6 +81,7 @@ local function compile_target(raw)
     redirect = raw.redirect ~= 0 and raw.redirect or nil, denied = raw.denied,
     metrics = raw.metrics ~= "" and raw.metrics or nil, rewrite = raw.rewrite,
     profile = raw.profile ~= "" and raw.profile or nil,
+    ingress = raw.ingress ~= "" and raw.ingress or nil,
   }
 end
 
@@ -216,6 +218,8 @@ function _M.route()
   -- the labels go to portico.metrics directly: it would only read $portico_metrics back in the log phase
   if t.metrics then metrics_label(r, t.metrics) end
   if t.canary then var_set(r, "portico_canary", t.canary) end
+  -- only when something reads ingress-nginx's $namespace, $service_name... (render/ingress-vars.ts)
+  if t.ingress then var_set(r, "portico_ingress", t.ingress) end
   -- a route with directives of its own: its profile's named location (the variables above stay set across it)
   if t.profile then return ngx_exec(t.profile) end
   if t.rewrite then return balancer.rewrite() end

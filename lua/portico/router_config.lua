@@ -41,6 +41,10 @@ local function check_target(t, at)
   if not check.no_controls(t.metrics, 2048) then
     return at .. ".metrics: must be printable, at most 2048"
   end
+  -- optional: "namespace|ingress|service|port|path" for ingress-nginx's $namespace, $service_name...
+  if t.ingress ~= nil and not check.no_controls(t.ingress, 8192) then
+    return at .. ".ingress: must be printable, at most 8192"
+  end
   return nil
 end
 

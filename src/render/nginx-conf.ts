@@ -10,6 +10,7 @@ import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
 import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-http.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { trafficHttp } from './traffic.js';
+import { ingressVarsHttpLines, ingressVarsLines, ingressVarsUsed } from './ingress-vars.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
@@ -44,6 +45,8 @@ export interface RenderOptions {
   readonly metrics?: boolean;
   /** --metrics-per-undefined-host: requests for hosts no Ingress defines are counted under their host (render/metrics.ts). */
   readonly metricsUndefinedHosts?: boolean;
+  /** Set by renderNginxConf: something reads $namespace, $service_name... (render/ingress-vars.ts). */
+  readonly ingressVars?: boolean;
   /** --enable-dynamic-routes: hosts in the dynamic set go to the Lua route table, not server blocks (docs/adr/0014). */
   readonly dynamicRoutes?: boolean;
   /** Server blocks kept between renders (render/memo.ts); absent: every block is rendered. */
@@ -169,6 +172,8 @@ function internalServers(o: RenderOptions, traces: boolean): string[] {
     '        access_log off;',
     '        set $portico_backend "";',
     ...tracingDeclarations(o.global ?? GLOBAL_DEFAULTS, traces),
+    // the ingress variables' maps read it: it exists even before any location sets it (render/ingress-vars.ts)
+    ...(o.ingressVars === true ? ['        set $portico_ingress "";'] : []),
     // Declares the variable the balancer sets when a canary takes a request (empty, uninitialized, elsewhere).
     '        set $proxy_alternative_upstream_name "";',
     '        location /configuration/ {',
@@ -290,10 +295,8 @@ function server(
   const marks: [number, number][] = [];
   const lines = head;
   for (const l of s.locations) {
-    const extra = [
-      ...tlsLocationLines(tls, s.host, l),
-      ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined, o.metricsUndefinedHosts),
-    ];
+    const upstream = l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined;
+    const extra = [...tlsLocationLines(tls, s.host, l), ...ingressVarsLines(o.ingressVars === true, l, upstream), ...metricsLocationLines(o.metrics === true, s, l, upstream, o.metricsUndefinedHosts)];
     const block = gatewayLocation(l, location(l, ctx, extra, upstreams, { server: s, metrics: o.metrics === true }), gateway, notFoundBody(l, ctx));
     marks.push([lines.length, lines.length + block.length - 1]);
     for (const line of block) lines.push(line);
@@ -358,9 +361,10 @@ function lineCount(text: string): number {
 }
 
 /** The whole nginx.conf for a model. */
-export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
+export function renderNginxConf(model: Model, given: RenderOptions): RenderedConf {
+  const o: RenderOptions = ingressVarsUsed(given.global ?? GLOBAL_DEFAULTS, given.headers, model.servers) ? { ...given, ingressVars: true } : given;
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-  const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true, o.memo?.routes) : undefined;
+  const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), { metrics: o.metrics === true, ingressVars: o.ingressVars === true }, o.memo?.routes) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
   const traces = tracingUsed(o.global ?? GLOBAL_DEFAULTS, model.servers);
   const head = [
@@ -371,6 +375,7 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
     ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS),
     ...(dyn && model.tls.settings.hsts ? [ROUTE_HSTS_MAP] : []),
+    ...ingressVarsHttpLines(o.ingressVars === true),
     ...internalServers(o, traces),
   ];
   const blocks = servers(model, o, upstreams, dyn);
