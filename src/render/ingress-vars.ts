@@ -10,7 +10,7 @@ const NAMES = ['namespace', 'ingress_name', 'service_name', 'service_port', 'loc
 const READS = new RegExp(`\\$(\\{(${NAMES.join('|')})\\}|(${NAMES.join('|')})(?![A-Za-z0-9_]))`);
 
 /** True when nginx text (a log format, a snippet, a header value) reads one of the five variables. */
-export const readsIngressVars = (text: string | undefined): boolean => text !== undefined && READS.test(text);
+const readsIngressVars = (text: string | undefined): boolean => text !== undefined && READS.test(text);
 
 /**
  * Whether any of the configuration reads them: the ConfigMap's settings and headers, a server snippet, or an
