@@ -1,7 +1,7 @@
 // Renders the model into nginx.conf text. Pure: the same model and options always give the same text.
 import { sha256 } from '../hash.js';
 import type { Location, Model, Server, Upstream } from '../model/types.js';
-import { clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines, tlsServerOf } from './tls.js';
+import { CERTIFICATE_HOOK, clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines, tlsServerOf } from './tls.js';
 import type { BlockText, RenderMemo } from './memo.js';
 import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
@@ -303,12 +303,15 @@ function server(
   }
   lines.push(
     '    }',
-    ...wwwRedirectServer(
-      s,
-      trafficListens(o, o.httpPort, proxyProtocol)
+    ...wwwRedirectServer(s, [
+      `        ${trafficListens(o, o.httpPort, proxyProtocol)
         .map((l) => l.trim())
-        .join(' '),
-    ),
+        .join(' ')}`,
+      ...(httpsListen(stream, o) === undefined
+        ? trafficListens(o, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}`)
+        : [`        ${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol;`]),
+      CERTIFICATE_HOOK,
+    ]),
   );
   return { text: lines.join('\n'), marks };
 }
