@@ -24,6 +24,8 @@ local ERR = ngx.ERR
 local tonumber = tonumber
 local pairs = pairs
 local str_match = string.match
+local str_gsub = string.gsub
+local str_sub = string.sub
 local concat = table.concat
 
 local _M = {}
@@ -113,10 +115,26 @@ end
 -- one) runs it while metrics are on, and label() keeps nothing while they are off.
 local routed = {}
 local enabled = false -- init_worker() ran: nginx.conf has the dict and the log hook
+-- --metrics-per-undefined-host: a request for a host no Ingress defines (labels UNDEFINED, set by the catch-all
+-- server's 404 locations or handed over by the router) is counted under its $host, with no namespace, Ingress or
+-- Service; without the flag it is not counted. The host is the client's: the operator chose the unbounded label.
+local undefined_hosts = false
+local UNDEFINED = "?"
 
 -- The dynamic router's labels for this request (r: the request, as the router already holds it).
 function _M.label(r, labels)
   if enabled then routed[addr(r)] = labels end
+end
+
+-- The router's mark for a request whose host no Ingress defines (counted only with --metrics-per-undefined-host).
+function _M.undefined(r)
+  if undefined_hosts then routed[addr(r)] = UNDEFINED end
+end
+
+-- The labels of an undefined host's request: its host, made of name characters only ('|' separates the labels).
+local function undefined_labels(r)
+  local host = var(r, "host") or ""
+  return "|||" .. str_sub(str_gsub(host, "[^%w%.%-_:%[%]]", "_"), 1, 253) .. "|"
 end
 
 -- label string -> its upstream (the last field): worked out once per label set, not per request.
@@ -165,6 +183,10 @@ function _M.log()
   local labels = routed[at]
   if labels then routed[at] = nil else labels = var(r, "portico_metrics") end
   if labels == nil or labels == "" then return end
+  if labels == UNDEFINED then
+    if not undefined_hosts then return end
+    labels = undefined_labels(r)
+  end
   local canary = ""
   if switched then
     local backend = var(r, "portico_backend")
@@ -226,9 +248,10 @@ end
 _M.flush = flush
 
 -- init_worker_by_lua: the flush timer. A premature run (the worker is exiting: reload or quit) flushes too.
-function _M.init_worker()
+function _M.init_worker(opts)
   if not ngx.shared[_M.DICT] then return end
   enabled = true
+  undefined_hosts = opts ~= nil and opts.undefined_hosts == true
   local ok, err = ngx.timer.every(FLUSH_SECONDS, function() flush() end)
   if not ok then ngx_log(ERR, "portico: metrics flush timer: ", err) end
 end

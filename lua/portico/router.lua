@@ -12,7 +12,8 @@
 --              "denied": false, "metrics": "" | "ns|ingress|service|host|upstream",
 --              "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream),
 --              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives),
---              "cookiePath"?: "off" | "/path" (where the backend's affinity cookie is set; absent: no affinity) }
+--              "cookiePath"?: "off" | "/path" (where the backend's affinity cookie is set; absent: no affinity),
+--              "ingress"?: "namespace|ingress|service|port|path" (only when nginx.conf reads $namespace and the like) }
 -- POST /configuration/routes?from=OLD&id=ID  body: a delta, { "hosts": { host: HOST | null (removed) }, "default"?: HOST }
 -- -> 201, or 400 with a message and nothing changed, or 409 for a delta on a table nginx does not hold (validated
 -- and stored by portico.router_config). GET returns what nginx holds.
@@ -29,6 +30,7 @@ local ffivar = require("portico.ffivar")
 local store = require("portico.store")
 local balancer = require("portico.balancer")
 local metrics_label = require("portico.metrics").label
+local metrics_undefined = require("portico.metrics").undefined
 -- X-Request-ID (docs/adr/0015): the catch-all server renders no set_by_lua line in dynamic mode; route(), already a
 -- rewrite hook, sets $portico_request_id itself (one Lua entry less per request). Optional: absent, nginx's
 -- $request_id is used.
@@ -81,6 +83,7 @@ local function compile_target(raw)
     metrics = raw.metrics ~= "" and raw.metrics or nil, rewrite = raw.rewrite,
     profile = raw.profile ~= "" and raw.profile or nil,
     cookie_path = raw.cookiePath,
+    ingress = raw.ingress ~= "" and raw.ingress or nil,
   }
 end
 
@@ -182,6 +185,12 @@ function _M.match(host, uri)
   return pick(host_entry(host), uri)
 end
 
+-- The built-in 404; from the catch-all's entry, for a host no Ingress defines (metrics-per-undefined-host counts it).
+local function not_found(r, e)
+  if e == default then metrics_undefined(r) end
+  return ngx_exec(NOT_FOUND)
+end
+
 -- rewrite_by_lua of the catch-all server's `location /` (dynamic mode): what the rendered location of the picked
 -- path would do, in its order: the HTTPS redirect (ssl-redirect), the backend and metrics labels, the canary route
 -- key, then the balancer's rewrite step where a rendered location would have it (canary, cookie affinity, a tuned
@@ -200,15 +209,20 @@ function _M.route()
   local e = host_entry(host)
   local t = pick(e, var_get(r, "uri") or "/")
   if e.hsts then var_set(r, "portico_route_hsts", var_get(r, "portico_hsts") or "") end
-  if t == nil then return ngx_exec(NOT_FOUND) end
+  if t == nil then return not_found(r, e) end
   if t.denied then return ngx_exit(503) end
-  if t.redirect and var_get(r, "scheme") == "http" then return ngx_redirect("https://" .. host .. ngx_var.request_uri, t.redirect) end
-  if not t.found then return ngx_exec(NOT_FOUND) end
+  -- to $portico_redirect_host (nginx.conf's map: the host without a port, or the forwarded one under use-forwarded-headers)
+  if t.redirect and var_get(r, "scheme") == "http" then
+    return ngx_redirect("https://" .. (var_get(r, "portico_redirect_host") or host) .. ngx_var.request_uri, t.redirect)
+  end
+  if not t.found then return not_found(r, e) end
   var_set(r, "portico_backend", t.backend)
   -- the labels go to portico.metrics directly: it would only read $portico_metrics back in the log phase
   if t.metrics then metrics_label(r, t.metrics) end
   if t.canary then var_set(r, "portico_canary", t.canary) end
   if t.cookie_path then var_set(r, "portico_affinity_cookie_path", t.cookie_path) end
+  -- only when something reads ingress-nginx's $namespace, $service_name... (render/ingress-vars.ts)
+  if t.ingress then var_set(r, "portico_ingress", t.ingress) end
   -- a route with directives of its own: its profile's named location (the variables above stay set across it)
   if t.profile then return ngx_exec(t.profile) end
   if t.rewrite then return balancer.rewrite() end

@@ -45,6 +45,10 @@ local function check_target(t, at)
   if cp ~= nil and cp ~= "off" and not (type(cp) == "string" and #cp <= 1024 and str_match(cp, "^/[%w%-._~!&'()*+,=:@/%%]*$")) then
     return at .. ".cookiePath: must be absent, \"off\" or an absolute path of URI characters without ';', at most 1024"
   end
+  -- optional: "namespace|ingress|service|port|path" for ingress-nginx's $namespace, $service_name...
+  if t.ingress ~= nil and not check.no_controls(t.ingress, 8192) then
+    return at .. ".ingress: must be printable, at most 8192"
+  end
   return nil
 end
 

@@ -43,7 +43,7 @@ const ref: v.Parser<string> = (raw) => {
 
 /** nginx variables a log format may use: core names and the families with a suffix. */
 const LOG_VARS =
-  /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|opentelemetry_trace_id|opentelemetry_span_id|portico_backend|proxy_upstream_name|proxy_alternative_upstream_name|best_http_host|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
+  /^(remote_addr|remote_user|remote_port|time_local|time_iso8601|msec|request|request_method|request_uri|uri|args|query_string|status|body_bytes_sent|bytes_sent|request_length|request_time|host|hostname|server_name|server_port|server_addr|scheme|server_protocol|connection|connection_requests|pipe|proxy_protocol_addr|proxy_add_x_forwarded_for|req_id|request_id|opentelemetry_trace_id|opentelemetry_span_id|portico_backend|proxy_upstream_name|proxy_alternative_upstream_name|best_http_host|namespace|ingress_name|service_name|service_port|location_path|ssl_protocol|ssl_cipher|(http|sent_http|upstream_http|cookie|arg)_[a-z0-9_]{1,64}|upstream_(addr|status|response_time|connect_time|header_time|response_length|bytes_received|bytes_sent|cache_status))$/;
 
 /** A log format: printable ASCII; `$` only before a known variable name (an unknown one would fail `nginx -t`). */
 const logFormat: v.Parser<string> = (raw) => {
@@ -82,7 +82,13 @@ export const CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('use-http2', 'useHttp2', 'true', 'HTTP/2 on the HTTPS port.', v.bool),
   key('ssl-protocols', 'sslProtocols', 'TLSv1.2 TLSv1.3', 'TLS versions offered on the HTTPS port (space-separated).', sslProtocols),
   key('ssl-ciphers', 'sslCiphers', DEFAULT_TLS_SETTINGS.ciphers, 'OpenSSL cipher list for TLS up to 1.2.', sslCiphers),
-  key('use-forwarded-headers', 'useForwardedHeaders', 'false', 'Trusts X-Forwarded-* from the client (behind another proxy).', v.bool),
+  key(
+    'use-forwarded-headers',
+    'useForwardedHeaders',
+    'false',
+    'Trusts X-Forwarded-* from the client (behind another proxy); the HTTP to HTTPS redirect then goes to the first X-Forwarded-Host, without its port.',
+    v.bool,
+  ),
   key('compute-full-forwarded-for', 'computeFullForwardedFor', 'false', 'Appends the client address to X-Forwarded-For instead of replacing it.', v.bool),
   key('forwarded-for-header', 'forwardedForHeader', 'X-Forwarded-For', 'Header holding the client address.', v.headerName),
   key(

@@ -147,6 +147,16 @@ export const httpUrl: Parser<string> = (raw) => {
   return ok(raw);
 };
 
+/**
+ * A redirect target: an absolute http(s) URL, or a path on the same host with an optional query (nginx makes it
+ * absolute unless absolute_redirect is off). A path may not start with `//`, which a client reads as another host.
+ */
+export const redirectUrl: Parser<string> = (raw) => {
+  if (!raw.startsWith('/')) return httpUrl(raw);
+  const shape = /^\/(?!\/)[A-Za-z0-9\-._~!&'()*+,;=:@/%]*(\?[A-Za-z0-9\-._~!&'()*+,;=:@/%?]*)?$/;
+  return raw.length <= 2048 && shape.test(raw) ? ok(raw) : bad(`${show(raw)} is not an absolute http or https URL, nor a path starting with a single '/'`);
+};
+
 /** A header name token. */
 export const headerName: Parser<string> = (raw) => (/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/.test(raw) ? ok(raw) : bad(`${show(raw)} is not a header name (letters, digits, '-')`));
 

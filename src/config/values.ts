@@ -86,6 +86,17 @@ export function parseAddressList(flag: string, value: string): readonly string[]
   return list;
 }
 
+/** Comma-separated metric names (--exclude-socket-metrics): letters, digits and underscores each. */
+export function parseNameList(flag: string, value: string): readonly string[] {
+  const list = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const bad = list.find((n) => !/^[A-Za-z_][A-Za-z0-9_]{0,199}$/.test(n));
+  if (bad !== undefined) throw new ConfigError(`--${flag}: ${JSON.stringify(bad)} is not a metric name such as nginx_ingress_controller_request_size`);
+  return list;
+}
+
 /** Comma-separated CIDRs (--allow-upstream-cidrs); a bare address is its own /32 or /128. */
 export function parseCidrList(flag: string, value: string): readonly string[] {
   const list = value

@@ -61,6 +61,7 @@ export function startOperations(config: Config, ctl: Controller, nginx: Nginx, l
       requests: dump,
     },
     { controller_class: config.controllerClass, controller_namespace: config.podNamespace ?? '', controller_pod: config.podName ?? '' },
+    config.excludeSocketMetrics,
   );
   return {
     healthy: () => !stopping && !repushPending && ctl.healthy,

@@ -23,8 +23,11 @@ export interface MetricSources {
 /** ingress-nginx's constant labels, on its metrics (not on Portico's own, whose names are Portico's). */
 export type ControllerLabels = Record<'controller_class' | 'controller_namespace' | 'controller_pod', string>;
 
-/** The registry behind /metrics; `text()` renders the exposition format, the per-request figures read on scrape. */
-export function createMetrics(src: MetricSources, labels: ControllerLabels): { text: () => Promise<string> } {
+/**
+ * The registry behind /metrics; `text()` renders the exposition format, the per-request figures read on scrape, less
+ * the per-request metrics `excluded` names (--exclude-socket-metrics).
+ */
+export function createMetrics(src: MetricSources, labels: ControllerLabels, excluded: readonly string[] = []): { text: () => Promise<string> } {
   const registry = new Registry();
   // No prefix: prom-client's names already start with process_ / nodejs_ (ingress-nginx's Go side does the same).
   collectDefaultMetrics({ register: registry });
@@ -132,7 +135,7 @@ export function createMetrics(src: MetricSources, labels: ControllerLabels): { t
   return {
     text: async () => {
       const [own, dump] = await Promise.all([registry.metrics(), src.requests().catch(() => '')]);
-      return `${own}${requestExposition(parseDump(dump), { ...labels })}${tracingExposition(dump)}`;
+      return `${own}${requestExposition(parseDump(dump), { ...labels }, excluded)}${tracingExposition(dump)}`;
     },
   };
 }

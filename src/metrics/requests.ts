@@ -114,27 +114,25 @@ function histogram({ name, help, bounds, pick }: HistogramSpec, series: readonly
   return lines;
 }
 
-/** ingress-nginx's per-request metrics in the Prometheus text format; `constant` labels come first on each series. */
-export function requestExposition(series: readonly RequestSeries[], constant: Readonly<Record<string, string>>): string {
-  const p = 'nginx_ingress_controller_';
-  return [
-    `# HELP ${p}requests The total number of client requests`,
-    `# TYPE ${p}requests counter`,
-    ...series.map((s) => `${p}requests${labelText(s.labels, constant)} ${num(s.requests)}`),
-    ...histogram(
-      { name: `${p}request_duration_seconds`, help: 'The request processing time in seconds (nginx $request_time)', bounds: TIME_BUCKETS, pick: (s) => s.requestDuration },
-      series,
-      constant,
-    ),
-    ...histogram(
-      { name: `${p}response_duration_seconds`, help: 'The time spent receiving the response from the upstream server in seconds', bounds: TIME_BUCKETS, pick: (s) => s.responseDuration },
-      series,
-      constant,
-    ),
-    ...histogram({ name: `${p}request_size`, help: 'The request length (including request line, header, and request body)', bounds: SIZE_BUCKETS, pick: (s) => s.requestSize }, series, constant),
-    ...histogram({ name: `${p}response_size`, help: 'The response length (bytes sent to the client, headers included)', bounds: LENGTH_BUCKETS, pick: (s) => s.responseSize }, series, constant),
-    '',
-  ].join('\n');
+const P = 'nginx_ingress_controller_';
+const HISTOGRAMS: readonly HistogramSpec[] = [
+  { name: `${P}request_duration_seconds`, help: 'The request processing time in seconds (nginx $request_time)', bounds: TIME_BUCKETS, pick: (s) => s.requestDuration },
+  { name: `${P}response_duration_seconds`, help: 'The time spent receiving the response from the upstream server in seconds', bounds: TIME_BUCKETS, pick: (s) => s.responseDuration },
+  { name: `${P}request_size`, help: 'The request length (including request line, header, and request body)', bounds: SIZE_BUCKETS, pick: (s) => s.requestSize },
+  { name: `${P}response_size`, help: 'The response length (bytes sent to the client, headers included)', bounds: LENGTH_BUCKETS, pick: (s) => s.responseSize },
+];
+
+/**
+ * ingress-nginx's per-request metrics in the Prometheus text format; `constant` labels come first on each series.
+ * `exclude` (--exclude-socket-metrics) names metrics left out, with or without the nginx_ingress_controller_ prefix,
+ * as ingress-nginx reads them; a name that is none of them changes nothing.
+ */
+export function requestExposition(series: readonly RequestSeries[], constant: Readonly<Record<string, string>>, exclude: readonly string[] = []): string {
+  const out = new Set(exclude.map((n) => (n.startsWith(P) ? n : `${P}${n}`)));
+  const requests = out.has(`${P}requests`)
+    ? []
+    : [`# HELP ${P}requests The total number of client requests`, `# TYPE ${P}requests counter`, ...series.map((s) => `${P}requests${labelText(s.labels, constant)} ${num(s.requests)}`)];
+  return [...requests, ...HISTOGRAMS.filter((h) => !out.has(h.name)).flatMap((h) => histogram(h, series, constant)), ''].join('\n');
 }
 
 /** Requests and 5xx answers per Ingress (the dashboard's rate and error ratio). */

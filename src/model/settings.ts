@@ -27,6 +27,8 @@ export interface LocationSettings {
   readonly useRegex?: boolean;
   readonly appRoot?: string;
   readonly redirect?: { readonly url: string; readonly code: number };
+  /** relative-redirects: nginx's own redirects in these locations keep a relative Location (absolute_redirect off). */
+  readonly relativeRedirects?: boolean;
   readonly xForwardedPrefix?: string;
   readonly upstreamVhost?: string;
   readonly backendProtocol?: BackendProtocol;

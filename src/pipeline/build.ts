@@ -50,6 +50,7 @@ export function renderOptions(config: Config, user: RenderOptions['user'], acces
     user,
     workerProcesses: config.workerProcesses,
     metrics: config.enableMetrics,
+    ...(config.enableMetrics && config.metricsPerUndefinedHost ? { metricsUndefinedHosts: true } : {}),
     dynamicRoutes: config.enableDynamicRoutes,
   };
 }

@@ -11,6 +11,7 @@ import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
 import { refKey } from '../model/keys.js';
 import { affinityCookiePath } from './traffic.js';
+import { ingressVarsValue } from './ingress-vars.js';
 
 /** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -25,6 +26,8 @@ export interface RouteTarget {
   readonly profile: string;
   /** Where the affinity cookie is set (render/traffic.ts affinityCookiePath); absent when the backend has no affinity. */
   readonly cookiePath?: string;
+  /** $portico_ingress for ingress-nginx's $namespace, $service_name... (render/ingress-vars.ts), when something reads them. */
+  readonly ingress?: string;
 }
 
 /**
@@ -76,7 +79,14 @@ function sameBody(t: Target, ctx: SettingsContext, generic: string): boolean {
 /** Which profile a target runs in ('' for the router's own location). */
 type ProfileOf = (t: Extract<Target, { kind: 'upstream' }>) => string;
 
-function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, profileOf }: { metrics: boolean; profileOf: ProfileOf }): RouteTarget {
+/** What a host's entry carries besides the routes: metrics labels, the ingress variables, the profile of a target. */
+interface EntryHow {
+  readonly metrics: boolean;
+  readonly ingressVars?: boolean;
+  readonly profileOf: ProfileOf;
+}
+
+function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, ingressVars, profileOf }: EntryHow): RouteTarget {
   const tls = tlsLocationPolicy(model.tls, s.host, l);
   const t = l.target;
   if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile: '' };
@@ -86,11 +96,12 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   // in a profile, the hooks are the named location's own
   const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
   const cookiePath = affinityCookiePath(t, (upstream?.affinity ?? null) !== null);
-  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite, profile, ...(cookiePath === undefined ? {} : { cookiePath }) };
+  const ingress = ingressVars === true ? ingressVarsValue(l, upstream) : undefined;
+  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite, profile, ...(cookiePath === undefined ? {} : { cookiePath }), ...(ingress === undefined ? {} : { ingress }) };
 }
 
 /** One host's entry, each distinct target once. */
-function hostOf(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream>, how: { metrics: boolean; profileOf: ProfileOf }): RouteHost {
+function hostOf(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream>, how: EntryHow): RouteHost {
   const targets: RouteTarget[] = [];
   const index = new Map<string, number>();
   const intern = (t: RouteTarget): number => {
@@ -145,7 +156,7 @@ function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upst
  * The catch-all server's locations in dynamic mode: one `location /` whose rewrite phase runs the router, and the
  * named 404 location it sends unmatched requests to (which also declares the variables the router sets).
  */
-function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean, profiles: ReadonlyMap<string, string>): string[] {
+function dynamicLocations(ctx: SettingsContext, hsts: boolean, { metrics, ingressVars }: DynamicHow, profiles: ReadonlyMap<string, string>): string[] {
   const headers = hsts ? [ROUTE_HSTS] : [];
   return [
     '        location / {',
@@ -160,11 +171,17 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean,
     `${I}return 404 "default backend - 404\\n";`,
     '        }',
     '        location @portico_router_variables {',
-    `${I}set $portico_canary ""; set $portico_route_hsts ""; set $portico_affinity_cookie_path "";${metrics ? ' set $portico_metrics "";' : ''}`,
+    `${I}set $portico_canary ""; set $portico_route_hsts ""; set $portico_affinity_cookie_path "";${metrics ? ' set $portico_metrics "";' : ''}${ingressVars ? ' set $portico_ingress "";' : ''}`,
     `${I}return 404;`,
     '        }',
     ...profileLocations(profiles, hsts),
   ];
+}
+
+/** What splitDynamic renders besides the routes: metrics labels (--enable-metrics), the ingress variables. */
+export interface DynamicHow {
+  readonly metrics: boolean;
+  readonly ingressVars: boolean;
 }
 
 /**
@@ -173,7 +190,8 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, metrics: boolean,
  * rendered (the catch-all emptied: its locations are `locations`) and the route table as JSON. With `memo`, a host
  * whose entry input (entryInput) and render context are unchanged takes its entry from the last render.
  */
-export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolean, memo?: RouteMemo): DynamicSplit | undefined {
+export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow, memo?: RouteMemo): DynamicSplit | undefined {
+  const { metrics, ingressVars } = how;
   if (errorPages(GENERIC, ctx) !== undefined) return undefined;
   // tracing runs in each traced location's own hooks (render/tracing.ts), which the router's location has not
   if (ctx.global.enableOpentelemetry) return undefined;
@@ -214,10 +232,10 @@ export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolea
       used.set(body, name);
       return name;
     };
-    return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, profileOf })), profiles: [...used] };
+    return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, ingressVars, profileOf })), profiles: [...used] };
   };
   const entries = new Map<Server, RouteEntry>();
-  memo?.begin(JSON.stringify([ctx, model.tls.settings, metrics]));
+  memo?.begin(JSON.stringify([ctx, model.tls.settings, metrics, ingressVars]));
   const hosts = dynamicHosts(
     model,
     (t) => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined),
@@ -241,7 +259,7 @@ export function splitDynamic(model: Model, ctx: SettingsContext, metrics: boolea
   }
   const servers = model.servers.filter((s) => !hosts.has(s.host) || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
   const routes = `{"hosts":{${parts.join(',')}},"default":${routeHosts.get('_') ?? JSON.stringify(NO_HOST)}}`;
-  return { servers, hosts, locations: dynamicLocations(ctx, model.tls.settings.hsts, metrics, profiles), routes, routeHosts };
+  return { servers, hosts, locations: dynamicLocations(ctx, model.tls.settings.hsts, how, profiles), routes, routeHosts };
 }
 
 /**

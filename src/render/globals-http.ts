@@ -57,6 +57,8 @@ export function httpCompat(g: GlobalSettings): string[] {
     `${I}underscores_in_headers ${onOff(g.enableUnderscoresInHeaders)}; ignore_invalid_headers ${onOff(g.ignoreInvalidHeaders)};`,
     `${I}default_type ${mime(g.defaultType)};`,
     `${I}http2_max_concurrent_streams ${int(g.http2MaxConcurrentStreams)};`,
+    // nginx's own redirects name no port unless use-port-in-redirects asks (ingress-nginx's default, docs/annotations.md)
+    `${I}port_in_redirect off;`,
     ...(g.relativeRedirects ? [`${I}absolute_redirect off;`] : []),
     ...(g.limitRate > 0 ? [`${I}limit_rate ${int(g.limitRate)};`] : []),
     ...(g.limitRateAfter > 0 ? [`${I}limit_rate_after ${int(g.limitRateAfter)};`] : []),

@@ -80,10 +80,21 @@ function schemeVar(g: GlobalSettings): string {
   return g.useForwardedHeaders ? '$portico_fwd_proto' : '$scheme';
 }
 
+/**
+ * The host of the HTTP to HTTPS redirect (render/tls.ts, lua/portico/router.lua), without a port: the request's, or
+ * under use-forwarded-headers the first X-Forwarded-Host, as ingress-nginx redirects. A forwarded value that is not a
+ * host name or bracketed IPv6 address (with an optional port) falls back to the request's host.
+ */
+function redirectHostMap(g: GlobalSettings): string {
+  const name = '"~^(?<portico_redirect_name>[A-Za-z0-9._-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]+)?$" $portico_redirect_name;';
+  return `    map ${g.useForwardedHeaders ? '$portico_fwd_host' : '$host'} $portico_redirect_host { default $host; ${name} }`;
+}
+
 function forwardedMaps(g: GlobalSettings): string[] {
   const pp = g.useProxyProtocol ? [`    map $proxy_protocol_server_port $portico_pp_proto { default ${g.useForwardedHeaders ? '$portico_fwd_proto' : '$scheme'}; 443 https; }`] : [];
-  if (!g.useForwardedHeaders) return pp;
+  if (!g.useForwardedHeaders) return [redirectHostMap(g), ...pp];
   return [
+    redirectHostMap(g),
     "    map $http_x_forwarded_proto $portico_fwd_proto { default $http_x_forwarded_proto; '' $scheme; }",
     `    map $http_x_forwarded_port $portico_fwd_port { default $http_x_forwarded_port; '' ${serverPort(g)}; }`,
     // A list of hosts: the first one, as ingress-nginx takes it.

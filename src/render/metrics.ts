@@ -14,10 +14,16 @@ export function metricsHttpLines(enabled: boolean): string[] {
   return [`    lua_shared_dict ${METRICS_DICT} 16m;`, '    log_by_lua_block { require("portico.metrics").log() }'];
 }
 
-/** The flush timer started in init_worker_by_lua (appended to the balancer's call), or '' when metrics are off. */
-export function metricsInitWorker(enabled: boolean): string {
-  return enabled ? ' require("portico.metrics").init_worker()' : '';
+/**
+ * The flush timer started in init_worker_by_lua (appended to the balancer's call), or '' when metrics are off; with
+ * `undefinedHosts` (--metrics-per-undefined-host) the requests marked UNDEFINED_HOST are counted under their host.
+ */
+export function metricsInitWorker(enabled: boolean, undefinedHosts = false): string {
+  return enabled ? ` require("portico.metrics").init_worker(${undefinedHosts ? '{ undefined_hosts = true }' : ''})` : '';
 }
+
+/** The labels of a request no Ingress's host defines: metrics.lua counts it under its $host, or not at all. */
+const UNDEFINED_HOST = '?';
 
 /** One label value: the separator `|` never occurs in names the model accepts; replaced anyway, never trusted. */
 const label = (v: string): string => v.replace(/\|/g, '_');
@@ -33,8 +39,12 @@ export function metricsLabels(s: Pick<Server, 'host'>, l: Location, upstream: Up
   return [l.target.ingress.namespace, l.target.ingress.name, service, s.host, l.target.upstream].map(label).join('|');
 }
 
-/** The location's `set $portico_metrics ...;` line, or none (metrics off, or a location that proxies nowhere). */
-export function metricsLocationLines(enabled: boolean, s: Pick<Server, 'host'>, l: Location, upstream: Upstream | undefined): string[] {
+/**
+ * The location's `set $portico_metrics ...;` line, or none (metrics off, or a location that proxies nowhere). The
+ * catch-all server's 404 locations answer the hosts no Ingress defines: with `undefinedHosts` they are marked so.
+ */
+export function metricsLocationLines(enabled: boolean, s: Pick<Server, 'host'>, l: Location, upstream: Upstream | undefined, undefinedHosts = false): string[] {
+  if (enabled && undefinedHosts && s.host === '_' && l.target.kind === 'not-found') return [`            set $portico_metrics ${quote(UNDEFINED_HOST)};`];
   const labels = enabled ? metricsLabels(s, l, upstream) : undefined;
   if (labels === undefined) return [];
   return [`            set $portico_metrics ${quote(labels)};`];

@@ -1,7 +1,7 @@
 // Renders the model into nginx.conf text. Pure: the same model and options always give the same text.
 import { sha256 } from '../hash.js';
 import type { Location, Model, Server, Upstream } from '../model/types.js';
-import { clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines, tlsServerOf } from './tls.js';
+import { CERTIFICATE_HOOK, clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines, tlsServerOf } from './tls.js';
 import type { BlockText, RenderMemo } from './memo.js';
 import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
@@ -10,6 +10,7 @@ import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
 import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-http.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { affinityCookieLines, trafficHttp } from './traffic.js';
+import { ingressVarsHttpLines, ingressVarsLines, ingressVarsUsed } from './ingress-vars.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
@@ -42,6 +43,10 @@ export interface RenderOptions {
   readonly resolvers?: readonly string[];
   /** Per-request metrics in the log phase (render/metrics.ts); off when absent. */
   readonly metrics?: boolean;
+  /** --metrics-per-undefined-host: requests for hosts no Ingress defines are counted under their host (render/metrics.ts). */
+  readonly metricsUndefinedHosts?: boolean;
+  /** Set by renderNginxConf: something reads $namespace, $service_name... (render/ingress-vars.ts). */
+  readonly ingressVars?: boolean;
   /** --enable-dynamic-routes: hosts in the dynamic set go to the Lua route table, not server blocks (docs/adr/0014). */
   readonly dynamicRoutes?: boolean;
   /** Server blocks kept between renders (render/memo.ts); absent: every block is rendered. */
@@ -151,7 +156,7 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     '    lua_shared_dict portico_certificates 32m;',
     ...metricsHttpLines(o.metrics === true),
     '    init_by_lua_block { require("portico.configuration").init() }',
-    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true)} require("portico.request_id").init_worker()${tracingInitWorker(g, traces)} }`,
+    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true, o.metricsUndefinedHosts === true)} require("portico.request_id").init_worker()${tracingInitWorker(g, traces)} }`,
     '    upstream portico_balancer {',
     '        server 0.0.0.1;',
     '        balancer_by_lua_block { require("portico.balancer").balance() }',
@@ -167,6 +172,8 @@ function internalServers(o: RenderOptions, traces: boolean): string[] {
     '        access_log off;',
     '        set $portico_backend "";',
     ...tracingDeclarations(o.global ?? GLOBAL_DEFAULTS, traces),
+    // the ingress variables' maps read it: it exists even before any location sets it (render/ingress-vars.ts)
+    ...(o.ingressVars === true ? ['        set $portico_ingress "";'] : []),
     // Declares the variable the balancer sets when a canary takes a request (empty, uninitialized, elsewhere).
     '        set $proxy_alternative_upstream_name "";',
     '        location /configuration/ {',
@@ -289,19 +296,23 @@ function server(
   const marks: [number, number][] = [];
   const lines = head;
   for (const l of s.locations) {
-    const extra = [...tlsLocationLines(tls, s.host, l), ...metricsLocationLines(o.metrics === true, s, l, l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined)];
+    const upstream = l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined;
+    const extra = [...tlsLocationLines(tls, s.host, l), ...ingressVarsLines(o.ingressVars === true, l, upstream), ...metricsLocationLines(o.metrics === true, s, l, upstream, o.metricsUndefinedHosts)];
     const block = gatewayLocation(l, location(l, ctx, extra, upstreams, { server: s, metrics: o.metrics === true }), gateway, notFoundBody(l, ctx));
     marks.push([lines.length, lines.length + block.length - 1]);
     for (const line of block) lines.push(line);
   }
   lines.push(
     '    }',
-    ...wwwRedirectServer(
-      s,
-      trafficListens(o, o.httpPort, proxyProtocol)
+    ...wwwRedirectServer(s, [
+      `        ${trafficListens(o, o.httpPort, proxyProtocol)
         .map((l) => l.trim())
-        .join(' '),
-    ),
+        .join(' ')}`,
+      ...(httpsListen(stream, o) === undefined
+        ? trafficListens(o, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}`)
+        : [`        ${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol;`]),
+      CERTIFICATE_HOOK,
+    ]),
   );
   return { text: lines.join('\n'), marks };
 }
@@ -354,9 +365,10 @@ function lineCount(text: string): number {
 }
 
 /** The whole nginx.conf for a model. */
-export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
+export function renderNginxConf(model: Model, given: RenderOptions): RenderedConf {
+  const o: RenderOptions = ingressVarsUsed(given.global ?? GLOBAL_DEFAULTS, given.headers, model.servers) ? { ...given, ingressVars: true } : given;
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-  const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), o.metrics === true, o.memo?.routes) : undefined;
+  const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), { metrics: o.metrics === true, ingressVars: o.ingressVars === true }, o.memo?.routes) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
   const traces = tracingUsed(o.global ?? GLOBAL_DEFAULTS, model.servers);
   const head = [
@@ -367,6 +379,7 @@ export function renderNginxConf(model: Model, o: RenderOptions): RenderedConf {
     ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS),
     ...(dyn && model.tls.settings.hsts ? [ROUTE_HSTS_MAP] : []),
+    ...ingressVarsHttpLines(o.ingressVars === true),
     ...internalServers(o, traces),
   ];
   const blocks = servers(model, o, upstreams, dyn);

@@ -34,7 +34,7 @@ function escapeRegex(path: string): string {
 }
 
 function redirects(s: LocationSettings): string[] {
-  const out: string[] = [];
+  const out: string[] = s.relativeRedirects === true ? [`${I}absolute_redirect off;`] : [];
   if (s.redirect) out.push(`${I}return ${int(s.redirect.code)} ${quote(s.redirect.url)};`);
   if (s.appRoot !== undefined) out.push(`${I}if ($uri = /) { return 302 ${quoteAfter('$scheme://$http_host', s.appRoot)}; }`);
   return out;
@@ -224,11 +224,14 @@ export function serverBody(s: Server, ctx: SettingsContext): string[] {
   ];
 }
 
-/** from-to-www-redirect: a server for the other name (www. added or removed) answering 308 to the host. */
-export function wwwRedirectServer(s: Server, listen: string): string[] {
+/**
+ * from-to-www-redirect: a server for the other name (www. added or removed) answering 308 to the host, on the HTTP
+ * and the HTTPS listeners (`listens`, then the certificate hook: the other name gets its certificate from Lua, by SNI).
+ */
+export function wwwRedirectServer(s: Server, listens: readonly string[]): string[] {
   if (!s.settings?.fromToWwwRedirect || s.host === '_' || s.host.startsWith('*.')) return [];
   const other = s.host.startsWith('www.') ? s.host.slice(4) : `www.${s.host}`;
-  return ['    server {', `        server_name ${serverName(other)};`, `        ${listen}`, `        return 308 ${quoteAfter('$scheme://', s.host).slice(0, -1)}$request_uri";`, '    }'];
+  return ['    server {', `        server_name ${serverName(other)};`, ...listens, `        return 308 ${quoteAfter('$scheme://', s.host).slice(0, -1)}$request_uri";`, '    }'];
 }
 
 /** The head of a location line for regex locations (`~* "^path"`), case-insensitive as in ingress-nginx. */

@@ -92,11 +92,14 @@ export function tlsServerOf(tls: TlsModel, host: string): TlsServer | undefined 
   return index.get(host);
 }
 
+/** A server's certificate, picked by SNI from what Lua holds (docs/adr/0003). */
+export const CERTIFICATE_HOOK = '        ssl_certificate_by_lua_block { require("portico.certificate").call() }';
+
 /** server{} level: the Lua certificate hook, ssl-reject-handshake in the catch-all, HSTS for TLS hosts, client-certificate auth. */
 export function tlsServerLines(tls: TlsModel, host: string, workDir: string): string[] {
   const s = tlsServerOf(tls, host);
   const ca = s?.clientAuth;
-  const lines = ['        ssl_certificate_by_lua_block { require("portico.certificate").call() }'];
+  const lines = [CERTIFICATE_HOOK];
   // ssl-reject-handshake: as ingress-nginx, in the default server only (nginx picks it for unknown names and no SNI).
   if (host === '_' && tls.settings.rejectHandshake === true) lines.push('        ssl_reject_handshake on;');
   if (s?.tls && tls.settings.hsts) lines.push(HSTS_SERVER);
@@ -137,7 +140,7 @@ export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { r
 export function tlsLocationLines(tls: TlsModel, host: string, l: Location): string[] {
   const p = tlsLocationPolicy(tls, host, l);
   if (p.denied) return ['            return 503;'];
-  return p.redirect !== 0 ? [`            if ($scheme = "http") { return ${int(p.redirect)} https://$host$request_uri; }`] : [];
+  return p.redirect !== 0 ? [`            if ($scheme = "http") { return ${int(p.redirect)} https://$portico_redirect_host$request_uri; }`] : [];
 }
 
 /** The host has a certificate of its own (spec.tls) and HSTS is on: its responses over HTTPS carry the header. */

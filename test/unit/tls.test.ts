@@ -215,7 +215,7 @@ void describe('TLS model', () => {
     assert.equal(clientCertHeaders(tls, 'x.w.test'), 'verify', 'client auth: ssl-client-* headers in that server only');
     assert.equal(clientCertHeaders(tls, '_'), undefined);
     const loc = (name: string) => ({ match: 'prefix' as const, path: '/', target: { kind: 'upstream' as const, upstream: 'u', ingress: { kind: 'Ingress', namespace: 'default', name } } });
-    const redirect = ['            if ($scheme = "http") { return 308 https://$host$request_uri; }'];
+    const redirect = ['            if ($scheme = "http") { return 308 https://$portico_redirect_host$request_uri; }'];
     assert.deepEqual(tlsLocationLines(tls, 'a.test', loc('one')), redirect);
     assert.deepEqual(tlsLocationLines(tls, 'x.w.test', loc('three')), [], 'ssl-redirect: false');
     assert.deepEqual(tlsLocationLines(tls, 'gone.test', loc('four')), ['            return 503;']);

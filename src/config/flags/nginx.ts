@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../errors.js';
 import { optional, plain, text, toggle, type FlagContext } from '../flag.js';
-import { parseIntAtLeast, parseLoadBalance, parseSecondsOrDuration, parseUserName } from '../values.js';
+import { parseIntAtLeast, parseLoadBalance, parseNameList, parseSecondsOrDuration, parseUserName } from '../values.js';
 
 /** nginx keeps a unix socket in the work directory (the 503 server, docs/adr/0001); sun_path holds 107 bytes. */
 function parseWorkDir(flag: string, value: string): string {
@@ -44,6 +44,19 @@ export const NGINX_FLAGS = {
   syncPeriodMs: text('sync-period-ms', '100', 'minimum time between two syncs (>= 10)', parseSyncPeriod),
   /** Per-request metrics counted by Lua in the log phase (lua/portico/metrics.lua). */
   enableMetrics: toggle('enable-metrics', true, "per-request metrics under ingress-nginx's names on /metrics, counted by Lua in nginx's log phase"),
+  /** Requests for a host no Ingress defines are counted under that host (an unbounded label set: the operator's choice). */
+  metricsPerUndefinedHost: toggle(
+    'metrics-per-undefined-host',
+    false,
+    "count the requests for hosts no Ingress defines in the per-request metrics, labelled with the request's host (the client chooses it: every new name is a new series); default: not counted",
+  ),
+  /** Per-request metric names left out of /metrics (ingress-nginx's socket metrics). */
+  excludeSocketMetrics: text(
+    'exclude-socket-metrics',
+    '',
+    'comma-separated per-request metric names left out of /metrics, with or without the nginx_ingress_controller_ prefix (e.g. request_size,nginx_ingress_controller_response_duration_seconds); unknown names change nothing',
+    parseNameList,
+  ),
   /** Ingresses in the dynamic set are routed by the Lua route table, no reload (docs/adr/0014). */
   enableDynamicRoutes: toggle(
     'enable-dynamic-routes',

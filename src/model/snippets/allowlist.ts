@@ -181,6 +181,12 @@ const VARIABLES = new Set([
   'upstream_status',
   'realip_remote_addr',
   'escaped_request_uri',
+  // ingress-nginx's names of what served the request (render/ingress-vars.ts)
+  'namespace',
+  'ingress_name',
+  'service_name',
+  'service_port',
+  'location_path',
 ]);
 const FAMILIES = /^(http|sent_http|upstream_http|cookie|arg)_[A-Za-z0-9_]{1,64}$|^[1-9]$/;
 

@@ -1,5 +1,5 @@
 // ingress-nginx e2e annotations/fromtowwwredirect.go: from-to-www-redirect sends the www. name to the host named in
-// the Ingress, over HTTP and over HTTPS. Open gap: Portico renders the www. server on the HTTP port only.
+// the Ingress, over HTTP and over HTTPS.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -38,7 +38,7 @@ void describe('annotations/fromtowwwredirect.go', () => {
     assert.deepEqual([loc.protocol, loc.hostname, loc.pathname], ['http:', host, '/foo']);
   });
 
-  test('should redirect from www HTTPS to HTTPS', { todo: 'from-to-www-redirect on the HTTPS port' }, async () => {
+  test('should redirect from www HTTPS to HTTPS', async () => {
     const r = await httpsGet(s.portico.https, toHost, '/');
     assert.equal(r.status, 308);
     const loc = new URL(String(r.headers['location']));

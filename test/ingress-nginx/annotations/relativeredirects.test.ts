@@ -1,5 +1,5 @@
-// ingress-nginx e2e annotations/relativeredirects.go: relative-redirects keeps nginx's own redirects relative.
-// Open gap: Portico knows no relative-redirects and refuses a relative permanent-redirect URL; the bodies stay to flip.
+// ingress-nginx e2e annotations/relativeredirects.go: relative-redirects keeps nginx's own redirects relative (a
+// permanent-redirect to a path answers that path as Location); without it nginx makes the path an absolute URL.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ann, ing, startSuite, type Suite } from '../harness.js';
@@ -20,18 +20,18 @@ void describe('annotations/relativeredirects.go', () => {
   });
   after(() => s.stop());
 
-  test('configures Nginx correctly', { todo: 'relative-redirects annotation, relative permanent-redirect URLs' }, async () => {
+  test('configures Nginx correctly', async () => {
     assert.equal((await s.get('cfg.foo.com', '/')).status, 200);
     assert.equal((await s.get('rr.foo.com', '/something')).headers['location'], '/new-location');
   });
 
-  test('should respond with absolute URL in Location', { todo: 'relative-redirects annotation, relative permanent-redirect URLs' }, async () => {
+  test('should respond with absolute URL in Location', async () => {
     const r = await s.get('abs.foo.com', '/something');
     assert.equal(r.status, 301);
     assert.equal(r.headers['location'], 'http://abs.foo.com/new-location');
   });
 
-  test('should respond with relative URL in Location', { todo: 'relative-redirects annotation, relative permanent-redirect URLs' }, async () => {
+  test('should respond with relative URL in Location', async () => {
     const r = await s.get('rr.foo.com', '/something');
     assert.equal(r.status, 301);
     assert.equal(r.headers['location'], '/new-location');

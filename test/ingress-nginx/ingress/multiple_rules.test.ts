@@ -1,5 +1,5 @@
 // ingress-nginx e2e ingress/multiple_rules.go: $service_name names the Service of the rule that served a request,
-// per host of one Ingress. Portico sets no such nginx variable: read here through log-format-upstream.
+// per host of one Ingress: read here through log-format-upstream.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -16,7 +16,7 @@ void describe('ingress/multiple_rules.go', () => {
   });
   after(() => s.stop());
 
-  test('should set the correct $service_name NGINX variable', { todo: 'ingress details variables' }, async () => {
+  test('should set the correct $service_name NGINX variable', async () => {
     const rule = (host: string, service: string) => ({ host, paths: [{ path: '/', type: 'Prefix' as const, service }] });
     await s.put(
       'ingress.json',
