@@ -11,7 +11,8 @@
 --   TARGET = { "backend": "ns_svc_80" | "" (404), "canary": "" | route key, "redirect": 0 | 301..308,
 --              "denied": false, "metrics": "" | "ns|ingress|service|host|upstream",
 --              "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream),
---              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives) }
+--              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives; for a
+--                         404, the catch-all's default backend without an access log line) }
 -- POST /configuration/routes?from=OLD&id=ID  body: a delta, { "hosts": { host: HOST | null (removed) }, "default"?: HOST }
 -- -> 201, or 400 with a message and nothing changed, or 409 for a delta on a table nginx does not hold (validated
 -- and stored by portico.router_config). GET returns what nginx holds.
@@ -201,7 +202,8 @@ function _M.route()
   if t == nil then return ngx_exec(NOT_FOUND) end
   if t.denied then return ngx_exit(503) end
   if t.redirect and var_get(r, "scheme") == "http" then return ngx_redirect("https://" .. host .. ngx_var.request_uri, t.redirect) end
-  if not t.found then return ngx_exec(NOT_FOUND) end
+  -- a 404 with a profile: the catch-all's default backend kept out of the access log (enable-access-log-for-default-backend)
+  if not t.found then return ngx_exec(t.profile or NOT_FOUND) end
   var_set(r, "portico_backend", t.backend)
   -- the labels go to portico.metrics directly: it would only read $portico_metrics back in the log phase
   if t.metrics then metrics_label(r, t.metrics) end

@@ -87,9 +87,14 @@ export function proxyDefaults(g: GlobalSettings): string[] {
   ];
 }
 
+/** access-log-params, else Portico's buffer=64k flush=1s: the http and the stream access log's. */
+export function accessLogParams(g: GlobalSettings): string {
+  return g.accessLogParams.length > 0 ? g.accessLogParams.map((p) => word(p, g.accessLogParams)).join(' ') : 'buffer=64k flush=1s';
+}
+
 /** The access log line's parameters and condition: skip-access-log-urls, access-log-params. */
 export function accessLogTail(g: GlobalSettings): string {
-  const params = g.accessLogParams.length > 0 ? g.accessLogParams.map((p) => word(p, g.accessLogParams)).join(' ') : 'buffer=64k flush=1s';
+  const params = accessLogParams(g);
   // A syslog access log takes no buffer (every line is one datagram): only the condition.
   const syslog = syslogTarget(g) !== undefined;
   return `${syslog ? '' : params}${g.skipAccessLogUrls.length > 0 ? `${syslog ? '' : ' '}if=$portico_loggable` : ''}`;
