@@ -11,7 +11,8 @@
 --   TARGET = { "backend": "ns_svc_80" | "" (404), "canary": "" | route key, "redirect": 0 | 301..308,
 --              "denied": false, "metrics": "" | "ns|ingress|service|host|upstream",
 --              "rewrite": bool (run portico.balancer's rewrite step: canary, affinity, tuned upstream),
---              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives),
+--              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives; for a
+--                         404, the catch-all's default backend without an access log line),
 --              "cookiePath"?: "off" | "/path" (where the backend's affinity cookie is set; absent: no affinity),
 --              "ingress"?: "namespace|ingress|service|port|path" (only when nginx.conf reads $namespace and the like) }
 -- POST /configuration/routes?from=OLD&id=ID  body: a delta, { "hosts": { host: HOST | null (removed) }, "default"?: HOST }
@@ -186,9 +187,9 @@ function _M.match(host, uri)
 end
 
 -- The built-in 404; from the catch-all's entry, for a host no Ingress defines (metrics-per-undefined-host counts it).
-local function not_found(r, e)
+local function not_found(r, e, profile)
   if e == default then metrics_undefined(r) end
-  return ngx_exec(NOT_FOUND)
+  return ngx_exec(profile or NOT_FOUND)
 end
 
 -- rewrite_by_lua of the catch-all server's `location /` (dynamic mode): what the rendered location of the picked
@@ -215,7 +216,8 @@ function _M.route()
   if t.redirect and var_get(r, "scheme") == "http" then
     return ngx_redirect("https://" .. (var_get(r, "portico_redirect_host") or host) .. ngx_var.request_uri, t.redirect)
   end
-  if not t.found then return not_found(r, e) end
+  -- a 404 with a profile: the catch-all's default backend kept out of the access log (enable-access-log-for-default-backend)
+  if not t.found then return not_found(r, e, t.profile) end
   var_set(r, "portico_backend", t.backend)
   -- the labels go to portico.metrics directly: it would only read $portico_metrics back in the log phase
   if t.metrics then metrics_label(r, t.metrics) end

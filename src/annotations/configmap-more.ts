@@ -41,6 +41,18 @@ const pair =
   };
 const ACCESS_PARAM = /^(buffer=\d{1,6}[km]?|flush=\d{1,6}[smh]?|gzip(=[1-9])?)$/;
 const logParams: v.Parser<string[]> = v.list((raw) => (ACCESS_PARAM.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not buffer=SIZE, flush=TIME or gzip[=LEVEL]`)), /[\s,]+/, 3);
+const logPath: v.Parser<string> = (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`));
+/** Variables of the stream modules a stream log format may use (an unknown one would fail `nginx -t`). */
+const STREAM_LOG_VARS =
+  /^(remote_addr|remote_port|binary_remote_addr|server_addr|server_port|time_local|time_iso8601|msec|hostname|pid|connection|nginx_version|protocol|status|bytes_sent|bytes_received|session_time|proxy_protocol_addr|proxy_protocol_port|ssl_preread_server_name|upstream_(addr|bytes_sent|bytes_received|connect_time|first_byte_time|session_time))$/;
+const streamLogFormat: v.Parser<string> = (raw) => {
+  if (raw.length > 4096 || !/^[\x20-\x7e]+$/.test(raw)) return v.bad(`${v.show(raw)} is not a log format (printable ASCII, at most 4096)`);
+  for (const m of raw.matchAll(/\$(\{([^}]*)\}|([A-Za-z0-9_]*))/g)) {
+    const name = m[2] ?? m[3] ?? '';
+    if (!STREAM_LOG_VARS.test(name)) return v.bad(`$${name} is not a variable a stream log format may use`);
+  }
+  return v.ok(raw);
+};
 const cpuAffinity: v.Parser<string> = (raw) => (/^(auto( [01]{1,64})?|[01]{1,64}( [01]{1,64}){0,255})$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not auto or CPU bit masks`));
 const duration: v.Parser<string> = (raw) => (/^\d{1,6}(ms|s|m|h|d)?$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not an nginx time (e.g. 1h or 60s)`));
 const mime: v.Parser<string> = (raw) => (MIME.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not a MIME type`));
@@ -93,19 +105,29 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('default-type', 'defaultType', 'text/html', 'MIME type of answers nginx makes itself.', mime),
   key('skip-access-log-urls', 'skipAccessLogUrls', '', 'Request paths (comma-separated, exact) not written to the access log.', paths),
   key('disable-access-log', 'disableAccessLog', 'false', 'Turns the access log off.', v.bool),
-  key('disable-http-access-log', 'disableHttpAccessLog', 'false', "Turns the HTTP access log off (Portico's stream section writes none).", v.bool),
+  key('disable-http-access-log', 'disableHttpAccessLog', 'false', 'Turns the HTTP access log off (the stream section keeps its own).', v.bool),
   key('enable-auth-access-log', 'enableAuthAccessLog', 'false', 'Also writes the auth-url subrequests to the access log (log_subrequest in their locations).', v.bool),
   key('enable-syslog', 'enableSyslog', 'false', 'Sends the access log to syslog-host over UDP instead of the file (as ingress-nginx: the access log only).', v.bool),
   key('syslog-host', 'syslogHost', '', 'The syslog server: an IP address (a name would be resolved once, when nginx loads, and one that does not resolve would fail every configuration).', syslogHost),
   key('syslog-port', 'syslogPort', '514', 'UDP port of syslog-host.', v.int(1, 65535)),
   key('log-format-escape-none', 'logFormatEscapeNone', 'false', 'Writes variables in the access log unescaped (escape=none).', v.bool),
   key('access-log-params', 'accessLogParams', '', "Parameters of access_log: buffer=SIZE, flush=TIME, gzip[=LEVEL] (Portico's default: buffer=64k flush=1s).", logParams),
+  key('http-access-log-path', 'httpAccessLogPath', '', "The HTTP access log's file (default: access-log-path's).", logPath),
+  key('stream-access-log-path', 'streamAccessLogPath', '', "The stream section's access log file (TCP/UDP services, ssl-passthrough; default: access-log-path's).", logPath),
   key(
-    'http-access-log-path',
-    'accessLogPath',
+    'log-format-stream',
+    'logFormatStream',
     '',
-    "The HTTP access log's path, as access-log-path (the stream section of tcp/udp-services-configmap writes no access log: see stream-access-log-path).",
-    (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`)),
+    "The stream section's access log format (stream variables only). Default: ingress-nginx's, `[$remote_addr] [$time_local] $protocol $status $bytes_sent $bytes_received $session_time`.",
+    streamLogFormat,
+  ),
+  key('disable-stream-access-log', 'disableStreamAccessLog', 'false', "Turns the stream section's access log off.", v.bool),
+  key(
+    'enable-access-log-for-default-backend',
+    'enableAccessLogForDefaultBackend',
+    'false',
+    "Writes the requests the catch-all server answers from the default backend (a host or path no Ingress serves, the built-in 404 or --default-backend-service) to the access log; as ingress-nginx, they are left out by default. A host's own paths, its unmatched paths and an Ingress's defaultBackend are always logged.",
+    v.bool,
   ),
   key('enable-multi-accept', 'enableMultiAccept', 'true', 'A worker accepts all new connections at once (multi_accept).', v.bool),
   key('max-worker-open-files', 'maxWorkerOpenFiles', '0', "worker_rlimit_nofile (0: the system's limit).", v.int(0, 10_000_000)),

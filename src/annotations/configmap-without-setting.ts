@@ -17,7 +17,7 @@ const set = (raw: string): boolean => raw.trim() !== '';
 const NO_MODULE = (what: string, pkg: string): string => `${what} needs a module that Debian's nginx packages do not ship (${pkg}); Portico runs Debian's nginx`;
 const REMOVED_TRACING = 'removed in ingress-nginx v1.10: OpenTelemetry replaced it (enable-opentelemetry and the otlp-* and otel-* keys, which Portico reads); refused';
 const OTEL_CONFIG = "the path of the otel module's file, which ingress-nginx writes from the otlp-* and otel-* keys; Portico reads those keys itself (docs/adr/0018)";
-const NO_STREAM = "not read yet: the stream section (tcp/udp-services-configmap, ssl-passthrough) uses ingress-nginx's defaults (connect 5s, timeout 600s, one UDP response, no stream access log)";
+const NO_STREAM = "not read yet: the stream section (tcp/udp-services-configmap, ssl-passthrough) uses ingress-nginx's defaults (connect 5s, timeout 600s, one UDP response)";
 
 function rows(keys: readonly string[], status: KeyWithoutSetting['status'], why: string, when?: (raw: string) => boolean): KeyWithoutSetting[] {
   return keys.map((key) => ({ key, status, why, ...(when ? { when } : {}) }));
@@ -83,7 +83,6 @@ export const CONFIGMAP_COMPAT: readonly KeyWithoutSetting[] = [
   ...rows(['plugins'], 'refused', 'Portico loads no Lua plugins: its Lua is its own (lua/portico), and loading others would run tenant-independent code in every request', set),
   ...rows(['lua-shared-dicts'], 'refused', 'Portico sizes its own shared dicts (64m backends, 32m certificates) and has no plugins to give others to', set),
   ...rows(['error-log-path'], 'no-op', "nginx's error log goes into Portico's log, one line each at nginx's level ([error] and worse at error); error-log-level applies"),
-  ...rows(['enable-access-log-for-default-backend'], 'no-op', "Portico's built-in default server never writes an access log; requests for a --default-backend-service are logged like any other"),
   ...rows(['ssl-ecdh-curve'], 'no-op', "Portico uses nginx's default (auto), as ingress-nginx does"),
   ...rows(['ssl-early-data'], 'refused', 'TLS 1.3 early data (0-RTT) can be replayed; Portico does not offer it', truthy),
   ...rows(['enable-ocsp'], 'refused', 'OCSP stapling is not implemented (Portico fetches nothing from certificate authorities)', truthy),
@@ -102,20 +101,7 @@ export const CONFIGMAP_COMPAT: readonly KeyWithoutSetting[] = [
     (raw) => raw.trim() !== '' && raw.trim() !== '$binary_remote_addr',
   ),
   ...rows(['proxy-protocol-header-timeout'], 'no-op', 'nginx 1.22 has no http-level PROXY protocol header timeout; client-header-timeout covers the connection'),
-  ...rows(
-    [
-      'log-format-stream',
-      'stream-access-log-path',
-      'proxy-stream-timeout',
-      'proxy-stream-next-upstream',
-      'proxy-stream-next-upstream-timeout',
-      'proxy-stream-next-upstream-tries',
-      'proxy-stream-responses',
-    ],
-    'no-op',
-    NO_STREAM,
-  ),
-  ...rows(['disable-stream-access-log'], 'no-op', "Portico's stream section (tcp/udp-services-configmap, ssl-passthrough) writes no access log"),
+  ...rows(['proxy-stream-timeout', 'proxy-stream-next-upstream', 'proxy-stream-next-upstream-timeout', 'proxy-stream-next-upstream-tries', 'proxy-stream-responses'], 'no-op', NO_STREAM),
   ...rows(['annotation-value-word-blocklist'], 'no-op', 'Portico checks every annotation value against its exact syntax and parses snippets (docs/adr/0012), which refuses more than a word list'),
   ...rows(['proxy-ssl-location-only'], 'no-op', "proxy-ssl-* annotations always apply to the Ingress's own locations in Portico"),
   ...rows(['force-ssl-redirect'], 'refused', 'not read globally: set the force-ssl-redirect annotation on each Ingress (ssl-redirect applies globally)', truthy),

@@ -39,8 +39,18 @@ export interface HttpGlobals {
   readonly defaultType: string;
   readonly skipAccessLogUrls: readonly string[];
   readonly disableAccessLog: boolean;
-  /** disable-http-access-log: the http section's access log only (Portico's stream section writes none). */
+  /** disable-http-access-log: the http section's access log only. */
   readonly disableHttpAccessLog: boolean;
+  /** disable-stream-access-log: the stream section's access log only. */
+  readonly disableStreamAccessLog: boolean;
+  /** http-access-log-path: the http section's access log file (else access-log-path). */
+  readonly httpAccessLogPath: string | undefined;
+  /** stream-access-log-path: the stream section's access log file (else access-log-path). */
+  readonly streamAccessLogPath: string | undefined;
+  /** log-format-stream: the stream section's access log format (undefined: ingress-nginx's log_stream line). */
+  readonly logFormatStream: string | undefined;
+  /** enable-access-log-for-default-backend: requests the catch-all server answers from the default backend are logged. */
+  readonly enableAccessLogForDefaultBackend: boolean;
   /** enable-auth-access-log: auth-url subrequests are written to the access log too. */
   readonly enableAuthAccessLog: boolean;
   /** The request header whose value is passed on as X-Original-Forwarded-Host. */
@@ -131,6 +141,11 @@ export const COMPAT_DEFAULTS: HttpGlobals = Object.freeze({
   skipAccessLogUrls: [],
   disableAccessLog: false,
   disableHttpAccessLog: false,
+  disableStreamAccessLog: false,
+  httpAccessLogPath: undefined,
+  streamAccessLogPath: undefined,
+  logFormatStream: undefined,
+  enableAccessLogForDefaultBackend: false,
   enableAuthAccessLog: false,
   forwardedHostHeader: 'X-Forwarded-Host',
   proxyHttpVersion: '1.1',

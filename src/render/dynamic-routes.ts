@@ -12,6 +12,7 @@ import { emptyServerBody, profileBody, profileLocations, profileName, readsServe
 import { refKey } from '../model/keys.js';
 import { affinityCookiePath } from './traffic.js';
 import { ingressVarsValue } from './ingress-vars.js';
+import { NO_ACCESS_LOG, defaultBackendUnlogged } from './default-log.js';
 
 /** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -60,6 +61,8 @@ export interface DynamicSplit {
 const GENERIC_REF: ObjectRef = { kind: 'Ingress', namespace: '', name: '' };
 const GENERIC: Extract<Target, { kind: 'upstream' }> = { kind: 'upstream', upstream: 'portico_dynamic', ingress: GENERIC_REF };
 const I = '            ';
+/** The built-in 404 in a quiet profile of the catch-all's default backend, as @portico_not_found answers it. */
+const NOT_FOUND_BODY = `${I}set $portico_backend "";\n${I}return 404 "default backend - 404\\n";`;
 
 /** The directives every dynamic location shares: what a location with no annotation of its own renders. */
 function genericBody(ctx: SettingsContext): string {
@@ -76,23 +79,29 @@ function sameBody(t: Target, ctx: SettingsContext, generic: string): boolean {
   return locationBody({ ...t, canary: undefined, upstream: GENERIC.upstream, ingress: GENERIC.ingress }, ctx).join('\n') === generic;
 }
 
-/** Which profile a target runs in ('' for the router's own location). */
-type ProfileOf = (t: Extract<Target, { kind: 'upstream' }>) => string;
+/**
+ * Which profile a target runs in ('' for the router's own location, or for a 404 the router's @portico_not_found).
+ * `quiet`: the catch-all's default backend, kept out of the access log (render/default-log.ts).
+ */
+type ProfileOf = (t: Target, quiet: boolean) => string;
 
-/** What a host's entry carries besides the routes: metrics labels, the ingress variables, the profile of a target. */
+/** What a host's entry carries besides the routes: metrics labels, the ingress variables, the profile of a target,
+ * and which 404s are the catch-all's default backend kept out of the access log. */
 interface EntryHow {
   readonly metrics: boolean;
   readonly ingressVars?: boolean;
   readonly profileOf: ProfileOf;
+  readonly quiet?: (host: string, l: Location) => boolean;
 }
 
-function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, ingressVars, profileOf }: EntryHow): RouteTarget {
+function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, ingressVars, profileOf, quiet }: EntryHow): RouteTarget {
   const tls = tlsLocationPolicy(model.tls, s.host, l);
   const t = l.target;
-  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile: '' };
+  const q = quiet?.(s.host, l) === true;
+  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile: q ? profileOf(t, q) : '' };
   const upstream = upstreams.get(t.upstream);
   const labels = metrics ? (metricsLabels(s, l, upstream) ?? '') : '';
-  const profile = profileOf(t);
+  const profile = profileOf(t, q);
   // in a profile, the hooks are the named location's own
   const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
   const cookiePath = affinityCookiePath(t, (upstream?.affinity ?? null) !== null);
@@ -221,9 +230,11 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
   const make = (s: Server, eligible: () => boolean): RouteEntry => {
     if (!eligible()) return { eligible: false, json: '', profiles: [] };
     const used = new Map<string, string>();
-    const profileOf: ProfileOf = (t) => {
-      if (plain(t)) return '';
-      const body = bodyOf(t) ?? '';
+    const profileOf: ProfileOf = (t, quiet) => {
+      const own = t.kind === 'not-found' ? NOT_FOUND_BODY : bodyOf(t);
+      // quiet: the block with no access log; a block no profile can hold stays in the router's location (logged)
+      const body = quiet && own !== undefined ? `${NO_ACCESS_LOG}\n${own}` : plain(t) ? undefined : (own ?? '');
+      if (body === undefined) return '';
       let name = names.get(body);
       if (name === undefined) {
         name = profileName(body);
@@ -232,7 +243,8 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
       used.set(body, name);
       return name;
     };
-    return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, ingressVars, profileOf })), profiles: [...used] };
+    const quiet = (host: string, l: Location): boolean => defaultBackendUnlogged(host, l, ctx.global);
+    return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, ingressVars, profileOf, quiet })), profiles: [...used] };
   };
   const entries = new Map<Server, RouteEntry>();
   memo?.begin(JSON.stringify([ctx, model.tls.settings, metrics, ingressVars]));

@@ -105,6 +105,12 @@ export function word<T extends string>(value: T, allowed: readonly T[]): T {
   return value;
 }
 
+/** One parameter of access_log (access-log-params): buffer=SIZE, flush=TIME or gzip[=LEVEL], bare. */
+export function logParam(value: string): string {
+  if (!/^(buffer=\d{1,6}[km]?|flush=\d{1,6}[smh]?|gzip(=[1-9])?)$/.test(value)) refuse('the access log parameter', value);
+  return value;
+}
+
 /** A header name token, bare. */
 export function headerName(value: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/.test(value)) refuse('the header name', value);

@@ -1,6 +1,6 @@
 // Renders the global ConfigMap settings of model/settings-http.ts: main, events, http and server lines, proxy defaults.
 import type { GlobalSettings } from '../model/settings.js';
-import { cidr, headerName, int, onOff, quote, quoteLiteral, seconds, size, snippet, word } from './escape.js';
+import { cidr, headerName, int, logParam, onOff, quote, quoteLiteral, seconds, size, snippet, word } from './escape.js';
 
 /** An admin snippet of the ConfigMap (checked under --snippet-mode by the annotation stage), indented. */
 export function adminSnippet(text: string | undefined, indent: string): string[] {
@@ -89,9 +89,14 @@ export function proxyDefaults(g: GlobalSettings): string[] {
   ];
 }
 
+/** access-log-params, else Portico's buffer=64k flush=1s: the http and the stream access log's. */
+export function accessLogParams(g: GlobalSettings): string {
+  return g.accessLogParams.length > 0 ? g.accessLogParams.map(logParam).join(' ') : 'buffer=64k flush=1s';
+}
+
 /** The access log line's parameters and condition: skip-access-log-urls, access-log-params. */
 export function accessLogTail(g: GlobalSettings): string {
-  const params = g.accessLogParams.length > 0 ? g.accessLogParams.map((p) => word(p, g.accessLogParams)).join(' ') : 'buffer=64k flush=1s';
+  const params = accessLogParams(g);
   // A syslog access log takes no buffer (every line is one datagram): only the condition.
   const syslog = syslogTarget(g) !== undefined;
   return `${syslog ? '' : params}${g.skipAccessLogUrls.length > 0 ? `${syslog ? '' : ' '}if=$portico_loggable` : ''}`;

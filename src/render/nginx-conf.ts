@@ -7,6 +7,7 @@ import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
+import { NO_ACCESS_LOG, defaultBackendUnlogged } from './default-log.js';
 import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-http.js';
 import { authHttpLines, resolverLines } from './auth.js';
 import { affinityCookieLines, trafficHttp } from './traffic.js';
@@ -68,7 +69,7 @@ const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert',
 const logEscape = (g: GlobalSettings): string => (g.logFormatEscapeJson ? 'escape=json ' : g.logFormatEscapeNone ? 'escape=none ' : '');
 
 function accessLog(o: RenderOptions, g: GlobalSettings): string[] {
-  const path = syslogTarget(g) ?? filePath(g.accessLogPath ?? o.defaultAccessLog ?? '/dev/stdout');
+  const path = syslogTarget(g) ?? filePath(g.httpAccessLogPath ?? g.accessLogPath ?? o.defaultAccessLog ?? '/dev/stdout');
   if (g.disableAccessLog || g.disableHttpAccessLog) return ['    access_log off;'];
   if (g.logFormatUpstream === undefined) return [`    access_log ${path} portico ${accessLogTail(g)};`];
   return [`    log_format portico_custom ${logEscape(g)}${logFormat(g.logFormatUpstream)};`, `    access_log ${path} portico_custom ${accessLogTail(g)};`];
@@ -297,7 +298,12 @@ function server(
   const lines = head;
   for (const l of s.locations) {
     const upstream = l.target.kind === 'upstream' ? upstreams.get(l.target.upstream) : undefined;
-    const extra = [...tlsLocationLines(tls, s.host, l), ...ingressVarsLines(o.ingressVars === true, l, upstream), ...metricsLocationLines(o.metrics === true, s, l, upstream, o.metricsUndefinedHosts)];
+    const extra = [
+      ...(defaultBackendUnlogged(s.host, l, ctx.global) ? [NO_ACCESS_LOG] : []),
+      ...tlsLocationLines(tls, s.host, l),
+      ...ingressVarsLines(o.ingressVars === true, l, upstream),
+      ...metricsLocationLines(o.metrics === true, s, l, upstream, o.metricsUndefinedHosts),
+    ];
     const block = gatewayLocation(l, location(l, ctx, extra, upstreams, { server: s, metrics: o.metrics === true }), gateway, notFoundBody(l, ctx));
     marks.push([lines.length, lines.length + block.length - 1]);
     for (const line of block) lines.push(line);

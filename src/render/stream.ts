@@ -1,8 +1,9 @@
 // Renders the model's stream section: TCP/UDP services and the ssl_preread front of the HTTPS port (passthrough).
 import type { Endpoint } from '../model/types.js';
 import type { StreamModel } from '../model/stream.js';
-import type { GlobalSettings } from '../model/settings.js';
-import { cidr, filePath, int, quote, serverName, snippet } from './escape.js';
+import { cidr, filePath, int, logFormat, quote, serverName, snippet } from './escape.js';
+import { accessLogParams } from './globals-http.js';
+import { GLOBAL_DEFAULTS, type GlobalSettings } from '../model/settings.js';
 import { statements, tokenize } from '../model/snippets/tokenize.js';
 
 export interface StreamRenderOptions {
@@ -10,6 +11,8 @@ export interface StreamRenderOptions {
   readonly httpsPort: number;
   readonly listenAddress: string;
   readonly global?: GlobalSettings;
+  /** The access log file when the ConfigMap names none (default: stdout), as the http section's. */
+  readonly defaultAccessLog?: string;
 }
 
 /** The unix socket (in the work directory) the HTTPS server listens on behind the passthrough front. */
@@ -92,6 +95,21 @@ function passthrough(s: StreamModel, o: StreamRenderOptions): string[] {
   ];
 }
 
+/** ingress-nginx's log_stream format (log-format-stream's default). */
+const STREAM_FORMAT = '[$remote_addr] [$time_local] $protocol $status $bytes_sent $bytes_received $session_time';
+
+/**
+ * The stream section's access log, one line per TCP connection or UDP session: stream-access-log-path, else
+ * access-log-path, else the http section's default file; off with disable-access-log or disable-stream-access-log.
+ * enable-syslog sends the http section's log only (the stream one stays a file, as ingress-nginx's template).
+ */
+function streamAccessLog(o: StreamRenderOptions): string[] {
+  const g = o.global ?? GLOBAL_DEFAULTS;
+  if (g.disableAccessLog || g.disableStreamAccessLog) return ['    access_log off;'];
+  const path = filePath(g.streamAccessLogPath ?? g.accessLogPath ?? o.defaultAccessLog ?? '/dev/stdout');
+  return [`    log_format portico_stream ${logFormat(g.logFormatStream ?? STREAM_FORMAT)};`, `    access_log ${path} portico_stream ${accessLogParams(g)};`];
+}
+
 /** The whole `stream {}` block, or nothing when the model has no stream section. */
 export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions, snippets: readonly string[] = []): string[] {
   if (!s && snippets.length === 0) return [];
@@ -103,6 +121,8 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
     // ingress-nginx's defaults: proxy-connect-timeout 5s, proxy-stream-timeout 600s, proxy-stream-responses 1.
     ...(own('proxy_connect_timeout') ? [] : ['    proxy_connect_timeout 5s;']),
     ...(own('proxy_timeout') ? [] : ['    proxy_timeout 600s;']),
+    // an operator's stream snippet (--snippet-mode=any) with an access_log of its own keeps only its own
+    ...(own('access_log') || own('log_format') ? [] : streamAccessLog(o)),
     ...snippets.flatMap((t) => snippet(t).map((l) => `    ${l}`)),
     ...(s?.services ?? []).flatMap((svc) => {
       const name = `portico_${svc.protocol}_${int(svc.port)}`;

@@ -14,6 +14,9 @@ void describe('ConfigMap keys: proxy-http-version, forwarded-host-header, bind-a
       'enable-auth-access-log': 'true',
       'disable-proxy-intercept-errors': 'true',
       'disable-stream-access-log': 'true',
+      'stream-access-log-path': '/var/log/stream.log',
+      'log-format-stream': '$remote_addr $status ${upstream_addr}',
+      'enable-access-log-for-default-backend': 'true',
     });
     assert.deepEqual(r.errors, []);
     assert.deepEqual(r.refused, []);
@@ -23,7 +26,10 @@ void describe('ConfigMap keys: proxy-http-version, forwarded-host-header, bind-a
     assert.equal(r.settings.disableHttpAccessLog, true);
     assert.equal(r.settings.enableAuthAccessLog, true);
     assert.equal(r.settings.disableProxyInterceptErrors, true);
-    assert.ok(r.noops.some((n) => n.key === 'disable-stream-access-log'));
+    assert.equal(r.settings.disableStreamAccessLog, true);
+    assert.equal(r.settings.streamAccessLogPath, '/var/log/stream.log');
+    assert.equal(r.settings.logFormatStream, '$remote_addr $status ${upstream_addr}');
+    assert.equal(r.settings.enableAccessLogForDefaultBackend, true);
   });
 
   const bad: [string, string, RegExp][] = [
@@ -34,6 +40,11 @@ void describe('ConfigMap keys: proxy-http-version, forwarded-host-header, bind-a
     ['disable-http-access-log', 'maybe', /maybe/],
     ['enable-auth-access-log', 'yes please', /yes please/],
     ['disable-proxy-intercept-errors', 'on;', /on;/],
+    // an http variable would fail nginx -t in stream{}; a quote would end the format
+    ['log-format-stream', '$remote_addr $request', /\$request is not a variable a stream log format may use/],
+    ['log-format-stream', 'cost $ 5', /\$ is not a variable a stream log format may use/],
+    ['stream-access-log-path', 'stream.log', /not an absolute file path/],
+    ['enable-access-log-for-default-backend', 'sometimes', /sometimes/],
   ];
   for (const [key, value, why] of bad) {
     void it(`${key}: ${JSON.stringify(value)} is refused with a reason, keeping the previous value`, () => {

@@ -63,7 +63,10 @@ describe('dynamic routes: the split between the route table and server blocks', 
     const one = render([host('one', 'a.test'), host('slow', 'c.test', slow)]);
     assert.deepEqual(hostsOf(one), ['a.test', 'c.test']);
     assert.ok(!served(one.text, 'c.test'));
-    const profiles = one.text.match(/location @portico_profile_[0-9a-f]+ \{/g) ?? [];
+    // the catch-all's default backend has a profile of its own: its 404 without an access log line
+    const quiet = one.routes!.default.targets.map((t) => t.profile).filter((p) => p !== '');
+    assert.equal(quiet.length, 1);
+    const profiles = (one.text.match(/location @portico_profile_[0-9a-f]+ \{/g) ?? []).filter((p) => !p.includes(quiet[0]!));
     assert.equal(profiles.length, 1);
     assert.match(one.text, /proxy_read_timeout 30s;/);
     const c = one.routes!.hosts['c.test']!.targets[one.routes!.hosts['c.test']!.prefix['/']!]!;
@@ -152,5 +155,20 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.deepEqual(Object.keys(a.prefix).sort(), ['/']);
     assert.equal(a.targets[a.exact['/x']!]!.backend, 'default_a_80');
     assert.equal(r.routes!.default.targets[r.routes!.default.prefix['/']!]!.backend, '', 'the built-in 404');
+  });
+
+  test('the catch-all default backend writes no access log line unless enable-access-log-for-default-backend; a host keeps its 404 logged', () => {
+    const profileBlock = (text: string, name: string): string => text.slice(text.indexOf(`location ${name} {`), text.indexOf('}', text.indexOf(`location ${name} {`)));
+    const off = render([host('one', 'a.test', undefined, 'a'), ingress('sub', { className: 'portico', host: 'b.test', paths: [{ path: '/b', type: 'Prefix', service: 'b' }] })]);
+    const fallback = off.routes!.default.targets[off.routes!.default.prefix['/']!]!;
+    assert.equal(fallback.backend, '');
+    assert.match(profileBlock(off.text, fallback.profile), /access_log off;[^]*return 404 "default backend - 404\\n";/);
+    // b.test's unmatched paths are b.test's own: the router's @portico_not_found, logged
+    const b = off.routes!.hosts['b.test']!;
+    assert.equal(b.targets[b.prefix['/']!]!.profile, '');
+    const on = render([host('one', 'a.test')], ['--enable-dynamic-routes', '--configmap', 'default/cfg'], { configMaps: [configMap('cfg', { 'enable-access-log-for-default-backend': 'true' })] });
+    assert.equal(on.routes!.default.targets[on.routes!.default.prefix['/']!]!.profile, '');
+    assert.doesNotMatch(on.text, /location @portico_profile_[0-9a-f]+ \{[^}]*access_log off;[^}]*default backend - 404/);
+    assert.match(off.text, /location @portico_profile_[0-9a-f]+ \{[^}]*access_log off;[^}]*default backend - 404/);
   });
 });

@@ -1,11 +1,15 @@
 // ingress-nginx e2e settings/proxy_protocol.go: use-proxy-protocol on the traffic ports, alone and with
-// use-forwarded-headers (forwarded-for-proxy-protocol-header decides which address nginx believes).
+// use-forwarded-headers (forwarded-for-proxy-protocol-header decides which address nginx believes), and a TCP service
+// whose PROXY line names the client in the stream access log.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { makeCert } from '../../support/certs.js';
+import { configMap } from '../../support/manifests.js';
+import { freePort, until } from '../../support/portico.js';
 import { tlsSecret } from '../../support/tls-manifests.js';
 import { ing, rawEchoed, rawExchange, startSuite, type Suite } from '../harness.js';
 
@@ -16,6 +20,7 @@ const proxyLine = (dstPort: number) => `PROXY TCP4 192.168.0.1 192.168.0.11 5632
 
 void describe('settings/proxy_protocol.go', () => {
   let s: Suite;
+  let tcpPort = 0;
   const certDir = mkdtempSync(join(tmpdir(), 'portico-pp-'));
   /** Waits until the raw answer through the PROXY protocol is the echo backend's. */
   const served = async () => (await rawExchange(s.portico.http, proxyLine(80) + request)).includes('"id":"echo"');
@@ -23,7 +28,13 @@ void describe('settings/proxy_protocol.go', () => {
   before(async () => {
     // The HTTPS case has a host of its own: a TLS host redirects plain HTTP, which the other cases read.
     const pem = makeCert(certDir, TLS_HOST, { sans: [TLS_HOST] });
-    s = await startSuite({ config: { 'use-proxy-protocol': 'true' }, objects: [tlsSecret('pp-tls', pem)] });
+    // A TCP service whose clients send a PROXY protocol line (tcp-services-configmap's `:PROXY`), as upstream's 8080.
+    tcpPort = await freePort();
+    s = await startSuite({
+      config: { 'use-proxy-protocol': 'true' },
+      args: ['--tcp-services-configmap', 'default/tcp-services'],
+      objects: [tlsSecret('pp-tls', pem), configMap('tcp-services', { [String(tcpPort)]: 'default/echo:80:PROXY' })],
+    });
     const tlsIng = ing('pp-tls', TLS_HOST);
     await s.put('ingress.json', [ing('pp', HOST), { ...tlsIng, spec: { ...tlsIng.spec, tls: [{ hosts: [TLS_HOST], secretName: 'pp-tls' }] } }], served);
   });
@@ -57,7 +68,24 @@ void describe('settings/proxy_protocol.go', () => {
     assert.equal(e.headers['x-forwarded-for'], '192.168.0.1');
   });
 
-  test('should enable PROXY Protocol for TCP', { todo: 'stream access log' });
+  test('should enable PROXY Protocol for TCP', async () => {
+    await s.config({ 'use-proxy-protocol': 'true', 'enable-real-ip': 'true' }, served);
+    const line = `PROXY TCP4 192.168.0.1 192.168.0.11 56324 ${tcpPort}\r\n`;
+    const log = () => readFile(join(s.portico.workDir, 'logs/access.log'), 'utf8').catch(() => '');
+    // The stream log's line for the connection names the client the PROXY line gave, not the connection's 127.0.0.1.
+    await until(
+      'a stream access line for 192.168.0.1',
+      async () => {
+        const answer = await rawExchange(tcpPort, line + request);
+        assert.match(answer, /"id":"echo"/);
+        return until('flushed', async () => /^\[192\.168\.0\.1\] \[[^\]]+\] TCP 200 /m.test(await log()), 1_500)
+          .then(() => true)
+          .catch(() => false);
+      },
+      20_000,
+      0,
+    );
+  });
 
   const withXff = `GET / HTTP/1.1\r\nHost: ${HOST}\r\nX-Forwarded-For: 192.168.0.111\r\nConnection: close\r\n\r\n`;
   const forwardedFor = async () => rawEchoed(await rawExchange(s.portico.http, proxyLine(1234) + withXff)).headers['x-forwarded-for'];
