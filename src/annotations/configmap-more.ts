@@ -112,8 +112,8 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
   key('worker-cpu-affinity', 'workerCpuAffinity', '', 'worker_cpu_affinity: `auto` or bit masks (empty: none).', cpuAffinity),
   key('upstream-keepalive-time', 'upstreamKeepaliveTime', '1h', 'Longest life of a backend keep-alive connection.', duration),
   key('http2-max-concurrent-streams', 'http2MaxConcurrentStreams', '128', 'Concurrent HTTP/2 streams per connection.', v.int(1, 1_000_000)),
-  key('limit-rate', 'limitRate', '0', 'Response rate per connection, bytes per second (0: no limit); the limit-rate annotation (KiB/s) wins.', v.int(0, 2 ** 31 - 1)),
-  key('limit-rate-after', 'limitRateAfter', '0', 'Bytes sent at full speed before limit-rate applies.', v.int(0, 2 ** 31 - 1)),
+  key('limit-rate', 'limitRate', '0', 'Response rate per connection, KiB/s (0: no limit), as ingress-nginx applies it (its docs say bytes); the limit-rate annotation wins.', v.int(0, 2 ** 31 - 1)),
+  key('limit-rate-after', 'limitRateAfter', '0', 'KiB sent at full speed before limit-rate applies (ingress-nginx applies KiB too).', v.int(0, 2 ** 31 - 1)),
   key('forwarded-host-header', 'forwardedHostHeader', 'X-Forwarded-Host', 'Request header whose value goes to the backend as X-Original-Forwarded-Host.', v.headerName),
   key(
     'bind-address',

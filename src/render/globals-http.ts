@@ -58,8 +58,9 @@ export function httpCompat(g: GlobalSettings): string[] {
     `${I}default_type ${mime(g.defaultType)};`,
     `${I}http2_max_concurrent_streams ${int(g.http2MaxConcurrentStreams)};`,
     ...(g.relativeRedirects ? [`${I}absolute_redirect off;`] : []),
-    ...(g.limitRate > 0 ? [`${I}limit_rate ${int(g.limitRate)};`] : []),
-    ...(g.limitRateAfter > 0 ? [`${I}limit_rate_after ${int(g.limitRateAfter)};`] : []),
+    // KiB, as ingress-nginx renders these keys (the default of its limit-rate annotations), whatever its docs say.
+    ...(g.limitRate > 0 ? [`${I}limit_rate ${int(g.limitRate)}k;`] : []),
+    ...(g.limitRateAfter > 0 ? [`${I}limit_rate_after ${int(g.limitRateAfter)}k;`] : []),
     ...(g.grpcBufferSizeKb > 0 ? [`${I}grpc_buffer_size ${int(g.grpcBufferSizeKb)}k;`] : []),
     ...g.hideHeaders.map((h) => `${I}proxy_hide_header ${headerName(h)};`),
     ...(g.allowBackendServerHeader ? [`${I}proxy_pass_header Server;`] : []),
