@@ -108,7 +108,7 @@ export const MORE_CONFIGMAP_KEYS: readonly KeySpec[] = [
     (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`)),
   ),
   key('enable-multi-accept', 'enableMultiAccept', 'true', 'A worker accepts all new connections at once (multi_accept).', v.bool),
-  key('max-worker-open-files', 'maxWorkerOpenFiles', '0', "worker_rlimit_nofile (0: the system's limit).", v.int(0, 10_000_000)),
+  key('max-worker-open-files', 'maxWorkerOpenFiles', '0', 'worker_rlimit_nofile (0: the hard limit Portico runs under less 1024, at least 1024, as ingress-nginx).', v.int(0, 10_000_000)),
   key('worker-cpu-affinity', 'workerCpuAffinity', '', 'worker_cpu_affinity: `auto` or bit masks (empty: none).', cpuAffinity),
   key('upstream-keepalive-time', 'upstreamKeepaliveTime', '1h', 'Longest life of a backend keep-alive connection.', duration),
   key('http2-max-concurrent-streams', 'http2MaxConcurrentStreams', '128', 'Concurrent HTTP/2 streams per connection.', v.int(1, 1_000_000)),

@@ -9,10 +9,14 @@ export function adminSnippet(text: string | undefined, indent: string): string[]
 
 const I = '    ';
 
-/** Main-level lines: open files and CPU affinity. */
-export function mainCompat(g: GlobalSettings): string[] {
+/**
+ * Main-level lines: open files and CPU affinity. max-worker-open-files 0 gives each worker the hard limit nginx runs
+ * under less 1024, at least 1024, as ingress-nginx does (room for the master's own files).
+ */
+export function mainCompat(g: GlobalSettings, openFilesLimit?: number): string[] {
+  const files = g.maxWorkerOpenFiles > 0 ? g.maxWorkerOpenFiles : openFilesLimit !== undefined ? Math.max(1024, openFilesLimit - 1024) : 0;
   return [
-    ...(g.maxWorkerOpenFiles > 0 ? [`worker_rlimit_nofile ${int(g.maxWorkerOpenFiles)};`] : []),
+    ...(files > 0 ? [`worker_rlimit_nofile ${int(files)};`] : []),
     ...(g.workerCpuAffinity !== '' ? [`worker_cpu_affinity ${affinity(g.workerCpuAffinity)};`] : []),
     ...adminSnippet(g.mainSnippet, ''),
   ];
