@@ -37,7 +37,7 @@ export interface Source {
 
 /** Local mode with --manifests; otherwise the Kubernetes API (--kubeconfig, KUBECONFIG, or in-cluster). */
 function makeSource(config: Config, store: Store, log: Logger): Source {
-  if (config.manifests) return new ManifestSource(config.manifests, store, log);
+  if (config.manifests) return new ManifestSource(config.manifests, store, log, config.watchNamespaceSelector);
   if (config.mode === 'render') throw new ConfigError('portico render reads --manifests DIR only');
   return new KubeSource(config, store, log);
 }
