@@ -25,7 +25,7 @@ import { debugBackends } from '../apply/stream.js';
 import { gatewayDoc } from '../inspect/gateway.js';
 import { withRouteTable } from '../inspect/route-table.js';
 import { checkPorts, explainStartFailure } from './ports.js';
-import { stdoutOpenable } from '../nginx/launch.js';
+import { openFilesHardLimit, stdoutOpenable } from '../nginx/launch.js';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 
@@ -37,7 +37,7 @@ export interface Source {
 
 /** Local mode with --manifests; otherwise the Kubernetes API (--kubeconfig, KUBECONFIG, or in-cluster). */
 function makeSource(config: Config, store: Store, log: Logger): Source {
-  if (config.manifests) return new ManifestSource(config.manifests, store, log);
+  if (config.manifests) return new ManifestSource(config.manifests, store, log, config.watchNamespaceSelector);
   if (config.mode === 'render') throw new ConfigError('portico render reads --manifests DIR only');
   return new KubeSource(config, store, log);
 }
@@ -87,7 +87,8 @@ export async function runController(config: Config, log: Logger, opts: RunOption
   });
   await nginx.prepare(user.uid, user.gid);
   const accessLog = await defaultAccessLog(config, log);
-  const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name, accessLog), resolvers: await systemResolvers() }, log);
+  const openFilesLimit = await openFilesHardLimit();
+  const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name, accessLog), resolvers: await systemResolvers(), ...(openFilesLimit === undefined ? {} : { openFilesLimit }) }, log);
   let duties: Duties | undefined = undefined; // started after the first sync; the metrics ask it from then on
   const ops = startOperations(config, ctl, nginx, () => duties?.leading?.(), log);
   events.restarted = () => {

@@ -1,6 +1,6 @@
 // How process.ts runs the nginx binary (the master tied to Portico's life, -t, -v) and hears it (stderr at nginx's level).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { access, constants, open } from 'node:fs/promises';
+import { access, constants, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { errorMessage } from '../errors.js';
@@ -156,4 +156,15 @@ export async function nginxVersion(binary: string): Promise<{ nginx: string; pac
     .then((r) => r.stdout.trim())
     .catch(() => 'unknown');
   return { nginx: v, package: pkg };
+}
+
+/**
+ * The hard limit of open files nginx starts under (Portico's own, which the master and its workers inherit), from
+ * /proc/self/limits; undefined when unlimited or unreadable. With max-worker-open-files 0 the render gives workers this
+ * less 1024, as ingress-nginx does.
+ */
+export async function openFilesHardLimit(file = '/proc/self/limits'): Promise<number | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const hard = /^Max open files\s+\S+\s+(\d+)\s/m.exec(text)?.[1];
+  return hard === undefined ? undefined : Number(hard);
 }

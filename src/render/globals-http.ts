@@ -9,10 +9,14 @@ export function adminSnippet(text: string | undefined, indent: string): string[]
 
 const I = '    ';
 
-/** Main-level lines: open files and CPU affinity. */
-export function mainCompat(g: GlobalSettings): string[] {
+/**
+ * Main-level lines: open files and CPU affinity. max-worker-open-files 0 gives each worker the hard limit nginx runs
+ * under less 1024, at least 1024, as ingress-nginx does (room for the master's own files).
+ */
+export function mainCompat(g: GlobalSettings, openFilesLimit?: number): string[] {
+  const files = g.maxWorkerOpenFiles > 0 ? g.maxWorkerOpenFiles : openFilesLimit !== undefined ? Math.max(1024, openFilesLimit - 1024) : 0;
   return [
-    ...(g.maxWorkerOpenFiles > 0 ? [`worker_rlimit_nofile ${int(g.maxWorkerOpenFiles)};`] : []),
+    ...(files > 0 ? [`worker_rlimit_nofile ${int(files)};`] : []),
     ...(g.workerCpuAffinity !== '' ? [`worker_cpu_affinity ${affinity(g.workerCpuAffinity)};`] : []),
     ...adminSnippet(g.mainSnippet, ''),
   ];
@@ -60,8 +64,9 @@ export function httpCompat(g: GlobalSettings): string[] {
     // nginx's own redirects name no port unless use-port-in-redirects asks (ingress-nginx's default, docs/annotations.md)
     `${I}port_in_redirect off;`,
     ...(g.relativeRedirects ? [`${I}absolute_redirect off;`] : []),
-    ...(g.limitRate > 0 ? [`${I}limit_rate ${int(g.limitRate)};`] : []),
-    ...(g.limitRateAfter > 0 ? [`${I}limit_rate_after ${int(g.limitRateAfter)};`] : []),
+    // KiB, as ingress-nginx renders these keys (the default of its limit-rate annotations), whatever its docs say.
+    ...(g.limitRate > 0 ? [`${I}limit_rate ${int(g.limitRate)}k;`] : []),
+    ...(g.limitRateAfter > 0 ? [`${I}limit_rate_after ${int(g.limitRateAfter)}k;`] : []),
     ...(g.grpcBufferSizeKb > 0 ? [`${I}grpc_buffer_size ${int(g.grpcBufferSizeKb)}k;`] : []),
     ...g.hideHeaders.map((h) => `${I}proxy_hide_header ${headerName(h)};`),
     ...(g.allowBackendServerHeader ? [`${I}proxy_pass_header Server;`] : []),

@@ -34,6 +34,8 @@ export interface RenderOptions {
   /** Worker user and group (docs/adr/0009); undefined: no `user` directive (Portico is not root). */
   readonly user: readonly [string, string] | undefined;
   readonly workerProcesses: number | 'auto';
+  /** The hard limit of open files nginx runs under (nginx/launch.ts); undefined: unknown, no worker_rlimit_nofile by default. */
+  readonly openFilesLimit?: number;
   /** The global ConfigMap's settings (default: ingress-nginx's defaults). */
   readonly global?: GlobalSettings;
   /** Headers of the ConfigMaps named by add-headers and proxy-set-headers. */
@@ -123,7 +125,7 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     `env ${ident(CONFIG_TOKEN_ENV)};`,
     `error_log stderr ${word(g.errorLogLevel, LOG_LEVELS)};`,
     ...REGEX_MAIN,
-    ...mainCompat(g),
+    ...mainCompat(g, o.openFilesLimit),
     eventsLine(g),
     'http {',
     `    client_body_temp_path ${w('tmp/client_body')};`,

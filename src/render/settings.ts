@@ -2,7 +2,7 @@
 import { sha256 } from '../hash.js';
 import type { GlobalSettings, LocationSettings, ResolvedHeaders } from '../model/settings.js';
 import type { Location, ObjectRef, Server } from '../model/types.js';
-import { headerName, ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
+import { ident, int, onOff, quote, quoteAfter, regex, rewriteReplacement, seconds, serverName, size, snippet, word } from './escape.js';
 import { proxyHeaders, setHeaders } from './globals.js';
 import { adminSnippet } from './globals-http.js';
 import { authLines, authLocations, authUpstreamVars, withoutAuth, type SelfListener } from './auth.js';
@@ -59,16 +59,19 @@ function proxyBuffers(s: LocationSettings, g: GlobalSettings): string[] {
 
 /**
  * What grpc_pass reads instead of the proxy_* directives: its own timeouts (as ingress-nginx renders them for GRPC and
- * GRPCS) and grpc_set_header for the auth response headers, which so become the call's metadata.
+ * GRPCS) and the request headers of every other backend as grpc_set_header, as ingress-nginx sends them: Host becomes
+ * the call's :authority (else nginx sends the upstream's name), X-Forwarded-*, X-Request-ID and the auth response
+ * headers become its metadata. Upgrade and Connection stay cleared (nginx's gRPC default): HTTP/2 forbids them.
  */
-function grpcLines(s: LocationSettings, vars: readonly (readonly [string, string])[]): string[] {
+function grpcLines(s: LocationSettings, headers: readonly string[]): string[] {
   if (s.backendProtocol !== 'GRPC' && s.backendProtocol !== 'GRPCS') return [];
   const timeouts: [string, number | undefined][] = [
     ['grpc_connect_timeout', s.connectTimeout],
     ['grpc_send_timeout', s.sendTimeout],
     ['grpc_read_timeout', s.readTimeout],
   ];
-  return [...timeouts.flatMap(([name, value]) => (value !== undefined ? [`${I}${name} ${seconds(value)};`] : [])), ...vars.map(([h, v]) => `${I}grpc_set_header ${headerName(h)} $${ident(v)};`)];
+  const grpcHeaders = headers.filter((l) => !/^\s*proxy_set_header (Upgrade|Connection) /.test(l)).map((l) => l.replace('proxy_set_header ', 'grpc_set_header '));
+  return [...timeouts.flatMap(([name, value]) => (value !== undefined ? [`${I}${name} ${seconds(value)};`] : [])), ...grpcHeaders];
 }
 
 function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
@@ -149,10 +152,9 @@ export function locationBody(t: UpstreamTarget, ctx: SettingsContext): string[] 
   const vars = authUpstreamVars(s);
   // A location with a proxy_set_header of its own inherits none from http{}: a snippet's gets the whole list again.
   const snippetHeaders = [s.configurationSnippet, ctx.global.locationSnippet].some((t) => t !== undefined && /(^|[;{}\s])proxy_set_header\s/.test(t));
-  if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0 || snippetHeaders) {
-    out.push(...proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars, clientCert: ctx.clientCert }, I));
-  }
-  out.push(...grpcLines(s, vars));
+  const headers = (): string[] => proxyHeaders(ctx.global, ctx.headers, { host: s.upstreamVhost, prefix: s.xForwardedPrefix, connection: s.connectionHeader, vars, clientCert: ctx.clientCert }, I);
+  if (s.upstreamVhost !== undefined || s.xForwardedPrefix !== undefined || s.connectionHeader !== undefined || vars.length > 0 || snippetHeaders) out.push(...headers());
+  out.push(...grpcLines(s, s.backendProtocol === 'GRPC' || s.backendProtocol === 'GRPCS' ? headers() : []));
   if (s.responseHeaders !== undefined) out.push(...setHeaders(s.responseHeaders, I));
   const errors = errorPages(t, ctx);
   if (errors) {

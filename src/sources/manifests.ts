@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { KINDS, keyOf, type Kind, type KubeObject } from '../store/kinds.js';
 import { parseManifests, type ParsedObject } from './parse.js';
+import { parseLabelSelector, type LabelMatcher } from './selector.js';
 
 const EXTENSIONS = /\.(ya?ml|json)$/i;
 
@@ -36,11 +37,18 @@ export class ManifestSource {
   /** First time each object was seen: its creationTimestamp when the manifest gives none. */
   private readonly firstSeen = new Map<string, string>();
 
+  /** --watch-namespace-selector: only the objects of namespaces whose Namespace object (in the folder) it selects. */
+  private readonly selects: LabelMatcher | undefined;
+  private selected = '';
+
   constructor(
     private readonly dir: string,
     private readonly store: Store,
     private readonly log: Logger,
-  ) {}
+    namespaceSelector?: string,
+  ) {
+    this.selects = namespaceSelector === undefined ? undefined : parseLabelSelector(namespaceSelector);
+  }
 
   /** The files of the folder that did not parse, or held objects that were not usable, with the reasons (file:line). */
   unreadable(): { readonly file: string; readonly errors: readonly string[] }[] {
@@ -156,7 +164,8 @@ export class ManifestSource {
     }
     this.signature = names.map((n) => this.byFile.get(n)?.sig ?? n).join('|');
     if (changed.length === 0) return;
-    if (!this.assembled || !this.applyChanges(changed)) this.assemble(names);
+    // With a namespace selector a Namespace's labels decide about other files' objects: the whole folder again.
+    if (!this.assembled || this.selects !== undefined || !this.applyChanges(changed)) this.assemble(names);
   }
 
   /** Every kind replaced from all files (the later file wins a key defined twice); counts each key's definitions. */
@@ -173,8 +182,24 @@ export class ManifestSource {
         this.definitions.set(id, (this.definitions.get(id) ?? 0) + 1);
       }
     }
-    for (const [kind, table] of byKind) this.store.replaceKind(kind, [...table.values()]);
+    const inScope = this.scope(byKind.get('Namespace'));
+    for (const [kind, table] of byKind)
+      this.store.replaceKind(
+        kind,
+        [...table.values()].filter((o) => !KINDS[kind].namespaced || inScope(o.metadata?.namespace ?? 'default')),
+      );
     this.assembled = true;
+  }
+
+  /** Which namespaces' objects are kept: all, or those of the Namespaces the selector selects (logged when that changes). */
+  private scope(namespaces: ReadonlyMap<string, KubeObject> | undefined): (ns: string) => boolean {
+    const selects = this.selects;
+    if (selects === undefined) return () => true;
+    const allowed = new Set([...(namespaces?.values() ?? [])].filter((n) => selects(n.metadata?.labels ?? {})).map((n) => n.metadata?.name ?? ''));
+    const list = [...allowed].sort().join(',');
+    if (list !== this.selected) this.log.info({ namespaces: [...allowed].sort() }, 'namespaces matching --watch-namespace-selector changed');
+    this.selected = list;
+    return (ns) => allowed.has(ns);
   }
 
   /** The changed files' objects into the store one by one; false (nothing done) when a key is defined twice. */

@@ -11,6 +11,25 @@ import { httpGlobals } from '../../src/render/globals.js';
 const P = 'nginx.ingress.kubernetes.io';
 const OPTS = { prefix: P, riskLevel: 'High' as const, allowSnippets: false, namespace: 'ns' };
 const I = '            ';
+/** The request headers every gRPC location sends as metadata, as ingress-nginx does (render/settings.ts grpcLines). */
+const GRPC_HEADERS = [
+  'Host $best_http_host',
+  'X-Request-ID $req_id',
+  'X-Real-IP $remote_addr',
+  'X-Forwarded-For $remote_addr',
+  'X-Forwarded-Host $best_http_host',
+  'X-Forwarded-Port $server_port',
+  'X-Forwarded-Proto $scheme',
+  'X-Forwarded-Scheme $scheme',
+  'X-Scheme $scheme',
+  'X-Original-Forwarded-For $http_x_forwarded_for',
+  'X-Original-Forwarded-Host $http_x_forwarded_host',
+  'Proxy ""',
+  'ssl-client-verify ""',
+  'ssl-client-subject-dn ""',
+  'ssl-client-issuer-dn ""',
+  'ssl-client-cert ""',
+].map((h) => `${I}grpc_set_header ${h};`);
 const PASS = `${I}proxy_pass http://portico_balancer;`;
 
 function fragment(settings: LocationSettings, rule = { path: '/', regex: false }): string[] {
@@ -76,7 +95,7 @@ const ROWS: Row[] = [
     settings: { cookieDomain: ['in.test', 'out.test'], cookiePath: 'off' },
     lines: [`${I}proxy_cookie_domain "in.test" "out.test";`, `${I}proxy_cookie_path off;`, PASS],
   },
-  { a: { 'backend-protocol': 'grpc' }, settings: { backendProtocol: 'GRPC' }, lines: [`${I}grpc_pass grpc://portico_balancer;`] },
+  { a: { 'backend-protocol': 'grpc' }, settings: { backendProtocol: 'GRPC' }, lines: [...GRPC_HEADERS, `${I}grpc_pass grpc://portico_balancer;`] },
   {
     a: { 'backend-protocol': 'HTTPS', 'proxy-ssl-verify': 'on', 'proxy-ssl-verify-depth': '2', 'proxy-ssl-name': 'b.test', 'proxy-ssl-server-name': 'on', 'proxy-ssl-protocols': 'TLSv1.3' },
     settings: { backendProtocol: 'HTTPS', sslVerify: true, sslVerifyDepth: 2, sslName: 'b.test', sslServerName: true, sslProtocols: ['TLSv1.3'] },

@@ -19,6 +19,25 @@ import { caSecret, tlsSecret } from '../support/tls-manifests.js';
 
 const P = 'nginx.ingress.kubernetes.io';
 const I = '            ';
+/** The request headers every gRPC location sends as metadata, as ingress-nginx does (render/settings.ts grpcLines). */
+const GRPC_HEADERS = [
+  'Host $best_http_host',
+  'X-Request-ID $req_id',
+  'X-Real-IP $remote_addr',
+  'X-Forwarded-For $remote_addr',
+  'X-Forwarded-Host $best_http_host',
+  'X-Forwarded-Port $server_port',
+  'X-Forwarded-Proto $scheme',
+  'X-Forwarded-Scheme $scheme',
+  'X-Scheme $scheme',
+  'X-Original-Forwarded-For $http_x_forwarded_for',
+  'X-Original-Forwarded-Host $http_x_forwarded_host',
+  'Proxy ""',
+  'ssl-client-verify ""',
+  'ssl-client-subject-dn ""',
+  'ssl-client-issuer-dn ""',
+  'ssl-client-cert ""',
+].map((h) => `${I}grpc_set_header ${h};`);
 const OPTS: ModelOptions = {
   controllerClass: 'portico.dev/ingress-controller',
   ingressClass: 'portico',
@@ -108,6 +127,7 @@ test('GRPCS with a CA and client certificate: grpc_ssl_* lines, one PEM file for
   const r = resolve({ 'backend-protocol': 'GRPCS', 'proxy-ssl-secret': 'ns/ca-client', 'proxy-ssl-verify': 'on' });
   assert.deepEqual(r.problems, []);
   assert.deepEqual(fragment(r.s), [
+    ...GRPC_HEADERS,
     `${I}grpc_ssl_protocols TLSv1.2 TLSv1.3;`,
     `${I}grpc_ssl_verify on;`,
     `${I}grpc_ssl_verify_depth 1;`,
