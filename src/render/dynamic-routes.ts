@@ -106,7 +106,17 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
   const cookiePath = affinityCookiePath(t, (upstream?.affinity ?? null) !== null);
   const ingress = ingressVars === true ? ingressVarsValue(l, upstream) : undefined;
-  return { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite, profile, ...(cookiePath === undefined ? {} : { cookiePath }), ...(ingress === undefined ? {} : { ingress }) };
+  return {
+    backend: t.upstream,
+    canary: t.canary ?? '',
+    redirect: tls.redirect,
+    denied: tls.denied,
+    metrics: labels,
+    rewrite,
+    profile,
+    ...(cookiePath === undefined ? {} : { cookiePath }),
+    ...(ingress === undefined ? {} : { ingress }),
+  };
 }
 
 /** One host's entry, each distinct target once. */
