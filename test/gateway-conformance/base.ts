@@ -9,7 +9,7 @@ import { PORTICO_GATEWAY_CONTROLLER } from '../support/gateway.js';
 export const INFRA_NS = 'gateway-conformance-infra';
 export const APP_NS = 'gateway-conformance-app-backend';
 export const WEB_NS = 'gateway-conformance-web-backend';
-export const GATEWAY_CLASS = 'portico-conformance';
+const GATEWAY_CLASS = 'portico-conformance';
 const V1 = 'gateway.networking.k8s.io/v1';
 
 /** The backend Services of the base manifests, by namespace (all on port 8080). */
@@ -22,7 +22,7 @@ export const BACKENDS: readonly { readonly name: string; readonly namespace: str
   { name: 'web-backend', namespace: WEB_NS },
 ];
 
-export const SERVICE_PORT = 8080;
+const SERVICE_PORT = 8080;
 
 function ns(name: string, label: string): unknown {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'gateway-conformance': label, 'kubernetes.io/metadata.name': name } } };

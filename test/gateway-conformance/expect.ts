@@ -34,7 +34,7 @@ export interface Captured {
 
 export const GATEWAY_HOST = '127.0.0.1';
 
-export function statusCodes(e: Expected): readonly number[] {
+function statusCodes(e: Expected): readonly number[] {
   const codes = [...(e.response?.statusCodes ?? [])];
   if (e.response?.statusCode !== undefined && !codes.includes(e.response.statusCode)) codes.push(e.response.statusCode);
   return codes.length === 0 ? [200] : codes;

@@ -2,8 +2,8 @@
 // in upstream's ConformanceReport shape (YAML), then every upstream test with its status in Portico.
 import { INVENTORY, profilesOf, reportYaml, type Inventory, type Row } from './inventory.js';
 
-export const SECTION_BEGIN = '<!-- conformance report: generated from test/gateway-conformance/inventory.json by `npm run docs`; do not edit by hand -->';
-export const SECTION_END = '<!-- end of the generated conformance report -->';
+const SECTION_BEGIN = '<!-- conformance report: generated from test/gateway-conformance/inventory.json by `npm run docs`; do not edit by hand -->';
+const SECTION_END = '<!-- end of the generated conformance report -->';
 
 const LABEL: Record<Row['status'], string> = { passes: 'passed', skipped: 'skipped', failed: 'failed', 'not-yet-written': 'not yet written' };
 
