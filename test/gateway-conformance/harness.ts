@@ -87,6 +87,25 @@ export async function mustBeAccepted(c: Conformance, gateway: string, routes: re
   }
 }
 
+/** An HTTPRoute in `namespace` (the infra one by default) on Gateway same-namespace unless `spec.parentRefs` says otherwise. */
+export function httpRoute(name: string, spec: Record<string, unknown>, namespace = 'gateway-conformance-infra'): unknown {
+  return { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name, namespace }, spec: { parentRefs: [{ name: 'same-namespace' }], ...spec } };
+}
+
+/** A backendRef to a base Service on port 8080. */
+export function backend(name: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, port: 8080, ...more };
+}
+
+/** A rule: PathPrefix `prefix` (none: every request), its filters, to `backends` (names of base Services). */
+export function prefixRule(prefix: string | undefined, filters: readonly unknown[], ...backends: string[]): Record<string, unknown> {
+  return {
+    ...(prefix === undefined ? {} : { matches: [{ path: { type: 'PathPrefix', value: prefix } }] }),
+    ...(filters.length > 0 ? { filters } : {}),
+    ...(backends.length > 0 ? { backendRefs: backends.map((b) => backend(b)) } : {}),
+  };
+}
+
 /** Starts the echo backends and Portico on the base objects (plus `extraArgs`). */
 export async function startConformance(extraArgs: readonly string[] = []): Promise<Conformance> {
   const certDir = await mkdtemp(join(tmpdir(), 'portico-conf-cert-'));
