@@ -11,7 +11,7 @@ import { manifestFolder, type ManifestDir } from '../support/manifests.js';
 import { parseAllDocuments } from 'yaml';
 import { get, startPortico, until, type Running } from '../support/portico.js';
 import type { GatewayDoc } from '../../src/inspect/gateway.js';
-import { BACKENDS, baseObjects } from './base.js';
+import { BACKENDS, INFRA_NS, baseObjects } from './base.js';
 import { startEcho, type EchoAnswer, type EchoBackend } from './echo.js';
 import { GATEWAY_HOST, mismatch, type Captured, type Expected } from './expect.js';
 
@@ -41,6 +41,8 @@ export interface Conformance {
   /** Waits until the HTTPRoute's parent entry for `gateway` has condition `type` with `status` (and `reason`, when given). */
   routeCondition(want: RouteCondition): Promise<void>;
   debugGateway(): Promise<GatewayDoc>;
+  /** Waits until Gateway `name` (infra namespace) has exactly these listeners' attachedRoutes, each Accepted and ResolvedRefs True unless `accepted` leaves it out. */
+  listenersMust(gateway: string, attached: Readonly<Record<string, number>>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -140,9 +142,11 @@ export async function startConformance(extraArgs: readonly string[] = []): Promi
         .filter((o) => (o as { kind?: string }).kind === 'HTTPRoute')
         .map(routeKey)
         .sort();
-      await until(`Portico holding the HTTPRoutes ${want.join(', ')}`, async () => {
+      const gateways = objects.filter((o) => (o as { kind?: string }).kind === 'Gateway').map(routeKey);
+      await until(`Portico holding the HTTPRoutes ${want.join(', ')} and Gateways ${gateways.join(', ')}`, async () => {
         const doc = await debugGateway();
-        return JSON.stringify(doc.httpRoutes.map((r) => `${r.namespace}/${r.name}`).sort()) === JSON.stringify(want);
+        const have = new Set(doc.gateways.map((g) => `${g.namespace}/${g.name}`));
+        return JSON.stringify(doc.httpRoutes.map((r) => `${r.namespace}/${r.name}`).sort()) === JSON.stringify(want) && gateways.every((g) => have.has(g));
       });
     },
     expect: async (e) => {
@@ -182,6 +186,22 @@ export async function startConformance(extraArgs: readonly string[] = []): Promi
         MAX_TIME_TO_CONSISTENCY_MS,
       ).catch((err: unknown) => {
         throw new Error(`${String(err)}; conditions: ${seen}`);
+      });
+    },
+    listenersMust: async (gateway, attached) => {
+      let seen = '';
+      await until(
+        `Gateway ${gateway}: listeners ${JSON.stringify(attached)}`,
+        async () => {
+          const g = (await debugGateway()).gateways.find((x) => x.name === gateway && x.namespace === INFRA_NS);
+          const got = Object.fromEntries((g?.listeners ?? []).map((l) => [l.name, l.attachedRoutes]));
+          seen = JSON.stringify(g?.listeners ?? null);
+          const ok = (g?.listeners ?? []).every((l) => ['Accepted', 'ResolvedRefs'].every((t) => l.conditions.find((c) => c.type === t)?.status === 'True'));
+          return ok && JSON.stringify(got) === JSON.stringify(attached);
+        },
+        MAX_TIME_TO_CONSISTENCY_MS,
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}; listeners: ${seen}`);
       });
     },
     stop: async () => {
