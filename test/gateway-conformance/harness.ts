@@ -108,6 +108,18 @@ export function prefixRule(prefix: string | undefined, filters: readonly unknown
   };
 }
 
+/** Requests the HTTPRoutes of `objects` answer (exact hostnames, else the Gateway address; the paths of their matches), at most 20. */
+function probesOf(objects: readonly unknown[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (const o of objects as { kind?: string; spec?: { hostnames?: string[]; rules?: { matches?: { path?: { value?: string } }[] }[] } }[]) {
+    if (o.kind !== 'HTTPRoute') continue;
+    const hosts = (o.spec?.hostnames ?? []).filter((h) => !h.startsWith('*'));
+    const paths = (o.spec?.rules ?? []).flatMap((r) => (r.matches ?? [{}]).map((m) => m.path?.value ?? '/'));
+    for (const host of hosts.length > 0 ? hosts : [GATEWAY_HOST]) for (const path of paths.length > 0 ? paths : ['/']) out.push([host, path.startsWith('/') ? path : '/']);
+  }
+  return out.slice(0, 20);
+}
+
 /** Starts the echo backends and Portico on the base objects (plus `extraArgs`). */
 export async function startConformance(extraArgs: readonly string[] = []): Promise<Conformance> {
   const certDir = await mkdtemp(join(tmpdir(), 'portico-conf-cert-'));
@@ -131,23 +143,39 @@ export async function startConformance(extraArgs: readonly string[] = []): Promi
     return `${m?.namespace ?? 'default'}/${m?.name ?? ''}`;
   };
   const roundTrip = (e: Expected): Promise<Captured> => roundTripOn(portico.http, e);
+  const probes: [string, string][] = [];
+  /** Waits until Portico holds exactly the HTTPRoutes `routes` and at least the Gateways `gateways` (`namespace/name`). */
+  const holding = async (routes: string[], gateways: string[]): Promise<void> => {
+    const want = JSON.stringify([...routes].sort());
+    await until(`Portico holding the HTTPRoutes [${routes.join(', ')}] and Gateways [${gateways.join(', ')}]`, async () => {
+      const doc = await debugGateway();
+      const have = new Set(doc.gateways.map((g) => `${g.namespace}/${g.name}`));
+      return JSON.stringify(doc.httpRoutes.map((r) => `${r.namespace}/${r.name}`).sort()) === want && gateways.every((g) => have.has(g));
+    });
+  };
   return {
     portico,
     echoes,
     debugGateway,
     roundTrip,
     apply: async (objects) => {
+      // First back to no test objects at all, until nginx answers 404 where the previous test's routes answered: a
+      // test whose routes reuse the previous one's names and paths then never passes on the previous configuration.
+      await dir.write('test.json', []);
+      await holding([], []);
+      await until(
+        `the previous test's routes to be gone from nginx`,
+        async () => {
+          const left: [string, string][] = [];
+          for (const [host, path] of probes) if ((await get(portico.http, host, path)).status !== 404) left.push([host, path]);
+          probes.splice(0, probes.length, ...left);
+          return left.length === 0;
+        },
+        MAX_TIME_TO_CONSISTENCY_MS,
+      );
       await dir.write('test.json', objects);
-      const want = objects
-        .filter((o) => (o as { kind?: string }).kind === 'HTTPRoute')
-        .map(routeKey)
-        .sort();
-      const gateways = objects.filter((o) => (o as { kind?: string }).kind === 'Gateway').map(routeKey);
-      await until(`Portico holding the HTTPRoutes ${want.join(', ')} and Gateways ${gateways.join(', ')}`, async () => {
-        const doc = await debugGateway();
-        const have = new Set(doc.gateways.map((g) => `${g.namespace}/${g.name}`));
-        return JSON.stringify(doc.httpRoutes.map((r) => `${r.namespace}/${r.name}`).sort()) === JSON.stringify(want) && gateways.every((g) => have.has(g));
-      });
+      probes.push(...probesOf(objects));
+      await holding(objects.filter((o) => (o as { kind?: string }).kind === 'HTTPRoute').map(routeKey), objects.filter((o) => (o as { kind?: string }).kind === 'Gateway').map(routeKey));
     },
     expect: async (e) => {
       let inARow = 0;

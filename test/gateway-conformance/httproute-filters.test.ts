@@ -2,6 +2,7 @@
 // profile (request and response header modifiers, redirects of host, status, path, port and scheme, URL rewrites).
 // Each test is named with the upstream ShortName; the manifests are this repository's own.
 import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
 import { httpRoute, mustBeAccepted, prefixRule, startConformance, type Conformance } from './harness.js';
 import { INFRA_NS as NS } from './base.js';
 import type { Expected } from './expect.js';
@@ -44,6 +45,63 @@ const answered = (request: Expected['request'], set: Pairs, want: Pairs, absent:
   namespace: NS,
 });
 
+/** The rules of request-header-modifier (filters on the rule). */
+const requestHeaderRules = (): Record<string, unknown>[] => [
+  prefixRule('/set', [reqHeaders({ set: { 'X-Header-Set': 'set-overwrites-values' } })], V1),
+  prefixRule('/add', [reqHeaders({ add: { 'X-Header-Add': 'add-appends-values' } })], V1),
+  prefixRule('/remove', [reqHeaders({ remove: ['X-Header-Remove'] })], V1),
+  prefixRule(
+    '/multiple',
+    [
+      reqHeaders({
+        set: { 'X-Header-Set-1': 'header-set-1', 'X-Header-Set-2': 'header-set-2' },
+        add: { 'X-Header-Add-1': 'header-add-1', 'X-Header-Add-2': 'header-add-2', 'X-Header-Add-3': 'header-add-3' },
+        remove: ['X-Header-Remove-1', 'X-Header-Remove-2'],
+      }),
+    ],
+    V1,
+  ),
+  prefixRule('/case-insensitivity', [reqHeaders({ set: { 'X-Header-Set': 'header-set' }, add: { 'X-Header-Add': 'header-add' }, remove: ['X-Header-Remove'] })], V1),
+];
+
+/** Its requests and what the backend must see. */
+const requestHeaderCases = (): Expected[] => [
+  seen({ path: '/set', headers: { 'Some-Other-Header': 'val' } }, { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } }),
+  seen({ path: '/set', headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'some-other-value' } }, { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } }),
+  seen({ path: '/add', headers: { 'Some-Other-Header': 'val' } }, { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'add-appends-values' } }),
+  seen(
+    { path: '/add', headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value' } },
+    { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value,add-appends-values' } },
+  ),
+  seen({ path: '/remove', headers: { 'X-Header-Remove': 'val' } }, {}, ['X-Header-Remove']),
+  seen(
+    { path: '/multiple', headers: { 'X-Header-Set-2': 'set-val-2', 'X-Header-Add-2': 'add-val-2', 'X-Header-Remove-2': 'remove-val-2', 'Another-Header': 'another-header-val' } },
+    {
+      headers: {
+        'X-Header-Set-1': 'header-set-1',
+        'X-Header-Set-2': 'header-set-2',
+        'X-Header-Add-1': 'header-add-1',
+        'X-Header-Add-2': 'add-val-2,header-add-2',
+        'X-Header-Add-3': 'header-add-3',
+        'Another-Header': 'another-header-val',
+      },
+    },
+    ['X-Header-Remove-1', 'X-Header-Remove-2'],
+  ),
+  seen(
+    {
+      path: '/case-insensitivity',
+      headers: { 'x-header-set': 'original-val-set', 'x-header-add': 'original-val-add', 'x-header-remove': 'original-val-remove', 'Another-Header': 'another-header-val' },
+    },
+    { headers: { 'X-Header-Set': 'header-set', 'X-Header-Add': 'original-val-add,header-add', 'Another-Header': 'another-header-val' } },
+    ['x-header-remove', 'X-Header-Remove'],
+  ),
+];
+
+/** The same rules with each rule's filters on its backendRef (the BackendRequestHeaderModification manifests). */
+const onBackendRefs = (rules: Record<string, unknown>[]): Record<string, unknown>[] =>
+  rules.map(({ filters, backendRefs, ...rest }) => ({ ...rest, backendRefs: (backendRefs as Record<string, unknown>[]).map((b) => ({ ...b, filters })) }));
+
 describe('GATEWAY-HTTP conformance: HTTPRoute filters', () => {
   let c: Conformance;
   before(async () => {
@@ -60,55 +118,23 @@ describe('GATEWAY-HTTP conformance: HTTPRoute filters', () => {
   };
 
   test('HTTPRouteRequestHeaderModifier', async () => {
-    const rules = [
-      prefixRule('/set', [reqHeaders({ set: { 'X-Header-Set': 'set-overwrites-values' } })], V1),
-      prefixRule('/add', [reqHeaders({ add: { 'X-Header-Add': 'add-appends-values' } })], V1),
-      prefixRule('/remove', [reqHeaders({ remove: ['X-Header-Remove'] })], V1),
-      prefixRule(
-        '/multiple',
-        [
-          reqHeaders({
-            set: { 'X-Header-Set-1': 'header-set-1', 'X-Header-Set-2': 'header-set-2' },
-            add: { 'X-Header-Add-1': 'header-add-1', 'X-Header-Add-2': 'header-add-2', 'X-Header-Add-3': 'header-add-3' },
-            remove: ['X-Header-Remove-1', 'X-Header-Remove-2'],
-          }),
-        ],
-        V1,
-      ),
-      prefixRule('/case-insensitivity', [reqHeaders({ set: { 'X-Header-Set': 'header-set' }, add: { 'X-Header-Add': 'header-add' }, remove: ['X-Header-Remove'] })], V1),
-    ];
-    await run('request-header-modifier', rules, [
-      seen({ path: '/set', headers: { 'Some-Other-Header': 'val' } }, { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } }),
-      seen({ path: '/set', headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'some-other-value' } }, { headers: { 'Some-Other-Header': 'val', 'X-Header-Set': 'set-overwrites-values' } }),
-      seen({ path: '/add', headers: { 'Some-Other-Header': 'val' } }, { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'add-appends-values' } }),
-      seen(
-        { path: '/add', headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value' } },
-        { headers: { 'Some-Other-Header': 'val', 'X-Header-Add': 'some-other-value,add-appends-values' } },
-      ),
-      seen({ path: '/remove', headers: { 'X-Header-Remove': 'val' } }, {}, ['X-Header-Remove']),
-      seen(
-        { path: '/multiple', headers: { 'X-Header-Set-2': 'set-val-2', 'X-Header-Add-2': 'add-val-2', 'X-Header-Remove-2': 'remove-val-2', 'Another-Header': 'another-header-val' } },
-        {
-          headers: {
-            'X-Header-Set-1': 'header-set-1',
-            'X-Header-Set-2': 'header-set-2',
-            'X-Header-Add-1': 'header-add-1',
-            'X-Header-Add-2': 'add-val-2,header-add-2',
-            'X-Header-Add-3': 'header-add-3',
-            'Another-Header': 'another-header-val',
-          },
-        },
-        ['X-Header-Remove-1', 'X-Header-Remove-2'],
-      ),
-      seen(
-        {
-          path: '/case-insensitivity',
-          headers: { 'x-header-set': 'original-val-set', 'x-header-add': 'original-val-add', 'x-header-remove': 'original-val-remove', 'Another-Header': 'another-header-val' },
-        },
-        { headers: { 'X-Header-Set': 'header-set', 'X-Header-Add': 'original-val-add,header-add', 'Another-Header': 'another-header-val' } },
-        ['x-header-remove', 'X-Header-Remove'],
-      ),
-    ]);
+    await run('request-header-modifier', requestHeaderRules(), requestHeaderCases());
+  });
+
+  test('HTTPRouteBackendRequestHeaderModifier', async () => {
+    await run('request-header-modifier', onBackendRefs(requestHeaderRules()), requestHeaderCases());
+  });
+
+  test('HTTPRouteRequestHeaderModifierBackendWeights', async () => {
+    const to = (name: string): Record<string, unknown> => ({ name, port: 8080, weight: 10, filters: [reqHeaders({ set: { Backend: name } })] });
+    const expected: Expected = { request: { path: '/' }, response: { statusCode: 200 }, namespace: NS };
+    await run('request-header-modifier-backend-weights', [{ backendRefs: [to(V1), to(V2)] }], [expected]);
+    for (let i = 0; i < 100; i++) {
+      const echo = (await c.roundTrip(expected)).echo;
+      const set = echo?.headers['backend'] ?? [];
+      assert.equal(set.length, 1, 'one Backend header set by the backendRef');
+      assert.ok(echo?.pod.startsWith(set[0] ?? '-'), `the backendRef's own filter: pod ${echo?.pod ?? ''}, header ${set[0] ?? ''}`);
+    }
   });
 
   test('HTTPRouteResponseHeaderModifier', async () => {
