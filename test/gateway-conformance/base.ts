@@ -63,7 +63,7 @@ function httpsGateway(): unknown {
   };
 }
 
-/** Every base object; `ports` maps `namespace/service` to its echo backend's port; `cert` serves the HTTPS Gateway. */
+/** Every base object; `ports` maps `namespace/service` to its echo backend's port; `cert` serves the HTTPS Gateway and is the web namespace's Secret `certificate`. */
 export function baseObjects(ports: ReadonlyMap<string, number>, cert: Pick<Pem, 'cert' | 'key'>): unknown[] {
   const services = BACKENDS.flatMap(({ name, namespace }) => {
     const port = ports.get(`${namespace}/${name}`);
@@ -80,6 +80,7 @@ export function baseObjects(ports: ReadonlyMap<string, number>, cert: Pick<Pem, 
     http('backend-namespaces', { from: 'Selector', selector: { matchLabels: { 'gateway-conformance': 'backend' } } }),
     httpsGateway(),
     tlsSecret('tls-validity-checks-certificate', cert, INFRA_NS),
+    tlsSecret('certificate', cert, WEB_NS),
     ...services,
   ];
 }

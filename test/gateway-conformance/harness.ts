@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeCert } from '../support/certs.js';
+import { makeCert, type Pem } from '../support/certs.js';
 import { manifestFolder, type ManifestDir } from '../support/manifests.js';
 import { parseAllDocuments } from 'yaml';
 import { get, startPortico, until, type Running } from '../support/portico.js';
@@ -31,6 +31,8 @@ export interface RouteCondition {
 
 export interface Conformance {
   readonly portico: Running;
+  /** The certificate of the Secrets tls-validity-checks-certificate (infra) and certificate (web). */
+  readonly cert: Pem;
   readonly echoes: ReadonlyMap<string, EchoBackend>;
   /** Replaces the current test's manifests with `objects` and waits until Portico holds exactly its routes. */
   apply(objects: readonly unknown[]): Promise<void>;
@@ -155,6 +157,7 @@ export async function startConformance(extraArgs: readonly string[] = []): Promi
   };
   return {
     portico,
+    cert,
     echoes,
     debugGateway,
     roundTrip,
