@@ -142,6 +142,19 @@ export function unsupportedAddress(g: Gateway): { readonly index: number; readon
   return i < 0 ? undefined : { index: i, type: g.spec?.addresses?.[i]?.type ?? '' };
 }
 
+/**
+ * The route kinds a listener supports: HTTPRoute when `kinds` is unset or names it, for HTTP and HTTPS; none for a
+ * protocol Portico does not serve (the conformance suite expects none listed there).
+ */
+function supportedKindsOf(protocol: string, kinds: readonly { group?: string; kind: string }[] | undefined): RouteGroupKind[] {
+  if (protocol !== 'HTTP' && protocol !== 'HTTPS') return [];
+  if (kinds === undefined) return [HTTPROUTE];
+  return kinds
+    .filter((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute')
+    .map(() => HTTPROUTE)
+    .slice(0, 1);
+}
+
 /** Every listener of one Gateway, judged. */
 export function judgeListeners(
   g: Gateway,
@@ -155,13 +168,7 @@ export function judgeListeners(
     const warnings: [string, string][] = [];
     // Unset or empty: the protocol's route kinds (HTTPRoute for HTTP and HTTPS), as the specification says.
     const kinds = l.allowedRoutes?.kinds?.length ? l.allowedRoutes.kinds : undefined;
-    const supported =
-      kinds === undefined
-        ? [HTTPROUTE]
-        : kinds
-            .filter((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute')
-            .map(() => HTTPROUTE)
-            .slice(0, 1);
+    const supported = supportedKindsOf(l.protocol, kinds);
     const invalid = (kinds ?? []).map((k, j) => [k, j] as const).filter(([k]) => !((k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === 'HTTPRoute'));
     for (const [k, j] of invalid)
       warnings.push([`${field}.allowedRoutes.kinds[${j}]`, `InvalidRouteKinds: ${k.group ?? GATEWAY_GROUP}/${k.kind} is not supported (HTTPRoute only); no route of that kind attaches`]);
