@@ -44,6 +44,8 @@ const GRPCROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'GRPCRoute' };
  * (docs/adr/0020), so it is not among an HTTP listener's kinds.
  */
 function kindsOf(protocol: string): readonly RouteGroupKind[] {
+  // none for a protocol Portico does not serve (TLS, TCP, UDP...): the conformance suite expects none listed there
+  if (protocol !== 'HTTP' && protocol !== 'HTTPS') return [];
   return protocol === 'HTTPS' ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
 }
 
@@ -170,7 +172,7 @@ function routeKinds(l: Listener, field: string, warnings: [string, string][]): {
   const known = (k: RouteGroupKind): RouteGroupKind | undefined => served.find((x) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === x.kind);
   const supported = kinds === undefined ? served : served.filter((x) => kinds.some((k) => known(k) === x));
   const names = served.map((x) => x.kind).join(', ');
-  const only = served.length === 1 ? `${names} only` : names;
+  const only = served.length === 0 ? `no route kind on ${l.protocol} listeners` : served.length === 1 ? `${names} only` : names;
   const invalid = (kinds ?? []).map((k, j) => [k, j] as const).filter(([k]) => known(k) === undefined);
   for (const [k, j] of invalid)
     warnings.push([
