@@ -40,7 +40,13 @@ const pair =
     return v.ok([a.value, b.value] as const);
   };
 const ACCESS_PARAM = /^(buffer=\d{1,6}[km]?|flush=\d{1,6}[smh]?|gzip(=[1-9])?)$/;
-const logParams: v.Parser<string[]> = v.list((raw) => (ACCESS_PARAM.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not buffer=SIZE, flush=TIME or gzip[=LEVEL]`)), /[\s,]+/, 3);
+const logParamList: v.Parser<string[]> = v.list((raw) => (ACCESS_PARAM.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not buffer=SIZE, flush=TIME or gzip[=LEVEL]`)), /[\s,]+/, 3);
+/** nginx refuses flush= without a buffer (buffer= or gzip, which brings one): `nginx -t` would fail. */
+const logParams: v.Parser<string[]> = (raw) => {
+  const r = logParamList(raw);
+  if (r.ok && r.value.some((p) => p.startsWith('flush=')) && !r.value.some((p) => p.startsWith('buffer=') || p.startsWith('gzip'))) return v.bad(`${v.show(raw)}: flush= needs buffer=SIZE or gzip`);
+  return r;
+};
 const logPath: v.Parser<string> = (raw) => (/^\/[A-Za-z0-9_.\-/]{1,255}$/.test(raw) && !raw.includes('..') ? v.ok(raw) : v.bad(`${v.show(raw)} is not an absolute file path`));
 /** Variables of the stream modules a stream log format may use (an unknown one would fail `nginx -t`). */
 const STREAM_LOG_VARS =

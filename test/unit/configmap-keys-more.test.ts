@@ -17,6 +17,7 @@ void describe('ConfigMap keys: proxy-http-version, forwarded-host-header, bind-a
       'stream-access-log-path': '/var/log/stream.log',
       'log-format-stream': '$remote_addr $status ${upstream_addr}',
       'enable-access-log-for-default-backend': 'true',
+      'access-log-params': 'buffer=16k, flush=5s',
     });
     assert.deepEqual(r.errors, []);
     assert.deepEqual(r.refused, []);
@@ -30,6 +31,7 @@ void describe('ConfigMap keys: proxy-http-version, forwarded-host-header, bind-a
     assert.equal(r.settings.streamAccessLogPath, '/var/log/stream.log');
     assert.equal(r.settings.logFormatStream, '$remote_addr $status ${upstream_addr}');
     assert.equal(r.settings.enableAccessLogForDefaultBackend, true);
+    assert.deepEqual(r.settings.accessLogParams, ['buffer=16k', 'flush=5s']);
   });
 
   const bad: [string, string, RegExp][] = [
@@ -45,6 +47,8 @@ void describe('ConfigMap keys: proxy-http-version, forwarded-host-header, bind-a
     ['log-format-stream', 'cost $ 5', /\$ is not a variable a stream log format may use/],
     ['stream-access-log-path', 'stream.log', /not an absolute file path/],
     ['enable-access-log-for-default-backend', 'sometimes', /sometimes/],
+    // nginx -t: "no buffer is defined for access_log"
+    ['access-log-params', 'flush=5s', /flush= needs buffer=SIZE or gzip/],
   ];
   for (const [key, value, why] of bad) {
     void it(`${key}: ${JSON.stringify(value)} is refused with a reason, keeping the previous value`, () => {
