@@ -10,6 +10,7 @@ import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
 import { NO_ACCESS_LOG, defaultBackendUnlogged } from './default-log.js';
 import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-http.js';
 import { authHttpLines, resolverLines } from './auth.js';
+import { tlsBalancerBlocks } from './proxy-ssl.js';
 import { affinityCookieLines, trafficHttp } from './traffic.js';
 import { ingressVarsHttpLines, ingressVarsLines, ingressVarsUsed } from './ingress-vars.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
@@ -391,6 +392,12 @@ export function renderNginxConf(model: Model, given: RenderOptions): RenderedCon
     ...internalServers(o, traces),
   ];
   const blocks = servers(model, o, upstreams, dyn);
+  head.push(
+    ...tlsBalancerBlocks(
+      blocks.map((b) => b.text),
+      upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS),
+    ),
+  );
   const headText = head.join('\n');
   // an element may hold several lines (a map block, a memoized server)
   let line = lineCount(headText);

@@ -2,6 +2,7 @@
 import type { LocationSettings } from '../model/settings.js';
 import { ident, int, onOff, quote, word } from './escape.js';
 import { caFile, crlFile } from './tls.js';
+import { sha256 } from '../hash.js';
 
 const I = '            ';
 const SYSTEM_CAS = '/etc/ssl/certs/ca-certificates.crt';
@@ -33,4 +34,24 @@ export function backendTls(s: LocationSettings): string[] {
     ...(files?.crlDigest !== undefined ? [`${I}${p}_ssl_crl ${quote(crlFile(files.crlDigest))};`] : []),
     ...(files?.client ? [`${I}${p}_ssl_certificate ${quote(proxyClientFile(files.client.digest))};`, `${I}${p}_ssl_certificate_key ${quote(proxyClientFile(files.client.digest))};`] : []),
   ];
+}
+
+/**
+ * The upstream{} block a location with TLS to its backend passes to. nginx pools kept-alive backend connections per
+ * upstream{} block, by peer address only: through one shared block, a connection opened with one Ingress's client
+ * certificate (proxy-ssl-secret) or without verification could carry another Ingress's requests to the same address,
+ * with no new handshake. So each distinct set of backend TLS lines gets a block of its own (named by their digest):
+ * a pooled connection is reused only by locations that would have opened it the same way.
+ */
+export function tlsBalancer(s: LocationSettings): string {
+  return `portico_balancer_tls_${sha256(backendTls(s).join('\n')).slice(0, 16)}`;
+}
+
+/** The upstream{} blocks of the TLS balancers these rendered servers pass to, each once, in name order. */
+export function tlsBalancerBlocks(texts: readonly string[], keepalive: string): string[] {
+  const names = new Set<string>();
+  for (const t of texts) for (const m of t.matchAll(/portico_balancer_tls_[0-9a-f]{16}/g)) names.add(m[0]);
+  return [...names]
+    .sort()
+    .flatMap((n) => [`    upstream ${n} {`, '        server 0.0.0.1;', '        balancer_by_lua_block { require("portico.balancer").balance() }', ...(keepalive === '' ? [] : [keepalive]), '    }']);
 }

@@ -8,7 +8,7 @@ import { adminSnippet } from './globals-http.js';
 import { authLines, authLocations, authUpstreamVars, withoutAuth, type SelfListener } from './auth.js';
 import { inLocationList } from '../model/settings-tls.js';
 import { trafficLocation, trafficServer } from './traffic.js';
-import { backendTls, proxySslDenied } from './proxy-ssl.js';
+import { backendTls, proxySslDenied, tlsBalancer } from './proxy-ssl.js';
 import { fastcgiLines } from './fastcgi.js';
 
 const I = '            ';
@@ -107,11 +107,11 @@ function proxyTuning(s: LocationSettings, g: GlobalSettings): string[] {
 function pass(s: LocationSettings): string[] {
   switch (s.backendProtocol) {
     case 'HTTPS':
-      return [`${I}proxy_pass https://portico_balancer;`];
+      return [`${I}proxy_pass https://${tlsBalancer(s)};`];
     case 'GRPC':
       return [`${I}grpc_pass grpc://portico_balancer;`];
     case 'GRPCS':
-      return [`${I}grpc_pass grpcs://portico_balancer;`];
+      return [`${I}grpc_pass grpcs://${tlsBalancer(s)};`];
     // As ingress-nginx: the scheme the client used; nginx finds the upstream block by name at run time.
     case 'AUTO_HTTP':
       return [`${I}proxy_pass $scheme://portico_balancer;`];

@@ -111,6 +111,16 @@ void describe('backend protocols', () => {
       at('good', 'good.test', 'good', tlsAnn('backend-ca')),
       at('stranger', 'stranger.test', 'stranger', tlsAnn('backend-ca')),
       at('missing', 'missing.test', 'good', tlsAnn('no-such-secret')),
+      // another namespace's Ingress to the same backend address over HTTPS, with no client certificate of its own
+      service('shared', 'tenant-b', [{ name: 'https', port: 443 }]),
+      slice('shared', good.port, ['127.0.0.1'], { namespace: 'tenant-b', portName: 'https' }),
+      ingress('plain', {
+        namespace: 'tenant-b',
+        host: 'plain.test',
+        className: 'portico',
+        paths: [{ path: '/', type: 'Prefix', service: 'shared', port: 443 }],
+        annotations: { [`${A}/backend-protocol`]: 'HTTPS' },
+      }),
       { ...grpcIngress, spec: { ...grpcIngress.spec, tls: [{ hosts: ['grpc.test'], secretName: 'grpc-tls' }] } },
     ]);
     portico = await startPortico(['--manifests', manifests]);
@@ -133,6 +143,20 @@ void describe('backend protocols', () => {
     await until('good.test proxied', async () => (await httpsGet(portico.https, 'good.test', '/')).status === 200, 15_000);
     const r = await httpsGet(portico.https, 'good.test', '/');
     assert.deepEqual(JSON.parse(r.body), { authorized: true, cn: 'portico-client', sni: 'backend.test' });
+  });
+
+  void it("another namespace's HTTPS Ingress to the same backend address never rides a connection opened with this one's client certificate", async () => {
+    await until('plain.test proxied', async () => (await httpsGet(portico.https, 'plain.test', '/')).status === 200, 15_000);
+    // nginx keeps backend connections alive per upstream{} block and worker: alternate, so a pooled connection
+    // opened for good.test (with the client certificate) would be offered to plain.test if the pool were shared
+    const seen: (string | null)[] = [];
+    for (let i = 0; i < 12; i++) {
+      assert.equal((JSON.parse((await httpsGet(portico.https, 'good.test', '/')).body) as { cn: string | null }).cn, 'portico-client');
+      const r = await httpsGet(portico.https, 'plain.test', '/');
+      assert.equal(r.status, 200);
+      seen.push((JSON.parse(r.body) as { cn: string | null }).cn);
+    }
+    assert.deepEqual(seen, Array<null>(12).fill(null), 'tenant-b was never presented with default/backend-ca');
   });
 
   void it('the CA and client files are 0600 in the work dir, named by digest', () => {

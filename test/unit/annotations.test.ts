@@ -34,7 +34,8 @@ const PASS = `${I}proxy_pass http://portico_balancer;`;
 
 function fragment(settings: LocationSettings, rule = { path: '/', regex: false }): string[] {
   const target = { kind: 'upstream' as const, upstream: 'ns_svc_80', ingress: { kind: 'Ingress', namespace: 'ns', name: 'ing' }, settings, rule };
-  return locationBody(target, { global: GLOBAL_DEFAULTS, headers: NO_HEADERS, defaultUpstream: undefined });
+  // the TLS balancer's name is a digest of the TLS lines (render/proxy-ssl.ts tlsBalancer): shown as <tls>
+  return locationBody(target, { global: GLOBAL_DEFAULTS, headers: NO_HEADERS, defaultUpstream: undefined }).map((l) => l.replace(/portico_balancer_tls_[0-9a-f]{16}/, '<tls>'));
 }
 
 interface Row {
@@ -106,7 +107,7 @@ const ROWS: Row[] = [
       `${I}proxy_ssl_verify on;`,
       `${I}proxy_ssl_verify_depth 2;`,
       `${I}proxy_ssl_trusted_certificate "/etc/ssl/certs/ca-certificates.crt";`,
-      `${I}proxy_pass https://portico_balancer;`,
+      `${I}proxy_pass https://<tls>;`,
     ],
   },
   { a: { 'custom-http-errors': '404, 500' }, settings: { customHttpErrors: [404, 500] }, lines: [PASS] },

@@ -12,6 +12,7 @@ import type { ModelOptions, Secret, Snapshot } from '../../src/model/input.js';
 import { GLOBAL_AUTH_DEFAULTS } from '../../src/model/settings-auth.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type LocationSettings } from '../../src/model/settings.js';
 import { locationBody } from '../../src/render/settings.js';
+import { tlsBalancer, tlsBalancerBlocks } from '../../src/render/proxy-ssl.js';
 import { clientFiles } from '../../src/tls/files.js';
 import { makeCert } from '../support/certs.js';
 import { ingress, ingressClass, service, slice } from '../support/objects.js';
@@ -101,12 +102,13 @@ function resolve(annotations: Record<string, string>, cross = false): { s: Locat
 
 function fragment(s: LocationSettings): string[] {
   const target = { kind: 'upstream' as const, upstream: 'ns_svc_80', ingress: { kind: 'Ingress', namespace: 'ns', name: 'ing' }, settings: s, rule: { path: '/', regex: false } };
-  return locationBody(target, { global: GLOBAL_DEFAULTS, headers: NO_HEADERS, defaultUpstream: undefined });
+  // the TLS balancer's name is a digest of the TLS lines (render/proxy-ssl.ts tlsBalancer): shown as <tls>
+  return locationBody(target, { global: GLOBAL_DEFAULTS, headers: NO_HEADERS, defaultUpstream: undefined }).map((l) => l.replace(/portico_balancer_tls_[0-9a-f]{16}/, '<tls>'));
 }
 
 const FIELD = `metadata.annotations[${P}/proxy-ssl-secret]`;
 // No proxy_ssl_* line at all: proxy_ssl_verify without a trusted file would fail nginx -t for every Ingress.
-const DENIED = [`${I}return 503;`, `${I}proxy_pass https://portico_balancer;`];
+const DENIED = [`${I}return 503;`, `${I}proxy_pass https://<tls>;`];
 
 test('HTTPS with a CA Secret: the CA file is trusted, no system CAs', () => {
   const r = resolve({ 'backend-protocol': 'HTTPS', 'proxy-ssl-secret': 'ca-only', 'proxy-ssl-verify': 'on', 'proxy-ssl-name': 'b.test', 'proxy-ssl-server-name': 'on' });
@@ -118,7 +120,7 @@ test('HTTPS with a CA Secret: the CA file is trusted, no system CAs', () => {
     `${I}proxy_ssl_verify on;`,
     `${I}proxy_ssl_verify_depth 1;`,
     `${I}proxy_ssl_trusted_certificate "${CA_FILE}";`,
-    `${I}proxy_pass https://portico_balancer;`,
+    `${I}proxy_pass https://<tls>;`,
   ]);
   assert.deepEqual(r.files, [CA_FILE]);
 });
@@ -134,7 +136,7 @@ test('GRPCS with a CA and client certificate: grpc_ssl_* lines, one PEM file for
     `${I}grpc_ssl_trusted_certificate "${CA_FILE}";`,
     `${I}grpc_ssl_certificate "${CLIENT_FILE}";`,
     `${I}grpc_ssl_certificate_key "${CLIENT_FILE}";`,
-    `${I}grpc_pass grpcs://portico_balancer;`,
+    `${I}grpc_pass grpcs://<tls>;`,
   ]);
   assert.deepEqual(r.files, [CA_FILE, CLIENT_FILE]);
   assert.equal(JSON.stringify(r.s).includes('PRIVATE KEY'), false, 'the key never shows in JSON (debug output)');
@@ -163,4 +165,19 @@ test('another namespace is allowed with allow-cross-namespace-resources', () => 
   assert.deepEqual(r.problems, []);
   assert.equal(r.s.sslSecret, 'other/elsewhere');
   assert.deepEqual(r.files, [CA_FILE]);
+});
+
+test('backend TLS: one upstream block (so one keep-alive pool) per distinct client certificate and verification', () => {
+  const name = (a: Record<string, string>): string => tlsBalancer(resolve(a).s);
+  const withClient = name({ 'backend-protocol': 'HTTPS', 'proxy-ssl-secret': 'ns/ca-client', 'proxy-ssl-verify': 'on' });
+  const caOnly = name({ 'backend-protocol': 'HTTPS', 'proxy-ssl-secret': 'ca-only', 'proxy-ssl-verify': 'on' });
+  const plain = name({ 'backend-protocol': 'HTTPS' });
+  assert.equal(new Set([withClient, caOnly, plain]).size, 3, 'a pooled connection never crosses TLS settings');
+  assert.equal(name({ 'backend-protocol': 'HTTPS' }), plain, 'the same settings share one pool');
+  const blocks = tlsBalancerBlocks([`proxy_pass https://${plain};`, `proxy_pass https://${caOnly};`, `proxy_pass https://${plain};`], '        keepalive 8;');
+  assert.deepEqual(
+    blocks.filter((l) => l.startsWith('    upstream ')),
+    [plain, caOnly].sort().map((n) => `    upstream ${n} {`),
+  );
+  assert.ok(blocks.includes('        keepalive 8;'));
 });
