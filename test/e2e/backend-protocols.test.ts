@@ -9,6 +9,7 @@ import { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { unaryText } from '../support/grpc-backends.js';
 import { httpsGet, makeCert, type Pem } from '../support/certs.js';
 import { startPortico, until, type Running } from '../support/portico.js';
 import { ingress, service, slice } from '../support/objects.js';
@@ -33,17 +34,7 @@ async function tlsBackend(pem: Pem, clientCa: Pem): Promise<{ server: Server; po
 }
 
 /** One unary gRPC method with string messages: no .proto needed. */
-const ECHO = {
-  echo: {
-    path: '/portico.test.Echo/Echo',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (s: string): Buffer => Buffer.from(s),
-    requestDeserialize: (b: Buffer): string => b.toString('utf8'),
-    responseSerialize: (s: string): Buffer => Buffer.from(s),
-    responseDeserialize: (b: Buffer): string => b.toString('utf8'),
-  },
-} satisfies grpc.ServiceDefinition;
+const ECHO = { echo: unaryText('/portico.test.Echo/Echo') } satisfies grpc.ServiceDefinition;
 
 type EchoClient = grpc.Client & { echo: (req: string, cb: (err: grpc.ServiceError | null, reply?: string) => void) => void };
 

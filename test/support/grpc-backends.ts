@@ -22,6 +22,11 @@ const text = {
   responseDeserialize: (b: Buffer): string => b.toString('utf8'),
 };
 
+/** One unary method at `path` whose messages are UTF-8 strings: a gRPC method without a .proto. */
+export function unaryText(path: string): grpc.MethodDefinition<string, string> {
+  return { path, requestStream: false, responseStream: false, ...text };
+}
+
 /** A gRPC server serving `methods` (`/package.Service/Method`), each answering a GrpcReply as JSON. */
 export async function startGrpcBackend(name: string, methods: readonly string[]): Promise<GrpcBackend> {
   const server = new grpc.Server();

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { unaryText } from '../../support/grpc-backends.js';
 import { httpsGet, makeCert, type Pem } from '../../support/certs.js';
 import { startFcgiResponder, type FcgiResponder } from '../../support/fastcgi-responder.js';
 import { backendObjects } from '../../support/manifests.js';
@@ -39,17 +40,7 @@ async function startWebBackend(pem?: Pem): Promise<{ port: number; close(): Prom
 }
 
 /** One unary gRPC method with string messages: no .proto needed. */
-const ECHO = {
-  echo: {
-    path: '/portico.test.Echo/Echo',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (s: string): Buffer => Buffer.from(s),
-    requestDeserialize: (b: Buffer): string => b.toString('utf8'),
-    responseSerialize: (s: string): Buffer => Buffer.from(s),
-    responseDeserialize: (b: Buffer): string => b.toString('utf8'),
-  },
-} satisfies grpc.ServiceDefinition;
+const ECHO = { echo: unaryText('/portico.test.Echo/Echo') } satisfies grpc.ServiceDefinition;
 type EchoClient = grpc.Client & { echo: (req: string, cb: (err: grpc.ServiceError | null, reply?: string) => void) => void };
 
 async function startGrpc(tag: string, creds: grpc.ServerCredentials): Promise<{ port: number; server: grpc.Server }> {

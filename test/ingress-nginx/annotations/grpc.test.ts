@@ -8,23 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { unaryText } from '../../support/grpc-backends.js';
 import { makeCert, type Pem } from '../../support/certs.js';
 import { backendObjects } from '../../support/manifests.js';
 import { tlsSecret } from '../../support/tls-manifests.js';
 import { ann, ing, startSuite, type Suite } from '../harness.js';
 
 /** One unary method with string messages: the request is a delay in seconds, the reply the metadata seen, as JSON. */
-const HEADERS = {
-  unary: {
-    path: '/portico.test.Bin/HeadersUnary',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (s: string): Buffer => Buffer.from(s),
-    requestDeserialize: (b: Buffer): string => b.toString('utf8'),
-    responseSerialize: (s: string): Buffer => Buffer.from(s),
-    responseDeserialize: (b: Buffer): string => b.toString('utf8'),
-  },
-} satisfies grpc.ServiceDefinition;
+const HEADERS = { unary: unaryText('/portico.test.Bin/HeadersUnary') } satisfies grpc.ServiceDefinition;
 type BinClient = grpc.Client & { unary: (req: string, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, reply?: string) => void) => void };
 
 async function startBin(creds: grpc.ServerCredentials): Promise<{ port: number; server: grpc.Server }> {

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { unaryText } from '../../support/grpc-backends.js';
 import { makeCert, type Pem } from '../../support/certs.js';
 import { backendObjects } from '../../support/manifests.js';
 import { tlsSecret } from '../../support/tls-manifests.js';
@@ -18,17 +19,7 @@ const HOST = 'echo';
 const BIG = 'x'.repeat(5500);
 
 /** One unary method with string messages: the request `big` asks for the big response header; the reply is the authority and request content type seen. */
-const BIN = {
-  unary: {
-    path: '/portico.test.Bin/HeadersUnary',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (s: string): Buffer => Buffer.from(s),
-    requestDeserialize: (b: Buffer): string => b.toString('utf8'),
-    responseSerialize: (s: string): Buffer => Buffer.from(s),
-    responseDeserialize: (b: Buffer): string => b.toString('utf8'),
-  },
-} satisfies grpc.ServiceDefinition;
+const BIN = { unary: unaryText('/portico.test.Bin/HeadersUnary') } satisfies grpc.ServiceDefinition;
 type BinClient = grpc.Client & { unary: (req: string, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, reply?: string) => void) => grpc.ClientUnaryCall };
 
 interface Answer {
