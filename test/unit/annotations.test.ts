@@ -7,29 +7,12 @@ import { CONFIGMAP_KEYS, parseConfigMap } from '../../src/annotations/configmap.
 import { GLOBAL_DEFAULTS, NO_HEADERS, type LocationSettings } from '../../src/model/settings.js';
 import { locationBody } from '../../src/render/settings.js';
 import { httpGlobals } from '../../src/render/globals.js';
+import { GRPC_HEADERS } from '../support/grpc-headers.js';
 
 const P = 'nginx.ingress.kubernetes.io';
 const OPTS = { prefix: P, riskLevel: 'High' as const, allowSnippets: false, namespace: 'ns' };
 const I = '            ';
 /** The request headers every gRPC location sends as metadata, as ingress-nginx does (render/settings.ts grpcLines). */
-const GRPC_HEADERS = [
-  'Host $best_http_host',
-  'X-Request-ID $req_id',
-  'X-Real-IP $remote_addr',
-  'X-Forwarded-For $remote_addr',
-  'X-Forwarded-Host $best_http_host',
-  'X-Forwarded-Port $server_port',
-  'X-Forwarded-Proto $scheme',
-  'X-Forwarded-Scheme $scheme',
-  'X-Scheme $scheme',
-  'X-Original-Forwarded-For $http_x_forwarded_for',
-  'X-Original-Forwarded-Host $http_x_forwarded_host',
-  'Proxy ""',
-  'ssl-client-verify ""',
-  'ssl-client-subject-dn ""',
-  'ssl-client-issuer-dn ""',
-  'ssl-client-cert ""',
-].map((h) => `${I}grpc_set_header ${h};`);
 const PASS = `${I}proxy_pass http://portico_balancer;`;
 
 function fragment(settings: LocationSettings, rule = { path: '/', regex: false }): string[] {

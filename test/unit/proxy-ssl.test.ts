@@ -17,28 +17,11 @@ import { clientFiles } from '../../src/tls/files.js';
 import { makeCert } from '../support/certs.js';
 import { ingress, ingressClass, service, slice } from '../support/objects.js';
 import { caSecret, tlsSecret } from '../support/tls-manifests.js';
+import { GRPC_HEADERS } from '../support/grpc-headers.js';
 
 const P = 'nginx.ingress.kubernetes.io';
 const I = '            ';
 /** The request headers every gRPC location sends as metadata, as ingress-nginx does (render/settings.ts grpcLines). */
-const GRPC_HEADERS = [
-  'Host $best_http_host',
-  'X-Request-ID $req_id',
-  'X-Real-IP $remote_addr',
-  'X-Forwarded-For $remote_addr',
-  'X-Forwarded-Host $best_http_host',
-  'X-Forwarded-Port $server_port',
-  'X-Forwarded-Proto $scheme',
-  'X-Forwarded-Scheme $scheme',
-  'X-Scheme $scheme',
-  'X-Original-Forwarded-For $http_x_forwarded_for',
-  'X-Original-Forwarded-Host $http_x_forwarded_host',
-  'Proxy ""',
-  'ssl-client-verify ""',
-  'ssl-client-subject-dn ""',
-  'ssl-client-issuer-dn ""',
-  'ssl-client-cert ""',
-].map((h) => `${I}grpc_set_header ${h};`);
 const OPTS: ModelOptions = {
   controllerClass: 'portico.dev/ingress-controller',
   ingressClass: 'portico',
