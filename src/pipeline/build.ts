@@ -31,7 +31,7 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     allowCrossNamespaceCanaries: config.allowCrossNamespaceCanaries,
     tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
     targets: targetPolicy(config),
-    gateway: config.enableGatewayApi ? { controllerName: config.gatewayControllerName } : undefined,
+    gateway: config.enableGatewayApi ? { controllerName: config.gatewayControllerName, ports: { httpPort: config.httpPort, httpsPort: config.httpsPort, portMap: config.gatewayPortMap } } : undefined,
     ...streamOptions(config),
   };
 }

@@ -1,6 +1,6 @@
 // The flags that say where Kubernetes objects come from and which of them are Portico's.
 import { optional, optionalPlain, plain, text, toggle } from '../flag.js';
-import { parseControllerName, parseObjectRef } from '../values.js';
+import { parseControllerName, parseObjectRef, parsePortMap } from '../values.js';
 
 /** `namespace/name`, checked, kept as the text. */
 const objectRefText = (flag: string, t: string): string => {
@@ -37,6 +37,13 @@ export const CLUSTER_FLAGS = {
   enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes and GRPCRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
   /** The GatewayClass spec.controllerName Portico handles. */
   gatewayControllerName: text('gateway-controller-name', 'portico.dev/gateway-controller', 'GatewayClass spec.controllerName handled', parseControllerName),
+  /** Gateway listener ports served on other local ports (model/gateway/ports.ts); 80 and 443 are --http-port and --https-port. */
+  gatewayPortMap: text(
+    'gateway-port-map',
+    '',
+    'LISTENER_PORT=LOCAL_PORT[,...]: serve the Gateway listeners of a port on another local port (a listener port not named here is served on that port itself; 80 and 443 are --http-port and --https-port)',
+    parsePortMap,
+  ),
   defaultBackendService: optional('default-backend-service', 'namespace/name of the Service for unmatched requests', parseObjectRef),
   defaultSslCertificate: optional('default-ssl-certificate', 'namespace/name of the TLS Secret for hosts without their own certificate', parseObjectRef),
   /** The stream services ConfigMaps (model/stream.ts). */

@@ -1,4 +1,5 @@
 // HTTPRoutes and GRPCRoutes → the model: attached routes, each match an entry of the route table (model/gateway/table.ts), path-only ones also path rules beside the Ingress ones.
+import type { PortOptions } from './ports.js';
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Snapshot } from '../input.js';
 import type { PathRule } from '../routes.js';
@@ -28,6 +29,8 @@ export interface GatewaySink {
 export interface GatewayOptions {
   /** --gateway-controller-name. */
   readonly controllerName: string;
+  /** Where each listener port is served (model/gateway/ports.ts); unset: DEFAULT_PORTS. */
+  readonly ports?: PortOptions;
 }
 
 /** Oldest first, then namespace/name: the specification's tie-break between routes. */
