@@ -57,7 +57,15 @@ export async function startSuite(opts: { config?: Record<string, string>; args?:
   const echo = await startEcho('echo');
   await dir.write('backend.json', [...backendObjects('echo', echo.port), ...(opts.objects ?? [])]);
   await dir.write('configmap.json', [configMap('portico', opts.config ?? {})]);
-  const portico = await startPortico(['--manifests', dir.dir, '--configmap', 'default/portico', ...(opts.args ?? [])]);
+  let portico: Running;
+  try {
+    portico = await startPortico(['--manifests', dir.dir, '--configmap', 'default/portico', ...(opts.args ?? [])]);
+  } catch (err) {
+    // Portico refused to start (a flag or ConfigMap the test gives): stop what this suite started before saying so.
+    await echo.close();
+    await dir.remove();
+    throw err;
+  }
   const suite: Suite = {
     portico,
     dir,
