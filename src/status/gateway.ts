@@ -82,7 +82,8 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
     const counts = (list: readonly (HTTPRoute | GRPCRoute)[], kind: RouteKind): number =>
       list.filter((r) => {
         const ns = r.metadata?.namespace ?? 'default';
-        return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
+        // The specification counts a route only where it is accepted: allowed, named, and a hostname intersects.
+        return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j)) && intersectHosts(j.listener.hostname, r.spec?.hostnames ?? []).length > 0;
       }).length;
     const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute');
     return {
