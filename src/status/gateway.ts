@@ -10,6 +10,7 @@ import { kindConflicts, listenerKey, routeKey, type AttachedRoute } from '../mod
 import { granted } from '../model/gateway/grants.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
 import { nsKey, refKey } from '../model/keys.js';
+import { supportedVersion, type BundleReading } from './gateway-version.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -116,25 +117,6 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
   return { ...(addresses !== undefined ? { addresses } : {}), conditions: [outcome('Accepted', accepted, generation), outcome('Programmed', prog, generation)], listeners };
 }
 
-/** The four CRDs of the standard channel Portico reads, as `plural.group`. */
-export const GATEWAY_CRD_NAMES = ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'].map((p) => `${p}.${GATEWAY_GROUP}`);
-
-/**
- * SupportedVersion of Portico's GatewayClasses from the installed CRDs' `gateway.networking.k8s.io/bundle-version`
- * (CRD name → annotation, undefined when the CRD or the annotation is missing): v1.2.0 and later v1 releases.
- */
-function supportedVersion(bundle: ReadonlyMap<string, string | undefined>): Outcome {
-  const seen: string[] = [];
-  for (const name of GATEWAY_CRD_NAMES) {
-    const v = bundle.get(name);
-    if (v === undefined) return [false, 'UnsupportedVersion', `CRD ${name}: not installed, or no gateway.networking.k8s.io/bundle-version annotation`];
-    const m = /^v1\.(\d+)\.\d+$/.exec(v);
-    if (!m || Number(m[1]) < 2) return [false, 'UnsupportedVersion', `CRD ${name}: bundle version ${v}; Portico supports v1.2.0 and later v1 releases (deploy/gateway-api/ ships v1.2.1)`];
-    if (!seen.includes(v)) seen.push(v);
-  }
-  return [true, 'SupportedVersion', `Gateway API CRD bundle version ${seen.join(', ')} is supported`];
-}
-
 /**
  * Accepted for one parentRef of a route: attached through some listener, or the specification's reason why not.
  * `conflicts`: the listeners (listenerKey) where an older route of the other kind keeps the route's hostnames.
@@ -184,7 +166,8 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
 /**
  * Everything Portico's status writer (kube/gateway-status.ts) and /debug/gateway show. `addresses`: the Gateway
  * addresses (--publish-status-address, else the --publish-service Service, else the nodes), or undefined when unknown;
- * `bundle`: the CRDs' bundle versions (kube/gateway-crds.ts), or undefined when not read (no SupportedVersion then).
+ * `bundle`: the CRDs' annotations (kube/gateway-crds.ts) and --gateway-api-experimental-features, or undefined when not
+ * read (no SupportedVersion then; status/gateway-version.ts).
  */
 /**
  * `partial`: routes (`namespace/name`) the model serves only in part, with why (a match refused on a shared host,
@@ -195,7 +178,7 @@ export function desiredGatewayStatus(
   snapshot: Snapshot,
   controllerName: string,
   addresses?: readonly GatewayAddress[],
-  bundle?: ReadonlyMap<string, string | undefined>,
+  bundle?: BundleReading,
   partial: ReadonlyMap<string, string> = new Map(),
 ): DesiredGatewayStatus {
   const classes = new Map<string, readonly Condition[]>();
