@@ -11,6 +11,7 @@ import { granted } from '../model/gateway/grants.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
 import { nsKey, refKey } from '../model/keys.js';
 import { supportedVersion, type BundleReading } from './gateway-version.js';
+import { classParameters, gatewayParameters } from '../model/gateway/parameters.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -79,6 +80,7 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
   const generation = g.metadata?.generation;
   const judged = judgeListeners(g, refOf('Gateway', g), snapshot);
   const unsupported = unsupportedAddress(g);
+  const parameters = gatewayParameters(g);
   const listeners = judged.map((j): ListenerStatus => {
     const counts = (list: readonly (HTTPRoute | GRPCRoute)[], kind: RouteKind): number =>
       list.filter((r) => {
@@ -93,7 +95,7 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
       attachedRoutes,
       conditions: [
         outcome('Accepted', j.accepted, generation),
-        outcome('Programmed', unsupported ? [false, 'Invalid', 'the Gateway is not served (spec.addresses)'] : programmed(j), generation),
+        outcome('Programmed', unsupported || parameters ? [false, 'Invalid', `the Gateway is not served (${parameters ? parameters.field : 'spec.addresses'})`] : programmed(j), generation),
         outcome('ResolvedRefs', j.resolvedRefs, generation),
         outcome('Conflicted', j.conflicted, generation),
       ],
@@ -102,11 +104,13 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
   const valid = judged.filter((j) => j.refusal === undefined).length;
   const requested = g.spec?.addresses ?? [];
   const missing = requested.find((a) => addresses !== undefined && !addresses.some((b) => b.value === a.value));
-  const accepted: Outcome = unsupported
-    ? [false, 'UnsupportedAddress', `spec.addresses[${unsupported.index}]: type ${unsupported.type} is not supported (IPAddress, Hostname); the Gateway is not served`]
-    : valid === judged.length
-      ? [true, 'Accepted', 'every listener is valid']
-      : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
+  const accepted: Outcome = parameters
+    ? [false, 'InvalidParameters', `${parameters.field}: ${parameters.reason.replace(/^InvalidParameters: /, '')}`]
+    : unsupported
+      ? [false, 'UnsupportedAddress', `spec.addresses[${unsupported.index}]: type ${unsupported.type} is not supported (IPAddress, Hostname); the Gateway is not served`]
+      : valid === judged.length
+        ? [true, 'Accepted', 'every listener is valid']
+        : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
   const prog: Outcome = !accepted[0]
     ? [false, 'Invalid', 'the Gateway is not accepted']
     : missing
@@ -186,7 +190,8 @@ export function desiredGatewayStatus(
   for (const c of snapshot.gatewayClasses ?? []) {
     if (c.spec?.controllerName !== controllerName) continue;
     const generation = c.metadata?.generation;
-    classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, generation), ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
+    const acceptedClass = classParameters(c) ?? [true, 'Accepted', `handled by ${controllerName}`];
+    classes.set(c.metadata?.name ?? '', [outcome('Accepted', acceptedClass, generation), ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => nsKey(g)));
