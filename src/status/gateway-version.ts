@@ -26,9 +26,9 @@ export interface BundleReading {
 const crdName = (plural: string): string => `${plural}.${GATEWAY_GROUP}`;
 
 /** CRDs that must be installed: without them Portico serves no Gateway at all. */
-export const REQUIRED_CRD_NAMES = ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'].map(crdName);
+const REQUIRED_CRD_NAMES = ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'].map(crdName);
 /** CRDs of the standard channel that may be missing (a cluster on an older release has none of the newer kinds). */
-export const OPTIONAL_CRD_NAMES = ['grpcroutes', 'tlsroutes', 'tcproutes', 'udproutes', 'backendtlspolicies', 'listenersets'].map(crdName);
+const OPTIONAL_CRD_NAMES = ['grpcroutes', 'tlsroutes', 'tcproutes', 'udproutes', 'backendtlspolicies', 'listenersets'].map(crdName);
 /** Every CRD whose annotations are read. */
 export const GATEWAY_CRD_NAMES = [...REQUIRED_CRD_NAMES, ...OPTIONAL_CRD_NAMES];
 
