@@ -89,7 +89,14 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
   });
   // Gateway API status (GatewayClass, Gateway with the Ingress status addresses, HTTPRoute parents) by the same leader.
   const gateways = config.enableGatewayApi
-    ? new GatewayStatusWriter({ kc, log, isLeader: () => leader.isLeader, controllerName: config.gatewayControllerName, addresses: (snap) => writer.inputs.addresses(snap) })
+    ? new GatewayStatusWriter({
+        kc,
+        log,
+        isLeader: () => leader.isLeader,
+        controllerName: config.gatewayControllerName,
+        experimental: config.gatewayApiExperimentalFeatures,
+        addresses: (snap) => writer.inputs.addresses(snap),
+      })
     : undefined;
   const leader: LeaderElector = new LeaderElector({
     kc,

@@ -1,22 +1,24 @@
-// Reads the installed Gateway API CRDs' bundle-version annotations, for GatewayClass SupportedVersion (the
+// Reads the installed Gateway API CRDs' bundle-version and channel annotations, for GatewayClass SupportedVersion (the
 // specification: set with Accepted; False when a CRD lacks the annotation or has a version not supported).
 import { ApiException, ApiextensionsV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { GATEWAY_CRD_NAMES } from '../status/gateway.js';
+import { GATEWAY_CRD_NAMES, type CrdBundle } from '../status/gateway-version.js';
 
-const ANNOTATION = 'gateway.networking.k8s.io/bundle-version';
+const VERSION = 'gateway.networking.k8s.io/bundle-version';
+const CHANNEL = 'gateway.networking.k8s.io/channel';
 
-/** CRD name → its bundle version (undefined: not installed, or no annotation). Throws on API errors other than 404. */
-export async function readBundleVersions(kc: KubeConfig): Promise<Map<string, string | undefined>> {
+/** CRD name → its bundle version and channel (undefined: not installed). Throws on API errors other than 404. */
+export async function readBundleVersions(kc: KubeConfig): Promise<Map<string, CrdBundle | undefined>> {
   const api = kc.makeApiClient(ApiextensionsV1Api);
-  const out = new Map<string, string | undefined>();
-  for (const name of GATEWAY_CRD_NAMES) {
+  // one GET per CRD, side by side (RBAC grants get, not list, on customresourcedefinitions)
+  const read = async (name: string): Promise<CrdBundle | undefined> => {
     try {
-      const crd = await api.readCustomResourceDefinition({ name });
-      out.set(name, crd.metadata?.annotations?.[ANNOTATION]);
+      const annotations = (await api.readCustomResourceDefinition({ name })).metadata?.annotations ?? {};
+      return { version: annotations[VERSION], channel: annotations[CHANNEL] };
     } catch (err) {
       if (!(err instanceof ApiException && err.code === 404)) throw err;
-      out.set(name, undefined);
+      return undefined;
     }
-  }
-  return out;
+  };
+  const got = await Promise.all(GATEWAY_CRD_NAMES.map(read));
+  return new Map(GATEWAY_CRD_NAMES.map((name, i) => [name, got[i]] as const));
 }

@@ -12,6 +12,7 @@ import type { Snapshot } from '../model/input.js';
 import { GATEWAY_GROUP, type Condition } from '../model/gateway/api.js';
 import { desiredGatewayStatus, gatewayAddresses, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../status/gateway.js';
 import type { StatusAddress } from '../status/address.js';
+import type { BundleReading } from '../status/gateway-version.js';
 
 export interface GatewayStatusOptions {
   readonly kc: KubeConfig;
@@ -19,6 +20,8 @@ export interface GatewayStatusOptions {
   readonly isLeader: () => boolean;
   /** --gateway-controller-name. */
   readonly controllerName: string;
+  /** --gateway-api-experimental-features: experimental-channel CRDs are supported (status/gateway-version.ts). */
+  readonly experimental?: boolean;
   /** The clock for lastTransitionTime (tests pass a fixed one). */
   readonly now?: () => Date;
   /** The Gateways' addresses, as Ingress status computes them (kube/status-inputs.ts); undefined: unknown, left as they are. */
@@ -81,7 +84,7 @@ export class GatewayStatusWriter {
   private readonly passes = new Passes(() => this.pass());
   private timer: NodeJS.Timeout | undefined;
   /** The CRDs' bundle versions, once read (kube/gateway-crds.ts). */
-  private bundle: ReadonlyMap<string, string | undefined> | undefined;
+  private bundle: BundleReading | undefined;
   /** Number of status writes, for logs and tests. */
   writes = 0;
 
@@ -112,8 +115,12 @@ export class GatewayStatusWriter {
    */
   async start(everyMs = 60_000): Promise<void> {
     await this.readBundle();
+    let reading = false;
     this.timer = setInterval(() => {
+      if (reading) return; // a slow API server: one read at a time, never a pile of them
+      reading = true;
       void this.readBundle().then(() => {
+        reading = false;
         this.kick();
       });
     }, everyMs);
@@ -123,7 +130,7 @@ export class GatewayStatusWriter {
   /** The CRDs' bundle versions; on an API error (no `get` on customresourcedefinitions) the last ones are kept. */
   private async readBundle(): Promise<void> {
     try {
-      this.bundle = await readBundleVersions(this.opts.kc);
+      this.bundle = { crds: await readBundleVersions(this.opts.kc), experimental: this.opts.experimental ?? false };
     } catch (err) {
       this.opts.log.warn({ err: errorMessage(err) }, 'cannot read the Gateway API CRDs: GatewayClass SupportedVersion is not written until they can be read');
     }

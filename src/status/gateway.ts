@@ -10,6 +10,8 @@ import { kindConflicts, listenerKey, routeKey, type AttachedRoute } from '../mod
 import { granted } from '../model/gateway/grants.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
 import { nsKey, refKey } from '../model/keys.js';
+import { supportedVersion, type BundleReading } from './gateway-version.js';
+import { classParameters, gatewayParameters } from '../model/gateway/parameters.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -78,11 +80,13 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
   const generation = g.metadata?.generation;
   const judged = judgeListeners(g, refOf('Gateway', g), snapshot);
   const unsupported = unsupportedAddress(g);
+  const parameters = gatewayParameters(g);
   const listeners = judged.map((j): ListenerStatus => {
     const counts = (list: readonly (HTTPRoute | GRPCRoute)[], kind: RouteKind): number =>
       list.filter((r) => {
         const ns = r.metadata?.namespace ?? 'default';
-        return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
+        // The specification counts a route only where it is accepted: allowed, named, and a hostname intersects.
+        return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j)) && intersectHosts(j.listener.hostname, r.spec?.hostnames ?? []).length > 0;
       }).length;
     const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute');
     return {
@@ -91,7 +95,7 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
       attachedRoutes,
       conditions: [
         outcome('Accepted', j.accepted, generation),
-        outcome('Programmed', unsupported ? [false, 'Invalid', 'the Gateway is not served (spec.addresses)'] : programmed(j), generation),
+        outcome('Programmed', unsupported || parameters ? [false, 'Invalid', `the Gateway is not served (${parameters ? parameters.field : 'spec.addresses'})`] : programmed(j), generation),
         outcome('ResolvedRefs', j.resolvedRefs, generation),
         outcome('Conflicted', j.conflicted, generation),
       ],
@@ -100,11 +104,13 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
   const valid = judged.filter((j) => j.refusal === undefined).length;
   const requested = g.spec?.addresses ?? [];
   const missing = requested.find((a) => addresses !== undefined && !addresses.some((b) => b.value === a.value));
-  const accepted: Outcome = unsupported
-    ? [false, 'UnsupportedAddress', `spec.addresses[${unsupported.index}]: type ${unsupported.type} is not supported (IPAddress, Hostname); the Gateway is not served`]
-    : valid === judged.length
-      ? [true, 'Accepted', 'every listener is valid']
-      : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
+  const accepted: Outcome = parameters
+    ? [false, 'InvalidParameters', `${parameters.field}: ${parameters.reason.replace(/^InvalidParameters: /, '')}`]
+    : unsupported
+      ? [false, 'UnsupportedAddress', `spec.addresses[${unsupported.index}]: type ${unsupported.type} is not supported (IPAddress, Hostname); the Gateway is not served`]
+      : valid === judged.length
+        ? [true, 'Accepted', 'every listener is valid']
+        : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
   const prog: Outcome = !accepted[0]
     ? [false, 'Invalid', 'the Gateway is not accepted']
     : missing
@@ -113,25 +119,6 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
         ? [true, 'Programmed', "nginx serves the Gateway's listeners"]
         : [false, 'Invalid', 'no listener is programmed'];
   return { ...(addresses !== undefined ? { addresses } : {}), conditions: [outcome('Accepted', accepted, generation), outcome('Programmed', prog, generation)], listeners };
-}
-
-/** The four CRDs of the standard channel Portico reads, as `plural.group`. */
-export const GATEWAY_CRD_NAMES = ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'].map((p) => `${p}.${GATEWAY_GROUP}`);
-
-/**
- * SupportedVersion of Portico's GatewayClasses from the installed CRDs' `gateway.networking.k8s.io/bundle-version`
- * (CRD name → annotation, undefined when the CRD or the annotation is missing): v1.2.0 and later v1 releases.
- */
-function supportedVersion(bundle: ReadonlyMap<string, string | undefined>): Outcome {
-  const seen: string[] = [];
-  for (const name of GATEWAY_CRD_NAMES) {
-    const v = bundle.get(name);
-    if (v === undefined) return [false, 'UnsupportedVersion', `CRD ${name}: not installed, or no gateway.networking.k8s.io/bundle-version annotation`];
-    const m = /^v1\.(\d+)\.\d+$/.exec(v);
-    if (!m || Number(m[1]) < 2) return [false, 'UnsupportedVersion', `CRD ${name}: bundle version ${v}; Portico supports v1.2.0 and later v1 releases (deploy/gateway-api/ ships v1.2.1)`];
-    if (!seen.includes(v)) seen.push(v);
-  }
-  return [true, 'SupportedVersion', `Gateway API CRD bundle version ${seen.join(', ')} is supported`];
 }
 
 /**
@@ -183,7 +170,8 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
 /**
  * Everything Portico's status writer (kube/gateway-status.ts) and /debug/gateway show. `addresses`: the Gateway
  * addresses (--publish-status-address, else the --publish-service Service, else the nodes), or undefined when unknown;
- * `bundle`: the CRDs' bundle versions (kube/gateway-crds.ts), or undefined when not read (no SupportedVersion then).
+ * `bundle`: the CRDs' annotations (kube/gateway-crds.ts) and --gateway-api-experimental-features, or undefined when not
+ * read (no SupportedVersion then; status/gateway-version.ts).
  */
 /**
  * `partial`: routes (`namespace/name`) the model serves only in part, with why (a match refused on a shared host,
@@ -194,7 +182,7 @@ export function desiredGatewayStatus(
   snapshot: Snapshot,
   controllerName: string,
   addresses?: readonly GatewayAddress[],
-  bundle?: ReadonlyMap<string, string | undefined>,
+  bundle?: BundleReading,
   partial: ReadonlyMap<string, string> = new Map(),
 ): DesiredGatewayStatus {
   const classes = new Map<string, readonly Condition[]>();
@@ -202,7 +190,8 @@ export function desiredGatewayStatus(
   for (const c of snapshot.gatewayClasses ?? []) {
     if (c.spec?.controllerName !== controllerName) continue;
     const generation = c.metadata?.generation;
-    classes.set(c.metadata?.name ?? '', [cond('Accepted', true, 'Accepted', `handled by ${controllerName}`, generation), ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
+    const acceptedClass = classParameters(c) ?? [true, 'Accepted', `handled by ${controllerName}`];
+    classes.set(c.metadata?.name ?? '', [outcome('Accepted', acceptedClass, generation), ...(version ? [outcome('SupportedVersion', version, generation)] : [])]);
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => nsKey(g)));

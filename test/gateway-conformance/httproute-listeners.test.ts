@@ -55,7 +55,7 @@ describe('GATEWAY-HTTP conformance: hostnames, listeners and parentRefs', () => 
     );
   };
 
-  test('HTTPRouteHostnameIntersection', { todo: "a listener's attachedRoutes counts routes none of whose hostnames intersect the listener's hostname (status/gateway.ts)" }, async () => {
+  test('HTTPRouteHostnameIntersection', async () => {
     const gw = 'httproute-hostname-intersection';
     const all = 'httproute-hostname-intersection-all';
     const route = (name: string, hostnames: string[], path: string, to: string, gwName = gw): unknown =>

@@ -57,9 +57,32 @@ describe('Gateway status through the API server double', () => {
   };
   const route = (name: string, ns: string, sectionName: string): unknown =>
     httpRoute(name, { parentRefs: [{ name: 'web', namespace: 'default', sectionName }], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }, ns);
-  const writer = (): GatewayStatusWriter =>
+  type Crd = { metadata: { name: string; annotations: Record<string, string> } };
+  /** deploy/gateway-api/'s CRDs, as kustomization.yaml lists them. */
+  const shippedCrds = async (): Promise<Crd[]> => {
+    const dir = fileURLToPath(new URL('../../../deploy/gateway-api/', import.meta.url));
+    const files = (parse(await readFile(join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources;
+    return Promise.all(files.map(async (f) => parse(await readFile(join(dir, f), 'utf8')) as Crd));
+  };
+  const annotated = (crd: Crd, key: string, value: string): Crd => ({
+    ...crd,
+    metadata: { ...crd.metadata, annotations: { ...crd.metadata.annotations, [`gateway.networking.k8s.io/${key}`]: value } },
+  });
+  const classStatus = (): (Cond & { message: string })[] => (api.get('GatewayClass', '', 'portico') as { status?: { conditions?: (Cond & { message: string })[] } }).status?.conditions ?? [];
+  const classConditions = (): string =>
+    classStatus()
+      .map((c) => `${c.type}=${c.status}/${c.reason}`)
+      .join(' ');
+  /** The GatewayClass conditions, once the writer has the store's current objects (its writes need their resourceVersion). */
+  const classNow = (w: GatewayStatusWriter): string => {
+    w.update(snapshot());
+    return classConditions();
+  };
+  const classMessage = (): string => classStatus().find((c) => c.type === 'SupportedVersion')?.message ?? '';
+  const writer = (experimental = false): GatewayStatusWriter =>
     new GatewayStatusWriter({
       kc,
+      experimental,
       log: createLogger('warn'),
       isLeader: () => leading,
       controllerName: PORTICO_GATEWAY_CONTROLLER,
@@ -219,24 +242,52 @@ describe('Gateway status through the API server double', () => {
     assert.match(got[6]?.conditions[0]?.message ?? '', /unknown operator "Like"/);
   });
 
-  test("GatewayClass SupportedVersion from the installed CRDs' bundle-version: True for deploy/gateway-api/ (v1.2.1), False once one is older", async () => {
+  test("GatewayClass SupportedVersion from the installed CRDs' bundle-version: True for deploy/gateway-api/ (v1.6.1), False for an older or newer release, Accepted True throughout", async () => {
     leading = true;
-    const dir = fileURLToPath(new URL('../../../deploy/gateway-api/', import.meta.url));
-    const files = (parse(await readFile(join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources;
-    const crds = await Promise.all(files.map(async (f) => parse(await readFile(join(dir, f), 'utf8')) as { metadata: { name: string; annotations: Record<string, string> } }));
+    const crds = await shippedCrds();
     for (const crd of crds) put(crd);
-    const classConditions = (): string =>
-      ((api.get('GatewayClass', '', 'portico') as { status?: { conditions?: Cond[] } }).status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ');
     const w = writer();
     await w.start(20);
     await pass(w);
-    await until(() => classConditions() === 'Accepted=True/Accepted SupportedVersion=True/SupportedVersion', 'SupportedVersion True', 5000);
-    const old = crds.find((c) => c.metadata.name === 'httproutes.gateway.networking.k8s.io');
-    assert.ok(old);
-    put({ ...old, metadata: { ...old.metadata, annotations: { ...old.metadata.annotations, 'gateway.networking.k8s.io/bundle-version': 'v1.1.0' } } });
-    await until(() => classConditions() === 'Accepted=True/Accepted SupportedVersion=False/UnsupportedVersion', 'SupportedVersion False', 5000);
-    const cond = ((api.get('GatewayClass', '', 'portico') as { status?: { conditions?: (Cond & { message: string })[] } }).status?.conditions ?? [])[1];
-    assert.match(cond?.message ?? '', /CRD httproutes.gateway.networking.k8s.io: bundle version v1.1.0/);
+    await until(() => classNow(w) === 'Accepted=True/Accepted SupportedVersion=True/SupportedVersion', 'SupportedVersion True', 5000);
+    assert.match(classMessage(), /v1\.6\.1 is supported/);
+    const routes = crds.find((c) => c.metadata.name === 'httproutes.gateway.networking.k8s.io');
+    assert.ok(routes);
+    // an operator who upgraded Portico but not the CRDs (v1.5): told so, and still served (Accepted stays True)
+    put(annotated(routes, 'bundle-version', 'v1.5.1'));
+    await until(() => classNow(w) === 'Accepted=True/Accepted SupportedVersion=False/UnsupportedVersion', 'SupportedVersion False for v1.5.1', 5000);
+    assert.match(classMessage(), /CRD httproutes.gateway.networking.k8s.io: bundle version v1.5.1 is older than the v1.6 Portico pins/);
+    put(annotated(routes, 'bundle-version', 'v1.6.0'));
+    await until(() => classNow(w) === 'Accepted=True/Accepted SupportedVersion=True/SupportedVersion', 'SupportedVersion True for a v1.6 patch', 5000);
+    put(annotated(routes, 'bundle-version', 'v1.7.0'));
+    await until(() => classNow(w) === 'Accepted=True/Accepted SupportedVersion=False/UnsupportedVersion', 'SupportedVersion False for v1.7.0', 5000);
+    assert.match(classMessage(), /bundle version v1.7.0 is newer than the v1.6 Portico pins/);
+    put(annotated(routes, 'bundle-version', 'v1.1.0'));
+    await until(() => classNow(w).length > 0 && /bundle version v1.1.0/.test(classMessage()), 'SupportedVersion names v1.1.0', 5000);
+    // a CRD of a kind some releases lack may be missing (only the four Portico needs must be there)
+    put(annotated(routes, 'bundle-version', 'v1.6.1'));
+    api.remove('CustomResourceDefinition', '', 'listenersets.gateway.networking.k8s.io');
+    await until(() => classNow(w) === 'Accepted=True/Accepted SupportedVersion=True/SupportedVersion', 'SupportedVersion True without ListenerSet', 5000);
+    api.remove('CustomResourceDefinition', '', 'gateways.gateway.networking.k8s.io');
+    await until(() => classNow(w).length > 0 && /gateways.gateway.networking.k8s.io: not installed/.test(classMessage()), 'SupportedVersion False without Gateways', 5000);
     await w.stop();
+  });
+
+  test('--gateway-api-experimental-features: experimental-channel CRDs of v1.6 are supported with it, UnsupportedVersion without it', async () => {
+    leading = true;
+    const crds = await shippedCrds();
+    for (const crd of crds) put(annotated(crd, 'channel', 'experimental'));
+    const standard = writer(false);
+    await standard.start(20);
+    await pass(standard);
+    await until(() => classNow(standard) === 'Accepted=True/Accepted SupportedVersion=False/UnsupportedVersion', 'experimental channel refused', 5000);
+    assert.match(classMessage(), /channel experimental; Portico reads the standard channel/);
+    await standard.stop();
+    const experimental = writer(true);
+    await experimental.start(20);
+    await pass(experimental);
+    await until(() => classNow(experimental) === 'Accepted=True/Accepted SupportedVersion=True/SupportedVersion', 'experimental channel accepted', 5000);
+    assert.match(classMessage(), /v1\.6\.1 \(experimental\) is supported/);
+    await experimental.stop();
   });
 });

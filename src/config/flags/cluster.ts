@@ -35,6 +35,12 @@ export const CLUSTER_FLAGS = {
   ),
   /** Watch and serve Gateway API objects (docs/gateway-api.md). */
   enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes and GRPCRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
+  /** Experimental-channel Gateway API CRDs count as supported (status/gateway-version.ts, docs/adr/0025-gateway-api-version-pin.md). */
+  gatewayApiExperimentalFeatures: toggle(
+    'gateway-api-experimental-features',
+    false,
+    'accept the experimental channel of the Gateway API CRDs (GatewayClass SupportedVersion True); off: only the standard channel is supported (docs/gateway-api.md)',
+  ),
   /** The GatewayClass spec.controllerName Portico handles. */
   gatewayControllerName: text('gateway-controller-name', 'portico.dev/gateway-controller', 'GatewayClass spec.controllerName handled', parseControllerName),
   /** Gateway listener ports served on other local ports (model/gateway/ports.ts); 80 and 443 are --http-port and --https-port. */

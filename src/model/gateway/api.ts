@@ -17,7 +17,11 @@ interface Meta extends KubeObject {
 }
 
 export interface GatewayClass extends Meta {
-  readonly spec?: { readonly controllerName?: string; readonly description?: string };
+  readonly spec?: {
+    readonly controllerName?: string;
+    readonly description?: string;
+    readonly parametersRef?: { readonly group?: string; readonly kind?: string; readonly name?: string; readonly namespace?: string };
+  };
   readonly status?: { readonly conditions?: readonly Condition[] };
 }
 
@@ -48,7 +52,12 @@ export interface Listener {
 }
 
 export interface Gateway extends Meta {
-  readonly spec?: { readonly gatewayClassName?: string; readonly listeners?: readonly Listener[]; readonly addresses?: readonly { readonly type?: string; readonly value: string }[] };
+  readonly spec?: {
+    readonly gatewayClassName?: string;
+    readonly listeners?: readonly Listener[];
+    readonly addresses?: readonly { readonly type?: string; readonly value: string }[];
+    readonly infrastructure?: { readonly parametersRef?: { readonly group?: string; readonly kind?: string; readonly name?: string } };
+  };
   readonly status?: unknown;
 }
 

@@ -6,6 +6,7 @@ import { GATEWAY_GROUP, type Gateway, type GRPCRoute, type HTTPRoute, type Liste
 /** The route kinds Portico serves. */
 export type RouteKind = 'HTTPRoute' | 'GRPCRoute';
 import { judgeListeners, unsupportedAddress } from './listeners.js';
+import { classParameters, gatewayParameters } from './parameters.js';
 
 /** A listener Portico serves: HTTP on port 80 (rendered on --http-port), HTTPS on port 443 (--https-port, model/gateway/tls.ts). */
 export interface ServedListener {
@@ -27,7 +28,8 @@ export function refOf(kind: string, obj: { metadata?: { namespace?: string; name
 
 /** The Gateways of Portico's GatewayClasses, in the snapshot's order. */
 export function ourGateways(snapshot: Snapshot, controllerName: string): Gateway[] {
-  const classes = new Set((snapshot.gatewayClasses ?? []).filter((c) => c.spec?.controllerName === controllerName).map((c) => c.metadata?.name ?? ''));
+  // a class naming parameters is not accepted (InvalidParameters, model/gateway/parameters.ts): its Gateways are not ours to serve
+  const classes = new Set((snapshot.gatewayClasses ?? []).filter((c) => c.spec?.controllerName === controllerName && !classParameters(c)).map((c) => c.metadata?.name ?? ''));
   return (snapshot.gateways ?? []).filter((g) => classes.has(g.spec?.gatewayClassName ?? ''));
 }
 
@@ -46,6 +48,11 @@ export function servedListeners(snapshot: Snapshot, controllerName: string): { s
         field: `spec.addresses[${address.index}].type`,
         reason: `UnsupportedAddress: type ${address.type} is not supported (IPAddress, Hostname); the Gateway is not served`,
       });
+      continue;
+    }
+    const parameters = gatewayParameters(g);
+    if (parameters) {
+      refused.push({ gateway: refOf('Gateway', g), ...parameters });
       continue;
     }
     for (const j of judgeListeners(g, refOf('Gateway', g), snapshot)) {

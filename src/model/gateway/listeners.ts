@@ -3,6 +3,7 @@
 import type { Namespace, Secret } from '../input.js';
 import { byName } from '../lookup.js';
 import { checkHost } from '../names.js';
+import { readTlsSecret } from '../tls-secrets.js';
 import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type Gateway, type LabelSelector, type Listener, type ReferenceGrant, type RouteGroupKind } from './api.js';
 import { granted } from './grants.js';
@@ -130,9 +131,10 @@ function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[
     }
     const secret = byName(secrets, ns, ref.name);
     if (!secret) return [false, 'InvalidCertificateRef', `${where}: Secret ${ns}/${ref.name} not found`];
-    if (secret.type !== 'kubernetes.io/tls' || !secret.data?.['tls.crt'] || !secret.data['tls.key']) {
-      return [false, 'InvalidCertificateRef', `${where}: Secret ${ns}/${ref.name} is not a kubernetes.io/tls Secret with tls.crt and tls.key`];
-    }
+    if (secret.type !== 'kubernetes.io/tls') return [false, 'InvalidCertificateRef', `${where}: Secret ${ns}/${ref.name} is not of type kubernetes.io/tls`];
+    // The specification: a Secret whose tls.crt/tls.key are not a valid PEM pair is InvalidCertificateRef too.
+    const read = readTlsSecret(secret, { kind: 'Secret', namespace: ns, name: ref.name });
+    if (!read.ok) return [false, 'InvalidCertificateRef', `${where}: ${read.reason}`];
   }
   return [true, 'ResolvedRefs', 'every reference resolved'];
 }
