@@ -7,7 +7,7 @@ import type { Ingress, Snapshot } from '../model/input.js';
 import { classSelector } from '../model/classes.js';
 import { describeProblem } from '../model/problems.js';
 import type { Checker } from '../pipeline/build.js';
-import { neighbourIngresses } from './neighbours.js';
+import { inNamespaces, neighbourIngresses } from './neighbours.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 /** At most this many problems are spelled out in one answer (a hostile Ingress may have thousands). */
@@ -79,8 +79,7 @@ export function judgedSnapshot(candidate: Ingress, snapshot: Snapshot, check: Ch
   const spaces = new Set([ns, ...near.map((i) => i.metadata?.namespace ?? 'default')]);
   const dbs = check.options.defaultBackendService;
   if (dbs) spaces.add(dbs.namespace);
-  const inSpaces = <T extends { metadata?: { namespace?: string } }>(list: readonly T[]): T[] => list.filter((o) => spaces.has(o.metadata?.namespace ?? 'default'));
-  return { ...snapshot, ingresses: [...near, candidate], services: inSpaces(snapshot.services), endpointSlices: inSpaces(snapshot.endpointSlices) };
+  return { ...snapshot, ingresses: [...near, candidate], services: inNamespaces(snapshot.services, spaces), endpointSlices: inNamespaces(snapshot.endpointSlices, spaces) };
 }
 
 /** The candidate of a review request, with its namespace filled in from the request when the object omits it. */

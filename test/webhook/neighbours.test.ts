@@ -58,7 +58,12 @@ function ing(name: string, hosts: string[], more: { alias?: string; defaultBacke
   const annotations = more.alias ? { 'nginx.ingress.kubernetes.io/server-alias': more.alias } : {};
   const backend = { service: { name: 's', port: { number: 80 } } };
   const rules = hosts.map((host) => ({ ...(host ? { host } : {}), http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } }));
-  return { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { namespace: 'n', name, annotations }, spec: { rules, ...(more.defaultBackend ? { defaultBackend: backend } : {}) } } as Ingress;
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { namespace: 'n', name, annotations },
+    spec: { rules, ...(more.defaultBackend ? { defaultBackend: backend } : {}) },
+  } as Ingress;
 }
 
 test('the neighbourhood: shared names transitively, www twins, aliases, wildcards, and what has no host', () => {
@@ -83,4 +88,16 @@ test('the neighbourhood: shared names transitively, www twins, aliases, wildcard
   assert.deepEqual(near(ing('same', ['q.example.com'])), ['hostless'], 'its own earlier version is not a neighbour');
   assert.equal(neighbourIngresses(ing('cand', ['']), snap, check.options), undefined, 'no host: the whole cluster');
   assert.equal(neighbourIngresses(ing('cand', ['e.example.com'], { defaultBackend: true }), snap, check.options), undefined);
+});
+
+test('the index follows the snapshot: an Ingress removed is no neighbour, one added is', () => {
+  const check = admissionChecker(parseFlags(['--manifests', '/nonexistent'], {}), log);
+  const base = loadSnapshot(fixtureCases('model')[0] ?? '');
+  const keep = ing('keep', ['a.example.com']);
+  const gone = ing('gone', ['a.example.com']);
+  const near = (ingresses: Ingress[]): string[] => (neighbourIngresses(ing('cand', ['a.example.com']), { ...base, ingresses }, check.options) ?? []).map((i) => i.metadata?.name ?? '').sort();
+  assert.deepEqual(near([keep, gone]), ['gone', 'keep']);
+  assert.deepEqual(near([keep]), ['keep']);
+  assert.deepEqual(near([keep, ing('new', ['www.a.example.com'])]), ['keep', 'new']);
+  assert.deepEqual(near([ing('other', ['b.example.com'])]), []);
 });
