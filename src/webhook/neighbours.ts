@@ -170,3 +170,10 @@ export function inNamespaces<T extends { readonly metadata?: { readonly namespac
   // Only objects of `list` were grouped under these keys: the lists hold T.
   return [...new Set(namespaces)].flatMap((ns) => (byNs.get(ns) ?? []) as T[]);
 }
+
+/** Builds what reviews of `snapshot` read (the host index, the namespace groups) ahead of the first review. */
+export function prepareReviews(snapshot: Snapshot): void {
+  hostIndex(snapshot.ingresses);
+  inNamespaces(snapshot.services, []);
+  inNamespaces(snapshot.endpointSlices, []);
+}
