@@ -27,7 +27,7 @@ const SIZES = (sizesArg ?? '100,1000,10000').split(',').map(Number);
 const sourceArg = argv.find((a) => a.startsWith('--source='))?.slice(9) ?? (argv.includes('--source') ? argv[argv.indexOf('--source') + 1] : 'manifests');
 if (!['manifests', 'api', 'both'].includes(sourceArg ?? '')) throw new Error(`--source: manifests, api or both, got ${sourceArg}`);
 const SOURCES: SourceName[] = sourceArg === 'both' ? ['manifests', 'api'] : [sourceArg as SourceName];
-if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || n > 30_000)) throw new Error(`--sizes: integers 10-30000, got ${sizesArg}`);
+if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || n > 100_000)) throw new Error(`--sizes: integers 10-100000, got ${sizesArg}`);
 const DYNAMIC = argv.includes('--dynamic-routes');
 
 async function memAvailableMiB(): Promise<number> {

@@ -1,12 +1,12 @@
 // The `portico` command: `portico [flags]` runs the controller, `portico render` prints nginx.conf.
 import { ConfigError, errorMessage, PorticoError } from '../errors.js';
-import { createLogger, stdoutDestination } from '../log.js';
 import { helpText, parseFlags } from '../config/flags.js';
 import { INSPECT_COMMANDS } from '../config/flags.js';
 import { versionText } from './version.js';
 
-// Each command loads only what it uses (start-up time): the controller, the Kubernetes client, migrate-check and the
-// inspector are imported when their command runs.
+// Each command loads only what it uses (start-up time): the controller, the Kubernetes client, migrate-check, the
+// inspector and the logger (pino, 40 files) are imported when their command runs; `--version` and `--help` load the
+// flags alone.
 
 async function main(): Promise<number> {
   // The inspector reads a running instance: its own flags (--url, --json), none of the controller's.
@@ -44,11 +44,13 @@ async function main(): Promise<number> {
       process.stderr.write('portico render: --manifests DIR is required\n');
       return 2;
     }
+    const { createLogger } = await import('../log.js');
     const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
     const { renderOnce } = await import('./render.js');
     process.stdout.write(await renderOnce({ ...config, manifests: config.manifests }, log));
     return 0;
   }
+  const { createLogger, stdoutDestination } = await import('../log.js');
   const log = createLogger(config.logLevel, stdoutDestination());
   for (const w of config.warnings) log.warn({ flag: w.split(' ')[0] }, w);
   const { runController } = await import('../controller/run.js');

@@ -2,7 +2,8 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { nginxVersion } from '../nginx/process.js';
+// launch.ts, not process.ts: process.ts brings the renderer, which `--version` never uses (start-up time).
+import { nginxVersion } from '../nginx/launch.js';
 
 const ROOT = new URL('../../../', import.meta.url);
 
@@ -22,7 +23,8 @@ async function commit(): Promise<string> {
 
 /** The text `portico --version` prints. */
 export async function versionText(nginxBinary: string): Promise<string> {
-  const pkg = JSON.parse(await readFile(new URL('package.json', ROOT), 'utf8')) as { version: string };
-  const nginx = await nginxVersion(nginxBinary);
-  return [`portico ${pkg.version}`, `commit  ${await commit()}`, `nginx   ${nginx.package} (package), ${nginx.nginx.replace(/^nginx version: /, '')}`, `node    ${process.version}`, ''].join('\n');
+  // The three reads wait on two child processes (nginx -v, git): side by side, not one after another.
+  const [text, nginx, sha] = await Promise.all([readFile(new URL('package.json', ROOT), 'utf8'), nginxVersion(nginxBinary), commit()]);
+  const pkg = JSON.parse(text) as { version: string };
+  return [`portico ${pkg.version}`, `commit  ${sha}`, `nginx   ${nginx.package} (package), ${nginx.nginx.replace(/^nginx version: /, '')}`, `node    ${process.version}`, ''].join('\n');
 }

@@ -15,7 +15,7 @@ import { Controller } from './controller.js';
 import { admissionChecker, renderOptions } from '../pipeline/build.js';
 import { systemResolvers } from './auth-files.js';
 import { mkdir } from 'node:fs/promises';
-import { ConfigError } from '../errors.js';
+import { ConfigError, errorMessage } from '../errors.js';
 import { startWebhook } from '../webhook/server.js';
 import { Offload } from '../worker/offload.js';
 import type { Snapshot } from '../model/input.js';
@@ -149,6 +149,10 @@ export async function runController(config: Config, log: Logger, opts: RunOption
           log.error({ err: why }, 'the admission worker died; the next review starts a new one');
         })
       : undefined;
+  // The review worker takes the cluster and indexes it now, not when the first review arrives (webhook/neighbours.ts).
+  reviews?.prepare(ctl.store.snapshot()).catch((err: unknown) => {
+    log.warn({ err: errorMessage(err) }, 'the admission worker could not take the snapshot ahead; the first review will');
+  });
   const webhook =
     hookAt && certFile && keyFile
       ? await startWebhook({

@@ -7,6 +7,7 @@ import type { Ingress, Snapshot } from '../model/input.js';
 import { classSelector } from '../model/classes.js';
 import { describeProblem } from '../model/problems.js';
 import type { Checker } from '../pipeline/build.js';
+import { inNamespaces, neighbourIngresses } from './neighbours.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 /** At most this many problems are spelled out in one answer (a hostile Ingress may have thousands). */
@@ -51,10 +52,9 @@ export function admitIngress(candidate: Ingress, snapshot: Snapshot, check: Chec
   if (!classSelector(snapshot.ingressClasses, check.options)(candidate)) return { allowed: true, why: 'not-ours', warnings: [] };
   const ns = candidate.metadata?.namespace ?? 'default';
   const name = candidate.metadata?.name ?? '';
-  const others = snapshot.ingresses.filter((i) => (i.metadata?.namespace ?? 'default') !== ns || i.metadata?.name !== name);
   let problems;
   try {
-    problems = check.problems({ ...snapshot, ingresses: [...others, candidate] });
+    problems = check.problems(judgedSnapshot(candidate, snapshot, check));
   } catch (err) {
     // Only a body the API server would never send (its schema validation runs first) gets here.
     return { allowed: false, message: `Ingress ${ns}/${name} is malformed: ${err instanceof Error ? err.message : String(err)}`, warnings: [] };
@@ -64,6 +64,22 @@ export function admitIngress(candidate: Ingress, snapshot: Snapshot, check: Chec
   const warnings = listed(mine.filter((p) => p.severity === 'degraded').map(describeProblem));
   if (dropped.length > 0) return { allowed: false, message: listed(dropped).join('; '), warnings };
   return { allowed: true, why: 'valid', warnings };
+}
+
+/**
+ * The snapshot a candidate is judged on: its host neighbourhood (neighbours.ts) with the candidate in it, and the
+ * Services and EndpointSlices of those Ingresses' namespaces (an Ingress's backends are in its own namespace; the
+ * default backend flag's namespace is kept too); the whole cluster when the neighbourhood cannot be told apart.
+ */
+export function judgedSnapshot(candidate: Ingress, snapshot: Snapshot, check: Checker): Snapshot {
+  const ns = candidate.metadata?.namespace ?? 'default';
+  const name = candidate.metadata?.name ?? '';
+  const near = neighbourIngresses(candidate, snapshot, check.options);
+  if (!near) return { ...snapshot, ingresses: [...snapshot.ingresses.filter((i) => (i.metadata?.namespace ?? 'default') !== ns || i.metadata?.name !== name), candidate] };
+  const spaces = new Set([ns, ...near.map((i) => i.metadata?.namespace ?? 'default')]);
+  const dbs = check.options.defaultBackendService;
+  if (dbs) spaces.add(dbs.namespace);
+  return { ...snapshot, ingresses: [...near, candidate], services: inNamespaces(snapshot.services, spaces), endpointSlices: inNamespaces(snapshot.endpointSlices, spaces) };
 }
 
 /** The candidate of a review request, with its namespace filled in from the request when the object omits it. */

@@ -6,6 +6,7 @@ import { createLogger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { RenderOptions } from '../render/nginx-conf.js';
 import { reviewAdmission } from '../webhook/review.js';
+import { prepareReviews } from '../webhook/neighbours.js';
 import { AnnotationStage } from '../pipeline/annotations.js';
 import { admissionChecker, buildAndRender } from '../pipeline/build.js';
 import { collect, collectCompacting } from './collect.js';
@@ -18,10 +19,11 @@ export interface OffloadData {
   readonly render: RenderOptions;
 }
 
-/** A request: build a snapshot (a trial changes nothing kept), or review an AdmissionReview body. */
+/** A request: build a snapshot (a trial changes nothing kept), review an AdmissionReview body, or take a snapshot and index it for reviews. */
 export type OffloadRequest =
   | { readonly id: number; readonly op: 'build'; readonly delta?: SnapshotDelta; readonly trial: boolean }
-  | { readonly id: number; readonly op: 'review'; readonly delta?: SnapshotDelta; readonly body: unknown };
+  | { readonly id: number; readonly op: 'review'; readonly delta?: SnapshotDelta; readonly body: unknown }
+  | { readonly id: number; readonly op: 'prepare'; readonly delta?: SnapshotDelta };
 
 export type OffloadReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
 
@@ -46,6 +48,10 @@ function answer(req: OffloadRequest): unknown {
   if (req.op === 'build') {
     const { model, conf } = buildAndRender(stage, snapshot, config, render, req.trial);
     return pack({ model: models.delta(model), conf });
+  }
+  if (req.op === 'prepare') {
+    prepareReviews(snapshot);
+    return null;
   }
   return reviewAdmission(req.body, snapshot, checker);
 }

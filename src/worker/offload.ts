@@ -15,7 +15,7 @@ import { ModelReceiver, type ModelDelta } from './model-wire.js';
 
 /** `open`: run on the value as its reply arrives, in the order replies arrive (a build's model delta). */
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; open?: (v: unknown) => unknown };
-type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown };
+type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown } | { op: 'prepare' };
 
 /**
  * How long after a build's result arrives the main thread collects its heap: by then the sync that asked for it has
@@ -127,6 +127,14 @@ export class Offload {
   /** The webhook's answer to one AdmissionReview body, judged against `snapshot`. */
   async review(body: unknown, snapshot: Snapshot): Promise<ReviewOutcome> {
     return (await this.ask(snapshot, { op: 'review', body })) as ReviewOutcome;
+  }
+
+  /**
+   * Sends `snapshot` to the worker and has it index the snapshot for reviews, before any review asks: at 100,000
+   * Ingresses the first crossing takes a minute or more, which the first review would otherwise wait for.
+   */
+  async prepare(snapshot: Snapshot): Promise<void> {
+    await this.ask(snapshot, { op: 'prepare' });
   }
 
   async close(): Promise<void> {
