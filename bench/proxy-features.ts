@@ -26,6 +26,9 @@ export interface Features {
   readonly metricsLabel: boolean;
   /** The id from lua/portico/request_id.lua (a server-level set_by_lua, RAND_bytes drawn 4 KiB at a time) instead of $request_id, as Portico renders it. */
   readonly luaRequestId?: boolean;
+  /** How the set_by_lua chunk reaches the module: `require` (a C function call per request) or `loaded` (the table
+   * package.loaded already holds, require() only on a worker's first request), as Portico renders it now. */
+  readonly luaChunk?: 'require' | 'loaded';
 }
 
 /** The hand-written twin of Portico as installed, without per-request metrics (a hand-written nginx has none). */
@@ -154,7 +157,13 @@ export function featureConf(o: FeatureConf): (dir: string) => string {
       '    server {',
       `        server_name ${o.host};`,
       `        listen 127.0.0.1:${o.port} default_server reuseport backlog=4096;`,
-      ...(f.requestId && f.maps && f.luaRequestId === true ? ['        set_by_lua_block $portico_request_id { return require("portico.request_id").value() }'] : []),
+      ...(f.requestId && f.maps && f.luaRequestId === true
+        ? [
+            f.luaChunk === 'loaded'
+              ? '        set_by_lua_block $portico_request_id { return (package.loaded["portico.request_id"] or require("portico.request_id")).value() }'
+              : '        set_by_lua_block $portico_request_id { return require("portico.request_id").value() }',
+          ]
+        : []),
       ...(f.clientCert === 'maps' ? ['        set $portico_client_auth "";'] : []),
       '        location / {',
       '            set $portico_backend default_bench_80;',

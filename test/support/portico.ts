@@ -122,7 +122,10 @@ function withTestSwitches(args: readonly string[]): string[] {
  * /dev/stdout on it, so the access log goes to the work dir's logs/access.log (run.ts). `stdoutFile: true` gives
  * Portico a file as stdout instead (as a container runtime's FIFO or a terminal would): the access log goes there.
  */
-export async function startPortico(args: string[], opts: { waitHealthy?: boolean; env?: NodeJS.ProcessEnv; ownGroup?: boolean; stdoutFile?: boolean } = {}): Promise<Running> {
+export async function startPortico(
+  args: string[],
+  opts: { waitHealthy?: boolean; healthyTimeoutMs?: number; env?: NodeJS.ProcessEnv; ownGroup?: boolean; stdoutFile?: boolean } = {},
+): Promise<Running> {
   args = withTestSwitches(args);
   const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const workDir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
@@ -188,7 +191,7 @@ export async function startPortico(args: string[], opts: { waitHealthy?: boolean
   };
   if (opts.waitHealthy !== false) {
     try {
-      await until('portico /healthz', async () => proc.exitCode === null && (await get(healthz, 'localhost', '/healthz')).status === 200, 20_000);
+      await until('portico /healthz', async () => proc.exitCode === null && (await get(healthz, 'localhost', '/healthz')).status === 200, opts.healthyTimeoutMs ?? 20_000);
     } catch (err) {
       await running.stop();
       throw new Error(`${String(err)}\n${output.slice(-20).join('\n')}`);
