@@ -119,11 +119,16 @@ async function bench(n: number): Promise<void> {
     const first = await post(reviewBody(0, candidate(0, n, c.namespaces, existing)));
     const seq: number[] = [];
     let refused = 0;
+    // CPU of the whole process (all threads: the server, the review worker and this in-process client), per review:
+    // the figure the machine's load does not move.
+    const cpu0 = process.cpuUsage();
     for (let k = 1; k <= reviews; k += 1) {
       const r = await post(reviewBody(k, candidate(k, n, c.namespaces, existing)));
       seq.push(r.ms);
       if (!r.allowed) refused += 1;
     }
+    const cpu = process.cpuUsage(cpu0);
+    const cpuPerReview = (cpu.user + cpu.system) / 1000 / reviews;
     const par: number[] = [];
     let next = reviews + 1;
     const client = async (): Promise<void> => {
@@ -145,7 +150,7 @@ async function bench(n: number): Promise<void> {
       whole.push(performance.now() - w0);
     }
     console.log(
-      `N=${n}: the cluster to the review worker and indexed ${fmt(prepared)} ms, then the first review ${fmt(first.ms)} ms; sequential p50 ${fmt(median(seq), 1)} / p99 ${fmt(percentile(seq, 99), 1)} ms (${refused} of ${reviews} refused); ` +
+      `N=${n}: the cluster to the review worker and indexed ${fmt(prepared)} ms, then the first review ${fmt(first.ms)} ms; sequential p50 ${fmt(median(seq), 1)} / p99 ${fmt(percentile(seq, 99), 1)} ms (${refused} of ${reviews} refused), CPU ${fmt(cpuPerReview, 2)} ms a review; ` +
         `${concurrency} concurrent p50 ${fmt(median(par), 1)} / p99 ${fmt(percentile(par, 99), 1)} ms, ${fmt((reviews * 1000) / wall)} reviews/s; ` +
         `whole-cluster judgement in-process (before) median ${fmt(median(whole))} ms; RSS ${mib(process.memoryUsage().rss)} MiB; load ${loadBefore} → ${load()}`,
     );

@@ -21,7 +21,7 @@ interface Entry {
 }
 
 /** The index of one snapshot's Ingresses by name, kept from one snapshot to the next by the changes between them. */
-export interface HostIndex {
+interface HostIndex {
   readonly byKey: ReadonlyMap<string, ReadonlySet<Entry>>;
   /** Ingresses with rules without a host or a default backend: they reach every server. */
   readonly everywhere: ReadonlySet<Ingress>;
@@ -108,7 +108,7 @@ function drop(ix: Live, ing: Ingress): void {
  * (a snapshot's objects are frozen: the same object is the same content), so a change costs a set difference, not
  * a new index of 100,000 Ingresses.
  */
-export function hostIndex(ingresses: readonly Ingress[]): HostIndex {
+function hostIndex(ingresses: readonly Ingress[]): HostIndex {
   if (live?.list !== ingresses) {
     if (!live) live = { list: ingresses, byKey: new Map(), entries: new Map(), everywhere: new Set() };
     const ix = live;
