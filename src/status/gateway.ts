@@ -10,6 +10,7 @@ import { kindConflicts, listenerKey, routeKey, type AttachedRoute } from '../mod
 import { granted } from '../model/gateway/grants.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
 import { nsKey, refKey } from '../model/keys.js';
+import { backendTlsPolicyStatus, type PolicyAncestorStatus } from './backend-tls.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -53,6 +54,8 @@ export interface DesiredGatewayStatus {
   readonly routes: ReadonlyMap<string, readonly RouteParentStatus[]>;
   /** Every GRPCRoute, the same way. */
   readonly grpcRoutes: ReadonlyMap<string, readonly RouteParentStatus[]>;
+  /** Every BackendTLSPolicy, keyed `namespace/name` → Portico's ancestor entries (status/backend-tls.ts). */
+  readonly backendTlsPolicies: ReadonlyMap<string, readonly PolicyAncestorStatus[]>;
 }
 
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
@@ -229,5 +232,5 @@ export function desiredGatewayStatus(
   };
   const routes = new Map((snapshot.httpRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'HTTPRoute')] as const));
   const grpcRoutes = new Map((snapshot.grpcRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'GRPCRoute')] as const));
-  return { classes, gateways: gatewayStatuses, routes, grpcRoutes };
+  return { classes, gateways: gatewayStatuses, routes, grpcRoutes, backendTlsPolicies: backendTlsPolicyStatus(snapshot, controllerName, served) };
 }
