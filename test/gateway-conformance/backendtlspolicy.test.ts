@@ -90,7 +90,8 @@ describe('GATEWAY-HTTP conformance: BackendTLSPolicy', () => {
   const caMaps = (): unknown[] => [configMap('tls-checks-ca-certificate', { 'ca.crt': ca.cert }), configMap('mismatch-ca-certificate', { 'ca.crt': otherCa.cert })];
 
   /** BackendTLSPolicyMustHaveCondition, read from /debug/gateway: the ancestor entry of Gateway `gateway` has the condition. */
-  const policyMust = async (name: string, gateway: string, type: string, status: 'True' | 'False', reason?: string, generation?: number): Promise<void> => {
+  const policyMust = async (name: string, gateway: string, type: string, status: 'True' | 'False', more: { reason?: string; generation?: number } = {}): Promise<void> => {
+    const { reason, generation } = more;
     let seen = '';
     await until(
       `BackendTLSPolicy ${name}: ${type}=${status} ${reason ?? ''} for Gateway ${gateway}`,
@@ -107,8 +108,8 @@ describe('GATEWAY-HTTP conformance: BackendTLSPolicy', () => {
     });
   };
   const valid = async (name: string, gateway = 'same-namespace'): Promise<void> => {
-    await policyMust(name, gateway, 'Accepted', 'True', 'Accepted');
-    await policyMust(name, gateway, 'ResolvedRefs', 'True', 'ResolvedRefs');
+    await policyMust(name, gateway, 'Accepted', 'True', { reason: 'Accepted' });
+    await policyMust(name, gateway, 'ResolvedRefs', 'True', { reason: 'ResolvedRefs' });
   };
 
   /** A request answered 200 by the TLS backend 3 times in a row, which saw SNI `sni`. */
@@ -167,8 +168,8 @@ describe('GATEWAY-HTTP conformance: BackendTLSPolicy', () => {
     // A changed CA ConfigMap is reconciled: missing, then present, then empty, then restored.
     const own = 'tls-checks-ca-certificate-reconcile-test';
     const invalid = async (): Promise<void> => {
-      await policyMust('reconcile-test', 'same-namespace', 'Accepted', 'False', 'NoValidCACertificate');
-      await policyMust('reconcile-test', 'same-namespace', 'ResolvedRefs', 'False', 'InvalidCACertificateRef');
+      await policyMust('reconcile-test', 'same-namespace', 'Accepted', 'False', { reason: 'NoValidCACertificate' });
+      await policyMust('reconcile-test', 'same-namespace', 'ResolvedRefs', 'False', { reason: 'InvalidCACertificateRef' });
     };
     await c.apply(basic(own));
     await invalid();
@@ -196,8 +197,8 @@ describe('GATEWAY-HTTP conformance: BackendTLSPolicy', () => {
     ]);
     await c.routeCondition({ route: 'backendtlspolicy-invalid-ca-certificate-ref', namespace: NS, gateway: 'same-namespace', type: 'Accepted', status: 'True' });
     for (const name of ['nonexistent-ca-certificate-ref', 'malformed-ca-certificate-ref']) {
-      await policyMust(name, 'same-namespace', 'Accepted', 'False', 'NoValidCACertificate');
-      await policyMust(name, 'same-namespace', 'ResolvedRefs', 'False', 'InvalidCACertificateRef');
+      await policyMust(name, 'same-namespace', 'Accepted', 'False', { reason: 'NoValidCACertificate' });
+      await policyMust(name, 'same-namespace', 'ResolvedRefs', 'False', { reason: 'InvalidCACertificateRef' });
       await fails(`/backendtlspolicy-${name}`);
     }
   });
@@ -209,8 +210,8 @@ describe('GATEWAY-HTTP conformance: BackendTLSPolicy', () => {
       policy('invalid-kind', { service: 'backendtlspolicy-invalid-kind-test', caRefs: [{ group: 'invalid.io', kind: 'InvalidKind', name: 'invalid-kind' }] }),
     ]);
     await c.routeCondition({ route: 'backendtlspolicy-invalid-kind-test', namespace: NS, gateway: 'same-namespace', type: 'Accepted', status: 'True' });
-    await policyMust('invalid-kind', 'same-namespace', 'Accepted', 'False', 'NoValidCACertificate');
-    await policyMust('invalid-kind', 'same-namespace', 'ResolvedRefs', 'False', 'InvalidKind');
+    await policyMust('invalid-kind', 'same-namespace', 'Accepted', 'False', { reason: 'NoValidCACertificate' });
+    await policyMust('invalid-kind', 'same-namespace', 'ResolvedRefs', 'False', { reason: 'InvalidKind' });
     await fails('/backendtlspolicy-invalid-kind');
   });
 
@@ -244,12 +245,12 @@ describe('GATEWAY-HTTP conformance: BackendTLSPolicy', () => {
     ]);
     await mustBeAccepted(c, 'same-namespace', [[NS, 'backendtlspolicy-conflict-resolution']]);
     for (const kind of ['without', 'with']) {
-      await policyMust(`conflicted-${kind}-section-name-1`, 'same-namespace', 'Accepted', 'True', 'Accepted');
-      await policyMust(`conflicted-${kind}-section-name-2`, 'same-namespace', 'Accepted', 'False', 'Conflicted');
+      await policyMust(`conflicted-${kind}-section-name-1`, 'same-namespace', 'Accepted', 'True', { reason: 'Accepted' });
+      await policyMust(`conflicted-${kind}-section-name-2`, 'same-namespace', 'Accepted', 'False', { reason: 'Conflicted' });
       await sniMust(`/backendtlspolicy-conflicted-${kind}-section-name`, 'other.example.com');
     }
-    await policyMust('not-conflicted-with-section-name', 'same-namespace', 'Accepted', 'True', 'Accepted');
-    await policyMust('not-conflicted-without-section-name', 'same-namespace', 'Accepted', 'True', 'Accepted');
+    await policyMust('not-conflicted-with-section-name', 'same-namespace', 'Accepted', 'True', { reason: 'Accepted' });
+    await policyMust('not-conflicted-without-section-name', 'same-namespace', 'Accepted', 'True', { reason: 'Accepted' });
     await sniMust('/backendtlspolicy-not-conflicted-with-section-name', 'other.example.com');
     await sniMust('/backendtlspolicy-not-conflicted-without-section-name', HOST);
   });
@@ -262,10 +263,10 @@ describe('GATEWAY-HTTP conformance: BackendTLSPolicy', () => {
       policy('observed-generation-bump', { service: 'observed-generation-bump-test', section: 'https', hostname, generation }),
     ];
     await c.apply(objects(HOST, 1));
-    await policyMust('observed-generation-bump', 'same-namespace', 'Accepted', 'True', undefined, 1);
-    await policyMust('observed-generation-bump', 'same-namespace', 'ResolvedRefs', 'True', undefined, 1);
+    await policyMust('observed-generation-bump', 'same-namespace', 'Accepted', 'True', { generation: 1 });
+    await policyMust('observed-generation-bump', 'same-namespace', 'ResolvedRefs', 'True', { generation: 1 });
     await c.apply(objects('foo.example.com', 2));
-    await policyMust('observed-generation-bump', 'same-namespace', 'Accepted', 'True', undefined, 2);
-    await policyMust('observed-generation-bump', 'same-namespace', 'ResolvedRefs', 'True', undefined, 2);
+    await policyMust('observed-generation-bump', 'same-namespace', 'Accepted', 'True', { generation: 2 });
+    await policyMust('observed-generation-bump', 'same-namespace', 'ResolvedRefs', 'True', { generation: 2 });
   });
 });

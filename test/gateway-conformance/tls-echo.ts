@@ -3,7 +3,6 @@
 // validation.hostname reached the backend.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import type { Pem } from '../support/certs.js';
 import type { EchoAnswer } from './echo.js';
 
@@ -31,7 +30,8 @@ export async function startTlsEcho(service: string, namespace: string, cert: Pic
     req.on('end', () => {
       const headers: Record<string, string[]> = {};
       for (const [name, values] of Object.entries(req.headersDistinct)) if (name !== 'host' && values !== undefined) headers[name] = values;
-      const servername = (req.socket as TLSSocket).servername;
+      // The request's socket is the TLS socket: its servername is the SNI name the client sent.
+      const servername: unknown = (req.socket as { servername?: unknown }).servername;
       const answer: TlsEchoAnswer = {
         path: req.url ?? '',
         host: req.headers.host ?? '',

@@ -42,7 +42,8 @@ void test('one CRD per watched resource, served at the version Portico lists (or
     true,
     r.kind !== 'ReferenceGrant',
     1,
-    'v1.2.1',
+    // BackendTLSPolicy is v1 (standard channel) from Gateway API v1.4 only.
+    r.kind === 'BackendTLSPolicy' ? 'v1.4.0' : 'v1.2.1',
     'standard',
   ]);
   assert.deepEqual(got, expected);
