@@ -57,6 +57,25 @@ describe('BackendTLSPolicy through nginx', () => {
       routeTo('good', 'one', 'good.test', 'tls'),
       routeTo('bad', 'one', 'bad.test', 'wrongca'),
       routeTo('plain', 'two', 'plain.test', 'plain'),
+      // One path, two routes: the older to the TLS Service, the newer (a header match, so Lua picks) to a plain one.
+      ...backendObjects('plainone', plain.port, 'one'),
+      httpRoute(
+        'mix-tls',
+        { parentRefs: [{ name: 'gw', namespace: 'default' }], hostnames: ['mix.test'], rules: [{ matches: [{ path: { type: 'Exact', value: '/m' } }], backendRefs: [{ name: 'tls', port: 80 }] }] },
+        'one',
+      ),
+      {
+        ...httpRoute(
+          'mix-plain',
+          {
+            parentRefs: [{ name: 'gw', namespace: 'default' }],
+            hostnames: ['mix.test'],
+            rules: [{ matches: [{ path: { type: 'Exact', value: '/m' }, headers: [{ name: 'x-plain', value: '1' }] }], backendRefs: [{ name: 'plainone', port: 80 }] }],
+          },
+          'one',
+        ),
+        metadata: { name: 'mix-plain', namespace: 'one', creationTimestamp: '2030-01-01T00:00:00Z' },
+      },
     ]);
     p = await startPortico(['--manifests', dir]);
   });
@@ -102,5 +121,17 @@ describe('BackendTLSPolicy through nginx', () => {
     const doc = JSON.parse((await get((p as Running).healthz, 'localhost', '/debug/gateway')).body) as GatewayDoc;
     const names = (doc.backendTLSPolicies ?? []).map((x) => `${x.namespace}/${x.name}`);
     assert.deepEqual(names.sort(), ['one/bad', 'one/good'], 'the cross-namespace policy has no ancestor: no route reaches a Service it targets');
+  });
+
+  test('one location, candidates of different backend TLS: the one that differs is not served there (never TLS to a plain backend, never clear text to a TLS one)', async () => {
+    const port = (p as Running).http;
+    await until('mix.test/m answered by the TLS backend', async () => (await get(port, 'mix.test', '/m')).status === 200, 30_000);
+    const r = await get(port, 'mix.test', '/m', { headers: { 'x-plain': '1' } });
+    assert.equal(r.status, 200);
+    assert.equal((JSON.parse(r.body) as Partial<TlsEchoAnswer>).sni, SNI, 'the header match of the plain route is not served: the TLS route answers');
+    assert.ok(
+      (p as Running).output.some((l) => l.includes('mix-plain') && l.includes('differs from that of what host mix.test serves')),
+      'a Warning names the route whose match is not served',
+    );
   });
 });
