@@ -16,6 +16,8 @@ export interface GatewayDoc {
   readonly gateways: readonly ({ readonly namespace: string; readonly name: string } & GatewayStatus)[];
   readonly httpRoutes: readonly RouteDoc[];
   readonly grpcRoutes: readonly RouteDoc[];
+  /** BackendTLSPolicies with their ancestor Gateways (as `parents`: ancestorRef in `parentRef`). */
+  readonly backendTLSPolicies?: readonly RouteDoc[];
 }
 
 /** One route of the document: its parents of Portico's Gateways, each with its conditions. */
@@ -77,6 +79,9 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
     gateways: [...desired.gateways].map(([key, s]) => ({ ...split(key), ...s })).sort(byKey),
     httpRoutes: routes(desired.routes),
     grpcRoutes: routes(desired.grpcRoutes),
+    backendTLSPolicies: routes(
+      new Map([...desired.backendTlsPolicies].map(([k, list]) => [k, list.map((a) => ({ parentRef: a.ancestorRef, controllerName: a.controllerName, conditions: a.conditions }))])),
+    ),
   };
 }
 
@@ -104,6 +109,7 @@ export function gatewayTables(doc: GatewayDoc): string {
   const routes = routeTable('HTTPROUTE', doc.httpRoutes);
   // GRPCRoutes get their table only where there are some: a Gateway API of HTTPRoutes alone reads as before.
   const grpc = (doc.grpcRoutes ?? []).length > 0 ? ['', routeTable('GRPCROUTE', doc.grpcRoutes)] : [];
+  const policies = (doc.backendTLSPolicies ?? []).length > 0 ? ['', routeTable('BACKENDTLSPOLICY', doc.backendTLSPolicies ?? [])] : [];
   const parentsWhy = (kind: string, list: readonly RouteDoc[]): (readonly [string, Condition])[] =>
     list.flatMap((r) => r.parents.flatMap((p) => p.conditions.map((c) => [`${kind} ${r.namespace}/${r.name} → ${parentName(p.parentRef, r.namespace)}`, c] as const)));
   const why = [
@@ -113,6 +119,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     ]),
     ...parentsWhy('HTTPRoute', doc.httpRoutes),
     ...parentsWhy('GRPCRoute', doc.grpcRoutes ?? []),
+    ...parentsWhy('BackendTLSPolicy', doc.backendTLSPolicies ?? []),
   ]
     .filter(([, c]) => (c.type === 'Conflicted' ? c.status === 'True' : c.status !== 'True'))
     .map(([where, c]) => `${where}: ${c.type} ${c.reason}: ${c.message}`);
@@ -125,6 +132,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     '',
     routes,
     ...grpc,
+    ...policies,
     '',
     `NOT READY (${why.length})`,
     why.length === 0 ? 'none' : why.join('\n'),

@@ -1,5 +1,6 @@
 // Writes the status of Portico's Gateway API objects: GatewayClass Accepted; Gateway Accepted, Programmed, addresses
-// and listeners; HTTPRoute and GRPCRoute per-parent Accepted/ResolvedRefs. Leader only, only when it differs.
+// and listeners; HTTPRoute and GRPCRoute per-parent Accepted/ResolvedRefs; BackendTLSPolicy per-ancestor Accepted/ResolvedRefs.
+// Leader only, only when it differs.
 //
 // The desired conditions come from model/gateway/status.ts (pure); here they get their lastTransitionTime (kept
 // while a condition's status stays, else the time of the write) and are merged with other controllers' entries.
@@ -13,6 +14,7 @@ import { GATEWAY_GROUP, type Condition } from '../model/gateway/api.js';
 import { desiredGatewayStatus, gatewayAddresses, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../status/gateway.js';
 import type { StatusAddress } from '../status/address.js';
 import type { BundleReading } from '../status/gateway-version.js';
+import type { PolicyAncestorStatus } from '../status/backend-tls.js';
 
 export interface GatewayStatusOptions {
   readonly kc: KubeConfig;
@@ -37,6 +39,7 @@ interface Target {
 type Status = {
   readonly conditions?: readonly Condition[];
   readonly parents?: readonly RouteParentStatus[];
+  readonly ancestors?: readonly PolicyAncestorStatus[];
   readonly addresses?: readonly GatewayAddress[];
   readonly listeners?: readonly ListenerStatus[];
 };
@@ -171,6 +174,7 @@ export class GatewayStatusWriter {
     }
     await this.gatewayPass(snapshot, desired, now);
     await this.routePass(snapshot, desired, now);
+    await this.policyPass(snapshot, desired, now);
   }
 
   private async gatewayPass(snapshot: Snapshot, desired: DesiredGatewayStatus, now: string): Promise<void> {
@@ -215,6 +219,25 @@ export class GatewayStatusWriter {
         ];
         await this.write(key, { plural, namespace, name, rv: r.metadata?.resourceVersion }, { parents });
       }
+    }
+  }
+
+  /** BackendTLSPolicy status.ancestors: Portico's entries replaced, other controllers' kept. */
+  private async policyPass(snapshot: Snapshot, desired: DesiredGatewayStatus, now: string): Promise<void> {
+    const mineOf = (a: PolicyAncestorStatus): boolean => a.controllerName === this.opts.controllerName;
+    const keyOf = (a: PolicyAncestorStatus): string => `${a.ancestorRef.namespace ?? ''}/${a.ancestorRef.name}`;
+    for (const p of snapshot.backendTLSPolicies ?? []) {
+      const namespace = p.metadata?.namespace ?? 'default';
+      const name = p.metadata?.name ?? '';
+      const want = desired.backendTlsPolicies.get(`${namespace}/${name}`) ?? [];
+      const key = `BackendTLSPolicy/${namespace}/${name}`;
+      const cur = this.current(key, p.metadata?.resourceVersion, p.status as Status | undefined);
+      const mine = (cur.ancestors ?? []).filter(mineOf);
+      const flat = (as: readonly PolicyAncestorStatus[]): string => JSON.stringify(as.map((a) => [keyOf(a), a.conditions.map(bare)]));
+      if (flat(mine) === flat(want)) continue;
+      const old = new Map(mine.map((a) => [keyOf(a), a.conditions]));
+      const ancestors = [...(cur.ancestors ?? []).filter((a) => !mineOf(a)), ...want.map((a) => ({ ...a, conditions: stamped(a.conditions, old.get(keyOf(a)), now) }))];
+      await this.write(key, { plural: 'backendtlspolicies', namespace, name, rv: p.metadata?.resourceVersion }, { ancestors });
     }
   }
 

@@ -128,11 +128,16 @@ export class KubeSource {
         'cannot list namespaces: Gateway listeners with allowedRoutes Selector allow no namespace until Portico restarts (grant list and watch on namespaces)',
       );
     }
-    const gw = failed.filter((f) => f.resource.kind !== 'Namespace');
+    const optional = failed.filter((f) => f.resource.kind !== 'Namespace');
+    const everyOne = optional.length === RESOURCES.filter((r) => r.optional === true).length;
+    // BackendTLSPolicy is served at v1 from Gateway API v1.4 only: without its CRD there are simply no policies (info).
+    const noPolicies = everyOne ? undefined : optional.find((f) => f.resource.kind === 'BackendTLSPolicy' && /\bHTTP 404\b/.test(f.err));
+    if (noPolicies) this.log.info({ feed: noPolicies.resource.feed }, 'BackendTLSPolicy (gateway.networking.k8s.io/v1) is not installed: no backend TLS policy applies until Portico restarts');
+    const gw = optional.filter((f) => f !== noPolicies);
     if (gw.length === 0) return;
     const names = gw.map((f) => f.resource.feed);
     const fields = { feed: names.join(', '), err: [...new Set(gw.map((f) => f.err.replace(/^cannot list \S+: /, '')))].join('; ') };
-    const all = gw.length === RESOURCES.filter((r) => r.optional === true).length && gw.every((f) => /\bHTTP 404\b/.test(f.err));
+    const all = everyOne && gw.every((f) => /\bHTTP 404\b/.test(f.err));
     const fix = 'install deploy/gateway-api/ to serve them, or pass --enable-gateway-api=false to stop looking';
     if (all) this.log.info(fields, `the Gateway API CRDs are not installed (${GATEWAY_GROUP}): ${names.join(', ')} are not watched until Portico restarts; ${fix}`);
     else

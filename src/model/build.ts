@@ -12,6 +12,7 @@ import type { AnnotationInput } from './settings.js';
 import { buildTls } from './tls.js';
 import { addCanaries, isCanary } from './canary.js';
 import { addGatewayRoutes } from './gateway/translate.js';
+import { settleBackendTls } from './gateway/backend-tls-table.js';
 import { gatewayTable } from './gateway/table.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
@@ -67,11 +68,15 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', ...subset, affinity: s.affinity ?? null, tuned } : u;
       return c ? { ...v, canary: c } : v;
     });
-  const routed = gatewayTable(buildServers(b, fallback, gatewayLiterals(gw.entries)), b.rules, gw.entries, (h) => owners.ownerOf(h), {
+  const table = gatewayTable(buildServers(b, fallback, gatewayLiterals(gw.entries)), b.rules, gw.entries, (h) => owners.ownerOf(h), {
     rankOf: (r) => b.rankOf(r),
     problem: (o, f, r, s) => {
       b.problem(o, f, r, s);
     },
+  });
+  // BackendTLSPolicy: one backend TLS per location, whichever route's candidate Lua picks (model/gateway/backend-tls-table.ts).
+  const routed = settleBackendTls(table.servers, table.table, snapshot, (o, f, r, s) => {
+    b.problem(o, f, r, s);
   });
   const servers = routed.servers;
   const tls = buildTls(

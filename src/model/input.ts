@@ -7,6 +7,7 @@ import type { TargetPolicy } from './targets.js';
 import type { ModelMemo } from './memo.js';
 import type { StreamOptions } from './stream.js';
 import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant } from './gateway/api.js';
+import type { BackendTLSPolicy } from './gateway/backend-tls.js';
 import type { GatewayOptions } from './gateway/translate.js';
 
 export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
@@ -52,6 +53,7 @@ export interface Snapshot {
   readonly httpRoutes?: readonly HTTPRoute[];
   readonly grpcRoutes?: readonly GRPCRoute[];
   readonly referenceGrants?: readonly ReferenceGrant[];
+  readonly backendTLSPolicies?: readonly BackendTLSPolicy[];
   /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
   readonly namespaces?: readonly Namespace[];
   /** ExternalName Services' names as resolved; absent or missing a name: not resolved yet (no endpoints). */
@@ -99,5 +101,6 @@ export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   httpRoutes: [],
   grpcRoutes: [],
   referenceGrants: [],
+  backendTLSPolicies: [],
   namespaces: [],
 });

@@ -65,6 +65,8 @@ export interface Location {
   readonly target: Target;
   /** Key of this location's candidates in Model.gateway (HTTPRoute matches Lua decides, docs/adr/0011); absent: nginx alone. */
   readonly gateway?: string;
+  /** A 404 location with candidates: the backend TLS (BackendTLSPolicy) it proxies with when one takes a request. */
+  readonly backendTls?: LocationSettings;
 }
 
 /** One virtual host. `host` is an exact name, `*.suffix` (one label), or '_' for every other host. */

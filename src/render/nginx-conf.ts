@@ -242,7 +242,9 @@ export function locationHead(l: Pick<Location, 'match' | 'path'>): string {
 
 /** What a 404 location with HTTPRoute candidates proxies with when one takes the request (render/gateway.ts). */
 function notFoundBody(l: Location, ctx: SettingsContext): string[] {
-  return l.gateway !== undefined && l.target.kind === 'not-found' ? locationBody({ kind: 'upstream', upstream: '', ingress: { kind: 'HTTPRoute', namespace: '', name: '' } }, ctx) : [];
+  return l.gateway !== undefined && l.target.kind === 'not-found'
+    ? locationBody({ kind: 'upstream', upstream: '', ingress: { kind: 'HTTPRoute', namespace: '', name: '' }, ...(l.backendTls ? { settings: l.backendTls } : {}) }, ctx)
+    : [];
 }
 
 /** How a server block reads upstreams (a memo records which it read: render/memo.ts). */

@@ -12,6 +12,7 @@ import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome }
 import { nsKey, refKey } from '../model/keys.js';
 import { supportedVersion, type BundleReading } from './gateway-version.js';
 import { classParameters, gatewayParameters } from '../model/gateway/parameters.js';
+import { backendTlsPolicyStatus, type PolicyAncestorStatus } from './backend-tls.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -55,6 +56,8 @@ export interface DesiredGatewayStatus {
   readonly routes: ReadonlyMap<string, readonly RouteParentStatus[]>;
   /** Every GRPCRoute, the same way. */
   readonly grpcRoutes: ReadonlyMap<string, readonly RouteParentStatus[]>;
+  /** Every BackendTLSPolicy, keyed `namespace/name` → Portico's ancestor entries (status/backend-tls.ts). */
+  readonly backendTlsPolicies: ReadonlyMap<string, readonly PolicyAncestorStatus[]>;
 }
 
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
@@ -218,5 +221,5 @@ export function desiredGatewayStatus(
   };
   const routes = new Map((snapshot.httpRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'HTTPRoute')] as const));
   const grpcRoutes = new Map((snapshot.grpcRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'GRPCRoute')] as const));
-  return { classes, gateways: gatewayStatuses, routes, grpcRoutes };
+  return { classes, gateways: gatewayStatuses, routes, grpcRoutes, backendTlsPolicies: backendTlsPolicyStatus(snapshot, controllerName, served) };
 }

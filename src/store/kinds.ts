@@ -16,6 +16,7 @@ export const KINDS = {
   HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   GRPCRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   ReferenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
+  BackendTLSPolicy: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   // Namespaces, for their labels only: Gateway listeners' allowedRoutes.namespaces.from Selector (model/gateway/attach.ts).
   Namespace: { apiVersion: 'v1', namespaced: false },
 } as const;

@@ -16,6 +16,7 @@ const FIELDS = {
   httpRoutes: 'HTTPRoute',
   grpcRoutes: 'GRPCRoute',
   referenceGrants: 'ReferenceGrant',
+  backendTLSPolicies: 'BackendTLSPolicy',
   namespaces: 'Namespace',
 } as const satisfies Record<string, Kind>;
 

@@ -24,7 +24,7 @@ export function clientFiles(model: Model): Map<string, string | Uint8Array> {
   }
   for (const s of model.servers) {
     for (const l of s.locations) {
-      const p = l.target.kind === 'upstream' ? l.target.settings?.proxySsl : undefined;
+      const p = l.target.kind === 'upstream' ? l.target.settings?.proxySsl : l.backendTls?.proxySsl;
       if (p === undefined || p.denied !== undefined) continue;
       files.set(caFile(p.caDigest), p.caPem);
       if (p.crlDigest !== undefined && p.crlPem !== undefined) files.set(crlFile(p.crlDigest), p.crlPem);

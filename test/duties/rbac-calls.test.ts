@@ -30,6 +30,13 @@ describe('RBAC against the calls Portico makes', () => {
       gateway('web', [{ name: 'http' }]),
       httpRoute('gw', { parentRefs: [{ name: 'web' }], rules }),
       grpcRoute('rpc', { parentRefs: [{ name: 'web' }], rules }),
+      // A BackendTLSPolicy on the routes' Service: its ancestor status is written, so backendtlspolicies/status is used.
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'BackendTLSPolicy',
+        metadata: { name: 'tls-one', namespace: 'default' },
+        spec: { targetRefs: [{ group: '', kind: 'Service', name: 'one' }], validation: { wellKnownCACertificates: 'System', hostname: 'one.test' } },
+      },
     ])
       put(c.api, o);
     put(c.api, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }] } });
@@ -43,7 +50,11 @@ describe('RBAC against the calls Portico makes', () => {
     c.api.clearRequests();
     const p = await replica(c, 'rbac-a', []);
     await until('status from the node', () => JSON.stringify(addressOf(c.api, 'app')) === '[{"ip":"203.0.113.9"}]', 10_000);
-    await until('Gateway API status', () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GRPCRoute').length > 0 && c.api.writes('GatewayClass').length > 0, 10_000);
+    await until(
+      'Gateway API status',
+      () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GRPCRoute').length > 0 && c.api.writes('BackendTLSPolicy').length > 0 && c.api.writes('GatewayClass').length > 0,
+      10_000,
+    );
     put(c.api, reloadingRoute('more', 'more.test', 'one')); // a new server block: a reload
     await until('the RELOAD Event', () => events(c.api, NS).some((e) => e.reason === 'RELOAD'), 10_000);
     assert.equal(await p.stop(), 0);

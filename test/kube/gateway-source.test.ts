@@ -28,18 +28,24 @@ describe('Gateway API source', () => {
     for (const c of clusters) assert.deepEqual(await c.stop(), [0], 'SIGTERM stops Portico with exit code 0');
   });
 
-  test('the five kinds are listed at start, and watched', async () => {
+  test('the six kinds are listed at start, and watched', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);
     for (const o of gatewayObjects()) put(c.api, o);
     // A GRPCRoute on the HTTP listener: read, and told it does not attach there (docs/adr/0020).
     put(c.api, grpcRoute('rpc', { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] }));
     put(c.api, route('app', 'app.test', 'one'));
+    // A BackendTLSPolicy on Service one whose CA ConfigMap is missing: read, and its ancestor status says why.
+    put(c.api, {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'BackendTLSPolicy',
+      metadata: { name: 'tls-one', namespace: 'default' },
+      spec: { targetRefs: [{ group: '', kind: 'Service', name: 'one' }], validation: { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'absent' }], hostname: 'one.test' } },
+    });
     const p = await c.portico();
-    await serves(p, 'app.test', 'one');
     await until('the initial lists are logged', () => listedCounts(p) !== undefined);
     const counts = listedCounts(p) ?? {};
-    assert.deepEqual([counts['GatewayClass'], counts['Gateway'], counts['HTTPRoute'], counts['GRPCRoute'], counts['ReferenceGrant']], [1, 1, 1, 1, 1]);
+    assert.deepEqual([counts['GatewayClass'], counts['Gateway'], counts['HTTPRoute'], counts['GRPCRoute'], counts['ReferenceGrant'], counts['BackendTLSPolicy']], [1, 1, 1, 1, 1, 1]);
     // The leader (--update-status, the default) writes GatewayClass Accepted and the route's parent status.
     type Conds = { status?: { conditions?: { type: string; status: string }[]; parents?: { conditions: { type: string; status: string; reason: string }[] }[] } };
     const parentsOf = (kind: string, name: string): string =>
@@ -52,6 +58,13 @@ describe('Gateway API source', () => {
         parentsOf('GRPCRoute', 'rpc') === '[["Accepted=NotAllowedByListeners","ResolvedRefs=ResolvedRefs"]]'
       );
     });
+    type Ancestors = { status?: { ancestors?: { ancestorRef: { name: string }; conditions: { type: string; reason: string }[] }[] } };
+    await until('BackendTLSPolicy status written', () => {
+      const a = (c.api.get('BackendTLSPolicy', 'default', 'tls-one') as Ancestors | undefined)?.status?.ancestors ?? [];
+      return (
+        JSON.stringify(a.map((x) => [x.ancestorRef.name, x.conditions.map((y) => `${y.type}=${y.reason}`)])) === '[["web",["Accepted=NoValidCACertificate","ResolvedRefs=InvalidCACertificateRef"]]]'
+      );
+    });
     const watched = new Set(
       c.api
         .requests()
@@ -59,6 +72,7 @@ describe('Gateway API source', () => {
         .map((r) => r.path),
     );
     assert.deepEqual([...watched].sort(), [
+      '/apis/gateway.networking.k8s.io/v1/backendtlspolicies',
       '/apis/gateway.networking.k8s.io/v1/gatewayclasses',
       '/apis/gateway.networking.k8s.io/v1/gateways',
       '/apis/gateway.networking.k8s.io/v1/grpcroutes',
@@ -97,10 +111,10 @@ describe('Gateway API source', () => {
     assert.ok(warning.includes('install deploy/gateway-api/'));
   });
 
-  test('a cluster with none of the Gateway API CRDs: one info line names the five kinds and the fix, no Warning', async () => {
+  test('a cluster with none of the Gateway API CRDs: one info line names the six kinds and the fix, no Warning', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);
-    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'ReferenceGrant'];
+    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'ReferenceGrant', 'BackendTLSPolicy'];
     // ReferenceGrant is asked for twice: at v1, then at v1beta1.
     for (const kind of kinds)
       c.api.failRequests({ verb: 'list', kind }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: kind === 'ReferenceGrant' ? 2 : 1 });

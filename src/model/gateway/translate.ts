@@ -15,6 +15,7 @@ import type { GatewayAttachments } from './claims.js';
 import { granted } from './grants.js';
 import { gatewayDefaultTls, gatewayTlsHosts, type GatewayDefaultTls, type GatewayTlsHost } from './tls.js';
 import { nsKey } from '../keys.js';
+import { BackendTlsIndex, ruleTls } from './backend-tls.js';
 import type { AddProblem, Reason } from '../types.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
@@ -53,6 +54,8 @@ const LUA_BACKEND = 'portico.gateway';
 interface Refs {
   readonly grants: readonly ReferenceGrant[];
   readonly services: Snapshot['services'];
+  /** The BackendTLSPolicies of the snapshot (model/gateway/backend-tls.ts). */
+  readonly backendTls: BackendTlsIndex;
 }
 
 /** One backendRef (or a mirror's) resolved to an upstream, or undefined with a Problem naming why. */
@@ -176,7 +179,10 @@ function addRoute(
     const invalidShare = made.backends.length === 0 || made.backends.some((b) => b.upstream === undefined);
     const action: GatewayAction = view.kind === 'GRPCRoute' ? { ...made, grpc: true, ...(invalidShare ? { failStatus: 503 as const } : {}) } : made;
     const upstream = plainAction(action) ? (action.backends[0]?.upstream ?? LUA_BACKEND) : LUA_BACKEND;
-    const target: Target = { kind: 'upstream', upstream, ingress: ref, ...settings };
+    // BackendTLSPolicy: the location's backend TLS, as proxy-ssl-* gives an Ingress's (render/proxy-ssl.ts).
+    const tls = ruleTls(refs.backendTls, ref.namespace, rule.backendRefs ?? [], view.kind === 'GRPCRoute');
+    if (tls.problem !== undefined) sink.problem(ref, `spec.rules[${i}].backendRefs`, tls.problem, 'degraded');
+    const target: Target = { kind: 'upstream', upstream, ingress: ref, ...(tls.settings ? { settings: { ...settings.settings, ...tls.settings } } : settings) };
     view.matches(i).forEach((checked, j) => {
       if ('reason' in checked) {
         sink.problem(ref, checked.field, `${checked.reason}; the match is not served`);
@@ -210,6 +216,7 @@ export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: Gatew
   const { served, refused } = g;
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
   const grants = snapshot.referenceGrants ?? [];
+  const backendTls = new BackendTlsIndex(snapshot);
   const attachments: Attachment[] = [];
   const entries: GatewayEntry[] = [];
   for (const [rank, { route, kind, attached: a }] of [...g.routes].sort((x, y) => byAge(x.route, y.route)).entries()) {
@@ -218,7 +225,7 @@ export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: Gatew
       continue;
     }
     attachments.push(...a.via);
-    addRoute(sink, viewOf(kind, route), a.hosts, { grants, services: snapshot.services }, { rank, entries, secure: httpsOnly(a.via) });
+    addRoute(sink, viewOf(kind, route), a.hosts, { grants, services: snapshot.services, backendTls }, { rank, entries, secure: httpsOnly(a.via) });
   }
   const created = new Map((snapshot.gateways ?? []).map((gw) => [`${gw.metadata?.namespace ?? 'default'}/${gw.metadata?.name ?? ''}`, gw.metadata?.creationTimestamp]));
   const age = (s: ServedListener): { ref: ObjectRef; created: string | undefined } => ({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`) });
