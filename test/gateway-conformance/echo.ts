@@ -63,6 +63,9 @@ const RETRY_MAX = 10_000;
 function failedTry(req: IncomingMessage, res: ServerResponse, tries: Map<string, number>): boolean {
   const url = new URL(req.url ?? '/', 'http://x');
   if (!url.pathname.startsWith('/retry/')) return false;
+  // Never a kept-alive connection: nginx retries a reset of a pooled connection once more on its own, which would blur
+  // the count of tries.
+  res.shouldKeepAlive = false;
   const uuid = url.searchParams.get('uuid') ?? '';
   const after = Number(url.searchParams.get('succeedAfter') ?? 'NaN');
   if (uuid === '' || !Number.isInteger(after)) {
