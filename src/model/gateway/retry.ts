@@ -8,11 +8,11 @@ type Refusal = { readonly field: string; readonly reason: string };
 export type TryPolicy = Pick<GatewayAction, 'retry' | 'timeoutMs' | 'deadlineMs'>;
 
 /** Response codes nginx's proxy_next_upstream can retry on (its `http_NNN` words); others cannot be retried by nginx 1.22. */
-export const RETRY_CODES: readonly number[] = [403, 404, 429, 500, 502, 503, 504];
+const RETRY_CODES: readonly number[] = [403, 404, 429, 500, 502, 503, 504];
 /** Retries of one request at most: each is a new try of the whole request on the backend. */
-export const MAX_ATTEMPTS = 10;
+const MAX_ATTEMPTS = 10;
 /** Retries when `retry.attempts` is left out (implementation-specific in the specification). */
-export const DEFAULT_ATTEMPTS = 1;
+const DEFAULT_ATTEMPTS = 1;
 
 /** The Gateway API Duration (`1h`, `30s`, `500ms`, `1m30s`), in milliseconds, or undefined when it is not one. */
 export function durationMs(d: string): number | undefined {
