@@ -257,6 +257,13 @@ function _M.balance()
   if not ok then ngx_log(ERR, "portico: set_current_peer ", ep.name, ": ", err) end
 end
 
+-- The retries the first try of this request's backend grants (n-1 endpoints; 0 when unknown): portico.gateway_ext
+-- grants them one at a time when a deadline may cut them short.
+function _M.more_tries()
+  local b = backends[backend_name()]
+  return b and b.more_tries or 0
+end
+
 -- log_by_lua, rendered only where an algorithm learns from responses (ewma): feed the response back to it. It
 -- replaces the http-level metrics hook in those locations, so it counts the request too.
 function _M.log()

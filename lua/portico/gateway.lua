@@ -11,7 +11,7 @@
 --                    "rewrite": { "hostname", "path": { "type", "value" } },
 --                    "mirror": [ "10.0.0.1:8080", ... ] (endpoints of the mirror backend), "mirrorPercent": p,
 --                    "moreMirrors": [ { "endpoints": [...], "percent": p } ] (the rule's further mirrors),
---                    "timeoutMs": n,
+--                    "timeoutMs": n, "deadlineMs", "retry", "cors" (lua/portico/gateway_ext.lua),
 --                    "failStatus": 503 (what a share without a valid backend answers; absent: 500) } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
 --                                          "query": [...], "method": "GET", "scheme": "https",
@@ -23,7 +23,7 @@ local cjson = require("cjson.safe")
 local store = require("portico.store")
 local check = require("portico.check")
 local balancer = require("portico.balancer")
-local ngx_balancer = require("ngx.balancer")
+local ext = require("portico.gateway_ext")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -141,6 +141,7 @@ local function check_action(a, at)
     if m.percent ~= nil and not (type(m.percent) == "number" and m.percent >= 0 and m.percent <= 100) then return mat .. ".percent: must be a number 0-100" end
   end
   return check_edits(a.requestHeaders, at .. ".requestHeaders") or check_edits(a.responseHeaders, at .. ".responseHeaders")
+    or ext.check(a, at)
 end
 
 -- The decoded table and the list of what was dropped ({ name = "locations.gw0[1]", reason = ... }), or nil and a
@@ -315,18 +316,22 @@ local function pick_backend(a)
   return bs[#bs]
 end
 
+local function rewrite_to(r, uri, c)
+  if r.hostname then ngx.req.set_header("Host", r.hostname) end
+  if r.path then ngx.req.set_uri(new_path(r.path, uri, c), false) end
+end
+
 local function apply(a, c, uri)
+  -- a CORS preflight is answered by the gateway, whatever the rule does with other requests
+  if a.cors and ext.cors(a.cors) then return end
   if a.redirect then return redirect(a.redirect, uri, c) end
   -- a GRPCRoute's invalid share answers 503, which gRPC clients read as UNAVAILABLE (the GRPCRoute specification)
   if a.total == 0 then return ngx.exit(a.failStatus or 500) end
   if a.requestHeaders then edit_request_headers(a.requestHeaders) end
-  if a.rewrite then
-    if a.rewrite.hostname then ngx.req.set_header("Host", a.rewrite.hostname) end
-    if a.rewrite.path then ngx.req.set_uri(new_path(a.rewrite.path, uri, c), false) end
-  end
+  if a.rewrite then rewrite_to(a.rewrite, uri, c) end
   local ctx = ngx.ctx
   if a.responseHeaders then ctx.portico_gw_response = a.responseHeaders end
-  if a.timeoutMs then ctx.portico_gw_timeout = a.timeoutMs / 1000 end
+  ext.prepare(ctx, a)
   -- RequestMirror percent/fraction: the other requests keep "" (the mirror location then copies nothing)
   if a.mirror and (not a.mirrorPercent or math_random() * 100 < a.mirrorPercent) then
     ngx_var.portico_gw_mirror = a.mirror[math_random(#a.mirror)]
@@ -341,6 +346,9 @@ local function apply(a, c, uri)
   end
   local b = pick_backend(a)
   if not b.upstream then return ngx.exit(a.failStatus or 500) end
+  -- the backendRef's own RequestRedirect or URLRewrite (the rule has no URLRewrite then)
+  if b.redirect then return redirect(b.redirect, uri, c) end
+  if b.rewrite then rewrite_to(b.rewrite, uri, c) end
   -- the backendRef's own filters, after the rule's
   if b.requestHeaders then edit_request_headers(b.requestHeaders) end
   if b.responseHeaders then ctx.portico_gw_backend_response = b.responseHeaders end
@@ -395,16 +403,13 @@ function _M.header_filter()
   local ctx = ngx.ctx
   if ctx.portico_gw_response then edit_response_headers(ctx.portico_gw_response) end
   if ctx.portico_gw_backend_response then edit_response_headers(ctx.portico_gw_backend_response) end
+  ext.cors_headers(ctx)
 end
 
--- balancer_by_lua of the portico_gateway upstream: the rule's timeout, then the usual pick.
+-- balancer_by_lua of the portico_gateway upstream: the usual pick, then the rule's timeouts, deadline and retries.
 function _M.balance()
-  local t = ngx.ctx.portico_gw_timeout
-  if t then
-    local ok, err = ngx_balancer.set_timeouts(t, t, t)
-    if not ok then ngx.log(ngx.ERR, "portico: set_timeouts: ", err) end
-  end
-  return balancer.balance()
+  balancer.balance()
+  return ext.tries()
 end
 
 store.kind("gateway", {

@@ -4,6 +4,7 @@
 import type { GatewayCandidate, GatewayTable } from '../model/gateway/route-types.js';
 import type { Location, Server } from '../model/types.js';
 import { ident, quote } from './escape.js';
+import { nextUpstreamWords } from '../model/gateway/retry.js';
 
 const I = '            ';
 /** Where a location sends its mirror copies: an internal location of each server that has one (under /_portico, reserved). */
@@ -31,7 +32,7 @@ function mirrorNames(n: number): { readonly variable: string; readonly uri: stri
   return n === 0 ? { variable: 'portico_gw_mirror', uri: GATEWAY_MIRROR_URI } : { variable: `portico_gw_mirror_${n + 1}`, uri: `${GATEWAY_MIRROR_URI}_${n + 1}` };
 }
 
-function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs' | 'responseHeaders' | 'grpc'): boolean {
+function uses(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>, what: 'mirror' | 'timeoutMs' | 'deadlineMs' | 'retry' | 'cors' | 'responseHeaders' | 'grpc'): boolean {
   return listOf(table, l).some((c) => {
     const a = table?.actions[c.action];
     // A backendRef's ResponseHeaderModifier needs the same header filter as the rule's.
@@ -51,17 +52,23 @@ export function gatewayLocation(l: Location, lines: readonly string[], table: Ga
   const head = lines[0] ?? '';
   let body = lines.slice(1, -1).filter((x) => !x.includes('rewrite_by_lua_block { require("portico.balancer").rewrite() }'));
   if (l.target.kind === 'not-found') body = [...body.filter((x) => !x.startsWith(`${I}return 404 `)), ...notFoundBody];
-  const timeouts = uses(table, l, 'timeoutMs');
+  const timeouts = uses(table, l, 'timeoutMs') || uses(table, l, 'deadlineMs') || uses(table, l, 'retry');
+  const retry = retryLines(table, l);
+  if (retry.length > 0) body = body.filter((x) => !x.startsWith(`${I}proxy_next_upstream`));
   if (timeouts) body = body.map((x) => (x === BALANCER_PASS ? `${I}proxy_pass http://portico_gateway;` : x));
   // GRPCRoute candidates (model/gateway/table.ts keeps a location's candidates of one protocol): HTTP/2 to the backend.
   if (uses(table, l, 'grpc')) body = body.map((x) => (x === BALANCER_PASS ? GRPC_PASS : x));
   const mirrors = Array.from({ length: mirrorsOf(table, l) }, (_, n) => mirrorNames(n));
   // A Lua VM entry per response only where some candidate modifies response headers; never twice in one block.
-  const filter = !uses(table, l, 'responseHeaders') || body.some((x) => x.includes('header_filter_by_lua')) ? [] : [`${I}header_filter_by_lua_block { require("portico.gateway").header_filter() }`];
+  const filter =
+    !(uses(table, l, 'responseHeaders') || uses(table, l, 'cors')) || body.some((x) => x.includes('header_filter_by_lua'))
+      ? []
+      : [`${I}header_filter_by_lua_block { require("portico.gateway").header_filter() }`];
   return [
     head,
     `${I}set $portico_gw ${quote(ident(key))};`,
     ...mirrors.flatMap((m) => [`${I}set $${ident(m.variable)} "";`, `${I}mirror ${quote(m.uri)};`]),
+    ...retry,
     ...body.slice(0, 1),
     `${I}rewrite_by_lua_block { require("portico.gateway").rewrite() }`,
     ...filter,
@@ -82,8 +89,20 @@ export function gatewayServerLines(s: Server, table: GatewayTable | undefined): 
   ]);
 }
 
-/** The upstream whose balancer applies a rule's timeouts before the usual pick (only when some rule has one). */
+/**
+ * A location some candidate of which retries (docs/adr/0026): nginx retries on the codes of that candidate (one code set
+ * per location: model/gateway/table.ts), with no cap of its own (Lua grants each try); `$portico_gw_retry` tells Lua
+ * that the other requests of the location get one try.
+ */
+function retryLines(table: GatewayTable | undefined, l: Pick<Location, 'gateway'>): string[] {
+  const codes = listOf(table, l).flatMap((c) => table?.actions[c.action]?.retry?.codes ?? []);
+  if (!uses(table, l, 'retry')) return [];
+  const words = nextUpstreamWords([...new Set(codes)].sort((a, b) => a - b));
+  return [`${I}set $portico_gw_retry 1;`, `${I}proxy_next_upstream ${words.join(' ')};`, `${I}proxy_next_upstream_tries 0;`, `${I}proxy_next_upstream_timeout 0;`];
+}
+
+/** The upstream whose balancer applies a rule's timeouts, deadline and retries before the usual pick (only when some rule has one). */
 export function gatewayHttpLines(table: GatewayTable | undefined, keepalive: string): string[] {
-  if (!table?.actions.some((a) => a.timeoutMs !== undefined)) return [];
+  if (!table?.actions.some((a) => a.timeoutMs !== undefined || a.deadlineMs !== undefined || a.retry !== undefined)) return [];
   return ['    upstream portico_gateway {', '        server 0.0.0.1;', '        balancer_by_lua_block { require("portico.gateway").balance() }', keepalive, '    }'];
 }

@@ -2,6 +2,7 @@
 // Programmed, addresses and per-listener status; HTTPRoute and GRPCRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
+import { appProtocolOf, appProtocolRefusal } from '../model/gateway/app-protocol.js';
 import type { Snapshot } from '../model/input.js';
 import { byName } from '../model/lookup.js';
 import { GATEWAY_GROUP, type Condition, type Gateway, type GRPCRoute, type HTTPRoute, type ParentReference, type RouteGroupKind } from '../model/gateway/api.js';
@@ -159,7 +160,10 @@ function resolvedRefs(route: HTTPRoute | GRPCRoute, kind: RouteKind, snapshot: S
       if (to !== ns && !granted(grants, { namespace: ns, kind }, to, 'Service', b.name)) {
         return [false, 'RefNotPermitted', `${where}: no ReferenceGrant in namespace ${to} lets ${kind}s of ${ns} refer to Service ${b.name}`];
       }
-      if (!byName(snapshot.services, to, b.name)) return [false, 'BackendNotFound', `${where}: Service ${to}/${b.name} not found`];
+      const service = byName(snapshot.services, to, b.name);
+      if (!service) return [false, 'BackendNotFound', `${where}: Service ${to}/${b.name} not found`];
+      const protocol = appProtocolRefusal(kind, appProtocolOf(service, b.port));
+      if (protocol !== undefined) return [false, 'UnsupportedProtocol', `${where}: ${protocol.replace(/^UnsupportedProtocol: /, '')}`];
     }
   }
   return [true, 'ResolvedRefs', 'every backendRef resolved'];

@@ -23,6 +23,11 @@ export const BACKENDS: readonly { readonly name: string; readonly namespace: str
 ];
 
 const SERVICE_PORT = 8080;
+/** infra-backend-v1's ports with an appProtocol, as the base manifests have them. */
+const APP_PROTOCOL_PORTS = [
+  { name: 'second-port', port: 8081, appProtocol: 'kubernetes.io/h2c' },
+  { name: 'third-port', port: 8082, appProtocol: 'kubernetes.io/ws' },
+];
 
 function ns(name: string, label: string): unknown {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'gateway-conformance': label, 'kubernetes.io/metadata.name': name } } };
@@ -68,7 +73,11 @@ export function baseObjects(ports: ReadonlyMap<string, number>, cert: Pick<Pem, 
   const services = BACKENDS.flatMap(({ name, namespace }) => {
     const port = ports.get(`${namespace}/${name}`);
     if (port === undefined) throw new Error(`no echo backend for ${namespace}/${name}`);
-    return [service(name, namespace, [{ name: 'http', port: SERVICE_PORT }]), slice(name, port, ['127.0.0.1'], { namespace, portName: 'http' })];
+    const own = [service(name, namespace, [{ name: 'http', port: SERVICE_PORT }]), slice(name, port, ['127.0.0.1'], { namespace, portName: 'http' })];
+    if (name !== 'infra-backend-v1') return own;
+    // infra-backend-v1's further ports: h2c and WebSocket (the backend protocol tests), served by the same echo.
+    const svc = service(name, namespace, [{ name: 'http', port: SERVICE_PORT }, ...APP_PROTOCOL_PORTS]);
+    return [svc, own[1], ...APP_PROTOCOL_PORTS.map((p) => slice(name, port, ['127.0.0.1'], { namespace, portName: p.name, name: `${name}-${p.name}` }))];
   });
   return [
     ns(INFRA_NS, 'infra'),

@@ -1,7 +1,10 @@
 // A local echo backend answering as the Gateway API conformance echo server does: the request it saw (path with its
 // query, host, method, headers) and where it runs (namespace, pod), as JSON; `X-Echo-Set-Header: name:value,...`
 // sets response headers, `?delay=<ms>ms` or `?delay=<s>s` answers late (the backend timeout tests ask for it).
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+// `/retry/...?uuid=&succeedAfter=n[&responseCode=c]` fails the first n tries of that uuid (with c, else a TCP reset),
+// as the echo server's retry simulation does; a WebSocket upgrade is answered and every message echoed back.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
 
 /** What the conformance echo server answers (its RequestAssertions, the fields the suite compares). */
@@ -53,16 +56,43 @@ function setHeaders(req: IncomingMessage): [string, string][] {
     .map((kv) => [kv.slice(0, kv.indexOf(':')), kv.slice(kv.indexOf(':') + 1)]);
 }
 
+/** Distinct uuids the retry simulation remembers at most. */
+const RETRY_MAX = 10_000;
+
+/** The retry simulation: true when it answered this try as a failure (a status, or a reset connection). */
+function failedTry(req: IncomingMessage, res: ServerResponse, tries: Map<string, number>): boolean {
+  const url = new URL(req.url ?? '/', 'http://x');
+  if (!url.pathname.startsWith('/retry/')) return false;
+  // Never a kept-alive connection: nginx retries a reset of a pooled connection once more on its own, which would blur
+  // the count of tries.
+  res.shouldKeepAlive = false;
+  const uuid = url.searchParams.get('uuid') ?? '';
+  const after = Number(url.searchParams.get('succeedAfter') ?? 'NaN');
+  if (uuid === '' || !Number.isInteger(after)) {
+    res.writeHead(400).end('uuid and succeedAfter are required');
+    return true;
+  }
+  const seen = tries.get(uuid) ?? 0;
+  if (seen >= after) return false;
+  if (tries.size < RETRY_MAX || tries.has(uuid)) tries.set(uuid, seen + 1);
+  const code = Number(url.searchParams.get('responseCode') ?? 'NaN');
+  if (Number.isInteger(code) && code >= 200 && code <= 599) res.writeHead(code).end();
+  else req.socket.resetAndDestroy();
+  return true;
+}
+
 /** Starts the echo of Service `service` in `namespace` on a free 127.0.0.1 port; its pod is `<service>-<podSuffix>`. */
 export async function startEcho(service: string, namespace: string, podSuffix = 'pod-0'): Promise<EchoBackend> {
   const pod = `${service}-${podSuffix}`;
   const seen: EchoAnswer[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  const tries = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       const answer = answerOf(req, namespace, pod);
       if (seen.length < SEEN_MAX) seen.push(answer);
+      if (failedTry(req, res, tries)) return;
       const send = (): void => {
         for (const [name, value] of setHeaders(req)) res.setHeader(name, value);
         res.writeHead(200, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' });
@@ -80,6 +110,14 @@ export async function startEcho(service: string, namespace: string, podSuffix = 
       timers.add(t);
     });
   });
+  const sockets = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    sockets.handleUpgrade(req, socket, head, (ws) => {
+      ws.on('message', (data, binary) => {
+        ws.send(data, { binary });
+      });
+    });
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -91,6 +129,8 @@ export async function startEcho(service: string, namespace: string, podSuffix = 
     close: () =>
       new Promise<void>((resolve) => {
         for (const t of timers) clearTimeout(t);
+        for (const ws of sockets.clients) ws.terminate();
+        sockets.close();
         server.closeAllConnections();
         server.close(() => {
           resolve();

@@ -44,7 +44,7 @@ export function ingress(
   };
 }
 
-export function service(name: string, namespace = 'default', ports: { name?: string; port: number }[] = [{ name: 'http', port: 80 }]): Service {
+export function service(name: string, namespace = 'default', ports: { name?: string; port: number; appProtocol?: string }[] = [{ name: 'http', port: 80 }]): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { ports } };
 }
 

@@ -110,6 +110,17 @@ export interface HTTPRouteFilter {
   readonly urlRewrite?: { readonly hostname?: string; readonly path?: HTTPPathModifier };
   readonly requestMirror?: { readonly backendRef: BackendObjectReference; readonly percent?: number; readonly fraction?: { readonly numerator: number; readonly denominator?: number } };
   readonly extensionRef?: unknown;
+  readonly cors?: HTTPCORSFilter;
+}
+
+/** The CORS filter (HTTPRouteCORS, extended). */
+export interface HTTPCORSFilter {
+  readonly allowOrigins?: readonly string[];
+  readonly allowMethods?: readonly string[];
+  readonly allowHeaders?: readonly string[];
+  readonly exposeHeaders?: readonly string[];
+  readonly maxAge?: number;
+  readonly allowCredentials?: boolean;
 }
 
 export interface HTTPBackendRef extends BackendObjectReference {
@@ -123,6 +134,8 @@ export interface HTTPRouteRule {
   readonly filters?: readonly HTTPRouteFilter[];
   readonly backendRefs?: readonly HTTPBackendRef[];
   readonly timeouts?: { readonly request?: string; readonly backendRequest?: string };
+  /** HTTPRouteRetry (extended): response codes to retry on, retries, the wait between tries. */
+  readonly retry?: { readonly codes?: readonly number[]; readonly attempts?: number; readonly backoff?: string };
 }
 
 export interface HTTPRoute extends Meta {

@@ -2,6 +2,10 @@
 import { checkHost, checkPath, clip } from '../names.js';
 import type { HTTPHeaderFilter, HTTPPathModifier, HTTPRouteFilter, HTTPRouteRule } from './api.js';
 import type { GatewayAction, HeaderEdits, PathEdit, WeightedBackend } from './route-types.js';
+import { tryPolicy } from './retry.js';
+import { corsOf } from './cors.js';
+
+export { durationMs } from './retry.js';
 
 type Refusal = { readonly field: string; readonly reason: string };
 type Filters = Omit<GatewayAction, 'route' | 'rule' | 'backends' | 'weighted' | 'mirror' | 'mirrorPercent'> & {
@@ -47,26 +51,6 @@ function pathEdit(p: HTTPPathModifier, field: string, prefixMatch: boolean): Pat
   // The specification allows an empty ReplacePrefixMatch: the prefix is removed (/foo/bar → /bar).
   const bad = p.type === 'ReplacePrefixMatch' && value === '' ? undefined : checkPath(value);
   return bad ? { field: `${field}.${p.type === 'ReplaceFullPath' ? 'replaceFullPath' : 'replacePrefixMatch'}`, reason: bad } : { type: p.type, value };
-}
-
-/** The Gateway API Duration (`1h`, `30s`, `500ms`, `1m30s`), in milliseconds, or undefined when it is not one. */
-export function durationMs(d: string): number | undefined {
-  if (!/^([0-9]{1,5}(h|m|s|ms)){1,4}$/.test(d)) return undefined;
-  let ms = 0;
-  for (const [, n, unit] of d.matchAll(/([0-9]+)(ms|h|m|s)/g)) ms += Number(n) * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1);
-  return ms;
-}
-
-/** timeouts.backendRequest, else timeouts.request (0 = none), in ms; or a refusal. */
-function timeout(t: HTTPRouteRule['timeouts'], field: string): number | undefined | Refusal {
-  if (!t) return undefined;
-  const req = t.request !== undefined ? durationMs(t.request) : 0;
-  if (req === undefined) return { field: `${field}.timeouts.request`, reason: `${JSON.stringify(clip(t.request ?? ''))} is not a Gateway API Duration such as 10s or 1m30s` };
-  const back = t.backendRequest !== undefined ? durationMs(t.backendRequest) : 0;
-  if (back === undefined) return { field: `${field}.timeouts.backendRequest`, reason: `${JSON.stringify(clip(t.backendRequest ?? ''))} is not a Gateway API Duration such as 10s or 1m30s` };
-  if (req > 0 && back > req) return { field: `${field}.timeouts.backendRequest`, reason: 'backendRequest must not be longer than request' };
-  const ms = back > 0 ? back : req;
-  return ms > 0 ? ms : undefined;
 }
 
 type Redirect = NonNullable<GatewayAction['redirect']>;
@@ -132,6 +116,10 @@ function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: bo
     const r = rewriteOf(f, `${at}.urlRewrite`, prefixMatch);
     return 'field' in r && 'reason' in r ? r : { ...out, rewrite: r };
   }
+  if (f.type === 'CORS') {
+    const c = corsOf(f.cors, `${at}.cors`);
+    return 'reason' in c ? c : { ...out, cors: c };
+  }
   if (f.type === 'RequestMirror') {
     const percent = mirrorPercent(f.requestMirror ?? {}, `${at}.requestMirror`);
     if (typeof percent === 'object') return percent;
@@ -141,13 +129,13 @@ function oneFilter(out: Filters, f: HTTPRouteFilter, at: string, prefixMatch: bo
   }
   return {
     field: `${at}.type`,
-    reason: `${JSON.stringify(clip(f.type))} is not a filter Portico supports (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror)`,
+    reason: `${JSON.stringify(clip(f.type))} is not a filter Portico supports (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror, CORS)`,
   };
 }
 
 /**
- * The filters of a rule (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror) and
- * its timeout, validated; or why the rule is not served. `prefixMatch`: every match of the rule is a PathPrefix.
+ * The filters of a rule (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror, CORS)
+ * and its timeouts and retries (model/gateway/retry.ts), validated; or why the rule is not served. `prefixMatch`: every match of the rule is a PathPrefix.
  */
 export function ruleFilters(rule: HTTPRouteRule, field: string, prefixMatch: boolean): Filters | Refusal {
   let out: Filters = {};
@@ -161,29 +149,46 @@ export function ruleFilters(rule: HTTPRouteRule, field: string, prefixMatch: boo
     out = next;
   }
   if (out.redirect && out.rewrite) return { field: `${field}.filters`, reason: 'RequestRedirect and URLRewrite cannot be used together' };
-  const ms = timeout(rule.timeouts, field);
-  if (typeof ms === 'object') return ms;
-  return ms !== undefined ? { ...out, timeoutMs: ms } : out;
+  const tries = tryPolicy(rule, field);
+  if ('reason' in tries) return tries;
+  return { ...out, ...tries };
 }
 
+type BackendEdits = Pick<WeightedBackend, 'requestHeaders' | 'responseHeaders' | 'rewrite' | 'redirect'>;
+const BACKEND_FILTERS = ['RequestHeaderModifier', 'ResponseHeaderModifier', 'URLRewrite', 'RequestRedirect'];
+
 /**
- * The filters of one backendRef: RequestHeaderModifier and ResponseHeaderModifier, each at most once, applied only to
- * the requests sent to that backend (after the rule's); or why that backend's share is not served.
+ * The filters of one backendRef: RequestHeaderModifier, ResponseHeaderModifier, URLRewrite and RequestRedirect, each at
+ * most once, applied only to the requests sent to that backend (after the rule's); or why that backend's share is not
+ * served. `rule`: what the rule's own filters do (a backendRef's URLRewrite or RequestRedirect beside the rule's
+ * URLRewrite is refused: which path would win is not defined).
  */
-export function backendFilters(list: readonly HTTPRouteFilter[], field: string): Pick<WeightedBackend, 'requestHeaders' | 'responseHeaders'> | Refusal {
-  let out: Pick<WeightedBackend, 'requestHeaders' | 'responseHeaders'> = {};
+export function backendFilters(
+  list: readonly HTTPRouteFilter[],
+  field: string,
+  rule: { readonly prefixMatch: boolean; readonly rewrites: boolean } = { prefixMatch: true, rewrites: false },
+): BackendEdits | Refusal {
+  let out: BackendEdits = {};
   const once = new Set<string>();
   for (const [i, f] of list.entries()) {
     const at = `${field}[${i}]`;
-    if (f.type !== 'RequestHeaderModifier' && f.type !== 'ResponseHeaderModifier') {
-      return { field: `${at}.type`, reason: `${JSON.stringify(clip(f.type))} on a backendRef is not supported (RequestHeaderModifier, ResponseHeaderModifier)` };
+    if (!BACKEND_FILTERS.includes(f.type)) {
+      return { field: `${at}.type`, reason: `${JSON.stringify(clip(f.type))} on a backendRef is not supported (${BACKEND_FILTERS.join(', ')})` };
     }
     if (once.has(f.type)) return { field: at, reason: `${f.type} may appear once per backendRef` };
     once.add(f.type);
+    if (f.type === 'URLRewrite' || f.type === 'RequestRedirect') {
+      if (rule.rewrites) return { field: `${at}.type`, reason: `${f.type} on a backendRef cannot be served beside the rule's own URLRewrite` };
+      const r = f.type === 'URLRewrite' ? rewriteOf(f, `${at}.urlRewrite`, rule.prefixMatch) : redirectOf(f, `${at}.requestRedirect`, rule.prefixMatch);
+      if ('reason' in r) return r;
+      out = { ...out, [f.type === 'URLRewrite' ? 'rewrite' : 'redirect']: r };
+      continue;
+    }
     const key = f.type === 'RequestHeaderModifier' ? 'requestHeaderModifier' : 'responseHeaderModifier';
     const e = headerEdits(f[key] ?? {}, `${at}.${key}`);
     if ('field' in e) return e;
     out = { ...out, [f.type === 'RequestHeaderModifier' ? 'requestHeaders' : 'responseHeaders']: e };
   }
+  if (out.rewrite && out.redirect) return { field, reason: 'RequestRedirect and URLRewrite cannot be used together' };
   return out;
 }

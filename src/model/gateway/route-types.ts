@@ -53,6 +53,19 @@ export interface WeightedBackend {
   /** The backendRef's own RequestHeaderModifier / ResponseHeaderModifier, applied after the rule's. */
   readonly requestHeaders?: HeaderEdits;
   readonly responseHeaders?: HeaderEdits;
+  /** The backendRef's own URLRewrite or RequestRedirect (the rule has none of either). */
+  readonly rewrite?: GatewayAction['rewrite'];
+  readonly redirect?: GatewayAction['redirect'];
+}
+
+/** The CORS filter: origins lower-cased (`*` any, `https://*.example.com` any names below), `*` alone in a list: any. */
+export interface CorsPolicy {
+  readonly origins: readonly string[];
+  readonly methods: readonly string[];
+  readonly headers: readonly string[];
+  readonly expose: readonly string[];
+  readonly maxAge: number;
+  readonly credentials: boolean;
 }
 
 /** What one rule of one HTTPRoute does with a request it takes: data for Lua, never nginx.conf text. */
@@ -74,8 +87,14 @@ export interface GatewayAction {
   readonly mirrorPercent?: number;
   /** The rule's further RequestMirror filters, in order (`mirror` is the first): render/gateway.ts gives each its own subrequest. */
   readonly moreMirrors?: readonly { readonly upstream: string; readonly percent?: number }[];
-  /** timeouts.backendRequest, else timeouts.request, in milliseconds: the upstream connect, send and read timeouts. */
+  /** timeouts.backendRequest, else timeouts.request, in milliseconds: each try's connect, send and read timeouts. */
   readonly timeoutMs?: number;
+  /** timeouts.request in milliseconds: one deadline from the request's start across every try (docs/adr/0026). */
+  readonly deadlineMs?: number;
+  /** HTTPRoute `retry`: the codes (besides connection errors and timeouts) and the retries (docs/adr/0026). */
+  readonly retry?: { readonly codes: readonly number[]; readonly attempts: number };
+  /** The CORS filter: Lua answers preflights and adds the response headers. */
+  readonly cors?: CorsPolicy;
   /**
    * What a share without a valid backend answers, when not 500: 503 for a GRPCRoute, which gRPC clients read as
    * UNAVAILABLE (the GRPCRoute specification's status for an invalid backendRef; a 500 reads as UNKNOWN).
@@ -121,6 +140,11 @@ export function plainAction(a: GatewayAction): boolean {
     a.backends[0]?.upstream !== undefined &&
     a.backends[0].requestHeaders === undefined &&
     a.backends[0].responseHeaders === undefined &&
+    a.backends[0].rewrite === undefined &&
+    a.backends[0].redirect === undefined &&
+    a.retry === undefined &&
+    a.deadlineMs === undefined &&
+    a.cors === undefined &&
     a.requestHeaders === undefined &&
     a.responseHeaders === undefined &&
     a.redirect === undefined &&

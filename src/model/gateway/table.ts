@@ -48,6 +48,11 @@ function mixed(host: string, l: Location, grpc: boolean): string {
   return `the path ${where} of host ${host || '(every host)'} is served ${grpc ? 'over gRPC' : 'over HTTP/1.1'} by another route or Ingress; a match of the other protocol is not served there`;
 }
 
+/** Why a retrying candidate is not served where another one retries on other codes. */
+function retryClash(host: string, l: Location, codes: string): string {
+  return `the path ${l.match === 'exact' ? '= ' : ''}${l.path} of host ${host || '(every host)'} already retries on codes [${codes}] for a route of higher precedence; nginx retries one code set per path, so this rule is not served there`;
+}
+
 function byPrecedence(a: Candidate, b: Candidate): number {
   return comparePrecedence(a.match, b.match) || a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2];
 }
@@ -129,6 +134,7 @@ export function gatewayTable(
       let lua = false;
       // One protocol per location: its own target's (gRPC: backend-protocol GRPC or a GRPCRoute), else the first candidate's.
       let grpc = l.target.kind === 'upstream' ? l.target.settings?.backendProtocol === 'GRPC' : undefined;
+      let retryCodes: string | undefined;
       walk: for (const tier of tiers) {
         for (const c of tier.filter((x) => applies(x.match.path, l)).sort(byPrecedence)) {
           if (!c.entry) break walk;
@@ -137,6 +143,13 @@ export function gatewayTable(
           grpc ??= c.entry.action.grpc === true;
           if (grpc !== (c.entry.action.grpc === true)) {
             shared?.problem(c.entry.action.route, `spec.rules[${c.entry.action.rule}]`, mixed(s.host, l, grpc), 'degraded');
+            continue;
+          }
+          // One retry code set per location: nginx's proxy_next_upstream is a directive (docs/adr/0026).
+          const codes = c.entry.action.retry?.codes.join(' ');
+          retryCodes ??= codes;
+          if (codes !== undefined && codes !== retryCodes) {
+            shared?.problem(c.entry.action.route, `spec.rules[${c.entry.action.rule}].retry.codes`, retryClash(s.host, l, retryCodes ?? ''), 'degraded');
             continue;
           }
           list.push(c.entry);

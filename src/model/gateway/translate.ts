@@ -16,6 +16,7 @@ import { granted } from './grants.js';
 import { gatewayDefaultTls, gatewayTlsHosts, type GatewayDefaultTls, type GatewayTlsHost } from './tls.js';
 import { nsKey } from '../keys.js';
 import { BackendTlsIndex, ruleTls } from './backend-tls.js';
+import { appProtocolOf, appProtocolRefusal } from './app-protocol.js';
 import type { AddProblem, Reason } from '../types.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
@@ -74,8 +75,14 @@ function resolve(sink: GatewaySink, ref: ObjectRef, b: BackendObjectReference, f
     sink.problem(ref, field, `RefNotPermitted: no ReferenceGrant in namespace ${ns} lets ${ref.kind}s of ${ref.namespace} refer to Service ${b.name}; ${then}`, 'degraded');
     return undefined;
   }
-  if (!byName(refs.services, ns, b.name)) {
+  const service = byName(refs.services, ns, b.name);
+  if (!service) {
     sink.problem(ref, field, `BackendNotFound: Service ${ns}/${b.name} not found; ${then}`, 'degraded');
+    return undefined;
+  }
+  const protocol = appProtocolRefusal(ref.kind, appProtocolOf(service, b.port));
+  if (protocol !== undefined) {
+    sink.problem(ref, field, `${protocol}; ${then}`, 'degraded');
     return undefined;
   }
   const t = sink.target(ref, { service: { name: b.name, port: { number: b.port } } }, field, undefined, ns);
@@ -83,7 +90,13 @@ function resolve(sink: GatewaySink, ref: ObjectRef, b: BackendObjectReference, f
 }
 
 /** The weighted backends of a rule: weight 0 dropped, an invalid backendRef kept as a share that answers 500. */
-function backendsOf(sink: GatewaySink, ref: ObjectRef, list: readonly HTTPBackendRef[], field: string, refs: Refs): WeightedBackend[] {
+function backendsOf(
+  sink: GatewaySink,
+  ref: ObjectRef,
+  list: readonly HTTPBackendRef[],
+  field: string,
+  refs: Refs & { readonly rule: { readonly prefixMatch: boolean; readonly rewrites: boolean } },
+): WeightedBackend[] {
   const out: WeightedBackend[] = [];
   list.forEach((b, i) => {
     const weight = b.weight ?? 1;
@@ -93,7 +106,7 @@ function backendsOf(sink: GatewaySink, ref: ObjectRef, list: readonly HTTPBacken
       return;
     }
     if (weight === 0) return;
-    const edits = backendFilters(b.filters ?? [], `${field}.backendRefs[${i}].filters`);
+    const edits = backendFilters(b.filters ?? [], `${field}.backendRefs[${i}].filters`, refs.rule);
     if ('field' in edits && 'reason' in edits) {
       sink.problem(ref, edits.field, `${edits.reason}; its share of requests answers 500`, 'degraded');
       out.push({ weight });
@@ -116,7 +129,7 @@ function actionOf(sink: GatewaySink, ref: ObjectRef, rule: HTTPRouteRule, i: num
   }
   const { mirrors = [], ...filters } = f;
   const list = rule.backendRefs ?? [];
-  const backends = filters.redirect ? [] : backendsOf(sink, ref, list, field, refs);
+  const backends = filters.redirect ? [] : backendsOf(sink, ref, list, field, { ...refs, rule: { prefixMatch: prefixOnly, rewrites: filters.rewrite !== undefined } });
   if (!filters.redirect && backends.length === 0)
     sink.problem(ref, `${field}.backendRefs`, list.length === 0 ? 'no backendRefs: requests answer 500' : 'every backendRef has weight 0: requests answer 500', 'degraded');
   const resolved = mirrors.flatMap((m) => {
