@@ -16,6 +16,7 @@ export interface GatewayDoc {
   readonly gateways: readonly ({ readonly namespace: string; readonly name: string } & GatewayStatus)[];
   readonly httpRoutes: readonly RouteDoc[];
   readonly grpcRoutes: readonly RouteDoc[];
+  readonly tlsRoutes: readonly RouteDoc[];
 }
 
 /** One route of the document: its parents of Portico's Gateways, each with its conditions. */
@@ -77,6 +78,7 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
     gateways: [...desired.gateways].map(([key, s]) => ({ ...split(key), ...s })).sort(byKey),
     httpRoutes: routes(desired.routes),
     grpcRoutes: routes(desired.grpcRoutes),
+    tlsRoutes: routes(desired.tlsRoutes),
   };
 }
 
@@ -104,6 +106,7 @@ export function gatewayTables(doc: GatewayDoc): string {
   const routes = routeTable('HTTPROUTE', doc.httpRoutes);
   // GRPCRoutes get their table only where there are some: a Gateway API of HTTPRoutes alone reads as before.
   const grpc = (doc.grpcRoutes ?? []).length > 0 ? ['', routeTable('GRPCROUTE', doc.grpcRoutes)] : [];
+  const tls = (doc.tlsRoutes ?? []).length > 0 ? ['', routeTable('TLSROUTE', doc.tlsRoutes)] : [];
   const parentsWhy = (kind: string, list: readonly RouteDoc[]): (readonly [string, Condition])[] =>
     list.flatMap((r) => r.parents.flatMap((p) => p.conditions.map((c) => [`${kind} ${r.namespace}/${r.name} → ${parentName(p.parentRef, r.namespace)}`, c] as const)));
   const why = [
@@ -113,6 +116,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     ]),
     ...parentsWhy('HTTPRoute', doc.httpRoutes),
     ...parentsWhy('GRPCRoute', doc.grpcRoutes ?? []),
+    ...parentsWhy('TLSRoute', doc.tlsRoutes ?? []),
   ]
     .filter(([, c]) => (c.type === 'Conflicted' ? c.status === 'True' : c.status !== 'True'))
     .map(([where, c]) => `${where}: ${c.type} ${c.reason}: ${c.message}`);
@@ -125,6 +129,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     '',
     routes,
     ...grpc,
+    ...tls,
     '',
     `NOT READY (${why.length})`,
     why.length === 0 ? 'none' : why.join('\n'),

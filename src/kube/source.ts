@@ -128,11 +128,16 @@ export class KubeSource {
         'cannot list namespaces: Gateway listeners with allowedRoutes Selector allow no namespace until Portico restarts (grant list and watch on namespaces)',
       );
     }
-    const gw = failed.filter((f) => f.resource.kind !== 'Namespace');
+    const optional = RESOURCES.filter((r) => r.optional === true).length;
+    const all404 = failed.filter((f) => f.resource.kind !== 'Namespace').length === optional && failed.every((f) => f.resource.kind === 'Namespace' || /\bHTTP 404\b/.test(f.err));
+    // TLSRoute's CRD is in the standard channel from Gateway API v1.5: a cluster with older CRDs serves the rest.
+    const tls = all404 ? undefined : failed.find((f) => f.resource.kind === 'TLSRoute' && /\bHTTP 404\b/.test(f.err));
+    if (tls) this.log.info({ feed: tls.resource.feed }, 'TLSRoute (gateway.networking.k8s.io/v1, Gateway API v1.5 and later) is not installed: TLSRoutes are not watched until Portico restarts');
+    const gw = failed.filter((f) => f.resource.kind !== 'Namespace' && f !== tls);
     if (gw.length === 0) return;
     const names = gw.map((f) => f.resource.feed);
     const fields = { feed: names.join(', '), err: [...new Set(gw.map((f) => f.err.replace(/^cannot list \S+: /, '')))].join('; ') };
-    const all = gw.length === RESOURCES.filter((r) => r.optional === true).length && gw.every((f) => /\bHTTP 404\b/.test(f.err));
+    const all = all404;
     const fix = 'install deploy/gateway-api/ to serve them, or pass --enable-gateway-api=false to stop looking';
     if (all) this.log.info(fields, `the Gateway API CRDs are not installed (${GATEWAY_GROUP}): ${names.join(', ')} are not watched until Portico restarts; ${fix}`);
     else

@@ -15,6 +15,7 @@ import { addGatewayRoutes } from './gateway/translate.js';
 import { gatewayTable } from './gateway/table.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
+import { withTlsRoutes } from './stream-tls.js';
 import type { Model, ObjectRef, Target } from './types.js';
 import { Builder, ageOrder, byAge } from './builder.js';
 
@@ -87,7 +88,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       ...(gw.defaultTls ? { gatewayDefault: { listener: gw.defaultTls, ownedByOthers: (ns: string) => owners.ownedByOthers(ns) } } : {}),
     },
   );
-  const stream = buildStream(
+  const plain = buildStream(
     {
       snap: snapshot,
       o: opts.stream,
@@ -99,6 +100,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     served.filter((ing) => !isCanary(annotations, ing)),
     owners,
   );
+  const stream = withTlsRoutes(plain, { snapshot, attached, index, owners, problem: b.problem.bind(b) }, opts);
   return {
     servers,
     upstreams,

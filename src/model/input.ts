@@ -6,7 +6,7 @@ import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
 import type { ModelMemo } from './memo.js';
 import type { StreamOptions } from './stream.js';
-import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant } from './gateway/api.js';
+import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant, TLSRoute } from './gateway/api.js';
 import type { GatewayOptions } from './gateway/translate.js';
 
 export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
@@ -51,6 +51,8 @@ export interface Snapshot {
   readonly gateways?: readonly Gateway[];
   readonly httpRoutes?: readonly HTTPRoute[];
   readonly grpcRoutes?: readonly GRPCRoute[];
+  /** TLSRoutes: SNI → backends through the stream section (model/gateway/tlsroute.ts). */
+  readonly tlsRoutes?: readonly TLSRoute[];
   readonly referenceGrants?: readonly ReferenceGrant[];
   /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
   readonly namespaces?: readonly Namespace[];
@@ -98,6 +100,7 @@ export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   gateways: [],
   httpRoutes: [],
   grpcRoutes: [],
+  tlsRoutes: [],
   referenceGrants: [],
   namespaces: [],
 });

@@ -15,6 +15,7 @@ const FIELDS = {
   gateways: 'Gateway',
   httpRoutes: 'HTTPRoute',
   grpcRoutes: 'GRPCRoute',
+  tlsRoutes: 'TLSRoute',
   referenceGrants: 'ReferenceGrant',
   namespaces: 'Namespace',
 } as const satisfies Record<string, Kind>;

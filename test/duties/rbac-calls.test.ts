@@ -7,7 +7,7 @@ import { until } from '../support/portico.js';
 import { accessOf, allows, rbacDocs, type Access, type RbacDoc } from '../support/rbac.js';
 import { put, route, startCluster, type Cluster } from '../kube/cluster.js';
 import { NS, addressOf, events, reloadingRoute, replica } from './replicas.js';
-import { gateway, gatewayClass, grpcRoute, httpRoute } from '../support/gateway.js';
+import { gateway, gatewayClass, grpcRoute, httpRoute, tlsRoute } from '../support/gateway.js';
 
 const SA = { namespace: NS, name: 'portico' };
 const key = (a: Access): string => `${a.verb} ${a.group}/${a.resource}${a.namespace === undefined ? '' : ` in ${a.namespace}`}`;
@@ -25,11 +25,13 @@ describe('RBAC against the calls Portico makes', () => {
     put(c.api, route('app', 'app.test', 'one'));
     const rules = [{ backendRefs: [{ name: 'one', port: 80 }] }];
     // The GRPCRoute on an HTTP listener is not attached (docs/adr/0020), and its status says so: grpcroutes/status is used.
+    // So is the TLSRoute's: tlsroutes/status.
     for (const o of [
       gatewayClass('portico'),
       gateway('web', [{ name: 'http' }]),
       httpRoute('gw', { parentRefs: [{ name: 'web' }], rules }),
       grpcRoute('rpc', { parentRefs: [{ name: 'web' }], rules }),
+      tlsRoute('tls', { parentRefs: [{ name: 'web' }], hostnames: ['tls.test'], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] }),
     ])
       put(c.api, o);
     put(c.api, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }] } });
@@ -43,7 +45,11 @@ describe('RBAC against the calls Portico makes', () => {
     c.api.clearRequests();
     const p = await replica(c, 'rbac-a', []);
     await until('status from the node', () => JSON.stringify(addressOf(c.api, 'app')) === '[{"ip":"203.0.113.9"}]', 10_000);
-    await until('Gateway API status', () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GRPCRoute').length > 0 && c.api.writes('GatewayClass').length > 0, 10_000);
+    await until(
+      'Gateway API status',
+      () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GRPCRoute').length > 0 && c.api.writes('TLSRoute').length > 0 && c.api.writes('GatewayClass').length > 0,
+      10_000,
+    );
     put(c.api, reloadingRoute('more', 'more.test', 'one')); // a new server block: a reload
     await until('the RELOAD Event', () => events(c.api, NS).some((e) => e.reason === 'RELOAD'), 10_000);
     assert.equal(await p.stop(), 0);
