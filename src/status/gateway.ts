@@ -85,7 +85,9 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
     const counts = (list: readonly (HTTPRoute | GRPCRoute | TLSRoute)[], kind: RouteKind): number =>
       list.filter((r) => {
         const ns = r.metadata?.namespace ?? 'default';
-        return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
+        // a TLSRoute counts where its hostnames intersect the listener's, as its Accepted says
+        const meets = kind !== 'TLSRoute' || intersectHosts(j.listener.hostname, r.spec?.hostnames ?? []).length > 0;
+        return meets && allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
       }).length;
     const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute') + counts(snapshot.tlsRoutes ?? [], 'TLSRoute');
     return {

@@ -11,6 +11,7 @@ import { refOf } from './attach.js';
 import { granted } from './grants.js';
 import { localPort, DEFAULT_PORTS, type PortOptions } from './ports.js';
 import type { AttachedTlsRoute } from './tlsroute-attach.js';
+import { sniName } from './tls-listener.js';
 
 /** One backendRef of a TLSRoute, resolved: its share of connections is `weight` over the host's total. */
 export interface TlsBackend {
@@ -118,6 +119,10 @@ export function buildTlsRoutes(i: TlsRouteInput): TlsRoutes | undefined {
       const slot = byPort.get(key) ?? { listenerPort, hosts: new Map<string, TlsRouteHost>() };
       byPort.set(key, slot);
       for (const host of a.hosts) {
+        if (host !== '' && !sniName(host)) {
+          i.problem(ref, 'spec.hostnames', `${JSON.stringify(host.slice(0, 80))} is not a DNS name or a *. wildcard of one; not served`);
+          continue;
+        }
         if (key === FRONT && host === '') {
           i.problem(ref, 'spec.hostnames', 'a TLSRoute on port 443 needs a hostname: the HTTPS port serves every other SNI');
           continue;
