@@ -34,7 +34,11 @@ export const CLUSTER_FLAGS = {
     'ignore Services of type ExternalName: paths to them answer 503 (else Portico resolves the name and proxies to the addresses the target policy allows)',
   ),
   /** Watch and serve Gateway API objects (docs/gateway-api.md). */
-  enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes and GRPCRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
+  enableGatewayApi: toggle(
+    'enable-gateway-api',
+    true,
+    'serve Gateway API HTTPRoutes, GRPCRoutes and TLSRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)',
+  ),
   /** The GatewayClass spec.controllerName Portico handles. */
   gatewayControllerName: text('gateway-controller-name', 'portico.dev/gateway-controller', 'GatewayClass spec.controllerName handled', parseControllerName),
   /** Gateway listener ports served on other local ports (model/gateway/ports.ts); 80 and 443 are --http-port and --https-port. */
