@@ -18,6 +18,7 @@ export interface GatewayDoc {
   readonly grpcRoutes: readonly RouteDoc[];
   /** BackendTLSPolicies with their ancestor Gateways (as `parents`: ancestorRef in `parentRef`). */
   readonly backendTLSPolicies?: readonly RouteDoc[];
+  readonly tlsRoutes: readonly RouteDoc[];
 }
 
 /** One route of the document: its parents of Portico's Gateways, each with its conditions. */
@@ -82,6 +83,7 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
     backendTLSPolicies: routes(
       new Map([...desired.backendTlsPolicies].map(([k, list]) => [k, list.map((a) => ({ parentRef: a.ancestorRef, controllerName: a.controllerName, conditions: a.conditions }))])),
     ),
+    tlsRoutes: routes(desired.tlsRoutes),
   };
 }
 
@@ -110,6 +112,7 @@ export function gatewayTables(doc: GatewayDoc): string {
   // GRPCRoutes get their table only where there are some: a Gateway API of HTTPRoutes alone reads as before.
   const grpc = (doc.grpcRoutes ?? []).length > 0 ? ['', routeTable('GRPCROUTE', doc.grpcRoutes)] : [];
   const policies = (doc.backendTLSPolicies ?? []).length > 0 ? ['', routeTable('BACKENDTLSPOLICY', doc.backendTLSPolicies ?? [])] : [];
+  const tls = (doc.tlsRoutes ?? []).length > 0 ? ['', routeTable('TLSROUTE', doc.tlsRoutes)] : [];
   const parentsWhy = (kind: string, list: readonly RouteDoc[]): (readonly [string, Condition])[] =>
     list.flatMap((r) => r.parents.flatMap((p) => p.conditions.map((c) => [`${kind} ${r.namespace}/${r.name} → ${parentName(p.parentRef, r.namespace)}`, c] as const)));
   const why = [
@@ -120,6 +123,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     ...parentsWhy('HTTPRoute', doc.httpRoutes),
     ...parentsWhy('GRPCRoute', doc.grpcRoutes ?? []),
     ...parentsWhy('BackendTLSPolicy', doc.backendTLSPolicies ?? []),
+    ...parentsWhy('TLSRoute', doc.tlsRoutes ?? []),
   ]
     .filter(([, c]) => (c.type === 'Conflicted' ? c.status === 'True' : c.status !== 'True'))
     .map(([where, c]) => `${where}: ${c.type} ${c.reason}: ${c.message}`);
@@ -133,6 +137,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     routes,
     ...grpc,
     ...policies,
+    ...tls,
     '',
     `NOT READY (${why.length})`,
     why.length === 0 ? 'none' : why.join('\n'),

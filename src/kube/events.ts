@@ -45,6 +45,7 @@ const API_VERSIONS: Readonly<Record<string, string>> = {
   HTTPRoute: 'gateway.networking.k8s.io/v1',
   GRPCRoute: 'gateway.networking.k8s.io/v1',
   BackendTLSPolicy: 'gateway.networking.k8s.io/v1',
+  TLSRoute: 'gateway.networking.k8s.io/v1',
 };
 
 /** client-node's serializer reads a body's fields by name, so the API's JSON shape goes out exactly as the class. */

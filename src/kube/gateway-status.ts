@@ -201,6 +201,7 @@ export class GatewayStatusWriter {
     const kinds = [
       { kind: 'HTTPRoute', plural: 'httproutes', list: snapshot.httpRoutes ?? [], want: desired.routes },
       { kind: 'GRPCRoute', plural: 'grpcroutes', list: snapshot.grpcRoutes ?? [], want: desired.grpcRoutes },
+      { kind: 'TLSRoute', plural: 'tlsroutes', list: snapshot.tlsRoutes ?? [], want: desired.tlsRoutes },
     ] as const;
     for (const { kind, plural, list, want: wanted } of kinds) {
       for (const r of list) {

@@ -163,6 +163,7 @@ export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
   'gateway.networking.k8s.io/httproutes/status': ['patch'],
   'gateway.networking.k8s.io/grpcroutes/status': ['patch'],
   'gateway.networking.k8s.io/backendtlspolicies/status': ['patch'],
+  'gateway.networking.k8s.io/tlsroutes/status': ['patch'],
   'apiextensions.k8s.io/customresourcedefinitions': ['get'],
   '/services': ['get'],
   '/nodes': ['get'],

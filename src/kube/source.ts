@@ -28,6 +28,9 @@ export interface KubeSourceOptions extends ConnectOptions {
  * replaces a kind whole (idempotent); with --watch-namespace-selector only objects of matching namespaces are kept,
  * and a namespace whose labels start or stop matching brings its objects in or takes them out.
  */
+/** Gateway API kinds whose CRDs older releases lack: missing alone, they are an info line, not a Warning. */
+const LATE_KINDS: ReadonlySet<string> = new Set(['BackendTLSPolicy', 'TLSRoute', 'TCPRoute', 'UDPRoute']);
+
 export class KubeSource {
   private readonly feeds = new Map<Resource, Feed>();
   private namespaces: Feed | undefined;
@@ -130,10 +133,11 @@ export class KubeSource {
     }
     const optional = failed.filter((f) => f.resource.kind !== 'Namespace');
     const everyOne = optional.length === RESOURCES.filter((r) => r.optional === true).length;
-    // BackendTLSPolicy is served at v1 from Gateway API v1.4 only: without its CRD there are simply no policies (info).
-    const noPolicies = everyOne ? undefined : optional.find((f) => f.resource.kind === 'BackendTLSPolicy' && /\bHTTP 404\b/.test(f.err));
-    if (noPolicies) this.log.info({ feed: noPolicies.resource.feed }, 'BackendTLSPolicy (gateway.networking.k8s.io/v1) is not installed: no backend TLS policy applies until Portico restarts');
-    const gw = optional.filter((f) => f !== noPolicies);
+    // Kinds served at v1 only by newer Gateway API releases (BackendTLSPolicy from v1.4; TLSRoute, TCPRoute, UDPRoute
+    // later): a cluster whose CRDs predate them serves the rest, and says so in one info line per kind.
+    const late = everyOne ? [] : optional.filter((f) => LATE_KINDS.has(f.resource.kind) && /\bHTTP 404\b/.test(f.err));
+    for (const f of late) this.log.info({ feed: f.resource.feed }, `${f.resource.kind} (gateway.networking.k8s.io/v1) is not installed: ${f.resource.kind}s are not watched until Portico restarts`);
+    const gw = optional.filter((f) => !late.includes(f));
     if (gw.length === 0) return;
     const names = gw.map((f) => f.resource.feed);
     const fields = { feed: names.join(', '), err: [...new Set(gw.map((f) => f.err.replace(/^cannot list \S+: /, '')))].join('; ') };

@@ -16,6 +16,7 @@ import { settleBackendTls } from './gateway/backend-tls-table.js';
 import { gatewayTable } from './gateway/table.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
+import { withTlsRoutes } from './stream-tls.js';
 import type { Model, ObjectRef, Target } from './types.js';
 import { Builder, ageOrder, byAge } from './builder.js';
 
@@ -92,7 +93,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       ...(gw.defaultTls ? { gatewayDefault: { listener: gw.defaultTls, ownedByOthers: (ns: string) => owners.ownedByOthers(ns) } } : {}),
     },
   );
-  const stream = buildStream(
+  const plain = buildStream(
     {
       snap: snapshot,
       o: opts.stream,
@@ -104,6 +105,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     served.filter((ing) => !isCanary(annotations, ing)),
     owners,
   );
+  const stream = withTlsRoutes(plain, { snapshot, attached, index, owners, problem: b.problem.bind(b) }, opts);
   return {
     servers,
     upstreams,

@@ -6,7 +6,7 @@ import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
 import type { ModelMemo } from './memo.js';
 import type { StreamOptions } from './stream.js';
-import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant } from './gateway/api.js';
+import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant, TLSRoute } from './gateway/api.js';
 import type { BackendTLSPolicy } from './gateway/backend-tls.js';
 import type { GatewayOptions } from './gateway/translate.js';
 
@@ -52,6 +52,8 @@ export interface Snapshot {
   readonly gateways?: readonly Gateway[];
   readonly httpRoutes?: readonly HTTPRoute[];
   readonly grpcRoutes?: readonly GRPCRoute[];
+  /** TLSRoutes: SNI → backends through the stream section (model/gateway/tlsroute.ts). */
+  readonly tlsRoutes?: readonly TLSRoute[];
   readonly referenceGrants?: readonly ReferenceGrant[];
   readonly backendTLSPolicies?: readonly BackendTLSPolicy[];
   /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
@@ -100,6 +102,7 @@ export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   gateways: [],
   httpRoutes: [],
   grpcRoutes: [],
+  tlsRoutes: [],
   referenceGrants: [],
   backendTLSPolicies: [],
   namespaces: [],

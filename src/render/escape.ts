@@ -82,6 +82,15 @@ export function serverName(host: string): string {
   return quote(host);
 }
 
+/**
+ * A key of a `hostnames` map (the stream section's SNI maps): an exact name, or `*.` + name, which nginx matches for
+ * one or more labels, as Gateway API wildcards do.
+ */
+export function sniHost(host: string): string {
+  if (!/^(\*\.)?[a-z0-9][a-z0-9.-]*$/.test(host) || host.includes('..')) refuse('the host', host);
+  return quote(host);
+}
+
 // Typed helpers for settings: each checks the shape it renders, so a value validation missed still never escapes.
 
 /** An nginx size (`1m`, `8k`, `0`). */

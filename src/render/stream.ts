@@ -5,6 +5,7 @@ import { cidr, filePath, int, logFormat, quote, serverName, snippet } from './es
 import { accessLogParams } from './globals-http.js';
 import { GLOBAL_DEFAULTS, type GlobalSettings } from '../model/settings.js';
 import { statements, tokenize } from '../model/snippets/tokenize.js';
+import { tlsFrontBlocks, tlsFrontMap, tlsPortServers } from './stream-tls.js';
 
 export interface StreamRenderOptions {
   readonly workDir: string;
@@ -74,6 +75,7 @@ function passthrough(s: StreamModel, o: StreamRenderOptions): string[] {
     '        hostnames;',
     '        default portico_https;',
     ...hosts.map((h, i) => `        ${serverName(h.host)} portico_pt_${int(i)};`),
+    ...tlsFrontMap(s),
     '    }',
     `    upstream portico_https { server ${quote(socket(o, HTTPS_SOCKET))}; }`,
     '    server {',
@@ -92,6 +94,7 @@ function passthrough(s: StreamModel, o: StreamRenderOptions): string[] {
       `        proxy_pass portico_pt_backend_${int(i)};`,
       '    }',
     ]),
+    ...tlsFrontBlocks(s, { workDir: o.workDir, listens: (port) => listens(o, port, '') }),
   ];
 }
 
@@ -141,6 +144,7 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
       ];
     }),
     ...(s?.passthrough ? passthrough(s, o) : []),
+    ...(s ? tlsPortServers(s, { workDir: o.workDir, listens: (port) => listens(o, port, '') }) : []),
     '}',
   ];
 }

@@ -1,11 +1,11 @@
 // The status Portico's Gateway API objects should carry, from the snapshot: GatewayClass Accepted; Gateway Accepted,
-// Programmed, addresses and per-listener status; HTTPRoute and GRPCRoute per-parent Accepted and ResolvedRefs.
+// Programmed, addresses and per-listener status; HTTPRoute, GRPCRoute and TLSRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
 import { appProtocolOf, appProtocolRefusal } from '../model/gateway/app-protocol.js';
 import type { Snapshot } from '../model/input.js';
 import { byName } from '../model/lookup.js';
-import { GATEWAY_GROUP, type Condition, type Gateway, type GRPCRoute, type HTTPRoute, type ParentReference, type RouteGroupKind } from '../model/gateway/api.js';
+import { GATEWAY_GROUP, type Condition, type Gateway, type GRPCRoute, type HTTPRoute, type ParentReference, type RouteGroupKind, type TLSRoute } from '../model/gateway/api.js';
 import { allows, attach, intersectHosts, ourGateways, refersTo, refOf, servedListeners, type RouteKind, type ServedListener } from '../model/gateway/attach.js';
 import { kindConflicts, listenerKey, routeKey, type AttachedRoute } from '../model/gateway/kind-conflicts.js';
 import { granted } from '../model/gateway/grants.js';
@@ -59,6 +59,8 @@ export interface DesiredGatewayStatus {
   readonly grpcRoutes: ReadonlyMap<string, readonly RouteParentStatus[]>;
   /** Every BackendTLSPolicy, keyed `namespace/name` → Portico's ancestor entries (status/backend-tls.ts). */
   readonly backendTlsPolicies: ReadonlyMap<string, readonly PolicyAncestorStatus[]>;
+  /** Every TLSRoute, the same way. */
+  readonly tlsRoutes: ReadonlyMap<string, readonly RouteParentStatus[]>;
 }
 
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
@@ -74,8 +76,9 @@ const outcome = (type: string, o: Outcome, generation: number | undefined): Cond
 /** Programmed of a listener: served, and every reference it needs resolved (unsupported extra route kinds aside). */
 function programmed(j: JudgedListener): Outcome {
   if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
-  if (!j.routeKinds && !j.grpcKinds) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS)'];
+  if (!j.routeKinds && !j.grpcKinds && !j.tlsKinds) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS; TLSRoute on TLS)'];
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
+  if (j.listener.protocol === 'TLS') return [true, 'Programmed', `served by the stream section on ${j.listener.port === 443 ? '--https-port' : `the local port of ${j.listener.port}`}`];
   return [true, 'Programmed', `served on ${j.listener.protocol === 'HTTPS' ? '--https-port' : '--http-port'}`];
 }
 
@@ -86,13 +89,13 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
   const unsupported = unsupportedAddress(g);
   const parameters = gatewayParameters(g);
   const listeners = judged.map((j): ListenerStatus => {
-    const counts = (list: readonly (HTTPRoute | GRPCRoute)[], kind: RouteKind): number =>
+    const counts = (list: readonly (HTTPRoute | GRPCRoute | TLSRoute)[], kind: RouteKind): number =>
       list.filter((r) => {
         const ns = r.metadata?.namespace ?? 'default';
         // The specification counts a route only where it is accepted: allowed, named, and a hostname intersects.
         return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j)) && intersectHosts(j.listener.hostname, r.spec?.hostnames ?? []).length > 0;
       }).length;
-    const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute');
+    const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute') + counts(snapshot.tlsRoutes ?? [], 'TLSRoute');
     return {
       name: j.listener.name,
       supportedKinds: j.supportedKinds,
@@ -129,7 +132,13 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
  * Accepted for one parentRef of a route: attached through some listener, or the specification's reason why not.
  * `conflicts`: the listeners (listenerKey) where an older route of the other kind keeps the route's hostnames.
  */
-function accepted(route: HTTPRoute | GRPCRoute, kind: RouteKind, p: ParentReference, listeners: readonly ServedListener[], conflicts?: ReadonlyMap<string, string>): [boolean, string, string] {
+function accepted(
+  route: HTTPRoute | GRPCRoute | TLSRoute,
+  kind: RouteKind,
+  p: ParentReference,
+  listeners: readonly ServedListener[],
+  conflicts?: ReadonlyMap<string, string>,
+): [boolean, string, string] {
   const ns = route.metadata?.namespace ?? 'default';
   const named = listeners.filter((s) => refersTo(p, ns, s));
   if (named.length === 0) return [false, 'NoMatchingParent', "no served listener matches the parentRef (sectionName, port, or a listener Portico does not serve: see the Gateway's Warnings)"];
@@ -149,7 +158,7 @@ function accepted(route: HTTPRoute | GRPCRoute, kind: RouteKind, p: ParentRefere
 }
 
 /** ResolvedRefs of a route: every backendRef a Service that exists and may be referred to. */
-function resolvedRefs(route: HTTPRoute | GRPCRoute, kind: RouteKind, snapshot: Snapshot): [boolean, string, string] {
+function resolvedRefs(route: HTTPRoute | GRPCRoute | TLSRoute, kind: RouteKind, snapshot: Snapshot): [boolean, string, string] {
   const grants = snapshot.referenceGrants ?? [];
   const ns = route.metadata?.namespace ?? 'default';
   for (const [i, rule] of (route.spec?.rules ?? []).entries()) {
@@ -209,7 +218,7 @@ export function desiredGatewayStatus(
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),
   ];
   const conflicts = kindConflicts(all);
-  const statusOf = (route: HTTPRoute | GRPCRoute, kind: RouteKind): readonly RouteParentStatus[] => {
+  const statusOf = (route: HTTPRoute | GRPCRoute | TLSRoute, kind: RouteKind): readonly RouteParentStatus[] => {
     const ref = refOf(kind, route);
     const generation = route.metadata?.generation;
     const refs = resolvedRefs(route, kind, snapshot);
@@ -225,5 +234,6 @@ export function desiredGatewayStatus(
   };
   const routes = new Map((snapshot.httpRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'HTTPRoute')] as const));
   const grpcRoutes = new Map((snapshot.grpcRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'GRPCRoute')] as const));
-  return { classes, gateways: gatewayStatuses, routes, grpcRoutes, backendTlsPolicies: backendTlsPolicyStatus(snapshot, controllerName, served) };
+  const tlsRoutes = new Map((snapshot.tlsRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'TLSRoute')] as const));
+  return { classes, gateways: gatewayStatuses, routes, grpcRoutes, tlsRoutes, backendTlsPolicies: backendTlsPolicyStatus(snapshot, controllerName, served) };
 }

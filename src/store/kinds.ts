@@ -15,6 +15,7 @@ export const KINDS = {
   Gateway: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   GRPCRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
+  TLSRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   ReferenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   BackendTLSPolicy: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   // Namespaces, for their labels only: Gateway listeners' allowedRoutes.namespaces.from Selector (model/gateway/attach.ts).

@@ -15,6 +15,7 @@ const FIELDS = {
   gateways: 'Gateway',
   httpRoutes: 'HTTPRoute',
   grpcRoutes: 'GRPCRoute',
+  tlsRoutes: 'TLSRoute',
   referenceGrants: 'ReferenceGrant',
   backendTLSPolicies: 'BackendTLSPolicy',
   namespaces: 'Namespace',

@@ -7,7 +7,7 @@ import { until } from '../support/portico.js';
 import { accessOf, allows, rbacDocs, type Access, type RbacDoc } from '../support/rbac.js';
 import { put, route, startCluster, type Cluster } from '../kube/cluster.js';
 import { NS, addressOf, events, reloadingRoute, replica } from './replicas.js';
-import { gateway, gatewayClass, grpcRoute, httpRoute } from '../support/gateway.js';
+import { gateway, gatewayClass, grpcRoute, httpRoute, tlsRoute } from '../support/gateway.js';
 
 const SA = { namespace: NS, name: 'portico' };
 const key = (a: Access): string => `${a.verb} ${a.group}/${a.resource}${a.namespace === undefined ? '' : ` in ${a.namespace}`}`;
@@ -25,6 +25,7 @@ describe('RBAC against the calls Portico makes', () => {
     put(c.api, route('app', 'app.test', 'one'));
     const rules = [{ backendRefs: [{ name: 'one', port: 80 }] }];
     // The GRPCRoute on an HTTP listener is not attached (docs/adr/0020), and its status says so: grpcroutes/status is used.
+    // So is the TLSRoute's: tlsroutes/status.
     for (const o of [
       gatewayClass('portico'),
       gateway('web', [{ name: 'http' }]),
@@ -37,6 +38,7 @@ describe('RBAC against the calls Portico makes', () => {
         metadata: { name: 'tls-one', namespace: 'default' },
         spec: { targetRefs: [{ group: '', kind: 'Service', name: 'one' }], validation: { wellKnownCACertificates: 'System', hostname: 'one.test' } },
       },
+      tlsRoute('tls', { parentRefs: [{ name: 'web' }], hostnames: ['tls.test'], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] }),
     ])
       put(c.api, o);
     put(c.api, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }] } });
@@ -52,7 +54,12 @@ describe('RBAC against the calls Portico makes', () => {
     await until('status from the node', () => JSON.stringify(addressOf(c.api, 'app')) === '[{"ip":"203.0.113.9"}]', 10_000);
     await until(
       'Gateway API status',
-      () => c.api.writes('HTTPRoute').length > 0 && c.api.writes('GRPCRoute').length > 0 && c.api.writes('BackendTLSPolicy').length > 0 && c.api.writes('GatewayClass').length > 0,
+      () =>
+        c.api.writes('HTTPRoute').length > 0 &&
+        c.api.writes('GRPCRoute').length > 0 &&
+        c.api.writes('TLSRoute').length > 0 &&
+        c.api.writes('BackendTLSPolicy').length > 0 &&
+        c.api.writes('GatewayClass').length > 0,
       10_000,
     );
     put(c.api, reloadingRoute('more', 'more.test', 'one')); // a new server block: a reload

@@ -78,6 +78,7 @@ describe('Gateway API source', () => {
       '/apis/gateway.networking.k8s.io/v1/grpcroutes',
       '/apis/gateway.networking.k8s.io/v1/httproutes',
       '/apis/gateway.networking.k8s.io/v1/referencegrants',
+      '/apis/gateway.networking.k8s.io/v1/tlsroutes',
     ]);
   });
 
@@ -111,10 +112,10 @@ describe('Gateway API source', () => {
     assert.ok(warning.includes('install deploy/gateway-api/'));
   });
 
-  test('a cluster with none of the Gateway API CRDs: one info line names the six kinds and the fix, no Warning', async () => {
+  test('a cluster with none of the Gateway API CRDs: one info line names the kinds and the fix, no Warning', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);
-    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'ReferenceGrant', 'BackendTLSPolicy'];
+    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'ReferenceGrant', 'BackendTLSPolicy'];
     // ReferenceGrant is asked for twice: at v1, then at v1beta1.
     for (const kind of kinds)
       c.api.failRequests({ verb: 'list', kind }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: kind === 'ReferenceGrant' ? 2 : 1 });
@@ -136,6 +137,23 @@ describe('Gateway API source', () => {
     assert.equal(said.length, 1, `one line says it:\n${about.join('\n')}`);
     for (const kind of kinds) assert.ok(said[0]?.includes(kind), `it names ${kind}: ${said[0] ?? ''}`);
     assert.ok(said[0]?.includes('--enable-gateway-api=false'));
+  });
+
+  test('a cluster whose CRDs predate TLSRoute v1 (before Gateway API v1.5): an info line for TLSRoute alone, no Warning', async () => {
+    const c = await startCluster(['one']);
+    clusters.push(c);
+    c.api.failRequests({ verb: 'list', kind: 'TLSRoute' }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: 1 });
+    put(c.api, route('app', 'app.test', 'one'));
+    const p = await c.portico();
+    await serves(p, 'app.test', 'one');
+    await until('the TLSRoute line', () => p.output.some((l) => l.includes('TLSRoutes are not watched')), 10_000);
+    const level = (l: string): number => (JSON.parse(l) as { level: number }).level;
+    const about = p.output.filter((l) => l.startsWith('{') && /TLSRoute|deploy\/gateway-api/.test(l));
+    assert.deepEqual(
+      about.filter((l) => level(l) >= 40),
+      [],
+      'no Warning',
+    );
   });
 
   test('--enable-gateway-api=false: Portico never asks for the Gateway API kinds', async () => {

@@ -1,4 +1,4 @@
-// Builders of Gateway API objects for tests: a GatewayClass of Portico's, Gateways with listeners, HTTPRoutes, GRPCRoutes, ReferenceGrants.
+// Builders of Gateway API objects for tests: a GatewayClass of Portico's, Gateways with listeners, HTTPRoutes, GRPCRoutes, TLSRoutes, ReferenceGrants.
 const V1 = 'gateway.networking.k8s.io/v1';
 
 export const PORTICO_GATEWAY_CONTROLLER = 'portico.dev/gateway-controller';
@@ -52,4 +52,8 @@ export function referenceGrant(name: string, namespace: string, fromNamespace: s
 
 export function grpcRoute(name: string, spec: Record<string, unknown>, namespace = 'default'): Record<string, unknown> {
   return { apiVersion: V1, kind: 'GRPCRoute', metadata: { name, namespace }, spec };
+}
+
+export function tlsRoute(name: string, spec: Record<string, unknown>, namespace = 'default'): Record<string, unknown> {
+  return { apiVersion: V1, kind: 'TLSRoute', metadata: { name, namespace }, spec };
 }

@@ -34,7 +34,11 @@ export const CLUSTER_FLAGS = {
     'ignore Services of type ExternalName: paths to them answer 503 (else Portico resolves the name and proxies to the addresses the target policy allows)',
   ),
   /** Watch and serve Gateway API objects (docs/gateway-api.md). */
-  enableGatewayApi: toggle('enable-gateway-api', true, 'serve Gateway API HTTPRoutes and GRPCRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)'),
+  enableGatewayApi: toggle(
+    'enable-gateway-api',
+    true,
+    'serve Gateway API HTTPRoutes, GRPCRoutes, TLSRoutes, TCPRoutes and UDPRoutes of GatewayClasses whose controllerName is --gateway-controller-name (docs/gateway-api.md)',
+  ),
   /** Experimental-channel Gateway API CRDs count as supported (status/gateway-version.ts, docs/adr/0025-gateway-api-version-pin.md). */
   gatewayApiExperimentalFeatures: toggle(
     'gateway-api-experimental-features',

@@ -181,3 +181,14 @@ export interface GRPCRoute extends Meta {
   readonly spec?: { readonly parentRefs?: readonly ParentReference[]; readonly hostnames?: readonly string[]; readonly rules?: readonly GRPCRouteRule[] };
   readonly status?: unknown;
 }
+
+/** TLSRoute (v1 from Gateway API v1.5): SNI hostnames and rules of backendRefs only; TLS hides everything else. */
+export interface TLSRouteRule {
+  readonly name?: string;
+  readonly backendRefs?: readonly (BackendObjectReference & { readonly weight?: number })[];
+}
+
+export interface TLSRoute extends Meta {
+  readonly spec?: { readonly parentRefs?: readonly ParentReference[]; readonly hostnames?: readonly string[]; readonly rules?: readonly TLSRouteRule[] };
+  readonly status?: unknown;
+}

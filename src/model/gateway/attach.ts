@@ -1,10 +1,10 @@
 // Which listeners of Portico's Gateways an HTTPRoute attaches to, and the hostnames it serves there (Gateway API semantics).
 import type { Snapshot } from '../input.js';
 import type { ObjectRef } from '../types.js';
-import { GATEWAY_GROUP, type Gateway, type GRPCRoute, type HTTPRoute, type Listener, type ParentReference } from './api.js';
+import { GATEWAY_GROUP, type Gateway, type GRPCRoute, type HTTPRoute, type Listener, type ParentReference, type TLSRoute } from './api.js';
 
 /** The route kinds Portico serves. */
-export type RouteKind = 'HTTPRoute' | 'GRPCRoute';
+export type RouteKind = 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute';
 import { judgeListeners, unsupportedAddress } from './listeners.js';
 import { classParameters, gatewayParameters } from './parameters.js';
 
@@ -20,6 +20,8 @@ export interface ServedListener {
   readonly routeKinds?: boolean;
   /** allowedRoutes.kinds admits GRPCRoute (absent: false; HTTPS listeners only, docs/adr/0020). */
   readonly grpcKinds?: boolean;
+  /** allowedRoutes.kinds admits TLSRoute (absent: false; TLS listeners only). */
+  readonly tlsKinds?: boolean;
 }
 
 export function refOf(kind: string, obj: { metadata?: { namespace?: string; name?: string } }): ObjectRef {
@@ -101,7 +103,7 @@ export function refersTo(p: ParentReference, routeNs: string, s: ServedListener)
 
 /** Does the listener's allowedRoutes admit a route of this kind and namespace (from Same, All, Selector; kinds)? */
 export function allows(s: ServedListener, routeNs: string, kind: RouteKind = 'HTTPRoute'): boolean {
-  if (kind === 'HTTPRoute' ? s.routeKinds === false : s.grpcKinds !== true) return false;
+  if (kind === 'HTTPRoute' ? s.routeKinds === false : (kind === 'GRPCRoute' ? s.grpcKinds : s.tlsKinds) !== true) return false;
   const from = s.listener.allowedRoutes?.namespaces?.from ?? 'Same';
   return from === 'All' || (from === 'Same' && routeNs === s.gateway.namespace) || (from === 'Selector' && s.selected?.has(routeNs) === true);
 }
@@ -115,7 +117,7 @@ export interface Attachment {
 }
 
 /** The hosts a route serves across all its parentRefs (and through which listeners), or the reason it attaches to nothing. */
-export function attach(route: HTTPRoute | GRPCRoute, listeners: readonly ServedListener[], kind: RouteKind = 'HTTPRoute'): { hosts: string[]; via: Attachment[] } | { reason: string } {
+export function attach(route: HTTPRoute | GRPCRoute | TLSRoute, listeners: readonly ServedListener[], kind: RouteKind = 'HTTPRoute'): { hosts: string[]; via: Attachment[] } | { reason: string } {
   const ns = route.metadata?.namespace ?? 'default';
   const hosts = new Set<string>();
   let named = false;

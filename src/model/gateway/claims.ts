@@ -6,12 +6,15 @@ import type { ObjectRef } from '../types.js';
 import { attach, ourGateways, refOf, servedListeners, type ServedListener } from './attach.js';
 import { kindConflicts, withoutConflicts, type AttachedRoute } from './kind-conflicts.js';
 import { nsKey, refKey } from '../keys.js';
+import { attachTlsRoutes, type AttachedTlsRoute } from './tlsroute-attach.js';
 
 /** Portico's served listeners (and why others are not), and every HTTPRoute and GRPCRoute with where it attached or why not. */
 export interface GatewayAttachments {
   readonly served: readonly ServedListener[];
   readonly refused: readonly { readonly gateway: ObjectRef; readonly field: string; readonly reason: string }[];
   readonly routes: readonly AttachedRoute[];
+  /** TLSRoutes, attached to TLS listeners only (model/gateway/tlsroute.ts). */
+  readonly tlsRoutes: readonly AttachedTlsRoute[];
 }
 
 /** Computed once per build; read by gatewayClaims and by model/gateway/translate.ts addGatewayRoutes. */
@@ -21,7 +24,7 @@ export function attachRoutes(snapshot: Snapshot, controllerName: string): Gatewa
     ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),
   ];
-  return { served, refused, routes: withoutConflicts(routes, kindConflicts(routes)) };
+  return { served, refused, routes: withoutConflicts(routes, kindConflicts(routes)), tlsRoutes: attachTlsRoutes(snapshot, served) };
 }
 
 /**
@@ -35,7 +38,7 @@ export function gatewayClaims(snapshot: Snapshot, controllerName: string, g: Gat
     const host = s.listener.hostname?.toLowerCase();
     if (host) out.push({ ref: s.gateway, created: created.get(refKey(s.gateway.namespace, s.gateway.name)), hosts: [host] });
   }
-  for (const { route, kind, attached } of g.routes) {
+  for (const { route, kind, attached } of [...g.routes, ...g.tlsRoutes]) {
     if ('reason' in attached) continue;
     out.push({ ref: refOf(kind, route), created: route.metadata?.creationTimestamp, hosts: attached.hosts.filter((h) => h !== '') });
   }

@@ -7,6 +7,7 @@ import { readTlsSecret } from '../tls-secrets.js';
 import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type Gateway, type LabelSelector, type Listener, type ReferenceGrant, type RouteGroupKind } from './api.js';
 import { granted } from './grants.js';
+import { tlsAcceptance } from './tls-listener.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
 export type Outcome = readonly [ok: boolean, reason: string, message: string];
@@ -22,6 +23,8 @@ export interface JudgedListener {
   readonly routeKinds: boolean;
   /** allowedRoutes.kinds admits GRPCRoute (HTTPS listeners only: docs/adr/0020). */
   readonly grpcKinds: boolean;
+  /** allowedRoutes.kinds admits TLSRoute (TLS Passthrough listeners only: model/gateway/tlsroute.ts). */
+  readonly tlsKinds: boolean;
   readonly supportedKinds: readonly RouteGroupKind[];
   /** Accepted (PortUnavailable, UnsupportedProtocol, UnsupportedValue) and Conflicted (HostnameConflict, ProtocolConflict). */
   readonly accepted: Outcome;
@@ -38,6 +41,7 @@ export interface JudgedListener {
 
 const HTTPROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'HTTPRoute' };
 const GRPCROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'GRPCRoute' };
+const TLSROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'TLSRoute' };
 
 /**
  * The route kinds a listener of this protocol serves: HTTPRoute, and on HTTPS GRPCRoute too. GRPCRoute on an HTTP
@@ -45,7 +49,8 @@ const GRPCROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'GRPCRoute' };
  * (docs/adr/0020), so it is not among an HTTP listener's kinds.
  */
 function kindsOf(protocol: string): readonly RouteGroupKind[] {
-  // none for a protocol Portico does not serve (TLS, TCP, UDP...): the conformance suite expects none listed there
+  if (protocol === 'TLS') return [TLSROUTE];
+  // none for a protocol Portico does not serve (TCP, UDP...): the conformance suite expects none listed there
   if (protocol !== 'HTTP' && protocol !== 'HTTPS') return [];
   return protocol === 'HTTPS' ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
 }
@@ -94,6 +99,7 @@ function selectedNamespaces(l: Listener, namespaces: readonly Namespace[]): Read
 
 /** Accepted of one listener on its own: protocol, port, TLS mode, hostname. */
 function acceptance(l: Listener): Outcome {
+  if (l.protocol === 'TLS') return tlsAcceptance(l);
   if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP and HTTPS only)`];
   if (l.protocol === 'HTTP' && l.port !== 80) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`];
   if (l.protocol === 'HTTPS' && l.port !== 443) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTPS listeners are served on port 443 only (nginx listens on --https-port)`];
@@ -221,6 +227,7 @@ export function judgeListeners(
       ...(selected ? { selected } : {}),
       routeKinds: supported.includes(HTTPROUTE),
       grpcKinds: supported.includes(GRPCROUTE),
+      tlsKinds: supported.includes(TLSROUTE),
       supportedKinds: supported,
       accepted,
       conflicted: c,

@@ -227,6 +227,7 @@ function addRoute(
  */
 export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: GatewayAttachments): { tls: GatewayTlsHost[]; entries: GatewayEntry[]; defaultTls?: GatewayDefaultTls } {
   const { served, refused } = g;
+  // TLSRoutes (g.tlsRoutes) go to the stream section: model/gateway/tlsroute.ts.
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
   const grants = snapshot.referenceGrants ?? [];
   const backendTls = new BackendTlsIndex(snapshot);

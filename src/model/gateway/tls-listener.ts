@@ -1,0 +1,23 @@
+// Accepted of a Gateway listener of protocol TLS: Passthrough on any port (the stream section, docs/adr/0022);
+// Terminate is not served, as the specification lets an implementation say with UnsupportedValue.
+import type { Listener } from './api.js';
+import type { Outcome } from './listeners.js';
+
+export function tlsAcceptance(l: Listener): Outcome {
+  if ((l.tls?.mode ?? 'Terminate') !== 'Passthrough') {
+    return [false, 'UnsupportedValue', 'tls.mode Terminate is not supported on a TLS listener (Passthrough only: docs/adr/0022)'];
+  }
+  if (!Number.isInteger(l.port) || l.port < 1 || l.port > 65535) return [false, 'PortUnavailable', `port ${String(l.port)} is not a port number 1-65535`];
+  if (l.hostname !== undefined && !sniName(l.hostname.toLowerCase()))
+    return [false, 'UnsupportedValue', `hostname: ${JSON.stringify(l.hostname.slice(0, 80))} is not a DNS name or a *. wildcard of one`];
+  return [true, 'Accepted', 'the listener is served by the stream section (ssl_preread picks the route by SNI)'];
+}
+
+/**
+ * An SNI name a TLS listener or TLSRoute may give: a DNS name, or `*.` and a DNS name of one label or more (`*.com`
+ * is valid for the specification); the stream section's maps take nothing else (render/escape.ts sniHost).
+ */
+export function sniName(host: string): boolean {
+  const label = '[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?';
+  return host.length <= 253 && new RegExp(`^(\\*\\.)?${label}(\\.${label})*$`).test(host);
+}
