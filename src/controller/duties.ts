@@ -1,4 +1,6 @@
 // Cluster duties beside the data plane: leader election, Ingress and Gateway API status, and Events, hooked onto the controller.
+import { modelOptions } from '../pipeline/build.js';
+import { l4FlagsOf } from '../model/gateway/l4-routes.js';
 import { hostname } from 'node:os';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
@@ -89,7 +91,14 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
   });
   // Gateway API status (GatewayClass, Gateway with the Ingress status addresses, HTTPRoute parents) by the same leader.
   const gateways = config.enableGatewayApi
-    ? new GatewayStatusWriter({ kc, log, isLeader: () => leader.isLeader, controllerName: config.gatewayControllerName, addresses: (snap) => writer.inputs.addresses(snap) })
+    ? new GatewayStatusWriter({
+        kc,
+        log,
+        isLeader: () => leader.isLeader,
+        controllerName: config.gatewayControllerName,
+        addresses: (snap) => writer.inputs.addresses(snap),
+        l4: l4FlagsOf(modelOptions(config)),
+      })
     : undefined;
   const leader: LeaderElector = new LeaderElector({
     kc,

@@ -7,6 +7,7 @@ import { desiredGatewayStatus, gatewayAddresses, type GatewayStatus } from '../s
 import { statusAddresses } from '../status/address.js';
 import { table } from './tables.js';
 import { refKey } from '../model/keys.js';
+import type { L4Flags } from '../model/gateway/l4.js';
 
 export interface GatewayDoc {
   readonly controllerName: string;
@@ -16,6 +17,9 @@ export interface GatewayDoc {
   readonly gateways: readonly ({ readonly namespace: string; readonly name: string } & GatewayStatus)[];
   readonly httpRoutes: readonly RouteDoc[];
   readonly grpcRoutes: readonly RouteDoc[];
+  /** TCPRoutes and UDPRoutes (docs/adr/0023); absent in documents of older versions. */
+  readonly tcpRoutes?: readonly RouteDoc[];
+  readonly udpRoutes?: readonly RouteDoc[];
 }
 
 /** One route of the document: its parents of Portico's Gateways, each with its conditions. */
@@ -58,9 +62,9 @@ const byKey = <T extends { namespace: string; name: string }>(a: T, b: T): numbe
 };
 
 /** The document /debug/gateway answers: classes, Gateways and routes sorted by name, each with the status Portico gives it. */
-export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags): GatewayDoc {
+export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags, l4?: L4Flags): GatewayDoc {
   const [addresses, addressSource] = addressesOf(snapshot, flags);
-  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses));
+  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses), undefined, undefined, l4);
   const split = (key: string): { namespace: string; name: string } => {
     const i = key.indexOf('/');
     return { namespace: key.slice(0, i), name: key.slice(i + 1) };
@@ -77,6 +81,8 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
     gateways: [...desired.gateways].map(([key, s]) => ({ ...split(key), ...s })).sort(byKey),
     httpRoutes: routes(desired.routes),
     grpcRoutes: routes(desired.grpcRoutes),
+    tcpRoutes: routes(desired.tcpRoutes ?? new Map()),
+    udpRoutes: routes(desired.udpRoutes ?? new Map()),
   };
 }
 
@@ -104,6 +110,7 @@ export function gatewayTables(doc: GatewayDoc): string {
   const routes = routeTable('HTTPROUTE', doc.httpRoutes);
   // GRPCRoutes get their table only where there are some: a Gateway API of HTTPRoutes alone reads as before.
   const grpc = (doc.grpcRoutes ?? []).length > 0 ? ['', routeTable('GRPCROUTE', doc.grpcRoutes)] : [];
+  const l4 = [['TCPROUTE', doc.tcpRoutes ?? []] as const, ['UDPROUTE', doc.udpRoutes ?? []] as const].flatMap(([head, list]) => (list.length > 0 ? ['', routeTable(head, list)] : []));
   const parentsWhy = (kind: string, list: readonly RouteDoc[]): (readonly [string, Condition])[] =>
     list.flatMap((r) => r.parents.flatMap((p) => p.conditions.map((c) => [`${kind} ${r.namespace}/${r.name} → ${parentName(p.parentRef, r.namespace)}`, c] as const)));
   const why = [
@@ -113,6 +120,8 @@ export function gatewayTables(doc: GatewayDoc): string {
     ]),
     ...parentsWhy('HTTPRoute', doc.httpRoutes),
     ...parentsWhy('GRPCRoute', doc.grpcRoutes ?? []),
+    ...parentsWhy('TCPRoute', doc.tcpRoutes ?? []),
+    ...parentsWhy('UDPRoute', doc.udpRoutes ?? []),
   ]
     .filter(([, c]) => (c.type === 'Conflicted' ? c.status === 'True' : c.status !== 'True'))
     .map(([where, c]) => `${where}: ${c.type} ${c.reason}: ${c.message}`);
@@ -125,6 +134,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     '',
     routes,
     ...grpc,
+    ...l4,
     '',
     `NOT READY (${why.length})`,
     why.length === 0 ? 'none' : why.join('\n'),

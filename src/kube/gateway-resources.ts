@@ -24,7 +24,7 @@ function resource(kind: Kind, version: string, plural: string, namespaced: boole
 }
 
 /**
- * GatewayClass, Gateway, HTTPRoute and GRPCRoute at v1; ReferenceGrant at v1 (served from Gateway API v1.5), else at v1beta1
+ * GatewayClass, Gateway, HTTPRoute, GRPCRoute, TCPRoute and UDPRoute at v1; ReferenceGrant at v1 (served from Gateway API v1.5), else at v1beta1
  * (every release, and the CRDs deploy/gateway-api/ ships). Optional: a cluster without the CRDs answers 404 and
  * Portico serves Ingresses alone.
  */
@@ -33,5 +33,7 @@ export const GATEWAY_RESOURCES: readonly Resource[] = Object.freeze([
   resource('Gateway', 'v1', 'gateways', true),
   resource('HTTPRoute', 'v1', 'httproutes', true),
   resource('GRPCRoute', 'v1', 'grpcroutes', true),
+  resource('TCPRoute', 'v1', 'tcproutes', true),
+  resource('UDPRoute', 'v1', 'udproutes', true),
   { ...resource('ReferenceGrant', 'v1', 'referencegrants', true), fallback: resource('ReferenceGrant', 'v1beta1', 'referencegrants', true) },
 ]);

@@ -8,6 +8,7 @@ import type { ModelMemo } from './memo.js';
 import type { StreamOptions } from './stream.js';
 import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant } from './gateway/api.js';
 import type { GatewayOptions } from './gateway/translate.js';
+import type { L4Route } from './gateway/l4-api.js';
 
 export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
 
@@ -51,6 +52,8 @@ export interface Snapshot {
   readonly gateways?: readonly Gateway[];
   readonly httpRoutes?: readonly HTTPRoute[];
   readonly grpcRoutes?: readonly GRPCRoute[];
+  readonly tcpRoutes?: readonly L4Route[];
+  readonly udpRoutes?: readonly L4Route[];
   readonly referenceGrants?: readonly ReferenceGrant[];
   /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
   readonly namespaces?: readonly Namespace[];
@@ -98,6 +101,8 @@ export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   gateways: [],
   httpRoutes: [],
   grpcRoutes: [],
+  tcpRoutes: [],
+  udpRoutes: [],
   referenceGrants: [],
   namespaces: [],
 });

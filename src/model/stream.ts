@@ -7,6 +7,7 @@ import type { Endpoint, ObjectRef } from './types.js';
 import { refKey } from './keys.js';
 import type { AddProblem, Reason } from './types.js';
 import { coded } from './problems.js';
+import type { GatewayStreamServer } from './gateway/l4-routes.js';
 
 /** One external port of the stream section, served from one Service port. */
 export interface StreamService {
@@ -36,6 +37,8 @@ export interface StreamModel {
   readonly services: readonly StreamService[];
   /** With --enable-ssl-passthrough: ssl_preread fronts the HTTPS port (also with no host yet); else undefined. */
   readonly passthrough: readonly PassthroughHost[] | undefined;
+  /** TCP and UDP listeners of Gateways with the route serving each (model/gateway/l4-routes.ts, docs/adr/0023). */
+  readonly gateway?: readonly GatewayStreamServer[];
 }
 
 /** What the operator configured: the ConfigMaps, the flag, the ports stream entries may not take. */

@@ -5,6 +5,7 @@ import { cidr, filePath, int, logFormat, quote, serverName, snippet } from './es
 import { accessLogParams } from './globals-http.js';
 import { GLOBAL_DEFAULTS, type GlobalSettings } from '../model/settings.js';
 import { statements, tokenize } from '../model/snippets/tokenize.js';
+import { gatewayStreamLines } from './stream-routes.js';
 
 export interface StreamRenderOptions {
   readonly workDir: string;
@@ -140,6 +141,7 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
         '    }',
       ];
     }),
+    ...gatewayStreamLines(s?.gateway, (port, tail) => listens(o, port, tail)),
     ...(s?.passthrough ? passthrough(s, o) : []),
     '}',
   ];

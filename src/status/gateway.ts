@@ -10,6 +10,9 @@ import { kindConflicts, listenerKey, routeKey, type AttachedRoute } from '../mod
 import { granted } from '../model/gateway/grants.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
 import { nsKey, refKey } from '../model/keys.js';
+import { l4KindOf } from '../model/gateway/l4-api.js';
+import { l4AttachedCount, l4Context, type L4Context, type L4Flags } from '../model/gateway/l4.js';
+import { l4RouteStatuses } from './gateway-l4.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -53,6 +56,9 @@ export interface DesiredGatewayStatus {
   readonly routes: ReadonlyMap<string, readonly RouteParentStatus[]>;
   /** Every GRPCRoute, the same way. */
   readonly grpcRoutes: ReadonlyMap<string, readonly RouteParentStatus[]>;
+  /** Every TCPRoute and UDPRoute, the same way (status/gateway-l4.ts). */
+  readonly tcpRoutes?: ReadonlyMap<string, readonly RouteParentStatus[]>;
+  readonly udpRoutes?: ReadonlyMap<string, readonly RouteParentStatus[]>;
 }
 
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
@@ -68,15 +74,16 @@ const outcome = (type: string, o: Outcome, generation: number | undefined): Cond
 /** Programmed of a listener: served, and every reference it needs resolved (unsupported extra route kinds aside). */
 function programmed(j: JudgedListener): Outcome {
   if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
-  if (!j.routeKinds && !j.grpcKinds) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS)'];
+  if (j.supportedKinds.length === 0) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS; TCPRoute on TCP, UDPRoute on UDP)'];
+  if (l4KindOf(j.listener.protocol)) return [true, 'Programmed', j.accepted[2]];
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
   return [true, 'Programmed', `served on ${j.listener.protocol === 'HTTPS' ? '--https-port' : '--http-port'}`];
 }
 
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */
-function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined): GatewayStatus {
+function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined, l4: L4Context): GatewayStatus {
   const generation = g.metadata?.generation;
-  const judged = judgeListeners(g, refOf('Gateway', g), snapshot);
+  const judged = judgeListeners(g, refOf('Gateway', g), snapshot, l4);
   const unsupported = unsupportedAddress(g);
   const listeners = judged.map((j): ListenerStatus => {
     const counts = (list: readonly (HTTPRoute | GRPCRoute)[], kind: RouteKind): number =>
@@ -84,7 +91,7 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
         const ns = r.metadata?.namespace ?? 'default';
         return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j));
       }).length;
-    const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute');
+    const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute') + l4AttachedCount(j, snapshot);
     return {
       name: j.listener.name,
       supportedKinds: j.supportedKinds,
@@ -190,13 +197,16 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
  * docs/adr/0017): their parents carry PartiallyInvalid (reason UnsupportedValue), as the specification's condition for
  * a route some of whose rules or matches are not served.
  */
+// eslint-disable-next-line max-params -- the TCP/UDP port flags join the positional options every caller already passes
 export function desiredGatewayStatus(
   snapshot: Snapshot,
   controllerName: string,
   addresses?: readonly GatewayAddress[],
   bundle?: ReadonlyMap<string, string | undefined>,
   partial: ReadonlyMap<string, string> = new Map(),
+  l4Flags?: L4Flags,
 ): DesiredGatewayStatus {
+  const l4 = l4Context(snapshot, controllerName, l4Flags);
   const classes = new Map<string, readonly Condition[]>();
   const version = bundle ? supportedVersion(bundle) : undefined;
   for (const c of snapshot.gatewayClasses ?? []) {
@@ -206,8 +216,8 @@ export function desiredGatewayStatus(
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => nsKey(g)));
-  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses)] as const));
-  const { served } = servedListeners(snapshot, controllerName);
+  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, l4)] as const));
+  const { served } = servedListeners(snapshot, controllerName, l4);
   const all: AttachedRoute[] = [
     ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),
@@ -229,5 +239,5 @@ export function desiredGatewayStatus(
   };
   const routes = new Map((snapshot.httpRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'HTTPRoute')] as const));
   const grpcRoutes = new Map((snapshot.grpcRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'GRPCRoute')] as const));
-  return { classes, gateways: gatewayStatuses, routes, grpcRoutes };
+  return { classes, gateways: gatewayStatuses, routes, grpcRoutes, ...l4RouteStatuses(snapshot, controllerName, l4Flags) };
 }

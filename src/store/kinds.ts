@@ -15,6 +15,9 @@ export const KINDS = {
   Gateway: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   GRPCRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
+  // TCPRoute and UDPRoute: served by nginx's stream module (model/gateway/l4.ts, docs/adr/0023).
+  TCPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
+  UDPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   ReferenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   // Namespaces, for their labels only: Gateway listeners' allowedRoutes.namespaces.from Selector (model/gateway/attach.ts).
   Namespace: { apiVersion: 'v1', namespaced: false },

@@ -15,6 +15,8 @@ const FIELDS = {
   gateways: 'Gateway',
   httpRoutes: 'HTTPRoute',
   grpcRoutes: 'GRPCRoute',
+  tcpRoutes: 'TCPRoute',
+  udpRoutes: 'UDPRoute',
   referenceGrants: 'ReferenceGrant',
   namespaces: 'Namespace',
 } as const satisfies Record<string, Kind>;

@@ -6,6 +6,8 @@ import { checkHost } from '../names.js';
 import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type Gateway, type LabelSelector, type Listener, type ReferenceGrant, type RouteGroupKind } from './api.js';
 import { granted } from './grants.js';
+import { l4KindOf } from './l4-api.js';
+import { l4Acceptance, type L4Context } from './l4.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
 export type Outcome = readonly [ok: boolean, reason: string, message: string];
@@ -44,6 +46,8 @@ const GRPCROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'GRPCRoute' };
  * (docs/adr/0020), so it is not among an HTTP listener's kinds.
  */
 function kindsOf(protocol: string): readonly RouteGroupKind[] {
+  const l4 = l4KindOf(protocol); // TCPRoute on TCP, UDPRoute on UDP (model/gateway/l4.ts)
+  if (l4) return [{ group: GATEWAY_GROUP, kind: l4 }];
   // none for a protocol Portico does not serve (TLS, TCP, UDP...): the conformance suite expects none listed there
   if (protocol !== 'HTTP' && protocol !== 'HTTPS') return [];
   return protocol === 'HTTPS' ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
@@ -187,6 +191,7 @@ export function judgeListeners(
   g: Gateway,
   gateway: ObjectRef,
   snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[] },
+  l4?: L4Context,
 ): JudgedListener[] {
   const listeners = g.spec?.listeners ?? [];
   const conflicted = conflicts(listeners);
@@ -194,7 +199,7 @@ export function judgeListeners(
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
     const { supported, invalid, only } = routeKinds(l, field, warnings);
-    let accepted = acceptance(l);
+    let accepted = l4KindOf(l.protocol) && l4 ? l4Acceptance(l, gateway, l4) : acceptance(l);
     let selected: ReadonlySet<string> | undefined;
     if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
       const s = selectedNamespaces(l, snap.namespaces ?? []);
