@@ -128,11 +128,20 @@ export class KubeSource {
         'cannot list namespaces: Gateway listeners with allowedRoutes Selector allow no namespace until Portico restarts (grant list and watch on namespaces)',
       );
     }
-    const gw = failed.filter((f) => f.resource.kind !== 'Namespace');
+    const every = failed.filter((f) => f.resource.kind !== 'Namespace');
+    if (every.length === 0) return;
+    const all = every.length === RESOURCES.filter((r) => r.optional === true).length && every.every((f) => /\bHTTP 404\b/.test(f.err));
+    // TCPRoute and UDPRoute are in the standard channel from v1.6 only: CRDs of an older bundle lack them (docs/adr/0023).
+    const newer = all ? [] : every.filter((f) => (f.resource.kind === 'TCPRoute' || f.resource.kind === 'UDPRoute') && /\bHTTP 404\b/.test(f.err));
+    if (newer.length > 0)
+      this.log.info(
+        { feed: newer.map((f) => f.resource.feed).join(', ') },
+        `${newer.map((f) => f.resource.feed).join(' and ')} not watched until Portico restarts: their CRDs (Gateway API v1.6 and later) are not installed`,
+      );
+    const gw = every.filter((f) => !newer.includes(f));
     if (gw.length === 0) return;
     const names = gw.map((f) => f.resource.feed);
     const fields = { feed: names.join(', '), err: [...new Set(gw.map((f) => f.err.replace(/^cannot list \S+: /, '')))].join('; ') };
-    const all = gw.length === RESOURCES.filter((r) => r.optional === true).length && gw.every((f) => /\bHTTP 404\b/.test(f.err));
     const fix = 'install deploy/gateway-api/ to serve them, or pass --enable-gateway-api=false to stop looking';
     if (all) this.log.info(fields, `the Gateway API CRDs are not installed (${GATEWAY_GROUP}): ${names.join(', ')} are not watched until Portico restarts; ${fix}`);
     else

@@ -48,7 +48,7 @@ const GRPCROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'GRPCRoute' };
 function kindsOf(protocol: string): readonly RouteGroupKind[] {
   const l4 = l4KindOf(protocol); // TCPRoute on TCP, UDPRoute on UDP (model/gateway/l4.ts)
   if (l4) return [{ group: GATEWAY_GROUP, kind: l4 }];
-  // none for a protocol Portico does not serve (TLS, TCP, UDP...): the conformance suite expects none listed there
+  // none for a protocol Portico does not serve (TLS...): the conformance suite expects none listed there
   if (protocol !== 'HTTP' && protocol !== 'HTTPS') return [];
   return protocol === 'HTTPS' ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
 }
@@ -97,7 +97,7 @@ function selectedNamespaces(l: Listener, namespaces: readonly Namespace[]): Read
 
 /** Accepted of one listener on its own: protocol, port, TLS mode, hostname. */
 function acceptance(l: Listener): Outcome {
-  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP and HTTPS only)`];
+  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP, HTTPS; TCP and UDP: docs/adr/0023)`];
   if (l.protocol === 'HTTP' && l.port !== 80) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`];
   if (l.protocol === 'HTTPS' && l.port !== 443) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTPS listeners are served on port 443 only (nginx listens on --https-port)`];
   if (l.protocol === 'HTTPS' && (l.tls?.mode ?? 'Terminate') !== 'Terminate') return [false, 'UnsupportedValue', 'tls.mode Passthrough is not supported on an HTTPS listener'];
