@@ -37,6 +37,15 @@ export function debugBackends(payload: string, model: Model | undefined): string
       proxyProtocol: { decode: x.decodeProxy, encode: x.encodeProxy },
       endpoints: x.endpoints,
     })),
+    ...(s.gateway ?? []).map((g) => ({
+      name: `gateway-${g.protocol}-${g.port}`,
+      kind: 'stream',
+      protocol: g.protocol,
+      port: g.port,
+      route: `${g.kind} ${g.route}`,
+      listener: `${g.listener.gateway}/${g.listener.name}`,
+      endpoints: g.backends.flatMap((b) => b.endpoints.map((e) => ({ ...e, weight: b.weight }))),
+    })),
     ...(s.passthrough ?? []).map((p) => ({
       name: `passthrough-${p.host}`,
       kind: 'passthrough',

@@ -1,4 +1,6 @@
 // Cluster duties beside the data plane: leader election, Ingress and Gateway API status, and Events, hooked onto the controller.
+import { modelOptions } from '../pipeline/build.js';
+import { l4FlagsOf } from '../model/gateway/l4-routes.js';
 import { hostname } from 'node:os';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
@@ -96,6 +98,7 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
         controllerName: config.gatewayControllerName,
         experimental: config.gatewayApiExperimentalFeatures,
         addresses: (snap) => writer.inputs.addresses(snap),
+        l4: l4FlagsOf(modelOptions(config)),
       })
     : undefined;
   const leader: LeaderElector = new LeaderElector({

@@ -12,7 +12,8 @@ import { StopSignal, exitAfter } from './stop.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Store } from '../store/store.js';
 import { Controller } from './controller.js';
-import { admissionChecker, renderOptions } from '../pipeline/build.js';
+import { admissionChecker, modelOptions, renderOptions } from '../pipeline/build.js';
+import { l4FlagsOf } from '../model/gateway/l4-routes.js';
 import { systemResolvers } from './auth-files.js';
 import { mkdir } from 'node:fs/promises';
 import { ConfigError, errorMessage } from '../errors.js';
@@ -115,7 +116,9 @@ export async function runController(config: Config, log: Logger, opts: RunOption
         state: () => ops.state(),
         ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),
         debugCerts: () => ctl.tls.debug(ctl.debug.model),
-        ...(config.enableGatewayApi ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config), null, 2)}\n` } : {}),
+        ...(config.enableGatewayApi
+          ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config, l4FlagsOf(modelOptions(config))), null, 2)}\n` }
+          : {}),
       },
       log,
     );

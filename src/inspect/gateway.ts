@@ -7,6 +7,7 @@ import { desiredGatewayStatus, gatewayAddresses, type GatewayStatus } from '../s
 import { statusAddresses } from '../status/address.js';
 import { table } from './tables.js';
 import { refKey } from '../model/keys.js';
+import type { L4Flags } from '../model/gateway/l4.js';
 
 export interface GatewayDoc {
   readonly controllerName: string;
@@ -19,6 +20,9 @@ export interface GatewayDoc {
   /** BackendTLSPolicies with their ancestor Gateways (as `parents`: ancestorRef in `parentRef`). */
   readonly backendTLSPolicies?: readonly RouteDoc[];
   readonly tlsRoutes: readonly RouteDoc[];
+  /** TCPRoutes and UDPRoutes (docs/adr/0023); absent in documents of older versions. */
+  readonly tcpRoutes?: readonly RouteDoc[];
+  readonly udpRoutes?: readonly RouteDoc[];
 }
 
 /** One route of the document: its parents of Portico's Gateways, each with its conditions. */
@@ -61,9 +65,9 @@ const byKey = <T extends { namespace: string; name: string }>(a: T, b: T): numbe
 };
 
 /** The document /debug/gateway answers: classes, Gateways and routes sorted by name, each with the status Portico gives it. */
-export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags): GatewayDoc {
+export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags, l4?: L4Flags): GatewayDoc {
   const [addresses, addressSource] = addressesOf(snapshot, flags);
-  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses));
+  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses), undefined, undefined, l4);
   const split = (key: string): { namespace: string; name: string } => {
     const i = key.indexOf('/');
     return { namespace: key.slice(0, i), name: key.slice(i + 1) };
@@ -84,6 +88,8 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
       new Map([...desired.backendTlsPolicies].map(([k, list]) => [k, list.map((a) => ({ parentRef: a.ancestorRef, controllerName: a.controllerName, conditions: a.conditions }))])),
     ),
     tlsRoutes: routes(desired.tlsRoutes),
+    tcpRoutes: routes(desired.tcpRoutes ?? new Map()),
+    udpRoutes: routes(desired.udpRoutes ?? new Map()),
   };
 }
 
@@ -113,6 +119,7 @@ export function gatewayTables(doc: GatewayDoc): string {
   const grpc = (doc.grpcRoutes ?? []).length > 0 ? ['', routeTable('GRPCROUTE', doc.grpcRoutes)] : [];
   const policies = (doc.backendTLSPolicies ?? []).length > 0 ? ['', routeTable('BACKENDTLSPOLICY', doc.backendTLSPolicies ?? [])] : [];
   const tls = (doc.tlsRoutes ?? []).length > 0 ? ['', routeTable('TLSROUTE', doc.tlsRoutes)] : [];
+  const l4 = [['TCPROUTE', doc.tcpRoutes ?? []] as const, ['UDPROUTE', doc.udpRoutes ?? []] as const].flatMap(([head, list]) => (list.length > 0 ? ['', routeTable(head, list)] : []));
   const parentsWhy = (kind: string, list: readonly RouteDoc[]): (readonly [string, Condition])[] =>
     list.flatMap((r) => r.parents.flatMap((p) => p.conditions.map((c) => [`${kind} ${r.namespace}/${r.name} → ${parentName(p.parentRef, r.namespace)}`, c] as const)));
   const why = [
@@ -124,6 +131,8 @@ export function gatewayTables(doc: GatewayDoc): string {
     ...parentsWhy('GRPCRoute', doc.grpcRoutes ?? []),
     ...parentsWhy('BackendTLSPolicy', doc.backendTLSPolicies ?? []),
     ...parentsWhy('TLSRoute', doc.tlsRoutes ?? []),
+    ...parentsWhy('TCPRoute', doc.tcpRoutes ?? []),
+    ...parentsWhy('UDPRoute', doc.udpRoutes ?? []),
   ]
     .filter(([, c]) => (c.type === 'Conflicted' ? c.status === 'True' : c.status !== 'True'))
     .map(([where, c]) => `${where}: ${c.type} ${c.reason}: ${c.message}`);
@@ -138,6 +147,7 @@ export function gatewayTables(doc: GatewayDoc): string {
     ...grpc,
     ...policies,
     ...tls,
+    ...l4,
     '',
     `NOT READY (${why.length})`,
     why.length === 0 ? 'none' : why.join('\n'),

@@ -11,6 +11,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import { GATEWAY_GROUP, type Condition } from '../model/gateway/api.js';
+import type { L4Flags } from '../model/gateway/l4.js';
 import { desiredGatewayStatus, gatewayAddresses, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../status/gateway.js';
 import type { StatusAddress } from '../status/address.js';
 import type { BundleReading } from '../status/gateway-version.js';
@@ -28,6 +29,8 @@ export interface GatewayStatusOptions {
   readonly now?: () => Date;
   /** The Gateways' addresses, as Ingress status computes them (kube/status-inputs.ts); undefined: unknown, left as they are. */
   readonly addresses?: (snapshot: Snapshot) => readonly StatusAddress[] | undefined;
+  /** Where TCP and UDP listener ports are served and which ports they may not take (model/gateway/l4.ts). */
+  readonly l4?: L4Flags;
 }
 
 interface Target {
@@ -75,6 +78,9 @@ function gatewayShape(s: Status | GatewayStatus, withAddresses: boolean): string
 function mergedConditions(want: readonly Condition[], old: readonly Condition[] | undefined, now: string): Condition[] {
   return [...stamped(want, old, now), ...(old ?? []).filter((o) => !want.some((c) => c.type === o.type))];
 }
+
+/** No route of a kind: what a status of an older build lacks. */
+const NO_PARENTS: ReadonlyMap<string, readonly RouteParentStatus[]> = new Map();
 
 const parentKey = (p: RouteParentStatus): string => JSON.stringify([p.parentRef.namespace ?? '', p.parentRef.name, p.parentRef.sectionName ?? '', p.parentRef.port ?? 0]);
 
@@ -162,7 +168,7 @@ export class GatewayStatusWriter {
     const now = (this.opts.now ?? (() => new Date()))()
       .toISOString()
       .replace(/\.\d+Z$/, 'Z');
-    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle, this.partial);
+    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle, this.partial, this.opts.l4);
     for (const c of snapshot.gatewayClasses ?? []) {
       const name = c.metadata?.name ?? '';
       const want = desired.classes.get(name);
@@ -202,6 +208,8 @@ export class GatewayStatusWriter {
       { kind: 'HTTPRoute', plural: 'httproutes', list: snapshot.httpRoutes ?? [], want: desired.routes },
       { kind: 'GRPCRoute', plural: 'grpcroutes', list: snapshot.grpcRoutes ?? [], want: desired.grpcRoutes },
       { kind: 'TLSRoute', plural: 'tlsroutes', list: snapshot.tlsRoutes ?? [], want: desired.tlsRoutes },
+      { kind: 'TCPRoute', plural: 'tcproutes', list: snapshot.tcpRoutes ?? [], want: desired.tcpRoutes ?? NO_PARENTS },
+      { kind: 'UDPRoute', plural: 'udproutes', list: snapshot.udpRoutes ?? [], want: desired.udpRoutes ?? NO_PARENTS },
     ] as const;
     for (const { kind, plural, list, want: wanted } of kinds) {
       for (const r of list) {

@@ -164,6 +164,8 @@ export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
   'gateway.networking.k8s.io/grpcroutes/status': ['patch'],
   'gateway.networking.k8s.io/backendtlspolicies/status': ['patch'],
   'gateway.networking.k8s.io/tlsroutes/status': ['patch'],
+  'gateway.networking.k8s.io/tcproutes/status': ['patch'],
+  'gateway.networking.k8s.io/udproutes/status': ['patch'],
   'apiextensions.k8s.io/customresourcedefinitions': ['get'],
   '/services': ['get'],
   '/nodes': ['get'],

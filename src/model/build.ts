@@ -17,6 +17,7 @@ import { gatewayTable } from './gateway/table.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
 import { withTlsRoutes } from './stream-tls.js';
+import { gatewayStream, l4ContextOf, withGatewayStream } from './gateway/l4-routes.js';
 import type { Model, ObjectRef, Target } from './types.js';
 import { Builder, ageOrder, byAge } from './builder.js';
 
@@ -30,7 +31,8 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo).useExternalNames(external);
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
-  const attached = opts.gateway ? attachRoutes(snapshot, opts.gateway.controllerName) : undefined;
+  const l4 = l4ContextOf(snapshot, opts);
+  const attached = opts.gateway ? attachRoutes(snapshot, opts.gateway.controllerName, l4) : undefined;
   const owners = new HostOwners(
     served.filter((ing) => !isCanary(annotations, ing)),
     opts.strictHostOwnership === true,
@@ -93,17 +95,26 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       ...(gw.defaultTls ? { gatewayDefault: { listener: gw.defaultTls, ownedByOthers: (ns: string) => owners.ownedByOthers(ns) } } : {}),
     },
   );
-  const plain = buildStream(
-    {
-      snap: snapshot,
-      o: opts.stream,
-      index,
-      problem: (o, f, r, sev) => {
-        b.problem(o, f, r, sev);
-      },
+  const l4Servers = gatewayStream(snapshot, opts, l4, {
+    index,
+    problem: (o, f, r, sev) => {
+      b.problem(o, f, r, sev);
     },
-    served.filter((ing) => !isCanary(annotations, ing)),
-    owners,
+  });
+  const plain = withGatewayStream(
+    buildStream(
+      {
+        snap: snapshot,
+        o: opts.stream,
+        index,
+        problem: (o, f, r, sev) => {
+          b.problem(o, f, r, sev);
+        },
+      },
+      served.filter((ing) => !isCanary(annotations, ing)),
+      owners,
+    ),
+    l4Servers,
   );
   const stream = withTlsRoutes(plain, { snapshot, attached, index, owners, problem: b.problem.bind(b) }, opts);
   return {

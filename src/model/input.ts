@@ -9,6 +9,7 @@ import type { StreamOptions } from './stream.js';
 import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant, TLSRoute } from './gateway/api.js';
 import type { BackendTLSPolicy } from './gateway/backend-tls.js';
 import type { GatewayOptions } from './gateway/translate.js';
+import type { L4Route } from './gateway/l4-api.js';
 
 export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
 
@@ -54,6 +55,8 @@ export interface Snapshot {
   readonly grpcRoutes?: readonly GRPCRoute[];
   /** TLSRoutes: SNI → backends through the stream section (model/gateway/tlsroute.ts). */
   readonly tlsRoutes?: readonly TLSRoute[];
+  readonly tcpRoutes?: readonly L4Route[];
+  readonly udpRoutes?: readonly L4Route[];
   readonly referenceGrants?: readonly ReferenceGrant[];
   readonly backendTLSPolicies?: readonly BackendTLSPolicy[];
   /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
@@ -103,6 +106,8 @@ export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   httpRoutes: [],
   grpcRoutes: [],
   tlsRoutes: [],
+  tcpRoutes: [],
+  udpRoutes: [],
   referenceGrants: [],
   backendTLSPolicies: [],
   namespaces: [],

@@ -8,6 +8,7 @@ import { refKey } from './keys.js';
 import type { AddProblem, Reason } from './types.js';
 import { coded } from './problems.js';
 import type { TlsRoutes } from './gateway/tlsroute.js';
+import type { GatewayStreamServer } from './gateway/l4-routes.js';
 
 /** One external port of the stream section, served from one Service port. */
 export interface StreamService {
@@ -39,6 +40,8 @@ export interface StreamModel {
   readonly passthrough: readonly PassthroughHost[] | undefined;
   /** Gateway API TLSRoutes on TLS Passthrough listeners (model/gateway/tlsroute.ts); absent: none. */
   readonly tlsRoutes?: TlsRoutes;
+  /** TCP and UDP listeners of Gateways with the route serving each (model/gateway/l4-routes.ts, docs/adr/0023). */
+  readonly gateway?: readonly GatewayStreamServer[];
 }
 
 /** What the operator configured: the ConfigMaps, the flag, the ports stream entries may not take. */

@@ -6,6 +6,7 @@ import { accessLogParams } from './globals-http.js';
 import { GLOBAL_DEFAULTS, type GlobalSettings } from '../model/settings.js';
 import { statements, tokenize } from '../model/snippets/tokenize.js';
 import { tlsFrontBlocks, tlsFrontMap, tlsPortServers } from './stream-tls.js';
+import { gatewayStreamLines } from './stream-routes.js';
 
 export interface StreamRenderOptions {
   readonly workDir: string;
@@ -143,6 +144,7 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
         '    }',
       ];
     }),
+    ...gatewayStreamLines(s?.gateway, (port, tail) => listens(o, port, tail)),
     ...(s?.passthrough ? passthrough(s, o) : []),
     ...(s ? tlsPortServers(s, { workDir: o.workDir, listens: (port) => listens(o, port, '') }) : []),
     '}',

@@ -14,6 +14,9 @@ import { nsKey, refKey } from '../model/keys.js';
 import { supportedVersion, type BundleReading } from './gateway-version.js';
 import { classParameters, gatewayParameters } from '../model/gateway/parameters.js';
 import { backendTlsPolicyStatus, type PolicyAncestorStatus } from './backend-tls.js';
+import { l4KindOf } from '../model/gateway/l4-api.js';
+import { l4AttachedCount, l4Context, type L4Context, type L4Flags } from '../model/gateway/l4.js';
+import { l4RouteStatuses } from './gateway-l4.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -61,6 +64,9 @@ export interface DesiredGatewayStatus {
   readonly backendTlsPolicies: ReadonlyMap<string, readonly PolicyAncestorStatus[]>;
   /** Every TLSRoute, the same way. */
   readonly tlsRoutes: ReadonlyMap<string, readonly RouteParentStatus[]>;
+  /** Every TCPRoute and UDPRoute, the same way (status/gateway-l4.ts). */
+  readonly tcpRoutes?: ReadonlyMap<string, readonly RouteParentStatus[]>;
+  readonly udpRoutes?: ReadonlyMap<string, readonly RouteParentStatus[]>;
 }
 
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
@@ -76,16 +82,17 @@ const outcome = (type: string, o: Outcome, generation: number | undefined): Cond
 /** Programmed of a listener: served, and every reference it needs resolved (unsupported extra route kinds aside). */
 function programmed(j: JudgedListener): Outcome {
   if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
-  if (!j.routeKinds && !j.grpcKinds && !j.tlsKinds) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS; TLSRoute on TLS)'];
+  if (j.supportedKinds.length === 0) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS; TLSRoute on TLS; TCPRoute on TCP, UDPRoute on UDP)'];
+  if (l4KindOf(j.listener.protocol)) return [true, 'Programmed', j.accepted[2]];
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
   if (j.listener.protocol === 'TLS') return [true, 'Programmed', `served by the stream section on ${j.listener.port === 443 ? '--https-port' : `the local port of ${j.listener.port}`}`];
   return [true, 'Programmed', `served on ${j.listener.protocol === 'HTTPS' ? '--https-port' : '--http-port'}`];
 }
 
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */
-function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined): GatewayStatus {
+function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined, l4: L4Context): GatewayStatus {
   const generation = g.metadata?.generation;
-  const judged = judgeListeners(g, refOf('Gateway', g), snapshot);
+  const judged = judgeListeners(g, refOf('Gateway', g), snapshot, l4);
   const unsupported = unsupportedAddress(g);
   const parameters = gatewayParameters(g);
   const listeners = judged.map((j): ListenerStatus => {
@@ -95,7 +102,8 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
         // The specification counts a route only where it is accepted: allowed, named, and a hostname intersects.
         return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j)) && intersectHosts(j.listener.hostname, r.spec?.hostnames ?? []).length > 0;
       }).length;
-    const attachedRoutes = counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute') + counts(snapshot.tlsRoutes ?? [], 'TLSRoute');
+    const attachedRoutes =
+      counts(snapshot.httpRoutes ?? [], 'HTTPRoute') + counts(snapshot.grpcRoutes ?? [], 'GRPCRoute') + counts(snapshot.tlsRoutes ?? [], 'TLSRoute') + l4AttachedCount(j, snapshot);
     return {
       name: j.listener.name,
       supportedKinds: j.supportedKinds,
@@ -194,13 +202,16 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
  * docs/adr/0017): their parents carry PartiallyInvalid (reason UnsupportedValue), as the specification's condition for
  * a route some of whose rules or matches are not served.
  */
+// eslint-disable-next-line max-params -- the TCP/UDP port flags join the positional options every caller already passes
 export function desiredGatewayStatus(
   snapshot: Snapshot,
   controllerName: string,
   addresses?: readonly GatewayAddress[],
   bundle?: BundleReading,
   partial: ReadonlyMap<string, string> = new Map(),
+  l4Flags?: L4Flags,
 ): DesiredGatewayStatus {
+  const l4 = l4Context(snapshot, controllerName, l4Flags);
   const classes = new Map<string, readonly Condition[]>();
   const version = bundle ? supportedVersion(bundle) : undefined;
   for (const c of snapshot.gatewayClasses ?? []) {
@@ -211,8 +222,8 @@ export function desiredGatewayStatus(
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => nsKey(g)));
-  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses)] as const));
-  const { served } = servedListeners(snapshot, controllerName);
+  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, l4)] as const));
+  const { served } = servedListeners(snapshot, controllerName, l4);
   const all: AttachedRoute[] = [
     ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),
@@ -235,5 +246,13 @@ export function desiredGatewayStatus(
   const routes = new Map((snapshot.httpRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'HTTPRoute')] as const));
   const grpcRoutes = new Map((snapshot.grpcRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'GRPCRoute')] as const));
   const tlsRoutes = new Map((snapshot.tlsRoutes ?? []).map((r) => [nsKey(r), statusOf(r, 'TLSRoute')] as const));
-  return { classes, gateways: gatewayStatuses, routes, grpcRoutes, tlsRoutes, backendTlsPolicies: backendTlsPolicyStatus(snapshot, controllerName, served) };
+  return {
+    classes,
+    gateways: gatewayStatuses,
+    routes,
+    grpcRoutes,
+    tlsRoutes,
+    backendTlsPolicies: backendTlsPolicyStatus(snapshot, controllerName, served),
+    ...l4RouteStatuses(snapshot, controllerName, l4Flags),
+  };
 }

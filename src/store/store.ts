@@ -16,6 +16,8 @@ const FIELDS = {
   httpRoutes: 'HTTPRoute',
   grpcRoutes: 'GRPCRoute',
   tlsRoutes: 'TLSRoute',
+  tcpRoutes: 'TCPRoute',
+  udpRoutes: 'UDPRoute',
   referenceGrants: 'ReferenceGrant',
   backendTLSPolicies: 'BackendTLSPolicy',
   namespaces: 'Namespace',

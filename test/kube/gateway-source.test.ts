@@ -28,7 +28,7 @@ describe('Gateway API source', () => {
     for (const c of clusters) assert.deepEqual(await c.stop(), [0], 'SIGTERM stops Portico with exit code 0');
   });
 
-  test('the six kinds are listed at start, and watched', async () => {
+  test('the Gateway API kinds are listed at start, and watched', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);
     for (const o of gatewayObjects()) put(c.api, o);
@@ -79,6 +79,8 @@ describe('Gateway API source', () => {
       '/apis/gateway.networking.k8s.io/v1/httproutes',
       '/apis/gateway.networking.k8s.io/v1/referencegrants',
       '/apis/gateway.networking.k8s.io/v1/tlsroutes',
+      '/apis/gateway.networking.k8s.io/v1/tcproutes',
+      '/apis/gateway.networking.k8s.io/v1/udproutes',
     ]);
   });
 
@@ -115,7 +117,7 @@ describe('Gateway API source', () => {
   test('a cluster with none of the Gateway API CRDs: one info line names the kinds and the fix, no Warning', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);
-    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'ReferenceGrant', 'BackendTLSPolicy'];
+    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ReferenceGrant', 'BackendTLSPolicy'];
     // ReferenceGrant is asked for twice: at v1, then at v1beta1.
     for (const kind of kinds)
       c.api.failRequests({ verb: 'list', kind }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: kind === 'ReferenceGrant' ? 2 : 1 });

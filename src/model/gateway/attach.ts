@@ -7,6 +7,7 @@ import { GATEWAY_GROUP, type Gateway, type GRPCRoute, type HTTPRoute, type Liste
 export type RouteKind = 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute';
 import { judgeListeners, unsupportedAddress } from './listeners.js';
 import { classParameters, gatewayParameters } from './parameters.js';
+import { l4Context, type L4Context } from './l4.js';
 
 /** A listener Portico serves: HTTP on port 80 (rendered on --http-port), HTTPS on port 443 (--https-port, model/gateway/tls.ts). */
 export interface ServedListener {
@@ -39,7 +40,7 @@ export function ourGateways(snapshot: Snapshot, controllerName: string): Gateway
  * The listeners of Portico's Gateways it serves, and the reasons others (or parts of them: unsupported route kinds)
  * are not.
  */
-export function servedListeners(snapshot: Snapshot, controllerName: string): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
+export function servedListeners(snapshot: Snapshot, controllerName: string, l4?: L4Context): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
   const served: ServedListener[] = [];
   const refused: { gateway: ObjectRef; field: string; reason: string }[] = [];
   for (const g of ourGateways(snapshot, controllerName)) {
@@ -57,7 +58,7 @@ export function servedListeners(snapshot: Snapshot, controllerName: string): { s
       refused.push({ gateway: refOf('Gateway', g), ...parameters });
       continue;
     }
-    for (const j of judgeListeners(g, refOf('Gateway', g), snapshot)) {
+    for (const j of judgeListeners(g, refOf('Gateway', g), snapshot, l4 ?? l4Context(snapshot, controllerName))) {
       for (const [field, reason] of j.warnings) refused.push({ gateway: j.gateway, field, reason });
       if (j.refusal !== undefined) refused.push({ gateway: j.gateway, field: j.refusalField ?? j.field, reason: j.refusal });
       else served.push(j);

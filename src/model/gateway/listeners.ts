@@ -8,6 +8,8 @@ import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type Gateway, type LabelSelector, type Listener, type ReferenceGrant, type RouteGroupKind } from './api.js';
 import { granted } from './grants.js';
 import { tlsAcceptance } from './tls-listener.js';
+import { l4KindOf } from './l4-api.js';
+import { l4Acceptance, type L4Context } from './l4.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
 export type Outcome = readonly [ok: boolean, reason: string, message: string];
@@ -50,7 +52,9 @@ const TLSROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'TLSRoute' };
  */
 function kindsOf(protocol: string): readonly RouteGroupKind[] {
   if (protocol === 'TLS') return [TLSROUTE];
-  // none for a protocol Portico does not serve (TCP, UDP...): the conformance suite expects none listed there
+  const l4 = l4KindOf(protocol); // TCPRoute on TCP, UDPRoute on UDP (model/gateway/l4.ts)
+  if (l4) return [{ group: GATEWAY_GROUP, kind: l4 }];
+  // none for a protocol Portico does not serve: the conformance suite expects none listed there
   if (protocol !== 'HTTP' && protocol !== 'HTTPS') return [];
   return protocol === 'HTTPS' ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
 }
@@ -100,7 +104,7 @@ function selectedNamespaces(l: Listener, namespaces: readonly Namespace[]): Read
 /** Accepted of one listener on its own: protocol, port, TLS mode, hostname. */
 function acceptance(l: Listener): Outcome {
   if (l.protocol === 'TLS') return tlsAcceptance(l);
-  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP and HTTPS only)`];
+  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP, HTTPS, TLS; TCP and UDP: docs/adr/0023)`];
   if (l.protocol === 'HTTP' && l.port !== 80) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`];
   if (l.protocol === 'HTTPS' && l.port !== 443) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTPS listeners are served on port 443 only (nginx listens on --https-port)`];
   if (l.protocol === 'HTTPS' && (l.tls?.mode ?? 'Terminate') !== 'Terminate') return [false, 'UnsupportedValue', 'tls.mode Passthrough is not supported on an HTTPS listener'];
@@ -195,6 +199,7 @@ export function judgeListeners(
   g: Gateway,
   gateway: ObjectRef,
   snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[] },
+  l4?: L4Context,
 ): JudgedListener[] {
   const listeners = g.spec?.listeners ?? [];
   const conflicted = conflicts(listeners);
@@ -202,7 +207,7 @@ export function judgeListeners(
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
     const { supported, invalid, only } = routeKinds(l, field, warnings);
-    let accepted = acceptance(l);
+    let accepted = l4KindOf(l.protocol) && l4 ? l4Acceptance(l, gateway, l4) : acceptance(l);
     let selected: ReadonlySet<string> | undefined;
     if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
       const s = selectedNamespaces(l, snap.namespaces ?? []);

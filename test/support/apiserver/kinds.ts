@@ -59,6 +59,8 @@ export const KINDS: readonly KindInfo[] = Object.freeze([
   k('GRPCRoute', 'gateway.networking.k8s.io/v1', 'grpcroutes', { status: true, generation: true }),
   k('BackendTLSPolicy', 'gateway.networking.k8s.io/v1', 'backendtlspolicies', { status: true, generation: true }),
   k('TLSRoute', 'gateway.networking.k8s.io/v1', 'tlsroutes', { status: true, generation: true }),
+  k('TCPRoute', 'gateway.networking.k8s.io/v1', 'tcproutes', { status: true, generation: true }),
+  k('UDPRoute', 'gateway.networking.k8s.io/v1', 'udproutes', { status: true, generation: true }),
   k('ReferenceGrant', 'gateway.networking.k8s.io/v1beta1', 'referencegrants', { generation: true }),
   // Served at v1 too from Gateway API v1.5. The double stores each version apart (an API server converts between
   // them): a test puts a grant at the version it means Portico to read.
