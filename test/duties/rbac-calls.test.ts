@@ -39,6 +39,13 @@ describe('RBAC against the calls Portico makes', () => {
         spec: { targetRefs: [{ group: '', kind: 'Service', name: 'one' }], validation: { wellKnownCACertificates: 'System', hostname: 'one.test' } },
       },
       tlsRoute('tls', { parentRefs: [{ name: 'web' }], hostnames: ['tls.test'], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] }),
+      // A TCPRoute and a UDPRoute naming the HTTP listener: NotAllowedByListeners, written through tcproutes/status and udproutes/status.
+      ...(['TCPRoute', 'UDPRoute'] as const).map((kind) => ({
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind,
+        metadata: { name: kind.toLowerCase(), namespace: 'default' },
+        spec: { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] },
+      })),
     ])
       put(c.api, o);
     put(c.api, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }] } });
@@ -58,6 +65,8 @@ describe('RBAC against the calls Portico makes', () => {
         c.api.writes('HTTPRoute').length > 0 &&
         c.api.writes('GRPCRoute').length > 0 &&
         c.api.writes('TLSRoute').length > 0 &&
+        c.api.writes('TCPRoute').length > 0 &&
+        c.api.writes('UDPRoute').length > 0 &&
         c.api.writes('BackendTLSPolicy').length > 0 &&
         c.api.writes('GatewayClass').length > 0,
       10_000,

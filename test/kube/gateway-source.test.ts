@@ -78,8 +78,8 @@ describe('Gateway API source', () => {
       '/apis/gateway.networking.k8s.io/v1/grpcroutes',
       '/apis/gateway.networking.k8s.io/v1/httproutes',
       '/apis/gateway.networking.k8s.io/v1/referencegrants',
-      '/apis/gateway.networking.k8s.io/v1/tlsroutes',
       '/apis/gateway.networking.k8s.io/v1/tcproutes',
+      '/apis/gateway.networking.k8s.io/v1/tlsroutes',
       '/apis/gateway.networking.k8s.io/v1/udproutes',
     ]);
   });

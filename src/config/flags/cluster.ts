@@ -51,7 +51,7 @@ export const CLUSTER_FLAGS = {
   gatewayPortMap: text(
     'gateway-port-map',
     '',
-    'LISTENER_PORT=LOCAL_PORT[,...]: serve the Gateway listeners of a port on another local port (a listener port not named here is served on that port itself; 80 and 443 are --http-port and --https-port)',
+    'LISTENER_PORT=LOCAL_PORT[,...]: the Gateway listener ports Portico opens besides HTTP 80 and HTTPS 443 (--http-port, --https-port), each on the local port given (the same number, or another); a listener on a port not listed is not served (PortUnavailable)',
     parsePortMap,
   ),
   defaultBackendService: optional('default-backend-service', 'namespace/name of the Service for unmatched requests', parseObjectRef),

@@ -8,7 +8,7 @@ import { refKey } from '../keys.js';
 import type { ParentReference, Listener } from './api.js';
 import { GATEWAY_GROUP } from './api.js';
 import { l4KindOf, L4_PROTOCOL, type L4Kind, type L4Route } from './l4-api.js';
-import { DEFAULT_PORTS, localPort, type PortOptions } from './ports.js';
+import { DEFAULT_PORTS, localPort, unlisted, type PortOptions } from './ports.js';
 
 type Outcome = readonly [ok: boolean, reason: string, message: string];
 
@@ -74,7 +74,7 @@ export function l4Context(snapshot: Snapshot, controllerName: string, flags: L4F
       const protocol = L4_PROTOCOL[kind];
       const local = localPort(base.ports, l.protocol, l.port);
       const key = `${protocol}:${local}`;
-      if (blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name));
+      if (unlisted(base.ports, l.protocol, l.port) === undefined && blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name));
     }
   }
   return { ...base, holders };
@@ -84,6 +84,8 @@ export function l4Context(snapshot: Snapshot, controllerName: string, flags: L4F
 export function l4Acceptance(l: Listener, gateway: ObjectRef, ctx: L4Context): Outcome {
   const protocol = l.protocol === 'UDP' ? 'UDP' : 'TCP';
   const local = localPort(ctx.ports, l.protocol, l.port);
+  const off = unlisted(ctx.ports, l.protocol, l.port);
+  if (off !== undefined) return [false, 'PortUnavailable', off];
   const why = blocked(ctx, protocol, local);
   const holder = ctx.holders.get(`${protocol}:${local}`);
   const at = local === l.port ? `port ${l.port}` : `port ${l.port} (local port ${local}, --gateway-port-map)`;

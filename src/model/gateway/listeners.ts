@@ -8,6 +8,7 @@ import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type Gateway, type LabelSelector, type Listener, type ReferenceGrant, type RouteGroupKind } from './api.js';
 import { granted } from './grants.js';
 import { tlsAcceptance } from './tls-listener.js';
+import type { PortOptions } from './ports.js';
 import { l4KindOf } from './l4-api.js';
 import { l4Acceptance, type L4Context } from './l4.js';
 
@@ -102,8 +103,8 @@ function selectedNamespaces(l: Listener, namespaces: readonly Namespace[]): Read
 }
 
 /** Accepted of one listener on its own: protocol, port, TLS mode, hostname. */
-function acceptance(l: Listener): Outcome {
-  if (l.protocol === 'TLS') return tlsAcceptance(l);
+function acceptance(l: Listener, ports?: PortOptions): Outcome {
+  if (l.protocol === 'TLS') return tlsAcceptance(l, ports);
   if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP, HTTPS, TLS; TCP and UDP: docs/adr/0023)`];
   if (l.protocol === 'HTTP' && l.port !== 80) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`];
   if (l.protocol === 'HTTPS' && l.port !== 443) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTPS listeners are served on port 443 only (nginx listens on --https-port)`];
@@ -207,7 +208,7 @@ export function judgeListeners(
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
     const { supported, invalid, only } = routeKinds(l, field, warnings);
-    let accepted = l4KindOf(l.protocol) && l4 ? l4Acceptance(l, gateway, l4) : acceptance(l);
+    let accepted = l4KindOf(l.protocol) && l4 ? l4Acceptance(l, gateway, l4) : acceptance(l, l4?.ports);
     let selected: ReadonlySet<string> | undefined;
     if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
       const s = selectedNamespaces(l, snap.namespaces ?? []);

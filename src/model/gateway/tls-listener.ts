@@ -2,12 +2,16 @@
 // Terminate is not served, as the specification lets an implementation say with UnsupportedValue.
 import type { Listener } from './api.js';
 import type { Outcome } from './listeners.js';
+import { DEFAULT_PORTS, unlisted, type PortOptions } from './ports.js';
 
-export function tlsAcceptance(l: Listener): Outcome {
+export function tlsAcceptance(l: Listener, ports: PortOptions = DEFAULT_PORTS): Outcome {
   if ((l.tls?.mode ?? 'Terminate') !== 'Passthrough') {
     return [false, 'UnsupportedValue', 'tls.mode Terminate is not supported on a TLS listener (Passthrough only: docs/adr/0022)'];
   }
   if (!Number.isInteger(l.port) || l.port < 1 || l.port > 65535) return [false, 'PortUnavailable', `port ${String(l.port)} is not a port number 1-65535`];
+  // 443 is the HTTPS port's SNI front; any other port must be one the operator lists (model/gateway/ports.ts).
+  const off = l.port === 443 ? undefined : unlisted(ports, 'TLS', l.port);
+  if (off !== undefined) return [false, 'PortUnavailable', off];
   if (l.hostname !== undefined && !sniName(l.hostname.toLowerCase()))
     return [false, 'UnsupportedValue', `hostname: ${JSON.stringify(l.hostname.slice(0, 80))} is not a DNS name or a *. wildcard of one`];
   return [true, 'Accepted', 'the listener is served by the stream section (ssl_preread picks the route by SNI)'];
