@@ -8,6 +8,7 @@ import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusUpdater } from '../kube/status.js';
 import { GatewayStatusWriter } from '../kube/gateway-status.js';
+import { listenerPortPolicy } from '../pipeline/listener-ports.js';
 import type { Controller } from './controller.js';
 import type { Problem } from '../model/types.js';
 import { HOST_CONFLICT } from '../model/hosts.js';
@@ -89,7 +90,14 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
   });
   // Gateway API status (GatewayClass, Gateway with the Ingress status addresses, HTTPRoute parents) by the same leader.
   const gateways = config.enableGatewayApi
-    ? new GatewayStatusWriter({ kc, log, isLeader: () => leader.isLeader, controllerName: config.gatewayControllerName, addresses: (snap) => writer.inputs.addresses(snap) })
+    ? new GatewayStatusWriter({
+        kc,
+        log,
+        isLeader: () => leader.isLeader,
+        controllerName: config.gatewayControllerName,
+        addresses: (snap) => writer.inputs.addresses(snap),
+        ports: listenerPortPolicy(config),
+      })
     : undefined;
   const leader: LeaderElector = new LeaderElector({
     kc,

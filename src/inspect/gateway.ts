@@ -7,6 +7,7 @@ import { desiredGatewayStatus, gatewayAddresses, type GatewayStatus } from '../s
 import { statusAddresses } from '../status/address.js';
 import { table } from './tables.js';
 import { refKey } from '../model/keys.js';
+import type { ListenerPortPolicy } from '../model/gateway/listener-ports.js';
 
 export interface GatewayDoc {
   readonly controllerName: string;
@@ -58,9 +59,9 @@ const byKey = <T extends { namespace: string; name: string }>(a: T, b: T): numbe
 };
 
 /** The document /debug/gateway answers: classes, Gateways and routes sorted by name, each with the status Portico gives it. */
-export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags): GatewayDoc {
+export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags, ports?: ListenerPortPolicy): GatewayDoc {
   const [addresses, addressSource] = addressesOf(snapshot, flags);
-  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses));
+  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses), undefined, ports ? { ports } : {});
   const split = (key: string): { namespace: string; name: string } => {
     const i = key.indexOf('/');
     return { namespace: key.slice(0, i), name: key.slice(i + 1) };

@@ -12,6 +12,7 @@ import type { Snapshot } from '../model/input.js';
 import { GATEWAY_GROUP, type Condition } from '../model/gateway/api.js';
 import { desiredGatewayStatus, gatewayAddresses, type DesiredGatewayStatus, type GatewayAddress, type GatewayStatus, type ListenerStatus, type RouteParentStatus } from '../status/gateway.js';
 import type { StatusAddress } from '../status/address.js';
+import type { ListenerPortPolicy } from '../model/gateway/listener-ports.js';
 
 export interface GatewayStatusOptions {
   readonly kc: KubeConfig;
@@ -23,6 +24,8 @@ export interface GatewayStatusOptions {
   readonly now?: () => Date;
   /** The Gateways' addresses, as Ingress status computes them (kube/status-inputs.ts); undefined: unknown, left as they are. */
   readonly addresses?: (snapshot: Snapshot) => readonly StatusAddress[] | undefined;
+  /** Where listeners are served and which local ports they may not take (model/gateway/listener-ports.ts); unset: the defaults. */
+  readonly ports?: ListenerPortPolicy;
 }
 
 interface Target {
@@ -152,7 +155,10 @@ export class GatewayStatusWriter {
     const now = (this.opts.now ?? (() => new Date()))()
       .toISOString()
       .replace(/\.\d+Z$/, 'Z');
-    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle, this.partial);
+    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle, {
+      partial: this.partial,
+      ...(this.opts.ports ? { ports: this.opts.ports } : {}),
+    });
     for (const c of snapshot.gatewayClasses ?? []) {
       const name = c.metadata?.name ?? '';
       const want = desired.classes.get(name);

@@ -10,6 +10,8 @@ import { kindConflicts, listenerKey, routeKey, type AttachedRoute } from '../mod
 import { granted } from '../model/gateway/grants.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener, type Outcome } from '../model/gateway/listeners.js';
 import { nsKey, refKey } from '../model/keys.js';
+import { portJudge, type ListenerPortPolicy, type PortJudge } from '../model/gateway/listener-ports.js';
+import { localPort } from '../model/gateway/ports.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -66,17 +68,19 @@ const cond = (type: string, ok: boolean, reason: string, message: string, observ
 const outcome = (type: string, o: Outcome, generation: number | undefined): Condition => cond(type, o[0], o[1], o[2], generation);
 
 /** Programmed of a listener: served, and every reference it needs resolved (unsupported extra route kinds aside). */
-function programmed(j: JudgedListener): Outcome {
+function programmed(j: JudgedListener, ports: PortJudge): Outcome {
   if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
   if (!j.routeKinds && !j.grpcKinds) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS)'];
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
-  return [true, 'Programmed', `served on ${j.listener.protocol === 'HTTPS' ? '--https-port' : '--http-port'}`];
+  const { protocol, port } = j.listener;
+  const flag = protocol === 'HTTP' && port === 80 ? ' (--http-port)' : protocol === 'HTTPS' && port === 443 ? ' (--https-port)' : '';
+  return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port))}${flag}`];
 }
 
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */
-function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined): GatewayStatus {
+function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined, ports: PortJudge): GatewayStatus {
   const generation = g.metadata?.generation;
-  const judged = judgeListeners(g, refOf('Gateway', g), snapshot);
+  const judged = judgeListeners(g, refOf('Gateway', g), snapshot, ports);
   const unsupported = unsupportedAddress(g);
   const listeners = judged.map((j): ListenerStatus => {
     const counts = (list: readonly (HTTPRoute | GRPCRoute)[], kind: RouteKind): number =>
@@ -91,7 +95,7 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
       attachedRoutes,
       conditions: [
         outcome('Accepted', j.accepted, generation),
-        outcome('Programmed', unsupported ? [false, 'Invalid', 'the Gateway is not served (spec.addresses)'] : programmed(j), generation),
+        outcome('Programmed', unsupported ? [false, 'Invalid', 'the Gateway is not served (spec.addresses)'] : programmed(j, ports), generation),
         outcome('ResolvedRefs', j.resolvedRefs, generation),
         outcome('Conflicted', j.conflicted, generation),
       ],
@@ -195,7 +199,7 @@ export function desiredGatewayStatus(
   controllerName: string,
   addresses?: readonly GatewayAddress[],
   bundle?: ReadonlyMap<string, string | undefined>,
-  partial: ReadonlyMap<string, string> = new Map(),
+  { partial = new Map(), ports }: { readonly partial?: ReadonlyMap<string, string>; readonly ports?: ListenerPortPolicy } = {},
 ): DesiredGatewayStatus {
   const classes = new Map<string, readonly Condition[]>();
   const version = bundle ? supportedVersion(bundle) : undefined;
@@ -206,8 +210,9 @@ export function desiredGatewayStatus(
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => nsKey(g)));
-  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses)] as const));
-  const { served } = servedListeners(snapshot, controllerName);
+  const judge = portJudge(mine, ports);
+  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, judge)] as const));
+  const { served } = servedListeners(snapshot, controllerName, ports);
   const all: AttachedRoute[] = [
     ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),

@@ -6,8 +6,9 @@ import { GATEWAY_GROUP, type Gateway, type GRPCRoute, type HTTPRoute, type Liste
 /** The route kinds Portico serves. */
 export type RouteKind = 'HTTPRoute' | 'GRPCRoute';
 import { judgeListeners, unsupportedAddress } from './listeners.js';
+import { portJudge, type ListenerPortPolicy } from './listener-ports.js';
 
-/** A listener Portico serves: HTTP on port 80 (rendered on --http-port), HTTPS on port 443 (--https-port, model/gateway/tls.ts). */
+/** A listener Portico serves: HTTP or HTTPS on its local port (model/gateway/listener-ports.ts; 80 on --http-port, 443 on --https-port). */
 export interface ServedListener {
   readonly gateway: ObjectRef;
   readonly listener: Listener;
@@ -35,10 +36,16 @@ export function ourGateways(snapshot: Snapshot, controllerName: string): Gateway
  * The listeners of Portico's Gateways it serves, and the reasons others (or parts of them: unsupported route kinds)
  * are not.
  */
-export function servedListeners(snapshot: Snapshot, controllerName: string): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
+export function servedListeners(
+  snapshot: Snapshot,
+  controllerName: string,
+  ports?: ListenerPortPolicy,
+): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
   const served: ServedListener[] = [];
   const refused: { gateway: ObjectRef; field: string; reason: string }[] = [];
-  for (const g of ourGateways(snapshot, controllerName)) {
+  const gateways = ourGateways(snapshot, controllerName);
+  const judge = portJudge(gateways, ports);
+  for (const g of gateways) {
     const address = unsupportedAddress(g);
     if (address) {
       refused.push({
@@ -48,7 +55,7 @@ export function servedListeners(snapshot: Snapshot, controllerName: string): { s
       });
       continue;
     }
-    for (const j of judgeListeners(g, refOf('Gateway', g), snapshot)) {
+    for (const j of judgeListeners(g, refOf('Gateway', g), snapshot, judge)) {
       for (const [field, reason] of j.warnings) refused.push({ gateway: j.gateway, field, reason });
       if (j.refusal !== undefined) refused.push({ gateway: j.gateway, field: j.refusalField ?? j.field, reason: j.refusal });
       else served.push(j);

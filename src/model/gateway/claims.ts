@@ -6,6 +6,7 @@ import type { ObjectRef } from '../types.js';
 import { attach, ourGateways, refOf, servedListeners, type ServedListener } from './attach.js';
 import { kindConflicts, withoutConflicts, type AttachedRoute } from './kind-conflicts.js';
 import { nsKey, refKey } from '../keys.js';
+import type { ListenerPortPolicy } from './listener-ports.js';
 
 /** Portico's served listeners (and why others are not), and every HTTPRoute and GRPCRoute with where it attached or why not. */
 export interface GatewayAttachments {
@@ -15,8 +16,8 @@ export interface GatewayAttachments {
 }
 
 /** Computed once per build; read by gatewayClaims and by model/gateway/translate.ts addGatewayRoutes. */
-export function attachRoutes(snapshot: Snapshot, controllerName: string): GatewayAttachments {
-  const { served, refused } = servedListeners(snapshot, controllerName);
+export function attachRoutes(snapshot: Snapshot, controllerName: string, ports?: ListenerPortPolicy): GatewayAttachments {
+  const { served, refused } = servedListeners(snapshot, controllerName, ports);
   const routes: AttachedRoute[] = [
     ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),
