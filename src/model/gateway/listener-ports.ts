@@ -14,7 +14,7 @@ export interface ListenerPortPolicy {
 }
 
 /** A model or status built without flags (a test, a tool): nginx's own ports, ingress-nginx's default own ports. */
-export const DEFAULT_LISTENER_PORTS: ListenerPortPolicy = Object.freeze<ListenerPortPolicy>({
+const DEFAULT_LISTENER_PORTS: ListenerPortPolicy = Object.freeze<ListenerPortPolicy>({
   ports: DEFAULT_PORTS,
   own: [
     [8181, '--default-server-port'],
