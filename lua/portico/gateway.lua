@@ -15,7 +15,8 @@
 --                    "failStatus": 503 (what a share without a valid backend answers; absent: 500) } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
 --                                          "query": [...], "method": "GET", "scheme": "https",
---                                          "hostSuffix": ".example.com" }, "action": i } ] } }
+--                                          "hostSuffix": ".example.com", "ports": [8080] }, "action": i } ] },
+--     "listenerPorts": { "18080": 8080 } (local port -> Gateway listener port, off the traffic ports) }
 -- -> 201 (with a "rejected <entry>: <reason>" line per candidate or action dropped), or 400 when the body is not such
 -- an object at all, nothing changed. GET returns what nginx holds. Stored whole (no deltas) by portico.store as
 -- kind "gateway", signalled through its own slot of the version cell; a worker decodes it once per push.
@@ -44,6 +45,7 @@ local _M = {}
 local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
 
 local routes = {}      -- location key -> list of { match, action } (worker-local, prepared)
+local listener_ports = {} -- local port (string) -> Gateway listener port, off the traffic ports
 local synced = nil     -- the dict version `routes` was built from
 
 local is_int = check.is_int
@@ -74,6 +76,14 @@ local function check_conditions(list, at, header)
   return nil
 end
 
+local function check_ports(list)
+  if type(list) ~= "table" or #list == 0 or #list > 64 then return false end
+  for _, p in ipairs(list) do
+    if not is_int(p, 1, 65535) then return false end
+  end
+  return true
+end
+
 local function check_match(m, at)
   if type(m) ~= "table" or type(m.path) ~= "table" then return at .. ".path: must be an object" end
   local p = m.path
@@ -86,6 +96,7 @@ local function check_match(m, at)
   return check_conditions(m.headers, at .. ".headers", true) or check_conditions(m.query, at .. ".query", false)
     or ((m.method ~= nil and not (type(m.method) == "string" and str_match(m.method, "^[A-Z]+$"))) and at .. ".method: must be a method" or nil)
     or ((m.scheme ~= nil and m.scheme ~= "http" and m.scheme ~= "https") and at .. ".scheme: must be http or https" or nil)
+    or ((m.ports ~= nil and not check_ports(m.ports)) and at .. ".ports: must be an array of ports" or nil)
     or ((m.hostSuffix ~= nil and not (type(m.hostSuffix) == "string" and #m.hostSuffix <= 253 and str_match(m.hostSuffix, "^%.[a-z0-9][a-z0-9.-]*$")))
       and at .. ".hostSuffix: must be .domain" or nil)
 end
@@ -152,6 +163,12 @@ function _M.validate(body)
   local t, err = cjson.decode(body)
   if type(t) ~= "table" then return nil, "invalid JSON: " .. tostring(err) end
   if type(t.actions) ~= "table" or type(t.locations) ~= "table" then return nil, "expected { actions, locations }" end
+  if t.listenerPorts ~= nil then
+    if type(t.listenerPorts) ~= "table" then return nil, "listenerPorts: must be an object" end
+    for k, v in pairs(t.listenerPorts) do
+      if type(k) ~= "string" or not str_match(k, "^%d+$") or not is_int(v, 1, 65535) then return nil, "listenerPorts: local port -> listener port" end
+    end
+  end
   local rejected, bad_action = {}, {}
   for i, a in ipairs(t.actions) do
     local msg = check_action(a, str_format("actions[%d]", i - 1))
@@ -201,11 +218,16 @@ local function prepare(t)
         if q.type == "RegularExpression" then q.re = "^(?:" .. q.value .. ")$" end
       end
       if m.path.type == "RegularExpression" then m.path.re = "^(?:" .. m.path.value .. ")$" end
+      if m.ports then
+        local set = {}
+        for _, p in ipairs(m.ports) do set[tostring(p)] = true end
+        m.port_set = set
+      end
       cands[i] = { match = m, action = t.actions[c.action + 1], has_query = #m.query > 0 }
     end
     out[key] = cands
   end
-  return out
+  return out, t.listenerPorts or {}
 end
 
 local place, dict, cell, cell_seen
@@ -226,7 +248,7 @@ local function refresh()
   local t, _, none = store.read("gateway", nil)
   if not t and none ~= "none" then cell_seen = nil; return end -- moved under the read: the next request asks again
   synced = version
-  routes = t and prepare(t) or {}
+  if t then routes, listener_ports = prepare(t) else routes, listener_ports = {}, {} end
 end
 
 local function value_matches(c, v)
@@ -242,6 +264,8 @@ local function matches(c, uri, args)
   local m = c.match
   if m.method and ngx.req.get_method() ~= m.method then return false, args end
   if m.scheme and ngx_var.scheme ~= m.scheme then return false, args end
+  -- a route of other listener ports than the one the request came in on (model/gateway/port-scope.ts)
+  if m.port_set and not m.port_set[ngx_var.server_port] then return false, args end
   if m.hostSuffix then
     local host = ngx_var.host or ""
     if #host <= #m.hostSuffix or str_sub(host, -#m.hostSuffix) ~= m.hostSuffix then return false, args end
@@ -280,7 +304,8 @@ local DEFAULT_PORT = { http = 80, https = 443 }
 -- RequestRedirect: scheme, hostname, port, path of the Location; the port is left out when it is the scheme's own.
 local function redirect(r, uri, c)
   local scheme = r.scheme or ngx_var.scheme
-  local port = r.port or (r.scheme and DEFAULT_PORT[r.scheme]) or (ngx_var.https == "on" and 443 or 80)
+  -- no port: the scheme's when the filter names one, else the listener's (its Gateway port, not the local one)
+  local port = r.port or (r.scheme and DEFAULT_PORT[r.scheme]) or listener_ports[ngx_var.server_port] or (ngx_var.https == "on" and 443 or 80)
   local host = r.hostname or ngx_var.host
   local authority = port == DEFAULT_PORT[scheme] and host or (host .. ":" .. port)
   -- the path as the client sent it (still escaped), unless its prefix is written differently from the match's

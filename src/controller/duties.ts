@@ -10,6 +10,7 @@ import { EventRecorder } from '../kube/events.js';
 import { LeaderElector } from '../kube/leader.js';
 import { StatusUpdater } from '../kube/status.js';
 import { GatewayStatusWriter } from '../kube/gateway-status.js';
+import { listenerPortPolicy } from '../pipeline/listener-ports.js';
 import type { Controller } from './controller.js';
 import type { Problem } from '../model/types.js';
 import { HOST_CONFLICT } from '../model/hosts.js';
@@ -99,6 +100,7 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
         experimental: config.gatewayApiExperimentalFeatures,
         addresses: (snap) => writer.inputs.addresses(snap),
         l4: l4FlagsOf(modelOptions(config)),
+        ports: listenerPortPolicy(config),
       })
     : undefined;
   const leader: LeaderElector = new LeaderElector({

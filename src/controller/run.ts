@@ -29,6 +29,7 @@ import { checkPorts, explainStartFailure } from './ports.js';
 import { openFilesHardLimit, stdoutOpenable } from '../nginx/launch.js';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { listenerPortPolicy } from '../pipeline/listener-ports.js';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
 export interface Source {
@@ -117,7 +118,7 @@ export async function runController(config: Config, log: Logger, opts: RunOption
         ...(config.enableDashboard ? { dashboard: await loadDashboard(() => ops.state()) } : {}),
         debugCerts: () => ctl.tls.debug(ctl.debug.model),
         ...(config.enableGatewayApi
-          ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config, l4FlagsOf(modelOptions(config))), null, 2)}\n` }
+          ? { debugGateway: () => `${JSON.stringify(gatewayDoc(ctl.store.snapshot(), config.gatewayControllerName, config, l4FlagsOf(modelOptions(config)), listenerPortPolicy(config)), null, 2)}\n` }
           : {}),
       },
       log,

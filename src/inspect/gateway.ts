@@ -8,6 +8,7 @@ import { statusAddresses } from '../status/address.js';
 import { table } from './tables.js';
 import { refKey } from '../model/keys.js';
 import type { L4Flags } from '../model/gateway/l4.js';
+import type { ListenerPortPolicy } from '../model/gateway/listener-ports.js';
 
 export interface GatewayDoc {
   readonly controllerName: string;
@@ -65,9 +66,9 @@ const byKey = <T extends { namespace: string; name: string }>(a: T, b: T): numbe
 };
 
 /** The document /debug/gateway answers: classes, Gateways and routes sorted by name, each with the status Portico gives it. */
-export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags, l4?: L4Flags): GatewayDoc {
+export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags, l4?: L4Flags, ports?: ListenerPortPolicy): GatewayDoc {
   const [addresses, addressSource] = addressesOf(snapshot, flags);
-  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses), undefined, undefined, l4);
+  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses), undefined, { ...(l4 ? { l4Flags: l4 } : {}), ...(ports ? { ports } : {}) });
   const split = (key: string): { namespace: string; name: string } => {
     const i = key.indexOf('/');
     return { namespace: key.slice(0, i), name: key.slice(i + 1) };

@@ -16,6 +16,7 @@ import { desiredGatewayStatus, gatewayAddresses, type DesiredGatewayStatus, type
 import type { StatusAddress } from '../status/address.js';
 import type { BundleReading } from '../status/gateway-version.js';
 import type { PolicyAncestorStatus } from '../status/backend-tls.js';
+import type { ListenerPortPolicy } from '../model/gateway/listener-ports.js';
 
 export interface GatewayStatusOptions {
   readonly kc: KubeConfig;
@@ -31,6 +32,8 @@ export interface GatewayStatusOptions {
   readonly addresses?: (snapshot: Snapshot) => readonly StatusAddress[] | undefined;
   /** Where TCP and UDP listener ports are served and which ports they may not take (model/gateway/l4.ts). */
   readonly l4?: L4Flags;
+  /** Where listeners are served and which local ports they may not take (model/gateway/listener-ports.ts); unset: the defaults. */
+  readonly ports?: ListenerPortPolicy;
 }
 
 interface Target {
@@ -168,7 +171,11 @@ export class GatewayStatusWriter {
     const now = (this.opts.now ?? (() => new Date()))()
       .toISOString()
       .replace(/\.\d+Z$/, 'Z');
-    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle, this.partial, this.opts.l4);
+    const desired = desiredGatewayStatus(snapshot, this.opts.controllerName, gatewayAddresses(this.opts.addresses?.(snapshot)), this.bundle, {
+      partial: this.partial,
+      ...(this.opts.ports ? { ports: this.opts.ports } : {}),
+      ...(this.opts.l4 ? { l4Flags: this.opts.l4 } : {}),
+    });
     for (const c of snapshot.gatewayClasses ?? []) {
       const name = c.metadata?.name ?? '';
       const want = desired.classes.get(name);

@@ -14,16 +14,28 @@ import { addCanaries, isCanary } from './canary.js';
 import { addGatewayRoutes } from './gateway/translate.js';
 import { settleBackendTls } from './gateway/backend-tls-table.js';
 import { gatewayTable } from './gateway/table.js';
+import { extraPorts, listenerPortsOf, policyOf } from './gateway/listener-ports.js';
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
 import { withTlsRoutes } from './stream-tls.js';
 import { gatewayStream, l4ContextOf, withGatewayStream } from './gateway/l4-routes.js';
 import type { Model, ObjectRef, Target } from './types.js';
+import type { GatewayTable } from './gateway/route-types.js';
+import type { ServedListener } from './gateway/attach.js';
+import type { PortOptions } from './gateway/ports.js';
 import { Builder, ageOrder, byAge } from './builder.js';
 
 const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true };
 
 const NOT_FOUND: Target = { kind: 'not-found' };
+
+/** The route table with the listener ports a redirect keeps, and the extra listen sockets of Gateway listeners. */
+function gatewayParts(table: GatewayTable | undefined, served: readonly ServedListener[], ports: PortOptions): Pick<Model, 'gateway' | 'gatewayPorts'> {
+  const extra = extraPorts(served, ports);
+  const listenerPorts = listenerPortsOf(served, ports);
+  const withPorts = table && Object.keys(listenerPorts).length > 0 ? { ...table, listenerPorts } : table;
+  return { ...(withPorts ? { gateway: withPorts } : {}), ...(extra.http.length + extra.https.length > 0 ? { gatewayPorts: extra } : {}) };
+}
 
 /** Builds the model. Pure: the same snapshot and options always give the same model. */
 export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: AnnotationInput = NO_ANNOTATIONS): Model {
@@ -32,7 +44,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const ours = classSelector(snapshot.ingressClasses, opts);
   const served = snapshot.ingresses.filter(ours).sort(byAge);
   const l4 = l4ContextOf(snapshot, opts);
-  const attached = opts.gateway ? attachRoutes(snapshot, opts.gateway.controllerName, l4) : undefined;
+  const attached = opts.gateway ? attachRoutes(snapshot, opts.gateway.controllerName, l4, policyOf(opts.gateway)) : undefined;
   const owners = new HostOwners(
     served.filter((ing) => !isCanary(annotations, ing)),
     opts.strictHostOwnership === true,
@@ -46,7 +58,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     annotations,
     opts.allowCrossNamespaceCanaries === true,
   );
-  const gw = attached ? addGatewayRoutes(b, snapshot, attached) : { tls: [], entries: [] };
+  const gw = attached ? addGatewayRoutes(b, snapshot, attached, policyOf(opts.gateway).ports) : { tls: [], entries: [] };
   const gatewayTls = gw.tls;
   let fallback = b.globalDefault ?? NOT_FOUND;
   if (!b.globalDefault && opts.defaultBackendService) {
@@ -124,6 +136,6 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints(), ...external.problems()],
     tls: tls.tls,
     ...(stream ? { stream } : {}),
-    ...(routed.table ? { gateway: routed.table } : {}),
+    ...gatewayParts(routed.table, attached?.served ?? [], policyOf(opts.gateway).ports),
   };
 }

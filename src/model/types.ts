@@ -4,6 +4,7 @@ import type { Affinity, LocationSettings, ServerSettings } from './settings.js';
 import type { CanaryPolicy } from './settings-traffic.js';
 import type { StreamModel } from './stream.js';
 import type { GatewayTable } from './gateway/route-types.js';
+import type { ExtraPorts } from './gateway/listener-ports.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -108,4 +109,6 @@ export interface Model {
   readonly stream?: StreamModel;
   /** The Gateway API route table Lua walks (model/gateway/table.ts); absent when no location needs it. */
   readonly gateway?: GatewayTable;
+  /** Local ports of Gateway listeners besides --http-port and --https-port: more listen sockets of every server. */
+  readonly gatewayPorts?: ExtraPorts;
 }

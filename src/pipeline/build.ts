@@ -10,6 +10,7 @@ import { tlsSettingsOf } from '../model/settings.js';
 import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
 import { AnnotationStage } from './annotations.js';
 import { targetPolicy } from './target-policy.js';
+import { listenerPortPolicy } from './listener-ports.js';
 
 /** How candidates are judged: the model options (for the class) and the problems a snapshot gives. */
 export interface Checker {
@@ -31,9 +32,15 @@ export function modelOptions(config: Config, tls: TlsSettings = DEFAULT_TLS_SETT
     allowCrossNamespaceCanaries: config.allowCrossNamespaceCanaries,
     tls: { annotationsPrefix: config.annotationsPrefix, defaultCertificate: config.defaultSslCertificate, settings: tls },
     targets: targetPolicy(config),
-    gateway: config.enableGatewayApi ? { controllerName: config.gatewayControllerName, ports: { httpPort: config.httpPort, httpsPort: config.httpsPort, portMap: config.gatewayPortMap } } : undefined,
+    gateway: config.enableGatewayApi ? gatewayOptions(config) : undefined,
     ...streamOptions(config),
   };
+}
+
+/** The Gateway options: the controller name, where listeners are served and which local ports they may not take. */
+function gatewayOptions(config: Config): NonNullable<ModelOptions['gateway']> {
+  const { ports, own, stream } = listenerPortPolicy(config);
+  return { controllerName: config.gatewayControllerName, ports, reserved: { own, stream } };
 }
 
 /** Render options from the flags; `accessLog`: the access log file when the ConfigMap names none (default: stdout). */

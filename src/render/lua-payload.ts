@@ -108,5 +108,5 @@ export function gatewayJson(model: Model): string {
     backends: backends.map((b) => (b.upstream !== undefined ? { ...b, service: services.get(b.upstream) ?? '' } : b)),
     ...(mirror !== undefined ? { mirror: eps.get(mirror) ?? [] } : {}),
   }));
-  return JSON.stringify({ actions, locations: t.locations });
+  return JSON.stringify({ actions, locations: t.locations, ...(t.listenerPorts ? { listenerPorts: t.listenerPorts } : {}) });
 }

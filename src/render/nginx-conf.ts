@@ -20,6 +20,7 @@ import { splitDynamic, type DynamicSplit } from './dynamic-routes.js';
 import { ROUTE_HSTS_MAP } from './dynamic-profiles.js';
 import type { StreamModel } from '../model/stream.js';
 import type { GatewayTable } from '../model/gateway/route-types.js';
+import type { ExtraPorts } from '../model/gateway/listener-ports.js';
 import { gatewayHttpLines, gatewayLocation, gatewayServerLines } from './gateway.js';
 import { refKey } from '../model/keys.js';
 import { locationTracing, tracedHooks, tracingDeclarations, tracingInitWorker, tracingUsed } from './tracing.js';
@@ -267,7 +268,7 @@ function server(
   o: RenderOptions,
   tls: TlsModel,
   upstreams: Upstreams,
-  { stream, dyn, gateway }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable },
+  { stream, dyn, gateway, gatewayPorts }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable; gatewayPorts?: ExtraPorts },
 ): BlockText {
   const catchAll = s.host === '_';
   const clientCert = clientCertHeaders(tls, s.host);
@@ -288,6 +289,10 @@ function server(
     ...(httpsListen(stream, o) === undefined
       ? trafficListens(o, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`)
       : [`        ${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol${first};`]),
+    // Gateway listeners on other ports (model/gateway/listener-ports.ts): every server listens there too, so a route
+    // moving between ports changes the route table only; Lua keeps the ports apart (model/gateway/port-scope.ts).
+    ...(gatewayPorts?.http ?? []).flatMap((p) => trafficListens(o, p, `${proxyProtocol}${first}`)),
+    ...(gatewayPorts?.https ?? []).flatMap((p) => trafficListens(o, p, `${tlsListenParams(tls)}${proxyProtocol}${first}`)),
     // the dynamic catch-all's one location runs the router, a rewrite hook that sets the id itself
     ...(dyn && catchAll ? [] : [REQUEST_ID]),
     ...tlsServerLines(tls, s.host, o.workDir),
@@ -354,10 +359,10 @@ export interface ServerLines {
 /** The server blocks, one text each, each from the memo when everything it is made of is unchanged. */
 function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, Upstream>, dyn: DynamicSplit | undefined): ({ host: string } & BlockText)[] {
   const list = dyn?.servers ?? model.servers;
-  const parts = { stream: model.stream, dyn, gateway: model.gateway };
+  const parts = { stream: model.stream, dyn, gateway: model.gateway, ...(model.gatewayPorts ? { gatewayPorts: model.gatewayPorts } : {}) };
   const memo = o.memo;
   if (!memo) return list.map((s) => ({ host: s.host, ...server(s, o, model.tls, upstreams, parts) }));
-  memo.begin(JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, dyn?.locations ?? null]));
+  memo.begin(JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, model.gatewayPorts ?? null, dyn?.locations ?? null]));
   const out = list.map((s) => {
     const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [refKey(l.target.ingress.namespace, l.target.ingress.name)] : [])))];
     const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);

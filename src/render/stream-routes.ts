@@ -17,7 +17,7 @@ function label(name: string): string {
 }
 
 /** A Gateway server's upstream name: unique per protocol and local port. */
-export function gatewayUpstreamName(s: GatewayStreamServer): string {
+function gatewayUpstreamName(s: GatewayStreamServer): string {
   return `portico_gw_${s.protocol}_${int(s.port)}`;
 }
 

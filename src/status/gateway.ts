@@ -17,6 +17,8 @@ import { backendTlsPolicyStatus, type PolicyAncestorStatus } from './backend-tls
 import { l4KindOf } from '../model/gateway/l4-api.js';
 import { l4AttachedCount, l4Context, type L4Context, type L4Flags } from '../model/gateway/l4.js';
 import { l4RouteStatuses } from './gateway-l4.js';
+import { portJudge, type ListenerPortPolicy, type PortJudge } from '../model/gateway/listener-ports.js';
+import { localPort } from '../model/gateway/ports.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -80,19 +82,22 @@ const cond = (type: string, ok: boolean, reason: string, message: string, observ
 const outcome = (type: string, o: Outcome, generation: number | undefined): Condition => cond(type, o[0], o[1], o[2], generation);
 
 /** Programmed of a listener: served, and every reference it needs resolved (unsupported extra route kinds aside). */
-function programmed(j: JudgedListener): Outcome {
+function programmed(j: JudgedListener, ports: PortJudge): Outcome {
   if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
-  if (j.supportedKinds.length === 0) return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS; TLSRoute on TLS; TCPRoute on TCP, UDPRoute on UDP)'];
+  if (j.supportedKinds.length === 0)
+    return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS; TLSRoute on TLS; TCPRoute on TCP, UDPRoute on UDP)'];
   if (l4KindOf(j.listener.protocol)) return [true, 'Programmed', j.accepted[2]];
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
   if (j.listener.protocol === 'TLS') return [true, 'Programmed', `served by the stream section on ${j.listener.port === 443 ? '--https-port' : `the local port of ${j.listener.port}`}`];
-  return [true, 'Programmed', `served on ${j.listener.protocol === 'HTTPS' ? '--https-port' : '--http-port'}`];
+  const { protocol, port } = j.listener;
+  const flag = protocol === 'HTTP' && port === 80 ? ' (--http-port)' : protocol === 'HTTPS' && port === 443 ? ' (--https-port)' : '';
+  return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port))}${flag}`];
 }
 
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */
-function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined, l4: L4Context): GatewayStatus {
+function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined, how: { readonly l4: L4Context; readonly ports: PortJudge }): GatewayStatus {
   const generation = g.metadata?.generation;
-  const judged = judgeListeners(g, refOf('Gateway', g), snapshot, l4);
+  const judged = judgeListeners(g, refOf('Gateway', g), snapshot, how);
   const unsupported = unsupportedAddress(g);
   const parameters = gatewayParameters(g);
   const listeners = judged.map((j): ListenerStatus => {
@@ -110,7 +115,7 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
       attachedRoutes,
       conditions: [
         outcome('Accepted', j.accepted, generation),
-        outcome('Programmed', unsupported || parameters ? [false, 'Invalid', `the Gateway is not served (${parameters ? parameters.field : 'spec.addresses'})`] : programmed(j), generation),
+        outcome('Programmed', unsupported || parameters ? [false, 'Invalid', `the Gateway is not served (${parameters ? parameters.field : 'spec.addresses'})`] : programmed(j, how.ports), generation),
         outcome('ResolvedRefs', j.resolvedRefs, generation),
         outcome('Conflicted', j.conflicted, generation),
       ],
@@ -195,21 +200,18 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
  * Everything Portico's status writer (kube/gateway-status.ts) and /debug/gateway show. `addresses`: the Gateway
  * addresses (--publish-status-address, else the --publish-service Service, else the nodes), or undefined when unknown;
  * `bundle`: the CRDs' annotations (kube/gateway-crds.ts) and --gateway-api-experimental-features, or undefined when not
- * read (no SupportedVersion then; status/gateway-version.ts).
- */
-/**
+ * read (no SupportedVersion then; status/gateway-version.ts). `ports`: where HTTP and HTTPS listeners are served
+ * (model/gateway/listener-ports.ts); `l4Flags`: the same for TCP and UDP listeners (model/gateway/l4.ts).
  * `partial`: routes (`namespace/name`) the model serves only in part, with why (a match refused on a shared host,
  * docs/adr/0017): their parents carry PartiallyInvalid (reason UnsupportedValue), as the specification's condition for
  * a route some of whose rules or matches are not served.
  */
-// eslint-disable-next-line max-params -- the TCP/UDP port flags join the positional options every caller already passes
 export function desiredGatewayStatus(
   snapshot: Snapshot,
   controllerName: string,
   addresses?: readonly GatewayAddress[],
   bundle?: BundleReading,
-  partial: ReadonlyMap<string, string> = new Map(),
-  l4Flags?: L4Flags,
+  { partial = new Map(), ports, l4Flags }: { readonly partial?: ReadonlyMap<string, string>; readonly ports?: ListenerPortPolicy; readonly l4Flags?: L4Flags } = {},
 ): DesiredGatewayStatus {
   const l4 = l4Context(snapshot, controllerName, l4Flags);
   const classes = new Map<string, readonly Condition[]>();
@@ -222,8 +224,9 @@ export function desiredGatewayStatus(
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => nsKey(g)));
-  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, l4)] as const));
-  const { served } = servedListeners(snapshot, controllerName, l4);
+  const judge = portJudge(mine, ports);
+  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, { l4, ports: judge })] as const));
+  const { served } = servedListeners(snapshot, controllerName, l4, ports);
   const all: AttachedRoute[] = [
     ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),

@@ -44,7 +44,7 @@ describe('TCPRoute and UDPRoute through nginx', () => {
         listeners: [
           { name: 'db', protocol: 'TCP', port: 5432 },
           { name: 'dns', protocol: 'UDP', port: 53 },
-          // once known, the healthz port: Portico's own, so not served (PortUnavailable naming the field)
+          // once known, the healthz port: not listed in --gateway-port-map (and Portico's own), so not served (PortUnavailable naming the field)
           ...(healthzPort > 0 ? [{ name: 'own', protocol: 'TCP', port: healthzPort }] : []),
         ],
       },
@@ -99,7 +99,7 @@ describe('TCPRoute and UDPRoute through nginx', () => {
     const warned = (re: RegExp): boolean => p.output.some((l) => re.test(l));
     await until(
       'the Warnings',
-      () => warned(/TCPRoute default\/db spec\.rules\[0\]\.backendRefs\[2\]: BackendNotFound/) && warned(/Gateway default\/l4 spec\.listeners\[2\]\.port: .*one of Portico's own ports/),
+      () => warned(/TCPRoute default\/db spec\.rules\[0\]\.backendRefs\[2\]: BackendNotFound/) && warned(/Gateway default\/l4 spec\.listeners\[2\]\.port: .*not listed in --gateway-port-map/),
       10_000,
       100,
     );

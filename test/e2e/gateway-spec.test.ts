@@ -111,7 +111,7 @@ describe('Gateway API as the specification reads, through real nginx', () => {
             ],
           },
           { matches: [prefix('/split')], backendRefs: [{ ...ref('a'), filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { add: [{ name: 'X-Which', value: 'a' }] } }] }, ref('b')] },
-          { matches: [prefix('/unsupported')], backendRefs: [{ ...ref('a'), filters: [{ type: 'URLRewrite', urlRewrite: { hostname: 'x.test' } }] }] },
+          { matches: [prefix('/unsupported')], backendRefs: [{ ...ref('a'), filters: [{ type: 'RequestMirror', requestMirror: { backendRef: ref('a') } }] }] },
         ],
       }),
       httpRoute('mirrors', {

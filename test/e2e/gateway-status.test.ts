@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startBackend, type Backend } from '../support/backends.js';
 import { manifestDir, serviceFor, writeManifests } from '../support/manifests.js';
-import { REPO, get, startPortico, until, who, type Running } from '../support/portico.js';
+import { REPO, freePort, get, startPortico, until, who, type Running } from '../support/portico.js';
 import { gateway, gatewayClass, httpRoute } from '../support/gateway.js';
 import type { GatewayDoc } from '../../src/inspect/gateway.js';
 
@@ -61,7 +61,9 @@ describe('Gateway status in local mode', () => {
     backends = await Promise.all(['a', 'b'].map((id) => startBackend(id)));
     dir = await manifestDir();
     await writeManifests(dir, 'all.yaml', objects({ 'gateway-access': 'no' }));
-    p = await startPortico(['--manifests', dir, '--publish-status-address', '192.0.2.10,lb.example.test']);
+    // the alt listener's port maps onto the default server's: PortUnavailable, naming the flag
+    const own = await freePort();
+    p = await startPortico(['--manifests', dir, '--publish-status-address', '192.0.2.10,lb.example.test', '--default-server-port', String(own), '--gateway-port-map', `8080=${own}`]);
   });
   after(async () => {
     assert.equal(await p?.stop(), 0);
@@ -111,7 +113,7 @@ describe('Gateway status in local mode', () => {
         ['alt', 'HTTPRoute', 1, 'Accepted=False/PortUnavailable Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts'],
       ],
     );
-    assert.match(g?.listeners[2]?.conditions[0]?.message ?? '', /port 8080 is not served/);
+    assert.match(g?.listeners[2]?.conditions[0]?.message ?? '', /port 8080 \(local port \d+, --gateway-port-map\) is Portico's own \(--default-server-port\)/);
     assert.ok(
       p.output.some((l) => l.includes('InvalidRouteKinds: gateway.networking.k8s.io/GRPCRoute is not supported')),
       'a Warning names the kind',

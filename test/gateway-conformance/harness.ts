@@ -36,10 +36,10 @@ export interface Conformance {
   readonly echoes: ReadonlyMap<string, EchoBackend>;
   /** Replaces the current test's manifests with `objects` and waits until Portico holds exactly its routes. */
   apply(objects: readonly unknown[]): Promise<void>;
-  /** MakeRequestAndExpectEventuallyConsistentResponse. */
-  expect(e: Expected): Promise<void>;
+  /** MakeRequestAndExpectEventuallyConsistentResponse; `port`: the local port asked (default --http-port: the Gateway's port 80). */
+  expect(e: Expected, port?: number): Promise<void>;
   /** One request, captured as the suite captures it. */
-  roundTrip(e: Expected): Promise<Captured>;
+  roundTrip(e: Expected, port?: number): Promise<Captured>;
   /** Waits until the HTTPRoute's parent entry for `gateway` has condition `type` with `status` (and `reason`, when given). */
   routeCondition(want: RouteCondition): Promise<void>;
   debugGateway(): Promise<GatewayDoc>;
@@ -144,7 +144,7 @@ export async function startConformance(extraArgs: readonly string[] = []): Promi
     const m = (o as { kind?: string; metadata?: { name?: string; namespace?: string } }).metadata;
     return `${m?.namespace ?? 'default'}/${m?.name ?? ''}`;
   };
-  const roundTrip = (e: Expected): Promise<Captured> => roundTripOn(portico.http, e);
+  const roundTrip = (e: Expected, port = portico.http): Promise<Captured> => roundTripOn(port, e);
   const probes: [string, string][] = [];
   /** Waits until Portico holds exactly the HTTPRoutes `routes` and at least the Gateways `gateways` (`namespace/name`). */
   const holding = async (routes: string[], gateways: string[]): Promise<void> => {
@@ -180,7 +180,7 @@ export async function startConformance(extraArgs: readonly string[] = []): Promi
       probes.push(...probesOf(objects));
       await holding(objects.filter((o) => (o as { kind?: string }).kind === 'HTTPRoute').map(routeKey), objects.filter((o) => (o as { kind?: string }).kind === 'Gateway').map(routeKey));
     },
-    expect: async (e) => {
+    expect: async (e, port) => {
       let inARow = 0;
       let last = '';
       await until(
@@ -188,7 +188,7 @@ export async function startConformance(extraArgs: readonly string[] = []): Promi
         async () => {
           let why: string | undefined;
           try {
-            why = mismatch(e, await roundTrip(e));
+            why = mismatch(e, await roundTrip(e, port));
           } catch (err) {
             why = String(err);
           }

@@ -277,26 +277,4 @@ describe('GATEWAY-HTTP conformance: hostnames, listeners and parentRefs', () => 
     await mustBeAccepted(c, 'same-namespace', [[NS, 'service-types']]);
     for (const path of ['/manual-endpointslices', '/headless-manual-endpointslices', '/headless']) await c.expect({ request: { path }, response: { statusCode: 200 }, backend: V1, namespace: NS });
   });
-
-  test('HTTPRouteListenerPortMatching', { todo: 'listeners on ports other than 80 and 443 are not served (PortUnavailable)' }, async () => {
-    const gw = 'httproute-listener-port-matching';
-    await c.apply([
-      gateway(gw, [
-        { name: 'listener-1', hostname: 'foo.com' },
-        { name: 'listener-2', port: 8080, hostname: 'foo.com' },
-        { name: 'listener-3', port: 8080, hostname: 'bar.com' },
-        { name: 'listener-4', port: 8090, hostname: 'foo.com' },
-        { name: 'listener-5', port: 8090, hostname: 'bar.com' },
-      ]),
-      httpRoute('backend-v1', { parentRefs: [parent(gw, { port: 80 })], rules: [{ backendRefs: [backend(V1)] }] }),
-      httpRoute('backend-v2', { parentRefs: [parent(gw, { port: 8080 })], rules: [{ backendRefs: [backend(V2)] }] }),
-      httpRoute('backend-v3', { parentRefs: [parent(gw, { port: 8090, sectionName: 'listener-4' })], rules: [{ backendRefs: [backend(V3)] }] }),
-    ]);
-    await mustBeAccepted(c, gw, [
-      [NS, 'backend-v1'],
-      [NS, 'backend-v2'],
-      [NS, 'backend-v3'],
-    ]);
-    await c.expect(at('foo.com', '/', V1));
-  });
 });

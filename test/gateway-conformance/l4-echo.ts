@@ -5,7 +5,7 @@
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { createSocket, type Socket } from 'node:dgram';
 
-export const WELCOME = 'portico conformance tcp echo\n';
+const WELCOME = 'portico conformance tcp echo\n';
 
 export interface L4Backend {
   readonly name: string;

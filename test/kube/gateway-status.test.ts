@@ -108,7 +108,7 @@ describe('Gateway status through the API server double', () => {
     const web = gateway('web', [
       { name: 'http' },
       { name: 'prod', hostname: 'prod.test', from: 'Selector' },
-      { name: 'odd-port', port: 8080 },
+      { name: 'odd-port', port: 10254 },
       { name: 'grpc-only', hostname: 'grpc.test' },
       { name: 'mixed', hostname: 'mixed.test', from: 'All' },
       { name: 'tls', protocol: 'HTTPS', hostname: 'secure.test', certificateRefs: [{ name: 'missing-cert' }] },

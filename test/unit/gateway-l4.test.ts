@@ -13,7 +13,18 @@ import { gatewayClass } from '../support/gateway.js';
 const G = 'gateway.networking.k8s.io/v1';
 const OPTS = {
   ...MODEL_OPTIONS,
-  gateway: { controllerName: 'portico.dev/gateway-controller', ports: { httpPort: 8080, httpsPort: 8443, portMap: new Map([[5432, 15432]]) } },
+  gateway: {
+    controllerName: 'portico.dev/gateway-controller',
+    ports: {
+      httpPort: 8080,
+      httpsPort: 8443,
+      portMap: new Map([
+        [5432, 15432],
+        [10254, 10254],
+        [7000, 7000],
+      ]),
+    },
+  },
   stream: { tcp: { namespace: 'ingress', name: 'tcp' }, udp: undefined, passthrough: false, reservedPorts: [8080, 8443, 10254], annotationsPrefix: 'nginx.ingress.kubernetes.io' },
 };
 

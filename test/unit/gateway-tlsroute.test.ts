@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { buildModel } from '../../src/model/build.js';
 import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../../src/model/input.js';
 import type { Gateway, HTTPRoute, Listener, TLSRoute } from '../../src/model/gateway/api.js';
+import { portJudge } from '../../src/model/gateway/listener-ports.js';
 import { judgeListeners } from '../../src/model/gateway/listeners.js';
 import { endpointWeights } from '../../src/render/stream-tls.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
@@ -65,7 +66,20 @@ const render = (s: Snapshot): string =>
 
 test('TLS listeners: Passthrough accepted on any port with TLSRoute as its kind, Terminate refused with UnsupportedValue', () => {
   const g = snapshot([]).gateways?.[0] as Gateway;
-  const judged = judgeListeners(g, { kind: 'Gateway', namespace: 'default', name: 'gw' }, snapshot([]));
+  // 8443 and 9443 are listed in --gateway-port-map: a TLS listener on an unlisted port is PortUnavailable
+  const policy = {
+    ports: {
+      httpPort: 80,
+      httpsPort: 443,
+      portMap: new Map([
+        [8443, 18443],
+        [9443, 19443],
+      ]),
+    },
+    own: [],
+    stream: [],
+  };
+  const judged = judgeListeners(g, { kind: 'Gateway', namespace: 'default', name: 'gw' }, snapshot([]), { ports: portJudge([g], policy) });
   assert.deepEqual(
     judged.map((j) => [j.listener.name, j.accepted[1], j.supportedKinds.map((k) => k.kind).join(','), j.routeKinds, j.tlsKinds]),
     [

@@ -8,8 +8,9 @@ export type RouteKind = 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute';
 import { judgeListeners, unsupportedAddress } from './listeners.js';
 import { classParameters, gatewayParameters } from './parameters.js';
 import { l4Context, type L4Context } from './l4.js';
+import { portJudge, type ListenerPortPolicy } from './listener-ports.js';
 
-/** A listener Portico serves: HTTP on port 80 (rendered on --http-port), HTTPS on port 443 (--https-port, model/gateway/tls.ts). */
+/** A listener Portico serves: HTTP or HTTPS on its local port (model/gateway/listener-ports.ts; 80 on --http-port, 443 on --https-port). */
 export interface ServedListener {
   readonly gateway: ObjectRef;
   readonly listener: Listener;
@@ -40,10 +41,17 @@ export function ourGateways(snapshot: Snapshot, controllerName: string): Gateway
  * The listeners of Portico's Gateways it serves, and the reasons others (or parts of them: unsupported route kinds)
  * are not.
  */
-export function servedListeners(snapshot: Snapshot, controllerName: string, l4?: L4Context): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
+export function servedListeners(
+  snapshot: Snapshot,
+  controllerName: string,
+  l4?: L4Context,
+  ports?: ListenerPortPolicy,
+): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
   const served: ServedListener[] = [];
   const refused: { gateway: ObjectRef; field: string; reason: string }[] = [];
-  for (const g of ourGateways(snapshot, controllerName)) {
+  const gateways = ourGateways(snapshot, controllerName);
+  const judge = portJudge(gateways, ports);
+  for (const g of gateways) {
     const address = unsupportedAddress(g);
     if (address) {
       refused.push({
@@ -58,7 +66,7 @@ export function servedListeners(snapshot: Snapshot, controllerName: string, l4?:
       refused.push({ gateway: refOf('Gateway', g), ...parameters });
       continue;
     }
-    for (const j of judgeListeners(g, refOf('Gateway', g), snapshot, l4 ?? l4Context(snapshot, controllerName))) {
+    for (const j of judgeListeners(g, refOf('Gateway', g), snapshot, { l4: l4 ?? l4Context(snapshot, controllerName), ports: judge })) {
       for (const [field, reason] of j.warnings) refused.push({ gateway: j.gateway, field, reason });
       if (j.refusal !== undefined) refused.push({ gateway: j.gateway, field: j.refusalField ?? j.field, reason: j.refusal });
       else served.push(j);

@@ -8,6 +8,7 @@ import { kindConflicts, withoutConflicts, type AttachedRoute } from './kind-conf
 import { nsKey, refKey } from '../keys.js';
 import { attachTlsRoutes, type AttachedTlsRoute } from './tlsroute-attach.js';
 import type { L4Context } from './l4.js';
+import type { ListenerPortPolicy } from './listener-ports.js';
 
 /** Portico's served listeners (and why others are not), and every HTTPRoute and GRPCRoute with where it attached or why not. */
 export interface GatewayAttachments {
@@ -19,8 +20,8 @@ export interface GatewayAttachments {
 }
 
 /** Computed once per build; read by gatewayClaims and by model/gateway/translate.ts addGatewayRoutes. */
-export function attachRoutes(snapshot: Snapshot, controllerName: string, l4?: L4Context): GatewayAttachments {
-  const { served, refused } = servedListeners(snapshot, controllerName, l4);
+export function attachRoutes(snapshot: Snapshot, controllerName: string, l4?: L4Context, ports?: ListenerPortPolicy): GatewayAttachments {
+  const { served, refused } = servedListeners(snapshot, controllerName, l4, ports);
   const routes: AttachedRoute[] = [
     ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),

@@ -41,7 +41,7 @@ export interface GatewayStreamServer {
  * ReferenceGrant there (RefNotPermitted), existing with that port (BackendNotFound), of the route's protocol
  * (UnsupportedProtocol). `field` names the backendRef.
  */
-export function l4BackendCheck(route: L4Route, kind: L4Kind, snapshot: Snapshot): (Outcome & { readonly field?: string })[] {
+function l4BackendCheck(route: L4Route, kind: L4Kind, snapshot: Snapshot): (Outcome & { readonly field?: string })[] {
   const ns = route.metadata?.namespace ?? 'default';
   const out: (Outcome & { field?: string })[] = [];
   (route.spec?.rules ?? []).forEach((rule, i) => {
@@ -145,7 +145,7 @@ function backendsOf(route: L4Route, kind: L4Kind, snapshot: Snapshot, sink: Sink
  * it (the specification's rule for conflicting routes); a newer one stays Accepted and counted in attachedRoutes but
  * gets no connections there, which a Warning says. A route attached nowhere gets a Warning with the reason.
  */
-export function gatewayStreamServers(snapshot: Snapshot, listeners: readonly L4Listener[], ours: ReadonlySet<string>, ctx: L4Context, sink: Sink): GatewayStreamServer[] {
+function gatewayStreamServers(snapshot: Snapshot, listeners: readonly L4Listener[], ours: ReadonlySet<string>, ctx: L4Context, sink: Sink): GatewayStreamServer[] {
   const out: GatewayStreamServer[] = [];
   const holder = new Map<string, string>();
   for (const kind of ['TCPRoute', 'UDPRoute'] as const) {
@@ -183,7 +183,7 @@ export function gatewayStreamServers(snapshot: Snapshot, listeners: readonly L4L
 /** Every listener of Portico's Gateways, judged with the TCP/UDP port context (served or not: l4Parents reads both). */
 export function judgedListeners(snapshot: Snapshot, controllerName: string, ctx: L4Context): { listeners: JudgedListener[]; ours: Set<string> } {
   const gateways = ourGateways(snapshot, controllerName).filter((g) => unsupportedAddress(g) === undefined);
-  return { listeners: gateways.flatMap((g) => judgeListeners(g, refOf('Gateway', g), snapshot, ctx)), ours: new Set(ourGateways(snapshot, controllerName).map((g) => nsKey(g))) };
+  return { listeners: gateways.flatMap((g) => judgeListeners(g, refOf('Gateway', g), snapshot, { l4: ctx })), ours: new Set(ourGateways(snapshot, controllerName).map((g) => nsKey(g))) };
 }
 
 /** The flags' part of the TCP/UDP port context, from the model options. */

@@ -110,7 +110,7 @@ function names(p: ParentReference, ns: string, j: L4Listener): boolean {
 }
 
 /** Does the listener admit routes of this kind from this namespace (served or not)? */
-export function l4Allows(j: L4Listener, kind: L4Kind, ns: string): boolean {
+function l4Allows(j: L4Listener, kind: L4Kind, ns: string): boolean {
   return j.supportedKinds.some((k) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === kind) && namespaceAllows(j, ns);
 }
 

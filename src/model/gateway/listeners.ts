@@ -1,6 +1,6 @@
 // Each listener of a Gateway judged as the specification's listener conditions read it: conflicts, protocol and port,
 // allowedRoutes (namespaces Same/All/Selector over Namespace labels, kinds), and its certificate references.
-import type { Namespace, Secret } from '../input.js';
+import type { ConfigMap, Namespace, Secret } from '../input.js';
 import { byName } from '../lookup.js';
 import { checkHost } from '../names.js';
 import { readTlsSecret } from '../tls-secrets.js';
@@ -8,9 +8,9 @@ import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type Gateway, type LabelSelector, type Listener, type ReferenceGrant, type RouteGroupKind } from './api.js';
 import { granted } from './grants.js';
 import { tlsAcceptance } from './tls-listener.js';
-import type { PortOptions } from './ports.js';
 import { l4KindOf } from './l4-api.js';
 import { l4Acceptance, type L4Context } from './l4.js';
+import { portClaimed, portJudge, portUnavailable, type PortJudge } from './listener-ports.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
 export type Outcome = readonly [ok: boolean, reason: string, message: string];
@@ -102,12 +102,12 @@ function selectedNamespaces(l: Listener, namespaces: readonly Namespace[]): Read
   }
 }
 
-/** Accepted of one listener on its own: protocol, port, TLS mode, hostname. */
-function acceptance(l: Listener, ports?: PortOptions): Outcome {
-  if (l.protocol === 'TLS') return tlsAcceptance(l, ports);
+/** Accepted of one listener on its own: protocol, port (model/gateway/listener-ports.ts), TLS mode, hostname. */
+function acceptance(l: Listener, gateway: ObjectRef, ports: PortJudge, snap: { readonly configMaps?: readonly ConfigMap[] }): Outcome {
+  if (l.protocol === 'TLS') return tlsAcceptance(l, ports.policy.ports);
   if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP, HTTPS, TLS; TCP and UDP: docs/adr/0023)`];
-  if (l.protocol === 'HTTP' && l.port !== 80) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTP listeners are served on port 80 only (nginx listens on --http-port)`];
-  if (l.protocol === 'HTTPS' && l.port !== 443) return [false, 'PortUnavailable', `port ${String(l.port)} is not served: HTTPS listeners are served on port 443 only (nginx listens on --https-port)`];
+  const port = portUnavailable(l, ports.policy, { configMaps: snap.configMaps ?? [] }) ?? portClaimed(l, `${gateway.namespace}/${gateway.name}`, ports);
+  if (port !== undefined) return [false, 'PortUnavailable', `${port}: the listener is not served`];
   if (l.protocol === 'HTTPS' && (l.tls?.mode ?? 'Terminate') !== 'Terminate') return [false, 'UnsupportedValue', 'tls.mode Passthrough is not supported on an HTTPS listener'];
   const bad = l.hostname !== undefined ? checkHost(l.hostname.toLowerCase()) : undefined;
   if (bad) return [false, 'UnsupportedValue', `hostname: ${bad}`];
@@ -199,16 +199,17 @@ function routeKinds(l: Listener, field: string, warnings: [string, string][]): {
 export function judgeListeners(
   g: Gateway,
   gateway: ObjectRef,
-  snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[] },
-  l4?: L4Context,
+  snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[]; readonly configMaps?: readonly ConfigMap[] },
+  how: { readonly l4?: L4Context; readonly ports?: PortJudge } = {},
 ): JudgedListener[] {
+  const ports = how.ports ?? portJudge([g]);
   const listeners = g.spec?.listeners ?? [];
   const conflicted = conflicts(listeners);
   return listeners.map((l, i): JudgedListener => {
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
     const { supported, invalid, only } = routeKinds(l, field, warnings);
-    let accepted = l4KindOf(l.protocol) && l4 ? l4Acceptance(l, gateway, l4) : acceptance(l, l4?.ports);
+    let accepted = l4KindOf(l.protocol) && how.l4 ? l4Acceptance(l, gateway, how.l4) : acceptance(l, gateway, ports, snap);
     let selected: ReadonlySet<string> | undefined;
     if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
       const s = selectedNamespaces(l, snap.namespaces ?? []);

@@ -22,6 +22,12 @@ export interface GatewayMatch {
    */
   readonly scheme?: 'https';
   /**
+   * The local ports (nginx's `$server_port`) the match is served on, when the route does not reach its host through
+   * every listen socket: nginx serves every host on every port, so Lua skips it on the others
+   * (model/gateway/port-scope.ts). Not a field of HTTPRoute.
+   */
+  readonly ports?: readonly number[];
+  /**
    * `.example.com`: the match of a `*.example.com` route served for names of two or more labels there, from another
    * server (model/gateway/deep-wildcards.ts); Lua takes it only when `$host` ends with it.
    */
@@ -115,6 +121,8 @@ export interface GatewayCandidate {
 export interface GatewayTable {
   readonly actions: readonly GatewayAction[];
   readonly locations: Readonly<Record<string, readonly GatewayCandidate[]>>;
+  /** Local port → Gateway listener port, off the traffic ports: the port a RequestRedirect without one keeps. */
+  readonly listenerPorts?: Readonly<Record<string, number>>;
 }
 
 /** One match of one rule of one attached route on one host, as translation made it (before locations exist). */
@@ -129,7 +137,9 @@ export interface GatewayEntry {
 
 /** True when a match has nothing but an Exact or PathPrefix path: nginx's location choice alone decides it. */
 export function pathOnly(m: GatewayMatch): boolean {
-  return m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined && m.scheme === undefined && m.hostSuffix === undefined;
+  return (
+    m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined && m.scheme === undefined && m.ports === undefined && m.hostSuffix === undefined
+  );
 }
 
 /** True when an action is one backend and nothing else: the location proxies to it without Lua. */

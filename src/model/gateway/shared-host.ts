@@ -26,6 +26,7 @@ function describe(m: GatewayMatch): string {
     ...m.headers.map((h) => `header ${h.name}`),
     ...m.query.map((q) => `query ${q.name}`),
     ...(m.scheme !== undefined ? ['HTTPS listeners only'] : []),
+    ...(m.ports !== undefined ? [`local ports ${m.ports.join(', ')} only`] : []),
   ];
   return `${m.path.type} ${m.path.value}${conditions.length > 0 ? ` with ${conditions.join(', ')}` : ''}`;
 }

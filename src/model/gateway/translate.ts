@@ -1,5 +1,7 @@
 // HTTPRoutes and GRPCRoutes → the model: attached routes, each match an entry of the route table (model/gateway/table.ts), path-only ones also path rules beside the Ingress ones.
-import type { PortOptions } from './ports.js';
+import { DEFAULT_PORTS, type PortOptions } from './ports.js';
+import { listenSockets, portScopes } from './port-scope.js';
+import type { ListenerPortPolicy } from './listener-ports.js';
 import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { Snapshot } from '../input.js';
 import type { PathRule } from '../routes.js';
@@ -33,6 +35,8 @@ export interface GatewayOptions {
   readonly controllerName: string;
   /** Where each listener port is served (model/gateway/ports.ts); unset: DEFAULT_PORTS. */
   readonly ports?: PortOptions;
+  /** The ports a listener may not be served on besides the traffic ports (model/gateway/listener-ports.ts); unset: the defaults. */
+  readonly reserved?: Pick<ListenerPortPolicy, 'own' | 'stream'>;
 }
 
 /** Oldest first, then namespace/name: the specification's tie-break between routes. */
@@ -175,9 +179,9 @@ function addRoute(
   view: RouteView,
   hosts: readonly string[],
   refs: Refs,
-  at: { readonly rank: number; readonly entries: GatewayEntry[]; readonly secure: ReadonlySet<string> },
+  at: { readonly rank: number; readonly entries: GatewayEntry[]; readonly secure: ReadonlySet<string>; readonly scopes: ReadonlyMap<string, readonly number[]> },
 ): void {
-  const { rank, entries, secure } = at;
+  const { rank, entries, secure, scopes } = at;
   const sink = view.kind === 'GRPCRoute' ? grpcSink(into) : into;
   const ref = refOf(view.kind, view.route);
   const settings = view.kind === 'GRPCRoute' ? { settings: GRPC_SETTINGS } : {};
@@ -202,7 +206,8 @@ function addRoute(
         return;
       }
       for (const host of hosts) {
-        const match = secure.has(host) ? { ...checked, scheme: 'https' as const } : checked;
+        const scope = scopes.get(host);
+        const match = { ...checked, ...(secure.has(host) ? { scheme: 'https' as const } : {}), ...(scope ? { ports: scope } : {}) };
         const refused = sink.refusal(ref, host);
         if (refused) {
           sink.problem(ref, 'spec.hostnames', refused);
@@ -225,7 +230,12 @@ function addRoute(
  * Adds every HTTPRoute attached to a listener of Portico's Gateways, oldest first (an older route keeps a path it
  * shares), and returns the TLS hosts of the HTTPS listeners for model/tls.ts.
  */
-export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: GatewayAttachments): { tls: GatewayTlsHost[]; entries: GatewayEntry[]; defaultTls?: GatewayDefaultTls } {
+export function addGatewayRoutes(
+  sink: GatewaySink,
+  snapshot: Snapshot,
+  g: GatewayAttachments,
+  ports: PortOptions = DEFAULT_PORTS,
+): { tls: GatewayTlsHost[]; entries: GatewayEntry[]; defaultTls?: GatewayDefaultTls } {
   const { served, refused } = g;
   // TLSRoutes (g.tlsRoutes) go to the stream section: model/gateway/tlsroute.ts.
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
@@ -233,13 +243,14 @@ export function addGatewayRoutes(sink: GatewaySink, snapshot: Snapshot, g: Gatew
   const backendTls = new BackendTlsIndex(snapshot);
   const attachments: Attachment[] = [];
   const entries: GatewayEntry[] = [];
+  const sockets = listenSockets(served, ports);
   for (const [rank, { route, kind, attached: a }] of [...g.routes].sort((x, y) => byAge(x.route, y.route)).entries()) {
     if ('reason' in a) {
       if ((route.spec?.parentRefs ?? []).length > 0 && served.length > 0 && !a.reason.startsWith('NoMatchingParent')) sink.problem(refOf(kind, route), 'spec.parentRefs', a.reason);
       continue;
     }
     attachments.push(...a.via);
-    addRoute(sink, viewOf(kind, route), a.hosts, { grants, services: snapshot.services, backendTls }, { rank, entries, secure: httpsOnly(a.via) });
+    addRoute(sink, viewOf(kind, route), a.hosts, { grants, services: snapshot.services, backendTls }, { rank, entries, secure: httpsOnly(a.via), scopes: portScopes(a.via, ports, sockets) });
   }
   const created = new Map((snapshot.gateways ?? []).map((gw) => [`${gw.metadata?.namespace ?? 'default'}/${gw.metadata?.name ?? ''}`, gw.metadata?.creationTimestamp]));
   const age = (s: ServedListener): { ref: ObjectRef; created: string | undefined } => ({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`) });
