@@ -8,16 +8,9 @@ import { backendFilters, ruleFilters } from '../../src/model/gateway/filters.js'
 import type { HTTPRoute } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
 import { gatewayJson } from '../../src/render/lua-payload.js';
-import { service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
 
-const OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller',
-  ingressClass: 'portico',
-  watchIngressWithoutClass: false,
-  defaultBackendService: undefined,
-  loadBalance: 'round_robin',
-  gateway: { controllerName: 'portico.dev/gateway-controller' },
-};
+const OPTIONS: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: 'portico.dev/gateway-controller' } };
 
 function snapshot(rules: unknown[]): Snapshot {
   const route = {

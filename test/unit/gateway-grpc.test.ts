@@ -11,17 +11,10 @@ import { attachRoutes } from '../../src/model/gateway/claims.js';
 import type { Gateway, GRPCRoute, GRPCRouteMatch, HTTPRoute, Listener } from '../../src/model/gateway/api.js';
 import { desiredGatewayStatus } from '../../src/status/gateway.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
-import { service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
 
 const CONTROLLER = 'portico.dev/gateway-controller';
-const OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller',
-  ingressClass: 'portico',
-  watchIngressWithoutClass: false,
-  defaultBackendService: undefined,
-  loadBalance: 'round_robin',
-  gateway: { controllerName: CONTROLLER },
-};
+const OPTIONS: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: CONTROLLER } };
 const V1 = 'gateway.networking.k8s.io/v1';
 
 const listeners: Listener[] = [

@@ -11,16 +11,9 @@ import type { HTTPRoute, HTTPRouteRule } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
 import { gatewayJson } from '../../src/render/lua-payload.js';
 import { planApply } from '../../src/apply/plan.js';
-import { ingress, ingressClass, service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, ingress, ingressClass, service, slice } from '../support/objects.js';
 
-const OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller',
-  ingressClass: 'portico',
-  watchIngressWithoutClass: false,
-  defaultBackendService: undefined,
-  loadBalance: 'round_robin',
-  gateway: { controllerName: 'portico.dev/gateway-controller' },
-};
+const OPTIONS: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: 'portico.dev/gateway-controller' } };
 
 function snapshot(rules: unknown[]): Snapshot {
   const route = {

@@ -9,7 +9,7 @@ import { judgeListeners } from '../../src/model/gateway/listeners.js';
 import { portJudge, type ListenerPortPolicy } from '../../src/model/gateway/listener-ports.js';
 import type { Gateway, HTTPRoute, Listener } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
-import { service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
 
 const CONTROLLER = 'portico.dev/gateway-controller';
 const V1 = 'gateway.networking.k8s.io/v1';
@@ -30,14 +30,7 @@ const POLICY: ListenerPortPolicy = {
   own: [[10254, '--healthz-port']],
   stream: [{ namespace: 'ops', name: 'tcp', flag: '--tcp-services-configmap' }],
 };
-const OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller',
-  ingressClass: 'portico',
-  watchIngressWithoutClass: false,
-  defaultBackendService: undefined,
-  loadBalance: 'round_robin',
-  gateway: { controllerName: CONTROLLER, ports: POLICY.ports, reserved: { own: POLICY.own, stream: POLICY.stream } },
-};
+const OPTIONS: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: CONTROLLER, ports: POLICY.ports, reserved: { own: POLICY.own, stream: POLICY.stream } } };
 
 function gw(name: string, listeners: Listener[], created = '2026-01-01T00:00:00Z'): Gateway {
   return { apiVersion: V1, kind: 'Gateway', metadata: { name, namespace: 'default', creationTimestamp: created }, spec: { gatewayClassName: 'portico', listeners } };

@@ -10,18 +10,11 @@ import { portJudge } from '../../src/model/gateway/listener-ports.js';
 import { judgeListeners } from '../../src/model/gateway/listeners.js';
 import { endpointWeights } from '../../src/render/stream-tls.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
-import { service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
 
 const CONTROLLER = 'portico.dev/gateway-controller';
 const V1 = 'gateway.networking.k8s.io/v1';
-const OPTIONS: ModelOptions = {
-  controllerClass: 'portico.dev/ingress-controller',
-  ingressClass: 'portico',
-  watchIngressWithoutClass: false,
-  defaultBackendService: undefined,
-  loadBalance: 'round_robin',
-  gateway: { controllerName: CONTROLLER, ports: { httpPort: 80, httpsPort: 443, portMap: new Map([[8443, 18443]]) } },
-};
+const OPTIONS: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: CONTROLLER, ports: { httpPort: 80, httpsPort: 443, portMap: new Map([[8443, 18443]]) } } };
 
 const listeners: Listener[] = [
   { name: 'tls', port: 443, protocol: 'TLS', tls: { mode: 'Passthrough' } },
