@@ -1,5 +1,6 @@
 // Small builders of Kubernetes objects for tests (plain objects, as the API or a manifest gives them).
 import type { EndpointSlice, Ingress, IngressClass, ModelOptions, Service } from '../../src/model/input.js';
+import type { RenderOptions } from '../../src/render/nginx-conf.js';
 
 /** The model options of a Portico with default flags: its own class, no default backend, round robin. */
 export const MODEL_OPTIONS: ModelOptions = {
@@ -8,6 +9,19 @@ export const MODEL_OPTIONS: ModelOptions = {
   watchIngressWithoutClass: false,
   defaultBackendService: undefined,
   loadBalance: 'round_robin',
+};
+
+/** Render options for a test that reads nginx.conf: the default ports, placeholder folders, one worker. */
+export const RENDER_OPTIONS: RenderOptions = {
+  workDir: '/w',
+  luaDir: '/l',
+  httpPort: 80,
+  httpsPort: 443,
+  statusPort: 10246,
+  defaultServerPort: undefined,
+  listenAddress: '',
+  user: undefined,
+  workerProcesses: 1,
 };
 
 export interface PathSpec {

@@ -8,7 +8,7 @@ import { backendFilters, ruleFilters } from '../../src/model/gateway/filters.js'
 import type { HTTPRoute } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
 import { gatewayJson } from '../../src/render/lua-payload.js';
-import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, service, slice, RENDER_OPTIONS } from '../support/objects.js';
 
 const OPTIONS: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: 'portico.dev/gateway-controller' } };
 
@@ -119,17 +119,7 @@ test('retries and CORS reach nginx.conf as Portico words only; the policy travel
     OPTIONS,
   );
   assert.deepEqual(model.problems, []);
-  const conf = renderNginxConf(model, {
-    workDir: '/w',
-    luaDir: '/l',
-    httpPort: 80,
-    httpsPort: 443,
-    statusPort: 10246,
-    defaultServerPort: undefined,
-    listenAddress: '',
-    user: undefined,
-    workerProcesses: 1,
-  }).text;
+  const conf = renderNginxConf(model, RENDER_OPTIONS).text;
   assert.match(conf, /proxy_next_upstream error timeout http_500 http_502;\n\s+proxy_next_upstream_tries 0;/);
   assert.match(conf, /upstream portico_gateway \{/);
   assert.doesNotMatch(conf, /evil|x-secret/);

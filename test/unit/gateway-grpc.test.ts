@@ -11,7 +11,7 @@ import { attachRoutes } from '../../src/model/gateway/claims.js';
 import type { Gateway, GRPCRoute, GRPCRouteMatch, HTTPRoute, Listener } from '../../src/model/gateway/api.js';
 import { desiredGatewayStatus } from '../../src/status/gateway.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
-import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, service, slice, RENDER_OPTIONS } from '../support/objects.js';
 
 const CONTROLLER = 'portico.dev/gateway-controller';
 const OPTIONS: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: CONTROLLER } };
@@ -152,17 +152,7 @@ test('the model: a plain method route is a grpc_pass location, conditions go to 
   const model = buildModel(snapshot([route]), OPTIONS);
   const server = model.servers.find((s) => s.host === 'rpc.test');
   assert.ok(server);
-  const conf = renderNginxConf(model, {
-    workDir: '/w',
-    luaDir: '/l',
-    httpPort: 80,
-    httpsPort: 443,
-    statusPort: 10246,
-    defaultServerPort: undefined,
-    listenAddress: '',
-    user: undefined,
-    workerProcesses: 1,
-  }).text;
+  const conf = renderNginxConf(model, RENDER_OPTIONS).text;
   const block = conf.slice(conf.indexOf('server_name "rpc.test"'));
   const location = (p: string): string => block.slice(block.indexOf(`location ${p} {`), block.indexOf('\n        }', block.indexOf(`location ${p} {`)));
   assert.match(location('= "/pkg.Echo/Say"'), /grpc_pass grpc:\/\/portico_balancer;/);

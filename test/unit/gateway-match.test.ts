@@ -11,7 +11,7 @@ import type { HTTPRoute, HTTPRouteRule } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
 import { gatewayJson } from '../../src/render/lua-payload.js';
 import { planApply } from '../../src/apply/plan.js';
-import { MODEL_OPTIONS, ingress, ingressClass, service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, ingress, ingressClass, service, slice, RENDER_OPTIONS } from '../support/objects.js';
 
 const OPTIONS: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: 'portico.dev/gateway-controller' } };
 
@@ -134,17 +134,7 @@ test('values of HTTPRoutes go to Lua as data: a hostile header value, regex or r
     ]),
     OPTIONS,
   );
-  const conf = renderNginxConf(model, {
-    workDir: '/w',
-    luaDir: '/l',
-    httpPort: 80,
-    httpsPort: 443,
-    statusPort: 10246,
-    defaultServerPort: undefined,
-    listenAddress: '',
-    user: undefined,
-    workerProcesses: 1,
-  }).text;
+  const conf = renderNginxConf(model, RENDER_OPTIONS).text;
   assert.match(conf, /set \$portico_gw "gw[0-9a-f]{16}";/);
   assert.ok(!conf.includes('pwned') && !conf.includes('deny all'));
   const payload = JSON.parse(gatewayJson(model)) as { actions: { requestHeaders?: { set: { value: string }[] } }[] };

@@ -9,7 +9,7 @@ import { judgeListeners } from '../../src/model/gateway/listeners.js';
 import { portJudge, type ListenerPortPolicy } from '../../src/model/gateway/listener-ports.js';
 import type { Gateway, HTTPRoute, Listener } from '../../src/model/gateway/api.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
-import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, service, slice, RENDER_OPTIONS } from '../support/objects.js';
 
 const CONTROLLER = 'portico.dev/gateway-controller';
 const V1 = 'gateway.networking.k8s.io/v1';
@@ -100,17 +100,7 @@ test("each route's matches carry the local ports of its listeners; every server 
   assert.deepEqual(ports.sort(), ['on-80 [8000,8001]', 'on-8080 [18080]']);
   assert.deepEqual(model.gatewayPorts, { http: [18080], https: [] });
   assert.deepEqual(model.gateway?.listenerPorts, { '18080': 8080 });
-  const conf = renderNginxConf(model, {
-    workDir: '/w',
-    luaDir: '/l',
-    httpPort: 8000,
-    httpsPort: 8001,
-    statusPort: 8002,
-    defaultServerPort: undefined,
-    listenAddress: '',
-    user: undefined,
-    workerProcesses: 1,
-  }).text;
+  const conf = renderNginxConf(model, { ...RENDER_OPTIONS, httpPort: 8000, httpsPort: 8001, statusPort: 8002 }).text;
   const servers = conf.split('    server {').filter((b) => b.includes('listen 8000'));
   assert.ok(servers.length >= 2, 'the catch-all and p.test');
   for (const s of servers) assert.match(s, /listen 18080( default_server backlog=4096)?;/);

@@ -10,7 +10,7 @@ import { portJudge } from '../../src/model/gateway/listener-ports.js';
 import { judgeListeners } from '../../src/model/gateway/listeners.js';
 import { endpointWeights } from '../../src/render/stream-tls.js';
 import { renderNginxConf } from '../../src/render/nginx-conf.js';
-import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, service, slice, RENDER_OPTIONS } from '../support/objects.js';
 
 const CONTROLLER = 'portico.dev/gateway-controller';
 const V1 = 'gateway.networking.k8s.io/v1';
@@ -44,18 +44,7 @@ function snapshot(tlsRoutes: TLSRoute[], httpRoutes: HTTPRoute[] = []): Snapshot
   };
 }
 
-const render = (s: Snapshot): string =>
-  renderNginxConf(buildModel(s, OPTIONS), {
-    workDir: '/w',
-    luaDir: '/l',
-    httpPort: 80,
-    httpsPort: 443,
-    statusPort: 10246,
-    defaultServerPort: undefined,
-    listenAddress: '',
-    user: undefined,
-    workerProcesses: 1,
-  }).text;
+const render = (s: Snapshot): string => renderNginxConf(buildModel(s, OPTIONS), RENDER_OPTIONS).text;
 
 test('TLS listeners: Passthrough accepted on any port with TLSRoute as its kind, Terminate refused with UnsupportedValue', () => {
   const g = snapshot([]).gateways?.[0] as Gateway;
