@@ -15,9 +15,8 @@ import { Offload } from '../src/worker/offload.js';
 import type { Snapshot } from '../src/model/input.js';
 import { backendsPayload } from '../src/render/lua-payload.js';
 import { Store } from '../src/store/store.js';
-import { ingressClass } from '../test/support/objects.js';
 import { makeCert } from '../test/support/certs.js';
-import { generate } from './scale-gen.js';
+import { generate, storeCluster } from './scale-gen.js';
 
 const n = Number(process.argv[2] ?? 10_000);
 const rounds = Math.min(30, Math.max(1, Number(process.argv[3] ?? 12)));
@@ -30,14 +29,7 @@ try {
   const store = new Store<Snapshot>();
   {
     // The generator's objects are dropped once stored: the store's trimmed copies are what a controller holds.
-    const c = generate(n, [], certs);
-    store.upsert('IngressClass', ingressClass('portico'));
-    for (const a of c.apps) {
-      store.upsert('Ingress', a.ingress);
-      store.upsert('Service', a.service);
-      store.upsert('EndpointSlice', a.slice);
-      if (a.secret) store.upsert('Secret', a.secret);
-    }
+    storeCluster(store, generate(n, [], certs));
   }
   const offload = new Offload(config, renderOptions(config, undefined));
   let kept: unknown;

@@ -5,7 +5,8 @@
 // sets. Endpoint addresses are pod IPs (10.244.x.y) that nothing ever connects to, so the model, nginx.conf and the
 // Lua payload have realistic sizes; only the *probe* Ingresses (one in every N/PROBES) point at the 127.0.0.1
 // backends, and only they are ever requested. Deterministic: the same N gives the same cluster.
-import type { EndpointSlice, Ingress, Secret, Service } from '../src/model/input.js';
+import type { EndpointSlice, Ingress, Secret, Service, Snapshot } from '../src/model/input.js';
+import type { Store } from '../src/store/store.js';
 import { ingress, ingressClass, service, slice, type PathSpec } from '../test/support/objects.js';
 import { tlsSecret } from '../test/support/tls-manifests.js';
 import type { Pem } from '../test/support/certs.js';
@@ -106,6 +107,17 @@ export function generate(n: number, probePorts: readonly number[], certs: readon
 /** The objects of one namespace's file (every app whose namespace is `namespace`). */
 export function namespaceObjects(apps: readonly AppObjects[]): unknown[] {
   return apps.flatMap((a) => [a.ingress, a.service, a.slice, ...(a.secret ? [a.secret] : [])]);
+}
+
+/** Puts the cluster's objects, and the IngressClass, into a store (the objects a controller's sources would list). */
+export function storeCluster(store: Store<Snapshot>, c: Cluster): void {
+  store.upsert('IngressClass', ingressClass('portico'));
+  for (const a of c.apps) {
+    store.upsert('Ingress', a.ingress);
+    store.upsert('Service', a.service);
+    store.upsert('EndpointSlice', a.slice);
+    if (a.secret) store.upsert('Secret', a.secret);
+  }
 }
 
 /** Local-mode files: one JSON List per namespace, plus the IngressClass. */

@@ -19,10 +19,9 @@ import { admissionChecker, renderOptions } from '../src/pipeline/build.js';
 import { Store } from '../src/store/store.js';
 import { startWebhook } from '../src/webhook/server.js';
 import { Offload } from '../src/worker/offload.js';
-import { ingressClass } from '../test/support/objects.js';
 import { makeCert } from '../test/support/certs.js';
 import { fmt, intArg, median, percentile } from './lib.js';
-import { generate, hostOf, nsOf } from './scale-gen.js';
+import { generate, hostOf, nsOf, storeCluster } from './scale-gen.js';
 
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--sizes');
@@ -73,13 +72,7 @@ async function bench(n: number): Promise<void> {
   const log = createLogger('silent');
   const store = new Store<Snapshot>();
   const c = generate(n, [], certs);
-  store.upsert('IngressClass', ingressClass('portico'));
-  for (const a of c.apps) {
-    store.upsert('Ingress', a.ingress);
-    store.upsert('Service', a.service);
-    store.upsert('EndpointSlice', a.slice);
-    if (a.secret) store.upsert('Secret', a.secret);
-  }
+  storeCluster(store, c);
   const existing = store.snapshot().ingresses;
   const reviewer = new Offload(config, renderOptions(config, undefined));
   const checker = admissionChecker(config, log);
