@@ -192,46 +192,46 @@ describe('GATEWAY-HTTP conformance: listener isolation and misdirected requests'
       );
       for (const e of expectations()) await c.expect(e);
     });
+    // Not upstream's: an Ingress of another namespace on the same hosts keeps today's behaviour, its paths served by Host.
+    await t.test('an Ingress of another namespace on the isolated hosts is served as before', async () => {
+      const gw = 'http-listener-isolation';
+      await c.apply([
+        isolationGateway(gw),
+        ...isolationRoutes(gw, ''),
+        ingressClass('portico'),
+        appIngress('on-specific-host', 'abc.foo.example.com', '/ingress'),
+        appIngress('on-wildcard-host', 'bar.example.com', '/empty-hostname'),
+      ]);
+      await c.expect({ request: { host: 'abc.foo.example.com', path: '/ingress' }, backend: APP, namespace: APP_NS });
+      // the Ingress path, not the route of the less specific listener (which isolation keeps off this host anyway)
+      await c.expect({ request: { host: 'bar.example.com', path: '/empty-hostname' }, backend: APP, namespace: APP_NS });
+      // isolation between the Gateway's own listeners still holds on both hosts
+      await c.expect({ request: { host: 'abc.foo.example.com', path: '/abc-foo-example-com' }, backend: V1, namespace: NS });
+      await c.expect({ request: { host: 'abc.foo.example.com', path: '/wildcard-foo-example-com' }, response: { statusCode: 404 } });
+      await c.expect({ request: { host: 'bar.example.com', path: '/wildcard-example-com' }, backend: V1, namespace: NS });
+    });
   });
 
-  test('HTTPRouteHTTPSListenerDetectMisdirectedRequests', async () => {
-    const gw = 'same-namespace-with-https-listener';
-    await c.apply(misdirectRoutes());
-    await mustBeAccepted(
-      c,
-      gw,
-      [1, 2, 3, 4].map((n) => [NS, `https-listener-detect-misdirected-requests-test-${n}`]),
-    );
-    for (const [sni, host, status, to] of MISDIRECT_CASES) await expectTls(c.portico.https, sni, host, { status, ...(to === undefined ? {} : { backend: to }) });
-  });
-
-  // Not upstream's: an Ingress of another namespace on the same hosts keeps today's behaviour, its paths served by Host.
-  test('an Ingress of another namespace on an isolated host is served as before', async () => {
-    const gw = 'http-listener-isolation';
-    await c.apply([
-      isolationGateway(gw),
-      ...isolationRoutes(gw, ''),
-      ingressClass('portico'),
-      appIngress('on-specific-host', 'abc.foo.example.com', '/ingress'),
-      appIngress('on-wildcard-host', 'bar.example.com', '/empty-hostname'),
-    ]);
-    await c.expect({ request: { host: 'abc.foo.example.com', path: '/ingress' }, backend: APP, namespace: APP_NS });
-    // the Ingress path, not the route of the less specific listener (which isolation keeps off this host anyway)
-    await c.expect({ request: { host: 'bar.example.com', path: '/empty-hostname' }, backend: APP, namespace: APP_NS });
-    // isolation between the Gateway's own listeners still holds on both hosts
-    await c.expect({ request: { host: 'abc.foo.example.com', path: '/abc-foo-example-com' }, backend: V1, namespace: NS });
-    await c.expect({ request: { host: 'abc.foo.example.com', path: '/wildcard-foo-example-com' }, response: { statusCode: 404 } });
-    await c.expect({ request: { host: 'bar.example.com', path: '/wildcard-example-com' }, backend: V1, namespace: NS });
-  });
-
-  test('an Ingress host is never answered 421', async () => {
-    await c.apply([...misdirectRoutes(), ingressClass('portico'), appIngress('misdirect-neighbour', 'ingress.example.org', MISDIRECT_PATH)]);
+  test('HTTPRouteHTTPSListenerDetectMisdirectedRequests', async (t) => {
     const port = c.portico.https;
-    // served by Host, as ingress-nginx serves it, whatever the SNI name chose
-    await expectTls(port, 'second-example.org', 'ingress.example.org', { status: 200, backend: APP, namespace: APP_NS });
-    // an Ingress host as SNI name: the handshake was not a listener's, the Host is served
-    await expectTls(port, 'ingress.example.org', 'second-example.org', { status: 200, backend: V2 });
-    // between the Gateway's listeners the check holds beside the Ingress
-    await expectTls(port, 'example.org', 'second-example.org', { status: 421 });
+    await t.test('the upstream cases', async () => {
+      await c.apply(misdirectRoutes());
+      await mustBeAccepted(
+        c,
+        'same-namespace-with-https-listener',
+        [1, 2, 3, 4].map((n) => [NS, `https-listener-detect-misdirected-requests-test-${n}`]),
+      );
+      for (const [sni, host, status, to] of MISDIRECT_CASES) await expectTls(port, sni, host, { status, ...(to === undefined ? {} : { backend: to }) });
+    });
+    // Not upstream's: an Ingress host is never answered 421 (ingress-nginx serves by Host).
+    await t.test('an Ingress host of another namespace is never answered 421', async () => {
+      await c.apply([...misdirectRoutes(), ingressClass('portico'), appIngress('misdirect-neighbour', 'ingress.example.org', MISDIRECT_PATH)]);
+      // served by Host, whatever the SNI name chose
+      await expectTls(port, 'second-example.org', 'ingress.example.org', { status: 200, backend: APP, namespace: APP_NS });
+      // an Ingress host as SNI name: the handshake was not a listener's, the Host is served
+      await expectTls(port, 'ingress.example.org', 'second-example.org', { status: 200, backend: V2 });
+      // between the Gateway's listeners the check holds beside the Ingress
+      await expectTls(port, 'example.org', 'second-example.org', { status: 421 });
+    });
   });
 });
