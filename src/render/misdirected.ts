@@ -27,10 +27,11 @@ export function misdirectHttpLines(t: MisdirectTable | undefined): string[] {
     `${I}map $ssl_server_name $portico_sni_or_host { "" $host; default $ssl_server_name; }`,
     ...idMap(t, '$ssl_server_name', '$portico_sni_listener'),
     ...idMap(t, '$host', '$portico_host_listener'),
-    // ids are this module's own words (l0, any; '-' matches no \w): 1 on the HTTPS port when they differ
+    // ids are this module's own words (l0, any; '-' matches no \w): 1 on the HTTPS port when they differ. An empty
+    // $server_port is the HTTPS server behind --enable-ssl-passthrough's stream front (a unix socket: render/stream.ts).
     `${I}map "$server_port:$portico_sni_listener:$portico_host_listener" $portico_misdirected {`,
     `${I}    default "";`,
-    `${I}    "~^${int(t.port)}:(\\w+):(?!\\1$)\\w+$" 1;`,
+    `${I}    "~^(?:${int(t.port)})?:(\\w+):(?!\\1$)\\w+$" 1;`,
     `${I}}`,
   ];
 }

@@ -163,5 +163,5 @@ test('misdirected: nginx.conf gets the maps and each server the check only when 
   const servers = tls.split('    server {').filter((b) => b.includes('        server_name '));
   assert.ok(servers.length > 0);
   for (const s of servers) assert.match(s, /if \(\$portico_sni_or_host != \$host\) \{ set \$portico_421 \$portico_misdirected; \}\n\s+if \(\$portico_421\) \{ return 421; \}/);
-  assert.match(tls, new RegExp(`"~\\^${RENDER_OPTIONS.httpsPort}:\\(\\\\w\\+\\):\\(\\?!\\\\1\\$\\)\\\\w\\+\\$" 1;`));
+  assert.match(tls, new RegExp(`"~\\^\\(\\?:${RENDER_OPTIONS.httpsPort}\\)\\?:\\(\\\\w\\+\\):\\(\\?!\\\\1\\$\\)\\\\w\\+\\$" 1;`));
 });
