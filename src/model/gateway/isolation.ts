@@ -63,7 +63,3 @@ export function isolationOf(via: readonly Attachment[], served: readonly ServedL
   return out;
 }
 
-/** Does a request host (lower case) match one of these listener hostnames? The model's twin of Lua's check, for tests. */
-export function isolatedAway(host: string, except: readonly string[]): boolean {
-  return except.some((p) => (p.startsWith('*.') ? underWildcard(p, host) : p === host));
-}
