@@ -62,4 +62,3 @@ export function isolationOf(via: readonly Attachment[], served: readonly ServedL
   }
   return out;
 }
-
