@@ -130,7 +130,7 @@ function conflicts(listeners: readonly Listener[]): Outcome[] {
 function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[], grants: readonly ReferenceGrant[]): Outcome {
   if (!terminates(l)) return [true, 'ResolvedRefs', 'every reference resolved'];
   const refs = l.tls?.certificateRefs ?? [];
-  if (refs.length === 0) return [false, 'InvalidCertificateRef', `an ${l.protocol} listener needs tls.certificateRefs`];
+  if (refs.length === 0) return [false, 'InvalidCertificateRef', `${l.protocol === 'TLS' ? 'a TLS' : 'an HTTPS'} listener needs tls.certificateRefs`];
   for (const [j, ref] of refs.entries()) {
     const where = `tls.certificateRefs[${j}]`;
     const group = ref.group ?? '';
@@ -225,7 +225,7 @@ export function judgeListeners(
       : c[0]
         ? `Conflicted: ${c[2]}; neither listener is served`
         : terminates(l) && !l.tls?.certificateRefs?.length
-          ? `an ${l.protocol === 'TLS' ? 'TLS listener of tls.mode Terminate' : 'HTTPS listener'} needs tls.certificateRefs`
+          ? `${l.protocol === 'TLS' ? 'a TLS listener of tls.mode Terminate' : 'an HTTPS listener'} needs tls.certificateRefs`
           : undefined;
     return {
       gateway,
