@@ -6,7 +6,7 @@ import { ident, quote } from './escape.js';
 import { FALLBACK_CERT, FALLBACK_KEY } from './tls.js';
 
 /** The work-dir file of a Terminate listener's certificate: chain and key in one PEM (mode 0600), named by its digest. */
-export const streamCertFile = (digest: string): string => `ssl/stream-${ident(digest.slice(0, 32))}.pem`;
+const streamCertFile = (digest: string): string => `ssl/stream-${ident(digest.slice(0, 32))}.pem`;
 
 /** The protocols of a terminated TLS listener: those of the HTTPS servers' default (ssl-protocols). */
 const PROTOCOLS = 'TLSv1.2 TLSv1.3';
