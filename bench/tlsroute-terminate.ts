@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { connect } from 'node:tls';
 import { backendConf, childPids, fmt, intArg, median, pin, sleep, startNginx, type HandNginx } from './lib.js';
 import { freePort, startPortico, type Running } from '../test/support/portico.js';
 import { manifestDir, writeManifests } from '../test/support/manifests.js';
@@ -55,6 +56,21 @@ async function rounds(title: string, sides: Side[], close: boolean): Promise<voi
   }
   const base = median(sides[sides.length - 1]!.rps);
   console.log(`${title}: ${sides.map((s) => `${s.name} ${fmt(median(s.rps))} req/s (ratio ${fmt(median(s.rps) / base, 2)}; rounds ${s.rps.map((x) => fmt(x)).join(' ')})`).join('; ')}`);
+}
+
+/** What one handshake negotiated on a side (protocol, cipher, key exchange), so the sides are known to do the same work. */
+function negotiated(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port, servername: HOST, rejectUnauthorized: false, timeout: 5000 }, () => {
+      const k = s.getEphemeralKeyInfo();
+      const out = `${s.getProtocol() ?? '?'} ${s.getCipher().name} ${k && 'name' in k && typeof k.name === 'string' ? k.name : '?'}`;
+      s.destroy();
+      resolve(out);
+    });
+    s.on('error', (err: Error) => {
+      resolve(`error: ${err.message}`);
+    });
+  });
 }
 
 async function pinPortico(p: Running): Promise<void> {
@@ -122,6 +138,7 @@ stream {
     stops.push(() => hand.stop());
 
     console.log(`bench/tlsroute-terminate: ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c50 over TLS (SNI ${HOST}), 1 nginx worker per side on CPU ${PROXY_CPUS}, wrk + backend on CPU ${CLIENT_CPUS}`);
+    console.log(`negotiated: portico ${await negotiated(listenerPort)}; hand ${await negotiated(handPort)}`);
     const sides: Side[] = [
       { name: 'portico', url: `https://${HOST}:${listenerPort}/`, rps: [] },
       { name: 'hand', url: `https://${HOST}:${handPort}/`, rps: [] },
