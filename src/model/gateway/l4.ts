@@ -68,13 +68,14 @@ export function l4Context(snapshot: Snapshot, controllerName: string, flags: L4F
     .sort(byClaimAge);
   const holders = new Map<string, string>();
   for (const { g, ref } of gateways) {
+    const gw = `${ref.namespace}/${ref.name}`;
     for (const l of g.spec?.listeners ?? []) {
       const kind = l4KindOf(l.protocol);
       if (!kind) continue;
       const protocol = L4_PROTOCOL[kind];
-      const local = localPort(base.ports, l.protocol, l.port);
+      const local = localPort(base.ports, l.protocol, l.port, gw);
       const key = `${protocol}:${local}`;
-      if (unlisted(base.ports, l.protocol, l.port) === undefined && blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name));
+      if (unlisted(base.ports, l.protocol, l.port, gw) === undefined && blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name));
     }
   }
   return { ...base, holders };
@@ -83,8 +84,9 @@ export function l4Context(snapshot: Snapshot, controllerName: string, flags: L4F
 /** Accepted of a TCP or UDP listener: its local port free of Portico's own, the stream ConfigMaps' and older Gateways'. */
 export function l4Acceptance(l: Listener, gateway: ObjectRef, ctx: L4Context): Outcome {
   const protocol = l.protocol === 'UDP' ? 'UDP' : 'TCP';
-  const local = localPort(ctx.ports, l.protocol, l.port);
-  const off = unlisted(ctx.ports, l.protocol, l.port);
+  const gw = `${gateway.namespace}/${gateway.name}`;
+  const local = localPort(ctx.ports, l.protocol, l.port, gw);
+  const off = unlisted(ctx.ports, l.protocol, l.port, gw);
   if (off !== undefined) return [false, 'PortUnavailable', off];
   const why = blocked(ctx, protocol, local);
   const holder = ctx.holders.get(`${protocol}:${local}`);

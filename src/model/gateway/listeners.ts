@@ -104,9 +104,10 @@ function selectedNamespaces(l: Listener, namespaces: readonly Namespace[]): Read
 
 /** Accepted of one listener on its own: protocol, port (model/gateway/listener-ports.ts), TLS mode, hostname. */
 function acceptance(l: Listener, gateway: ObjectRef, ports: PortJudge, snap: { readonly configMaps?: readonly ConfigMap[] }): Outcome {
-  if (l.protocol === 'TLS') return tlsAcceptance(l, ports.policy.ports);
+  if (l.protocol === 'TLS') return tlsAcceptance(l, ports.policy.ports, `${gateway.namespace}/${gateway.name}`);
   if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP, HTTPS, TLS; TCP and UDP: docs/adr/0023)`];
-  const port = portUnavailable(l, ports.policy, { configMaps: snap.configMaps ?? [] }) ?? portClaimed(l, `${gateway.namespace}/${gateway.name}`, ports);
+  const gw = `${gateway.namespace}/${gateway.name}`;
+  const port = portUnavailable(l, gw, ports.policy, { configMaps: snap.configMaps ?? [] }) ?? portClaimed(l, gw, ports);
   if (port !== undefined) return [false, 'PortUnavailable', `${port}: the listener is not served`];
   if (l.protocol === 'HTTPS' && (l.tls?.mode ?? 'Terminate') !== 'Terminate') return [false, 'UnsupportedValue', 'tls.mode Passthrough is not supported on an HTTPS listener'];
   const bad = l.hostname !== undefined ? checkHost(l.hostname.toLowerCase()) : undefined;
