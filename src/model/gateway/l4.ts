@@ -9,6 +9,7 @@ import type { ParentReference, Listener } from './api.js';
 import { GATEWAY_GROUP } from './api.js';
 import { l4KindOf, L4_PROTOCOL, type L4Kind, type L4Route } from './l4-api.js';
 import { DEFAULT_PORTS, localPort, unlisted, type PortOptions } from './ports.js';
+import { socketClaims, type SocketClaims } from './socket-clash.js';
 
 type Outcome = readonly [ok: boolean, reason: string, message: string];
 
@@ -29,6 +30,8 @@ export interface L4Context {
   readonly taken: { readonly TCP: readonly number[]; readonly UDP: readonly number[] };
   /** `TCP:port` / `UDP:port` (local) → the listener (`namespace/gateway/listener`) that holds it: oldest Gateway first. */
   readonly holders: ReadonlyMap<string, string>;
+  /** Local TCP port → the nginx section (http or stream) whose listener holds it (model/gateway/socket-clash.ts). */
+  readonly sockets?: SocketClaims;
 }
 
 /** The part of a judged listener attachment reads (model/gateway/listeners.ts JudgedListener). */
@@ -78,7 +81,14 @@ export function l4Context(snapshot: Snapshot, controllerName: string, flags: L4F
       if (unlisted(base.ports, l.protocol, l.port, gw) === undefined && blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name));
     }
   }
-  return { ...base, holders };
+  return {
+    ...base,
+    holders,
+    sockets: socketClaims(
+      gateways.map(({ g, ref }) => ({ ref, listeners: g.spec?.listeners ?? [] })),
+      base.ports,
+    ),
+  };
 }
 
 /** Accepted of a TCP or UDP listener: its local port free of Portico's own, the stream ConfigMaps' and older Gateways'. */

@@ -11,6 +11,7 @@ import { tlsAcceptance } from './tls-listener.js';
 import { l4KindOf } from './l4-api.js';
 import { l4Acceptance, type L4Context } from './l4.js';
 import { portClaimed, portJudge, portUnavailable, type PortJudge } from './listener-ports.js';
+import { socketClash } from './socket-clash.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
 export type Outcome = readonly [ok: boolean, reason: string, message: string];
@@ -211,6 +212,9 @@ export function judgeListeners(
     const warnings: [string, string][] = [];
     const { supported, invalid, only } = routeKinds(l, field, warnings);
     let accepted = l4KindOf(l.protocol) && how.l4 ? l4Acceptance(l, gateway, how.l4) : acceptance(l, gateway, ports, snap);
+    // an HTTP(S) and a TCP or TLS listener on one local port: the one whose nginx section came second is not served
+    const clash = accepted[0] && how.l4?.sockets ? socketClash(l, gateway, how.l4.sockets, how.l4.ports) : undefined;
+    if (clash !== undefined) accepted = [false, 'PortUnavailable', clash];
     let selected: ReadonlySet<string> | undefined;
     if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
       const s = selectedNamespaces(l, snap.namespaces ?? []);
