@@ -6,7 +6,7 @@ import type { PortOptions } from '../model/gateway/ports.js';
 import { parsePort } from './values.js';
 
 /** The two parts of the flag's value, as the model's port options carry them. */
-export type GatewayPortMap = Pick<PortOptions, 'portMap'> & { readonly gatewayMaps: ReadonlyMap<string, ReadonlyMap<number, number>> };
+type GatewayPortMap = Pick<PortOptions, 'portMap'> & { readonly gatewayMaps: ReadonlyMap<string, ReadonlyMap<number, number>> };
 
 const LABEL = '[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?';
 /** A namespace (a DNS label) and a Gateway name (a DNS subdomain), as Kubernetes names them. */
