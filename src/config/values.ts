@@ -126,18 +126,3 @@ export function parseSnippetMode(flag: string, value: string): 'refuse' | 'safe'
   if (value !== 'refuse' && value !== 'safe' && value !== 'any') throw new ConfigError(`--${flag}: expected refuse, safe or any, got ${JSON.stringify(value)}`);
   return value;
 }
-
-/** `P=L,P=L`: Gateway listener port P served on local port L (model/gateway/ports.ts). */
-export function parsePortMap(flag: string, value: string): ReadonlyMap<number, number> {
-  const map = new Map<number, number>();
-  for (const item of value.split(',').filter((s) => s.trim() !== '')) {
-    const [from, to, ...rest] = item.trim().split('=');
-    if (from === undefined || to === undefined || rest.length > 0) {
-      throw new ConfigError(`--${flag}: expected LISTENER_PORT=LOCAL_PORT[,...], got ${JSON.stringify(item)}`);
-    }
-    const p = parsePort(flag, from);
-    if (map.has(p)) throw new ConfigError(`--${flag}: listener port ${from} is mapped twice`);
-    map.set(p, parsePort(flag, to));
-  }
-  return map;
-}

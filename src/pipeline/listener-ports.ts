@@ -14,5 +14,5 @@ export function listenerPortPolicy(config: Config): ListenerPortPolicy {
     ...(config.tcpServicesConfigmap ? [{ ...config.tcpServicesConfigmap, flag: '--tcp-services-configmap' }] : []),
     ...(config.udpServicesConfigmap ? [{ ...config.udpServicesConfigmap, flag: '--udp-services-configmap' }] : []),
   ];
-  return Object.freeze({ ports: { httpPort: config.httpPort, httpsPort: config.httpsPort, portMap: config.gatewayPortMap }, own, stream });
+  return Object.freeze({ ports: { httpPort: config.httpPort, httpsPort: config.httpsPort, ...config.gatewayPortMap }, own, stream });
 }

@@ -18,7 +18,7 @@ import { l4KindOf } from '../model/gateway/l4-api.js';
 import { l4AttachedCount, l4Context, type L4Context, type L4Flags } from '../model/gateway/l4.js';
 import { l4RouteStatuses } from './gateway-l4.js';
 import { portJudge, type ListenerPortPolicy, type PortJudge } from '../model/gateway/listener-ports.js';
-import { localPort } from '../model/gateway/ports.js';
+import { localPort, trafficPort } from '../model/gateway/ports.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -90,8 +90,10 @@ function programmed(j: JudgedListener, ports: PortJudge): Outcome {
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
   if (j.listener.protocol === 'TLS') return [true, 'Programmed', `served by the stream section on ${j.listener.port === 443 ? '--https-port' : `the local port of ${j.listener.port}`}`];
   const { protocol, port } = j.listener;
-  const flag = protocol === 'HTTP' && port === 80 ? ' (--http-port)' : protocol === 'HTTPS' && port === 443 ? ' (--https-port)' : '';
-  return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port))}${flag}`];
+  const gw = `${j.gateway.namespace}/${j.gateway.name}`;
+  const traffic = trafficPort(ports.policy.ports, protocol, port, gw);
+  const flag = traffic && protocol === 'HTTP' ? ' (--http-port)' : traffic ? ' (--https-port)' : '';
+  return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port, gw))}${flag}`];
 }
 
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */

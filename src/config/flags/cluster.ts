@@ -1,6 +1,7 @@
 // The flags that say where Kubernetes objects come from and which of them are Portico's.
 import { optional, optionalPlain, plain, text, toggle } from '../flag.js';
-import { parseControllerName, parseObjectRef, parsePortMap } from '../values.js';
+import { parseControllerName, parseObjectRef } from '../values.js';
+import { parseGatewayPortMap } from '../port-map.js';
 
 /** `namespace/name`, checked, kept as the text. */
 const objectRefText = (flag: string, t: string): string => {
@@ -51,8 +52,8 @@ export const CLUSTER_FLAGS = {
   gatewayPortMap: text(
     'gateway-port-map',
     '',
-    'LISTENER_PORT=LOCAL_PORT[,...]: the Gateway listener ports Portico opens besides HTTP 80 and HTTPS 443 (--http-port, --https-port), each on the local port given (the same number, or another); a listener on a port not listed is not served (PortUnavailable)',
-    parsePortMap,
+    '[NAMESPACE/NAME:]LISTENER_PORT=LOCAL_PORT[,...]: the Gateway listener ports Portico opens besides HTTP 80 and HTTPS 443 (--http-port, --https-port), each on the local port given (the same number, or another); a listener on a port not listed is not served (PortUnavailable). An entry with NAMESPACE/NAME holds for that Gateway only and wins over the generic one, 80 and 443 included: that Gateway is served on local ports of its own, behind a Service of its own (docs/gateway-api.md)',
+    parseGatewayPortMap,
   ),
   defaultBackendService: optional('default-backend-service', 'namespace/name of the Service for unmatched requests', parseObjectRef),
   defaultSslCertificate: optional('default-ssl-certificate', 'namespace/name of the TLS Secret for hosts without their own certificate', parseObjectRef),

@@ -165,7 +165,7 @@ function gatewayStreamServers(snapshot: Snapshot, listeners: readonly L4Listener
           continue;
         }
         holder.set(id, nsKey(route));
-        const port = localPort(ctx.ports, j.listener.protocol, j.listener.port);
+        const port = localPort(ctx.ports, j.listener.protocol, j.listener.port, `${j.gateway.namespace}/${j.gateway.name}`);
         out.push({
           protocol: kind === 'TCPRoute' ? 'tcp' : 'udp',
           port,

@@ -9,6 +9,7 @@ import type { ParentReference, Listener } from './api.js';
 import { GATEWAY_GROUP } from './api.js';
 import { l4KindOf, L4_PROTOCOL, type L4Kind, type L4Route } from './l4-api.js';
 import { DEFAULT_PORTS, localPort, unlisted, type PortOptions } from './ports.js';
+import { socketClaims, type SocketClaims } from './socket-clash.js';
 
 type Outcome = readonly [ok: boolean, reason: string, message: string];
 
@@ -29,6 +30,8 @@ export interface L4Context {
   readonly taken: { readonly TCP: readonly number[]; readonly UDP: readonly number[] };
   /** `TCP:port` / `UDP:port` (local) → the listener (`namespace/gateway/listener`) that holds it: oldest Gateway first. */
   readonly holders: ReadonlyMap<string, string>;
+  /** Local TCP port → the nginx section (http or stream) whose listener holds it (model/gateway/socket-clash.ts). */
+  readonly sockets?: SocketClaims;
 }
 
 /** The part of a judged listener attachment reads (model/gateway/listeners.ts JudgedListener). */
@@ -68,23 +71,32 @@ export function l4Context(snapshot: Snapshot, controllerName: string, flags: L4F
     .sort(byClaimAge);
   const holders = new Map<string, string>();
   for (const { g, ref } of gateways) {
+    const gw = `${ref.namespace}/${ref.name}`;
     for (const l of g.spec?.listeners ?? []) {
       const kind = l4KindOf(l.protocol);
       if (!kind) continue;
       const protocol = L4_PROTOCOL[kind];
-      const local = localPort(base.ports, l.protocol, l.port);
+      const local = localPort(base.ports, l.protocol, l.port, gw);
       const key = `${protocol}:${local}`;
-      if (unlisted(base.ports, l.protocol, l.port) === undefined && blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name));
+      if (unlisted(base.ports, l.protocol, l.port, gw) === undefined && blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name));
     }
   }
-  return { ...base, holders };
+  return {
+    ...base,
+    holders,
+    sockets: socketClaims(
+      gateways.map(({ g, ref }) => ({ ref, listeners: g.spec?.listeners ?? [] })),
+      base.ports,
+    ),
+  };
 }
 
 /** Accepted of a TCP or UDP listener: its local port free of Portico's own, the stream ConfigMaps' and older Gateways'. */
 export function l4Acceptance(l: Listener, gateway: ObjectRef, ctx: L4Context): Outcome {
   const protocol = l.protocol === 'UDP' ? 'UDP' : 'TCP';
-  const local = localPort(ctx.ports, l.protocol, l.port);
-  const off = unlisted(ctx.ports, l.protocol, l.port);
+  const gw = `${gateway.namespace}/${gateway.name}`;
+  const local = localPort(ctx.ports, l.protocol, l.port, gw);
+  const off = unlisted(ctx.ports, l.protocol, l.port, gw);
   if (off !== undefined) return [false, 'PortUnavailable', off];
   const why = blocked(ctx, protocol, local);
   const holder = ctx.holders.get(`${protocol}:${local}`);

@@ -2,7 +2,7 @@
 // served on its local port (model/gateway/ports.ts) unless that port is Portico's own or a tcp/udp-services entry's.
 import type { Snapshot } from '../input.js';
 import type { Gateway, Listener } from './api.js';
-import { DEFAULT_PORTS, localPort, unlisted, type PortOptions } from './ports.js';
+import { DEFAULT_PORTS, gatewayKey, localPort, trafficPort, unlisted, type PortOptions } from './ports.js';
 
 /** What a listener's local port may not be: Portico's own ports (besides the traffic ports) and the stream ConfigMaps. */
 export interface ListenerPortPolicy {
@@ -25,20 +25,22 @@ const DEFAULT_LISTENER_PORTS: ListenerPortPolicy = Object.freeze<ListenerPortPol
   stream: [],
 });
 
-/** True for the two listener ports the traffic flags serve: HTTP 80 on --http-port, HTTPS 443 on --https-port. */
-function trafficListener(protocol: string, port: number): boolean {
-  return (protocol === 'HTTP' && port === 80) || (protocol === 'HTTPS' && port === 443);
+/** The listener port served on --http-port or --https-port: HTTP 80 or HTTPS 443 that no per-Gateway entry moves (or moves there). */
+function onTrafficPort(ports: PortOptions, protocol: string, port: number, gateway: string): boolean {
+  if (trafficPort(ports, protocol, port, gateway)) return true;
+  const local = localPort(ports, protocol, port, gateway);
+  return (protocol === 'HTTP' && port === 80 && local === ports.httpPort) || (protocol === 'HTTPS' && port === 443 && local === ports.httpsPort);
 }
 
 /**
  * Why an HTTP or HTTPS listener's port cannot be served (PortUnavailable's message), or undefined. `snap` gives the
- * stream ConfigMaps' keys.
+ * stream ConfigMaps' keys; `gateway` the listener's Gateway, `namespace/name`.
  */
-export function portUnavailable(l: Listener, policy: ListenerPortPolicy, snap: Pick<Snapshot, 'configMaps'>): string | undefined {
-  if (trafficListener(l.protocol, l.port)) return undefined;
-  const off = unlisted(policy.ports, l.protocol, l.port);
+export function portUnavailable(l: Listener, gateway: string, policy: ListenerPortPolicy, snap: Pick<Snapshot, 'configMaps'>): string | undefined {
+  if (onTrafficPort(policy.ports, l.protocol, l.port, gateway)) return undefined;
+  const off = unlisted(policy.ports, l.protocol, l.port, gateway);
   if (off !== undefined) return off;
-  const local = localPort(policy.ports, l.protocol, l.port);
+  const local = localPort(policy.ports, l.protocol, l.port, gateway);
   const at = local === l.port ? `port ${String(l.port)}` : `port ${String(l.port)} (local port ${String(local)}, --gateway-port-map)`;
   if (local === policy.ports.httpPort) return `${at} is --http-port, which serves HTTP listeners of port 80 only; map it to another local port with --gateway-port-map`;
   if (local === policy.ports.httpsPort) return `${at} is --https-port, which serves HTTPS listeners of port 443 only; map it to another local port with --gateway-port-map`;
@@ -73,11 +75,12 @@ function olderFirst(a: Gateway, b: Gateway): number {
 export function portJudge(gateways: readonly Gateway[], policy: ListenerPortPolicy = DEFAULT_LISTENER_PORTS): PortJudge {
   const claims = new Map<number, { protocol: string; port: number; gateway: string }>();
   for (const g of [...gateways].sort(olderFirst)) {
+    const gateway = `${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}`;
     for (const l of g.spec?.listeners ?? []) {
-      if ((l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') || trafficListener(l.protocol, l.port)) continue;
-      if (unlisted(policy.ports, l.protocol, l.port) !== undefined) continue; // not opened: claims nothing
-      const local = localPort(policy.ports, l.protocol, l.port);
-      if (!claims.has(local)) claims.set(local, { protocol: l.protocol, port: l.port, gateway: `${g.metadata?.namespace ?? 'default'}/${g.metadata?.name ?? ''}` });
+      if ((l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') || onTrafficPort(policy.ports, l.protocol, l.port, gateway)) continue;
+      if (unlisted(policy.ports, l.protocol, l.port, gateway) !== undefined) continue; // not opened: claims nothing
+      const local = localPort(policy.ports, l.protocol, l.port, gateway);
+      if (!claims.has(local)) claims.set(local, { protocol: l.protocol, port: l.port, gateway });
     }
   }
   return { policy, claims };
@@ -85,13 +88,16 @@ export function portJudge(gateways: readonly Gateway[], policy: ListenerPortPoli
 
 /** PortUnavailable of a listener whose local port an older Gateway's listener of another protocol or port holds. */
 export function portClaimed(l: Listener, gateway: string, judge: PortJudge): string | undefined {
-  if (trafficListener(l.protocol, l.port)) return undefined;
-  const local = localPort(judge.policy.ports, l.protocol, l.port);
+  if (onTrafficPort(judge.policy.ports, l.protocol, l.port, gateway)) return undefined;
+  const local = localPort(judge.policy.ports, l.protocol, l.port, gateway);
   const c = judge.claims.get(local);
   // the same listener port of one Gateway: Conflicted (ProtocolConflict) says it
   if (!c || (c.port === l.port && (c.protocol === l.protocol || c.gateway === gateway))) return undefined;
   return `local port ${String(local)} serves the ${c.protocol} listener port ${String(c.port)} of the older Gateway ${c.gateway}; one local port serves one protocol and listener port`;
 }
+
+/** A served listener and its Gateway (model/gateway/attach.ts ServedListener). */
+type ListenerOf = { readonly listener: Listener; readonly gateway: { readonly namespace: string; readonly name: string } };
 
 /** The local ports of served listeners besides --http-port and --https-port, by protocol, sorted: nginx's extra listen sockets. */
 export interface ExtraPorts {
@@ -100,12 +106,13 @@ export interface ExtraPorts {
 }
 
 /** The extra listen sockets of these served listeners (HTTP and HTTPS; a port both would claim stays its first protocol's). */
-export function extraPorts(listeners: readonly { readonly listener: Listener }[], ports: PortOptions): ExtraPorts {
+export function extraPorts(listeners: readonly ListenerOf[], ports: PortOptions): ExtraPorts {
   const http = new Set<number>();
   const https = new Set<number>();
-  for (const { listener: l } of listeners) {
-    if (trafficListener(l.protocol, l.port)) continue;
-    const local = localPort(ports, l.protocol, l.port);
+  for (const { listener: l, gateway } of listeners) {
+    const gw = gatewayKey(gateway);
+    if (onTrafficPort(ports, l.protocol, l.port, gw)) continue;
+    const local = localPort(ports, l.protocol, l.port, gw);
     if (l.protocol === 'HTTP' && !https.has(local)) http.add(local);
     if (l.protocol === 'HTTPS' && !http.has(local)) https.add(local);
   }
@@ -114,11 +121,12 @@ export function extraPorts(listeners: readonly { readonly listener: Listener }[]
 }
 
 /** Local port → listener port of the served listeners off the traffic ports: the port a RequestRedirect keeps (lua/portico/gateway.lua). */
-export function listenerPortsOf(listeners: readonly { readonly listener: Listener }[], ports: PortOptions): Record<string, number> {
+export function listenerPortsOf(listeners: readonly ListenerOf[], ports: PortOptions): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const { listener: l } of listeners) {
-    if (trafficListener(l.protocol, l.port)) continue;
-    const local = String(localPort(ports, l.protocol, l.port));
+  for (const { listener: l, gateway } of listeners) {
+    const gw = gatewayKey(gateway);
+    if (onTrafficPort(ports, l.protocol, l.port, gw)) continue;
+    const local = String(localPort(ports, l.protocol, l.port, gw));
     out[local] ??= l.port;
   }
   return out;

@@ -11,6 +11,7 @@ import { terminates, tlsAcceptance } from './tls-listener.js';
 import { l4KindOf } from './l4-api.js';
 import { l4Acceptance, type L4Context } from './l4.js';
 import { portClaimed, portJudge, portUnavailable, type PortJudge } from './listener-ports.js';
+import { socketClash } from './socket-clash.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
 export type Outcome = readonly [ok: boolean, reason: string, message: string];
@@ -104,9 +105,10 @@ function selectedNamespaces(l: Listener, namespaces: readonly Namespace[]): Read
 
 /** Accepted of one listener on its own: protocol, port (model/gateway/listener-ports.ts), TLS mode, hostname. */
 function acceptance(l: Listener, gateway: ObjectRef, ports: PortJudge, snap: { readonly configMaps?: readonly ConfigMap[] }): Outcome {
-  if (l.protocol === 'TLS') return tlsAcceptance(l, ports.policy.ports);
+  if (l.protocol === 'TLS') return tlsAcceptance(l, ports.policy.ports, `${gateway.namespace}/${gateway.name}`);
   if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS') return [false, 'UnsupportedProtocol', `protocol ${JSON.stringify(l.protocol)} is not supported (HTTP, HTTPS, TLS; TCP and UDP: docs/adr/0023)`];
-  const port = portUnavailable(l, ports.policy, { configMaps: snap.configMaps ?? [] }) ?? portClaimed(l, `${gateway.namespace}/${gateway.name}`, ports);
+  const gw = `${gateway.namespace}/${gateway.name}`;
+  const port = portUnavailable(l, gw, ports.policy, { configMaps: snap.configMaps ?? [] }) ?? portClaimed(l, gw, ports);
   if (port !== undefined) return [false, 'PortUnavailable', `${port}: the listener is not served`];
   if (l.protocol === 'HTTPS' && (l.tls?.mode ?? 'Terminate') !== 'Terminate') return [false, 'UnsupportedValue', 'tls.mode Passthrough is not supported on an HTTPS listener'];
   const bad = l.hostname !== undefined ? checkHost(l.hostname.toLowerCase()) : undefined;
@@ -210,6 +212,9 @@ export function judgeListeners(
     const warnings: [string, string][] = [];
     const { supported, invalid, only } = routeKinds(l, field, warnings);
     let accepted = l4KindOf(l.protocol) && how.l4 ? l4Acceptance(l, gateway, how.l4) : acceptance(l, gateway, ports, snap);
+    // an HTTP(S) and a TCP or TLS listener on one local port: the one whose nginx section came second is not served
+    const clash = accepted[0] && how.l4?.sockets ? socketClash(l, gateway, how.l4.sockets, how.l4.ports) : undefined;
+    if (clash !== undefined) accepted = [false, 'PortUnavailable', clash];
     let selected: ReadonlySet<string> | undefined;
     if (accepted[0] && (l.allowedRoutes?.namespaces?.from ?? 'Same') === 'Selector') {
       const s = selectedNamespaces(l, snap.namespaces ?? []);

@@ -5,7 +5,7 @@
 // share the port. Hosts an Ingress names are never answered 421 (ingress-nginx serves by Host): as SNI name or Host
 // they opt the request out. render/misdirected.ts turns this into nginx maps; docs/adr/0031.
 import type { ServedListener } from './attach.js';
-import { localPort, type PortOptions } from './ports.js';
+import { gatewayKey, localPort, type PortOptions } from './ports.js';
 import type { PathRule } from '../routes.js';
 
 /** A name nginx's hostnames map takes as a key (render/escape.ts sniHost): others are left out, never rendered. */
@@ -34,7 +34,7 @@ export interface MisdirectTable {
  * listeners (fewer than two distinct listener hostnames, counting none): then nginx.conf gets nothing.
  */
 export function misdirectTable(served: readonly ServedListener[], ingressHosts: readonly string[], ports: PortOptions): MisdirectTable | undefined {
-  const https = served.filter((s) => s.listener.protocol === 'HTTPS' && localPort(ports, 'HTTPS', s.listener.port) === ports.httpsPort);
+  const https = served.filter((s) => s.listener.protocol === 'HTTPS' && localPort(ports, 'HTTPS', s.listener.port, gatewayKey(s.gateway)) === ports.httpsPort);
   const catchAll = https.some((s) => s.listener.hostname === undefined);
   const keyed = (h: string): boolean => MAP_KEY.test(h) && !h.includes('..');
   const exempt = [...new Set(ingressHosts.map((h) => h.toLowerCase()).filter(keyed))].sort();

@@ -2,11 +2,11 @@
 // route that reaches a host through some listener ports only carries them (GatewayMatch.ports) and Lua skips it on
 // the others (lua/portico/gateway.lua): a route of the 8080 listener is not served on 80 and the reverse.
 import type { Attachment, ServedListener } from './attach.js';
-import { localPort, type PortOptions } from './ports.js';
+import { gatewayKey, localPort, type PortOptions } from './ports.js';
 
 /** Every local port nginx serves HTTP on: --http-port, --https-port and each served listener's. */
 export function listenSockets(served: readonly ServedListener[], ports: PortOptions): number[] {
-  const all = new Set([ports.httpPort, ports.httpsPort, ...served.map((s) => localPort(ports, s.listener.protocol, s.listener.port))]);
+  const all = new Set([ports.httpPort, ports.httpsPort, ...served.map((s) => localPort(ports, s.listener.protocol, s.listener.port, gatewayKey(s.gateway)))]);
   return [...all].sort((a, b) => a - b);
 }
 
@@ -22,7 +22,7 @@ export function portScopes(via: readonly Attachment[], ports: PortOptions, socke
   const by = new Map<string, Set<number>>();
   for (const a of via) {
     const { protocol, port } = a.listener.listener;
-    const local = localPort(ports, protocol, port);
+    const local = localPort(ports, protocol, port, gatewayKey(a.listener.gateway));
     for (const h of a.hosts) {
       const set = by.get(h) ?? new Set<number>();
       by.set(h, set);
