@@ -32,5 +32,11 @@ export function finalizeConfig(config: Config): Readonly<Config> {
   if (config.validatingWebhook && (!config.validatingWebhookCertificate || !config.validatingWebhookKey)) {
     throw new ConfigError('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (PEM files)');
   }
+  const h2cOff = config.gatewayH2cPorts.filter((p) => p !== config.httpPort && ![...config.gatewayPortMap.values()].includes(p));
+  if (h2cOff.length > 0) {
+    throw new ConfigError(
+      `--gateway-h2c-ports: ${h2cOff.join(', ')} is neither --http-port (${String(config.httpPort)}) nor a LOCAL_PORT of --gateway-port-map; name the local ports HTTP listeners are served on`,
+    );
+  }
   return Object.freeze({ ...config });
 }

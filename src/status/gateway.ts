@@ -85,7 +85,11 @@ const outcome = (type: string, o: Outcome, generation: number | undefined): Cond
 function programmed(j: JudgedListener, ports: PortJudge): Outcome {
   if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
   if (j.supportedKinds.length === 0)
-    return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS; TLSRoute on TLS; TCPRoute on TCP, UDPRoute on UDP)'];
+    return [
+      false,
+      'Invalid',
+      'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS and on HTTP with --gateway-h2c-ports; TLSRoute on TLS; TCPRoute on TCP, UDPRoute on UDP)',
+    ];
   if (l4KindOf(j.listener.protocol)) return [true, 'Programmed', j.accepted[2]];
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
   if (j.listener.protocol === 'TLS') return [true, 'Programmed', `served by the stream section on ${j.listener.port === 443 ? '--https-port' : `the local port of ${j.listener.port}`}`];

@@ -123,7 +123,7 @@ function probesOf(objects: readonly unknown[]): [string, string][] {
 }
 
 /** Starts the echo backends and Portico on the base objects (plus `extraArgs`). */
-export async function startConformance(extraArgs: readonly string[] = []): Promise<Conformance> {
+export async function startConformance(extraArgs: readonly string[] = [], portArgs?: (ports: { readonly http: number; readonly https: number }) => string[]): Promise<Conformance> {
   const certDir = await mkdtemp(join(tmpdir(), 'portico-conf-cert-'));
   const cert = makeCert(certDir, 'conformance.test', { sans: ['*', '*.org', '*.wildcard.org', 'second-example.org'] });
   const echoes = new Map<string, EchoBackend>();
@@ -133,7 +133,7 @@ export async function startConformance(extraArgs: readonly string[] = []): Promi
   await dir.write('test.json', []);
   let portico: Running;
   try {
-    portico = await startPortico(['--manifests', dir.dir, ...extraArgs]);
+    portico = await startPortico(['--manifests', dir.dir, ...extraArgs], portArgs === undefined ? {} : { portArgs });
   } catch (err) {
     await Promise.all([...echoes.values()].map((b) => b.close()));
     await Promise.all([dir.remove(), rm(certDir, { recursive: true, force: true })]);

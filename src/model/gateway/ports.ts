@@ -8,6 +8,8 @@ export interface PortOptions {
   readonly httpsPort: number;
   /** --gateway-port-map. */
   readonly portMap: ReadonlyMap<number, number>;
+  /** --gateway-h2c-ports: local ports whose plain listens speak HTTP/2 with prior knowledge only (model/gateway/h2c.ts). */
+  readonly h2c?: readonly number[];
 }
 
 /**
