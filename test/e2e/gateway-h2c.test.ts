@@ -31,6 +31,10 @@ async function h2Get(port: number, host: string, path: string): Promise<string> 
       req.on('error', (err: Error) => {
         resolve(`error ${err.message}`);
       });
+      // a stream closed without an end (the timeout): the first resolve wins, so this one only ends a stalled call
+      req.on('close', () => {
+        resolve('error closed without an answer');
+      });
       req.on('response', (headers) => {
         req.resume();
         req.on('end', () => {
