@@ -2,7 +2,7 @@
 // Programmed, addresses and per-listener status; HTTPRoute, GRPCRoute and TLSRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
-import { appProtocolOf, appProtocolRefusal } from '../model/gateway/app-protocol.js';
+import { ruleProtocol } from '../model/gateway/app-protocol.js';
 import type { Snapshot } from '../model/input.js';
 import { byName } from '../model/lookup.js';
 import { GATEWAY_GROUP, type Condition, type Gateway, type GRPCRoute, type HTTPRoute, type ParentReference, type RouteGroupKind, type TLSRoute } from '../model/gateway/api.js';
@@ -188,9 +188,9 @@ function resolvedRefs(route: HTTPRoute | GRPCRoute | TLSRoute, kind: RouteKind, 
       }
       const service = byName(snapshot.services, to, b.name);
       if (!service) return [false, 'BackendNotFound', `${where}: Service ${to}/${b.name} not found`];
-      const protocol = appProtocolRefusal(kind, appProtocolOf(service, b.port));
-      if (protocol !== undefined) return [false, 'UnsupportedProtocol', `${where}: ${protocol.replace(/^UnsupportedProtocol: /, '')}`];
     }
+    const protocol = kind === 'HTTPRoute' ? ruleProtocol(snapshot.services, ns, rule.backendRefs ?? []) : 'http';
+    if (typeof protocol === 'object') return [false, 'UnsupportedProtocol', `spec.rules[${i}].backendRefs: ${protocol.reason.replace(/^UnsupportedProtocol: /, '')}`];
   }
   return [true, 'ResolvedRefs', 'every backendRef resolved'];
 }
