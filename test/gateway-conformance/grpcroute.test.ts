@@ -47,7 +47,7 @@ describe('GATEWAY-GRPC conformance: GRPCRoute on an h2c HTTP listener', () => {
   before(async () => {
     grpcs = await startGrpcEchoes();
     try {
-      c = await startConformance([], ({ http }) => ['--gateway-h2c-ports', String(http)]);
+      c = await startConformance([], { portArgs: ({ http }) => ['--gateway-h2c-ports', String(http)] });
     } catch (err) {
       for (const b of grpcs.values()) b.close();
       throw err;
