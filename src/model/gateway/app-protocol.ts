@@ -10,7 +10,7 @@ import type { HTTPBackendRef } from './api.js';
 const H2C = 'kubernetes.io/h2c';
 
 /** The appProtocol of the Service port `port`, or undefined (none given, or no such port). */
-export function appProtocolOf(service: Service | undefined, port: number | undefined): string | undefined {
+function appProtocolOf(service: Service | undefined, port: number | undefined): string | undefined {
   return service?.spec?.ports?.find((p) => p.port === port)?.appProtocol;
 }
 
