@@ -3,6 +3,7 @@
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
 import { ruleProtocol } from '../model/gateway/app-protocol.js';
+import { h2cListener } from '../model/gateway/h2c.js';
 import type { Snapshot } from '../model/input.js';
 import { byName } from '../model/lookup.js';
 import { GATEWAY_GROUP, type Condition, type Gateway, type GRPCRoute, type HTTPRoute, type ParentReference, type RouteGroupKind, type TLSRoute } from '../model/gateway/api.js';
@@ -95,7 +96,8 @@ function programmed(j: JudgedListener, ports: PortJudge): Outcome {
   if (j.listener.protocol === 'TLS') return [true, 'Programmed', `served by the stream section on ${j.listener.port === 443 ? '--https-port' : `the local port of ${j.listener.port}`}`];
   const { protocol, port } = j.listener;
   const flag = protocol === 'HTTP' && port === 80 ? ' (--http-port)' : protocol === 'HTTPS' && port === 443 ? ' (--https-port)' : '';
-  return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port))}${flag}`];
+  const h2c = h2cListener(ports.policy.ports, protocol, port) ? ', HTTP/2 cleartext only (--gateway-h2c-ports)' : '';
+  return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port))}${flag}${h2c}`];
 }
 
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */

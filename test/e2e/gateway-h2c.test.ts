@@ -128,6 +128,9 @@ describe('Gateway API: GRPCRoute and HTTP/2 on an operator-declared h2c port', (
       return `${l?.supportedKinds.map((k) => k.kind).join(',') ?? ''} ${l?.conditions.find((c) => c.type === 'ResolvedRefs')?.reason ?? ''} ${String(l?.attachedRoutes)}`;
     };
     assert.equal(listener('team-a'), 'HTTPRoute,GRPCRoute ResolvedRefs 2');
+    const programmed = (ns: string): string => doc.gateways.find((g) => g.namespace === ns)?.listeners[0]?.conditions.find((c) => c.type === 'Programmed')?.message ?? '';
+    assert.equal(programmed('team-a'), `served on local port ${String(local.h2c)}, HTTP/2 cleartext only (--gateway-h2c-ports)`);
+    assert.equal(programmed('team-b'), `served on local port ${String(local.plain)}`);
     assert.equal(listener('team-b'), 'HTTPRoute InvalidRouteKinds 1');
     const parent = (ns: string): string => (doc.grpcRoutes.find((r) => r.namespace === ns)?.parents[0]?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}`).join(' ');
     assert.equal(parent('team-a'), 'Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs');
