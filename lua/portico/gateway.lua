@@ -15,7 +15,8 @@
 --                    "failStatus": 503 (what a share without a valid backend answers; absent: 500) } ],
 --     "locations": { "gw0": [ { "match": { "path": { "type", "value" }, "headers": [{name,type,value}],
 --                                          "query": [...], "method": "GET", "scheme": "https",
---                                          "hostSuffix": ".example.com", "ports": [8080] }, "action": i } ] },
+--                                          "hostSuffix": ".example.com", "ports": [8080],
+--                                          "exceptHosts": [ "a.example.com", "*.b.example.com" ] (portico.isolation) }, "action": i } ] },
 --     "listenerPorts": { "18080": 8080 } (local port -> Gateway listener port, off the traffic ports) }
 -- -> 201 (with a "rejected <entry>: <reason>" line per candidate or action dropped), or 400 when the body is not such
 -- an object at all, nothing changed. GET returns what nginx holds. Stored whole (no deltas) by portico.store as
@@ -25,6 +26,7 @@ local store = require("portico.store")
 local check = require("portico.check")
 local balancer = require("portico.balancer")
 local ext = require("portico.gateway_ext")
+local isolation = require("portico.isolation")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -99,6 +101,7 @@ local function check_match(m, at)
     or ((m.ports ~= nil and not check_ports(m.ports)) and at .. ".ports: must be an array of ports" or nil)
     or ((m.hostSuffix ~= nil and not (type(m.hostSuffix) == "string" and #m.hostSuffix <= 253 and str_match(m.hostSuffix, "^%.[a-z0-9][a-z0-9.-]*$")))
       and at .. ".hostSuffix: must be .domain" or nil)
+    or isolation.check(m.exceptHosts, at .. ".exceptHosts")
 end
 
 local function check_edits(e, at)
@@ -218,6 +221,7 @@ local function prepare(t)
         if q.type == "RegularExpression" then q.re = "^(?:" .. q.value .. ")$" end
       end
       if m.path.type == "RegularExpression" then m.path.re = "^(?:" .. m.path.value .. ")$" end
+      isolation.prepare(m)
       if m.ports then
         local set = {}
         for _, p in ipairs(m.ports) do set[tostring(p)] = true end
@@ -270,6 +274,8 @@ local function matches(c, uri, args)
     local host = ngx_var.host or ""
     if #host <= #m.hostSuffix or str_sub(host, -#m.hostSuffix) ~= m.hostSuffix then return false, args end
   end
+  -- listener isolation: a more specific listener of the route's Gateway serves this host (portico.isolation)
+  if m.except_exact and isolation.excluded(m, ngx_var.host or "") then return false, args end
   if m.path.re and not re_find(uri, m.path.re, "jo") then return false, args end
   for _, h in ipairs(m.headers) do
     if not value_matches(h, ngx_var[h.var]) then return false, args end

@@ -18,8 +18,8 @@ export const CANARY_MAPPED: ReadonlySet<string> = new Set(['canary', 'canary-wei
 
 const HTTPS = "HTTP to HTTPS is a second HTTPRoute on the Gateway's HTTP listener with a RequestRedirect filter (scheme https, statusCode 301)";
 const TIMEOUT = 'no per-operation timeout in Gateway API: timeouts.request and timeouts.backendRequest bound the whole request';
-const AUTH = 'no authentication in the Gateway API v1.2 standard channel';
-const SESSION = 'session persistence is experimental in Gateway API v1.2 (not in the standard channel)';
+const AUTH = 'no authentication in the Gateway API v1.6 standard channel (ExternalAuth is experimental)';
+const SESSION = 'session persistence is experimental in Gateway API v1.6 (not in the standard channel)';
 const CANARY = 'express the canary as a second backendRef with a weight, or a rule with a header match, in the main route';
 
 /** Reasons for annotations with no equivalent, by name without the prefix. */
@@ -42,12 +42,11 @@ export const ANNOTATION_NOTES: Readonly<Record<string, string>> = {
   'session-cookie-max-age': SESSION,
   'canary-by-cookie': CANARY,
   'canary-by-header-pattern': CANARY,
-  'enable-cors': 'the CORS filter is experimental in Gateway API v1.2 (not in the standard channel)',
   'whitelist-source-range': 'no client address filtering in Gateway API',
   'allowlist-source-range': 'no client address filtering in Gateway API',
   'denylist-source-range': 'no client address filtering in Gateway API',
-  'backend-protocol': 'HTTPS backends need BackendTLSPolicy (experimental in v1.2), gRPC a GRPCRoute',
-  'ssl-passthrough': 'TLS passthrough is a TLSRoute on a TLS listener (experimental)',
+  'backend-protocol': 'HTTPS backends need a BackendTLSPolicy for the Service, gRPC a GRPCRoute',
+  'ssl-passthrough': 'TLS passthrough is a TLSRoute on a TLS listener with tls.mode Passthrough',
   'configuration-snippet': 'no snippets in Gateway API',
   'server-snippet': 'no snippets in Gateway API',
   'upstream-hash-by': 'no load-balancing policy in Gateway API',

@@ -9,6 +9,7 @@ import { BY_KEY } from '../annotations/table.js';
 import { COMPAT_ANNOTATION_BY_KEY } from '../annotations/table-without-setting.js';
 import { REMOVED_ANNOTATIONS } from '../annotations/ingress-nginx-lists.js';
 import { nsKey } from '../model/keys.js';
+import { CORS_MAPPED, corsFilter } from './httproute-cors.js';
 
 /** One annotation or field left behind, and why. */
 export interface Unmapped {
@@ -97,7 +98,7 @@ function annotationFilters(a: Readonly<Record<string, string>>, prefix: string, 
   return filters;
 }
 
-/** A redirect annotation as a RequestRedirect filter (statusCode 301 or 302 only in the standard channel), or undefined. */
+/** A redirect annotation as a RequestRedirect filter (statusCode 301, 302, 303, 307 or 308), or undefined. */
 function redirectFilter(a: Readonly<Record<string, string>>, prefix: string, notes: Notes): HTTPRouteFilter | undefined {
   const permanent = a[`${prefix}/permanent-redirect`];
   const url = permanent ?? a[`${prefix}/temporal-redirect`];
@@ -111,8 +112,8 @@ function redirectFilter(a: Readonly<Record<string, string>>, prefix: string, not
     notes.unmapped.push({ key, value: url, why: 'not an absolute URL' });
     return undefined;
   }
-  if (code !== 301 && code !== 302) {
-    notes.unmapped.push({ key: `${prefix}/permanent-redirect-code`, value: String(code), why: 'RequestRedirect statusCode is 301 or 302 in the standard channel' });
+  if (![301, 302, 303, 307, 308].includes(code)) {
+    notes.unmapped.push({ key: `${prefix}/permanent-redirect-code`, value: String(code), why: 'RequestRedirect statusCode is 301, 302, 303, 307 or 308' });
     return undefined;
   }
   notes.differences.push(`${key}: RequestRedirect keeps the request's query string; ingress-nginx redirects to the URL as written`);
@@ -155,13 +156,13 @@ function withCanaries(rule: HTTPRouteRule, main: HTTPBackendRef, canaries: reado
 }
 
 /** The annotations (of the prefix) and spec.tls entries no HTTPRoute field expresses. */
-function leftBehind(ing: Ingress, prefix: string, canary: boolean, notes: Notes): void {
+function leftBehind(ing: Ingress, prefix: string, canary: boolean, notes: Notes, expressed: ReadonlySet<string>): void {
   const a = ing.metadata?.annotations ?? {};
   for (const key of Object.keys(a)
     .filter((k) => k.startsWith(`${prefix}/`))
     .sort()) {
     const short = key.slice(prefix.length + 1);
-    if (MAPPED.has(short) || (canary && CANARY_MAPPED.has(short))) continue;
+    if (MAPPED.has(short) || expressed.has(short) || (canary && CANARY_MAPPED.has(short))) continue;
     if (short === 'ssl-redirect' && a[key] === 'false') continue; // a route on an HTTP listener is not redirected
     const known = BY_KEY.has(short) || COMPAT_ANNOTATION_BY_KEY.has(short) || REMOVED_ANNOTATIONS[short] !== undefined;
     notes.unmapped.push({
@@ -187,7 +188,9 @@ export function convertIngress(snap: Snapshot, ing: Ingress, all: readonly Ingre
   const a = ing.metadata?.annotations ?? {};
   const notes: Notes = { unmapped: [], differences: [] };
   const canary = isCanary(ing, opts.prefix);
-  leftBehind(ing, opts.prefix, canary, notes);
+  const cors = canary ? undefined : corsFilter(a, opts.prefix, notes);
+  // With enable-cors "true" the CORS annotations are the filter (or, for a refused value, one entry left behind).
+  leftBehind(ing, opts.prefix, canary, notes, new Set(a[`${opts.prefix}/enable-cors`] === 'true' && !canary ? CORS_MAPPED : []));
   if (canary) {
     const main = all.find(
       (o) => o !== ing && !isCanary(o, opts.prefix) && (o.metadata?.namespace ?? 'default') === namespace && (o.spec?.rules ?? []).some((r) => (ing.spec?.rules ?? []).some((x) => x.host === r.host)),
@@ -196,7 +199,7 @@ export function convertIngress(snap: Snapshot, ing: Ingress, all: readonly Ingre
     return { namespace, name, httpRoutes: [], unmapped: notes.unmapped, differences: notes.differences };
   }
   const regex = a[`${opts.prefix}/use-regex`] === 'true' || (a[`${opts.prefix}/rewrite-target`]?.includes('$') ?? false);
-  const filters = annotationFilters(a, opts.prefix, regex, notes);
+  const filters = [...annotationFilters(a, opts.prefix, regex, notes), ...(cors ? [cors] : [])];
   const redirect = redirectFilter(a, opts.prefix, notes);
   const canaries = all.filter((o) => isCanary(o, opts.prefix) && (o.metadata?.namespace ?? 'default') === namespace);
   const hosts = new Map<string, HTTPRouteRule[]>();

@@ -21,6 +21,7 @@ import { withTlsRoutes } from './stream-tls.js';
 import { gatewayStream, l4ContextOf, withGatewayStream } from './gateway/l4-routes.js';
 import type { Model, ObjectRef, Target } from './types.js';
 import type { GatewayTable } from './gateway/route-types.js';
+import { ingressHostsOf, misdirectTable } from './gateway/misdirected.js';
 import type { ServedListener } from './gateway/attach.js';
 import type { PortOptions } from './gateway/ports.js';
 import { Builder, ageOrder, byAge } from './builder.js';
@@ -30,11 +31,12 @@ const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true
 const NOT_FOUND: Target = { kind: 'not-found' };
 
 /** The route table with the listener ports a redirect keeps, and the extra listen sockets of Gateway listeners. */
-function gatewayParts(table: GatewayTable | undefined, served: readonly ServedListener[], ports: PortOptions): Pick<Model, 'gateway' | 'gatewayPorts'> {
+function gatewayParts(table: GatewayTable | undefined, served: readonly ServedListener[], ports: PortOptions, ingressHosts: readonly string[]): Pick<Model, 'gateway' | 'gatewayPorts' | 'misdirect'> {
   const extra = extraPorts(served, ports);
+  const misdirect = misdirectTable(served, ingressHosts, ports);
   const listenerPorts = listenerPortsOf(served, ports);
   const withPorts = table && Object.keys(listenerPorts).length > 0 ? { ...table, listenerPorts } : table;
-  return { ...(withPorts ? { gateway: withPorts } : {}), ...(extra.http.length + extra.https.length > 0 ? { gatewayPorts: extra } : {}) };
+  return { ...(withPorts ? { gateway: withPorts } : {}), ...(extra.http.length + extra.https.length > 0 ? { gatewayPorts: extra } : {}), ...(misdirect ? { misdirect } : {}) };
 }
 
 /** Builds the model. Pure: the same snapshot and options always give the same model. */
@@ -136,6 +138,6 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     problems: [...b.problems, ...tls.problems, ...index.refusedEndpoints(), ...external.problems()],
     tls: tls.tls,
     ...(stream ? { stream } : {}),
-    ...gatewayParts(routed.table, attached?.served ?? [], policyOf(opts.gateway).ports),
+    ...gatewayParts(routed.table, attached?.served ?? [], policyOf(opts.gateway).ports, ingressHostsOf(b.rules)),
   };
 }

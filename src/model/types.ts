@@ -5,6 +5,7 @@ import type { CanaryPolicy } from './settings-traffic.js';
 import type { StreamModel } from './stream.js';
 import type { GatewayTable } from './gateway/route-types.js';
 import type { ExtraPorts } from './gateway/listener-ports.js';
+import type { MisdirectTable } from './gateway/misdirected.js';
 
 /** Reference to the object a piece of the model came from, for logs and Events. */
 export interface ObjectRef {
@@ -111,4 +112,6 @@ export interface Model {
   readonly gateway?: GatewayTable;
   /** Local ports of Gateway listeners besides --http-port and --https-port: more listen sockets of every server. */
   readonly gatewayPorts?: ExtraPorts;
+  /** The HTTPS listeners whose misdirected requests answer 421 (model/gateway/misdirected.ts); absent: no check. */
+  readonly misdirect?: MisdirectTable;
 }

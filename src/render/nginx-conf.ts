@@ -22,6 +22,7 @@ import type { StreamModel } from '../model/stream.js';
 import type { GatewayTable } from '../model/gateway/route-types.js';
 import type { ExtraPorts } from '../model/gateway/listener-ports.js';
 import { gatewayHttpLines, gatewayLocation, gatewayServerLines } from './gateway.js';
+import { misdirectHttpLines, misdirectServerLines } from './misdirected.js';
 import { refKey } from '../model/keys.js';
 import { locationTracing, tracedHooks, tracingDeclarations, tracingInitWorker, tracingUsed } from './tracing.js';
 
@@ -273,7 +274,7 @@ function server(
   o: RenderOptions,
   tls: TlsModel,
   upstreams: Upstreams,
-  { stream, dyn, gateway, gatewayPorts }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable; gatewayPorts?: ExtraPorts },
+  { stream, dyn, gateway, gatewayPorts, misdirect = false }: { stream: StreamModel | undefined; dyn: DynamicSplit | undefined; gateway?: GatewayTable; gatewayPorts?: ExtraPorts; misdirect?: boolean },
 ): BlockText {
   const catchAll = s.host === '_';
   const clientCert = clientCertHeaders(tls, s.host);
@@ -300,6 +301,8 @@ function server(
     ...(gatewayPorts?.https ?? []).flatMap((p) => trafficListens(o, p, `${tlsListenParams(tls)}${proxyProtocol}${first}`)),
     // the dynamic catch-all's one location runs the router, a rewrite hook that sets the id itself
     ...(dyn && catchAll ? [] : [REQUEST_ID]),
+    // 421 when the Host names another Gateway listener than the SNI name did (render/misdirected.ts)
+    ...misdirectServerLines(misdirect),
     ...tlsServerLines(tls, s.host, o.workDir),
     // Only here the ssl-client-* headers: the whole list again, as nginx inherits none into a level that sets one.
     ...(clientCert === undefined ? [] : proxyHeaders(ctx.global, ctx.headers, { clientCert }, '        ')),
@@ -364,10 +367,12 @@ export interface ServerLines {
 /** The server blocks, one text each, each from the memo when everything it is made of is unchanged. */
 function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, Upstream>, dyn: DynamicSplit | undefined): ({ host: string } & BlockText)[] {
   const list = dyn?.servers ?? model.servers;
-  const parts = { stream: model.stream, dyn, gateway: model.gateway, ...(model.gatewayPorts ? { gatewayPorts: model.gatewayPorts } : {}) };
+  const parts = { stream: model.stream, dyn, gateway: model.gateway, misdirect: model.misdirect !== undefined, ...(model.gatewayPorts ? { gatewayPorts: model.gatewayPorts } : {}) };
   const memo = o.memo;
   if (!memo) return list.map((s) => ({ host: s.host, ...server(s, o, model.tls, upstreams, parts) }));
-  memo.begin(JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, model.gatewayPorts ?? null, dyn?.locations ?? null]));
+  memo.begin(
+    JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, model.gatewayPorts ?? null, dyn?.locations ?? null, model.misdirect !== undefined]),
+  );
   const out = list.map((s) => {
     const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [refKey(l.target.ingress.namespace, l.target.ingress.name)] : [])))];
     const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);
@@ -395,6 +400,7 @@ export function renderNginxConf(model: Model, given: RenderOptions): RenderedCon
   const head = [
     ...main(o, model.tls, model.stream, streamSnips, traces),
     ...gatewayHttpLines(model.gateway, upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS)),
+    ...misdirectHttpLines(model.misdirect),
     ...resolverLines(o.resolvers),
     ...authHttpLines(model, o.workDir),
     ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),

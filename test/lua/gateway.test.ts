@@ -124,6 +124,32 @@ describe('portico.gateway through real nginx', () => {
     assert.equal((await request(nginx.port, '/x', { headers: { 'x-go': 'y' } })).status, 200);
   });
 
+  it('listener isolation: a match is skipped for hosts of its exceptHosts (exact, or any depth under a wildcard); hostile lists are dropped', async () => {
+    const table = {
+      actions: [{ backends: [{ upstream: 'web', weight: 1 }] }],
+      locations: {
+        root: [
+          { match: { ...prefix('/'), exceptHosts: ['a.example.test"; deny all'] }, action: 0 },
+          { match: { ...prefix('/'), exceptHosts: [] }, action: 0 },
+          { match: { ...prefix('/'), exceptHosts: ['*example.test'] }, action: 0 },
+          { match: { ...prefix('/'), exceptHosts: ['abc.example.test', '*.foo.example.test'] }, action: 0 },
+        ],
+      },
+    };
+    const r = await nginx.post('/configuration/gateway', table);
+    assert.equal(r.status, 201);
+    const named = r.body
+      .split('\n')
+      .filter((l) => l.startsWith('rejected '))
+      .map((l) => l.split(':')[0]);
+    assert.deepEqual(named, ['rejected locations.root[0]', 'rejected locations.root[1]', 'rejected locations.root[2]']);
+    const status = async (host: string): Promise<number> => (await request(nginx.port, '/x', { headers: { host } })).status;
+    assert.deepEqual(
+      [await status('abc.example.test'), await status('b.foo.example.test'), await status('a.b.foo.example.test'), await status('foo.example.test'), await status('x.example.test')],
+      [404, 404, 404, 200, 200],
+    );
+  });
+
   it('the scheme, host suffix, backendRef header edits and mirror share are checked: hostile values are dropped and named', async () => {
     const table = {
       actions: [

@@ -64,6 +64,7 @@ describe('migrate-check --httproute: the routes serve as the Ingresses did', () 
       ['old.example.com', '/anything'], // without a query: the route keeps it, ingress-nginx does not (a noted difference)
       ['beta.example.com', '/', { 'x-beta': 'yes' }],
       ['api.example.com', '/api/users'],
+      ['gone.example.com', '/x'],
     ];
     const both = await Promise.all(requests.map(async ([h, path, hd]) => [await seen(ingresses, h, path, hd), await seen(routes, h, path, hd)]));
     // Answers may differ only where the conversion says so ("differs:"); none of these requests is such a case.
@@ -85,7 +86,48 @@ describe('migrate-check --httproute: the routes serve as the Ingresses did', () 
         '302 -',
         '200 api',
         '200 api',
+        '308 -',
       ],
     );
+  });
+
+  test('CORS: the preflight and a request from an allowed origin get the same Access-Control headers; another origin gets none', async () => {
+    /** Status and the Access-Control headers, with list values as sets (the two may order or space them differently). */
+    const cors = async (p: Running, method: string, origin: string, extra: Record<string, string> = {}): Promise<Record<string, unknown>> => {
+      const r = await get(p.http, 'cors.example.com', '/things', { method, headers: { origin, ...extra } });
+      const out: Record<string, unknown> = { status: r.status, backend: r.headers['x-backend'] ?? '-' };
+      for (const [k, v] of Object.entries(r.headers)) {
+        if (!k.startsWith('access-control-')) continue;
+        out[k] =
+          k.endsWith('-methods') || k.endsWith('-headers')
+            ? String(v)
+                .split(/\s*,\s*/)
+                .map((x) => x.toLowerCase())
+                .sort()
+            : v;
+      }
+      return out;
+    };
+    const preflight = { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
+    const cases: [string, string, Record<string, string>?][] = [
+      ['OPTIONS', 'https://app.example.com', preflight],
+      ['GET', 'https://app.example.com'],
+      ['GET', 'https://evil.example.com'],
+    ];
+    const fromIngress = await Promise.all(cases.map(([m, o, h]) => cors(ingresses, m, o, h)));
+    const fromRoutes = await Promise.all(cases.map(([m, o, h]) => cors(routes, m, o, h)));
+    // The preflight is answered without the backend, with the annotation's origin, methods and max age.
+    assert.deepEqual(
+      [
+        fromIngress[0]?.['status'],
+        fromIngress[0]?.['backend'],
+        fromIngress[0]?.['access-control-allow-origin'],
+        fromIngress[0]?.['access-control-allow-methods'],
+        fromIngress[0]?.['access-control-max-age'],
+      ],
+      [204, '-', 'https://app.example.com', ['get', 'post'], '600'],
+    );
+    assert.equal(fromIngress[2]?.['access-control-allow-origin'], undefined, 'an origin not allowed gets no CORS headers');
+    assert.deepEqual(fromRoutes, fromIngress);
   });
 });

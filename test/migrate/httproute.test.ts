@@ -25,9 +25,9 @@ void test('every Ingress of the class: host routes, filters from annotations, ca
   // Valid YAML: every document but the comments is an HTTPRoute Portico's manifest parser accepts.
   const docs = parseAllDocuments(r.stdout, { version: '1.1' });
   const routes = (Array.isArray(docs) ? docs : [docs]).map((d) => d.toJS() as unknown).filter((v) => v !== null);
-  assert.equal(routes.length, 6);
+  assert.equal(routes.length, 8);
   const parsed = parseManifests('out.yaml', r.stdout);
-  assert.deepEqual([parsed.errors, parsed.objects.length, parsed.objects.every((o) => o.kind === 'HTTPRoute')], [[], 6, true]);
+  assert.deepEqual([parsed.errors, parsed.objects.length, parsed.objects.every((o) => o.kind === 'HTTPRoute')], [[], 8, true]);
   const beta = routes.find((x) => (x as { metadata: { name: string } }).metadata.name === 'beta') as { spec: { rules: { matches: { headers?: { value: unknown }[] }[] }[] } };
   assert.equal(beta.spec.rules[0]?.matches[0]?.headers?.[0]?.value, 'yes', 'a header value "yes" stays a string for YAML 1.1 readers (kubectl)');
 });

@@ -76,6 +76,9 @@ test('CORS: origins, methods, headers, maxAge and allowCredentials are checked, 
   assert.equal(at({ allowHeaders: ['x y'] }), 'spec.rules[0].filters[0].cors.allowHeaders[0]');
   assert.equal(at({ exposeHeaders: ['x\r\ny'] }), 'spec.rules[0].filters[0].cors.exposeHeaders[0]');
   assert.equal(at({ maxAge: 0 }), 'spec.rules[0].filters[0].cors.maxAge');
+  assert.equal(at({ maxAge: 2 ** 31 }), 'spec.rules[0].filters[0].cors.maxAge');
+  // Any int32 from 1 is valid (the CRD sets no maximum): ingress-nginx's default of 20 days, converted, is served.
+  assert.equal(at({ maxAge: 1_728_000 }), undefined);
   assert.deepEqual(ruleFilters({ filters: [{ type: 'CORS', cors: { allowOrigins: ['HTTPS://A.test'] } }] }, 'x', true), {
     cors: { origins: ['https://a.test'], methods: [], headers: [], expose: [], maxAge: 5, credentials: false },
   });

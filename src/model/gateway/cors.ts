@@ -14,9 +14,9 @@ const ORIGIN = /^(\*|[a-z][a-z0-9+.-]{0,15}:\/\/(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
 /** A header name token (RFC 9110), at most 256. */
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$/;
-/** maxAge when left out (the specification's default) and at most (a day; browsers cap lower). */
+/** maxAge when left out (the specification's default) and at most (the CRD's int32; browsers cap it lower themselves). */
 const DEFAULT_MAX_AGE = 5;
-const MAX_MAX_AGE = 86_400;
+const MAX_MAX_AGE = 2 ** 31 - 1;
 
 function list(values: readonly string[] | undefined, field: string, ok: (v: string) => boolean, what: string): string[] | Refusal {
   const out: string[] = [];

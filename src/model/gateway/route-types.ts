@@ -32,6 +32,11 @@ export interface GatewayMatch {
    * server (model/gateway/deep-wildcards.ts); Lua takes it only when `$host` ends with it.
    */
   readonly hostSuffix?: string;
+  /**
+   * Listener isolation (model/gateway/isolation.ts): the hostnames of the more specific listeners of the Gateway the
+   * route attached through; Lua skips the match when `$host` matches one. Not a field of HTTPRoute.
+   */
+  readonly exceptHosts?: readonly string[];
 }
 
 export interface GatewayHeader {
@@ -138,7 +143,14 @@ export interface GatewayEntry {
 /** True when a match has nothing but an Exact or PathPrefix path: nginx's location choice alone decides it. */
 export function pathOnly(m: GatewayMatch): boolean {
   return (
-    m.path.type !== 'RegularExpression' && m.headers.length === 0 && m.query.length === 0 && m.method === undefined && m.scheme === undefined && m.ports === undefined && m.hostSuffix === undefined
+    m.path.type !== 'RegularExpression' &&
+    m.headers.length === 0 &&
+    m.query.length === 0 &&
+    m.method === undefined &&
+    m.scheme === undefined &&
+    m.ports === undefined &&
+    m.hostSuffix === undefined &&
+    m.exceptHosts === undefined
   );
 }
 

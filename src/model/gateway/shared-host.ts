@@ -27,6 +27,7 @@ function describe(m: GatewayMatch): string {
     ...m.query.map((q) => `query ${q.name}`),
     ...(m.scheme !== undefined ? ['HTTPS listeners only'] : []),
     ...(m.ports !== undefined ? [`local ports ${m.ports.join(', ')} only`] : []),
+    ...(m.exceptHosts !== undefined ? [`not for hosts of listeners ${m.exceptHosts.join(', ')}`] : []),
   ];
   return `${m.path.type} ${m.path.value}${conditions.length > 0 ? ` with ${conditions.join(', ')}` : ''}`;
 }

@@ -20,6 +20,7 @@ import { nsKey } from '../keys.js';
 import { BackendTlsIndex, ruleTls } from './backend-tls.js';
 import { h2cUnserved, ruleProtocol } from './app-protocol.js';
 import type { AddProblem, Reason } from '../types.js';
+import { isolationOf } from './isolation.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
 export interface GatewaySink {
@@ -174,9 +175,15 @@ function addRoute(
   view: RouteView,
   hosts: readonly string[],
   refs: Refs,
-  at: { readonly rank: number; readonly entries: GatewayEntry[]; readonly secure: ReadonlySet<string>; readonly scopes: ReadonlyMap<string, readonly number[]> },
+  at: {
+    readonly rank: number;
+    readonly entries: GatewayEntry[];
+    readonly secure: ReadonlySet<string>;
+    readonly scopes: ReadonlyMap<string, readonly number[]>;
+    readonly isolated: ReadonlyMap<string, readonly string[]>;
+  },
 ): void {
-  const { rank, entries, secure, scopes } = at;
+  const { rank, entries, secure, scopes, isolated } = at;
   const sink = view.kind === 'GRPCRoute' ? grpcSink(into) : into;
   const ref = refOf(view.kind, view.route);
   const settings = view.kind === 'GRPCRoute' ? { settings: GRPC_SETTINGS } : {};
@@ -207,7 +214,8 @@ function addRoute(
       }
       for (const host of hosts) {
         const scope = scopes.get(host);
-        const match = { ...checked, ...(secure.has(host) ? { scheme: 'https' as const } : {}), ...(scope ? { ports: scope } : {}) };
+        const except = isolated.get(host);
+        const match = { ...checked, ...(secure.has(host) ? { scheme: 'https' as const } : {}), ...(scope ? { ports: scope } : {}), ...(except ? { exceptHosts: except } : {}) };
         const refused = sink.refusal(ref, host);
         if (refused) {
           sink.problem(ref, 'spec.hostnames', refused);
@@ -250,7 +258,13 @@ export function addGatewayRoutes(
       continue;
     }
     attachments.push(...a.via);
-    addRoute(sink, viewOf(kind, route), a.hosts, { grants, services: snapshot.services, backendTls }, { rank, entries, secure: httpsOnly(a.via), scopes: portScopes(a.via, ports, sockets) });
+    addRoute(
+      sink,
+      viewOf(kind, route),
+      a.hosts,
+      { grants, services: snapshot.services, backendTls },
+      { rank, entries, secure: httpsOnly(a.via), scopes: portScopes(a.via, ports, sockets), isolated: isolationOf(a.via, served) },
+    );
   }
   const created = new Map((snapshot.gateways ?? []).map((gw) => [`${gw.metadata?.namespace ?? 'default'}/${gw.metadata?.name ?? ''}`, gw.metadata?.creationTimestamp]));
   const age = (s: ServedListener): { ref: ObjectRef; created: string | undefined } => ({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`) });
