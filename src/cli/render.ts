@@ -15,7 +15,8 @@ export async function renderOnce(config: Config & { manifests: string }, log: Lo
   const source = new ManifestSource(config.manifests, store, log);
   await source.start();
   source.stop();
-  const { model, conf } = buildAndRender(new AnnotationStage(config, log), store.snapshot(), config, renderOptions(config, undefined));
+  // One build and no next one: run as a trial (nothing kept for a later sync), so no render memo keys are made.
+  const { model, conf } = buildAndRender(new AnnotationStage(config, log), store.snapshot(), config, renderOptions(config, undefined), true);
   for (const p of model.problems) log.warn(describeProblem(p));
   return withRouteTable(conf.text, conf.routes ?? '');
 }

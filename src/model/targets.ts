@@ -19,13 +19,28 @@ export type AddressClass = 'loopback' | 'link-local' | 'unspecified' | 'multicas
 /** 16 bytes: an IPv6 address, or an IPv4 one mapped (::ffff:a.b.c.d). */
 type Bytes = readonly number[];
 
-const V4_PART = /^\d{1,3}$/;
-
-/** Dotted decimal as nginx reads it (ngx_inet_addr: four decimal parts, leading zeros read as decimal). */
+/**
+ * Dotted decimal as nginx reads it (ngx_inet_addr: four decimal parts of 1-3 ASCII digits, each at most 255, leading
+ * zeros read as decimal). One pass over the characters: every endpoint address of the cluster is read here.
+ */
 function parseV4(s: string): number[] | undefined {
-  const parts = s.split('.');
-  if (parts.length !== 4 || !parts.every((p) => V4_PART.test(p) && Number(p) <= 255)) return undefined;
-  return parts.map(Number);
+  const out: number[] = [];
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46; // the end closes the last part as a '.' would
+    if (c >= 48 && c <= 57) {
+      value = value * 10 + (c - 48);
+      digits += 1;
+      if (digits > 3) return undefined;
+    } else if (c === 46) {
+      if (digits === 0 || value > 255 || out.length === 4) return undefined;
+      out.push(value);
+      value = 0;
+      digits = 0;
+    } else return undefined;
+  }
+  return out.length === 4 ? out : undefined;
 }
 
 function mapped(v4: readonly number[]): Bytes {

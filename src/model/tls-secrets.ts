@@ -6,6 +6,7 @@ import { Sensitive, type Certificate, type CertificateInfo } from './tls-types.j
 import type { ObjectRef } from './types.js';
 import { byName } from './lookup.js';
 import { refKey } from './keys.js';
+import { pairVerdict, type PairRefusal, type PairVerdict } from './tls-verdicts.js';
 
 export type Read<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
@@ -20,22 +21,24 @@ export function secretText(secret: Secret, key: string): string | undefined {
 }
 
 /**
- * True when `text` is nothing but PEM blocks (and whitespace), each labelled as `label` allows and each parsed by
- * `parse`: a trailing broken block would pass node's parse of the first one and fail nginx's (ngx.ssl) of the whole.
+ * The parsed PEM blocks of `text` when it is nothing but PEM blocks (and whitespace), each labelled as `label`
+ * allows and each parsed by `parse`; undefined otherwise: a trailing broken block would pass node's parse of the
+ * first one and fail nginx's (ngx.ssl) of the whole.
  */
-function onlyPemBlocks(text: string, label: RegExp, parse: (block: string) => unknown): boolean {
+function onlyPemBlocks<T>(text: string, label: RegExp, parse: (block: string) => T): T[] | undefined {
   const blocks = text.match(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g) ?? [];
+  const parsed: T[] = [];
   let rest = text;
   for (const b of blocks) {
-    if (!label.test(/^-----BEGIN ([A-Z0-9 ]+)-----/.exec(b)?.[1] ?? '')) return false;
+    if (!label.test(/^-----BEGIN ([A-Z0-9 ]+)-----/.exec(b)?.[1] ?? '')) return undefined;
     try {
-      parse(b);
+      parsed.push(parse(b));
     } catch {
-      return false;
+      return undefined;
     }
     rest = rest.replace(b, '');
   }
-  return blocks.length > 0 && rest.trim() === '';
+  return blocks.length > 0 && rest.trim() === '' ? parsed : undefined;
 }
 
 /** Finds a Secret in the snapshot by namespace and name. */
@@ -81,32 +84,41 @@ export function readTlsSecret(secret: Secret | undefined, ref: ObjectRef): Read<
 
 const readCache = new WeakMap<Secret, ReadonlyMap<string, Read<Certificate>>>();
 
+const REFUSALS: Readonly<Record<PairRefusal, string>> = {
+  'crt-not-pem': 'tls.crt must hold only PEM CERTIFICATE blocks, each a valid certificate',
+  'key-not-pem': 'tls.key must hold exactly one unencrypted PEM private key',
+  'crt-unparsed': 'tls.crt is not a PEM certificate',
+  'key-mismatch': 'tls.key is not the private key of tls.crt',
+  'key-unparsed': 'tls.key is not an unencrypted PEM private key',
+};
+
 function readTlsSecretOnce(secret: Secret, ref: ObjectRef): Read<Certificate> {
   const id = refKey(ref.namespace, ref.name);
   const crt = secretText(secret, 'tls.crt');
   const key = secretText(secret, 'tls.key');
   if (!crt || !key) return { ok: false, reason: `Secret ${id} has no tls.crt and tls.key` };
-  if (!onlyPemBlocks(crt, /^CERTIFICATE$/, (b) => new X509Certificate(b))) {
-    return { ok: false, reason: `Secret ${id}: tls.crt must hold only PEM CERTIFICATE blocks, each a valid certificate` };
-  }
-  if (!onlyPemBlocks(key, /^(RSA |EC |)PRIVATE KEY$/, (b) => createPrivateKey(b)) || (key.match(/-----BEGIN /g)?.length ?? 0) !== 1) {
-    return { ok: false, reason: `Secret ${id}: tls.key must hold exactly one unencrypted PEM private key` };
-  }
-  let x509: X509Certificate;
-  try {
-    x509 = new X509Certificate(crt);
-  } catch {
-    return { ok: false, reason: `Secret ${id}: tls.crt is not a PEM certificate` };
-  }
-  try {
-    if (!x509.checkPrivateKey(createPrivateKey(key))) {
-      return { ok: false, reason: `Secret ${id}: tls.key is not the private key of tls.crt` };
-    }
-  } catch {
-    return { ok: false, reason: `Secret ${id}: tls.key is not an unencrypted PEM private key` };
-  }
+  const verdict = pairVerdict(crt, key, () => judgePair(crt, key));
+  if (!verdict.ok) return { ok: false, reason: `Secret ${id}: ${REFUSALS[verdict.refusal]}` };
   const pem = `${crt.trim()}\n${key.trim()}\n`;
-  return { ok: true, value: { id, secret: { ...ref, kind: 'Secret' }, ...certificateInfo(x509), pem: new Sensitive(pem) } };
+  return { ok: true, value: { id, secret: { ...ref, kind: 'Secret' }, ...verdict.info, pem: new Sensitive(pem) } };
+}
+
+/** The checks on a pair, each PEM block parsed once: the first certificate of the chain is the one the key must match. */
+function judgePair(crt: string, key: string): PairVerdict {
+  const chain = onlyPemBlocks(crt, /^CERTIFICATE$/, (b) => new X509Certificate(b));
+  if (chain === undefined) return { ok: false, refusal: 'crt-not-pem' };
+  const keys = (key.match(/-----BEGIN /g)?.length ?? 0) === 1 ? onlyPemBlocks(key, /^(RSA |EC |)PRIVATE KEY$/, (b) => createPrivateKey(b)) : undefined;
+  if (keys === undefined) return { ok: false, refusal: 'key-not-pem' };
+  const [x509] = chain;
+  const [privateKey] = keys;
+  if (x509 === undefined) return { ok: false, refusal: 'crt-unparsed' };
+  if (privateKey === undefined) return { ok: false, refusal: 'key-unparsed' };
+  try {
+    if (!x509.checkPrivateKey(privateKey)) return { ok: false, refusal: 'key-mismatch' };
+  } catch {
+    return { ok: false, refusal: 'key-unparsed' };
+  }
+  return { ok: true, info: certificateInfo(x509) };
 }
 
 /** True when a certificate serves `host`: SAN (or CN without SAN) for names, the exact `*.suffix` SAN for wildcards. */

@@ -149,12 +149,15 @@ const run = promisify(execFile);
 
 /** `nginx -v` and the Debian package version, logged at start (NGINX-NOTES.md: security backports). */
 export async function nginxVersion(binary: string): Promise<{ nginx: string; package: string }> {
-  const v = await run(binary, ['-v'])
-    .then((r) => (r.stderr || r.stdout).trim())
-    .catch((e: unknown) => `unknown (${errorMessage(e)})`);
-  const pkg = await run('dpkg-query', ['-W', '-f=${Version}', 'nginx'])
-    .then((r) => r.stdout.trim())
-    .catch(() => 'unknown');
+  // Two child processes that do not wait on each other (`portico --version` start-up): side by side.
+  const [v, pkg] = await Promise.all([
+    run(binary, ['-v'])
+      .then((r) => (r.stderr || r.stdout).trim())
+      .catch((e: unknown) => `unknown (${errorMessage(e)})`),
+    run('dpkg-query', ['-W', '-f=${Version}', 'nginx'])
+      .then((r) => r.stdout.trim())
+      .catch(() => 'unknown'),
+  ]);
   return { nginx: v, package: pkg };
 }
 

@@ -79,6 +79,31 @@ function sameBody(t: Target, ctx: SettingsContext, generic: string): boolean {
   return locationBody({ ...t, canary: undefined, upstream: GENERIC.upstream, ingress: GENERIC.ingress }, ctx).join('\n') === generic;
 }
 
+/** Settings of a target without annotations (the plain-target memo's key for them). */
+const NO_SETTINGS = {};
+
+/**
+ * plain(t): true when `t` is a dynamic target whose location would hold the generic body (dynamicTarget and
+ * sameBody). Both read only the target's kind, settings and rule (sameBody replaces its upstream, Ingress and canary),
+ * so the answer is kept per settings object (shared by the paths of one Ingress, absent on most) and rule: at 10,000
+ * Ingresses one location body is rendered per distinct settings, not one per path.
+ */
+function plainTargets(ctx: SettingsContext, generic: string): (t: Target) => boolean {
+  const memo = new WeakMap<object, Map<string, boolean>>();
+  return (t) => {
+    if (t.kind === 'not-found') return true;
+    const bySettings = memo.get(t.settings ?? NO_SETTINGS) ?? new Map<string, boolean>();
+    memo.set(t.settings ?? NO_SETTINGS, bySettings);
+    const rule = t.rule === undefined ? '' : `${t.rule.regex ? 'regex' : 'path'} ${t.rule.path}`;
+    let v = bySettings.get(rule);
+    if (v === undefined) {
+      v = dynamicTarget(t) && sameBody(t, ctx, generic);
+      bySettings.set(rule, v);
+    }
+    return v;
+  };
+}
+
 /**
  * Which profile a target runs in ('' for the router's own location, or for a 404 the router's @portico_not_found).
  * `quiet`: the catch-all's default backend, kept out of the access log (render/default-log.ts).
@@ -222,16 +247,8 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   // Each answer once per target object: the compiled locations of a host share their rules' targets, and both the
   // split and the table ask (rendering a block per location made a sync at 10,000 Ingresses seconds slower).
-  const plainMemo = new WeakMap<Target, boolean>();
+  const plain = plainTargets(ctx, generic);
   const bodyMemo = new WeakMap<Target, string | undefined>();
-  const plain = (t: Target): boolean => {
-    let v = plainMemo.get(t);
-    if (v === undefined) {
-      v = dynamicTarget(t) && sameBody(t, ctx, generic);
-      plainMemo.set(t, v);
-    }
-    return v;
-  };
   const bodyOf = (t: Extract<Target, { kind: 'upstream' }>): string | undefined => {
     if (!bodyMemo.has(t)) bodyMemo.set(t, profileBody(t, upstreams.get(t.upstream), ctx, empty));
     return bodyMemo.get(t);
@@ -241,9 +258,11 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
     if (!eligible()) return { eligible: false, json: '', profiles: [] };
     const used = new Map<string, string>();
     const profileOf: ProfileOf = (t, quiet) => {
-      const own = t.kind === 'not-found' ? NOT_FOUND_BODY : bodyOf(t);
-      // quiet: the block with no access log; a block no profile can hold stays in the router's location (logged)
-      const body = quiet && own !== undefined ? `${NO_ACCESS_LOG}\n${own}` : plain(t) ? undefined : (own ?? '');
+      const ownOf = (): string | undefined => (t.kind === 'not-found' ? NOT_FOUND_BODY : bodyOf(t));
+      // quiet: the block with no access log; a block no profile can hold stays in the router's location (logged).
+      // A plain target needs no block of its own unless quiet: its profile block is not rendered to be dropped.
+      const quietBody = quiet ? ownOf() : undefined;
+      const body = quietBody !== undefined ? `${NO_ACCESS_LOG}\n${quietBody}` : plain(t) ? undefined : ((quiet ? quietBody : ownOf()) ?? '');
       if (body === undefined) return '';
       let name = names.get(body);
       if (name === undefined) {

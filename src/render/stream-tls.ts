@@ -1,8 +1,10 @@
 // Renders TLSRoutes in the stream section (docs/adr/0022): SNI map entries of the HTTPS port's front for port 443,
-// and for every other TLS listener port a server with ssl_preread whose unmatched SNI is closed.
+// and for every other TLS listener port a server with ssl_preread whose unmatched SNI is closed. A host of a Terminate
+// listener goes through a unix socket server that terminates TLS (render/stream-tls-terminate.ts, docs/adr/0032).
 import type { StreamModel } from '../model/stream.js';
 import type { TlsBackend, TlsRouteHost } from '../model/gateway/tlsroute.js';
 import { cidr, int, quote, sniHost } from './escape.js';
+import { terminator } from './stream-tls-terminate.js';
 
 /** Where the TLSRoute servers listen and the unix sockets of the front live. */
 export interface TlsRenderOptions {
@@ -57,10 +59,9 @@ export function tlsFrontBlocks(s: StreamModel, o: TlsRenderOptions): string[] {
     comment(h),
     ...upstream(`portico_tls_backend_${int(i)}`, h.backends),
     `    upstream portico_tls_${int(i)} { server ${quote(socket(o, `tls-${int(i)}.sock`))}; }`,
-    '    server {',
-    `        listen ${quote(socket(o, `tls-${int(i)}.sock`))} proxy_protocol;`,
-    `        proxy_pass portico_tls_backend_${int(i)};`,
-    '    }',
+    ...(h.terminate
+      ? terminator(socket(o, `tls-${int(i)}.sock`), h.terminate, `portico_tls_backend_${int(i)}`, true)
+      : ['    server {', `        listen ${quote(socket(o, `tls-${int(i)}.sock`))} proxy_protocol;`, `        proxy_pass portico_tls_backend_${int(i)};`, '    }']),
   ]);
 }
 
@@ -80,7 +81,12 @@ export function tlsPortServers(s: StreamModel, o: TlsRenderOptions): string[] {
         `        default ${every >= 0 ? name(every) : 'portico_tls_closed'};`,
         ...p.hosts.flatMap((h, i) => (h.host === '' ? [] : [`        ${sniHost(h.host)} ${name(i)};`])),
         '    }',
-        ...p.hosts.flatMap((h, i) => [comment(h), ...upstream(name(i), h.backends)]),
+        ...p.hosts.flatMap((h, i) => {
+          if (!h.terminate) return [comment(h), ...upstream(name(i), h.backends)];
+          // Terminate: the preread server passes the connection to a socket that terminates TLS, then to the backends.
+          const sock = socket(o, `tls-${int(p.port)}-${int(i)}.sock`);
+          return [comment(h), `    upstream ${name(i)} { server ${quote(sock)}; }`, ...upstream(`${name(i)}_backend`, h.backends), ...terminator(sock, h.terminate, `${name(i)}_backend`, false)];
+        }),
         '    server {',
         ...o.listens(p.port),
         '        ssl_preread on;',

@@ -1,10 +1,12 @@
-// CA, CRL and backend client-certificate files in the work directory (mode 0600): stock nginx reads them only on a reload.
+// CA, CRL, backend client-certificate and stream certificate files in the work directory (mode 0600): stock nginx reads
+// them only on a reload.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Model } from '../model/types.js';
 import { proxyClientFile } from '../render/proxy-ssl.js';
 import { caFile, crlFile, dhParamFile, ticketKeyFile } from '../render/tls.js';
 import { writeAtomic } from '../workfiles.js';
+import { streamCertFiles } from '../render/stream-tls-terminate.js';
 
 /**
  * The files the model needs: relative path → content. CA bundles and CRLs of client-certificate auth (auth-tls-*)
@@ -31,6 +33,9 @@ export function clientFiles(model: Model): Map<string, string | Uint8Array> {
       if (p.client) files.set(proxyClientFile(p.client.digest), p.client.pem.reveal());
     }
   }
+  // TLS listeners in Terminate mode: their certificates, read by the stream section's terminating servers (docs/adr/0032).
+  const routes = model.stream?.tlsRoutes;
+  for (const [rel, pem] of streamCertFiles([...(routes?.front ?? []), ...(routes?.ports ?? []).flatMap((p) => p.hosts)])) files.set(rel, pem);
   return files;
 }
 
@@ -55,7 +60,7 @@ export async function pruneClientFiles(workDir: string, model: Model): Promise<v
   const keep = new Set([...clientFiles(model).keys()].map((rel) => rel.slice('ssl/'.length)));
   const names = await readdir(join(workDir, 'ssl')).catch(() => [] as string[]);
   for (const name of names) {
-    if ((/^(ca|crl|proxy-client)-[0-9a-f]+\.pem$/.test(name) || /^(ticket-[0-9a-f]+\.key|dhparam-[0-9a-f]+\.pem)$/.test(name)) && !keep.has(name))
+    if ((/^(ca|crl|proxy-client|stream)-[0-9a-f]+\.pem$/.test(name) || /^(ticket-[0-9a-f]+\.key|dhparam-[0-9a-f]+\.pem)$/.test(name)) && !keep.has(name))
       await rm(join(workDir, 'ssl', name), { force: true });
   }
 }

@@ -285,15 +285,6 @@ describe('GATEWAY-TLS conformance: TLSRoute on TLS Passthrough listeners', () =>
     await listener('gateway-tlsroute-passthrough-supported-kind', 'tls-passthrough', { attached: 0, kinds: ['TLSRoute'], conditions: [['ResolvedRefs', 'False', 'InvalidRouteKinds']] });
   });
 
-  test('TLSRouteListenerTerminateNotSupported', async () => {
-    await apply([
-      gw('gateway-tlsroute-terminate-unsupported', [
-        tlsListener('tls-terminate', { port: 8443, hostname: 'terminate.example.com', tls: { mode: 'Terminate', certificateRefs: [{ name: 'tls-validity-checks-certificate-tls' }] } }),
-      ]),
-    ]);
-    await listener('gateway-tlsroute-terminate-unsupported', 'tls-terminate', { attached: 0, conditions: [['Accepted', 'False', 'UnsupportedValue']] });
-  });
-
   test('HTTPRouteDisallowedKind', async () => {
     await apply([
       gw('tlsroutes-only', [tlsListener('tls')]),

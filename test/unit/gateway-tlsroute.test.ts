@@ -1,4 +1,4 @@
-// TLSRoute, unit level (docs/adr/0022): listeners of protocol TLS (Passthrough served, Terminate refused), the stream
+// TLSRoute, unit level (docs/adr/0022): listeners of protocol TLS (Passthrough and Terminate served), the stream
 // section a TLSRoute makes (the 443 front without --enable-ssl-passthrough, another port closing an unknown SNI),
 // weights per endpoint, and hostile hostnames refused with a Problem naming their field, never reaching nginx.conf.
 import { test } from 'node:test';
@@ -46,7 +46,7 @@ function snapshot(tlsRoutes: TLSRoute[], httpRoutes: HTTPRoute[] = []): Snapshot
 
 const render = (s: Snapshot): string => renderNginxConf(buildModel(s, OPTIONS), RENDER_OPTIONS).text;
 
-test('TLS listeners: Passthrough accepted on any port with TLSRoute as its kind, Terminate refused with UnsupportedValue', () => {
+test('TLS listeners: Passthrough and Terminate accepted on any listed port with TLSRoute as their kind', () => {
   const g = snapshot([]).gateways?.[0] as Gateway;
   // 8443 and 9443 are listed in --gateway-port-map: a TLS listener on an unlisted port is PortUnavailable
   const policy = {
@@ -67,7 +67,7 @@ test('TLS listeners: Passthrough accepted on any port with TLSRoute as its kind,
     [
       ['tls', 'Accepted', 'TLSRoute', false, true],
       ['alt', 'Accepted', 'TLSRoute', false, true],
-      ['term', 'UnsupportedValue', 'TLSRoute', false, true],
+      ['term', 'Accepted', 'TLSRoute', false, true],
     ],
   );
 });

@@ -7,7 +7,7 @@ import { readTlsSecret } from '../tls-secrets.js';
 import type { ObjectRef } from '../types.js';
 import { GATEWAY_GROUP, type Gateway, type LabelSelector, type Listener, type ReferenceGrant, type RouteGroupKind } from './api.js';
 import { granted } from './grants.js';
-import { tlsAcceptance } from './tls-listener.js';
+import { terminates, tlsAcceptance } from './tls-listener.js';
 import { l4KindOf } from './l4-api.js';
 import { l4Acceptance, type L4Context } from './l4.js';
 import { portClaimed, portJudge, portUnavailable, type PortJudge } from './listener-ports.js';
@@ -27,7 +27,7 @@ export interface JudgedListener {
   readonly routeKinds: boolean;
   /** allowedRoutes.kinds admits GRPCRoute (HTTPS listeners, and HTTP ones on an h2c port: docs/adr/0029). */
   readonly grpcKinds: boolean;
-  /** allowedRoutes.kinds admits TLSRoute (TLS Passthrough listeners only: model/gateway/tlsroute.ts). */
+  /** allowedRoutes.kinds admits TLSRoute (TLS listeners only: model/gateway/tlsroute.ts). */
   readonly tlsKinds: boolean;
   readonly supportedKinds: readonly RouteGroupKind[];
   /** Accepted (PortUnavailable, UnsupportedProtocol, UnsupportedValue) and Conflicted (HostnameConflict, ProtocolConflict). */
@@ -127,11 +127,11 @@ function conflicts(listeners: readonly Listener[]): Outcome[] {
   });
 }
 
-/** ResolvedRefs of an HTTPS listener's certificateRefs: Secrets of type kubernetes.io/tls, granted when in another namespace. */
+/** ResolvedRefs of the certificateRefs of an HTTPS listener or a TLS one in Terminate mode: Secrets of type kubernetes.io/tls, granted when in another namespace. */
 function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[], grants: readonly ReferenceGrant[]): Outcome {
-  if (l.protocol !== 'HTTPS' || (l.tls?.mode ?? 'Terminate') !== 'Terminate') return [true, 'ResolvedRefs', 'every reference resolved'];
+  if (!terminates(l)) return [true, 'ResolvedRefs', 'every reference resolved'];
   const refs = l.tls?.certificateRefs ?? [];
-  if (refs.length === 0) return [false, 'InvalidCertificateRef', 'an HTTPS listener needs tls.certificateRefs'];
+  if (refs.length === 0) return [false, 'InvalidCertificateRef', `${l.protocol === 'TLS' ? 'a TLS' : 'an HTTPS'} listener needs tls.certificateRefs`];
   for (const [j, ref] of refs.entries()) {
     const where = `tls.certificateRefs[${j}]`;
     const group = ref.group ?? '';
@@ -225,8 +225,8 @@ export function judgeListeners(
       ? accepted[2]
       : c[0]
         ? `Conflicted: ${c[2]}; neither listener is served`
-        : l.protocol === 'HTTPS' && !l.tls?.certificateRefs?.length
-          ? 'an HTTPS listener needs tls.certificateRefs'
+        : terminates(l) && !l.tls?.certificateRefs?.length
+          ? `${l.protocol === 'TLS' ? 'a TLS listener of tls.mode Terminate' : 'an HTTPS listener'} needs tls.certificateRefs`
           : undefined;
     return {
       gateway,

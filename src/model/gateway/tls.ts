@@ -27,7 +27,7 @@ export interface GatewayDefaultTls {
 }
 
 /** The Secret of an HTTPS listener's first certificateRef, or why it may not be used. */
-function secretOf(s: ServedListener, grants: readonly ReferenceGrant[]): { secret: ObjectRef } | { refused: string } {
+export function secretOf(s: ServedListener, grants: readonly ReferenceGrant[]): { secret: ObjectRef } | { refused: string } {
   const ref = s.listener.tls?.certificateRefs?.[0];
   if (!ref) return { refused: 'no tls.certificateRefs' };
   const group = ref.group ?? '';

@@ -1,5 +1,6 @@
-// TLSRoutes → the stream section: per served TLS Passthrough listener port, each SNI hostname's route and its
-// weighted backends (docs/adr/0022). Port 443 goes through the ssl_preread front of the HTTPS port; others get their own.
+// TLSRoutes → the stream section: per served TLS listener port, each SNI hostname's route, its weighted backends and,
+// on a Terminate listener, the certificate Portico terminates with (docs/adr/0022, docs/adr/0032). Port 443 goes
+// through the ssl_preread front of the HTTPS port; others get their own.
 import type { BackendIndex } from '../backends.js';
 import type { Snapshot } from '../input.js';
 import { byName } from '../lookup.js';
@@ -12,6 +13,7 @@ import { granted } from './grants.js';
 import { localPort, DEFAULT_PORTS, type PortOptions } from './ports.js';
 import type { AttachedTlsRoute } from './tlsroute-attach.js';
 import { sniName } from './tls-listener.js';
+import { terminationOf, type TlsTermination } from './tls-terminate.js';
 
 /** One backendRef of a TLSRoute, resolved: its share of connections is `weight` over the host's total. */
 export interface TlsBackend {
@@ -26,6 +28,8 @@ export interface TlsRouteHost {
   readonly host: string;
   readonly route: ObjectRef;
   readonly backends: readonly TlsBackend[];
+  /** The listener is in Terminate mode: Portico terminates TLS and the backends get plain TCP (docs/adr/0032). */
+  readonly terminate?: TlsTermination;
 }
 
 /** A listener port other than 443: nginx listens on `port` (localPort()) with ssl_preread; an SNI no route takes is closed. */
@@ -118,6 +122,7 @@ export function buildTlsRoutes(i: TlsRouteInput): TlsRoutes | undefined {
       const key = listenerPort === 443 && !ports.portMap.has(443) ? FRONT : localPort(ports, 'TLS', listenerPort);
       const slot = byPort.get(key) ?? { listenerPort, hosts: new Map<string, TlsRouteHost>() };
       byPort.set(key, slot);
+      const terminate = terminationOf(a.listener, i.snapshot);
       for (const host of a.hosts) {
         if (host !== '' && !sniName(host)) {
           i.problem(ref, 'spec.hostnames', `${JSON.stringify(host.slice(0, 80))} is not a DNS name or a *. wildcard of one; not served`);
@@ -137,7 +142,7 @@ export function buildTlsRoutes(i: TlsRouteInput): TlsRoutes | undefined {
           i.problem(ref, 'spec.hostnames', `${host || '(every SNI)'} on port ${listenerPort} is taken by the older TLSRoute ${holder.route.namespace}/${holder.route.name}`);
           continue;
         }
-        slot.hosts.set(host, { host, route: ref, backends });
+        slot.hosts.set(host, { host, route: ref, backends, ...(terminate ? { terminate } : {}) });
       }
     }
   }
