@@ -32,5 +32,12 @@ export function finalizeConfig(config: Config): Readonly<Config> {
   if (config.validatingWebhook && (!config.validatingWebhookCertificate || !config.validatingWebhookKey)) {
     throw new ConfigError('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (PEM files)');
   }
+  const mapped = new Set([...config.gatewayPortMap.portMap.values(), ...[...config.gatewayPortMap.gatewayMaps.values()].flatMap((m) => [...m.values()])]);
+  const h2cOff = config.gatewayH2cPorts.filter((p) => p !== config.httpPort && !mapped.has(p));
+  if (h2cOff.length > 0) {
+    throw new ConfigError(
+      `--gateway-h2c-ports: ${h2cOff.join(', ')} is neither --http-port (${String(config.httpPort)}) nor a LOCAL_PORT of --gateway-port-map; name the local ports HTTP listeners are served on`,
+    );
+  }
   return Object.freeze({ ...config });
 }

@@ -126,3 +126,14 @@ export function parseSnippetMode(flag: string, value: string): 'refuse' | 'safe'
   if (value !== 'refuse' && value !== 'safe' && value !== 'any') throw new ConfigError(`--${flag}: expected refuse, safe or any, got ${JSON.stringify(value)}`);
   return value;
 }
+
+/** `PORT[,...]`: distinct port numbers, sorted (--gateway-h2c-ports). */
+export function parsePortList(flag: string, value: string): readonly number[] {
+  const ports = new Set<number>();
+  for (const item of value.split(',').filter((s) => s.trim() !== '')) {
+    const p = parsePort(flag, item.trim());
+    if (ports.has(p)) throw new ConfigError(`--${flag}: port ${String(p)} is listed twice`);
+    ports.add(p);
+  }
+  return [...ports].sort((a, b) => a - b);
+}

@@ -51,6 +51,7 @@ export function renderOptions(config: Config, user: RenderOptions['user'], acces
     luaDir: config.luaDir,
     httpPort: config.httpPort,
     httpsPort: config.httpsPort,
+    ...(config.gatewayH2cPorts.length > 0 ? { h2cPorts: config.gatewayH2cPorts } : {}),
     statusPort: config.statusPort,
     defaultServerPort: config.defaultServerPort,
     listenAddress: config.listenAddress,

@@ -31,6 +31,8 @@ export interface RenderOptions {
   readonly luaDir: string;
   readonly httpPort: number;
   readonly httpsPort: number;
+  /** --gateway-h2c-ports: local ports whose plain listens take `http2` (HTTP/2 with prior knowledge only, docs/adr/0029). */
+  readonly h2cPorts?: readonly number[];
   readonly statusPort: number;
   readonly defaultServerPort: number | undefined;
   readonly listenAddress: string;
@@ -93,6 +95,9 @@ function listen(address: string, port: number, extra = ''): string {
   const where = address === '' ? int(port) : address.includes(':') ? `[${address}]:${int(port)}` : `${address}:${int(port)}`;
   return `listen ${where}${extra};`;
 }
+
+/** ` http2` on a plain listen of a local port --gateway-h2c-ports names, else '': every listen of the port agrees. */
+const h2c = (o: RenderOptions, port: number): string => (o.h2cPorts?.includes(port) === true ? ' http2' : '');
 
 /** A traffic port's listen lines: one per bind-address, else the --listen-address one. */
 function trafficListens(o: RenderOptions, port: number, extra: string): string[] {
@@ -285,14 +290,14 @@ function server(
   const head = [
     '    server {',
     `        server_name ${serverNames(s)};`,
-    ...trafficListens(o, o.httpPort, `${proxyProtocol}${first}`),
+    ...trafficListens(o, o.httpPort, `${h2c(o, o.httpPort)}${proxyProtocol}${first}`),
     // With --enable-ssl-passthrough the HTTPS server listens behind the stream front (render/stream.ts).
     ...(httpsListen(stream, o) === undefined
       ? trafficListens(o, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`)
       : [`        ${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol${first};`]),
     // Gateway listeners on other ports (model/gateway/listener-ports.ts): every server listens there too, so a route
     // moving between ports changes the route table only; Lua keeps the ports apart (model/gateway/port-scope.ts).
-    ...(gatewayPorts?.http ?? []).flatMap((p) => trafficListens(o, p, `${proxyProtocol}${first}`)),
+    ...(gatewayPorts?.http ?? []).flatMap((p) => trafficListens(o, p, `${h2c(o, p)}${proxyProtocol}${first}`)),
     ...(gatewayPorts?.https ?? []).flatMap((p) => trafficListens(o, p, `${tlsListenParams(tls)}${proxyProtocol}${first}`)),
     // the dynamic catch-all's one location runs the router, a rewrite hook that sets the id itself
     ...(dyn && catchAll ? [] : [REQUEST_ID]),
@@ -324,7 +329,7 @@ function server(
   lines.push(
     '    }',
     ...wwwRedirectServer(s, [
-      `        ${trafficListens(o, o.httpPort, proxyProtocol)
+      `        ${trafficListens(o, o.httpPort, `${h2c(o, o.httpPort)}${proxyProtocol}`)
         .map((l) => l.trim())
         .join(' ')}`,
       ...(httpsListen(stream, o) === undefined

@@ -2,7 +2,8 @@
 // Programmed, addresses and per-listener status; HTTPRoute, GRPCRoute and TLSRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
-import { appProtocolOf, appProtocolRefusal } from '../model/gateway/app-protocol.js';
+import { ruleProtocol } from '../model/gateway/app-protocol.js';
+import { h2cListener } from '../model/gateway/h2c.js';
 import type { Snapshot } from '../model/input.js';
 import { byName } from '../model/lookup.js';
 import { GATEWAY_GROUP, type Condition, type Gateway, type GRPCRoute, type HTTPRoute, type ParentReference, type RouteGroupKind, type TLSRoute } from '../model/gateway/api.js';
@@ -85,7 +86,11 @@ const outcome = (type: string, o: Outcome, generation: number | undefined): Cond
 function programmed(j: JudgedListener, ports: PortJudge): Outcome {
   if (j.refusal !== undefined) return [false, 'Invalid', `not served: ${j.refusal}`];
   if (j.supportedKinds.length === 0)
-    return [false, 'Invalid', 'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS; TLSRoute on TLS; TCPRoute on TCP, UDPRoute on UDP)'];
+    return [
+      false,
+      'Invalid',
+      'allowedRoutes.kinds admits no route kind Portico serves (HTTPRoute; GRPCRoute on HTTPS and on HTTP with --gateway-h2c-ports; TLSRoute on TLS; TCPRoute on TCP, UDPRoute on UDP)',
+    ];
   if (l4KindOf(j.listener.protocol)) return [true, 'Programmed', j.accepted[2]];
   if (!j.resolvedRefs[0] && j.resolvedRefs[1] !== 'InvalidRouteKinds') return [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`];
   if (j.listener.protocol === 'TLS') return [true, 'Programmed', `served by the stream section on ${j.listener.port === 443 ? '--https-port' : `the local port of ${j.listener.port}`}`];
@@ -93,7 +98,8 @@ function programmed(j: JudgedListener, ports: PortJudge): Outcome {
   const gw = `${j.gateway.namespace}/${j.gateway.name}`;
   const traffic = trafficPort(ports.policy.ports, protocol, port, gw);
   const flag = traffic && protocol === 'HTTP' ? ' (--http-port)' : traffic ? ' (--https-port)' : '';
-  return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port, gw))}${flag}`];
+  const h2c = h2cListener(ports.policy.ports, protocol, port, gw) ? ', HTTP/2 cleartext only (--gateway-h2c-ports)' : '';
+  return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port, gw))}${flag}${h2c}`];
 }
 
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */
@@ -186,9 +192,9 @@ function resolvedRefs(route: HTTPRoute | GRPCRoute | TLSRoute, kind: RouteKind, 
       }
       const service = byName(snapshot.services, to, b.name);
       if (!service) return [false, 'BackendNotFound', `${where}: Service ${to}/${b.name} not found`];
-      const protocol = appProtocolRefusal(kind, appProtocolOf(service, b.port));
-      if (protocol !== undefined) return [false, 'UnsupportedProtocol', `${where}: ${protocol.replace(/^UnsupportedProtocol: /, '')}`];
     }
+    const protocol = kind === 'HTTPRoute' ? ruleProtocol(snapshot.services, ns, rule.backendRefs ?? []) : 'http';
+    if (typeof protocol === 'object') return [false, 'UnsupportedProtocol', `spec.rules[${i}].backendRefs: ${protocol.reason.replace(/^UnsupportedProtocol: /, '')}`];
   }
   return [true, 'ResolvedRefs', 'every backendRef resolved'];
 }

@@ -68,8 +68,12 @@ function httpsGateway(): unknown {
   };
 }
 
-/** Every base object; `ports` maps `namespace/service` to its echo backend's port; `cert` serves the HTTPS Gateway and is the web namespace's Secret `certificate`. */
-export function baseObjects(ports: ReadonlyMap<string, number>, cert: Pick<Pem, 'cert' | 'key'>): unknown[] {
+/**
+ * Every base object; `ports` maps `namespace/service` to its echo backend's port; `cert` serves the HTTPS Gateway and
+ * is the web namespace's Secret `certificate`; `h2cPort`: an h2c echo (h2c-echo.ts) behind infra-backend-v1's h2c port
+ * (else the HTTP/1.1 echo, as before).
+ */
+export function baseObjects(ports: ReadonlyMap<string, number>, cert: Pick<Pem, 'cert' | 'key'>, h2cPort?: number): unknown[] {
   const services = BACKENDS.flatMap(({ name, namespace }) => {
     const port = ports.get(`${namespace}/${name}`);
     if (port === undefined) throw new Error(`no echo backend for ${namespace}/${name}`);
@@ -77,7 +81,8 @@ export function baseObjects(ports: ReadonlyMap<string, number>, cert: Pick<Pem, 
     if (name !== 'infra-backend-v1') return own;
     // infra-backend-v1's further ports: h2c and WebSocket (the backend protocol tests), served by the same echo.
     const svc = service(name, namespace, [{ name: 'http', port: SERVICE_PORT }, ...APP_PROTOCOL_PORTS]);
-    return [svc, own[1], ...APP_PROTOCOL_PORTS.map((p) => slice(name, port, ['127.0.0.1'], { namespace, portName: p.name, name: `${name}-${p.name}` }))];
+    const at = (p: { appProtocol: string }): number => (p.appProtocol === 'kubernetes.io/h2c' ? (h2cPort ?? port) : port);
+    return [svc, own[1], ...APP_PROTOCOL_PORTS.map((p) => slice(name, at(p), ['127.0.0.1'], { namespace, portName: p.name, name: `${name}-${p.name}` }))];
   });
   return [
     ns(INFRA_NS, 'infra'),

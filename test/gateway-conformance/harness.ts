@@ -123,17 +123,25 @@ function probesOf(objects: readonly unknown[]): [string, string][] {
 }
 
 /** Starts the echo backends and Portico on the base objects (plus `extraArgs`). */
-export async function startConformance(extraArgs: readonly string[] = []): Promise<Conformance> {
+export async function startConformance(
+  extraArgs: readonly string[] = [],
+  opts: {
+    /** Flags naming the traffic ports startPortico picks (--gateway-h2c-ports naming --http-port). */
+    readonly portArgs?: (ports: { readonly http: number; readonly https: number }) => string[];
+    /** An h2c echo's port behind infra-backend-v1's h2c Service port (base.ts). */
+    readonly h2cPort?: number;
+  } = {},
+): Promise<Conformance> {
   const certDir = await mkdtemp(join(tmpdir(), 'portico-conf-cert-'));
   const cert = makeCert(certDir, 'conformance.test', { sans: ['*', '*.org', '*.wildcard.org', 'second-example.org'] });
   const echoes = new Map<string, EchoBackend>();
   for (const b of BACKENDS) echoes.set(`${b.namespace}/${b.name}`, await startEcho(b.name, b.namespace));
   const dir: ManifestDir = await manifestFolder();
-  await dir.write('base.json', baseObjects(new Map([...echoes].map(([k, v]) => [k, v.port])), cert));
+  await dir.write('base.json', baseObjects(new Map([...echoes].map(([k, v]) => [k, v.port])), cert, opts.h2cPort));
   await dir.write('test.json', []);
   let portico: Running;
   try {
-    portico = await startPortico(['--manifests', dir.dir, ...extraArgs]);
+    portico = await startPortico(['--manifests', dir.dir, ...extraArgs], opts.portArgs === undefined ? {} : { portArgs: opts.portArgs });
   } catch (err) {
     await Promise.all([...echoes.values()].map((b) => b.close()));
     await Promise.all([dir.remove(), rm(certDir, { recursive: true, force: true })]);

@@ -246,5 +246,5 @@ describe('GATEWAY-HTTP conformance: retries, CORS, backend protocols', () => {
     });
     assert.ok(inARow >= CONSECUTIVE);
   });
-  // HTTPRouteBackendProtocolH2C is an unsupported feature (inventory.json says why): an h2c Service port is refused.
+  // HTTPRouteBackendProtocolH2C needs an h2c --http-port: httproute-h2c.test.ts.
 });

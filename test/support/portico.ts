@@ -124,7 +124,15 @@ function withTestSwitches(args: readonly string[]): string[] {
  */
 export async function startPortico(
   args: string[],
-  opts: { waitHealthy?: boolean; healthyTimeoutMs?: number; env?: NodeJS.ProcessEnv; ownGroup?: boolean; stdoutFile?: boolean } = {},
+  opts: {
+    waitHealthy?: boolean;
+    healthyTimeoutMs?: number;
+    env?: NodeJS.ProcessEnv;
+    ownGroup?: boolean;
+    stdoutFile?: boolean;
+    /** Flags that name the traffic ports picked here (for example --gateway-h2c-ports naming --http-port). */
+    portArgs?: (ports: { readonly http: number; readonly https: number }) => string[];
+  } = {},
 ): Promise<Running> {
   args = withTestSwitches(args);
   const [http, https, healthz, status] = [await freePort(), await freePort(), await freePort(), await freePort()];
@@ -137,6 +145,7 @@ export async function startPortico(
     [
       join(REPO, 'bin/portico.js'),
       ...args,
+      ...(opts.portArgs?.({ http, https }) ?? []),
       `--http-port=${http}`,
       '--https-port',
       String(https),

@@ -98,19 +98,39 @@ test('backendRef URLRewrite and RequestRedirect: taken, but not beside the rule 
   assert.equal((backendFilters([{ type: 'CORS', cors: {} }], 'f') as { field?: string }).field, 'f[0].type');
 });
 
-test('appProtocol: a kubernetes.io/h2c port is refused for its share (Problem naming the backendRef), kubernetes.io/ws is served', () => {
+test('appProtocol: a kubernetes.io/h2c port is reached with grpc_pass, kubernetes.io/ws with proxy_pass; a rule mixing h2c and HTTP/1.1, or h2c with timeouts, is refused naming its backendRefs', () => {
   const model = buildModel(
     snapshot([
       { ...(prefix('/h2') as object), backendRefs: [{ name: 'a', port: 81 }] },
       { ...(prefix('/ws') as object), backendRefs: [{ name: 'a', port: 82 }] },
+      {
+        ...(prefix('/mixed') as object),
+        backendRefs: [
+          { name: 'a', port: 81 },
+          { name: 'a', port: 80 },
+        ],
+      },
+      { ...(prefix('/slow') as object), timeouts: { request: '3s' }, backendRefs: [{ name: 'a', port: 81 }] },
     ]),
     OPTIONS,
   );
   const problems = model.problems.filter((p) => p.object.kind === 'HTTPRoute');
   assert.deepEqual(
     problems.map((p) => [p.field, p.reason.split(';')[0]]),
-    [['spec.rules[0].backendRefs[0]', 'UnsupportedProtocol: the Service port has appProtocol kubernetes.io/h2c, and nginx 1.22 proxies HTTP/1.1 to backends only']],
+    [
+      ['spec.rules[2].backendRefs', 'UnsupportedProtocol: the backendRefs mix Service ports of appProtocol kubernetes.io/h2c (HTTP/2 cleartext) and HTTP/1.1 ones'],
+      ['spec.rules[3].backendRefs', 'UnsupportedProtocol: timeouts not served to Service ports of appProtocol kubernetes.io/h2c (reached with grpc_pass)'],
+    ],
   );
+  const conf = renderNginxConf(model, RENDER_OPTIONS).text;
+  const block = (path: string): string => {
+    const at = conf.indexOf(`location "${path}" {`);
+    return at < 0 ? '' : conf.slice(at, conf.indexOf('        }', at));
+  };
+  assert.match(block('/h2/'), /grpc_pass grpc:\/\/portico_balancer;/);
+  assert.doesNotMatch(block('/h2/'), /proxy_pass/);
+  assert.match(block('/ws/'), /proxy_pass http:\/\/portico_balancer;/);
+  assert.equal(block('/mixed/') + block('/slow/'), '', 'the refused rules have no location');
 });
 
 test('retries and CORS reach nginx.conf as Portico words only; the policy travels to Lua as data', () => {

@@ -112,7 +112,7 @@ test('route kinds: HTTPS listeners admit GRPCRoute, HTTP listeners do not (and s
       ['asks', 'HTTPRoute', true, false, 'InvalidRouteKinds'],
     ],
   );
-  assert.match(judged[2]?.warnings[0]?.[1] ?? '', /GRPCRoute is served on HTTPS listeners.*docs\/adr\/0020/);
+  assert.match(judged[2]?.warnings[0]?.[1] ?? '', /GRPCRoute is served on HTTPS listeners.*--gateway-h2c-ports.*docs\/adr\/0029/);
 });
 
 test('a GRPCRoute and an HTTPRoute on one hostname of one listener: the older keeps it, the newer is not accepted there', () => {

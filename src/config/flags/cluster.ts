@@ -1,6 +1,6 @@
 // The flags that say where Kubernetes objects come from and which of them are Portico's.
 import { optional, optionalPlain, plain, text, toggle } from '../flag.js';
-import { parseControllerName, parseObjectRef } from '../values.js';
+import { parseControllerName, parseObjectRef, parsePortList } from '../values.js';
 import { parseGatewayPortMap } from '../port-map.js';
 
 /** `namespace/name`, checked, kept as the text. */
@@ -54,6 +54,13 @@ export const CLUSTER_FLAGS = {
     '',
     '[NAMESPACE/NAME:]LISTENER_PORT=LOCAL_PORT[,...]: the Gateway listener ports Portico opens besides HTTP 80 and HTTPS 443 (--http-port, --https-port), each on the local port given (the same number, or another); a listener on a port not listed is not served (PortUnavailable). An entry with NAMESPACE/NAME holds for that Gateway only and wins over the generic one, 80 and 443 included: that Gateway is served on local ports of its own, behind a Service of its own (docs/gateway-api.md)',
     parseGatewayPortMap,
+  ),
+  /** Local ports whose plain listens speak HTTP/2 with prior knowledge only (h2c): GRPCRoute on HTTP listeners (docs/adr/0029). */
+  gatewayH2cPorts: text(
+    'gateway-h2c-ports',
+    '',
+    'LOCAL_PORT[,...]: local ports (--http-port, or a LOCAL_PORT of --gateway-port-map) that speak HTTP/2 cleartext with prior knowledge (h2c) and no HTTP/1.x: HTTP listeners served there admit GRPCRoutes. Everything on such a port is HTTP/2 only; naming --http-port makes every Ingress and HTTPRoute on it refuse HTTP/1.1 clients (docs/gateway-api.md)',
+    parsePortList,
   ),
   defaultBackendService: optional('default-backend-service', 'namespace/name of the Service for unmatched requests', parseObjectRef),
   defaultSslCertificate: optional('default-ssl-certificate', 'namespace/name of the TLS Secret for hosts without their own certificate', parseObjectRef),

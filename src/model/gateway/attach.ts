@@ -20,7 +20,7 @@ export interface ServedListener {
   readonly selected?: ReadonlySet<string>;
   /** allowedRoutes.kinds admits HTTPRoute (absent: true). */
   readonly routeKinds?: boolean;
-  /** allowedRoutes.kinds admits GRPCRoute (absent: false; HTTPS listeners only, docs/adr/0020). */
+  /** allowedRoutes.kinds admits GRPCRoute (absent: false; HTTPS listeners, and HTTP ones on an h2c port: docs/adr/0029). */
   readonly grpcKinds?: boolean;
   /** allowedRoutes.kinds admits TLSRoute (absent: false; TLS listeners only). */
   readonly tlsKinds?: boolean;
@@ -145,6 +145,8 @@ export function attach(route: HTTPRoute | GRPCRoute | TLSRoute, listeners: reado
   if (hosts.size > 0) return { hosts: [...hosts].sort(), via };
   if (!named) return { reason: "NoMatchingParent: no parentRef names a served listener of a Gateway of Portico's GatewayClass" };
   if (!allowed)
-    return { reason: `NotAllowedByListeners: the listeners named do not allow ${kind === 'GRPCRoute' ? 'GRPCRoutes (HTTPS listeners only, docs/adr/0020) or routes' : 'routes'} from this namespace` };
+    return {
+      reason: `NotAllowedByListeners: the listeners named do not allow ${kind === 'GRPCRoute' ? 'GRPCRoutes (HTTPS listeners, or HTTP listeners on an --gateway-h2c-ports port: docs/adr/0029) or routes' : 'routes'} from this namespace`,
+    };
   return { reason: "NoMatchingListenerHostname: no hostname of the route intersects the listeners' hostnames" };
 }

@@ -12,6 +12,7 @@ import { l4KindOf } from './l4-api.js';
 import { l4Acceptance, type L4Context } from './l4.js';
 import { portClaimed, portJudge, portUnavailable, type PortJudge } from './listener-ports.js';
 import { socketClash } from './socket-clash.js';
+import { GRPC_ON_HTTP, h2cListener } from './h2c.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
 export type Outcome = readonly [ok: boolean, reason: string, message: string];
@@ -25,7 +26,7 @@ export interface JudgedListener {
   readonly selected?: ReadonlySet<string>;
   /** allowedRoutes.kinds admits HTTPRoute. */
   readonly routeKinds: boolean;
-  /** allowedRoutes.kinds admits GRPCRoute (HTTPS listeners only: docs/adr/0020). */
+  /** allowedRoutes.kinds admits GRPCRoute (HTTPS listeners, and HTTP ones on an h2c port: docs/adr/0029). */
   readonly grpcKinds: boolean;
   /** allowedRoutes.kinds admits TLSRoute (TLS listeners only: model/gateway/tlsroute.ts). */
   readonly tlsKinds: boolean;
@@ -49,16 +50,16 @@ const TLSROUTE: RouteGroupKind = { group: GATEWAY_GROUP, kind: 'TLSRoute' };
 
 /**
  * The route kinds a listener of this protocol serves: HTTPRoute, and on HTTPS GRPCRoute too. GRPCRoute on an HTTP
- * listener would need h2c with prior knowledge beside HTTP/1.1 on one port, which Debian's nginx 1.22 cannot do
- * (docs/adr/0020), so it is not among an HTTP listener's kinds.
+ * listener needs h2c with prior knowledge, which Debian's nginx 1.22 cannot serve beside HTTP/1.1 on one port
+ * (docs/adr/0020): only on a local port the operator made h2c (`h2c`, model/gateway/h2c.ts, docs/adr/0029).
  */
-function kindsOf(protocol: string): readonly RouteGroupKind[] {
+function kindsOf(protocol: string, h2c: boolean): readonly RouteGroupKind[] {
   if (protocol === 'TLS') return [TLSROUTE];
   const l4 = l4KindOf(protocol); // TCPRoute on TCP, UDPRoute on UDP (model/gateway/l4.ts)
   if (l4) return [{ group: GATEWAY_GROUP, kind: l4 }];
   // none for a protocol Portico does not serve: the conformance suite expects none listed there
   if (protocol !== 'HTTP' && protocol !== 'HTTPS') return [];
-  return protocol === 'HTTPS' ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
+  return protocol === 'HTTPS' || h2c ? [HTTPROUTE, GRPCROUTE] : [HTTPROUTE];
 }
 
 /** Does a Kubernetes label selector (matchLabels and matchExpressions, ANDed) select these labels? Throws on an unknown operator. */
@@ -173,7 +174,7 @@ export function unsupportedAddress(g: Gateway): { readonly index: number; readon
 
 /** Why GRPCRoute is not an HTTP listener's kind, when that is what was asked. */
 function grpcNote(protocol: string, k: RouteGroupKind): string {
-  return protocol === 'HTTP' && k.kind === 'GRPCRoute' ? ': GRPCRoute is served on HTTPS listeners, HTTP/2 by ALPN (docs/adr/0020)' : '';
+  return protocol === 'HTTP' && k.kind === 'GRPCRoute' ? `: ${GRPC_ON_HTTP}` : '';
 }
 
 /**
@@ -181,9 +182,9 @@ function grpcNote(protocol: string, k: RouteGroupKind): string {
  * says), those it names that Portico does not serve there (each a Warning pushed to `warnings`), and the served list
  * for messages.
  */
-function routeKinds(l: Listener, field: string, warnings: [string, string][]): { supported: readonly RouteGroupKind[]; invalid: readonly RouteGroupKind[]; only: string } {
+function routeKinds(l: Listener, field: string, warnings: [string, string][], h2c: boolean): { supported: readonly RouteGroupKind[]; invalid: readonly RouteGroupKind[]; only: string } {
   const kinds = l.allowedRoutes?.kinds?.length ? l.allowedRoutes.kinds : undefined;
-  const served = kindsOf(l.protocol);
+  const served = kindsOf(l.protocol, h2c);
   const known = (k: RouteGroupKind): RouteGroupKind | undefined => served.find((x) => (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && k.kind === x.kind);
   const supported = kinds === undefined ? served : served.filter((x) => kinds.some((k) => known(k) === x));
   const names = served.map((x) => x.kind).join(', ');
@@ -210,7 +211,7 @@ export function judgeListeners(
   return listeners.map((l, i): JudgedListener => {
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
-    const { supported, invalid, only } = routeKinds(l, field, warnings);
+    const { supported, invalid, only } = routeKinds(l, field, warnings, h2cListener(ports.policy.ports, l.protocol, l.port, `${gateway.namespace}/${gateway.name}`));
     let accepted = l4KindOf(l.protocol) && how.l4 ? l4Acceptance(l, gateway, how.l4) : acceptance(l, gateway, ports, snap);
     // an HTTP(S) and a TCP or TLS listener on one local port: the one whose nginx section came second is not served
     const clash = accepted[0] && how.l4?.sockets ? socketClash(l, gateway, how.l4.sockets, how.l4.ports) : undefined;

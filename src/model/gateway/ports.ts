@@ -12,6 +12,8 @@ export interface PortOptions {
   readonly portMap: ReadonlyMap<number, number>;
   /** --gateway-port-map, its per-Gateway entries: `namespace/name` → listener port → local port. */
   readonly gatewayMaps?: ReadonlyMap<string, ReadonlyMap<number, number>>;
+  /** --gateway-h2c-ports: local ports whose plain listens speak HTTP/2 with prior knowledge only (model/gateway/h2c.ts). */
+  readonly h2c?: readonly number[];
 }
 
 /** The local port the operator gave this Gateway's listener port, if any (a per-Gateway entry of --gateway-port-map). */

@@ -18,7 +18,7 @@ import { granted } from './grants.js';
 import { gatewayDefaultTls, gatewayTlsHosts, type GatewayDefaultTls, type GatewayTlsHost } from './tls.js';
 import { nsKey } from '../keys.js';
 import { BackendTlsIndex, ruleTls } from './backend-tls.js';
-import { appProtocolOf, appProtocolRefusal } from './app-protocol.js';
+import { h2cUnserved, ruleProtocol } from './app-protocol.js';
 import type { AddProblem, Reason } from '../types.js';
 import { isolationOf } from './isolation.js';
 
@@ -83,11 +83,6 @@ function resolve(sink: GatewaySink, ref: ObjectRef, b: BackendObjectReference, f
   const service = byName(refs.services, ns, b.name);
   if (!service) {
     sink.problem(ref, field, `BackendNotFound: Service ${ns}/${b.name} not found; ${then}`, 'degraded');
-    return undefined;
-  }
-  const protocol = appProtocolRefusal(ref.kind, appProtocolOf(service, b.port));
-  if (protocol !== undefined) {
-    sink.problem(ref, field, `${protocol}; ${then}`, 'degraded');
     return undefined;
   }
   const t = sink.target(ref, { service: { name: b.name, port: { number: b.port } } }, field, undefined, ns);
@@ -198,15 +193,20 @@ function addRoute(
       sink.problem(ref, rule.field, `${rule.reason}; the rule is not served`);
       return;
     }
-    const made = actionOf(sink, ref, rule, i, refs);
-    if (!made) return;
+    // An HTTPRoute rule to Service ports of appProtocol kubernetes.io/h2c passes as a GRPCRoute's does (model/gateway/app-protocol.ts).
+    const protocol = view.kind === 'HTTPRoute' ? ruleProtocol(refs.services, ref.namespace, rule.backendRefs ?? []) : 'h2c';
+    const made = typeof protocol === 'object' ? undefined : actionOf(sink, ref, rule, i, refs);
+    const unserved = typeof protocol === 'object' ? protocol.reason : view.kind === 'HTTPRoute' && protocol === 'h2c' && made ? h2cUnserved(made) : undefined;
+    if (unserved !== undefined) sink.problem(ref, `spec.rules[${i}].backendRefs`, `${unserved}; the rule is not served`);
+    if (!made || unserved !== undefined) return;
     const invalidShare = made.backends.length === 0 || made.backends.some((b) => b.upstream === undefined);
-    const action: GatewayAction = view.kind === 'GRPCRoute' ? { ...made, grpc: true, ...(invalidShare ? { failStatus: 503 as const } : {}) } : made;
+    const action: GatewayAction = view.kind === 'GRPCRoute' ? { ...made, grpc: true, ...(invalidShare ? { failStatus: 503 as const } : {}) } : protocol === 'h2c' ? { ...made, grpc: true } : made;
     const upstream = plainAction(action) ? (action.backends[0]?.upstream ?? LUA_BACKEND) : LUA_BACKEND;
     // BackendTLSPolicy: the location's backend TLS, as proxy-ssl-* gives an Ingress's (render/proxy-ssl.ts).
-    const tls = ruleTls(refs.backendTls, ref.namespace, rule.backendRefs ?? [], view.kind === 'GRPCRoute');
+    const tls = ruleTls(refs.backendTls, ref.namespace, rule.backendRefs ?? [], view.kind === 'GRPCRoute' || protocol === 'h2c');
     if (tls.problem !== undefined) sink.problem(ref, `spec.rules[${i}].backendRefs`, tls.problem, 'degraded');
-    const target: Target = { kind: 'upstream', upstream, ingress: ref, ...(tls.settings ? { settings: { ...settings.settings, ...tls.settings } } : settings) };
+    const grpcSettings = protocol === 'h2c' ? { settings: GRPC_SETTINGS } : settings;
+    const target: Target = { kind: 'upstream', upstream, ingress: ref, ...(tls.settings ? { settings: { ...grpcSettings.settings, ...tls.settings } } : grpcSettings) };
     view.matches(i).forEach((checked, j) => {
       if ('reason' in checked) {
         sink.problem(ref, checked.field, `${checked.reason}; the match is not served`);
