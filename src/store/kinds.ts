@@ -59,13 +59,34 @@ function deepFreeze<T>(value: T): T {
  */
 const ENDPOINT_FIELDS = ['addresses', 'conditions'] as const;
 
+/**
+ * One frozen object per distinct endpoint `conditions` (ready, serving, terminating: a handful of combinations), shared
+ * by every endpoint that has it: a cluster has one per pod, and each was an object of its own in the store and again
+ * in the build worker's copy (a snapshot delta clones a shared object once).
+ */
+const CONDITIONS = new Map<string, object>();
+
+function sharedConditions(c: unknown): unknown {
+  if (c === null || typeof c !== 'object' || Array.isArray(c)) return c;
+  const entries = Object.entries(c as Record<string, unknown>);
+  if (entries.length > 3 || entries.some(([, v]) => typeof v !== 'boolean')) return c;
+  const key = JSON.stringify(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
+  let shared = CONDITIONS.get(key);
+  if (shared === undefined) {
+    shared = Object.freeze(Object.fromEntries(entries));
+    // bounded: three known keys with boolean values; anything else is kept as it came
+    if (CONDITIONS.size < 64) CONDITIONS.set(key, shared);
+  }
+  return shared;
+}
+
 function trimSlice(obj: object): object {
   const list: unknown = (obj as { endpoints?: unknown }).endpoints;
   if (!Array.isArray(list)) return obj;
   const endpoints = (list as unknown[]).map((e) => {
     if (e === null || typeof e !== 'object') return e;
     const ep = e as Record<string, unknown>;
-    return Object.fromEntries(ENDPOINT_FIELDS.filter((k) => ep[k] !== undefined).map((k) => [k, ep[k]]));
+    return Object.fromEntries(ENDPOINT_FIELDS.filter((k) => ep[k] !== undefined).map((k) => [k, k === 'conditions' ? sharedConditions(ep[k]) : ep[k]]));
   });
   return { ...obj, endpoints };
 }
