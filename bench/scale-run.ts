@@ -200,7 +200,12 @@ export async function measure(
     const firstServedMs = await pollMs(() => allServed(p.http, routes.slice(0, 1)), firstSyncBudget, 20, t0);
     const firstSyncMs = await pollMs(() => allServed(p.http, routes), firstSyncBudget, 50, t0);
     const firstSyncCpuS = await cpuSeconds(p.proc.pid ?? 0);
-    if (!Number.isFinite(firstSyncMs)) throw new Error(`first sync: not every sampled route served in ${firstSyncBudget / 1000} s\n${p.output.slice(-5).join('\n')}`);
+    if (!Number.isFinite(firstSyncMs)) {
+      const cpu = await cpuSeconds(p.proc.pid ?? 0);
+      throw new Error(
+        `first sync: not every sampled route served in ${firstSyncBudget / 1000} s (the first at ${Math.round(firstServedMs)} ms, ${cpu.toFixed(1)} s CPU)\n${p.output.slice(-5).join('\n')}`,
+      );
+    }
     // nginx serves before the sync line is logged (certificates are pushed after the backends): wait for it
     const firstLine = (): string | undefined => p.output.find((l) => l.includes('"msg":"sync"') && l.includes('"plan":"') && !l.includes('"head":'));
     await pollMs(() => Promise.resolve(firstLine() !== undefined), 120_000, 50);
