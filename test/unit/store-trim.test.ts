@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { trim } from '../../src/store/kinds.js';
 import type { EndpointSlice } from '../../src/model/input.js';
-import { slice } from '../support/objects.js';
+import { ingress, slice } from '../support/objects.js';
 
 const endpointsOf = (s: EndpointSlice): readonly { readonly addresses?: readonly string[]; readonly conditions?: object }[] => s.endpoints ?? [];
 
@@ -41,4 +41,23 @@ test('conditions in another order share the object; conditions that are not thre
   assert.deepEqual(Object.keys(x ?? {}), ['addresses', 'conditions'], 'targetRef is dropped at the door');
   const odd = { ready: 'yes' };
   assert.deepEqual(endpointsOf(trim(raw(odd), 'EndpointSlice'))[0]?.conditions, odd);
+});
+
+test('managedFields, ownerReferences and the last-applied annotation are dropped, everything else kept in order', () => {
+  const base = ingress('a', { host: 'a.test', paths: [{ path: '/', type: 'Prefix', service: 'a' }] });
+  const meta = {
+    ...base.metadata,
+    uid: 'u1',
+    managedFields: [{ manager: 'kubectl', operation: 'Update' }],
+    ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'x', uid: 'u0' }],
+    annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' },
+    resourceVersion: '7',
+  };
+  const stored = trim({ ...base, metadata: meta }, 'Ingress');
+  assert.deepEqual(stored.metadata, { ...base.metadata, uid: 'u1', annotations: { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' }, resourceVersion: '7' });
+  assert.deepEqual(Object.keys(stored.metadata ?? {}), ['name', 'namespace', 'creationTimestamp', 'uid', 'annotations', 'resourceVersion']);
+  assert.deepEqual(stored.spec, base.spec);
+  assert.ok(Object.isFrozen(stored.metadata?.annotations));
+  // the caller's object is left as it came
+  assert.equal(meta.annotations['kubectl.kubernetes.io/last-applied-configuration'], '{}');
 });
