@@ -23,13 +23,6 @@ type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown }
  */
 const COLLECT_AFTER_MS = 3000;
 
-/**
- * The build worker's young generation, MiB (V8's default: 48). A build's garbage is large and short-lived; V8 keeps
- * the young generation's pages committed at its high-water mark, which at 10,000 Ingresses held 25 MiB of RSS more
- * than this size for as many bytes of live heap (bench/controller-memory.ts, docs/adr/0034).
- */
-const WORKER_YOUNG_MB = 8;
-
 /** One worker thread and the requests in flight to it; a worker that dies is replaced on the next request. */
 export class Offload {
   private worker: Worker | undefined;
@@ -55,7 +48,7 @@ export class Offload {
 
   private spawn(): Worker {
     const data: OffloadData = { config: this.config, render: this.render };
-    const worker = new Worker(new URL('./offload-worker.js', import.meta.url), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
+    const worker = new Worker(new URL('./offload-worker.js', import.meta.url), { workerData: data });
     this.starts += 1;
     this.worker = worker;
     this.posted = undefined; // a new worker holds no snapshot yet
