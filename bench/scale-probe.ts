@@ -63,6 +63,14 @@ export async function rssMiB(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(text)?.[1] ?? 0) / 1024;
 }
 
+/** CPU time (user + system, every thread) a process has used so far, in seconds; 0 when it is gone. */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  // fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
+}
+
 /** The nginx master PID of a Portico work directory. */
 export async function masterPid(workDir: string): Promise<number> {
   return Number((await readFile(join(workDir, 'nginx.pid'), 'utf8')).trim());

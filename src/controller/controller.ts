@@ -24,6 +24,7 @@ import { endpointsOnly } from '../apply/stream.js';
 import { modelOptions } from '../pipeline/build.js';
 import { ExternalNameResolver } from '../sources/external-names.js';
 import { externalNamesOf } from '../model/external-names.js';
+import { startupHead, type HeadLimits } from './startup-head.js';
 
 /** ExternalName Services' names are resolved again this often (docs/adr/0019). */
 const EXTERNAL_NAME_REFRESH_MS = 30_000;
@@ -66,6 +67,9 @@ export class Controller {
   /** The resolver's version the last snapshot carried, and that snapshot (the same object while neither changes). */
   private namesTaken = -1;
   private merged: { readonly from: Snapshot; readonly names: Snapshot['externalNames']; readonly snap: Snapshot } | undefined;
+  /** nginx serves the head of the first sync only (startup-head.ts): the next sync builds all, and /healthz waits for it. */
+  private headOnly = false;
+  private readonly headLimits: HeadLimits;
 
   constructor(
     private readonly config: Config,
@@ -88,6 +92,7 @@ export class Controller {
           },
         });
     this.classes = new ClassNotice(log, modelOptions(config));
+    this.headLimits = { stream: config.tcpServicesConfigmap !== undefined || config.udpServicesConfigmap !== undefined, defaultBackendNamespace: config.defaultBackendService?.namespace };
     this.tls = new TlsSync(config.workDir, log);
     // A build worker that dies (out of memory, a crash) is replaced, and the sync it took with it is run again.
     this.offload = new Offload(config, render, (why) => {
@@ -116,7 +121,7 @@ export class Controller {
 
   /** True once nginx serves the configuration of the latest successful sync. */
   get healthy(): boolean {
-    return this.exec.serving;
+    return this.exec.serving && !this.headOnly;
   }
 
   /**
@@ -176,14 +181,24 @@ export class Controller {
     // Endpoint churn is the common change: it only needs the upstreams' endpoints again (model/refresh.ts).
     // Everything but the upstreams' endpoints (nginx.conf, certificates, htpasswd files) is then the running one.
     // Stream upstreams are static in nginx.conf (no stream Lua): with a stream section, endpoints need the full build.
-    const last = this.lastOk && endpointsOnly(causes, this.current) ? this.current : undefined;
+    const last = this.lastOk && !this.headOnly && endpointsOnly(causes, this.current) ? this.current : undefined;
     this.lastOk = false;
     let snap = this.snapshot();
+    // The first sync of a large cluster builds its head, served at once; the next one the whole (docs/adr/0034).
+    const first = this.current === undefined;
+    let head = false;
+    const take = (): Snapshot => {
+      const whole = this.snapshot();
+      const part = first ? startupHead(whole, this.headLimits) : undefined;
+      head = part !== undefined;
+      return (snap = part ?? whole);
+    };
     const { model, conf } = last
       ? { model: refreshEndpoints(last.model, snap, targetPolicy(this.config), this.endpointsMemo, this.endpointsFrom), conf: last.conf }
-      : await this.exec.buildTested(() => (snap = this.snapshot()));
-    this.report(model);
-    if (!last) this.classes.check(snap);
+      : await this.exec.buildTested(take);
+    // Problems, class notices, Events and status wait for the whole: the head leaves most Ingresses out on purpose.
+    if (!head) this.report(model);
+    if (!last && !head) this.classes.check(snap);
     this.tls.warnExpiring(model, started);
     if (!last) {
       const authWritten = await writeAuthFiles(this.config.workDir, model);
@@ -218,8 +233,11 @@ export class Controller {
     if (plan !== 'noop') {
       if (!(await this.exec.apply(plan, candidate, next, this.current, cause))) return;
       const d = this.exec.dropped;
-      if (rejectedProblems(model, d.backends, d.certificates).length > 0) this.report(model);
-      this.log.info({ cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters }, 'sync');
+      if (!head && rejectedProblems(model, d.backends, d.certificates).length > 0) this.report(model);
+      this.log.info(
+        { cause, plan, ms: Date.now() - started, servers: model.servers.length, upstreams: model.upstreams.length, counters: this.counters, ...(head ? { head: model.ingresses.length } : {}) },
+        'sync',
+      );
     } else {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
     }
@@ -227,6 +245,11 @@ export class Controller {
     this.backendsId = backendsId;
     this.endpointsFrom = snap;
     this.lastOk = true;
+    this.headOnly = head;
+    if (head) {
+      this.loop.mark('startup');
+      return;
+    }
     for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });
     if (!last) await pruneAuthFiles(this.config.workDir, model);
   }

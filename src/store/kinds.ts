@@ -43,6 +43,17 @@ export function keyOf(kind: Kind, obj: KubeObject): string {
   return KINDS[kind].namespaced ? `${obj.metadata?.namespace ?? 'default'}/${name}` : name;
 }
 
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const DROPPED_METADATA = ['managedFields', 'ownerReferences'];
+
+/** A copy of `o` without `keys`, its properties added in order (never `delete`d: see trim). */
+function omit<T extends object>(o: T, keys: readonly string[]): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (!keys.includes(k)) out[k] = v;
+  // the same object less some optional fields
+  return out as T;
+}
+
 /** Deep-freezes a value in place and returns it. */
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -59,13 +70,34 @@ function deepFreeze<T>(value: T): T {
  */
 const ENDPOINT_FIELDS = ['addresses', 'conditions'] as const;
 
+/**
+ * One frozen object per distinct endpoint `conditions` (ready, serving, terminating: a handful of combinations), shared
+ * by every endpoint that has it: a cluster has one per pod, and each was an object of its own in the store and again
+ * in the build worker's copy (a snapshot delta clones a shared object once).
+ */
+const CONDITIONS = new Map<string, object>();
+
+function sharedConditions(c: unknown): unknown {
+  if (c === null || typeof c !== 'object' || Array.isArray(c)) return c;
+  const entries = Object.entries(c as Record<string, unknown>);
+  if (entries.length > 3 || entries.some(([, v]) => typeof v !== 'boolean')) return c;
+  const key = JSON.stringify(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
+  let shared = CONDITIONS.get(key);
+  if (shared === undefined) {
+    shared = Object.freeze(Object.fromEntries(entries));
+    // bounded: three known keys with boolean values; anything else is kept as it came
+    if (CONDITIONS.size < 64) CONDITIONS.set(key, shared);
+  }
+  return shared;
+}
+
 function trimSlice(obj: object): object {
   const list: unknown = (obj as { endpoints?: unknown }).endpoints;
   if (!Array.isArray(list)) return obj;
   const endpoints = (list as unknown[]).map((e) => {
     if (e === null || typeof e !== 'object') return e;
     const ep = e as Record<string, unknown>;
-    return Object.fromEntries(ENDPOINT_FIELDS.filter((k) => ep[k] !== undefined).map((k) => [k, ep[k]]));
+    return Object.fromEntries(ENDPOINT_FIELDS.filter((k) => ep[k] !== undefined).map((k) => [k, k === 'conditions' ? sharedConditions(ep[k]) : ep[k]]));
   });
   return { ...obj, endpoints };
 }
@@ -75,14 +107,10 @@ function trimSlice(obj: object): object {
  * per-endpoint targetRef, nodeName, zone, hints) and freezes the copy.
  */
 export function trim<T extends KubeObject>(obj: T, kind?: Kind): T {
-  const meta = { ...(obj.metadata ?? {}) };
-  delete meta.managedFields;
-  delete meta.ownerReferences;
-  if (meta.annotations?.['kubectl.kubernetes.io/last-applied-configuration'] !== undefined) {
-    const annotations = { ...meta.annotations };
-    delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
-    meta.annotations = annotations;
-  }
+  // Copies made without `delete`: a deleted property turns a V8 object into a dictionary, and every object of a real
+  // cluster has managedFields, so each stored metadata (and annotations) was one (docs/adr/0034).
+  const kept = omit(obj.metadata ?? {}, DROPPED_METADATA);
+  const meta = kept.annotations?.[LAST_APPLIED] === undefined ? kept : { ...kept, annotations: omit(kept.annotations, [LAST_APPLIED]) };
   const copy = { ...obj, metadata: meta };
   // The copy has obj's type with fewer optional fields filled: the cast keeps T for the caller.
   return deepFreeze(kind === 'EndpointSlice' ? (trimSlice(copy) as unknown as T) : copy);

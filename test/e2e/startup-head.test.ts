@@ -1,0 +1,64 @@
+// End to end, local mode, real nginx: a first sync of more than HEAD_MIN_INGRESSES Ingresses applies its head (the
+// Ingresses that stand alone, in whole namespaces) and then the whole (docs/adr/0034). A host two namespaces claim
+// is never in the head, and once everything is served it is the older Ingress's, as without the head.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBackend, type Backend } from '../support/backends.js';
+import { ingress } from '../support/objects.js';
+import { manifestFolder, serviceFor, type ManifestDir } from '../support/manifests.js';
+import { startPortico, until, who, type Running } from '../support/portico.js';
+import { HEAD_MIN_INGRESSES } from '../../src/controller/startup-head.js';
+
+const N = HEAD_MIN_INGRESSES + 100;
+const SPACES = 210;
+const nsOf = (i: number): string => `ns-${i % SPACES}`;
+/** Ingress `i`: host h<i>.test, but app-0 (older) and app-1 (newer, another namespace) both claim shared.test. */
+const hostOf = (i: number): string => (i < 2 ? 'shared.test' : `h${i}.test`);
+/** app-1's namespace is served by the `newer` backend, every other namespace by `older`. */
+const backendOf = (i: number): 'older' | 'newer' => (i % SPACES === 1 ? 'newer' : 'older');
+
+describe('a large first sync: the head first, then the whole', () => {
+  let older: Backend;
+  let newer: Backend;
+  let folder: ManifestDir;
+  let portico: Running;
+  const lines = (): string[] => portico.output.filter((l) => l.includes('"msg":"sync"'));
+
+  before(async () => {
+    older = await startBackend('older');
+    newer = await startBackend('newer');
+    folder = await manifestFolder();
+    const objects: unknown[] = [];
+    for (let s = 0; s < SPACES; s += 1) objects.push(...serviceFor('web', [backendOf(s) === 'newer' ? newer : older], { namespace: nsOf(s) }));
+    for (let i = 0; i < N; i += 1) {
+      const created = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+      objects.push(ingress(`app-${i}`, { namespace: nsOf(i), className: 'portico', created, host: hostOf(i), paths: [{ path: '/', type: 'Prefix', service: 'web' }] }));
+    }
+    await folder.write('cluster.json', objects);
+    portico = await startPortico(['--manifests', folder.dir, '--worker-processes', '1', '--enable-dynamic-routes'], { healthyTimeoutMs: 240_000 });
+  });
+
+  after(async () => {
+    await portico?.stop();
+    await older?.close();
+    await newer?.close();
+    await folder?.remove();
+  });
+
+  test('the head is applied first, then a sync of everything', async () => {
+    await until('a sync of everything logged', () => lines().some((l) => !l.includes('"head":')), 60_000);
+    const all = lines();
+    const first = all.findIndex((l) => l.includes('"head":'));
+    assert.equal(first, 0, `the first sync applies the head: ${all[0] ?? ''}`);
+    const headed = Number(/"head":(\d+)/.exec(all[0] ?? '')?.[1]);
+    assert.ok(headed > 0 && headed < N, `the head holds some Ingresses, not all: ${String(headed)}`);
+    assert.ok(all.slice(1).some((l) => !l.includes('"head":')));
+  });
+
+  test('once healthy, every host is served as the whole cluster says: the shared host by its older Ingress', async () => {
+    assert.equal(await who(portico.http, 'shared.test', '/'), 'older');
+    assert.equal(await who(portico.http, 'h2.test', '/'), 'older');
+    assert.equal(await who(portico.http, `h${String(N - 1)}.test`, '/'), 'older');
+    assert.equal(await who(portico.http, `h${String(SPACES + 1)}.test`, '/'), 'newer');
+  });
+});

@@ -1,0 +1,63 @@
+// What the store keeps of an EndpointSlice: addresses and conditions only, each distinct set of conditions one shared
+// frozen object (src/store/kinds.ts), read by the model exactly as the slice said.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { trim } from '../../src/store/kinds.js';
+import type { EndpointSlice } from '../../src/model/input.js';
+import { ingress, slice } from '../support/objects.js';
+
+const endpointsOf = (s: EndpointSlice): readonly { readonly addresses?: readonly string[]; readonly conditions?: object }[] => s.endpoints ?? [];
+
+test('equal conditions are one shared frozen object; different ones stay apart', () => {
+  const a = trim(
+    slice(
+      'a',
+      80,
+      [
+        { ip: '10.0.0.1', ready: true },
+        { ip: '10.0.0.2', ready: false },
+      ],
+      { name: 'a-1' },
+    ),
+    'EndpointSlice',
+  );
+  const b = trim(slice('b', 80, [{ ip: '10.0.0.3', ready: true }], { name: 'b-1' }), 'EndpointSlice');
+  const [a1, a2] = endpointsOf(a);
+  const [b1] = endpointsOf(b);
+  assert.equal(a1?.conditions, b1?.conditions);
+  assert.notEqual(a1?.conditions, a2?.conditions);
+  assert.deepEqual(a1?.conditions, { ready: true });
+  assert.deepEqual(a2?.conditions, { ready: false });
+  assert.ok(Object.isFrozen(a1?.conditions));
+  assert.deepEqual(a1?.addresses, ['10.0.0.1']);
+});
+
+test('conditions in another order share the object; conditions that are not three booleans are kept as they came', () => {
+  const raw = (conditions: unknown): EndpointSlice =>
+    ({ ...slice('c', 80, ['10.0.0.9'], { name: 'c-1' }), endpoints: [{ addresses: ['10.0.0.9'], conditions, targetRef: { kind: 'Pod', name: 'p' } }] }) as EndpointSlice;
+  const x = endpointsOf(trim(raw({ ready: true, serving: true }), 'EndpointSlice'))[0];
+  const y = endpointsOf(trim(raw({ serving: true, ready: true }), 'EndpointSlice'))[0];
+  assert.equal(x?.conditions, y?.conditions);
+  assert.deepEqual(Object.keys(x ?? {}), ['addresses', 'conditions'], 'targetRef is dropped at the door');
+  const odd = { ready: 'yes' };
+  assert.deepEqual(endpointsOf(trim(raw(odd), 'EndpointSlice'))[0]?.conditions, odd);
+});
+
+test('managedFields, ownerReferences and the last-applied annotation are dropped, everything else kept in order', () => {
+  const base = ingress('a', { host: 'a.test', paths: [{ path: '/', type: 'Prefix', service: 'a' }] });
+  const meta = {
+    ...base.metadata,
+    uid: 'u1',
+    managedFields: [{ manager: 'kubectl', operation: 'Update' }],
+    ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'x', uid: 'u0' }],
+    annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' },
+    resourceVersion: '7',
+  };
+  const stored = trim({ ...base, metadata: meta }, 'Ingress');
+  assert.deepEqual(stored.metadata, { ...base.metadata, uid: 'u1', annotations: { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' }, resourceVersion: '7' });
+  assert.deepEqual(Object.keys(stored.metadata ?? {}), ['name', 'namespace', 'creationTimestamp', 'uid', 'annotations', 'resourceVersion']);
+  assert.deepEqual(stored.spec, base.spec);
+  assert.ok(Object.isFrozen(stored.metadata?.annotations));
+  // the caller's object is left as it came
+  assert.equal(meta.annotations['kubectl.kubernetes.io/last-applied-configuration'], '{}');
+});
