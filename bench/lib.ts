@@ -105,9 +105,10 @@ function ms(text: string | undefined): number {
   return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
 }
 
-/** One wrk run (1 thread) pinned to `cpus`, bounded by `seconds` (+ a kill timer). */
-export async function wrk(url: string, host: string, o: { seconds: number; connections: number; cpus: string }): Promise<WrkResult> {
-  const { stdout } = await run('taskset', ['-c', o.cpus, 'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '2s', '--latency', '-H', `Host: ${host}`, url], {
+/** One wrk run (1 thread) pinned to `cpus`, bounded by `seconds` (+ a kill timer); `headers`: more `-H` values. */
+export async function wrk(url: string, host: string, o: { seconds: number; connections: number; cpus: string; headers?: readonly string[] }): Promise<WrkResult> {
+  const extra = (o.headers ?? []).flatMap((h) => ['-H', h]);
+  const { stdout } = await run('taskset', ['-c', o.cpus, 'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '2s', '--latency', '-H', `Host: ${host}`, ...extra, url], {
     timeout: (o.seconds + 15) * 1000,
     killSignal: 'SIGKILL',
   });
@@ -121,6 +122,34 @@ export async function wrk(url: string, host: string, o: { seconds: number; conne
     non2xx: Number(line(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0),
     socketErrors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
   };
+}
+
+/** A side of an interleaved comparison: its URL and the requests/s of each round. */
+export interface RoundSide {
+  readonly name: string;
+  readonly url: string;
+  readonly rps: number[];
+}
+
+/**
+ * Interleaved rounds of wrk -t1 -c50 on `cpus` (the sides' order turns each round), after a 1 s warm-up of each side,
+ * with `Connection: close` when `close`: prints each side's median requests/s and its ratio to `sides[base]`, the
+ * errors of any round, then empties the rounds for the next comparison.
+ */
+export async function interleaved(title: string, sides: RoundSide[], o: { host: string; cpus: string; rounds: number; seconds: number; close: boolean; base: number }): Promise<void> {
+  const once = (url: string, seconds: number): Promise<WrkResult> => wrk(url, o.host, { seconds, connections: 50, cpus: o.cpus, headers: o.close ? ['Connection: close'] : [] });
+  for (const s of sides) await once(s.url, 1);
+  for (let r = 0; r < o.rounds; r += 1) {
+    for (const s of sides.map((_, i) => sides[(i + r) % sides.length]!)) {
+      const w = await once(s.url, o.seconds);
+      s.rps.push(w.rps);
+      if (w.non2xx + w.socketErrors > 0) console.log(`  ${s.name}: ${w.non2xx + w.socketErrors} errors in round ${r + 1}`);
+      await sleep(200);
+    }
+  }
+  const base = median(sides[o.base]!.rps);
+  console.log(`${title}: ${sides.map((s) => `${s.name} ${fmt(median(s.rps))} req/s (ratio ${fmt(median(s.rps) / base, 2)}; rounds ${s.rps.map((x) => fmt(x)).join(' ')})`).join('; ')}`);
+  for (const s of sides) s.rps.length = 0;
 }
 
 export function median(xs: readonly number[]): number {

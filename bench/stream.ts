@@ -9,12 +9,10 @@
 // Part 3, stream endpoint changes: EndpointSlice rewritten in the manifest folder → first TCP connection answered by
 // the new endpoint (a reload: docs/adr/0013), `--changes` times.
 // Every proxy nginx on CPU 0, wrk and the backend on CPU 1. Rounds interleave the sides; medians are reported.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { backendConf, childPids, fmt, intArg, median, pin, sleep, startNginx, type HandNginx } from './lib.js';
+import { backendConf, childPids, fmt, intArg, interleaved, median, pin, sleep, startNginx, type HandNginx, type RoundSide } from './lib.js';
 import { freePort, startPortico, type Running } from '../test/support/portico.js';
 import { configMap, manifestDir, writeManifests } from '../test/support/manifests.js';
 import { ingress, ingressClass, slice } from '../test/support/objects.js';
@@ -22,7 +20,6 @@ import { makeCert } from '../test/support/certs.js';
 import { tlsSecret } from '../test/support/tls-manifests.js';
 import { tcpAsk } from '../test/support/stream-backends.js';
 
-const run = promisify(execFile);
 const argv = process.argv.slice(2);
 const ROUNDS = intArg(argv, 'rounds', 3, 1, 20);
 const SECONDS = intArg(argv, 'seconds', 5, 1, 60);
@@ -31,35 +28,10 @@ const PROXY_CPUS = '0';
 const CLIENT_CPUS = '1';
 const HOST = 'bench.test';
 
-interface Side {
-  readonly name: string;
-  readonly url: string;
-  readonly rps: number[];
-}
+type Side = RoundSide;
 
-/** One wrk run with extra headers; requests/s and socket errors. */
-async function wrk(url: string, seconds: number, close: boolean): Promise<{ rps: number; errors: number }> {
-  const headers = ['-H', `Host: ${HOST}`, ...(close ? ['-H', 'Connection: close'] : [])];
-  const { stdout } = await run('taskset', ['-c', CLIENT_CPUS, 'wrk', '-t1', '-c50', `-d${seconds}s`, '--timeout', '2s', ...headers, url], { timeout: (seconds + 15) * 1000, killSignal: 'SIGKILL' });
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0), errors: non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0) };
-}
-
-async function rounds(title: string, sides: Side[], close: boolean): Promise<void> {
-  for (const s of sides) await wrk(s.url, 1, close); // warm-up
-  for (let r = 0; r < ROUNDS; r += 1) {
-    for (const s of sides.map((_, i) => sides[(i + r) % sides.length]!)) {
-      const w = await wrk(s.url, SECONDS, close);
-      s.rps.push(w.rps);
-      if (w.errors > 0) console.log(`  ${s.name}: ${w.errors} errors in round ${r + 1}`);
-      await sleep(200);
-    }
-  }
-  const base = median(sides[0]!.rps);
-  console.log(`${title}: ${sides.map((s) => `${s.name} ${fmt(median(s.rps))} req/s (ratio ${fmt(median(s.rps) / base, 2)}; rounds ${s.rps.map((x) => fmt(x)).join(' ')})`).join('; ')}`);
-  for (const s of sides) s.rps.length = 0;
-}
+/** Interleaved rounds of the sides, ratios to `the first` side (bench/lib.ts). */
+const rounds = (title: string, sides: Side[], close: boolean): Promise<void> => interleaved(title, sides, { host: HOST, cpus: CLIENT_CPUS, rounds: ROUNDS, seconds: SECONDS, close, base: 0 });
 
 async function pinPortico(p: Running): Promise<void> {
   const master = Number((await readFile(join(p.workDir, 'nginx.pid'), 'utf8')).trim());

@@ -6,13 +6,11 @@
 // wrk over HTTPS (SNI localhost) to the backend nginx of lib.ts: keepalive (bytes forwarded on open connections) and
 // Connection: close (a TLS handshake and a proxied TCP connection per request). Each proxy nginx has 1 worker on CPU 0,
 // wrk and the backend on CPU 1; rounds interleave the sides and medians are reported as ratios to `hand`.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { connect } from 'node:tls';
-import { backendConf, childPids, fmt, intArg, median, pin, sleep, startNginx, type HandNginx } from './lib.js';
+import { backendConf, childPids, intArg, interleaved, pin, startNginx, type HandNginx, type RoundSide } from './lib.js';
 import { freePort, startPortico, type Running } from '../test/support/portico.js';
 import { manifestDir, writeManifests } from '../test/support/manifests.js';
 import { service, slice } from '../test/support/objects.js';
@@ -20,7 +18,6 @@ import { makeCert } from '../test/support/certs.js';
 import { tlsSecret } from '../test/support/tls-manifests.js';
 import { gatewayClass } from '../test/support/gateway.js';
 
-const run = promisify(execFile);
 const argv = process.argv.slice(2);
 const ROUNDS = intArg(argv, 'rounds', 3, 1, 20);
 const SECONDS = intArg(argv, 'seconds', 5, 1, 60);
@@ -29,34 +26,11 @@ const CLIENT_CPUS = '1';
 const HOST = 'localhost';
 const V1 = 'gateway.networking.k8s.io/v1';
 
-interface Side {
-  readonly name: string;
-  readonly url: string;
-  readonly rps: number[];
-}
+type Side = RoundSide;
 
-/** One wrk run (1 thread, 50 connections) pinned to the client CPU; requests/s and errors. */
-async function wrk(url: string, seconds: number, close: boolean): Promise<{ rps: number; errors: number }> {
-  const headers = close ? ['-H', 'Connection: close'] : [];
-  const { stdout } = await run('taskset', ['-c', CLIENT_CPUS, 'wrk', '-t1', '-c50', `-d${seconds}s`, '--timeout', '2s', ...headers, url], { timeout: (seconds + 15) * 1000, killSignal: 'SIGKILL' });
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0), errors: non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0) };
-}
-
-async function rounds(title: string, sides: Side[], close: boolean): Promise<void> {
-  for (const s of sides) await wrk(s.url, 1, close); // warm-up
-  for (let r = 0; r < ROUNDS; r += 1) {
-    for (const s of sides.map((_, i) => sides[(i + r) % sides.length]!)) {
-      const w = await wrk(s.url, SECONDS, close);
-      s.rps.push(w.rps);
-      if (w.errors > 0) console.log(`  ${s.name}: ${w.errors} errors in round ${r + 1}`);
-      await sleep(200);
-    }
-  }
-  const base = median(sides[sides.length - 1]!.rps);
-  console.log(`${title}: ${sides.map((s) => `${s.name} ${fmt(median(s.rps))} req/s (ratio ${fmt(median(s.rps) / base, 2)}; rounds ${s.rps.map((x) => fmt(x)).join(' ')})`).join('; ')}`);
-}
+/** Interleaved rounds of the sides, ratios to `the last` side (bench/lib.ts). */
+const rounds = (title: string, sides: Side[], close: boolean): Promise<void> =>
+  interleaved(title, sides, { host: HOST, cpus: CLIENT_CPUS, rounds: ROUNDS, seconds: SECONDS, close, base: sides.length - 1 });
 
 /** What one handshake negotiated on a side (protocol, cipher, key exchange), so the sides are known to do the same work. */
 function negotiated(port: number): Promise<string> {
@@ -144,7 +118,6 @@ stream {
       { name: 'hand', url: `https://${HOST}:${handPort}/`, rps: [] },
     ];
     await rounds('TLS Terminate, keepalive', sides, false);
-    for (const s of sides) s.rps.length = 0;
     await rounds('TLS Terminate, a new TLS connection per request', sides, true);
   } finally {
     for (const s of stops.reverse()) await s().catch(() => undefined);
