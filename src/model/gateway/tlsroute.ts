@@ -10,7 +10,7 @@ import type { AddProblem, Endpoint, ObjectRef, Reason } from '../types.js';
 import type { BackendObjectReference, TLSRoute } from './api.js';
 import { refOf } from './attach.js';
 import { granted } from './grants.js';
-import { localPort, ownPort, DEFAULT_PORTS, type PortOptions } from './ports.js';
+import { localPort, onSniFront, DEFAULT_PORTS, type PortOptions } from './ports.js';
 import type { AttachedTlsRoute } from './tlsroute-attach.js';
 import { sniName } from './tls-listener.js';
 import { terminationOf, type TlsTermination } from './tls-terminate.js';
@@ -138,7 +138,7 @@ export function buildTlsRoutes(i: TlsRouteInput): TlsRoutes | undefined {
       const listenerPort = a.listener.listener.port;
       const gw = `${a.listener.gateway.namespace}/${a.listener.gateway.name}`;
       // 443 is the HTTPS port's SNI front, unless --gateway-port-map gives TLS listeners on 443 (of every Gateway, or of this one) a local port of their own
-      const front = listenerPort === 443 && !ports.portMap.has(443) && ownPort(ports, 443, gw) === undefined;
+      const front = onSniFront(ports, listenerPort, gw);
       const key = front ? FRONT : localPort(ports, 'TLS', listenerPort, gw);
       const slot = byPort.get(key) ?? { listenerPort, hosts: new Map<string, TlsRouteHost>() };
       byPort.set(key, slot);
