@@ -1,0 +1,120 @@
+// ListenerSets (Gateway API v1.6, GEP-1713): listeners a ListenerSet adds to its parent Gateway, only where the
+// Gateway's spec.allowedListeners admits the ListenerSet's namespace (None by default). The Gateway's own listeners
+// win a conflict, then the oldest ListenerSet's (creationTimestamp, then namespace/name).
+import type { Namespace, Snapshot } from '../input.js';
+import type { ObjectRef } from '../types.js';
+import { nsKey } from '../keys.js';
+import { GATEWAY_GROUP, type Gateway, type Listener, type ListenerSet } from './api.js';
+import { judgeListeners, selects, type JudgedListener, type Outcome } from './listeners.js';
+import type { L4Context } from './l4.js';
+import type { PortJudge } from './listener-ports.js';
+
+/** A ListenerSet as a served listener names it: its reference and its age (host claims are made at its age, in its namespace). */
+export interface ListenerSetRef extends ObjectRef {
+  readonly created?: string;
+}
+
+/** One ListenerSet naming one of Portico's Gateways: accepted with its judged listeners, or refused with the specification's reason. */
+export interface JudgedListenerSet {
+  readonly set: ListenerSetRef;
+  readonly gateway: ObjectRef;
+  /** Accepted: Accepted, NotAllowed (allowedListeners), ListenersNotValid (no listener served). */
+  readonly accepted: Outcome;
+  readonly listeners: readonly JudgedListener[];
+}
+
+/** The protocols a ListenerSet's listeners are served with; the stream protocols (TLS, TCP, UDP) are not wired here yet. */
+const SERVED_PROTOCOLS: ReadonlySet<string> = new Set(['HTTP', 'HTTPS']);
+
+/** Oldest first, then namespace/name: the specification's order between ListenerSets. */
+function byAge(a: ListenerSet, b: ListenerSet): number {
+  const ta = a.metadata?.creationTimestamp ?? '9999';
+  const tb = b.metadata?.creationTimestamp ?? '9999';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return nsKey(a) < nsKey(b) ? -1 : nsKey(a) > nsKey(b) ? 1 : 0;
+}
+
+/** The ListenerSets whose parentRef names this Gateway (group and kind default to the Gateway's, namespace to the ListenerSet's), oldest first. */
+export function listenerSetsOf(snapshot: Pick<Snapshot, 'listenerSets'>, gateway: ObjectRef): ListenerSet[] {
+  return (snapshot.listenerSets ?? [])
+    .filter((s) => {
+      const p = s.spec?.parentRef;
+      if (!p || (p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') return false;
+      return (p.namespace ?? s.metadata?.namespace ?? 'default') === gateway.namespace && p.name === gateway.name;
+    })
+    .sort(byAge);
+}
+
+/** Does the Gateway's allowedListeners admit ListenerSets of this namespace? Unset or None: no namespace (a security default). */
+export function listenersAllowed(g: Gateway, namespace: string, namespaces: readonly Namespace[]): boolean {
+  const from = g.spec?.allowedListeners?.namespaces?.from ?? 'None';
+  if (from === 'All') return true;
+  if (from === 'Same') return namespace === (g.metadata?.namespace ?? 'default');
+  if (from !== 'Selector') return false;
+  const sel = g.spec?.allowedListeners?.namespaces?.selector;
+  const ns = namespaces.find((n) => n.metadata?.name === namespace);
+  if (!sel || !ns) return false;
+  try {
+    return selects(sel, { ...(ns.metadata?.labels ?? {}), 'kubernetes.io/metadata.name': namespace });
+  } catch {
+    return false; // an unknown operator admits nobody
+  }
+}
+
+/** Conflicted of a listener against those that win over it (the Gateway's, then older ListenerSets'), or undefined. */
+function conflictWith(l: Listener, winners: readonly Listener[]): Outcome | undefined {
+  const peers = winners.filter((o) => o.port === l.port);
+  if (peers.some((o) => o.protocol !== l.protocol)) return [true, 'ProtocolConflict', `a listener of the Gateway or an older ListenerSet on port ${String(l.port)} has another protocol`];
+  const host = (l.hostname ?? '').toLowerCase();
+  if (peers.some((o) => (o.hostname ?? '').toLowerCase() === host))
+    return [true, 'HostnameConflict', `a listener of the Gateway or an older ListenerSet on port ${String(l.port)} has the same hostname ${l.hostname ?? '(none)'}`];
+  return undefined;
+}
+
+/** One ListenerSet's listeners judged as the Gateway's are (model/gateway/listeners.ts), then against the listeners that win over them. */
+function judgeSet(
+  g: Gateway,
+  gateway: ObjectRef,
+  set: ListenerSetRef,
+  ls: ListenerSet,
+  ctx: { readonly snap: Parameters<typeof judgeListeners>[2]; readonly how: { readonly l4?: L4Context; readonly ports?: PortJudge }; readonly winners: Listener[] },
+): JudgedListener[] {
+  const own: Gateway = { ...g, spec: { ...g.spec, listeners: ls.spec?.listeners ?? [] } };
+  return judgeListeners(own, gateway, ctx.snap, { ...ctx.how, set }).map((j): JudgedListener => {
+    if (j.accepted[0] && !SERVED_PROTOCOLS.has(j.listener.protocol)) {
+      const accepted: Outcome = [false, 'UnsupportedProtocol', `protocol ${j.listener.protocol} is not served in a ListenerSet yet (HTTP, HTTPS)`];
+      return { ...j, accepted, refusal: accepted[2], refusalField: `${j.field}.protocol` };
+    }
+    const c = j.accepted[0] && !j.conflicted[0] ? conflictWith(j.listener, ctx.winners) : undefined;
+    if (c === undefined) return j;
+    return { ...j, conflicted: c, refusal: `Conflicted: ${c[2]}; this listener is not served`, refusalField: j.field };
+  });
+}
+
+/**
+ * The ListenerSets of one of Portico's Gateways, judged: allowed or not, and their listeners after the Gateway's own
+ * (`gatewayListeners`) and older ListenerSets' have taken their ports and hostnames.
+ */
+export function judgeListenerSets(
+  g: Gateway,
+  gateway: ObjectRef,
+  snap: Parameters<typeof judgeListeners>[2] & Pick<Snapshot, 'listenerSets'>,
+  how: { readonly l4?: L4Context; readonly ports?: PortJudge } = {},
+): JudgedListenerSet[] {
+  const winners: Listener[] = [...(g.spec?.listeners ?? [])];
+  return listenerSetsOf(snap, gateway).map((ls): JudgedListenerSet => {
+    const set: ListenerSetRef = { kind: 'ListenerSet', namespace: ls.metadata?.namespace ?? 'default', name: ls.metadata?.name ?? '', created: ls.metadata?.creationTimestamp };
+    if (!listenersAllowed(g, set.namespace, snap.namespaces ?? [])) {
+      return {
+        set,
+        gateway,
+        accepted: [false, 'NotAllowed', `Gateway ${gateway.namespace}/${gateway.name} does not allow ListenerSets of namespace ${set.namespace} (spec.allowedListeners)`],
+        listeners: [],
+      };
+    }
+    const listeners = judgeSet(g, gateway, set, ls, { snap, how, winners });
+    for (const j of listeners) if (j.refusal === undefined) winners.push(j.listener);
+    const any = listeners.some((j) => j.refusal === undefined);
+    return { set, gateway, accepted: any ? [true, 'Accepted', 'the ListenerSet is accepted'] : [false, 'ListenersNotValid', 'no listener of the ListenerSet is served'], listeners };
+  });
+}
