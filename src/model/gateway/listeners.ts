@@ -211,6 +211,9 @@ export function judgeListeners(
   const ports = how.ports ?? portJudge([g]);
   const listeners = g.spec?.listeners ?? [];
   const conflicted = conflicts(listeners);
+  // a ListenerSet's listeners (model/gateway/listenerset.ts) read Secrets of its namespace and carry it
+  const owner = how.set ?? gateway;
+  const setPart = how.set ? { set: how.set } : {};
   return listeners.map((l, i): JudgedListener => {
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
@@ -225,7 +228,7 @@ export function judgeListeners(
       if (typeof s === 'string') accepted = [false, 'UnsupportedValue', s];
       else selected = s;
     }
-    const certs = certificates(l, how.set ?? gateway, snap.secrets, snap.referenceGrants ?? []);
+    const certs = certificates(l, owner, snap.secrets, snap.referenceGrants ?? []);
     const resolvedRefs: Outcome = invalid.length > 0 ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map((k) => k.kind).join(', ')} not supported (${only})`] : certs;
     const c = conflicted[i] as Outcome;
     // A listener without certificateRefs has nothing to serve; other certificate failures are served with the default certificate.
@@ -238,7 +241,7 @@ export function judgeListeners(
           : undefined;
     return {
       gateway,
-      ...(how.set ? { set: how.set } : {}),
+      ...setPart,
       listener: l,
       field,
       ...(selected ? { selected } : {}),
