@@ -43,7 +43,7 @@ function listenerStatus(j: JudgedListener, snapshot: Snapshot, generation: numbe
         ? [false, 'Invalid', `${j.resolvedRefs[2]}; its hostnames are answered with the default certificate`]
         : [true, 'Programmed', "served with its Gateway's listeners"];
   // a listener refused for a conflict is not Accepted either: only the winner of a port and hostname is served
-  const accepted: Outcome = j.accepted[0] && j.conflicted[0] ? [false, j.conflicted[1], j.conflicted[2]] : j.accepted;
+  const accepted: Outcome = j.conflicted[0] ? [false, j.conflicted[1], j.conflicted[2]] : j.accepted;
   return {
     name: j.listener.name,
     supportedKinds: j.supportedKinds,

@@ -4,6 +4,7 @@
 // repository's own. Beyond upstream: a ListenerSet of another namespace never serves a host on a Gateway that does not
 // admit it (docs/security.md).
 import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
 import { httpRoute, mustBeAccepted, prefixRule, startConformance, type Conformance } from './harness.js';
 import { INFRA_NS as NS } from './base.js';
 import type { Expected } from './expect.js';
@@ -34,9 +35,11 @@ interface HttpListener {
   readonly hostname?: string;
   readonly port?: number;
   readonly protocol?: string;
+  /** allowedRoutes.namespaces.from; unset: All. */
+  readonly from?: string;
 }
 const listeners = (list: readonly HttpListener[]): unknown[] =>
-  list.map((l) => ({ name: l.name, port: l.port ?? 80, protocol: l.protocol ?? 'HTTP', ...(l.hostname ? { hostname: l.hostname } : {}), allowedRoutes: { namespaces: { from: 'All' } } }));
+  list.map((l) => ({ name: l.name, port: l.port ?? 80, protocol: l.protocol ?? 'HTTP', ...(l.hostname ? { hostname: l.hostname } : {}), allowedRoutes: { namespaces: { from: l.from ?? 'All' } } }));
 
 /** A Gateway of the infra namespace; `allowed`: spec.allowedListeners.namespaces (unset: the default, None). */
 function gateway(name: string, list: readonly HttpListener[], allowed?: Record<string, unknown>): unknown {
@@ -219,5 +222,144 @@ describe('GATEWAY-HTTP conformance: ListenerSet', () => {
     await setMust(s2, listenersNotValid, { name: withSet, want: conflicted });
     await c.expect(at(`${withGw}.com`, '/', V1));
     await c.expect(at(`${withSet}.com`, '/', V2));
+  });
+
+  test('ListenerSetProtocolConflict', async () => {
+    const gw = 'gateway-with-listenerset-protocol-conflict';
+    const withGw = 'protocol-conflict-with-gateway-listener';
+    const withSet = 'protocol-conflict-with-listener-set-listener';
+    const l = (name: string): HttpListener => ({ name, hostname: `${name}.com` });
+    const tcp = (name: string): HttpListener => ({ name, protocol: 'TCP' });
+    const g1 = 'listenerset-with-protocol-conflict-with-gateway-1';
+    const g2 = 'listenerset-with-protocol-conflict-with-gateway-2';
+    const s1 = 'listenerset-with-protocol-conflict-with-listener-set-1';
+    const s2 = 'listenerset-with-protocol-conflict-with-listener-set-2';
+    await c.apply([
+      gateway(gw, [l('gateway-listener'), l(withGw)], { from: 'Same' }),
+      listenerSet(g1, gw, [l('listener-set-1-listener'), tcp(withGw), l(withSet)]),
+      listenerSet(g2, gw, [tcp(withGw)]),
+      listenerSet(s1, gw, [l('listener-set-2-listener'), tcp(withSet)]),
+      listenerSet(s2, gw, [tcp(withSet)]),
+      httpRoute('on-the-gateway', { parentRefs: [gwRef(gw)], rules: [prefixRule('/', [], V1)] }),
+    ]);
+    await c.listenersMust(gw, { 'gateway-listener': 1, [withGw]: 1 });
+    await attachedSets(gw, 2);
+    const conflicted = conflictedListener('ProtocolConflict');
+    const listenersNotValid: readonly Want[] = [
+      { type: 'Accepted', status: 'False', reason: 'ListenersNotValid' },
+      { type: 'Programmed', status: 'False', reason: 'ListenersNotValid' },
+    ];
+    const acceptedAny: readonly Want[] = [{ type: 'Accepted', status: 'True' }, acceptedSet[1] as Want];
+    await setMust(g1, acceptedAny, { name: 'listener-set-1-listener', want: ACCEPTED_LISTENER });
+    await setMust(g1, acceptedAny, { name: withGw, want: conflicted });
+    await setMust(g1, acceptedAny, { name: withSet, want: ACCEPTED_LISTENER });
+    await setMust(g2, listenersNotValid, { name: withGw, want: conflicted });
+    await setMust(s1, acceptedAny, { name: 'listener-set-2-listener', want: ACCEPTED_LISTENER });
+    await setMust(s1, acceptedAny, { name: withSet, want: conflicted });
+    await setMust(s2, listenersNotValid, { name: withSet, want: conflicted });
+    await c.expect(at(`${withGw}.com`, '/', V1));
+  });
+
+  test('ListenerSetAllowedNamespaceNone', async () => {
+    const gw = 'gateway-does-not-allow-listenerset';
+    const ls = 'listenerset-not-allowed';
+    await c.apply([
+      gateway(gw, [{ name: 'gateway-listener', hostname: 'gateway-listener.com' }], { from: 'None' }),
+      listenerSet(ls, gw, [{ name: 'listener-set-listener', hostname: 'listener-set-listener.com' }]),
+      httpRoute('to-the-listenerset', { parentRefs: [setRef(ls)], rules: [prefixRule('/', [], V2)] }),
+    ]);
+    await attachedSets(gw, 0);
+    await setMust(ls, notAllowed);
+    await c.expect(missing('listener-set-listener.com', '/'));
+  });
+
+  test('ListenerSetAllowedNamespaceSelector', async () => {
+    const gw = 'gateway-allows-listenerset-in-selected-namespace';
+    const inNs = 'gateway-api-listenerset-selector-allowed-ns';
+    const outNs = 'gateway-api-listenerset-selector-not-allowed-ns';
+    const selected = 'listenerset-in-selected-namespace';
+    const notSelected = 'listenerset-not-in-selected-namespace';
+    await c.apply([
+      gateway(gw, [{ name: 'gateway-listener', hostname: 'gateway-listener.com' }], { from: 'Selector', selector: { matchLabels: { allowed: 'ns' } } }),
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: inNs, labels: { allowed: 'ns' } } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: outNs } },
+      listenerSet(selected, gw, [{ name: `${selected}-listener`, hostname: `${selected}-listener.com` }], inNs),
+      listenerSet(notSelected, gw, [{ name: `${notSelected}-listener`, hostname: `${notSelected}-listener.com` }], outNs),
+      // beyond upstream: a route on each ListenerSet; only the selected namespace's is served
+      httpRoute('in-route', { parentRefs: [setRef(selected, { namespace: inNs })], rules: [prefixRule('/', [], V1)] }),
+      httpRoute('out-route', { parentRefs: [setRef(notSelected, { namespace: outNs })], rules: [prefixRule('/', [], V1)] }),
+    ]);
+    await attachedSets(gw, 1);
+    await setMust(selected, acceptedSet, { name: `${selected}-listener`, want: ACCEPTED_LISTENER, attached: 1 }, inNs);
+    await setMust(notSelected, notAllowed, undefined, outNs);
+    await c.expect({ request: { host: `${selected}-listener.com`, path: '/' }, backend: V1, namespace: NS });
+    await c.expect(missing(`${notSelected}-listener.com`, '/'));
+  });
+
+  test('ListenerSetGatewayParentSectionNameNotFound', async () => {
+    const gw = 'gateway-section-name';
+    const ls = 'listenerset-section-name';
+    await c.apply([
+      gateway(gw, [{ name: 'gw-listener', hostname: 'gw-section.com', from: 'Same' }], { from: 'Same' }),
+      listenerSet(ls, gw, [{ name: 'ls-only-listener', hostname: 'ls-section-name.com', from: 'Same' }]),
+      httpRoute('route-via-listenerset', { parentRefs: [setRef(ls, { sectionName: 'ls-only-listener' })], rules: [prefixRule('/goodsection', [], V1)] }),
+      httpRoute('route-via-gateway', { parentRefs: [gwRef(gw, { sectionName: 'ls-only-listener' })], rules: [prefixRule('/badsection', [], V2)] }),
+    ]);
+    await attachedSets(gw, 1);
+    await c.routeCondition({ route: 'route-via-listenerset', namespace: NS, gateway: ls, type: 'Accepted', status: 'True' });
+    await c.routeCondition({ route: 'route-via-listenerset', namespace: NS, gateway: ls, type: 'ResolvedRefs', status: 'True' });
+    await c.routeCondition({ route: 'route-via-gateway', namespace: NS, gateway: gw, type: 'Accepted', status: 'False', reason: 'NoMatchingParent' });
+    await c.expect(at('ls-section-name.com', '/goodsection', V1));
+    await c.expect(missing('gw-section.com', '/badsection'));
+    await c.expect(missing('ls-section-name.com', '/badsection'));
+  });
+
+  test('ListenerSetRouteStatusScopedToParentRef', async () => {
+    const gw = 'gateway-parentref';
+    const ls = 'listenerset-parentref';
+    await c.apply([
+      gateway(gw, [{ name: 'gw-parentref-listener', hostname: 'gw-parentref.com', from: 'Same' }], { from: 'Same' }),
+      listenerSet(ls, gw, [{ name: 'listenerset-parentref-listener', hostname: 'listenerset-parentref.com', from: 'Same' }]),
+      httpRoute('route-parentref-gwonly', { parentRefs: [gwRef(gw)], rules: [prefixRule('/gwonly', [], V1)] }),
+      httpRoute('route-parentref-lsonly', { parentRefs: [setRef(ls)], rules: [prefixRule('/lsonly', [], V2)] }),
+    ]);
+    await attachedSets(gw, 1);
+    await setMust(ls, acceptedSet, { name: 'listenerset-parentref-listener', want: ACCEPTED_LISTENER, attached: 1 });
+    await c.listenersMust(gw, { 'gw-parentref-listener': 1 });
+    await c.routeCondition({ route: 'route-parentref-gwonly', namespace: NS, gateway: gw, type: 'Accepted', status: 'True' });
+    await c.routeCondition({ route: 'route-parentref-lsonly', namespace: NS, gateway: ls, type: 'Accepted', status: 'True' });
+    // HTTPRouteMustHaveParents: each route has exactly the one parent entry it names, of its own kind
+    const doc = await c.debugGateway();
+    const parents = (name: string): string[] => (doc.httpRoutes.find((r) => r.namespace === NS && r.name === name)?.parents ?? []).map((p) => `${p.parentRef.kind ?? 'Gateway'}/${p.parentRef.name}`);
+    assert.deepEqual(parents('route-parentref-gwonly'), [`Gateway/${gw}`]);
+    assert.deepEqual(parents('route-parentref-lsonly'), [`ListenerSet/${ls}`]);
+    await c.expect(at('gw-parentref.com', '/gwonly', V1));
+    await c.expect(missing('listenerset-parentref.com', '/gwonly'));
+    await c.expect(at('listenerset-parentref.com', '/lsonly', V2));
+    await c.expect(missing('gw-parentref.com', '/lsonly'));
+  });
+
+  test('ListenerSetDualParentRefIndependence', async () => {
+    const gw = 'gateway-dual-parentref';
+    const ls = 'ls-dual-parentref';
+    await c.apply([
+      gateway(gw, [{ name: 'gw-dual-parentref-listener', hostname: 'gw-dual.com', from: 'Same' }], { from: 'Same' }),
+      listenerSet(ls, gw, [{ name: 'ls-dual-parentref-listener', hostname: 'ls-dual.com', from: 'Same' }]),
+      httpRoute('route-dual-parentref-both', { parentRefs: [gwRef(gw), setRef(ls)], rules: [prefixRule('/dualboth', [], V1)] }),
+      httpRoute('route-dual-parentref-one', {
+        parentRefs: [gwRef(gw, { sectionName: 'ls-dual-parentref-listener' }), setRef(ls, { sectionName: 'ls-dual-parentref-listener' })],
+        rules: [prefixRule('/dualone', [], V2)],
+      }),
+    ]);
+    await attachedSets(gw, 1);
+    await setMust(ls, acceptedSet, { name: 'ls-dual-parentref-listener', want: ACCEPTED_LISTENER, attached: 2 });
+    await c.routeCondition({ route: 'route-dual-parentref-both', namespace: NS, gateway: gw, type: 'Accepted', status: 'True' });
+    await c.routeCondition({ route: 'route-dual-parentref-both', namespace: NS, gateway: ls, type: 'Accepted', status: 'True' });
+    await c.expect(at('gw-dual.com', '/dualboth', V1));
+    await c.expect(at('ls-dual.com', '/dualboth', V1));
+    await c.routeCondition({ route: 'route-dual-parentref-one', namespace: NS, gateway: gw, type: 'Accepted', status: 'False', reason: 'NoMatchingParent' });
+    await c.routeCondition({ route: 'route-dual-parentref-one', namespace: NS, gateway: ls, type: 'Accepted', status: 'True' });
+    await c.expect(at('ls-dual.com', '/dualone', V2));
+    await c.expect(missing('gw-dual.com', '/dualone'));
   });
 });

@@ -71,7 +71,17 @@ function conflictWith(l: Listener, winners: readonly Listener[]): Outcome | unde
   return undefined;
 }
 
-/** One ListenerSet's listeners judged as the Gateway's are (model/gateway/listeners.ts), then against the listeners that win over them. */
+/** A judgement of `spec.listeners[0]` moved to index `i` (its field, its refusal's and its warnings'). */
+function reindexed(j: JudgedListener, i: number): JudgedListener {
+  const at = (f: string): string => (f.startsWith('spec.listeners[0]') ? `spec.listeners[${i}]${f.slice('spec.listeners[0]'.length)}` : f);
+  return { ...j, field: at(j.field), ...(j.refusalField !== undefined ? { refusalField: at(j.refusalField) } : {}), warnings: j.warnings.map(([f, r]) => [at(f), r] as const) };
+}
+
+/**
+ * One ListenerSet's listeners judged as the Gateway's are (model/gateway/listeners.ts), one at a time, then against
+ * the listeners that win over them: the Gateway's, older ListenerSets', and those before them in this one (each one
+ * that is served joins `winners`).
+ */
 function judgeSet(
   g: Gateway,
   gateway: ObjectRef,
@@ -79,15 +89,18 @@ function judgeSet(
   ls: ListenerSet,
   ctx: { readonly snap: Parameters<typeof judgeListeners>[2]; readonly how: { readonly l4?: L4Context; readonly ports?: PortJudge }; readonly winners: Listener[] },
 ): JudgedListener[] {
-  const own: Gateway = { ...g, spec: { ...g.spec, listeners: ls.spec?.listeners ?? [] } };
-  return judgeListeners(own, gateway, ctx.snap, { ...ctx.how, set }).map((j): JudgedListener => {
+  return (ls.spec?.listeners ?? []).map((l, i): JudgedListener => {
+    const one: Gateway = { ...g, spec: { ...g.spec, listeners: [l] } };
+    const j = reindexed(judgeListeners(one, gateway, ctx.snap, { ...ctx.how, set })[0] as JudgedListener, i);
+    // a conflict with a listener that wins is said first, whatever else is wrong with this one
+    const c = conflictWith(j.listener, ctx.winners);
+    if (c !== undefined) return { ...j, conflicted: c, refusal: `Conflicted: ${c[2]}; this listener is not served`, refusalField: j.field };
     if (j.accepted[0] && !SERVED_PROTOCOLS.has(j.listener.protocol)) {
       const accepted: Outcome = [false, 'UnsupportedProtocol', `protocol ${j.listener.protocol} is not served in a ListenerSet yet (HTTP, HTTPS)`];
       return { ...j, accepted, refusal: accepted[2], refusalField: `${j.field}.protocol` };
     }
-    const c = j.accepted[0] && !j.conflicted[0] ? conflictWith(j.listener, ctx.winners) : undefined;
-    if (c === undefined) return j;
-    return { ...j, conflicted: c, refusal: `Conflicted: ${c[2]}; this listener is not served`, refusalField: j.field };
+    if (j.refusal === undefined) ctx.winners.push(j.listener);
+    return j;
   });
 }
 
@@ -113,7 +126,6 @@ export function judgeListenerSets(
       };
     }
     const listeners = judgeSet(g, gateway, set, ls, { snap, how, winners });
-    for (const j of listeners) if (j.refusal === undefined) winners.push(j.listener);
     const any = listeners.some((j) => j.refusal === undefined);
     return { set, gateway, accepted: any ? [true, 'Accepted', 'the ListenerSet is accepted'] : [false, 'ListenersNotValid', 'no listener of the ListenerSet is served'], listeners };
   });
