@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpRoute, mustBeAccepted, prefixRule, startConformance, type Conformance } from './harness.js';
-import { INFRA_NS as NS } from './base.js';
+import { INFRA_NS as NS, WEB_NS } from './base.js';
 import type { Expected } from './expect.js';
 import { until } from '../support/portico.js';
 import type { Condition } from '../../src/model/gateway/api.js';
@@ -361,5 +361,88 @@ describe('GATEWAY-HTTP conformance: ListenerSet', () => {
     await c.routeCondition({ route: 'route-dual-parentref-one', namespace: NS, gateway: ls, type: 'Accepted', status: 'True' });
     await c.expect(at('ls-dual.com', '/dualone', V2));
     await c.expect(missing('gw-dual.com', '/dualone'));
+  });
+
+  test('ListenerSetReferenceGrant', async () => {
+    const gw = 'gateway-with-listener-sets-test-reference-grant';
+    const granted = 'listenerset-with-reference-grant';
+    const ungranted = 'listenerset-without-reference-grant';
+    const refNs = 'gateway-api-listener-sets-test-reference-grant-ns';
+    const tls = { certificateRefs: [{ group: '', kind: 'Secret', name: 'certificate', namespace: WEB_NS }] };
+    const https = (name: string, hostname: string): unknown => ({ name, port: 443, protocol: 'HTTPS', hostname, allowedRoutes: { namespaces: { from: 'All' } }, tls });
+    const grant = (name: string, kind: string): unknown => ({
+      apiVersion: 'gateway.networking.k8s.io/v1beta1',
+      kind: 'ReferenceGrant',
+      metadata: { name, namespace: WEB_NS },
+      spec: { from: [{ group: 'gateway.networking.k8s.io', kind, namespace: NS }], to: [{ group: '', kind: 'Secret' }] },
+    });
+    const set = (name: string, namespace: string, listener: unknown): unknown => ({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'ListenerSet',
+      metadata: { name, namespace },
+      spec: { parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: gw, namespace: NS }, listeners: [listener] },
+    });
+    await c.apply([
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'Gateway',
+        metadata: { name: gw, namespace: NS },
+        spec: { gatewayClassName: 'portico-conformance', listeners: [https('gateway-listener', 'gateway-listener.com')], allowedListeners: { namespaces: { from: 'All' } } },
+      },
+      grant('reference-grant-for-gateway', 'Gateway'),
+      grant('reference-grant-for-listener-set', 'ListenerSet'),
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: refNs } },
+      set(granted, NS, https(`${granted}-listener`, `${granted}-listener.com`)),
+      set(ungranted, refNs, https(`${ungranted}-listener`, `${ungranted}-listener-1.com`)),
+    ]);
+    await until(`Gateway ${gw}: Accepted, listener ResolvedRefs True`, async () => {
+      const g = (await c.debugGateway()).gateways.find((x) => x.namespace === NS && x.name === gw);
+      return g !== undefined && has(g.conditions, { type: 'Accepted', status: 'True' }) && has(g.listeners[0]?.conditions, { type: 'ResolvedRefs', status: 'True' });
+    });
+    await setMust(
+      granted,
+      [
+        { type: 'Accepted', status: 'True' },
+        { type: 'Programmed', status: 'True' },
+      ],
+      { name: `${granted}-listener`, want: [{ type: 'ResolvedRefs', status: 'True' }] },
+    );
+    await setMust(
+      ungranted,
+      [
+        { type: 'Accepted', status: 'False', reason: 'ListenersNotValid' },
+        { type: 'Programmed', status: 'False', reason: 'ListenersNotValid' },
+      ],
+      { name: `${ungranted}-listener`, want: [{ type: 'ResolvedRefs', status: 'False', reason: 'RefNotPermitted' }] },
+      refNs,
+    );
+  });
+
+  test('ListenerSetAllowedRoutesSupportedKinds', async () => {
+    const gw = 'gateway-with-listener-sets-test-supported-route-kinds';
+    const ls = 'listenerset-test-allowed-routes-supported-kinds';
+    await c.apply([
+      gateway(gw, [{ name: 'gateway-listener', hostname: 'gateway-listener.com' }], { from: 'All' }),
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'ListenerSet',
+        metadata: { name: ls, namespace: NS },
+        spec: {
+          parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: gw, namespace: NS },
+          listeners: [
+            {
+              name: 'listener-set-listener-allowed-routes-tls-only',
+              port: 443,
+              protocol: 'TLS',
+              hostname: 'listener-set-listener-allowed-routes-tls-only.com',
+              allowedRoutes: { namespaces: { from: 'All' }, kinds: [{ kind: 'HTTPRoute' }] },
+              tls: { mode: 'Passthrough' },
+            },
+          ],
+        },
+      },
+    ]);
+    await attachedSets(gw, 0);
+    await setMust(ls, [], { name: 'listener-set-listener-allowed-routes-tls-only', want: [{ type: 'ResolvedRefs', status: 'False', reason: 'InvalidRouteKinds' }] });
   });
 });

@@ -26,6 +26,11 @@ export interface JudgedListenerSet {
 /** The protocols a ListenerSet's listeners are served with; the stream protocols (TLS, TCP, UDP) are not wired here yet. */
 const SERVED_PROTOCOLS: ReadonlySet<string> = new Set(['HTTP', 'HTTPS']);
 
+/** A listener that makes its ListenerSet Accepted: served, and its references resolved (an unsupported extra route kind aside). */
+function valid(j: JudgedListener): boolean {
+  return j.refusal === undefined && (j.resolvedRefs[0] || j.resolvedRefs[1] === 'InvalidRouteKinds');
+}
+
 /** Oldest first, then namespace/name: the specification's order between ListenerSets. */
 function byAge(a: ListenerSet, b: ListenerSet): number {
   const ta = a.metadata?.creationTimestamp ?? '9999';
@@ -125,8 +130,11 @@ export function judgeListenerSets(
         listeners: [],
       };
     }
-    const listeners = judgeSet(g, gateway, set, ls, { snap, how, winners });
-    const any = listeners.some((j) => j.refusal === undefined);
-    return { set, gateway, accepted: any ? [true, 'Accepted', 'the ListenerSet is accepted'] : [false, 'ListenersNotValid', 'no listener of the ListenerSet is served'], listeners };
+    const judged = judgeSet(g, gateway, set, ls, { snap, how, winners });
+    if (judged.some(valid)) return { set, gateway, accepted: [true, 'Accepted', 'the ListenerSet is accepted'], listeners: judged };
+    // not accepted: none of its listeners is served, not even one a Gateway would serve with the default certificate
+    const why = 'ListenersNotValid: no listener of the ListenerSet is valid; the ListenerSet is not served';
+    const listeners = judged.map((j): JudgedListener => (j.refusal !== undefined ? j : { ...j, refusal: why, refusalField: j.field }));
+    return { set, gateway, accepted: [false, 'ListenersNotValid', 'no listener of the ListenerSet is valid (see status.listeners)'], listeners };
   });
 }
