@@ -445,4 +445,81 @@ describe('GATEWAY-HTTP conformance: ListenerSet', () => {
     await attachedSets(gw, 0);
     await setMust(ls, [], { name: 'listener-set-listener-allowed-routes-tls-only', want: [{ type: 'ResolvedRefs', status: 'False', reason: 'InvalidRouteKinds' }] });
   });
+
+  test('ListenerSetAllowedRoutesNamespaces', async () => {
+    const gw = 'gateway-with-listener-sets-test-allowed-routes';
+    const ls = 'listenerset-test-allowed-routes-namespaces';
+    const crossLs = 'listenerset-test-allowed-routes-cross-ns';
+    const selectedNs = 'gateway-api-routes-allowed-ns';
+    const otherNs = 'gateway-api-routes-not-allowed-ns';
+    const lsNs = 'gateway-api-ls-cross-ns';
+    const host = (what: string): string => `listener-set-listener-allowed-routes-${what}.com`;
+    const route = (name: string, namespace: string, parent: Record<string, unknown>, to: string): unknown =>
+      httpRoute(name, { parentRefs: [parent], rules: [prefixRule(`/${name}`, [], to)].map((r) => ({ ...r, backendRefs: [{ name: to, namespace: NS, port: 8080 }] })) }, namespace);
+    await c.apply([
+      gateway(gw, [{ name: 'gateway-listener', hostname: 'gateway-listener.com' }], { from: 'All' }),
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'ListenerSet',
+        metadata: { name: ls, namespace: NS, creationTimestamp: '2026-01-01T00:00:00Z' },
+        spec: {
+          parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: gw, namespace: NS },
+          listeners: [
+            { name: 'listener-set-listener-allowed-routes-all', port: 80, protocol: 'HTTP', hostname: host('all'), allowedRoutes: { namespaces: { from: 'All' } } },
+            { name: 'listener-set-listener-allowed-routes-same', port: 80, protocol: 'HTTP', hostname: host('same'), allowedRoutes: { namespaces: { from: 'Same' } } },
+            {
+              name: 'listener-set-listener-allowed-routes-selector',
+              port: 80,
+              protocol: 'HTTP',
+              hostname: host('selector'),
+              allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { allowed: 'ns' } } } },
+            },
+          ],
+        },
+      },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: selectedNs, labels: { allowed: 'ns' } } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: otherNs } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: lsNs } },
+      route('route-in-same-namespace', NS, setRef(ls), V1),
+      route('route-in-selected-namespace', selectedNs, setRef(ls), V2),
+      route('route-not-in-selected-namespace', otherNs, setRef(ls), V3),
+      listenerSet(crossLs, gw, [{ name: 'listener-set-listener-allowed-routes-cross-ns-same', hostname: host('cross-ns-same'), from: 'Same' }], lsNs),
+      route('route-in-listenerset-namespace', lsNs, setRef(crossLs, { namespace: lsNs }), V1),
+      route('route-in-gateway-namespace', NS, setRef(crossLs, { namespace: lsNs }), V2),
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1beta1',
+        kind: 'ReferenceGrant',
+        metadata: { name: 'listenerset-test-allowed-routes-namespaces-reference-grant', namespace: NS },
+        spec: { from: [selectedNs, otherNs, lsNs].map((namespace) => ({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace })), to: [{ group: '', kind: 'Service' }] },
+      },
+    ]);
+    await attachedSets(gw, 2);
+    for (const [r, ns] of [
+      ['route-in-same-namespace', NS],
+      ['route-in-selected-namespace', selectedNs],
+      ['route-not-in-selected-namespace', otherNs],
+    ] as const)
+      await c.routeCondition({ route: r, namespace: ns, gateway: ls, type: 'Accepted', status: 'True' });
+    await setMust(ls, acceptedSet, { name: 'listener-set-listener-allowed-routes-all', want: ACCEPTED_LISTENER, attached: 3 });
+    await setMust(ls, acceptedSet, { name: 'listener-set-listener-allowed-routes-same', want: ACCEPTED_LISTENER, attached: 1 });
+    await setMust(ls, acceptedSet, { name: 'listener-set-listener-allowed-routes-selector', want: ACCEPTED_LISTENER, attached: 1 });
+    for (const e of [
+      at(host('all'), '/route-in-same-namespace', V1),
+      at(host('all'), '/route-in-selected-namespace', V2),
+      at(host('all'), '/route-not-in-selected-namespace', V3),
+      at(host('same'), '/route-in-same-namespace', V1),
+      missing(host('same'), '/route-in-selected-namespace'),
+      missing(host('same'), '/route-not-in-selected-namespace'),
+      missing(host('selector'), '/route-in-same-namespace'),
+      at(host('selector'), '/route-in-selected-namespace', V2),
+      missing(host('selector'), '/route-not-in-selected-namespace'),
+    ])
+      await c.expect(e);
+    // allowedRoutes Same on a ListenerSet's listener means the ListenerSet's namespace, not the Gateway's
+    await c.routeCondition({ route: 'route-in-listenerset-namespace', namespace: lsNs, gateway: crossLs, type: 'Accepted', status: 'True' });
+    await c.routeCondition({ route: 'route-in-gateway-namespace', namespace: NS, gateway: crossLs, type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners' });
+    await setMust(crossLs, acceptedSet, { name: 'listener-set-listener-allowed-routes-cross-ns-same', want: ACCEPTED_LISTENER, attached: 1 }, lsNs);
+    await c.expect(at(host('cross-ns-same'), '/route-in-listenerset-namespace', V1));
+    await c.expect(missing(host('cross-ns-same'), '/route-in-gateway-namespace'));
+  });
 });
