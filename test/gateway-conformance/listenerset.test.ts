@@ -166,7 +166,8 @@ describe('GATEWAY-HTTP conformance: ListenerSet', () => {
     await c.expect(missing('listenerset-listener.com', '/'));
   });
 
-  test('ListenerSetAllowedNamespaceSame, and a ListenerSet of another namespace serves no host there', async () => {
+  // beyond upstream: a ListenerSet of another namespace serves no host on this Gateway (docs/security.md)
+  test('ListenerSetAllowedNamespaceSame', async () => {
     const gw = 'gateway-allows-listenerset-in-same-namespace';
     const same = 'listenerset-in-same-namespace';
     const other = 'listenerset-in-different-namespace';
