@@ -94,7 +94,8 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
     tlsRoutes: routes(desired.tlsRoutes),
     tcpRoutes: routes(desired.tcpRoutes ?? new Map()),
     udpRoutes: routes(desired.udpRoutes ?? new Map()),
-    listenerSets: [...(desired.listenerSets ?? new Map<string, ListenerSetStatus>())].map(([key, s]) => ({ ...split(key), ...s })).sort(byKey),
+    // absent when no ListenerSet names a Gateway of Portico's, so documents without them keep their shape
+    ...(desired.listenerSets?.size ? { listenerSets: [...desired.listenerSets].map(([key, s]) => ({ ...split(key), ...s })).sort(byKey) } : {}),
   };
 }
 
