@@ -6,7 +6,7 @@ import type { DesiredGatewayStatus } from '../status/gateway.js';
 import type { ListenerSetStatus } from '../status/listenerset.js';
 
 /** What the pass needs of the writer: the status as last written or seen, a write, and its lastTransitionTime rule. */
-export interface ListenerSetWriter {
+interface ListenerSetWriter {
   current(key: string, rv: string | undefined, status: unknown): { readonly conditions?: readonly Condition[]; readonly listeners?: ListenerSetStatus['listeners'] };
   write(key: string, target: { plural: string; namespace: string; name: string; rv: string | undefined }, status: ListenerSetStatus): Promise<void>;
   stamped(desired: readonly Condition[], old: readonly Condition[] | undefined, now: string): Condition[];

@@ -40,7 +40,7 @@ function byAge(a: ListenerSet, b: ListenerSet): number {
 }
 
 /** The ListenerSets whose parentRef names this Gateway (group and kind default to the Gateway's, namespace to the ListenerSet's), oldest first. */
-export function listenerSetsOf(snapshot: Pick<Snapshot, 'listenerSets'>, gateway: ObjectRef): ListenerSet[] {
+function listenerSetsOf(snapshot: Pick<Snapshot, 'listenerSets'>, gateway: ObjectRef): ListenerSet[] {
   return (snapshot.listenerSets ?? [])
     .filter((s) => {
       const p = s.spec?.parentRef;
@@ -51,7 +51,7 @@ export function listenerSetsOf(snapshot: Pick<Snapshot, 'listenerSets'>, gateway
 }
 
 /** Does the Gateway's allowedListeners admit ListenerSets of this namespace? Unset or None: no namespace (a security default). */
-export function listenersAllowed(g: Gateway, namespace: string, namespaces: readonly Namespace[]): boolean {
+function listenersAllowed(g: Gateway, namespace: string, namespaces: readonly Namespace[]): boolean {
   const from = g.spec?.allowedListeners?.namespaces?.from ?? 'None';
   if (from === 'All') return true;
   if (from === 'Same') return namespace === (g.metadata?.namespace ?? 'default');
