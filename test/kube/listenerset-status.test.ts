@@ -64,6 +64,11 @@ describe('ListenerSet status through the API server double', () => {
     put({ ...web, spec: { ...web.spec, allowedListeners: { namespaces: { from: 'Same' } } } });
     put(listenerSet('mine', 'default', 'mine.test'));
     put(listenerSet('theirs', 'team-a', 'theirs.test'));
+    // a Gateway Portico does not serve (an address type it cannot honour): its ListenerSet is ParentNotAccepted
+    const odd = gateway('odd', [{ name: 'http' }]) as { spec: Record<string, unknown> };
+    put({ ...odd, spec: { ...odd.spec, addresses: [{ type: 'NamedAddress', value: 'x' }], allowedListeners: { namespaces: { from: 'All' } } } });
+    const orphan = listenerSet('orphan', 'default', 'orphan.test') as { spec: Record<string, unknown> };
+    put({ ...orphan, spec: { ...orphan.spec, parentRef: { name: 'odd' } } });
     put(httpRoute('on-mine', { parentRefs: [{ kind: 'ListenerSet', group: 'gateway.networking.k8s.io', name: 'mine' }], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }, 'default'));
   });
   after(async () => {
@@ -80,6 +85,7 @@ describe('ListenerSet status through the API server double', () => {
         ['extra 1 Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs Conflicted=False/NoConflicts'],
       );
       assert.equal(brief(setStatus('team-a', 'theirs').conditions), 'Accepted=False/NotAllowed Programmed=False/NotAllowed');
+      assert.equal(brief(setStatus('default', 'orphan').conditions), 'Accepted=False/ParentNotAccepted Programmed=False/ParentNotAccepted');
       assert.equal((api.get('Gateway', 'default', 'web') as { status?: { attachedListenerSets?: number } }).status?.attachedListenerSets, 1);
       const parents = (api.get('HTTPRoute', 'default', 'on-mine') as { status?: { parents?: { parentRef: { kind?: string }; conditions: Cond[] }[] } }).status?.parents ?? [];
       assert.deepEqual(

@@ -9,7 +9,7 @@ import { judgeListeners, unsupportedAddress } from './listeners.js';
 import { classParameters, gatewayParameters } from './parameters.js';
 import { l4Context, type L4Context } from './l4.js';
 import { portJudge, type ListenerPortPolicy } from './listener-ports.js';
-import { judgeListenerSets, type JudgedListenerSet, type ListenerSetRef } from './listenerset.js';
+import { judgeListenerSets, parentNotAccepted, type JudgedListenerSet, type ListenerSetRef } from './listenerset.js';
 
 /** A listener Portico serves: HTTP or HTTPS on its local port (model/gateway/listener-ports.ts; 80 on --http-port, 443 on --https-port). */
 export interface ServedListener {
@@ -63,11 +63,13 @@ export function servedListeners(
         field: `spec.addresses[${address.index}].type`,
         reason: `UnsupportedAddress: type ${address.type} is not supported (IPAddress, Hostname); the Gateway is not served`,
       });
+      sets.push(...parentNotAccepted(snapshot, refOf('Gateway', g), `spec.addresses[${address.index}].type ${address.type} is not supported`));
       continue;
     }
     const parameters = gatewayParameters(g);
     if (parameters) {
       refused.push({ gateway: refOf('Gateway', g), ...parameters });
+      sets.push(...parentNotAccepted(snapshot, refOf('Gateway', g), parameters.field));
       continue;
     }
     const how = { l4: l4 ?? l4Context(snapshot, controllerName), ports: judge };

@@ -138,3 +138,13 @@ export function judgeListenerSets(
     return { set, gateway, accepted: [false, 'ListenersNotValid', 'no listener of the ListenerSet is valid (see status.listeners)'], listeners };
   });
 }
+
+/** The ListenerSets of a Gateway Portico does not serve (an unsupported address, parameters): ParentNotAccepted, nothing served. */
+export function parentNotAccepted(snap: Pick<Snapshot, 'listenerSets'>, gateway: ObjectRef, why: string): JudgedListenerSet[] {
+  return listenerSetsOf(snap, gateway).map((ls) => ({
+    set: { kind: 'ListenerSet', namespace: ls.metadata?.namespace ?? 'default', name: ls.metadata?.name ?? '', created: ls.metadata?.creationTimestamp },
+    gateway,
+    accepted: [false, 'ParentNotAccepted', `Gateway ${gateway.namespace}/${gateway.name} is not accepted: ${why}`],
+    listeners: [],
+  }));
+}
