@@ -17,8 +17,16 @@ export interface PortOptions {
 }
 
 /** The local port the operator gave this Gateway's listener port, if any (a per-Gateway entry of --gateway-port-map). */
-export function ownPort(o: PortOptions, port: number, gateway: string): number | undefined {
+function ownPort(o: PortOptions, port: number, gateway: string): number | undefined {
   return o.gatewayMaps?.get(gateway)?.get(port);
+}
+
+/**
+ * A TLS listener on 443 is served through --https-port's SNI front, unless an entry of --gateway-port-map (for every
+ * Gateway, or for this one) gives 443 a local port of its own.
+ */
+export function onSniFront(o: PortOptions, port: number, gateway: string): boolean {
+  return port === 443 && !o.portMap.has(443) && ownPort(o, 443, gateway) === undefined;
 }
 
 /** True for HTTP 80 and HTTPS 443 served on --http-port and --https-port: no per-Gateway entry moves them. */

@@ -4,7 +4,7 @@
 // a listener of the other section there is PortUnavailable. UDP listeners bind UDP sockets and never clash with these.
 import type { ObjectRef } from '../types.js';
 import type { Listener } from './api.js';
-import { localPort, ownPort, unlisted, type PortOptions } from './ports.js';
+import { localPort, onSniFront, unlisted, type PortOptions } from './ports.js';
 
 /** Which nginx section serves a listener's TCP socket. */
 type Section = 'http' | 'stream';
@@ -17,7 +17,7 @@ function socketOf(l: Listener, ports: PortOptions, gateway: string): { section: 
   const section: Section | undefined = l.protocol === 'HTTP' || l.protocol === 'HTTPS' ? 'http' : l.protocol === 'TCP' || l.protocol === 'TLS' ? 'stream' : undefined;
   if (section === undefined || unlisted(ports, l.protocol, l.port, gateway) !== undefined) return undefined;
   // a TLS listener on 443 is served through --https-port's SNI front unless an entry gives it a local port of its own
-  if (l.protocol === 'TLS' && l.port === 443 && !ports.portMap.has(443) && ownPort(ports, 443, gateway) === undefined) return undefined;
+  if (l.protocol === 'TLS' && onSniFront(ports, l.port, gateway)) return undefined;
   return { section, local: localPort(ports, l.protocol, l.port, gateway) };
 }
 

@@ -2,7 +2,7 @@
 // docs/adr/0032): on 443 or a port the operator lists; a Terminate listener needs its tls.certificateRefs.
 import type { Listener } from './api.js';
 import type { Outcome } from './listeners.js';
-import { ownPort, unlisted, type PortOptions } from './ports.js';
+import { onSniFront, unlisted, type PortOptions } from './ports.js';
 
 /** `gateway`: the listener's Gateway, `namespace/name` (its own entries of --gateway-port-map). */
 export function tlsAcceptance(l: Listener, ports: PortOptions, gateway: string): Outcome {
@@ -10,7 +10,7 @@ export function tlsAcceptance(l: Listener, ports: PortOptions, gateway: string):
   if (mode !== 'Passthrough' && mode !== 'Terminate') return [false, 'UnsupportedValue', `tls.mode ${JSON.stringify(String(mode).slice(0, 40))} is not Terminate or Passthrough`];
   if (!Number.isInteger(l.port) || l.port < 1 || l.port > 65535) return [false, 'PortUnavailable', `port ${String(l.port)} is not a port number 1-65535`];
   // 443 is the HTTPS port's SNI front; any other port must be one the operator lists (model/gateway/ports.ts).
-  const off = l.port === 443 && ownPort(ports, 443, gateway) === undefined ? undefined : unlisted(ports, 'TLS', l.port, gateway);
+  const off = onSniFront(ports, l.port, gateway) ? undefined : unlisted(ports, 'TLS', l.port, gateway);
   if (off !== undefined) return [false, 'PortUnavailable', off];
   if (l.hostname !== undefined && !sniName(l.hostname.toLowerCase()))
     return [false, 'UnsupportedValue', `hostname: ${JSON.stringify(l.hostname.slice(0, 80))} is not a DNS name or a *. wildcard of one`];

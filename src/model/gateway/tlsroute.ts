@@ -10,7 +10,7 @@ import type { AddProblem, Endpoint, ObjectRef, Reason } from '../types.js';
 import type { BackendObjectReference, TLSRoute } from './api.js';
 import { refOf } from './attach.js';
 import { granted } from './grants.js';
-import { localPort, ownPort, DEFAULT_PORTS, type PortOptions } from './ports.js';
+import { localPort, onSniFront, DEFAULT_PORTS, type PortOptions } from './ports.js';
 import type { AttachedTlsRoute } from './tlsroute-attach.js';
 import { sniName } from './tls-listener.js';
 import { terminationOf, type TlsTermination } from './tls-terminate.js';
@@ -103,6 +103,24 @@ function backendsOf(i: TlsRouteInput, route: TLSRoute, ref: ObjectRef): TlsBacke
   return out;
 }
 
+/** Why `host` of a route is not served on a port (a bad name, no name on 443, another namespace's host, an older route), or undefined. */
+function hostRefusal(
+  i: TlsRouteInput,
+  ref: ObjectRef,
+  host: string,
+  at: { readonly front: boolean; readonly holder: TlsRouteHost | undefined; readonly listenerPort: number },
+): Reason | string | undefined {
+  const { front, holder, listenerPort } = at;
+  if (host !== '' && !sniName(host)) return `${JSON.stringify(host.slice(0, 80))} is not a DNS name or a *. wildcard of one; not served`;
+  if (front && host === '') return 'a TLSRoute on port 443 needs a hostname: the HTTPS port serves every other SNI';
+  const refused = front ? frontRefusal(i.owners, ref, host) : undefined;
+  if (refused) return refused;
+  if (holder && (holder.route.namespace !== ref.namespace || holder.route.name !== ref.name)) {
+    return `${host || '(every SNI)'} on port ${listenerPort} is taken by the older TLSRoute ${holder.route.namespace}/${holder.route.name}`;
+  }
+  return undefined;
+}
+
 /** Every attached TLSRoute's hostnames per served port, oldest route first: an older route keeps a hostname on a port. */
 export function buildTlsRoutes(i: TlsRouteInput): TlsRoutes | undefined {
   const ports = i.ports ?? DEFAULT_PORTS;
@@ -120,28 +138,15 @@ export function buildTlsRoutes(i: TlsRouteInput): TlsRoutes | undefined {
       const listenerPort = a.listener.listener.port;
       const gw = `${a.listener.gateway.namespace}/${a.listener.gateway.name}`;
       // 443 is the HTTPS port's SNI front, unless --gateway-port-map gives TLS listeners on 443 (of every Gateway, or of this one) a local port of their own
-      const front = listenerPort === 443 && !ports.portMap.has(443) && ownPort(ports, 443, gw) === undefined;
+      const front = onSniFront(ports, listenerPort, gw);
       const key = front ? FRONT : localPort(ports, 'TLS', listenerPort, gw);
       const slot = byPort.get(key) ?? { listenerPort, hosts: new Map<string, TlsRouteHost>() };
       byPort.set(key, slot);
       const terminate = terminationOf(a.listener, i.snapshot);
       for (const host of a.hosts) {
-        if (host !== '' && !sniName(host)) {
-          i.problem(ref, 'spec.hostnames', `${JSON.stringify(host.slice(0, 80))} is not a DNS name or a *. wildcard of one; not served`);
-          continue;
-        }
-        if (key === FRONT && host === '') {
-          i.problem(ref, 'spec.hostnames', 'a TLSRoute on port 443 needs a hostname: the HTTPS port serves every other SNI');
-          continue;
-        }
-        const refused = key === FRONT ? frontRefusal(i.owners, ref, host) : undefined;
-        if (refused) {
+        const refused = hostRefusal(i, ref, host, { front: key === FRONT, holder: slot.hosts.get(host), listenerPort });
+        if (refused !== undefined) {
           i.problem(ref, 'spec.hostnames', refused);
-          continue;
-        }
-        const holder = slot.hosts.get(host);
-        if (holder && (holder.route.namespace !== ref.namespace || holder.route.name !== ref.name)) {
-          i.problem(ref, 'spec.hostnames', `${host || '(every SNI)'} on port ${listenerPort} is taken by the older TLSRoute ${holder.route.namespace}/${holder.route.name}`);
           continue;
         }
         slot.hosts.set(host, { host, route: ref, backends, ...(terminate ? { terminate } : {}) });
