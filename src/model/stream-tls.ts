@@ -33,5 +33,6 @@ export function withTlsRoutes(
   });
   if (front.length === 0 && ports.length === 0) return stream;
   const passthrough = stream?.passthrough ?? (front.length > 0 ? [] : undefined);
-  return { services: stream?.services ?? [], passthrough, tlsRoutes: { front, ports } };
+  // the Gateway TCP/UDP servers (model/gateway/l4-routes.ts) stay beside the TLSRoutes
+  return { ...stream, services: stream?.services ?? [], passthrough, tlsRoutes: { front, ports } };
 }
