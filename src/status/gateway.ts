@@ -20,6 +20,7 @@ import { l4AttachedCount, l4Context, type L4Context, type L4Flags } from '../mod
 import { l4RouteStatuses } from './gateway-l4.js';
 import { portJudge, type ListenerPortPolicy, type PortJudge } from '../model/gateway/listener-ports.js';
 import { listenerSetStatuses, type ListenerSetStatus } from './listenerset.js';
+import { withSetListeners } from '../model/gateway/listenerset.js';
 import { localPort, trafficPort } from '../model/gateway/ports.js';
 
 /** One entry of HTTPRoute status.parents. */
@@ -239,7 +240,10 @@ export function desiredGatewayStatus(
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => nsKey(g)));
-  const judge = portJudge(mine, ports);
+  const judge = portJudge(
+    mine.map((g) => withSetListeners(g, snapshot)),
+    ports,
+  );
   const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, { l4, ports: judge })] as const));
   const { served, sets } = servedListeners(snapshot, controllerName, l4, ports);
   const setKeys = new Set(sets.map((s) => refKey(s.set.namespace, s.set.name)));

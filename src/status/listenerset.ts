@@ -2,8 +2,9 @@
 // (NotAllowed where the Gateway's allowedListeners refuse the namespace), per-listener conditions and attachedRoutes,
 // and each Gateway's attachedListenerSets. Pure, as status/gateway.ts.
 import type { Snapshot } from '../model/input.js';
-import type { Condition, GRPCRoute, HTTPRoute, ListenerSet } from '../model/gateway/api.js';
+import type { Condition, GRPCRoute, HTTPRoute, ListenerSet, TLSRoute } from '../model/gateway/api.js';
 import { allows, intersectHosts, refersTo, type RouteKind } from '../model/gateway/attach.js';
+import { l4AttachedCount } from '../model/gateway/l4.js';
 import type { JudgedListener, Outcome } from '../model/gateway/listeners.js';
 import type { JudgedListenerSet } from '../model/gateway/listenerset.js';
 import { byName } from '../model/lookup.js';
@@ -26,12 +27,12 @@ const condition = (type: string, o: Outcome, generation: number | undefined): Co
 
 /** The routes attached through one listener: named through its ListenerSet, allowed there, a hostname in common. */
 function attachedRoutes(j: JudgedListener, snapshot: Snapshot): number {
-  const count = (list: readonly (HTTPRoute | GRPCRoute)[], kind: RouteKind): number =>
+  const count = (list: readonly (HTTPRoute | GRPCRoute | TLSRoute)[], kind: RouteKind): number =>
     list.filter((r) => {
       const ns = r.metadata?.namespace ?? 'default';
       return allows(j, ns, kind) && (r.spec?.parentRefs ?? []).some((p) => refersTo(p, ns, j)) && intersectHosts(j.listener.hostname, r.spec?.hostnames ?? []).length > 0;
     }).length;
-  return count(snapshot.httpRoutes ?? [], 'HTTPRoute') + count(snapshot.grpcRoutes ?? [], 'GRPCRoute');
+  return count(snapshot.httpRoutes ?? [], 'HTTPRoute') + count(snapshot.grpcRoutes ?? [], 'GRPCRoute') + count(snapshot.tlsRoutes ?? [], 'TLSRoute') + l4AttachedCount(j, snapshot);
 }
 
 /** One listener's entry: Accepted, Programmed (served, its certificates resolved), ResolvedRefs, Conflicted. */

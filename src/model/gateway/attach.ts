@@ -9,7 +9,7 @@ import { judgeListeners, unsupportedAddress } from './listeners.js';
 import { classParameters, gatewayParameters } from './parameters.js';
 import { l4Context, type L4Context } from './l4.js';
 import { portJudge, type ListenerPortPolicy } from './listener-ports.js';
-import { judgeListenerSets, parentNotAccepted, type JudgedListenerSet, type ListenerSetRef } from './listenerset.js';
+import { judgeListenerSets, parentNotAccepted, withSetListeners, type JudgedListenerSet, type ListenerSetRef } from './listenerset.js';
 
 /** A listener Portico serves: HTTP or HTTPS on its local port (model/gateway/listener-ports.ts; 80 on --http-port, 443 on --https-port). */
 export interface ServedListener {
@@ -54,7 +54,11 @@ export function servedListeners(
   const sets: JudgedListenerSet[] = [];
   const refused: { gateway: ObjectRef; field: string; reason: string }[] = [];
   const gateways = ourGateways(snapshot, controllerName);
-  const judge = portJudge(gateways, ports);
+  // admitted ListenerSets' listeners claim local ports as their Gateway's (model/gateway/listenerset.ts)
+  const judge = portJudge(
+    gateways.map((g) => withSetListeners(g, snapshot)),
+    ports,
+  );
   for (const g of gateways) {
     const address = unsupportedAddress(g);
     if (address) {

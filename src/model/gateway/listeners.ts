@@ -218,7 +218,7 @@ export function judgeListeners(
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
     const { supported, invalid, only } = routeKinds(l, field, warnings, h2cListener(ports.policy.ports, l.protocol, l.port, `${gateway.namespace}/${gateway.name}`));
-    let accepted = l4KindOf(l.protocol) && how.l4 ? l4Acceptance(l, gateway, how.l4) : acceptance(l, gateway, ports, snap);
+    let accepted = l4KindOf(l.protocol) && how.l4 ? l4Acceptance(l, gateway, how.l4, how.set) : acceptance(l, gateway, ports, snap);
     // an HTTP(S) and a TCP or TLS listener on one local port: the one whose nginx section came second is not served
     const clash = accepted[0] && how.l4?.sockets ? socketClash(l, gateway, how.l4.sockets, how.l4.ports) : undefined;
     if (clash !== undefined) accepted = [false, 'PortUnavailable', clash];

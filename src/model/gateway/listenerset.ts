@@ -23,13 +23,13 @@ export interface JudgedListenerSet {
   readonly listeners: readonly JudgedListener[];
 }
 
-/** The protocols a ListenerSet's listeners are served with; the stream protocols (TLS, TCP, UDP) are not wired here yet. */
-const SERVED_PROTOCOLS: ReadonlySet<string> = new Set(['HTTP', 'HTTPS']);
-
 /** A listener that makes its ListenerSet Accepted: served, and its references resolved (an unsupported extra route kind aside). */
 function valid(j: JudgedListener): boolean {
   return j.refusal === undefined && (j.resolvedRefs[0] || j.resolvedRefs[1] === 'InvalidRouteKinds');
 }
+
+/** The reference a ListenerSet's listeners carry. */
+const setRef = (ls: ListenerSet): ListenerSetRef => ({ kind: 'ListenerSet', namespace: ls.metadata?.namespace ?? 'default', name: ls.metadata?.name ?? '', created: ls.metadata?.creationTimestamp });
 
 /** Oldest first, then namespace/name: the specification's order between ListenerSets. */
 function byAge(a: ListenerSet, b: ListenerSet): number {
@@ -100,10 +100,6 @@ function judgeSet(
     // a conflict with a listener that wins is said first, whatever else is wrong with this one
     const c = conflictWith(j.listener, ctx.winners);
     if (c !== undefined) return { ...j, conflicted: c, refusal: `Conflicted: ${c[2]}; this listener is not served`, refusalField: j.field };
-    if (j.accepted[0] && !SERVED_PROTOCOLS.has(j.listener.protocol)) {
-      const accepted: Outcome = [false, 'UnsupportedProtocol', `protocol ${j.listener.protocol} is not served in a ListenerSet yet (HTTP, HTTPS)`];
-      return { ...j, accepted, refusal: accepted[2], refusalField: `${j.field}.protocol` };
-    }
     if (j.refusal === undefined) ctx.winners.push(j.listener);
     return j;
   });
@@ -121,7 +117,7 @@ export function judgeListenerSets(
 ): JudgedListenerSet[] {
   const winners: Listener[] = [...(g.spec?.listeners ?? [])];
   return listenerSetsOf(snap, gateway).map((ls): JudgedListenerSet => {
-    const set: ListenerSetRef = { kind: 'ListenerSet', namespace: ls.metadata?.namespace ?? 'default', name: ls.metadata?.name ?? '', created: ls.metadata?.creationTimestamp };
+    const set = setRef(ls);
     if (!listenersAllowed(g, set.namespace, snap.namespaces ?? [])) {
       return {
         set,
@@ -139,10 +135,39 @@ export function judgeListenerSets(
   });
 }
 
+/**
+ * The listeners that take local ports for a Gateway (model/gateway/listener-ports.ts, l4.ts, socket-clash.ts): its
+ * own, then those of the ListenerSets it admits, oldest first, each one no earlier listener conflicts with. A
+ * ListenerSet's listeners take ports as their Gateway's, at their Gateway's age (docs/adr/0035).
+ */
+export function portListeners(g: Gateway, snap: Pick<Snapshot, 'listenerSets' | 'namespaces'>): { readonly set?: ListenerSetRef; readonly listener: Listener }[] {
+  const own = g.spec?.listeners ?? [];
+  const out: { set?: ListenerSetRef; listener: Listener }[] = own.map((listener) => ({ listener }));
+  if ((snap.listenerSets ?? []).length === 0) return out;
+  const gateway: ObjectRef = { kind: 'Gateway', namespace: g.metadata?.namespace ?? 'default', name: g.metadata?.name ?? '' };
+  const winners: Listener[] = [...own];
+  for (const ls of listenerSetsOf(snap, gateway)) {
+    const set = setRef(ls);
+    if (!listenersAllowed(g, set.namespace, snap.namespaces ?? [])) continue;
+    for (const listener of ls.spec?.listeners ?? []) {
+      if (conflictWith(listener, winners) !== undefined) continue;
+      winners.push(listener);
+      out.push({ set, listener });
+    }
+  }
+  return out;
+}
+
+/** The Gateway with the admitted ListenerSets' listeners after its own: what claims its local ports (listener-ports.ts portJudge). */
+export function withSetListeners(g: Gateway, snap: Pick<Snapshot, 'listenerSets' | 'namespaces'>): Gateway {
+  if ((snap.listenerSets ?? []).length === 0) return g;
+  return { ...g, spec: { ...g.spec, listeners: portListeners(g, snap).map((p) => p.listener) } };
+}
+
 /** The ListenerSets of a Gateway Portico does not serve (an unsupported address, parameters): ParentNotAccepted, nothing served. */
 export function parentNotAccepted(snap: Pick<Snapshot, 'listenerSets'>, gateway: ObjectRef, why: string): JudgedListenerSet[] {
   return listenerSetsOf(snap, gateway).map((ls) => ({
-    set: { kind: 'ListenerSet', namespace: ls.metadata?.namespace ?? 'default', name: ls.metadata?.name ?? '', created: ls.metadata?.creationTimestamp },
+    set: setRef(ls),
     gateway,
     accepted: [false, 'ParentNotAccepted', `Gateway ${gateway.namespace}/${gateway.name} is not accepted: ${why}`],
     listeners: [],
