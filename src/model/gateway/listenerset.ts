@@ -23,9 +23,12 @@ export interface JudgedListenerSet {
   readonly listeners: readonly JudgedListener[];
 }
 
-/** A listener that makes its ListenerSet Accepted: served, and its references resolved (an unsupported extra route kind aside). */
+/**
+ * A listener that makes its ListenerSet Accepted: served, and its references resolved (an unsupported extra route kind
+ * aside, while it admits a kind Portico serves there: a listener that admits none serves nothing).
+ */
 function valid(j: JudgedListener): boolean {
-  return j.refusal === undefined && (j.resolvedRefs[0] || j.resolvedRefs[1] === 'InvalidRouteKinds');
+  return j.refusal === undefined && (j.resolvedRefs[0] || (j.resolvedRefs[1] === 'InvalidRouteKinds' && j.supportedKinds.length > 0));
 }
 
 /** The reference a ListenerSet's listeners carry. */
