@@ -1,8 +1,9 @@
-// ListenerSet listeners of the stream protocols (TLS, TCP, UDP), through real nginx: a TLSRoute (Passthrough), a
-// TCPRoute and a UDPRoute attached to a ListenerSet's listeners are served on the listener ports' local ports
-// (--gateway-port-map), as the same routes on the Gateway's own listeners are (tlsroute.test.ts, tcp-udp-routes.test.ts).
-// Upstream v1.6.1 has no such test (its ListenerSet tests are HTTP only); the manifests are this repository's own.
-// Beyond: a ListenerSet of another namespace serves nothing on a Gateway whose allowedListeners do not admit it, and a
+// ListenerSet listeners of the stream protocols (TLS, TCP, UDP), through real nginx and the conformance harness: a
+// TLSRoute (Passthrough), a TCPRoute and a UDPRoute attached to a ListenerSet's listeners are served on the listener
+// ports' local ports (--gateway-port-map), as the same routes on a Gateway's own listeners are
+// (test/gateway-conformance/tlsroute.test.ts, tcp-udp-routes.test.ts). Upstream v1.6.1's ListenerSet tests send HTTP
+// traffic only, so these are Portico's own (test/gateway-conformance holds upstream's tests alone). Also: a
+// ListenerSet of another namespace serves nothing on a Gateway whose allowedListeners do not admit it, and a
 // ListenerSet's listeners take local ports as their Gateway's (one local port, one nginx section: docs/adr/0035).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeCert, type Pem } from '../support/certs.js';
 import { freePort, until } from '../support/portico.js';
-import { startConformance, type Conformance } from './harness.js';
-import { INFRA_NS as NS } from './base.js';
-import { tcpConversation, tcpEcho, udpEcho, udpOnce, type L4Backend } from './l4-echo.js';
-import { startTlsEcho, tlsAsk, type TlsEchoBackend } from './tls-route-echo.js';
+import { startConformance, type Conformance } from '../gateway-conformance/harness.js';
+import { INFRA_NS as NS } from '../gateway-conformance/base.js';
+import { tcpConversation, tcpEcho, udpEcho, udpOnce, type L4Backend } from '../gateway-conformance/l4-echo.js';
+import { startTlsEcho, tlsAsk, type TlsEchoBackend } from '../gateway-conformance/tls-route-echo.js';
 import type { Condition } from '../../src/model/gateway/api.js';
 
 const G = 'gateway.networking.k8s.io';
