@@ -1,13 +1,20 @@
 // The model of ListenerSet listeners of every protocol (docs/adr/0035): TCP, UDP and TLS listeners of a ListenerSet
 // become stream servers as a Gateway's do, their local ports are claimed as their Gateway's, and a TCP server stays
-// beside the TLSRoutes of one build. End to end through nginx: test/gateway-conformance/listenerset-stream.test.ts.
-import { test } from 'node:test';
+// beside the TLSRoutes of one build and keeps its local port against a TLS listener mapped there. End to end through
+// nginx: test/e2e/gateway-listenerset-stream.test.ts.
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildModel } from '../../src/model/build.js';
 import { EMPTY_SNAPSHOT, type ModelOptions, type Snapshot } from '../../src/model/input.js';
 import type { Gateway, Listener, ListenerSet, ParentReference } from '../../src/model/gateway/api.js';
 import { desiredGatewayStatus } from '../../src/status/gateway.js';
-import { MODEL_OPTIONS, service, slice } from '../support/objects.js';
+import { MODEL_OPTIONS, RENDER_OPTIONS, service, slice } from '../support/objects.js';
+import { renderNginxConf } from '../../src/render/nginx-conf.js';
+import { makeCert } from '../support/certs.js';
+import { tlsSecret } from '../support/tls-manifests.js';
 
 const CONTROLLER = 'portico.dev/gateway-controller';
 const G = 'gateway.networking.k8s.io';
@@ -128,4 +135,38 @@ test("a ListenerSet's HTTP listener claims its local port against a newer Gatewa
   const secure = st.gateways.get('infra/new')?.listeners.find((l) => l.name === 'secure');
   assert.equal(secure?.conditions.find((c) => c.type === 'Accepted')?.reason, 'PortUnavailable');
   assert.deepEqual(buildModel(s, OPTIONS).gatewayPorts, { http: [19100], https: [] });
+});
+
+test("a ListenerSet's TLS Terminate listener terminates with the certificate of the ListenerSet's namespace, never the Gateway's", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'portico-ls-stream-unit-'));
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const pem = makeCert(dir, 'tenant', { sans: ['a.example.com'] });
+  const term: Listener = { name: 'tls', port: 8443, protocol: 'TLS', tls: { mode: 'Terminate', certificateRefs: [{ name: 'cert' }] } };
+  const base = snapshot([gateway('gw', [], 'All', '2026-01-01T00:00:00Z')], [listenerSet('ls', 'tenant', 'gw', [term])], 'tenant');
+  const served = buildModel({ ...base, secrets: [tlsSecret('cert', pem, 'tenant')] }, OPTIONS);
+  const host = served.stream?.tlsRoutes?.ports[0]?.hosts[0];
+  assert.equal(host?.host, 'a.example.com');
+  assert.equal(host?.terminate?.certificate?.secret, 'tenant/cert');
+  // a Secret of that name in the Gateway's namespace is not the ListenerSet's: its only listener is not valid, so the
+  // ListenerSet serves nothing (ListenersNotValid)
+  const other = buildModel({ ...base, secrets: [tlsSecret('cert', pem, 'infra')] }, OPTIONS);
+  assert.deepEqual(other.stream?.tlsRoutes?.ports ?? [], []);
+});
+
+test('a TLS listener mapped to the local port of a TCP listener: the TCP server keeps it, the TLSRoute there is a Problem, one stream listen', () => {
+  const ports = { ...PORTS, portMap: new Map([...PORTS.portMap, [9000, 18443]]) };
+  const opts: ModelOptions = { ...MODEL_OPTIONS, gateway: { controllerName: CONTROLLER, ports } };
+  const m = buildModel(snapshot([gateway('gw', [], 'Same', '2026-01-01T00:00:00Z')], [listenerSet('ls', 'infra', 'gw', [tls, tcp])]), opts);
+  assert.deepEqual(
+    (m.stream?.gateway ?? []).map((s) => [s.protocol, s.port]),
+    [['tcp', 18443]],
+  );
+  assert.deepEqual(m.stream?.tlsRoutes?.ports ?? [], []);
+  assert.ok(
+    m.problems.some((p) => p.object.kind === 'TLSRoute' && p.object.name === 'r-tls' && p.reason.includes('local port 18443')),
+    JSON.stringify(m.problems),
+  );
+  assert.equal(renderNginxConf(m, RENDER_OPTIONS).text.match(/listen 18443\b/g)?.length, 1);
 });
