@@ -88,7 +88,8 @@ function mergedConditions(want: readonly Condition[], old: readonly Condition[] 
 /** No route of a kind: what a status of an older build lacks. */
 const NO_PARENTS: ReadonlyMap<string, readonly RouteParentStatus[]> = new Map();
 
-const parentKey = (p: RouteParentStatus): string => JSON.stringify([p.parentRef.namespace ?? '', p.parentRef.name, p.parentRef.sectionName ?? '', p.parentRef.port ?? 0]);
+const parentKey = (p: RouteParentStatus): string =>
+  JSON.stringify([p.parentRef.kind ?? 'Gateway', p.parentRef.namespace ?? '', p.parentRef.name, p.parentRef.sectionName ?? '', p.parentRef.port ?? 0]);
 
 export class GatewayStatusWriter {
   private readonly custom: CustomObjectsApi;
