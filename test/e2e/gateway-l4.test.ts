@@ -68,7 +68,8 @@ describe('TCPRoute and UDPRoute through nginx', () => {
     local.udp = await freePort();
     m = await manifestFolder();
     await m.write('l4.json', objects(tcp.slice(0, 2), [dbRoute, dnsRoute]));
-    p = await startPortico(['--manifests', m.dir, '--gateway-port-map', `5432=${local.tcp},53=${local.udp}`]);
+    // --stream-js-module= (empty): the static upstreams without njs, whose endpoint changes reload (docs/adr/0041)
+    p = await startPortico(['--manifests', m.dir, '--gateway-port-map', `5432=${local.tcp},53=${local.udp}`, '--stream-js-module=']);
   });
   after(async () => {
     await p?.stop();
