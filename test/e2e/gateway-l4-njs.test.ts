@@ -127,12 +127,12 @@ describe('TCPRoute and UDPRoute peers from njs tables, no reload', () => {
     for (const id of ['a1', 'b1', 'u1', 'x1']) assert.ok(!conf.includes(`:${String(b(id).port)};`), `${id}'s port is in nginx.conf`);
   });
 
-  test('round trips, and weights 3:1 over 160 connections (random by weight: a loose check)', async () => {
+  test('round trips, and weights 3:1 over 160 connections (a loose check: other connections share the serial counter)', async () => {
     await until('the TCP listener answers', async () => ['a1', 'b1'].includes(await tcpWho(local.tcp)), 10_000, 100);
     await until('the UDP listener answers', async () => (await udpAsk(local.udp, 'q')) === 'u1:q', 10_000, 100);
     const seen = await tally(160);
     assert.deepEqual([...seen.keys()].sort(), ['a1', 'b1'], JSON.stringify([...seen]));
-    // expected 120 of 160 (sd 5.5): 95..145 fails one run in about ten thousand
+    // expected 120 of 160, exact when nothing else takes connection serials; 95..145 even if it were random (sd 5.5)
     const a = seen.get('a1') ?? 0;
     assert.ok(a >= 95 && a <= 145, `db-a answered ${String(a)} of 160`);
   });
