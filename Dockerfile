@@ -9,6 +9,7 @@ COPY package.json package-lock.json tsconfig.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY bin bin
 COPY lua lua
+COPY njs njs
 COPY static static
 COPY src src
 COPY scripts/image-app.sh scripts/

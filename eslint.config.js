@@ -9,7 +9,7 @@ const impure = [
 
 export default tseslint.config(
   // static/: the dashboard's browser script (plain JS served as is; checked by the dashboard test in Chromium).
-  { ignores: ['dist/**', 'node_modules/**', 'lua/**', 'eslint.config.js', '.dependency-cruiser.cjs', 'bin/**', 'static/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'lua/**', 'njs/**', 'eslint.config.js', '.dependency-cruiser.cjs', 'bin/**', 'static/**'] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

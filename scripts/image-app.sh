@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST=${1:?usage: image-app.sh DEST}
 mkdir -p "$DEST"
-cp -r bin lua static package.json package-lock.json "$DEST/"
+cp -r bin lua njs static package.json package-lock.json "$DEST/"
 mkdir -p "$DEST/dist" && cp -r dist/src "$DEST/dist/"
 find "$DEST/dist" -name '*.map' -delete
 commit=${GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(nginx libnginx-mod-http-lua libnginx-mod-http-ndk libnginx-mod-http-headers-more-filter lua-resty-core lua-resty-lrucache lua-cjson libnginx-mod-stream openssl curl mmdebstrap)
+PACKAGES=(nginx libnginx-mod-http-lua libnginx-mod-http-ndk libnginx-mod-http-headers-more-filter lua-resty-core lua-resty-lrucache lua-cjson libnginx-mod-stream libnginx-mod-stream-js openssl curl mmdebstrap)
 # `setup.sh --test` (scripts/test.sh): Debian's Chromium too, for the dashboard test (playwright-core drives it; it
 # downloads no browser of its own). The demo does not need it.
 # lua-check lints lua/ (.luacheckrc) in scripts/test.sh.

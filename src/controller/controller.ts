@@ -17,6 +17,8 @@ import { ProblemReporter } from './problems.js';
 import { ClassNotice } from './class-notice.js';
 import { TlsSync } from '../tls/sync.js';
 import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
+import { pruneL4Tables, writeL4Tables } from './l4-peers.js';
+import type { L4JsOptions } from '../render/stream-l4-js.js';
 import { refreshEndpoints } from '../model/refresh.js';
 import { modelMemo } from '../model/memo.js';
 import { targetPolicy } from '../pipeline/target-policy.js';
@@ -70,6 +72,8 @@ export class Controller {
   /** nginx serves the head of the first sync only (startup-head.ts): the next sync builds all, and /healthz waits for it. */
   private headOnly = false;
   private readonly headLimits: HeadLimits;
+  /** nginx's stream njs module is there: Gateway TCP/UDP peers are tables in the work directory (docs/adr/0041). */
+  private readonly l4Js: L4JsOptions | undefined;
 
   constructor(
     private readonly config: Config,
@@ -77,6 +81,7 @@ export class Controller {
     render: RenderOptions,
     private readonly log: Logger,
   ) {
+    this.l4Js = render.l4Js;
     this.loop = new SyncLoop(config.syncPeriodMs, (causes) => this.sync(causes), log);
     this.store.onChange((kind) => {
       this.loop.mark(kind);
@@ -172,6 +177,21 @@ export class Controller {
     this.problems.report([...model.problems, ...this.exec.quarantineProblems(), ...rejectedProblems(model, d.backends, d.certificates)]);
   }
 
+  /** The TCP/UDP peers tables of `model` written (with njs only): the number of files that changed. */
+  private async writeL4(model: Model): Promise<number> {
+    return this.l4Js ? writeL4Tables(this.l4Js, model) : 0;
+  }
+
+  /** The tables of listeners `model` (now served) no longer has, removed. */
+  private async pruneL4(model: Model): Promise<void> {
+    if (this.l4Js) await pruneL4Tables(this.l4Js, model);
+  }
+
+  /** One info line when peers tables changed: with plan noop, an endpoint or weight change applied without a reload. */
+  private l4Written(tables: number, cause: Record<string, number>, plan: string): void {
+    if (tables > 0) this.log.info({ cause, plan, tables, counters: this.counters }, 'rewrote TCP/UDP peers tables (njs reads them per connection: no reload for endpoints or weights)');
+  }
+
   /** One sync: snapshot → model → render → skip if equal → plan → apply. */
   async sync(causes: ReadonlyMap<string, number>): Promise<void> {
     const started = Date.now();
@@ -204,6 +224,8 @@ export class Controller {
       const authWritten = await writeAuthFiles(this.config.workDir, model);
       if (authWritten > 0) this.log.info({ files: authWritten }, 'wrote htpasswd files (nginx reads them per request: no reload)');
     }
+    // Before the plan is applied: a reload's new listeners find their tables; without a reload, this is the change.
+    const l4Tables = await this.writeL4(model);
     const entries = backendEntries(model, this.entriesMemo);
     // The plan compares an id of the backends, not their text (5 MB at 10,000): the same id while every entry is the same.
     const same = this.current?.entries !== undefined && sameEntries(this.current.entries, entries);
@@ -241,6 +263,7 @@ export class Controller {
     } else {
       this.log.debug({ cause, plan, ms: Date.now() - started }, 'sync');
     }
+    this.l4Written(l4Tables, cause, plan);
     this.current = candidate;
     this.backendsId = backendsId;
     this.endpointsFrom = snap;
@@ -252,5 +275,6 @@ export class Controller {
     }
     for (const l of this.applied) l({ model, plan, reloaded: this.counters.reloads > reloads });
     if (!last) await pruneAuthFiles(this.config.workDir, model);
+    await this.pruneL4(model);
   }
 }

@@ -1,6 +1,7 @@
 // Process lifecycle: start the source, nginx and the server; stop them all on SIGINT/SIGTERM.
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
+import { streamJsOption } from '../nginx/stream-js.js';
 import { Nginx, nginxVersion } from '../nginx/process.js';
 import { chooseWorkerUser, grantTraverse } from '../nginx/worker-user.js';
 import { ManifestSource } from '../sources/manifests.js';
@@ -90,7 +91,14 @@ export async function runController(config: Config, log: Logger, opts: RunOption
   await nginx.prepare(user.uid, user.gid);
   const accessLog = await defaultAccessLog(config, log);
   const openFilesLimit = await openFilesHardLimit();
-  const ctl = new Controller(config, nginx, { ...renderOptions(config, user.name, accessLog), resolvers: await systemResolvers(), ...(openFilesLimit === undefined ? {} : { openFilesLimit }) }, log);
+  // Once at start: nginx's stream njs module, for TCPRoute/UDPRoute peers without a reload (docs/adr/0041).
+  const l4Js = await streamJsOption(config, log);
+  const ctl = new Controller(
+    config,
+    nginx,
+    { ...renderOptions(config, user.name, accessLog), ...l4Js, resolvers: await systemResolvers(), ...(openFilesLimit === undefined ? {} : { openFilesLimit }) },
+    log,
+  );
   let duties: Duties | undefined = undefined; // started after the first sync; the metrics ask it from then on
   const ops = startOperations(config, ctl, nginx, () => duties?.leading?.(), log);
   events.restarted = () => {

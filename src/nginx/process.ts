@@ -81,15 +81,17 @@ export class Nginx {
 
   /**
    * Creates the work directory and nginx's temp folders (docs/adr/0009): as root, the temp folders belong to the
-   * workers (they write request bodies there), and `auth` is root:workers' group 0750 (they read htpasswd files only).
+   * workers (they write request bodies there), and `auth` and `l4` are root:workers' group 0750 (they read htpasswd
+   * files and TCP/UDP peers tables only, docs/adr/0041).
    */
   async prepare(workerUid: number | undefined, workerGid: number | undefined): Promise<void> {
-    for (const d of ['', ...TEMP_DIRS, 'auth']) await mkdir(join(this.o.workDir, d), { recursive: true });
+    const readOnly = ['auth', 'l4'];
+    for (const d of ['', ...TEMP_DIRS, ...readOnly]) await mkdir(join(this.o.workDir, d), { recursive: true });
     if (workerUid !== undefined && workerGid !== undefined && process.getuid?.() === 0) {
       for (const d of TEMP_DIRS) await chown(join(this.o.workDir, d), workerUid, workerGid);
-      await chown(join(this.o.workDir, 'auth'), 0, workerGid);
+      for (const d of readOnly) await chown(join(this.o.workDir, d), 0, workerGid);
     }
-    await chmod(join(this.o.workDir, 'auth'), 0o750);
+    for (const d of readOnly) await chmod(join(this.o.workDir, d), 0o750);
     await chmod(join(this.o.workDir, 'logs'), 0o755);
     this.setpriv = await findSetpriv();
     if (this.setpriv === undefined) this.o.log.warn('setpriv (util-linux) not found: if Portico is killed with SIGKILL, its nginx keeps running');

@@ -2,6 +2,7 @@
 // of the route's backends' endpoints with their weights and a server on the listener's local port.
 import type { GatewayStreamServer } from '../model/gateway/l4-routes.js';
 import { cidr, int } from './escape.js';
+import { l4JsProxyLines, type L4JsOptions } from './stream-l4-js.js';
 
 /** `listen` lines for a local port with a tail (` udp`), one per traffic address (render/stream.ts). */
 export type Listens = (port: number, tail: string) => string[];
@@ -21,23 +22,26 @@ function gatewayUpstreamName(s: GatewayStreamServer): string {
   return `portico_gw_${s.protocol}_${int(s.port)}`;
 }
 
+/** A static upstream of the server's endpoints; a route without any keeps its port bound with a `down` server. */
+function staticUpstream(s: GatewayStreamServer): string[] {
+  const peers = s.backends.flatMap((b) => b.endpoints.map((e) => server(e.address, e.port, b.weight)));
+  return [`    upstream ${gatewayUpstreamName(s)} {`, ...(peers.length > 0 ? peers : ['        server 127.0.0.1:1 down;']), '    }'];
+}
+
 /**
- * The Gateway servers' lines. A route left without any endpoint keeps its port bound with a `down` server, so
- * connections are closed at once (as a tcp-services entry without endpoints).
+ * The Gateway servers' lines. With njs (`js`), the peer comes from the listener's peers table (render/stream-l4-js.ts):
+ * no endpoint in nginx.conf. Without, a static upstream, whose endpoint changes reload. Either way a route left
+ * without any endpoint has its connections closed at once (as a tcp-services entry without endpoints).
  */
-export function gatewayStreamLines(servers: readonly GatewayStreamServer[] | undefined, listens: Listens): string[] {
+export function gatewayStreamLines(servers: readonly GatewayStreamServer[] | undefined, listens: Listens, js?: L4JsOptions): string[] {
   return (servers ?? []).flatMap((s) => {
-    const name = gatewayUpstreamName(s);
-    const peers = s.backends.flatMap((b) => b.endpoints.map((e) => server(e.address, e.port, b.weight)));
     const udp = s.protocol === 'udp';
     return [
       `    # ${s.protocol.toUpperCase()} listener ${label(s.listener.gateway)}/${label(s.listener.name)} port ${int(s.listener.port)}: ${s.kind} ${label(s.route)}`,
-      `    upstream ${name} {`,
-      ...(peers.length > 0 ? peers : ['        server 127.0.0.1:1 down;']),
-      '    }',
+      ...(js ? [] : staticUpstream(s)),
       '    server {',
       ...listens(s.port, udp ? ' udp' : ''),
-      `        proxy_pass ${name};`,
+      ...(js ? l4JsProxyLines(s, js) : [`        proxy_pass ${gatewayUpstreamName(s)};`]),
       ...(udp ? ['        proxy_responses 1;'] : []),
       '    }',
     ];

@@ -7,6 +7,7 @@ import { GLOBAL_DEFAULTS, type GlobalSettings } from '../model/settings.js';
 import { statements, tokenize } from '../model/snippets/tokenize.js';
 import { tlsFrontBlocks, tlsFrontMap, tlsPortServers } from './stream-tls.js';
 import { gatewayStreamLines } from './stream-routes.js';
+import { l4JsModuleLines, l4JsStreamLines, type L4JsOptions } from './stream-l4-js.js';
 
 export interface StreamRenderOptions {
   readonly workDir: string;
@@ -15,14 +16,16 @@ export interface StreamRenderOptions {
   readonly global?: GlobalSettings;
   /** The access log file when the ConfigMap names none (default: stdout), as the http section's. */
   readonly defaultAccessLog?: string;
+  /** nginx's stream njs module is installed: Gateway TCP/UDP peers come from tables, not nginx.conf (docs/adr/0041). */
+  readonly l4Js?: L4JsOptions;
 }
 
 /** The unix socket (in the work directory) the HTTPS server listens on behind the passthrough front. */
 const HTTPS_SOCKET = 'https.sock';
 const socket = (o: StreamRenderOptions, name: string): string => `unix:${o.workDir.replace(/\/$/, '')}/${name}`;
 
-export function streamModuleLines(stream: StreamModel | undefined, snippets: readonly string[] = []): string[] {
-  return stream || snippets.length > 0 ? [`load_module ${filePath('/usr/lib/nginx/modules/ngx_stream_module.so')};`] : [];
+export function streamModuleLines(stream: StreamModel | undefined, snippets: readonly string[] = [], js?: L4JsOptions): string[] {
+  return stream || snippets.length > 0 ? [`load_module ${filePath('/usr/lib/nginx/modules/ngx_stream_module.so')};`, ...l4JsModuleLines(stream?.gateway, js)] : [];
 }
 
 /**
@@ -144,7 +147,8 @@ export function streamSection(s: StreamModel | undefined, o: StreamRenderOptions
         '    }',
       ];
     }),
-    ...gatewayStreamLines(s?.gateway, (port, tail) => listens(o, port, tail)),
+    ...l4JsStreamLines(s?.gateway, o.l4Js),
+    ...gatewayStreamLines(s?.gateway, (port, tail) => listens(o, port, tail), o.l4Js),
     ...(s?.passthrough ? passthrough(s, o) : []),
     ...(s ? tlsPortServers(s, { workDir: o.workDir, listens: (port) => listens(o, port, '') }) : []),
     '}',

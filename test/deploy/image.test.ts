@@ -71,7 +71,7 @@ describe('the image root filesystem', async () => {
   void test('only built output and production dependencies are in /app', { skip }, async () => {
     const modules = await readdir(join(root, 'app/node_modules'));
     for (const dev of ['typescript', 'eslint', 'fast-check', 'kubernetes-models', 'playwright-core']) assert.ok(!modules.includes(dev), `${dev} is a devDependency`);
-    assert.deepEqual((await readdir(join(root, 'app'))).sort(), ['bin', 'build-info.json', 'dist', 'lua', 'node_modules', 'package.json', 'static']);
+    assert.deepEqual((await readdir(join(root, 'app'))).sort(), ['bin', 'build-info.json', 'dist', 'lua', 'njs', 'node_modules', 'package.json', 'static']);
     assert.deepEqual(await readdir(join(root, 'app/dist')), ['src']);
     await assert.rejects(access(join(root, 'usr/bin/apt-get.dpkg-new')));
   });

@@ -3,6 +3,8 @@
 // reload), a route removed while running, a listener on one of Portico's own ports and an unknown backend reported.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { slice } from '../support/objects.js';
 import { manifestFolder, type ManifestDir } from '../support/manifests.js';
 import { freePort, get, startPortico, until, type Running } from '../support/portico.js';
@@ -68,7 +70,8 @@ describe('TCPRoute and UDPRoute through nginx', () => {
     local.udp = await freePort();
     m = await manifestFolder();
     await m.write('l4.json', objects(tcp.slice(0, 2), [dbRoute, dnsRoute]));
-    p = await startPortico(['--manifests', m.dir, '--gateway-port-map', `5432=${local.tcp},53=${local.udp}`]);
+    // --stream-js-module= (empty): the static upstreams without njs, whose endpoint changes reload (docs/adr/0041)
+    p = await startPortico(['--manifests', m.dir, '--gateway-port-map', `5432=${local.tcp},53=${local.udp}`, '--stream-js-module=']);
   });
   after(async () => {
     await p?.stop();
@@ -79,6 +82,9 @@ describe('TCPRoute and UDPRoute through nginx', () => {
   test('a TCP round trip and a UDP round trip through the listeners', async () => {
     await until('the TCP listener answers', async () => ['a1', 'a2', 'b1'].includes(await tcpWho(local.tcp)), 10_000, 100);
     await until('the UDP listener answers', async () => (await udpAsk(local.udp, 'q')) === 'u1:q', 10_000, 100);
+    // without njs: static upstreams in nginx.conf, and one info line saying so (docs/adr/0041)
+    assert.equal(p.output.filter((l) => l.includes('--stream-js-module is empty')).length, 1);
+    assert.ok(!(await readFile(join(p.workDir, 'nginx.conf'), 'utf8')).includes('ngx_stream_js_module'));
   });
 
   test('weights: db-a (two endpoints) takes 3 of 4 connections, db-b 1; the unknown backend none', async () => {

@@ -36,6 +36,12 @@ function parseLogLevel(flag: string, value: string, ctx: FlagContext): string {
 export const NGINX_FLAGS = {
   workDir: text('work-dir', join(tmpdir(), 'portico'), "nginx's prefix: config, pid, temp and log files", parseWorkDir),
   nginxBinary: plain('nginx-binary', '/usr/sbin/nginx', 'the nginx executable'),
+  /** nginx's stream njs module: present, Gateway TCP/UDP peers come from tables without a reload (docs/adr/0041). */
+  streamJsModule: plain(
+    'stream-js-module',
+    '/usr/lib/nginx/modules/ngx_stream_js_module.so',
+    "nginx's stream njs module (Debian's libnginx-mod-stream-js), looked for once at start: when the file exists, the endpoints and weights of TCPRoutes and UDPRoutes change without a reload; empty or missing: static stream upstreams, reloaded on each endpoint change (docs/adr/0041)",
+  ),
   /** Who nginx workers run as when Portico is root; undefined: www-data, else nobody (docs/adr/0009). */
   workerUser: optional('worker-user', 'user nginx workers run as when Portico is root (default: www-data if it exists, else nobody; root only if named)', parseUserName),
   /** nginx worker_processes: a count, or 'auto' (one per CPU). */
