@@ -6,91 +6,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TLSSocket } from 'node:tls';
 import { makeCert, type Pem } from '../support/certs.js';
 import { freePort, until } from '../support/portico.js';
-import { tlsSecret } from '../support/tls-manifests.js';
-import { APP_NS, INFRA_NS as NS } from './base.js';
-import { type EchoAnswer } from './echo.js';
-import { mismatch, type Captured, type Expected } from './expect.js';
+import { INFRA_NS as NS } from './base.js';
+import { mismatch, type Expected } from './expect.js';
+import { caRef, clientGateway, configMap, tlsRoundTrip, type Validation } from './client-cert-helpers.js';
 import { backend, httpRoute, mustBeAccepted, startConformance, type Conformance } from './harness.js';
 
-const G = 'gateway.networking.k8s.io';
 const V1 = 'infra-backend-v1';
 const V2 = 'infra-backend-v2';
 const CONSISTENCY_MS = 30_000;
-
-type Validation = { readonly caCertificateRefs: readonly Record<string, string>[]; readonly mode?: string };
-const caRef = (name: string, more: Record<string, string> = {}): Record<string, string> => ({ kind: 'ConfigMap', group: '', name, ...more });
-
-/** A Gateway with these listeners (HTTPS ones with the infra certificate Secret) and spec.tls.frontend. */
-export function clientGateway(
-  name: string,
-  listeners: readonly { name: string; port: number; protocol?: string; hostname?: string }[],
-  frontend: { default: Validation; perPort?: readonly { port: number; validation: Validation }[] },
-  namespace = NS,
-  secret = 'tls-validity-checks-certificate',
-): unknown {
-  return {
-    apiVersion: `${G}/v1`,
-    kind: 'Gateway',
-    metadata: { name, namespace },
-    spec: {
-      gatewayClassName: 'portico-conformance',
-      tls: { frontend: { default: { validation: frontend.default }, ...(frontend.perPort ? { perPort: frontend.perPort.map((p) => ({ port: p.port, tls: { validation: p.validation } })) } : {}) } },
-      listeners: listeners.map((l) => ({
-        name: l.name,
-        port: l.port,
-        protocol: l.protocol ?? 'HTTPS',
-        ...(l.hostname === undefined ? {} : { hostname: l.hostname }),
-        allowedRoutes: { namespaces: { from: 'Same' } },
-        ...((l.protocol ?? 'HTTPS') === 'HTTPS' ? { tls: { certificateRefs: [{ group: '', kind: 'Secret', name: secret, namespace }] } } : {}),
-      })),
-    },
-  };
-}
-
-function configMap(name: string, data: Record<string, string>, namespace = NS): unknown {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
-}
-
-/**
- * One HTTPS request as the suite's TLS round trip makes it: SNI `sni`, Host `host`, the client certificate when given,
- * and only the listener Secret's certificate trusted (`serverFingerprint`): another certificate fails the request.
- */
-export function tlsRoundTrip(port: number, sni: string, host: string, serverFingerprint: string, client?: Pem): Promise<Captured> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path: '/', servername: sni, headers: { host }, rejectUnauthorized: false, agent: false, timeout: 10_000, ...(client ? { cert: client.cert, key: client.key } : {}) },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          let echo: EchoAnswer | undefined;
-          try {
-            echo = JSON.parse(Buffer.concat(chunks).toString('utf8')) as EchoAnswer;
-          } catch {
-            echo = undefined;
-          }
-          const headers: Record<string, string[]> = {};
-          for (const [k, v] of Object.entries(res.headersDistinct)) if (v !== undefined) headers[k] = v;
-          resolve({ status: res.statusCode ?? 0, headers, echo });
-        });
-      },
-    );
-    req.on('socket', (s) => {
-      s.once('secureConnect', () => {
-        if (s instanceof TLSSocket && s.getPeerCertificate().fingerprint256 !== serverFingerprint) req.destroy(new Error(`${sni}: the server certificate is not the listener's`));
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`timeout: https://${host}/`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('GATEWAY-HTTP conformance: client certificate validation on HTTPS listeners', () => {
   let c: Conformance;
@@ -286,42 +213,5 @@ describe('GATEWAY-HTTP conformance: client certificate validation on HTTPS liste
       ['Programmed', 'False'],
     ]);
     await fails(443, 'example.org');
-  });
-
-  // Not upstream's: a CA on one namespace's Gateway changes nothing for another namespace's host on the same port,
-  // and a certificate is never accepted for a host it was not verified for.
-  test('client certificate validation stays on its own hosts', async () => {
-    const gw = 'client-validation-default';
-    await c.apply([
-      clientGateway(gw, [{ name: 'https', port: 443 }], { default: { caCertificateRefs: [caRef('tls-validity-checks-ca-certificate')] } }),
-      httpRoute('verified', { parentRefs: [{ name: gw }], hostnames: ['example.org'], rules: [{ backendRefs: [backend(V1)] }] }),
-      ...caMaps(),
-      tlsSecret('tenant-certificate', { cert: c.cert.cert, key: c.cert.key }, APP_NS),
-      clientGateway(
-        'tenant',
-        [{ name: 'https', port: 443, hostname: 'tenant.org' }],
-        { default: { mode: 'AllowInsecureFallback', caCertificateRefs: [caRef('tenant-ca')] } },
-        APP_NS,
-        'tenant-certificate',
-      ),
-      configMap('tenant-ca', { 'ca.crt': perPortCa.cert }, APP_NS),
-      httpRoute('tenant', { parentRefs: [{ name: 'tenant' }], hostnames: ['tenant.org'], rules: [{ backendRefs: [backend('app-backend-v1')] }] }, APP_NS),
-    ]);
-    await mustBeAccepted(c, gw, [[NS, 'verified']]);
-    await mustBeAccepted(c, 'tenant', [[APP_NS, 'tenant']]);
-    await succeeds(443, ok('example.org', V1), client);
-    await fails(443, 'example.org');
-    // the other namespace's host on the same port: served without a certificate, and with its own CA's
-    const tenant: Expected = { request: { host: 'tenant.org', path: '/' }, response: { statusCode: 200 }, backend: 'app-backend-v1', namespace: APP_NS };
-    await succeeds(443, tenant);
-    await succeeds(443, tenant, perPortClient);
-    // a connection made for tenant.org (its CA, or none) cannot ask for example.org
-    for (const cert of [undefined, perPortClient, client]) {
-      const got = await tlsRoundTrip(c.portico.https, 'tenant.org', 'example.org', c.cert.fingerprint, cert).then(
-        (r) => `${r.status} ${r.echo?.pod ?? ''}`,
-        () => 'refused',
-      );
-      assert.ok(got === 'refused' || got.startsWith('421'), `SNI tenant.org, Host example.org: ${got}`);
-    }
   });
 });
