@@ -25,7 +25,7 @@ export interface BackendClientCertificate {
 const memo = new WeakMap<Gateway, { readonly cert: BackendClientCertificate } | { readonly refused: Outcome } | undefined>();
 
 /** The Gateway's backend client certificate, or why it is refused (the reason of its ResolvedRefs), or undefined without one. */
-export function backendClientCertificate(g: Gateway, snap: Pick<Snapshot, 'secrets' | 'referenceGrants'>): { readonly cert: BackendClientCertificate } | { readonly refused: Outcome } | undefined {
+function backendClientCertificate(g: Gateway, snap: Pick<Snapshot, 'secrets' | 'referenceGrants'>): { readonly cert: BackendClientCertificate } | { readonly refused: Outcome } | undefined {
   if (memo.has(g)) return memo.get(g);
   const got = read(g, snap);
   memo.set(g, got);
@@ -53,7 +53,7 @@ function read(g: Gateway, snap: Pick<Snapshot, 'secrets' | 'referenceGrants'>): 
 }
 
 /** The Gateway's ResolvedRefs condition when it names a backend client certificate (none otherwise). */
-export function backendCertificateCondition(g: Gateway, snap: Pick<Snapshot, 'secrets' | 'referenceGrants'>): Outcome | undefined {
+function backendCertificateCondition(g: Gateway, snap: Pick<Snapshot, 'secrets' | 'referenceGrants'>): Outcome | undefined {
   const r = backendClientCertificate(g, snap);
   if (r === undefined) return undefined;
   return 'cert' in r ? [true, 'ResolvedRefs', 'spec.tls.backend.clientCertificateRef resolved: backends reached with TLS get the certificate'] : r.refused;

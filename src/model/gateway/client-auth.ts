@@ -5,7 +5,7 @@ import { reasonText } from '../problems.js';
 import type { GatewayClientHost } from './client-hosts.js';
 
 /** Depth of client certificate chains: the client's own certificate and one intermediate below a listed CA. */
-export const CLIENT_VERIFY_DEPTH = 2;
+const CLIENT_VERIFY_DEPTH = 2;
 
 const WIDE = 'client-certificate validation (spec.tls.frontend)';
 
