@@ -105,6 +105,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
       refusal: (r, h) => owners.refusal(r, h),
       hostWide: (r, h, what) => owners.hostWide(r, h, what),
       gatewayHosts: gatewayTls,
+      gatewayClientHosts: gw.clientHosts,
       settings: annotations.settings,
       ...(gw.defaultTls ? { gatewayDefault: { listener: gw.defaultTls, ownedByOthers: (ns: string) => owners.ownedByOthers(ns) } } : {}),
     },

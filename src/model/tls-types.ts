@@ -107,6 +107,8 @@ export interface ClientAuth {
   readonly passCertificate: boolean;
   /** auth-tls-match-cn: a regex (checked by model/regex-safety.ts) $ssl_client_s_dn must match, else 403. */
   readonly matchCn?: string | undefined;
+  /** A Gateway's frontend validation (model/gateway/client-cert.ts): refused clients are closed on, not answered 400; `Refused`: no usable CA, every HTTPS request is (render/client-cert.ts). */
+  readonly gatewayMode?: 'AllowValidOnly' | 'AllowInsecureFallback' | 'Refused';
 }
 
 /** TLS decisions about one model server. */

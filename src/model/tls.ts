@@ -5,6 +5,8 @@ import { readDhParam } from './tls-dhparam.js';
 import type { TlsModel, TlsOptions, TlsServer } from './tls-types.js';
 import type { ObjectRef, Problem } from './types.js';
 import type { GatewayDefaultTls, GatewayTlsHost } from './gateway/tls.js';
+import type { GatewayClientHost } from './gateway/client-hosts.js';
+import { addGatewayClientAuth } from './gateway/client-auth.js';
 import { nsKey } from './keys.js';
 import { TLS_WIDE, TlsBuilder, type HostRefusal, type HostWide } from './tls-builder.js';
 
@@ -51,6 +53,8 @@ export function buildTls(
     readonly refusal?: HostRefusal;
     readonly hostWide?: HostWide;
     readonly gatewayHosts?: readonly GatewayTlsHost[];
+    /** Hosts whose clients Gateway listeners verify (model/gateway/client-hosts.ts). */
+    readonly gatewayClientHosts?: readonly GatewayClientHost[] | undefined;
     readonly settings?: ReadonlyMap<string, IngressSettings>;
     /** A hostname-less HTTPS listener's certificate, and the names owned by namespaces other than a given one (model/hosts.ts). */
     readonly gatewayDefault?: { readonly listener: GatewayDefaultTls; readonly ownedByOthers: (namespace: string) => readonly string[] };
@@ -60,6 +64,7 @@ export function buildTls(
   const b = new TlsBuilder(secrets, opts, refusal, hostWide);
   for (const ing of ingresses) b.addIngress(ing, settings?.get(nsKey(ing)));
   for (const g of gatewayHosts) b.addGatewayHost(g);
+  for (const h of extra.gatewayClientHosts ?? []) addGatewayClientAuth(b, h);
   const defaultCertificate = b.defaultCertificate();
   const gatewayDefault = extra.gatewayDefault ? listenerDefault(b, extra.gatewayDefault.listener, extra.gatewayDefault.ownedByOthers) : undefined;
   const servers: TlsServer[] = [];

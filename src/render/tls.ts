@@ -5,6 +5,7 @@ import { UnsafeValueError } from '../errors.js';
 import { inLocationList } from '../model/settings-tls.js';
 import { filePath, ident, int, onOff, quote, regex, size } from './escape.js';
 import { refKey } from '../model/keys.js';
+import { gatewayClientCertLines } from './client-cert.js';
 
 /** Files in the work directory: the self-signed fallback (nginx -t needs a static certificate) and CA bundles. */
 export const FALLBACK_CERT = 'ssl/default.crt';
@@ -104,12 +105,14 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   if (host === '_' && tls.settings.rejectHandshake === true) lines.push('        ssl_reject_handshake on;');
   if (s?.tls && tls.settings.hsts) lines.push(HSTS_SERVER);
   if (!ca) return lines;
+  if (ca.gatewayMode === 'Refused') return [...lines, ...gatewayClientCertLines(ca)];
   const w = (p: string): string => filePath(`${workDir}/${p}`);
   lines.push(`        ssl_client_certificate ${w(caFile(ca.caDigest))};`);
   lines.push(`        ssl_verify_client ${ident(ca.verify)};`);
   lines.push(`        ssl_verify_depth ${int(ca.depth)};`);
   if (ca.crlDigest) lines.push(`        ssl_crl ${w(crlFile(ca.crlDigest))};`);
   if (ca.errorPage) lines.push(`        error_page 495 496 = ${quote(ca.errorPage)};`);
+  lines.push(...gatewayClientCertLines(ca)); // a Gateway listener's validation (render/client-cert.ts)
   // As ingress-nginx: a subject that does not match auth-tls-match-cn is refused before any location runs.
   if (ca.matchCn) lines.push(`        if ($ssl_client_s_dn !~ ${regex(ca.matchCn)}) { return 403 "client certificate unauthorized"; }`);
   return lines;

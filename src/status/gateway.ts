@@ -2,6 +2,7 @@
 // Programmed, addresses and per-listener status; HTTPRoute, GRPCRoute and TLSRoute per-parent Accepted and ResolvedRefs.
 //
 // Pure: conditions carry no lastTransitionTime (kube/gateway-status.ts keeps the old one or stamps the write).
+import { gatewayTlsConditions } from '../model/gateway/backend-client-cert.js';
 import { ruleProtocol } from '../model/gateway/app-protocol.js';
 import { h2cListener } from '../model/gateway/h2c.js';
 import type { Snapshot } from '../model/input.js';
@@ -108,6 +109,9 @@ function programmed(j: JudgedListener, ports: PortJudge): Outcome {
   return [true, 'Programmed', `served on local port ${String(localPort(ports.policy.ports, protocol, port, gw))}${flag}${h2c}`];
 }
 
+/** spec.tls conditions (model/gateway/backend-client-cert.ts): ResolvedRefs, InsecureFrontendValidationMode. */
+const tlsConditions = (g: Gateway, snapshot: Snapshot, generation: number | undefined): Condition[] => gatewayTlsConditions(g, snapshot).map(([t, o]) => outcome(t, o, generation));
+
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */
 function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined, how: { readonly l4: L4Context; readonly ports: PortJudge }): GatewayStatus {
   const generation = g.metadata?.generation;
@@ -152,7 +156,11 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
       : listeners.some((l) => l.conditions[1]?.status === 'True')
         ? [true, 'Programmed', "nginx serves the Gateway's listeners"]
         : [false, 'Invalid', 'no listener is programmed'];
-  return { ...(addresses !== undefined ? { addresses } : {}), conditions: [outcome('Accepted', accepted, generation), outcome('Programmed', prog, generation)], listeners };
+  return {
+    ...(addresses !== undefined ? { addresses } : {}),
+    conditions: [outcome('Accepted', accepted, generation), outcome('Programmed', prog, generation), ...tlsConditions(g, snapshot, generation)],
+    listeners,
+  };
 }
 
 /**

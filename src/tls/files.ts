@@ -20,7 +20,7 @@ export function clientFiles(model: Model): Map<string, string | Uint8Array> {
   if (model.tls.dhParam) files.set(dhParamFile(model.tls.dhParam.digest), model.tls.dhParam.pem);
   for (const s of model.tls.servers) {
     const ca = s.clientAuth;
-    if (!ca) continue;
+    if (!ca || ca.gatewayMode === 'Refused') continue;
     files.set(caFile(ca.caDigest), ca.caPem);
     if (ca.crlDigest && ca.crlPem) files.set(crlFile(ca.crlDigest), ca.crlPem);
   }

@@ -57,10 +57,35 @@ export interface Gateway extends Meta {
     readonly listeners?: readonly Listener[];
     readonly addresses?: readonly { readonly type?: string; readonly value: string }[];
     readonly infrastructure?: { readonly parametersRef?: { readonly group?: string; readonly kind?: string; readonly name?: string } };
+    /** Client certificates: validation of clients per port (frontend), the certificate shown to backends (backend): model/gateway/client-cert.ts. */
+    readonly tls?: GatewayTlsConfig;
     /** Which namespaces' ListenerSets may add listeners (model/gateway/listenerset.ts); unset: none. */
     readonly allowedListeners?: { readonly namespaces?: { readonly from?: 'All' | 'Same' | 'Selector' | 'None'; readonly selector?: LabelSelector } };
   };
   readonly status?: unknown;
+}
+
+/** A reference to a CA bundle (ConfigMap or Secret) or a client certificate (Secret), possibly in another namespace. */
+export interface GatewayObjectReference {
+  readonly group?: string;
+  readonly kind?: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** spec.tls.frontend.default.validation and spec.tls.frontend.perPort[].tls.validation. */
+export interface FrontendTlsValidation {
+  readonly caCertificateRefs?: readonly GatewayObjectReference[];
+  readonly mode?: 'AllowValidOnly' | 'AllowInsecureFallback';
+}
+
+/** A Gateway's spec.tls. */
+export interface GatewayTlsConfig {
+  readonly frontend?: {
+    readonly default?: { readonly validation?: FrontendTlsValidation };
+    readonly perPort?: readonly { readonly port: number; readonly tls?: { readonly validation?: FrontendTlsValidation } }[];
+  };
+  readonly backend?: { readonly clientCertificateRef?: GatewayObjectReference };
 }
 
 export interface ParentReference {

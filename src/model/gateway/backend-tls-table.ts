@@ -9,19 +9,21 @@ import type { AddProblem, Location, Server } from '../types.js';
 import type { GRPCRoute, HTTPRoute } from './api.js';
 import { BackendTlsIndex, ruleTls } from './backend-tls.js';
 import type { GatewayAction, GatewayTable } from './route-types.js';
+import { withClientCertificate } from './backend-client-cert.js';
 
 /** The backend TLS part of location settings, as one comparable text ('plain': none). */
 function tlsKey(s: LocationSettings | undefined): string {
   if (s === undefined || (s.backendProtocol !== 'HTTPS' && s.backendProtocol !== 'GRPCS')) return 'plain';
   const p = s.proxySsl;
-  return JSON.stringify([s.backendProtocol, s.sslVerify, s.sslVerifyDepth, s.sslName, s.sslServerName, p?.denied ?? p?.caDigest ?? '']);
+  const client = p?.denied === undefined ? (p?.client?.digest ?? '') : '';
+  return JSON.stringify([s.backendProtocol, s.sslVerify, s.sslVerifyDepth, s.sslName, s.sslServerName, p?.denied ?? p?.caDigest ?? '', client]);
 }
 
 /** The backend TLS a rule's policies give it (undefined: plain), from the route in the snapshot. */
 function actionTls(a: GatewayAction, snap: Snapshot, index: BackendTlsIndex): LocationSettings | undefined {
   const list: readonly (HTTPRoute | GRPCRoute)[] = (a.route.kind === 'GRPCRoute' ? snap.grpcRoutes : snap.httpRoutes) ?? [];
   const rule = byName(list, a.route.namespace, a.route.name)?.spec?.rules?.[a.rule];
-  return ruleTls(index, a.route.namespace, rule?.backendRefs ?? [], a.grpc === true).settings;
+  return withClientCertificate(ruleTls(index, a.route.namespace, rule?.backendRefs ?? [], a.grpc === true), snap, a.route).settings;
 }
 
 /**

@@ -45,7 +45,7 @@ const VERIFY_DEPTH = 4;
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /** The `ca.crt` of a ConfigMap as one PEM bundle, or why it is not one. */
-function readCaConfigMap(cm: ConfigMap | undefined, id: string): { pem: string } | { reason: string } {
+export function readCaConfigMap(cm: ConfigMap | undefined, id: string): { pem: string } | { reason: string } {
   if (!cm) return { reason: `ConfigMap ${id} not found` };
   const text = cm.data?.['ca.crt'];
   if (text === undefined || text.trim() === '') return { reason: `ConfigMap ${id} has no ca.crt` };

@@ -13,6 +13,7 @@ import { l4Acceptance, type L4Context } from './l4.js';
 import { portClaimed, portJudge, portUnavailable, type PortJudge } from './listener-ports.js';
 import { socketClash } from './socket-clash.js';
 import { GRPC_ON_HTTP, h2cListener } from './h2c.js';
+import { frontendOutcomes } from './client-cert.js';
 import type { ListenerSetRef } from './listenerset.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
@@ -228,8 +229,10 @@ export function judgeListeners(
       if (typeof s === 'string') accepted = [false, 'UnsupportedValue', s];
       else selected = s;
     }
-    const certs = certificates(l, owner, snap.secrets, snap.referenceGrants ?? []);
-    const resolvedRefs: Outcome = invalid.length > 0 ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map((k) => k.kind).join(', ')} not supported (${only})`] : certs;
+    // spec.tls.frontend: client-certificate validation of HTTPS listeners (model/gateway/client-cert.ts, docs/adr/0036)
+    const front = frontendOutcomes(g, gateway, l, snap, { accepted, certs: certificates(l, owner, snap.secrets, snap.referenceGrants ?? []) });
+    accepted = front.accepted;
+    const resolvedRefs: Outcome = invalid.length > 0 ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map((k) => k.kind).join(', ')} not supported (${only})`] : front.resolvedRefs;
     const c = conflicted[i] as Outcome;
     // A listener without certificateRefs has nothing to serve; other certificate failures are served with the default certificate.
     const refusal = !accepted[0]

@@ -21,6 +21,8 @@ import { BackendTlsIndex, ruleTls } from './backend-tls.js';
 import { h2cUnserved, ruleProtocol } from './app-protocol.js';
 import type { AddProblem, Reason } from '../types.js';
 import { isolationOf } from './isolation.js';
+import { clientHosts, frontendCas, unverifiable, type GatewayClientHost } from './client-hosts.js';
+import { withClientCertificate } from './backend-client-cert.js';
 
 /** What translation writes into: the model builder's path tables (model/build.ts), its backend resolution and its Problems. */
 export interface GatewaySink {
@@ -62,6 +64,7 @@ interface Refs {
   readonly services: Snapshot['services'];
   /** The BackendTLSPolicies of the snapshot (model/gateway/backend-tls.ts). */
   readonly backendTls: BackendTlsIndex;
+  readonly snapshot: Snapshot;
 }
 
 /** One backendRef (or a mirror's) resolved to an upstream, or undefined with a Problem naming why. */
@@ -203,7 +206,8 @@ function addRoute(
     const action: GatewayAction = view.kind === 'GRPCRoute' ? { ...made, grpc: true, ...(invalidShare ? { failStatus: 503 as const } : {}) } : protocol === 'h2c' ? { ...made, grpc: true } : made;
     const upstream = plainAction(action) ? (action.backends[0]?.upstream ?? LUA_BACKEND) : LUA_BACKEND;
     // BackendTLSPolicy: the location's backend TLS, as proxy-ssl-* gives an Ingress's (render/proxy-ssl.ts).
-    const tls = ruleTls(refs.backendTls, ref.namespace, rule.backendRefs ?? [], view.kind === 'GRPCRoute' || protocol === 'h2c');
+    // spec.tls.backend.clientCertificateRef of the route's Gateways goes with it (model/gateway/backend-client-cert.ts).
+    const tls = withClientCertificate(ruleTls(refs.backendTls, ref.namespace, rule.backendRefs ?? [], view.kind === 'GRPCRoute' || protocol === 'h2c'), refs.snapshot, ref);
     if (tls.problem !== undefined) sink.problem(ref, `spec.rules[${i}].backendRefs`, tls.problem, 'degraded');
     const grpcSettings = protocol === 'h2c' ? { settings: GRPC_SETTINGS } : settings;
     const target: Target = { kind: 'upstream', upstream, ingress: ref, ...(tls.settings ? { settings: { ...grpcSettings.settings, ...tls.settings } } : grpcSettings) };
@@ -243,7 +247,7 @@ export function addGatewayRoutes(
   snapshot: Snapshot,
   g: GatewayAttachments,
   ports: PortOptions = DEFAULT_PORTS,
-): { tls: GatewayTlsHost[]; entries: GatewayEntry[]; defaultTls?: GatewayDefaultTls } {
+): { tls: GatewayTlsHost[]; entries: GatewayEntry[]; defaultTls?: GatewayDefaultTls; clientHosts?: GatewayClientHost[] } {
   const { served, refused } = g;
   // TLSRoutes (g.tlsRoutes) go to the stream section: model/gateway/tlsroute.ts.
   for (const r of refused) sink.problem(r.gateway, r.field, r.reason);
@@ -252,17 +256,20 @@ export function addGatewayRoutes(
   const attachments: Attachment[] = [];
   const entries: GatewayEntry[] = [];
   const sockets = listenSockets(served, ports);
+  const cas = frontendCas(snapshot, served, ports); // client-certificate validation (model/gateway/client-hosts.ts)
   for (const [rank, { route, kind, attached: a }] of [...g.routes].sort((x, y) => byAge(x.route, y.route)).entries()) {
     if ('reason' in a) {
       if ((route.spec?.parentRefs ?? []).length > 0 && served.length > 0 && !a.reason.startsWith('NoMatchingParent')) sink.problem(refOf(kind, route), 'spec.parentRefs', a.reason);
       continue;
     }
     attachments.push(...a.via);
+    const cannot = a.via.map((v) => unverifiable(v, cas)).find((x) => x !== undefined);
+    if (cannot !== undefined) sink.problem(refOf(kind, route), 'spec.hostnames', cannot);
     addRoute(
       sink,
       viewOf(kind, route),
-      a.hosts,
-      { grants, services: snapshot.services, backendTls },
+      cannot === undefined ? a.hosts : a.hosts.filter((h) => h !== ''),
+      { grants, services: snapshot.services, backendTls, snapshot },
       { rank, entries, secure: httpsOnly(a.via), scopes: portScopes(a.via, ports, sockets), isolated: isolationOf(a.via, served) },
     );
   }
@@ -270,5 +277,6 @@ export function addGatewayRoutes(
   const age = (s: ServedListener): { ref: ObjectRef; created: string | undefined } => ({ ref: s.gateway, created: created.get(`${s.gateway.namespace}/${s.gateway.name}`) });
   const oldest = [...served].sort((a, b) => byClaimAge(age(a), age(b)));
   const defaultTls = gatewayDefaultTls(oldest, grants);
-  return { tls: gatewayTlsHosts(served, attachments, grants), entries, ...(defaultTls ? { defaultTls } : {}) };
+  const verified = clientHosts(cas, attachments);
+  return { tls: gatewayTlsHosts(served, attachments, grants), entries, ...(defaultTls ? { defaultTls } : {}), ...(verified.length > 0 ? { clientHosts: verified } : {}) };
 }
