@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import { createLogger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { RenderOptions } from '../render/nginx-conf.js';
-import { reviewAdmission } from '../webhook/review.js';
+import { reviewBatch } from '../webhook/batch.js';
 import { prepareReviews } from '../webhook/neighbours.js';
 import { AnnotationStage } from '../pipeline/annotations.js';
 import { admissionChecker, buildAndRender } from '../pipeline/build.js';
@@ -53,10 +53,59 @@ function answer(req: OffloadRequest): unknown {
     prepareReviews(snapshot);
     return null;
   }
-  return reviewAdmission(req.body, snapshot, checker);
+  return reviewBatch([req.body], snapshot, checker)[0];
+}
+
+/**
+ * Reviews that arrived while the worker was busy, judged together once the messages waiting now have been read
+ * (webhook/batch.ts): under many concurrent reviews a model's fixed cost is paid once per batch, not per review.
+ */
+let reviews: { id: number; body: unknown }[] = [];
+let reviewing: NodeJS.Immediate | undefined;
+/** At most this many reviews in one batch, so that one batch's model stays small. */
+const MAX_BATCH = 64;
+
+function send(reply: OffloadReply): void {
+  try {
+    parentPort?.postMessage(reply);
+  } catch (err) {
+    parentPort?.postMessage({ id: reply.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
+  }
+}
+
+/** Judges the waiting reviews against the snapshot they were posted with (a delta or a build flushes them first). */
+function flushReviews(): void {
+  clearImmediate(reviewing);
+  reviewing = undefined;
+  // Each round takes up to MAX_BATCH reviews off the queue: it ends within queue length / MAX_BATCH rounds.
+  while (reviews.length > 0) {
+    const batch = reviews.slice(0, MAX_BATCH);
+    reviews = reviews.slice(MAX_BATCH);
+    let outcomes: unknown[] | undefined;
+    let error = '';
+    try {
+      if (!snapshot) throw new Error('no snapshot was posted');
+      outcomes = reviewBatch(
+        batch.map((r) => r.body),
+        snapshot,
+        checker,
+      );
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+    }
+    batch.forEach((r, i) => {
+      send(outcomes ? { id: r.id, ok: true, value: outcomes[i] } : { id: r.id, ok: false, error });
+    });
+  }
 }
 
 parentPort?.on('message', (req: OffloadRequest) => {
+  if (req.op === 'review' && !req.delta) {
+    reviews.push({ id: req.id, body: req.body });
+    reviewing ??= setImmediate(flushReviews);
+    return;
+  }
+  flushReviews();
   let reply: OffloadReply;
   try {
     reply = { id: req.id, ok: true, value: answer(req) };
