@@ -118,7 +118,10 @@ async function bench(n: number): Promise<void> {
     const seq = seqRun.ms;
     const refused = seqRun.refused;
     const cpuPerReview = (cpu.user + cpu.system) / 1000 / (reviews + 1);
+    const cpu1 = process.cpuUsage();
     const parRun = await ask(bodies(reviews + 1, reviews), concurrency, true);
+    const cpuPar = process.cpuUsage(cpu1);
+    const cpuPerParReview = (cpuPar.user + cpuPar.system) / 1000 / (reviews + concurrency);
     const par = parRun.ms;
     const wall = parRun.wallMs;
     // The former judgement, in-process on this thread: the whole cluster with the candidate in it.
@@ -132,7 +135,7 @@ async function bench(n: number): Promise<void> {
     }
     console.log(
       `N=${n}: the cluster to the review worker and indexed ${fmt(prepared)} ms, then the first review ${fmt(first)} ms; sequential p50 ${fmt(median(seq), 1)} / p99 ${fmt(percentile(seq, 99), 1)} ms (${refused} of ${reviews} refused), CPU ${fmt(cpuPerReview, 2)} ms a review (webhook process), ${fmt(seqRun.cpuMs / reviews, 2)} ms (client); ` +
-        `${concurrency} concurrent p50 ${fmt(median(par), 1)} / p99 ${fmt(percentile(par, 99), 1)} ms, ${fmt((reviews * 1000) / wall)} reviews/s (the ${concurrency} reviews opening the connections: p50 ${fmt(median(parRun.warmMs), 1)} / p99 ${fmt(percentile(parRun.warmMs, 99), 1)} ms); ` +
+        `${concurrency} concurrent p50 ${fmt(median(par), 1)} / p99 ${fmt(percentile(par, 99), 1)} ms, ${fmt((reviews * 1000) / wall)} reviews/s, CPU ${fmt(cpuPerParReview, 2)} ms a review (webhook process; the ${concurrency} reviews opening the connections: p50 ${fmt(median(parRun.warmMs), 1)} / p99 ${fmt(percentile(parRun.warmMs, 99), 1)} ms); ` +
         `whole-cluster judgement in-process (before) median ${fmt(median(whole))} ms; RSS ${mib(process.memoryUsage().rss)} MiB; load ${loadBefore} → ${load()}`,
     );
   } finally {
