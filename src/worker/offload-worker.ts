@@ -23,7 +23,9 @@ export interface OffloadData {
 export type OffloadRequest =
   | { readonly id: number; readonly op: 'build'; readonly delta?: SnapshotDelta; readonly trial: boolean }
   | { readonly id: number; readonly op: 'review'; readonly delta?: SnapshotDelta; readonly body: unknown }
-  | { readonly id: number; readonly op: 'prepare'; readonly delta?: SnapshotDelta };
+  | { readonly id: number; readonly op: 'prepare'; readonly delta?: SnapshotDelta }
+  /** Reviews of the snapshot the worker holds, sent together; answered as `{ replies }`, one message per batch. */
+  | { readonly id: 0; readonly op: 'reviews'; readonly items: readonly { readonly id: number; readonly body: unknown }[] };
 
 export type OffloadReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
 
@@ -42,7 +44,7 @@ let collecting: NodeJS.Immediate | undefined;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
 let builds = 0;
 
-function answer(req: OffloadRequest): unknown {
+function answer(req: Exclude<OffloadRequest, { op: 'reviews' }>): unknown {
   if (req.delta) snapshot = receiver.apply(req.delta);
   if (!snapshot) throw new Error('no snapshot was posted');
   if (req.op === 'build') {
@@ -65,11 +67,18 @@ let reviewing: NodeJS.Immediate | undefined;
 /** At most this many reviews in one batch, so that one batch's model stays small. */
 const MAX_BATCH = 64;
 
-function send(reply: OffloadReply): void {
+/** A batch's replies in one message; one by one if that fails to clone, so only a reply that cannot be sent fails. */
+function send(replies: readonly OffloadReply[]): void {
   try {
-    parentPort?.postMessage(reply);
-  } catch (err) {
-    parentPort?.postMessage({ id: reply.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
+    parentPort?.postMessage({ replies });
+  } catch {
+    for (const reply of replies) {
+      try {
+        parentPort?.postMessage(reply);
+      } catch (err) {
+        parentPort?.postMessage({ id: reply.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
+      }
+    }
   }
 }
 
@@ -93,15 +102,13 @@ function flushReviews(): void {
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
     }
-    batch.forEach((r, i) => {
-      send(outcomes ? { id: r.id, ok: true, value: outcomes[i] } : { id: r.id, ok: false, error });
-    });
+    send(batch.map((r, i): OffloadReply => (outcomes ? { id: r.id, ok: true, value: outcomes[i] } : { id: r.id, ok: false, error })));
   }
 }
 
 parentPort?.on('message', (req: OffloadRequest) => {
-  if (req.op === 'review' && !req.delta) {
-    reviews.push({ id: req.id, body: req.body });
+  if (req.op === 'reviews' || (req.op === 'review' && !req.delta)) {
+    reviews.push(...(req.op === 'reviews' ? req.items : [{ id: req.id, body: req.body }]));
     reviewing ??= setImmediate(flushReviews);
     return;
   }
