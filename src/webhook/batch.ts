@@ -8,6 +8,7 @@
 // on the whole cluster go to models of their own. test/webhook/neighbours.test.ts checks each answer against the
 // whole cluster's.
 import type { Ingress, Snapshot } from '../model/input.js';
+import type { Problem } from '../model/types.js';
 import type { Checker } from '../pipeline/build.js';
 import { inNamespaces, neighbourhood, type Neighbourhood } from './neighbours.js';
 import { admitIngress, envelopeOf, malformed, ours, outcomeOf, requestOf, verdictOf, type ReviewOutcome, type Verdict } from './review.js';
@@ -18,6 +19,8 @@ interface Part {
   readonly candidate: Ingress;
   readonly self: string;
   readonly hood: Neighbourhood;
+  /** The references of every Ingress of its neighbourhood, the ones that reach everywhere too. */
+  readonly all: readonly string[];
 }
 
 /** Candidates judged in one model, and the union of what their neighbourhoods touch. */
@@ -33,6 +36,8 @@ interface Group {
 
 const refOf = (i: Ingress): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
 
+const partOf = (at: number, candidate: Ingress, hood: Neighbourhood): Part => ({ at, candidate, self: refOf(candidate), hood, all: hood.ingresses.map(refOf) });
+
 const meets = (a: ReadonlySet<string>, b: Iterable<string>): boolean => {
   for (const x of b) if (a.has(x)) return true;
   return false;
@@ -43,8 +48,7 @@ const meets = (a: ReadonlySet<string>, b: Iterable<string>): boolean => {
  * neighbourhood nor a member in its own, no neighbour in common, and neither filed under a key the other visited.
  */
 function fits(g: Group, p: Part): boolean {
-  const pAll = p.hood.ingresses.map(refOf);
-  return !g.selves.has(p.self) && !g.all.has(p.self) && !meets(g.selves, pAll) && !meets(g.near, p.hood.near) && !meets(g.visited, p.hood.filed) && !meets(g.filed, p.hood.visited);
+  return !g.selves.has(p.self) && !g.all.has(p.self) && !meets(g.selves, p.all) && !meets(g.near, p.hood.near) && !meets(g.visited, p.hood.filed) && !meets(g.filed, p.hood.visited);
 }
 
 function join(g: Group, p: Part): void {
@@ -53,7 +57,7 @@ function join(g: Group, p: Part): void {
   for (const r of p.hood.near) g.near.add(r);
   for (const k of p.hood.visited) g.visited.add(k);
   for (const k of p.hood.filed) g.filed.add(k);
-  for (const i of p.hood.ingresses) g.all.add(refOf(i));
+  for (const r of p.all) g.all.add(r);
 }
 
 /** Parts into groups, first fit in arrival order: at most parts² comparisons, each over the parts' own sets. */
@@ -85,8 +89,16 @@ function groupSnapshot(g: Group, snapshot: Snapshot, check: Checker): Snapshot {
 function judgeGroup(g: Group, snapshot: Snapshot, check: Checker, verdicts: Verdict[]): void {
   if (g.parts.length > 1) {
     try {
-      const problems = check.problems(groupSnapshot(g, snapshot, check));
-      for (const p of g.parts) verdicts[p.at] = verdictOf(p.candidate, problems);
+      // Each member's problems, found once: a batch's model holds every member's.
+      const byRef = new Map<string, Problem[]>();
+      for (const q of check.problems(groupSnapshot(g, snapshot, check))) {
+        if (q.object.kind !== 'Ingress') continue;
+        const ref = `${q.object.namespace}/${q.object.name}`;
+        const list = byRef.get(ref);
+        if (list) list.push(q);
+        else byRef.set(ref, [q]);
+      }
+      for (const p of g.parts) verdicts[p.at] = verdictOf(p.candidate, byRef.get(p.self) ?? []);
       return;
     } catch {
       // One candidate's malformation: each is judged alone below, and only that one is refused.
@@ -99,7 +111,7 @@ function judgeGroup(g: Group, snapshot: Snapshot, check: Checker, verdicts: Verd
 export function groupsOf(candidates: readonly Ingress[], snapshot: Snapshot, check: Checker): number[][] {
   const parts = candidates.flatMap((candidate, at) => {
     const hood = neighbourhood(candidate, snapshot, check.options);
-    return hood ? [{ at, candidate, self: refOf(candidate), hood }] : [];
+    return hood ? [partOf(at, candidate, hood)] : [];
   });
   return grouped(parts).map((g) => g.parts.map((p) => p.at));
 }
@@ -122,7 +134,7 @@ export function reviewBatch(bodies: readonly unknown[], snapshot: Snapshot, chec
         verdicts[at] = malformed(asked.candidate, err);
         return;
       }
-      if (hood) parts.push({ at, candidate: asked.candidate, self: refOf(asked.candidate), hood });
+      if (hood) parts.push(partOf(at, asked.candidate, hood));
       else verdicts[at] = admitIngress(asked.candidate, snapshot, check);
     }
   });
