@@ -91,7 +91,6 @@ function flushReviews(): void {
     const batch = reviews.slice(0, MAX_BATCH);
     reviews = reviews.slice(MAX_BATCH);
     let outcomes: unknown[] | undefined;
-    let error = '';
     try {
       if (!snapshot) throw new Error('no snapshot was posted');
       outcomes = reviewBatch(
@@ -99,10 +98,20 @@ function flushReviews(): void {
         snapshot,
         checker,
       );
-    } catch (err) {
-      error = err instanceof Error ? err.message : String(err);
+    } catch {
+      // A body that throws before judging (never one the API server sends) fails alone: the batch is answered one by one.
     }
-    send(batch.map((r, i): OffloadReply => (outcomes ? { id: r.id, ok: true, value: outcomes[i] } : { id: r.id, ok: false, error })));
+    send(batch.map((r, i): OffloadReply => (outcomes ? { id: r.id, ok: true, value: outcomes[i] } : alone(r))));
+  }
+}
+
+/** One review judged by itself, its error its own reply. */
+function alone(r: { id: number; body: unknown }): OffloadReply {
+  try {
+    if (!snapshot) throw new Error('no snapshot was posted');
+    return { id: r.id, ok: true, value: reviewBatch([r.body], snapshot, checker)[0] };
+  } catch (err) {
+    return { id: r.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }
 }
 
