@@ -2,14 +2,15 @@
 // worker (worker/offload.ts) over a Store holding bench/scale's generated cluster, as `portico` wires them.
 //   node dist/bench/webhook.js [--sizes 10000,100000] [--reviews 200] [--concurrency 50]
 // Per size: the cluster crossing to the review worker and indexed (Offload.prepare, as `portico` does once its sources
-// have listed), the first review, then `reviews` reviews one
-// after another and `reviews` more from `concurrency` clients at once, over keep-alive connections as the API server
-// keeps them; p50/p99 of each review's round trip. Candidates cycle through three shapes: a new host (allowed), a new
-// Ingress on an existing host and path of another namespace (refused: the older one owns it), an update of an existing
-// Ingress (allowed). Beside it, in-process: the former judgement (the whole cluster's model per review), 3 samples
-// (up to 30,000 Ingresses).
+// have listed), the first review, then `reviews` reviews one after another and `reviews` more from `concurrency`
+// clients at once; p50/p99 of each review's round trip. The clients run in a process of their own
+// (bench/webhook-client.ts), as the API server does, over keep-alive connections opened before the measured reviews,
+// as the API server keeps them (the reviews that open them are reported apart: "opening"). Candidates cycle through
+// three shapes: a new host (allowed), a new Ingress on an existing host and path of another namespace (refused: the
+// older one owns it), an update of an existing Ingress (allowed). Beside it, in-process: the former judgement (the
+// whole cluster's model per review), 3 samples (up to 30,000 Ingresses).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:https';
+import { fork } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseFlags } from '../src/config/flags.js';
@@ -20,6 +21,7 @@ import { Store } from '../src/store/store.js';
 import { startWebhook } from '../src/webhook/server.js';
 import { Offload } from '../src/worker/offload.js';
 import { makeCert } from '../test/support/certs.js';
+import type { ClientJob, ClientResult } from './webhook-client.js';
 import { fmt, intArg, median, percentile } from './lib.js';
 import { generate, hostOf, nsOf, storeCluster } from './scale-gen.js';
 
@@ -87,52 +89,41 @@ async function bench(n: number): Promise<void> {
     log,
     reloadIntervalMs: 0,
   });
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: hookCert.cert });
-  const post = (body: string): Promise<{ ms: number; allowed: boolean }> =>
+  const client = fork(new URL('./webhook-client.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = (bodies: readonly string[], concurrency: number, warm: boolean): Promise<ClientResult> =>
     new Promise((resolve, reject) => {
-      const t0 = performance.now();
-      const req = request({ host: '127.0.0.1', port: hook.port, servername: 'localhost', path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (x: Buffer) => chunks.push(x));
-        res.on('end', () => {
-          const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { response?: { allowed?: boolean } };
-          resolve({ ms: performance.now() - t0, allowed: reply.response?.allowed === true });
-        });
+      client.once('message', (m: { ok: true; result: ClientResult } | { ok: false; error: string }) => {
+        if (m.ok) resolve(m.result);
+        else reject(new Error(m.error));
       });
-      req.setTimeout(900_000, () => req.destroy(new Error('review timed out (900 s)')));
-      req.on('error', reject);
-      req.end(body);
+      client.once('exit', (code) => {
+        reject(new Error(`the bench client exited (${code ?? 'signal'})`));
+      });
+      const job: ClientJob = { port: hook.port, ca: hookCert.cert, bodies, concurrency, warm };
+      client.send(job);
     });
+  const bodies = (from: number, count: number): string[] => Array.from({ length: count }, (_, j) => reviewBody(from + j, candidate(from + j, n, c.namespaces, existing)));
   try {
     const loadBefore = load();
     // As `portico` does once its sources have listed (controller/run.ts): the cluster crosses before any review.
     const p0 = performance.now();
     await reviewer.prepare(store.snapshot());
     const prepared = performance.now() - p0;
-    const first = await post(reviewBody(0, candidate(0, n, c.namespaces, existing)));
-    const seq: number[] = [];
-    let refused = 0;
-    // CPU of the whole process (all threads: the server, the review worker and this in-process client), per review:
-    // the figure the machine's load does not move.
+    const first = (await ask(bodies(0, 1), 1, false)).ms[0] ?? Number.NaN;
+    // CPU of this process (the server and the review worker; the clients are another process), per review: the
+    // figure the machine's load does not move.
     const cpu0 = process.cpuUsage();
-    for (let k = 1; k <= reviews; k += 1) {
-      const r = await post(reviewBody(k, candidate(k, n, c.namespaces, existing)));
-      seq.push(r.ms);
-      if (!r.allowed) refused += 1;
-    }
+    const seqRun = await ask(bodies(1, reviews), 1, true);
     const cpu = process.cpuUsage(cpu0);
-    const cpuPerReview = (cpu.user + cpu.system) / 1000 / reviews;
-    const par: number[] = [];
-    let next = reviews + 1;
-    const client = async (): Promise<void> => {
-      while (next <= 2 * reviews) {
-        const k = next++;
-        par.push((await post(reviewBody(k, candidate(k, n, c.namespaces, existing)))).ms);
-      }
-    };
-    const t0 = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, client));
-    const wall = performance.now() - t0;
+    const seq = seqRun.ms;
+    const refused = seqRun.refused;
+    const cpuPerReview = (cpu.user + cpu.system) / 1000 / (reviews + 1);
+    const cpu1 = process.cpuUsage();
+    const parRun = await ask(bodies(reviews + 1, reviews), concurrency, true);
+    const cpuPar = process.cpuUsage(cpu1);
+    const cpuPerParReview = (cpuPar.user + cpuPar.system) / 1000 / (reviews + concurrency);
+    const par = parRun.ms;
+    const wall = parRun.wallMs;
     // The former judgement, in-process on this thread: the whole cluster with the candidate in it.
     const whole: number[] = [];
     // Minutes a sample above 30,000 Ingresses under load: measured at the smaller sizes only.
@@ -143,12 +134,13 @@ async function bench(n: number): Promise<void> {
       whole.push(performance.now() - w0);
     }
     console.log(
-      `N=${n}: the cluster to the review worker and indexed ${fmt(prepared)} ms, then the first review ${fmt(first.ms)} ms; sequential p50 ${fmt(median(seq), 1)} / p99 ${fmt(percentile(seq, 99), 1)} ms (${refused} of ${reviews} refused), CPU ${fmt(cpuPerReview, 2)} ms a review; ` +
-        `${concurrency} concurrent p50 ${fmt(median(par), 1)} / p99 ${fmt(percentile(par, 99), 1)} ms, ${fmt((reviews * 1000) / wall)} reviews/s; ` +
+      `N=${n}: the cluster to the review worker and indexed ${fmt(prepared)} ms, then the first review ${fmt(first)} ms; sequential p50 ${fmt(median(seq), 1)} / p99 ${fmt(percentile(seq, 99), 1)} ms (${refused} of ${reviews} refused), CPU ${fmt(cpuPerReview, 2)} ms a review (webhook process), ${fmt(seqRun.cpuMs / reviews, 2)} ms (client); ` +
+        `${concurrency} concurrent p50 ${fmt(median(par), 1)} / p99 ${fmt(percentile(par, 99), 1)} ms, ${fmt((reviews * 1000) / wall)} reviews/s, CPU ${fmt(cpuPerParReview, 2)} ms a review (webhook process; the ${concurrency} reviews opening the connections: p50 ${fmt(median(parRun.warmMs), 1)} / p99 ${fmt(percentile(parRun.warmMs, 99), 1)} ms); ` +
         `whole-cluster judgement in-process (before) median ${fmt(median(whole))} ms; RSS ${mib(process.memoryUsage().rss)} MiB; load ${loadBefore} → ${load()}`,
     );
   } finally {
-    agent.destroy();
+    client.disconnect();
+    if (client.exitCode === null) client.kill();
     await hook.close();
     await reviewer.close();
     await rm(dir, { recursive: true, force: true });

@@ -121,17 +121,28 @@ function hostIndex(ingresses: readonly Ingress[]): HostIndex {
 }
 
 /**
- * The Ingresses to judge `candidate` with: every Ingress reachable from it through shared names, plus those that
- * reach everywhere, the candidate's own earlier version left out. Undefined: judge against the whole snapshot.
+ * A candidate's neighbourhood: `ingresses`, those reachable from it through shared names plus those that reach
+ * everywhere (its own earlier version left out); `near`, the references of the reachable ones; `visited`, every index
+ * key the walk looked up; `filed`, the keys the candidate itself is found under. Another candidate is outside it when
+ * neither is filed under a key the other visited and their `near` sets are apart (webhook/batch.ts).
  */
-export function neighbourIngresses(candidate: Ingress, snapshot: Snapshot, opts: ModelOptions): Ingress[] | undefined {
+export interface Neighbourhood {
+  readonly ingresses: readonly Ingress[];
+  readonly near: ReadonlySet<string>;
+  readonly visited: ReadonlySet<string>;
+  readonly filed: readonly string[];
+}
+
+/** The neighbourhood to judge `candidate` in; undefined: judge against the whole snapshot. */
+export function neighbourhood(candidate: Ingress, snapshot: Snapshot, opts: ModelOptions): Neighbourhood | undefined {
   if (reachesEverywhere(candidate)) return undefined;
   if (opts.gateway !== undefined && (snapshot.gateways?.length ?? 0) > 0) return undefined;
   const index = hostIndex(snapshot.ingresses);
   const self = refOf(candidate);
+  const own = entryOf(candidate);
   const seenKeys = new Set<string>();
   const members = new Map<string, Ingress>();
-  const queue = [...entryOf(candidate).links];
+  const queue = [...own.links];
   // Each key and each Ingress is visited once: the walk ends within the snapshot's size.
   for (let k = queue.pop(); k !== undefined; k = queue.pop()) {
     if (seenKeys.has(k)) continue;
@@ -143,9 +154,16 @@ export function neighbourIngresses(candidate: Ingress, snapshot: Snapshot, opts:
       queue.push(...e.links);
     }
   }
+  const near = new Set(members.keys());
   for (const ing of index.everywhere) if (refOf(ing) !== self) members.set(refOf(ing), ing);
   // Their order does not matter: the model orders Ingresses by age, then namespace and name (model/builder.ts).
-  return [...members.values()];
+  return { ingresses: [...members.values()], near, visited: seenKeys, filed: own.filed };
+}
+
+/** The Ingresses to judge `candidate` with (its neighbourhood's); undefined: judge against the whole snapshot. */
+export function neighbourIngresses(candidate: Ingress, snapshot: Snapshot, opts: ModelOptions): Ingress[] | undefined {
+  const n = neighbourhood(candidate, snapshot, opts);
+  return n ? [...n.ingresses] : undefined;
 }
 
 const groups = new WeakMap<readonly object[], ReadonlyMap<string, readonly object[]>>();

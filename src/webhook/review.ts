@@ -6,6 +6,7 @@
 import type { Ingress, Snapshot } from '../model/input.js';
 import { classSelector } from '../model/classes.js';
 import { describeProblem } from '../model/problems.js';
+import type { Problem } from '../model/types.js';
 import type { Checker } from '../pipeline/build.js';
 import { inNamespaces, neighbourIngresses } from './neighbours.js';
 
@@ -49,16 +50,31 @@ function listed(lines: readonly string[]): string[] {
  * and the Warning Event give; 'degraded' problems (e.g. a Service that does not exist yet) only warn.
  */
 export function admitIngress(candidate: Ingress, snapshot: Snapshot, check: Checker): Verdict {
-  if (!classSelector(snapshot.ingressClasses, check.options)(candidate)) return { allowed: true, why: 'not-ours', warnings: [] };
-  const ns = candidate.metadata?.namespace ?? 'default';
-  const name = candidate.metadata?.name ?? '';
+  if (!ours(candidate, snapshot, check)) return { allowed: true, why: 'not-ours', warnings: [] };
   let problems;
   try {
     problems = check.problems(judgedSnapshot(candidate, snapshot, check));
   } catch (err) {
-    // Only a body the API server would never send (its schema validation runs first) gets here.
-    return { allowed: false, message: `Ingress ${ns}/${name} is malformed: ${err instanceof Error ? err.message : String(err)}`, warnings: [] };
+    return malformed(candidate, err);
   }
+  return verdictOf(candidate, problems);
+}
+
+/** Whether the candidate is of this controller's class (another class's Ingress is allowed untouched). */
+export function ours(candidate: Ingress, snapshot: Snapshot, check: Checker): boolean {
+  return classSelector(snapshot.ingressClasses, check.options)(candidate);
+}
+
+/** The answer when the model threw on the candidate: only a body the API server would never send (its schema validation runs first) gets here. */
+export function malformed(candidate: Ingress, err: unknown): Verdict {
+  const ref = `${candidate.metadata?.namespace ?? 'default'}/${candidate.metadata?.name ?? ''}`;
+  return { allowed: false, message: `Ingress ${ref} is malformed: ${err instanceof Error ? err.message : String(err)}`, warnings: [] };
+}
+
+/** The verdict on our candidate from the problems of a model it was judged in: its own problems only. */
+export function verdictOf(candidate: Ingress, problems: readonly Problem[]): Verdict {
+  const ns = candidate.metadata?.namespace ?? 'default';
+  const name = candidate.metadata?.name ?? '';
   const mine = problems.filter((p) => p.object.kind === 'Ingress' && p.object.namespace === ns && p.object.name === name);
   const dropped = mine.filter((p) => p.severity === 'dropped').map(describeProblem);
   const warnings = listed(mine.filter((p) => p.severity === 'degraded').map(describeProblem));
@@ -93,20 +109,21 @@ function candidateOf(request: Record<string, unknown>): Ingress | undefined {
   return { ...object, metadata: { ...meta, namespace, name } } as Ingress;
 }
 
-function decide(request: Record<string, unknown>, snapshot: Snapshot, check: Checker): Verdict {
+/** What a request asks: an answer without judging (not an Ingress, not a CREATE or UPDATE, no object), or a candidate to judge. */
+export function requestOf(request: Record<string, unknown>): { readonly verdict: Verdict } | { readonly candidate: Ingress } {
   const kind = request['kind'];
   if (!isRecord(kind) || kind['group'] !== 'networking.k8s.io' || kind['kind'] !== 'Ingress') {
-    return { allowed: true, why: 'not-ingress', warnings: [] };
+    return { verdict: { allowed: true, why: 'not-ingress', warnings: [] } };
   }
   const operation = request['operation'];
-  if (operation !== 'CREATE' && operation !== 'UPDATE') return { allowed: true, why: 'operation', warnings: [] };
+  if (operation !== 'CREATE' && operation !== 'UPDATE') return { verdict: { allowed: true, why: 'operation', warnings: [] } };
   const candidate = candidateOf(request);
-  if (!candidate) return { allowed: false, message: 'the review request carries no Ingress object', warnings: [] };
-  return admitIngress(candidate, snapshot, check);
+  if (!candidate) return { verdict: { allowed: false, message: 'the review request carries no Ingress object', warnings: [] } };
+  return { candidate };
 }
 
-/** Answers one AdmissionReview v1 body (already JSON-parsed). */
-export function reviewAdmission(body: unknown, snapshot: Snapshot, check: Checker): ReviewOutcome {
+/** The request of an AdmissionReview v1 body with its uid, or why the body is not one. */
+export function envelopeOf(body: unknown): { readonly ok: true; readonly uid: string; readonly request: Record<string, unknown> } | { readonly ok: false; readonly error: string } {
   if (!isRecord(body) || body['apiVersion'] !== ADMISSION_API_VERSION || body['kind'] !== 'AdmissionReview') {
     return { ok: false, error: `expected an AdmissionReview of ${ADMISSION_API_VERSION}` };
   }
@@ -114,10 +131,22 @@ export function reviewAdmission(body: unknown, snapshot: Snapshot, check: Checke
   if (!isRecord(request) || typeof request['uid'] !== 'string' || request['uid'] === '') {
     return { ok: false, error: 'the AdmissionReview has no request.uid' };
   }
-  const verdict = decide(request, snapshot, check);
+  return { ok: true, uid: request['uid'], request };
+}
+
+/** The AdmissionReview reply carrying `verdict` for the request `uid`. */
+export function outcomeOf(uid: string, verdict: Verdict): ReviewOutcome {
   const warnings = verdict.warnings.length > 0 ? { warnings: verdict.warnings } : {};
   const response: AdmissionResponse = verdict.allowed
-    ? { uid: request['uid'], allowed: true, ...warnings }
-    : { uid: request['uid'], allowed: false, status: { code: 400, reason: 'BadRequest', message: verdict.message }, ...warnings };
+    ? { uid, allowed: true, ...warnings }
+    : { uid, allowed: false, status: { code: 400, reason: 'BadRequest', message: verdict.message }, ...warnings };
   return { ok: true, verdict, reply: { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response } };
+}
+
+/** Answers one AdmissionReview v1 body (already JSON-parsed). */
+export function reviewAdmission(body: unknown, snapshot: Snapshot, check: Checker): ReviewOutcome {
+  const env = envelopeOf(body);
+  if (!env.ok) return env;
+  const asked = requestOf(env.request);
+  return outcomeOf(env.uid, 'verdict' in asked ? asked.verdict : admitIngress(asked.candidate, snapshot, check));
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import { createLogger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { RenderOptions } from '../render/nginx-conf.js';
-import { reviewAdmission } from '../webhook/review.js';
+import { reviewBatch } from '../webhook/batch.js';
 import { prepareReviews } from '../webhook/neighbours.js';
 import { AnnotationStage } from '../pipeline/annotations.js';
 import { admissionChecker, buildAndRender } from '../pipeline/build.js';
@@ -23,7 +23,9 @@ export interface OffloadData {
 export type OffloadRequest =
   | { readonly id: number; readonly op: 'build'; readonly delta?: SnapshotDelta; readonly trial: boolean }
   | { readonly id: number; readonly op: 'review'; readonly delta?: SnapshotDelta; readonly body: unknown }
-  | { readonly id: number; readonly op: 'prepare'; readonly delta?: SnapshotDelta };
+  | { readonly id: number; readonly op: 'prepare'; readonly delta?: SnapshotDelta }
+  /** Reviews of the snapshot the worker holds, sent together; answered as `{ replies }`, one message per batch. */
+  | { readonly id: 0; readonly op: 'reviews'; readonly items: readonly { readonly id: number; readonly body: unknown }[] };
 
 export type OffloadReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
 
@@ -42,7 +44,7 @@ let collecting: NodeJS.Immediate | undefined;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
 let builds = 0;
 
-function answer(req: OffloadRequest): unknown {
+function answer(req: Exclude<OffloadRequest, { op: 'reviews' }>): unknown {
   if (req.delta) snapshot = receiver.apply(req.delta);
   if (!snapshot) throw new Error('no snapshot was posted');
   if (req.op === 'build') {
@@ -53,10 +55,73 @@ function answer(req: OffloadRequest): unknown {
     prepareReviews(snapshot);
     return null;
   }
-  return reviewAdmission(req.body, snapshot, checker);
+  return reviewBatch([req.body], snapshot, checker)[0];
+}
+
+/**
+ * Reviews that arrived while the worker was busy, judged together once the messages waiting now have been read
+ * (webhook/batch.ts): under many concurrent reviews a model's fixed cost is paid once per batch, not per review.
+ */
+let reviews: { id: number; body: unknown }[] = [];
+let reviewing: NodeJS.Immediate | undefined;
+/** At most this many reviews in one batch, so that one batch's model stays small. */
+const MAX_BATCH = 64;
+
+/** A batch's replies in one message; one by one if that fails to clone, so only a reply that cannot be sent fails. */
+function send(replies: readonly OffloadReply[]): void {
+  try {
+    parentPort?.postMessage({ replies });
+  } catch {
+    for (const reply of replies) {
+      try {
+        parentPort?.postMessage(reply);
+      } catch (err) {
+        parentPort?.postMessage({ id: reply.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
+      }
+    }
+  }
+}
+
+/** Judges the waiting reviews against the snapshot they were posted with (a delta or a build flushes them first). */
+function flushReviews(): void {
+  clearImmediate(reviewing);
+  reviewing = undefined;
+  // Each round takes up to MAX_BATCH reviews off the queue: it ends within queue length / MAX_BATCH rounds.
+  while (reviews.length > 0) {
+    const batch = reviews.slice(0, MAX_BATCH);
+    reviews = reviews.slice(MAX_BATCH);
+    let outcomes: unknown[] | undefined;
+    try {
+      if (!snapshot) throw new Error('no snapshot was posted');
+      outcomes = reviewBatch(
+        batch.map((r) => r.body),
+        snapshot,
+        checker,
+      );
+    } catch {
+      // A body that throws before judging (never one the API server sends) fails alone: the batch is answered one by one.
+    }
+    send(batch.map((r, i): OffloadReply => (outcomes ? { id: r.id, ok: true, value: outcomes[i] } : alone(r))));
+  }
+}
+
+/** One review judged by itself, its error its own reply. */
+function alone(r: { id: number; body: unknown }): OffloadReply {
+  try {
+    if (!snapshot) throw new Error('no snapshot was posted');
+    return { id: r.id, ok: true, value: reviewBatch([r.body], snapshot, checker)[0] };
+  } catch (err) {
+    return { id: r.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 parentPort?.on('message', (req: OffloadRequest) => {
+  if (req.op === 'reviews' || (req.op === 'review' && !req.delta)) {
+    reviews.push(...(req.op === 'reviews' ? req.items : [{ id: req.id, body: req.body }]));
+    reviewing ??= setImmediate(flushReviews);
+    return;
+  }
+  flushReviews();
   let reply: OffloadReply;
   try {
     reply = { id: req.id, ok: true, value: answer(req) };

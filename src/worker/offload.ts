@@ -34,6 +34,9 @@ export class Offload {
   /** What this side holds of the models the worker sent back (model-wire.ts). */
   private models = new ModelReceiver();
   private closed = false;
+  /** Reviews waiting to cross together (Offload.review), and the turn that sends them. */
+  private queued: { id: number; body: unknown }[] = [];
+  private crossing: NodeJS.Immediate | undefined;
   private collecting: NodeJS.Timeout | undefined;
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
   starts = 0;
@@ -55,20 +58,8 @@ export class Offload {
     this.sender.forget();
     this.models = new ModelReceiver();
     worker.unref();
-    worker.on('message', (r: OffloadReply) => {
-      const p = this.pending.get(r.id);
-      this.pending.delete(r.id);
-      if (!r.ok) {
-        p?.reject(new BuildError(r.error));
-        return;
-      }
-      try {
-        p?.resolve(p.open ? p.open(r.value) : r.value);
-      } catch (err) {
-        p?.reject(err instanceof Error ? err : new Error(String(err)));
-        // This side no longer holds what the worker counts it as holding: a new worker starts both from nothing.
-        void worker.terminate();
-      }
+    worker.on('message', (m: OffloadReply | { readonly replies: readonly OffloadReply[] }) => {
+      for (const r of 'replies' in m ? m.replies : [m]) this.settle(worker, r);
     });
     let why = '';
     worker.on('error', (err: Error) => {
@@ -84,8 +75,26 @@ export class Offload {
     return worker;
   }
 
+  /** One reply from `worker`: its request's promise settles. */
+  private settle(worker: Worker, r: OffloadReply): void {
+    const p = this.pending.get(r.id);
+    this.pending.delete(r.id);
+    if (!r.ok) {
+      p?.reject(new BuildError(r.error));
+      return;
+    }
+    try {
+      p?.resolve(p.open ? p.open(r.value) : r.value);
+    } catch (err) {
+      p?.reject(err instanceof Error ? err : new Error(String(err)));
+      // This side no longer holds what the worker counts it as holding: a new worker starts both from nothing.
+      void worker.terminate();
+    }
+  }
+
   private ask(snapshot: Snapshot, req: Request, open?: (v: unknown) => unknown): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the build worker is closed'));
+    this.sendQueued(); // reviews queued for the snapshot the worker holds go before a request that may change it
     const worker = this.worker ?? this.spawn();
     const id = this.next++;
     // The snapshot crosses only when it changed since the last request (the store freezes it), and then only the
@@ -124,9 +133,31 @@ export class Offload {
     this.collecting.unref();
   }
 
-  /** The webhook's answer to one AdmissionReview body, judged against `snapshot`. */
+  /**
+   * The webhook's answer to one AdmissionReview body, judged against `snapshot`. Reviews of the snapshot the worker
+   * already holds wait for the end of this turn of the event loop and cross together, in one message each way: under
+   * many concurrent reviews a message per review cost the main thread more than the review itself.
+   */
   async review(body: unknown, snapshot: Snapshot): Promise<ReviewOutcome> {
-    return (await this.ask(snapshot, { op: 'review', body })) as ReviewOutcome;
+    if (this.closed || !this.worker || snapshot !== this.posted) return (await this.ask(snapshot, { op: 'review', body })) as ReviewOutcome;
+    const id = this.next++;
+    const answered = new Promise<unknown>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+    });
+    this.queued.push({ id, body });
+    this.crossing ??= setImmediate(() => {
+      this.sendQueued();
+    });
+    return (await answered) as ReviewOutcome;
+  }
+
+  /** Posts the queued reviews (those still pending: a worker that died has rejected its own) in one message. */
+  private sendQueued(): void {
+    clearImmediate(this.crossing);
+    this.crossing = undefined;
+    const items = this.queued.filter((q) => this.pending.has(q.id));
+    this.queued = [];
+    if (items.length > 0) this.worker?.postMessage({ id: 0, op: 'reviews', items } satisfies OffloadRequest);
   }
 
   /**
@@ -140,6 +171,7 @@ export class Offload {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.collecting);
+    clearImmediate(this.crossing);
     await this.worker?.terminate();
   }
 }
