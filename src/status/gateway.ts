@@ -132,7 +132,6 @@ function gatewayStatus(
     };
   });
   const valid = judged.filter((j) => j.refusal === undefined).length;
-  const claim = claimedAddresses(g, addresses, how.claims);
   const accepted: Outcome = parameters
     ? [false, 'InvalidParameters', `${parameters.field}: ${parameters.reason.replace(/^InvalidParameters: /, '')}`]
     : unsupported
@@ -140,6 +139,8 @@ function gatewayStatus(
       : valid === judged.length
         ? [true, 'Accepted', 'every listener is valid']
         : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
+  // a Gateway refused whole is served nowhere: bound to no address (status/gateway-addresses.ts, docs/adr/0037)
+  const claim = unsupported || parameters ? { addresses: [] } : claimedAddresses(g, addresses, how.claims);
   const prog: Outcome = !accepted[0]
     ? [false, 'Invalid', 'the Gateway is not accepted']
     : claim.problem

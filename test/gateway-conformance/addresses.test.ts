@@ -88,7 +88,8 @@ describe('GATEWAY-HTTP conformance: Gateway addresses', () => {
     const unusable = { type: 'IPAddress', value: UNUSABLE };
     const usable = { type: 'IPAddress', value: USABLE };
     await c.apply([gateway('gateway-static-addresses', [invalid, unusable, usable])]);
-    await gatewayMust('Accepted False UnsupportedAddress', 'gateway-static-addresses', (g) => has(g, 'Accepted', 'False', 'UnsupportedAddress'));
+    const refused = await gatewayMust('Accepted False UnsupportedAddress', 'gateway-static-addresses', (g) => has(g, 'Accepted', 'False', 'UnsupportedAddress'));
+    assert.deepEqual(refused.addresses, [], 'a Gateway that is not accepted is bound to no address');
 
     await c.apply([gateway('gateway-static-addresses', [unusable, usable])]);
     await gatewayMust(
