@@ -28,7 +28,7 @@ const SUPPORTED = new Set(['IPAddress', 'Hostname']);
 const keyOf = (type: string, value: string): string => `${type}:${value.toLowerCase()}`;
 
 /** IPs become IPAddress entries, anything else Hostname entries (as Ingress status addresses become Gateway ones). */
-export function typedAddresses(values: readonly string[]): GatewayAddress[] {
+function typedAddresses(values: readonly string[]): GatewayAddress[] {
   return values.map((value): GatewayAddress => (isIp(value) ? { type: 'IPAddress', value } : { type: 'Hostname', value: value.toLowerCase() }));
 }
 
