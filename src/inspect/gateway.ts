@@ -9,6 +9,7 @@ import { table } from './tables.js';
 import { refKey } from '../model/keys.js';
 import type { L4Flags } from '../model/gateway/l4.js';
 import type { ListenerPortPolicy } from '../model/gateway/listener-ports.js';
+import type { ListenerSetStatus } from '../status/listenerset.js';
 
 export interface GatewayDoc {
   readonly controllerName: string;
@@ -24,6 +25,8 @@ export interface GatewayDoc {
   /** TCPRoutes and UDPRoutes (docs/adr/0023); absent in documents of older versions. */
   readonly tcpRoutes?: readonly RouteDoc[];
   readonly udpRoutes?: readonly RouteDoc[];
+  /** ListenerSets naming Portico's Gateways (status/listenerset.ts); absent in documents of older versions. */
+  readonly listenerSets?: readonly ({ readonly namespace: string; readonly name: string } & ListenerSetStatus)[];
 }
 
 /** One route of the document: its parents of Portico's Gateways, each with its conditions. */
@@ -97,6 +100,8 @@ export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: Ad
     tlsRoutes: routes(desired.tlsRoutes),
     tcpRoutes: routes(desired.tcpRoutes ?? new Map()),
     udpRoutes: routes(desired.udpRoutes ?? new Map()),
+    // absent when no ListenerSet names a Gateway of Portico's, so documents without them keep their shape
+    ...(desired.listenerSets?.size ? { listenerSets: [...desired.listenerSets].map(([key, s]) => ({ ...split(key), ...s })).sort(byKey) } : {}),
   };
 }
 

@@ -48,6 +48,7 @@ const API_VERSIONS: Readonly<Record<string, string>> = {
   TLSRoute: 'gateway.networking.k8s.io/v1',
   TCPRoute: 'gateway.networking.k8s.io/v1',
   UDPRoute: 'gateway.networking.k8s.io/v1',
+  ListenerSet: 'gateway.networking.k8s.io/v1',
 };
 
 /** client-node's serializer reads a body's fields by name, so the API's JSON shape goes out exactly as the class. */

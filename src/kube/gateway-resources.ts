@@ -24,7 +24,7 @@ function resource(kind: Kind, version: string, plural: string, namespaced: boole
 }
 
 /**
- * GatewayClass, Gateway, HTTPRoute, GRPCRoute, BackendTLSPolicy, TLSRoute, TCPRoute and UDPRoute at v1; ReferenceGrant at v1 (served from Gateway API v1.5), else at v1beta1
+ * GatewayClass, Gateway, HTTPRoute, GRPCRoute, BackendTLSPolicy, TLSRoute, TCPRoute, UDPRoute and ListenerSet at v1; ReferenceGrant at v1 (served from Gateway API v1.5), else at v1beta1
  * (every release, and the CRDs deploy/gateway-api/ ships). Optional: a cluster without the CRDs answers 404 and
  * Portico serves Ingresses alone.
  */
@@ -37,5 +37,6 @@ export const GATEWAY_RESOURCES: readonly Resource[] = Object.freeze([
   resource('TLSRoute', 'v1', 'tlsroutes', true),
   resource('TCPRoute', 'v1', 'tcproutes', true),
   resource('UDPRoute', 'v1', 'udproutes', true),
+  resource('ListenerSet', 'v1', 'listenersets', true),
   { ...resource('ReferenceGrant', 'v1', 'referencegrants', true), fallback: resource('ReferenceGrant', 'v1beta1', 'referencegrants', true) },
 ]);

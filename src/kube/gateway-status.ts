@@ -17,6 +17,7 @@ import type { StatusAddress } from '../status/address.js';
 import type { BundleReading } from '../status/gateway-version.js';
 import type { PolicyAncestorStatus } from '../status/backend-tls.js';
 import type { ListenerPortPolicy } from '../model/gateway/listener-ports.js';
+import { listenerSetPass } from './listenerset-status.js';
 
 export interface GatewayStatusOptions {
   readonly kc: KubeConfig;
@@ -50,6 +51,7 @@ type Status = {
   readonly ancestors?: readonly PolicyAncestorStatus[];
   readonly addresses?: readonly GatewayAddress[];
   readonly listeners?: readonly ListenerStatus[];
+  readonly attachedListenerSets?: number;
 };
 
 /** A condition as compared: lastTransitionTime left out. */
@@ -76,6 +78,7 @@ function gatewayShape(s: Status | GatewayStatus, withAddresses: boolean): string
     (s.conditions ?? []).map(bare),
     (s.listeners ?? []).map((l) => [l.name, l.supportedKinds, l.attachedRoutes, l.conditions.map(bare)]),
     withAddresses ? (s.addresses ?? []).map((a) => [a.type, a.value]) : null,
+    s.attachedListenerSets ?? 0,
   ]);
 }
 
@@ -208,9 +211,12 @@ export class GatewayStatusWriter {
         ...(want.addresses !== undefined ? { addresses: want.addresses } : {}),
         conditions: mergedConditions(want.conditions, cur.conditions, now),
         listeners: want.listeners.map((l) => ({ ...l, conditions: stamped(l.conditions, oldListeners.get(l.name), now) })),
+        // ListenerSets (status/listenerset.ts): 0 written only where there was a count to replace
+        ...(want.attachedListenerSets !== undefined || cur.attachedListenerSets !== undefined ? { attachedListenerSets: want.attachedListenerSets ?? 0 } : {}),
       };
       await this.write(key, { plural: 'gateways', namespace, name, rv: g.metadata?.resourceVersion }, status);
     }
+    await listenerSetPass(snapshot, desired, now, { current: (key, rv, s) => this.current(key, rv, s as Status | undefined), write: (key, t, s) => this.write(key, t, s), stamped });
   }
 
   private async routePass(snapshot: Snapshot, desired: DesiredGatewayStatus, now: string): Promise<void> {

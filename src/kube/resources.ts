@@ -166,6 +166,7 @@ export const DUTY_VERBS: Readonly<Record<string, readonly string[]>> = {
   'gateway.networking.k8s.io/tlsroutes/status': ['patch'],
   'gateway.networking.k8s.io/tcproutes/status': ['patch'],
   'gateway.networking.k8s.io/udproutes/status': ['patch'],
+  'gateway.networking.k8s.io/listenersets/status': ['patch'],
   'apiextensions.k8s.io/customresourcedefinitions': ['get'],
   '/services': ['get'],
   '/nodes': ['get'],

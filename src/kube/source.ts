@@ -29,7 +29,7 @@ export interface KubeSourceOptions extends ConnectOptions {
  * and a namespace whose labels start or stop matching brings its objects in or takes them out.
  */
 /** Gateway API kinds whose CRDs older releases lack: missing alone, they are an info line, not a Warning. */
-const LATE_KINDS: ReadonlySet<string> = new Set(['BackendTLSPolicy', 'TLSRoute', 'TCPRoute', 'UDPRoute']);
+const LATE_KINDS: ReadonlySet<string> = new Set(['BackendTLSPolicy', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ListenerSet']);
 
 export class KubeSource {
   private readonly feeds = new Map<Resource, Feed>();

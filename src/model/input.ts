@@ -6,7 +6,7 @@ import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
 import type { ModelMemo } from './memo.js';
 import type { StreamOptions } from './stream.js';
-import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ReferenceGrant, TLSRoute } from './gateway/api.js';
+import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ListenerSet, ReferenceGrant, TLSRoute } from './gateway/api.js';
 import type { BackendTLSPolicy } from './gateway/backend-tls.js';
 import type { GatewayOptions } from './gateway/translate.js';
 import type { L4Route } from './gateway/l4-api.js';
@@ -57,6 +57,8 @@ export interface Snapshot {
   readonly tlsRoutes?: readonly TLSRoute[];
   readonly tcpRoutes?: readonly L4Route[];
   readonly udpRoutes?: readonly L4Route[];
+  /** ListenerSets: listeners of a parent Gateway that allows them (model/gateway/listenerset.ts). */
+  readonly listenerSets?: readonly ListenerSet[];
   readonly referenceGrants?: readonly ReferenceGrant[];
   readonly backendTLSPolicies?: readonly BackendTLSPolicy[];
   /** Namespaces (their labels: allowedRoutes Selector); absent: none known. */
@@ -108,6 +110,7 @@ export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   tlsRoutes: [],
   tcpRoutes: [],
   udpRoutes: [],
+  listenerSets: [],
   referenceGrants: [],
   backendTLSPolicies: [],
   namespaces: [],

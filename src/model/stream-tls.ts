@@ -22,16 +22,23 @@ export function withTlsRoutes(
     if (ing) problem(h.route, 'spec.hostnames', `${h.host} on port 443 is taken by the ssl-passthrough of Ingress ${ing.namespace}/${ing.name}`);
     return !ing;
   });
-  const taken = new Set([...(o?.reservedPorts ?? []), ...(stream?.services ?? []).filter((s) => s.protocol === 'tcp').map((s) => s.port)]);
+  // a Gateway TCP listener's server there (another local port mapping, docs/adr/0030) would be a second stream listen on it
+  const tcp = [...(stream?.services ?? []), ...(stream?.gateway ?? [])].filter((s) => s.protocol === 'tcp').map((s) => s.port);
+  const taken = new Set([...(o?.reservedPorts ?? []), ...tcp]);
   const ports = tls.ports.filter((p) => {
     if (!taken.has(p.port)) return true;
     const each = (h: TlsRouteHost): void => {
-      problem(h.route, 'spec.parentRefs', `port ${p.listenerPort} is served on local port ${p.port}, which Portico or a TCP service already uses; its connections are not served`);
+      problem(
+        h.route,
+        'spec.parentRefs',
+        `port ${p.listenerPort} is served on local port ${p.port}, which Portico, a TCP service or a Gateway TCP listener already uses; its connections are not served`,
+      );
     };
     p.hosts.forEach(each);
     return false;
   });
   if (front.length === 0 && ports.length === 0) return stream;
   const passthrough = stream?.passthrough ?? (front.length > 0 ? [] : undefined);
-  return { services: stream?.services ?? [], passthrough, tlsRoutes: { front, ports } };
+  // the Gateway TCP/UDP servers (model/gateway/l4-routes.ts) stay beside the TLSRoutes
+  return { ...stream, services: stream?.services ?? [], passthrough, tlsRoutes: { front, ports } };
 }

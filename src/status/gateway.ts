@@ -19,6 +19,8 @@ import { l4KindOf } from '../model/gateway/l4-api.js';
 import { l4AttachedCount, l4Context, type L4Context, type L4Flags } from '../model/gateway/l4.js';
 import { l4RouteStatuses } from './gateway-l4.js';
 import { portJudge, type ListenerPortPolicy, type PortJudge } from '../model/gateway/listener-ports.js';
+import { listenerSetStatuses, type ListenerSetStatus } from './listenerset.js';
+import { withSetListeners } from '../model/gateway/listenerset.js';
 import { localPort, trafficPort } from '../model/gateway/ports.js';
 import { claimedAddresses, staticClaims, type GatewayAddress, type StaticClaims } from './gateway-addresses.js';
 
@@ -49,6 +51,8 @@ export interface GatewayStatus {
   readonly addresses?: readonly GatewayAddress[];
   readonly conditions: readonly Condition[];
   readonly listeners: readonly ListenerStatus[];
+  /** The ListenerSets whose listeners the Gateway takes (status/listenerset.ts); absent when none names it. */
+  readonly attachedListenerSets?: number;
 }
 
 export interface DesiredGatewayStatus {
@@ -67,6 +71,8 @@ export interface DesiredGatewayStatus {
   /** Every TCPRoute and UDPRoute, the same way (status/gateway-l4.ts). */
   readonly tcpRoutes?: ReadonlyMap<string, readonly RouteParentStatus[]>;
   readonly udpRoutes?: ReadonlyMap<string, readonly RouteParentStatus[]>;
+  /** Every ListenerSet naming one of Portico's Gateways, keyed `namespace/name` (status/listenerset.ts). */
+  readonly listenerSets?: ReadonlyMap<string, ListenerSetStatus>;
 }
 
 const cond = (type: string, ok: boolean, reason: string, message: string, observedGeneration: number | undefined): Condition => ({
@@ -201,9 +207,11 @@ function resolvedRefs(route: HTTPRoute | GRPCRoute | TLSRoute, kind: RouteKind, 
   return [true, 'ResolvedRefs', 'every backendRef resolved'];
 }
 
-/** Is this parentRef a Gateway of one of Portico's GatewayClasses? */
-function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>): boolean {
-  return (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? 'Gateway') === 'Gateway' && gateways.has(`${p.namespace ?? routeNs}/${p.name}`);
+/** Is this parentRef a Gateway of one of Portico's GatewayClasses, or a ListenerSet of one (`sets`: `namespace/name`)? */
+function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>, sets: ReadonlySet<string> = new Set()): boolean {
+  if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP) return false;
+  const key = `${p.namespace ?? routeNs}/${p.name}`;
+  return (p.kind ?? 'Gateway') === 'Gateway' ? gateways.has(key) : p.kind === 'ListenerSet' && sets.has(key);
 }
 
 /**
@@ -241,13 +249,22 @@ export function desiredGatewayStatus(
   }
   const mine = ourGateways(snapshot, controllerName);
   const gateways = new Set(mine.map((g) => nsKey(g)));
-  const judge = portJudge(mine, ports);
+  const judge = portJudge(
+    mine.map((g) => withSetListeners(g, snapshot)),
+    ports,
+  );
   const claims = staticClaims(
     mine.filter((g) => !unsupportedAddress(g) && !gatewayParameters(g)),
     staticAddresses,
   );
   const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, { l4, ports: judge, claims })] as const));
-  const { served } = servedListeners(snapshot, controllerName, l4, ports);
+  const { served, sets } = servedListeners(snapshot, controllerName, l4, ports);
+  const setKeys = new Set(sets.map((s) => refKey(s.set.namespace, s.set.name)));
+  const { listenerSets, attachedListenerSets } = listenerSetStatuses(sets, snapshot);
+  for (const [key, n] of attachedListenerSets) {
+    const g = gatewayStatuses.get(key);
+    if (g) gatewayStatuses.set(key, { ...g, attachedListenerSets: n });
+  }
   const all: AttachedRoute[] = [
     ...(snapshot.httpRoutes ?? []).map((route) => ({ route, kind: 'HTTPRoute' as const, attached: attach(route, served) })),
     ...(snapshot.grpcRoutes ?? []).map((route) => ({ route, kind: 'GRPCRoute' as const, attached: attach(route, served, 'GRPCRoute') })),
@@ -258,7 +275,7 @@ export function desiredGatewayStatus(
     const generation = route.metadata?.generation;
     const refs = resolvedRefs(route, kind, snapshot);
     return (route.spec?.parentRefs ?? [])
-      .filter((p) => ours(p, ref.namespace, gateways))
+      .filter((p) => ours(p, ref.namespace, gateways, setKeys))
       .map((p): RouteParentStatus => {
         const a = accepted(route, kind, p, served, conflicts.get(routeKey(ref)));
         // `partial` names HTTPRoutes (a match refused on a shared host); a GRPCRoute's such Problems are Warnings only.
@@ -278,5 +295,6 @@ export function desiredGatewayStatus(
     tlsRoutes,
     backendTlsPolicies: backendTlsPolicyStatus(snapshot, controllerName, served),
     ...l4RouteStatuses(snapshot, controllerName, l4Flags),
+    listenerSets,
   };
 }

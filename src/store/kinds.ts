@@ -19,6 +19,8 @@ export const KINDS = {
   // TCPRoute and UDPRoute: served by nginx's stream module (model/gateway/l4.ts, docs/adr/0023).
   TCPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   UDPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
+  // ListenerSet: listeners added to a Gateway that allows them (model/gateway/listenerset.ts).
+  ListenerSet: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   ReferenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   BackendTLSPolicy: { apiVersion: 'gateway.networking.k8s.io/v1', namespaced: true },
   // Namespaces, for their labels only: Gateway listeners' allowedRoutes.namespaces.from Selector (model/gateway/attach.ts).

@@ -18,6 +18,7 @@ const FIELDS = {
   tlsRoutes: 'TLSRoute',
   tcpRoutes: 'TCPRoute',
   udpRoutes: 'UDPRoute',
+  listenerSets: 'ListenerSet',
   referenceGrants: 'ReferenceGrant',
   backendTLSPolicies: 'BackendTLSPolicy',
   namespaces: 'Namespace',

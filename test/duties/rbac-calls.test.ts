@@ -46,6 +46,13 @@ describe('RBAC against the calls Portico makes', () => {
         metadata: { name: kind.toLowerCase(), namespace: 'default' },
         spec: { parentRefs: [{ name: 'web' }], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] },
       })),
+      // A ListenerSet naming the Gateway, which admits none (allowedListeners unset): NotAllowed, written through listenersets/status.
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'ListenerSet',
+        metadata: { name: 'extra', namespace: 'default' },
+        spec: { parentRef: { name: 'web' }, listeners: [{ name: 'extra', port: 80, protocol: 'HTTP', hostname: 'extra.test' }] },
+      },
     ])
       put(c.api, o);
     put(c.api, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }] } });
@@ -67,6 +74,7 @@ describe('RBAC against the calls Portico makes', () => {
         c.api.writes('TLSRoute').length > 0 &&
         c.api.writes('TCPRoute').length > 0 &&
         c.api.writes('UDPRoute').length > 0 &&
+        c.api.writes('ListenerSet').length > 0 &&
         c.api.writes('BackendTLSPolicy').length > 0 &&
         c.api.writes('GatewayClass').length > 0,
       10_000,

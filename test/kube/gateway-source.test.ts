@@ -77,6 +77,7 @@ describe('Gateway API source', () => {
       '/apis/gateway.networking.k8s.io/v1/gateways',
       '/apis/gateway.networking.k8s.io/v1/grpcroutes',
       '/apis/gateway.networking.k8s.io/v1/httproutes',
+      '/apis/gateway.networking.k8s.io/v1/listenersets',
       '/apis/gateway.networking.k8s.io/v1/referencegrants',
       '/apis/gateway.networking.k8s.io/v1/tcproutes',
       '/apis/gateway.networking.k8s.io/v1/tlsroutes',
@@ -117,7 +118,7 @@ describe('Gateway API source', () => {
   test('a cluster with none of the Gateway API CRDs: one info line names the kinds and the fix, no Warning', async () => {
     const c = await startCluster(['one']);
     clusters.push(c);
-    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ReferenceGrant', 'BackendTLSPolicy'];
+    const kinds = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ListenerSet', 'ReferenceGrant', 'BackendTLSPolicy'];
     // ReferenceGrant is asked for twice: at v1, then at v1beta1.
     for (const kind of kinds)
       c.api.failRequests({ verb: 'list', kind }, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', times: kind === 'ReferenceGrant' ? 2 : 1 });

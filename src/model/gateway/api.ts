@@ -57,6 +57,8 @@ export interface Gateway extends Meta {
     readonly listeners?: readonly Listener[];
     readonly addresses?: readonly { readonly type?: string; readonly value?: string }[];
     readonly infrastructure?: { readonly parametersRef?: { readonly group?: string; readonly kind?: string; readonly name?: string } };
+    /** Which namespaces' ListenerSets may add listeners (model/gateway/listenerset.ts); unset: none. */
+    readonly allowedListeners?: { readonly namespaces?: { readonly from?: 'All' | 'Same' | 'Selector' | 'None'; readonly selector?: LabelSelector } };
   };
   readonly status?: unknown;
 }
@@ -190,5 +192,11 @@ export interface TLSRouteRule {
 
 export interface TLSRoute extends Meta {
   readonly spec?: { readonly parentRefs?: readonly ParentReference[]; readonly hostnames?: readonly string[]; readonly rules?: readonly TLSRouteRule[] };
+  readonly status?: unknown;
+}
+
+/** ListenerSet (v1 from Gateway API v1.6): listeners added to a parent Gateway whose allowedListeners admit its namespace. */
+export interface ListenerSet extends Meta {
+  readonly spec?: { readonly parentRef?: { readonly group?: string; readonly kind?: string; readonly name: string; readonly namespace?: string }; readonly listeners?: readonly Listener[] };
   readonly status?: unknown;
 }

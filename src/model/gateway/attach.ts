@@ -9,10 +9,13 @@ import { judgeListeners, unsupportedAddress } from './listeners.js';
 import { classParameters, gatewayParameters } from './parameters.js';
 import { l4Context, type L4Context } from './l4.js';
 import { portJudge, type ListenerPortPolicy } from './listener-ports.js';
+import { judgeListenerSets, parentNotAccepted, withSetListeners, type JudgedListenerSet, type ListenerSetRef } from './listenerset.js';
 
 /** A listener Portico serves: HTTP or HTTPS on its local port (model/gateway/listener-ports.ts; 80 on --http-port, 443 on --https-port). */
 export interface ServedListener {
   readonly gateway: ObjectRef;
+  /** The ListenerSet that added the listener (model/gateway/listenerset.ts); absent: the Gateway's own. Routes name it, not the Gateway. */
+  readonly set?: ListenerSetRef;
   readonly listener: Listener;
   /** `spec.listeners[i]` of the Gateway, for Problems. */
   readonly field: string;
@@ -46,11 +49,16 @@ export function servedListeners(
   controllerName: string,
   l4?: L4Context,
   ports?: ListenerPortPolicy,
-): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[] } {
+): { served: ServedListener[]; refused: { gateway: ObjectRef; field: string; reason: string }[]; sets: JudgedListenerSet[] } {
   const served: ServedListener[] = [];
+  const sets: JudgedListenerSet[] = [];
   const refused: { gateway: ObjectRef; field: string; reason: string }[] = [];
   const gateways = ourGateways(snapshot, controllerName);
-  const judge = portJudge(gateways, ports);
+  // admitted ListenerSets' listeners claim local ports as their Gateway's (model/gateway/listenerset.ts)
+  const judge = portJudge(
+    gateways.map((g) => withSetListeners(g, snapshot)),
+    ports,
+  );
   for (const g of gateways) {
     const address = unsupportedAddress(g);
     if (address) {
@@ -59,20 +67,29 @@ export function servedListeners(
         field: `spec.addresses[${address.index}].type`,
         reason: `UnsupportedAddress: type ${address.type} is not supported (IPAddress, Hostname); the Gateway is not served`,
       });
+      sets.push(...parentNotAccepted(snapshot, refOf('Gateway', g), `spec.addresses[${address.index}].type ${address.type} is not supported`));
       continue;
     }
     const parameters = gatewayParameters(g);
     if (parameters) {
       refused.push({ gateway: refOf('Gateway', g), ...parameters });
+      sets.push(...parentNotAccepted(snapshot, refOf('Gateway', g), parameters.field));
       continue;
     }
-    for (const j of judgeListeners(g, refOf('Gateway', g), snapshot, { l4: l4 ?? l4Context(snapshot, controllerName), ports: judge })) {
-      for (const [field, reason] of j.warnings) refused.push({ gateway: j.gateway, field, reason });
-      if (j.refusal !== undefined) refused.push({ gateway: j.gateway, field: j.refusalField ?? j.field, reason: j.refusal });
+    const how = { l4: l4 ?? l4Context(snapshot, controllerName), ports: judge };
+    const own = judgeListeners(g, refOf('Gateway', g), snapshot, how);
+    // ListenerSets' listeners join their Gateway's after its own (model/gateway/listenerset.ts); their Problems are the ListenerSet's
+    const added = judgeListenerSets(g, refOf('Gateway', g), snapshot, how);
+    for (const s of added) if (!s.accepted[0] && s.listeners.length === 0) refused.push({ gateway: s.set, field: 'spec.parentRef', reason: `${s.accepted[1]}: ${s.accepted[2]}` });
+    sets.push(...added);
+    for (const j of [...own, ...added.flatMap((s) => s.listeners)]) {
+      const about = j.set ? { kind: j.set.kind, namespace: j.set.namespace, name: j.set.name } : j.gateway;
+      for (const [field, reason] of j.warnings) refused.push({ gateway: about, field, reason });
+      if (j.refusal !== undefined) refused.push({ gateway: about, field: j.refusalField ?? j.field, reason: j.refusal });
       else served.push(j);
     }
   }
-  return { served, refused };
+  return { served, refused, sets };
 }
 
 /** `*.example.com` matches `a.example.com` and `a.b.example.com`, never `example.com` (Gateway API wildcards take one or more labels). */
@@ -104,8 +121,10 @@ export function intersectHosts(listener: string | undefined, route: readonly str
 
 /** Does this parentRef name this listener of this Gateway (kind, namespace, name, sectionName, port)? */
 export function refersTo(p: ParentReference, routeNs: string, s: ServedListener): boolean {
-  if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') return false;
-  if ((p.namespace ?? routeNs) !== s.gateway.namespace || p.name !== s.gateway.name) return false;
+  // a ListenerSet's listeners are named through the ListenerSet only, never through their Gateway
+  const parent = s.set ?? s.gateway;
+  if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== (s.set ? 'ListenerSet' : 'Gateway')) return false;
+  if ((p.namespace ?? routeNs) !== parent.namespace || p.name !== parent.name) return false;
   if (p.sectionName !== undefined && p.sectionName !== s.listener.name) return false;
   return p.port === undefined || p.port === s.listener.port;
 }
@@ -114,7 +133,7 @@ export function refersTo(p: ParentReference, routeNs: string, s: ServedListener)
 export function allows(s: ServedListener, routeNs: string, kind: RouteKind = 'HTTPRoute'): boolean {
   if (kind === 'HTTPRoute' ? s.routeKinds === false : (kind === 'GRPCRoute' ? s.grpcKinds : s.tlsKinds) !== true) return false;
   const from = s.listener.allowedRoutes?.namespaces?.from ?? 'Same';
-  return from === 'All' || (from === 'Same' && routeNs === s.gateway.namespace) || (from === 'Selector' && s.selected?.has(routeNs) === true);
+  return from === 'All' || (from === 'Same' && routeNs === (s.set ?? s.gateway).namespace) || (from === 'Selector' && s.selected?.has(routeNs) === true);
 }
 
 /** Where a route attached: the listener and the hosts the route serves through it. */

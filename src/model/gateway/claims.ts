@@ -38,7 +38,11 @@ export function gatewayClaims(snapshot: Snapshot, controllerName: string, g: Gat
   const out: HostClaim[] = [];
   for (const s of g.served) {
     const host = s.listener.hostname?.toLowerCase();
-    if (host) out.push({ ref: s.gateway, created: created.get(refKey(s.gateway.namespace, s.gateway.name)), hosts: [host] });
+    // a ListenerSet's listener claims its hostname in the ListenerSet's namespace, at the ListenerSet's age
+    const by = s.set
+      ? { ref: { kind: s.set.kind, namespace: s.set.namespace, name: s.set.name }, created: s.set.created }
+      : { ref: s.gateway, created: created.get(refKey(s.gateway.namespace, s.gateway.name)) };
+    if (host) out.push({ ...by, hosts: [host] });
   }
   for (const { route, kind, attached } of [...g.routes, ...g.tlsRoutes]) {
     if ('reason' in attached) continue;

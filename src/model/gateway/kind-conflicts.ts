@@ -12,9 +12,10 @@ export interface AttachedRoute {
   readonly attached: ReturnType<typeof attach>;
 }
 
-/** `namespace/gateway/listener`: one listener of one Gateway. */
+/** `namespace/gateway/listener`: one listener of one Gateway (a ListenerSet's: `namespace/gateway/set-namespace/set/listener`). */
 export function listenerKey(s: ServedListener): string {
-  return `${s.gateway.namespace}/${s.gateway.name}/${s.listener.name}`;
+  const set = s.set ? `${s.set.namespace}/${s.set.name}/` : '';
+  return `${s.gateway.namespace}/${s.gateway.name}/${set}${s.listener.name}`;
 }
 
 /** `Kind:namespace/name`: routes of both kinds may share a name. */

@@ -12,6 +12,7 @@ import { l4ByAge, l4Context, l4Parents, l4RoutesOf, listenerId, type L4Context, 
 import { localPort, type PortOptions } from './ports.js';
 import { ourGateways, refOf } from './attach.js';
 import { judgeListeners, unsupportedAddress, type JudgedListener } from './listeners.js';
+import { judgeListenerSets } from './listenerset.js';
 import type { StreamModel, StreamOptions } from '../stream.js';
 import type { L4Flags } from './l4.js';
 
@@ -153,12 +154,12 @@ function gatewayStreamServers(snapshot: Snapshot, listeners: readonly L4Listener
       const ref: ObjectRef = { kind, namespace: route.metadata?.namespace ?? 'default', name: route.metadata?.name ?? '' };
       const parents = l4Parents(route, kind, listeners, ours);
       for (const p of parents) if (!p.accepted[0]) sink.problem(ref, `spec.parentRefs[${p.index}]`, `${p.accepted[1]}: ${p.accepted[2]}`);
-      const via = [...new Map(parents.flatMap((p) => p.via).map((j) => [listenerId(j.gateway, j.listener.name), j])).values()];
+      const via = [...new Map(parents.flatMap((p) => p.via).map((j) => [listenerId(j.gateway, j.listener.name, j.set), j])).values()];
       if (via.length === 0) continue;
       const backends = backendsOf(route, kind, snapshot, sink);
       if (backends.length === 0) sink.problem(ref, 'spec.rules', 'no backend to connect to: connections are closed', 'degraded');
       for (const j of via) {
-        const id = listenerId(j.gateway, j.listener.name);
+        const id = listenerId(j.gateway, j.listener.name, j.set);
         const older = holder.get(id);
         if (older !== undefined) {
           sink.problem(ref, 'spec.parentRefs', `listener ${id} is served by the older ${kind} ${older}; this route gets no connections there`, 'degraded');
@@ -169,7 +170,7 @@ function gatewayStreamServers(snapshot: Snapshot, listeners: readonly L4Listener
         out.push({
           protocol: kind === 'TCPRoute' ? 'tcp' : 'udp',
           port,
-          listener: { gateway: refKey(j.gateway.namespace, j.gateway.name), name: j.listener.name, port: j.listener.port },
+          listener: { gateway: refKey(j.gateway.namespace, j.gateway.name), name: j.set ? `${refKey(j.set.namespace, j.set.name)}/${j.listener.name}` : j.listener.name, port: j.listener.port },
           route: nsKey(route),
           kind,
           backends,
@@ -180,10 +181,17 @@ function gatewayStreamServers(snapshot: Snapshot, listeners: readonly L4Listener
   return out.sort((a, b) => a.protocol.localeCompare(b.protocol) || a.port - b.port);
 }
 
-/** Every listener of Portico's Gateways, judged with the TCP/UDP port context (served or not: l4Parents reads both). */
+/**
+ * Every listener of Portico's Gateways and of the ListenerSets they admit, judged with the TCP/UDP port context (served
+ * or not: l4Parents reads both); `ours`: those Gateways and the ListenerSets naming them (l4.ts parentKey).
+ */
 export function judgedListeners(snapshot: Snapshot, controllerName: string, ctx: L4Context): { listeners: JudgedListener[]; ours: Set<string> } {
   const gateways = ourGateways(snapshot, controllerName).filter((g) => unsupportedAddress(g) === undefined);
-  return { listeners: gateways.flatMap((g) => judgeListeners(g, refOf('Gateway', g), snapshot, { l4: ctx })), ours: new Set(ourGateways(snapshot, controllerName).map((g) => nsKey(g))) };
+  const sets = gateways.flatMap((g) => judgeListenerSets(g, refOf('Gateway', g), snapshot, { l4: ctx }));
+  return {
+    listeners: [...gateways.flatMap((g) => judgeListeners(g, refOf('Gateway', g), snapshot, { l4: ctx })), ...sets.flatMap((s) => s.listeners)],
+    ours: new Set([...ourGateways(snapshot, controllerName).map((g) => nsKey(g)), ...sets.map((s) => `ListenerSet ${refKey(s.set.namespace, s.set.name)}`)]),
+  };
 }
 
 /** The flags' part of the TCP/UDP port context, from the model options. */

@@ -10,6 +10,7 @@ import { GATEWAY_GROUP } from './api.js';
 import { l4KindOf, L4_PROTOCOL, type L4Kind, type L4Route } from './l4-api.js';
 import { DEFAULT_PORTS, localPort, unlisted, type PortOptions } from './ports.js';
 import { socketClaims, type SocketClaims } from './socket-clash.js';
+import { portListeners } from './listenerset.js';
 
 type Outcome = readonly [ok: boolean, reason: string, message: string];
 
@@ -37,6 +38,8 @@ export interface L4Context {
 /** The part of a judged listener attachment reads (model/gateway/listeners.ts JudgedListener). */
 export interface L4Listener {
   readonly gateway: ObjectRef;
+  /** The ListenerSet that added the listener (model/gateway/listenerset.ts): routes name it, not the Gateway. */
+  readonly set?: ObjectRef;
   readonly listener: Listener;
   readonly field: string;
   readonly selected?: ReadonlySet<string>;
@@ -44,7 +47,9 @@ export interface L4Listener {
   readonly refusal?: string;
 }
 
-export const listenerId = (gateway: ObjectRef, name: string): string => `${gateway.namespace}/${gateway.name}/${name}`;
+/** `namespace/gateway/listener`, or `namespace/gateway/setNamespace/set/listener` for a ListenerSet's (names are unique per ListenerSet only). */
+export const listenerId = (gateway: ObjectRef, name: string, set?: ObjectRef): string =>
+  set ? `${gateway.namespace}/${gateway.name}/${set.namespace}/${set.name}/${name}` : `${gateway.namespace}/${gateway.name}/${name}`;
 
 function configMapPorts(snapshot: Snapshot, ref: L4Flags['tcp']): number[] {
   if (!ref) return [];
@@ -70,29 +75,31 @@ export function l4Context(snapshot: Snapshot, controllerName: string, flags: L4F
     .map((g) => ({ g, ref: { kind: 'Gateway', namespace: g.metadata?.namespace ?? 'default', name: g.metadata?.name ?? '' }, created: g.metadata?.creationTimestamp }))
     .sort(byClaimAge);
   const holders = new Map<string, string>();
-  for (const { g, ref } of gateways) {
+  // a Gateway's ListenerSets' listeners take ports after its own, at its age (model/gateway/listenerset.ts portListeners)
+  const withSets = gateways.map(({ g, ref }) => ({ ref, listeners: portListeners(g, snapshot) }));
+  for (const { ref, listeners } of withSets) {
     const gw = `${ref.namespace}/${ref.name}`;
-    for (const l of g.spec?.listeners ?? []) {
+    for (const { listener: l, set } of listeners) {
       const kind = l4KindOf(l.protocol);
       if (!kind) continue;
       const protocol = L4_PROTOCOL[kind];
       const local = localPort(base.ports, l.protocol, l.port, gw);
       const key = `${protocol}:${local}`;
-      if (unlisted(base.ports, l.protocol, l.port, gw) === undefined && blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name));
+      if (unlisted(base.ports, l.protocol, l.port, gw) === undefined && blocked(base, protocol, local) === undefined && !holders.has(key)) holders.set(key, listenerId(ref, l.name, set));
     }
   }
   return {
     ...base,
     holders,
     sockets: socketClaims(
-      gateways.map(({ g, ref }) => ({ ref, listeners: g.spec?.listeners ?? [] })),
+      withSets.map(({ ref, listeners }) => ({ ref, listeners: listeners.map((p) => p.listener) })),
       base.ports,
     ),
   };
 }
 
 /** Accepted of a TCP or UDP listener: its local port free of Portico's own, the stream ConfigMaps' and older Gateways'. */
-export function l4Acceptance(l: Listener, gateway: ObjectRef, ctx: L4Context): Outcome {
+export function l4Acceptance(l: Listener, gateway: ObjectRef, ctx: L4Context, set?: ObjectRef): Outcome {
   const protocol = l.protocol === 'UDP' ? 'UDP' : 'TCP';
   const gw = `${gateway.namespace}/${gateway.name}`;
   const local = localPort(ctx.ports, l.protocol, l.port, gw);
@@ -102,7 +109,7 @@ export function l4Acceptance(l: Listener, gateway: ObjectRef, ctx: L4Context): O
   const holder = ctx.holders.get(`${protocol}:${local}`);
   const at = local === l.port ? `port ${l.port}` : `port ${l.port} (local port ${local}, --gateway-port-map)`;
   if (why !== undefined) return [false, 'PortUnavailable', `${at} is not served: ${why}`];
-  if (holder !== undefined && holder !== listenerId(gateway, l.name)) {
+  if (holder !== undefined && holder !== listenerId(gateway, l.name, set)) {
     return [false, 'PortUnavailable', `${at} is not served: listener ${holder} of an older Gateway serves ${protocol} on it`];
   }
   return [true, 'Accepted', `served by nginx's stream module on local ${protocol} ${at}`];
@@ -111,13 +118,15 @@ export function l4Acceptance(l: Listener, gateway: ObjectRef, ctx: L4Context): O
 /** Does the listener's allowedRoutes.namespaces admit a route from `ns`? */
 function namespaceAllows(j: L4Listener, ns: string): boolean {
   const from = j.listener.allowedRoutes?.namespaces?.from ?? 'Same';
-  return from === 'All' || (from === 'Same' && ns === j.gateway.namespace) || (from === 'Selector' && j.selected?.has(ns) === true);
+  // Same: the namespace of the ListenerSet that added the listener, else of its Gateway
+  return from === 'All' || (from === 'Same' && ns === (j.set ?? j.gateway).namespace) || (from === 'Selector' && j.selected?.has(ns) === true);
 }
 
-/** Does this parentRef name this listener (group, kind, namespace, name, sectionName, port)? */
+/** Does this parentRef name this listener (group, kind, namespace, name, sectionName, port)? A ListenerSet's only through the ListenerSet. */
 function names(p: ParentReference, ns: string, j: L4Listener): boolean {
-  if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') return false;
-  if ((p.namespace ?? ns) !== j.gateway.namespace || p.name !== j.gateway.name) return false;
+  const parent = j.set ?? j.gateway;
+  if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== (j.set ? 'ListenerSet' : 'Gateway')) return false;
+  if ((p.namespace ?? ns) !== parent.namespace || p.name !== parent.name) return false;
   return (p.sectionName === undefined || p.sectionName === j.listener.name) && (p.port === undefined || p.port === j.listener.port);
 }
 
@@ -134,15 +143,24 @@ export interface L4Parent {
   readonly via: readonly L4Listener[];
 }
 
+/** The key of a parentRef in `ours`: `namespace/name` for a Gateway, `ListenerSet namespace/name` for a ListenerSet, else undefined. */
+function parentKey(p: ParentReference, ns: string): string | undefined {
+  if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP) return undefined;
+  const kind = p.kind ?? 'Gateway';
+  const key = refKey(p.namespace ?? ns, p.name);
+  return kind === 'Gateway' ? key : kind === 'ListenerSet' ? `ListenerSet ${key}` : undefined;
+}
+
 /**
- * Each parentRef naming a Gateway of Portico's (`ours`: `namespace/name`), judged against every listener of those
+ * Each parentRef naming a Gateway of Portico's or a ListenerSet of one (`ours`: parentKey()), judged against every listener of those
  * Gateways, served or not: a listener of another protocol is NotAllowedByListeners even when it is not served.
  */
 export function l4Parents(route: L4Route, kind: L4Kind, listeners: readonly L4Listener[], ours: ReadonlySet<string>): L4Parent[] {
   const ns = route.metadata?.namespace ?? 'default';
   const out: L4Parent[] = [];
   (route.spec?.parentRefs ?? []).forEach((p, index) => {
-    if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway' || !ours.has(refKey(p.namespace ?? ns, p.name))) return;
+    const key = parentKey(p, ns);
+    if (key === undefined || !ours.has(key)) return;
     const named = listeners.filter((j) => names(p, ns, j));
     const allowed = named.filter((j) => l4Allows(j, kind, ns));
     const served = allowed.filter((j) => j.refusal === undefined);

@@ -13,6 +13,7 @@ import { l4Acceptance, type L4Context } from './l4.js';
 import { portClaimed, portJudge, portUnavailable, type PortJudge } from './listener-ports.js';
 import { socketClash } from './socket-clash.js';
 import { GRPC_ON_HTTP, h2cListener } from './h2c.js';
+import type { ListenerSetRef } from './listenerset.js';
 
 /** A condition outcome: status, the specification's reason, a message for people. */
 export type Outcome = readonly [ok: boolean, reason: string, message: string];
@@ -20,6 +21,8 @@ export type Outcome = readonly [ok: boolean, reason: string, message: string];
 /** One listener with what status and attachment need. `selected`: the namespaces allowedRoutes Selector admits. */
 export interface JudgedListener {
   readonly gateway: ObjectRef;
+  /** The ListenerSet that added the listener to its Gateway (model/gateway/listenerset.ts); absent: the Gateway's own. */
+  readonly set?: ListenerSetRef;
   readonly listener: Listener;
   /** `spec.listeners[i]` of the Gateway, for Problems. */
   readonly field: string;
@@ -63,7 +66,7 @@ function kindsOf(protocol: string, h2c: boolean): readonly RouteGroupKind[] {
 }
 
 /** Does a Kubernetes label selector (matchLabels and matchExpressions, ANDed) select these labels? Throws on an unknown operator. */
-function selects(sel: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
+export function selects(sel: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of sel.matchExpressions ?? []) {
     const has = Object.hasOwn(labels, e.key);
@@ -130,7 +133,7 @@ function conflicts(listeners: readonly Listener[]): Outcome[] {
 }
 
 /** ResolvedRefs of the certificateRefs of an HTTPS listener or a TLS one in Terminate mode: Secrets of type kubernetes.io/tls, granted when in another namespace. */
-function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[], grants: readonly ReferenceGrant[]): Outcome {
+function certificates(l: Listener, owner: ObjectRef, secrets: readonly Secret[], grants: readonly ReferenceGrant[]): Outcome {
   if (!terminates(l)) return [true, 'ResolvedRefs', 'every reference resolved'];
   const refs = l.tls?.certificateRefs ?? [];
   if (refs.length === 0) return [false, 'InvalidCertificateRef', `${l.protocol === 'TLS' ? 'a TLS' : 'an HTTPS'} listener needs tls.certificateRefs`];
@@ -139,9 +142,9 @@ function certificates(l: Listener, gateway: ObjectRef, secrets: readonly Secret[
     const group = ref.group ?? '';
     if ((group !== '' && group !== 'core') || (ref.kind ?? 'Secret') !== 'Secret')
       return [false, 'InvalidCertificateRef', `${where}: ${group !== '' ? `${group}/` : ''}${ref.kind ?? 'Secret'} is not a Secret`];
-    const ns = ref.namespace ?? gateway.namespace;
-    if (ns !== gateway.namespace && !granted(grants, { namespace: gateway.namespace, kind: 'Gateway' }, ns, 'Secret', ref.name)) {
-      return [false, 'RefNotPermitted', `${where}: no ReferenceGrant in namespace ${ns} lets Gateways of ${gateway.namespace} refer to Secret ${ref.name}`];
+    const ns = ref.namespace ?? owner.namespace;
+    if (ns !== owner.namespace && !granted(grants, { namespace: owner.namespace, kind: owner.kind }, ns, 'Secret', ref.name)) {
+      return [false, 'RefNotPermitted', `${where}: no ReferenceGrant in namespace ${ns} lets ${owner.kind}s of ${owner.namespace} refer to Secret ${ref.name}`];
     }
     const secret = byName(secrets, ns, ref.name);
     if (!secret) return [false, 'InvalidCertificateRef', `${where}: Secret ${ns}/${ref.name} not found`];
@@ -203,16 +206,19 @@ export function judgeListeners(
   g: Gateway,
   gateway: ObjectRef,
   snap: { readonly namespaces?: readonly Namespace[]; readonly secrets: readonly Secret[]; readonly referenceGrants?: readonly ReferenceGrant[]; readonly configMaps?: readonly ConfigMap[] },
-  how: { readonly l4?: L4Context; readonly ports?: PortJudge } = {},
+  how: { readonly l4?: L4Context; readonly ports?: PortJudge; readonly set?: ListenerSetRef } = {},
 ): JudgedListener[] {
   const ports = how.ports ?? portJudge([g]);
   const listeners = g.spec?.listeners ?? [];
   const conflicted = conflicts(listeners);
+  // a ListenerSet's listeners (model/gateway/listenerset.ts) read Secrets of its namespace and carry it
+  const owner = how.set ?? gateway;
+  const setPart = how.set ? { set: how.set } : {};
   return listeners.map((l, i): JudgedListener => {
     const field = `spec.listeners[${i}]`;
     const warnings: [string, string][] = [];
     const { supported, invalid, only } = routeKinds(l, field, warnings, h2cListener(ports.policy.ports, l.protocol, l.port, `${gateway.namespace}/${gateway.name}`));
-    let accepted = l4KindOf(l.protocol) && how.l4 ? l4Acceptance(l, gateway, how.l4) : acceptance(l, gateway, ports, snap);
+    let accepted = l4KindOf(l.protocol) && how.l4 ? l4Acceptance(l, gateway, how.l4, how.set) : acceptance(l, gateway, ports, snap);
     // an HTTP(S) and a TCP or TLS listener on one local port: the one whose nginx section came second is not served
     const clash = accepted[0] && how.l4?.sockets ? socketClash(l, gateway, how.l4.sockets, how.l4.ports) : undefined;
     if (clash !== undefined) accepted = [false, 'PortUnavailable', clash];
@@ -222,7 +228,7 @@ export function judgeListeners(
       if (typeof s === 'string') accepted = [false, 'UnsupportedValue', s];
       else selected = s;
     }
-    const certs = certificates(l, gateway, snap.secrets, snap.referenceGrants ?? []);
+    const certs = certificates(l, owner, snap.secrets, snap.referenceGrants ?? []);
     const resolvedRefs: Outcome = invalid.length > 0 ? [false, 'InvalidRouteKinds', `allowedRoutes.kinds: ${invalid.map((k) => k.kind).join(', ')} not supported (${only})`] : certs;
     const c = conflicted[i] as Outcome;
     // A listener without certificateRefs has nothing to serve; other certificate failures are served with the default certificate.
@@ -235,6 +241,7 @@ export function judgeListeners(
           : undefined;
     return {
       gateway,
+      ...setPart,
       listener: l,
       field,
       ...(selected ? { selected } : {}),

@@ -34,9 +34,10 @@ export function secretOf(s: ServedListener, grants: readonly ReferenceGrant[]): 
   if ((group !== '' && group !== 'core') || (ref.kind ?? 'Secret') !== 'Secret') {
     return { refused: `InvalidCertificateRef: ${group}/${ref.kind ?? ''} is not a Secret` };
   }
-  const namespace = ref.namespace ?? s.gateway.namespace;
-  if (namespace !== s.gateway.namespace && !granted(grants, { namespace: s.gateway.namespace, kind: 'Gateway' }, namespace, 'Secret', ref.name)) {
-    return { refused: `RefNotPermitted: no ReferenceGrant in namespace ${namespace} lets Gateways of ${s.gateway.namespace} refer to Secret ${ref.name}` };
+  const owner = s.set ?? s.gateway; // a ListenerSet's listener reads Secrets of the ListenerSet's namespace
+  const namespace = ref.namespace ?? owner.namespace;
+  if (namespace !== owner.namespace && !granted(grants, { namespace: owner.namespace, kind: owner.kind }, namespace, 'Secret', ref.name)) {
+    return { refused: `RefNotPermitted: no ReferenceGrant in namespace ${namespace} lets ${owner.kind}s of ${owner.namespace} refer to Secret ${ref.name}` };
   }
   return { secret: { kind: 'Secret', namespace, name: ref.name } };
 }

@@ -60,6 +60,7 @@ export const KINDS: readonly KindInfo[] = Object.freeze([
   k('BackendTLSPolicy', 'gateway.networking.k8s.io/v1', 'backendtlspolicies', { status: true, generation: true }),
   k('TLSRoute', 'gateway.networking.k8s.io/v1', 'tlsroutes', { status: true, generation: true }),
   k('TCPRoute', 'gateway.networking.k8s.io/v1', 'tcproutes', { status: true, generation: true }),
+  k('ListenerSet', 'gateway.networking.k8s.io/v1', 'listenersets', { status: true, generation: true }),
   k('UDPRoute', 'gateway.networking.k8s.io/v1', 'udproutes', { status: true, generation: true }),
   k('ReferenceGrant', 'gateway.networking.k8s.io/v1beta1', 'referencegrants', { generation: true }),
   // Served at v1 too from Gateway API v1.5. The double stores each version apart (an API server converts between
