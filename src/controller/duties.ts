@@ -99,6 +99,7 @@ export async function startDuties(kc: KubeConnection, config: Config, ctl: Contr
         controllerName: config.gatewayControllerName,
         experimental: config.gatewayApiExperimentalFeatures,
         addresses: (snap) => writer.inputs.addresses(snap),
+        staticAddresses: config.gatewayStaticAddresses,
         l4: l4FlagsOf(modelOptions(config)),
         ports: listenerPortPolicy(config),
       })

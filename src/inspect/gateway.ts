@@ -41,6 +41,8 @@ export interface AddressFlags {
   readonly publishStatusAddress: readonly string[];
   /** --publish-service. */
   readonly publishService: { readonly namespace: string; readonly name: string } | undefined;
+  /** --gateway-static-addresses (absent: none). */
+  readonly gatewayStaticAddresses?: readonly string[];
 }
 
 /** The addresses as the leader computes them, from what this process holds: the flag, or the --publish-service Service in the store. */
@@ -71,7 +73,11 @@ const byKey = <T extends { namespace: string; name: string }>(a: T, b: T): numbe
 /** The document /debug/gateway answers: classes, Gateways and routes sorted by name, each with the status Portico gives it. */
 export function gatewayDoc(snapshot: Snapshot, controllerName: string, flags: AddressFlags, l4?: L4Flags, ports?: ListenerPortPolicy): GatewayDoc {
   const [addresses, addressSource] = addressesOf(snapshot, flags);
-  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses), undefined, { ...(l4 ? { l4Flags: l4 } : {}), ...(ports ? { ports } : {}) });
+  const desired = desiredGatewayStatus(snapshot, controllerName, gatewayAddresses(addresses), undefined, {
+    ...(l4 ? { l4Flags: l4 } : {}),
+    ...(ports ? { ports } : {}),
+    staticAddresses: flags.gatewayStaticAddresses ?? [],
+  });
   const split = (key: string): { namespace: string; name: string } => {
     const i = key.indexOf('/');
     return { namespace: key.slice(0, i), name: key.slice(i + 1) };

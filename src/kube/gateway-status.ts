@@ -31,6 +31,8 @@ export interface GatewayStatusOptions {
   readonly now?: () => Date;
   /** The Gateways' addresses, as Ingress status computes them (kube/status-inputs.ts); undefined: unknown, left as they are. */
   readonly addresses?: (snapshot: Snapshot) => readonly StatusAddress[] | undefined;
+  /** --gateway-static-addresses: what spec.addresses may claim besides those (status/gateway-addresses.ts). */
+  readonly staticAddresses?: readonly string[];
   /** Where TCP and UDP listener ports are served and which ports they may not take (model/gateway/l4.ts). */
   readonly l4?: L4Flags;
   /** Where listeners are served and which local ports they may not take (model/gateway/listener-ports.ts); unset: the defaults. */
@@ -179,6 +181,7 @@ export class GatewayStatusWriter {
       partial: this.partial,
       ...(this.opts.ports ? { ports: this.opts.ports } : {}),
       ...(this.opts.l4 ? { l4Flags: this.opts.l4 } : {}),
+      staticAddresses: this.opts.staticAddresses ?? [],
     });
     for (const c of snapshot.gatewayClasses ?? []) {
       const name = c.metadata?.name ?? '';

@@ -23,6 +23,7 @@ import { portJudge, type ListenerPortPolicy, type PortJudge } from '../model/gat
 import { listenerSetStatuses, type ListenerSetStatus } from './listenerset.js';
 import { withSetListeners } from '../model/gateway/listenerset.js';
 import { localPort, trafficPort } from '../model/gateway/ports.js';
+import { claimedAddresses, staticClaims, type GatewayAddress, type StaticClaims } from './gateway-addresses.js';
 
 /** One entry of HTTPRoute status.parents. */
 export interface RouteParentStatus {
@@ -31,11 +32,7 @@ export interface RouteParentStatus {
   readonly conditions: readonly Condition[];
 }
 
-/** One entry of Gateway status.addresses. */
-export interface GatewayAddress {
-  readonly type: 'IPAddress' | 'Hostname';
-  readonly value: string;
-}
+export type { GatewayAddress } from './gateway-addresses.js';
 
 /** Ingress status addresses (status/address.ts) as Gateway status.addresses: IPs as IPAddress, names as Hostname. */
 export function gatewayAddresses(list: readonly ({ readonly ip: string } | { readonly hostname: string })[] | undefined): GatewayAddress[] | undefined {
@@ -113,7 +110,12 @@ function programmed(j: JudgedListener, ports: PortJudge): Outcome {
 const tlsConditions = (g: Gateway, snapshot: Snapshot, generation: number | undefined): Condition[] => gatewayTlsConditions(g, snapshot).map(([t, o]) => outcome(t, o, generation));
 
 /** The status of one Gateway: listeners judged, routes attached to each, addresses as Ingress status computes them. */
-function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly GatewayAddress[] | undefined, how: { readonly l4: L4Context; readonly ports: PortJudge }): GatewayStatus {
+function gatewayStatus(
+  g: Gateway,
+  snapshot: Snapshot,
+  addresses: readonly GatewayAddress[] | undefined,
+  how: { readonly l4: L4Context; readonly ports: PortJudge; readonly claims: StaticClaims },
+): GatewayStatus {
   const generation = g.metadata?.generation;
   const judged = judgeListeners(g, refOf('Gateway', g), snapshot, how);
   const unsupported = unsupportedAddress(g);
@@ -140,8 +142,6 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
     };
   });
   const valid = judged.filter((j) => j.refusal === undefined).length;
-  const requested = g.spec?.addresses ?? [];
-  const missing = requested.find((a) => addresses !== undefined && !addresses.some((b) => b.value === a.value));
   const accepted: Outcome = parameters
     ? [false, 'InvalidParameters', `${parameters.field}: ${parameters.reason.replace(/^InvalidParameters: /, '')}`]
     : unsupported
@@ -149,15 +149,17 @@ function gatewayStatus(g: Gateway, snapshot: Snapshot, addresses: readonly Gatew
       : valid === judged.length
         ? [true, 'Accepted', 'every listener is valid']
         : [valid > 0, 'ListenersNotValid', `${judged.length - valid} of ${judged.length} listeners are not served (see status.listeners)`];
+  // a Gateway refused whole is served nowhere: bound to no address (status/gateway-addresses.ts, docs/adr/0037)
+  const claim = unsupported || parameters ? { addresses: [] } : claimedAddresses(g, addresses, how.claims);
   const prog: Outcome = !accepted[0]
     ? [false, 'Invalid', 'the Gateway is not accepted']
-    : missing
-      ? [false, 'AddressNotAssigned', `spec.addresses: ${missing.value} is not an address of Portico (its addresses come from --publish-service or --publish-status-address)`]
+    : claim.problem
+      ? claim.problem
       : listeners.some((l) => l.conditions[1]?.status === 'True')
         ? [true, 'Programmed', "nginx serves the Gateway's listeners"]
         : [false, 'Invalid', 'no listener is programmed'];
   return {
-    ...(addresses !== undefined ? { addresses } : {}),
+    ...(claim.addresses !== undefined ? { addresses: claim.addresses } : {}),
     conditions: [outcome('Accepted', accepted, generation), outcome('Programmed', prog, generation), ...tlsConditions(g, snapshot, generation)],
     listeners,
   };
@@ -226,6 +228,8 @@ function ours(p: ParentReference, routeNs: string, gateways: ReadonlySet<string>
  * `bundle`: the CRDs' annotations (kube/gateway-crds.ts) and --gateway-api-experimental-features, or undefined when not
  * read (no SupportedVersion then; status/gateway-version.ts). `ports`: where HTTP and HTTPS listeners are served
  * (model/gateway/listener-ports.ts); `l4Flags`: the same for TCP and UDP listeners (model/gateway/l4.ts).
+ * `staticAddresses`: --gateway-static-addresses, the addresses a Gateway's spec.addresses may claim besides Portico's
+ * own (status/gateway-addresses.ts).
  * `partial`: routes (`namespace/name`) the model serves only in part, with why (a match refused on a shared host,
  * docs/adr/0017): their parents carry PartiallyInvalid (reason UnsupportedValue), as the specification's condition for
  * a route some of whose rules or matches are not served.
@@ -235,7 +239,12 @@ export function desiredGatewayStatus(
   controllerName: string,
   addresses?: readonly GatewayAddress[],
   bundle?: BundleReading,
-  { partial = new Map(), ports, l4Flags }: { readonly partial?: ReadonlyMap<string, string>; readonly ports?: ListenerPortPolicy; readonly l4Flags?: L4Flags } = {},
+  {
+    partial = new Map(),
+    ports,
+    l4Flags,
+    staticAddresses = [],
+  }: { readonly partial?: ReadonlyMap<string, string>; readonly ports?: ListenerPortPolicy; readonly l4Flags?: L4Flags; readonly staticAddresses?: readonly string[] } = {},
 ): DesiredGatewayStatus {
   const l4 = l4Context(snapshot, controllerName, l4Flags);
   const classes = new Map<string, readonly Condition[]>();
@@ -252,7 +261,11 @@ export function desiredGatewayStatus(
     mine.map((g) => withSetListeners(g, snapshot)),
     ports,
   );
-  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, { l4, ports: judge })] as const));
+  const claims = staticClaims(
+    mine.filter((g) => !unsupportedAddress(g) && !gatewayParameters(g)),
+    staticAddresses,
+  );
+  const gatewayStatuses = new Map(mine.map((g) => [nsKey(g), gatewayStatus(g, snapshot, addresses, { l4, ports: judge, claims })] as const));
   const { served, sets } = servedListeners(snapshot, controllerName, l4, ports);
   const setKeys = new Set(sets.map((s) => refKey(s.set.namespace, s.set.name)));
   const { listenerSets, attachedListenerSets } = listenerSetStatuses(sets, snapshot);

@@ -180,7 +180,7 @@ describe('Gateway status through the API server double', () => {
     put({ ...changed, spec: { ...(changed['spec'] as object), addresses: [{ type: 'IPAddress', value: '198.51.100.1' }] } });
     assert.equal(await pass(w), 6, 'the Gateway and the five routes whose listener went away');
     const g = status('web');
-    assert.equal(brief(g.conditions ?? []), 'Accepted=True/Accepted Programmed=False/AddressNotAssigned');
+    assert.equal(brief(g.conditions ?? []), 'Accepted=True/Accepted Programmed=False/AddressNotUsable');
     assert.ok(
       (g.conditions ?? []).every((c) => c.observedGeneration === 2),
       'observedGeneration follows the Gateway',

@@ -1,6 +1,6 @@
 // The flags that say where Kubernetes objects come from and which of them are Portico's.
 import { optional, optionalPlain, plain, text, toggle } from '../flag.js';
-import { parseControllerName, parseObjectRef, parsePortList } from '../values.js';
+import { parseAddressList, parseControllerName, parseObjectRef, parsePortList } from '../values.js';
 import { parseGatewayPortMap } from '../port-map.js';
 
 /** `namespace/name`, checked, kept as the text. */
@@ -61,6 +61,13 @@ export const CLUSTER_FLAGS = {
     '',
     'LOCAL_PORT[,...]: local ports (--http-port, or a LOCAL_PORT of --gateway-port-map) that speak HTTP/2 cleartext with prior knowledge (h2c) and no HTTP/1.x: HTTP listeners served there admit GRPCRoutes. Everything on such a port is HTTP/2 only; naming --http-port makes every Ingress and HTTPRoute on it refuse HTTP/1.1 clients (docs/gateway-api.md)',
     parsePortList,
+  ),
+  /** Addresses a Gateway's spec.addresses may claim besides Portico's own, one namespace each (status/gateway-addresses.ts, docs/adr/0037). */
+  gatewayStaticAddresses: text(
+    'gateway-static-addresses',
+    '',
+    "IP[,HOSTNAME...]: addresses on which Portico's traffic ports are reachable (a second load-balancer address, a node address) that a Gateway may claim in spec.addresses besides Portico's own (--publish-status-address, --publish-service); the oldest Gateway asking for one holds it and Gateways of other namespaces asking for it are not Programmed (AddressNotUsable). Every Gateway is still served on every traffic address (docs/gateway-api.md)",
+    parseAddressList,
   ),
   defaultBackendService: optional('default-backend-service', 'namespace/name of the Service for unmatched requests', parseObjectRef),
   defaultSslCertificate: optional('default-ssl-certificate', 'namespace/name of the TLS Secret for hosts without their own certificate', parseObjectRef),

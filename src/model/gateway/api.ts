@@ -55,7 +55,7 @@ export interface Gateway extends Meta {
   readonly spec?: {
     readonly gatewayClassName?: string;
     readonly listeners?: readonly Listener[];
-    readonly addresses?: readonly { readonly type?: string; readonly value: string }[];
+    readonly addresses?: readonly { readonly type?: string; readonly value?: string }[];
     readonly infrastructure?: { readonly parametersRef?: { readonly group?: string; readonly kind?: string; readonly name?: string } };
     /** Client certificates: validation of clients per port (frontend), the certificate shown to backends (backend): model/gateway/client-cert.ts. */
     readonly tls?: GatewayTlsConfig;
