@@ -21,7 +21,7 @@ import { renderNginxConf } from '../src/render/nginx-conf.js';
 import { ingressClass } from '../test/support/objects.js';
 import { makeCert } from '../test/support/certs.js';
 import { generate } from './scale-gen.js';
-import { IncrementalBuilder } from '../src/pipeline/incremental.js';
+import { IncrementalBuilder } from '../src/worker/incremental.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 /** --dynamic-routes: rendered as Portico runs with --enable-dynamic-routes (the route table built each round). */

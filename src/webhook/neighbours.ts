@@ -150,7 +150,7 @@ export function neighbourIngresses(candidate: Ingress, snapshot: Snapshot, opts:
 
 /**
  * Every Ingress of `ingresses` reachable from `seeds` through shared names, the seeds included (each object, so two
- * versions of one Ingress are two members): what an incremental sync rebuilds (pipeline/incremental-scope.ts). Those
+ * versions of one Ingress are two members): what an incremental sync rebuilds (worker/incremental-scope.ts). Those
  * that reach everywhere are not added; the caller decides about them.
  */
 export function hostNeighbourhood(seeds: Iterable<Ingress>, ingresses: readonly Ingress[]): Set<Ingress> {

@@ -9,7 +9,7 @@ import { reviewAdmission } from '../webhook/review.js';
 import { prepareReviews } from '../webhook/neighbours.js';
 import { AnnotationStage } from '../pipeline/annotations.js';
 import { admissionChecker } from '../pipeline/build.js';
-import { IncrementalBuilder } from '../pipeline/incremental.js';
+import { IncrementalBuilder } from './incremental.js';
 import { collect, collectCompacting } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';

@@ -5,8 +5,8 @@ import type { Config } from '../config/config.js';
 import type { Snapshot } from '../model/input.js';
 import type { Model } from '../model/types.js';
 import type { RenderedConf, RenderOptions } from '../render/nginx-conf.js';
-import type { AnnotationStage } from './annotations.js';
-import { buildAndRender, buildStaged, modelOptions, renderBuilt } from './build.js';
+import type { AnnotationStage } from '../pipeline/annotations.js';
+import { buildAndRender, buildStaged, modelOptions, renderBuilt } from '../pipeline/build.js';
 import { scopeOf, type LastBuild } from './incremental-scope.js';
 import { spliceModel } from './splice.js';
 

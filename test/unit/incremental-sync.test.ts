@@ -1,4 +1,4 @@
-// An incremental sync (src/pipeline/incremental.ts, docs/adr/0039) gives exactly what the whole build gives: for every
+// An incremental sync (src/worker/incremental.ts, docs/adr/0039) gives exactly what the whole build gives: for every
 // fixture case and for generated changes (an Ingress removed, copied onto its hosts, cut, one on a new host, a
 // Service or Secret changed), the model, the served Ingresses, the Problems, nginx.conf and the route table.
 import { test } from 'node:test';
@@ -15,7 +15,7 @@ import type { Model } from '../../src/model/types.js';
 import type { RenderedConf } from '../../src/render/nginx-conf.js';
 import { AnnotationStage } from '../../src/pipeline/annotations.js';
 import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
-import { IncrementalBuilder } from '../../src/pipeline/incremental.js';
+import { IncrementalBuilder } from '../../src/worker/incremental.js';
 import { caseFlags, fixtureCases, loadSnapshot } from '../support/fixtures.js';
 import { ingress, ingressClass, service, slice } from '../support/objects.js';
 import { makeCert } from '../support/certs.js';

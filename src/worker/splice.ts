@@ -1,5 +1,5 @@
 // The incremental sync's splice (docs/adr/0039): the last model with the rebuilt part's hosts, upstreams, problems
-// and TLS entries put in place of the old ones. Pure; equal to the whole build (test/pipeline/incremental.test.ts).
+// and TLS entries put in place of the old ones. Pure; equal to the whole build (test/unit/incremental-sync.test.ts).
 import type { Model, Server } from '../model/types.js';
 import type { TlsModel } from '../model/tls-types.js';
 import type { Scope } from './incremental-scope.js';
