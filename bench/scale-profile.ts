@@ -1,11 +1,12 @@
 // bench/scale's model + render step alone, split by stage, for profiling (node --cpu-prof / --heap-prof): the
 // generated cluster of N Ingresses through the annotation stage, the model and the renderer, as a sync runs them.
-//   node dist/bench/scale-profile.js [N=10000] [rounds=3] [--dynamic-routes]
+//   node dist/bench/scale-profile.js [N=10000] [rounds=3] [--dynamic-routes] [--incremental]
 // The first build is cold (the first sync); each later one follows a change of one Ingress's annotation (a sync
 // under churn), with the stage's memos as the build worker keeps them. Prints the cold build, the median of each
 // stage of the later ones (ms), the server blocks the render memo reused, the nginx.conf size and the heap; with
 // --dynamic-routes (rendered as --enable-dynamic-routes renders) also the route table's size and the host entries the
-// last build took from the memo.
+// last build took from the memo. --incremental: each round goes through the build worker's IncrementalBuilder
+// (docs/adr/0039), which translates the changed Ingress's neighbourhood only; the stages are then not split (0).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +21,13 @@ import { renderNginxConf } from '../src/render/nginx-conf.js';
 import { ingressClass } from '../test/support/objects.js';
 import { makeCert } from '../test/support/certs.js';
 import { generate } from './scale-gen.js';
+import { IncrementalBuilder } from '../src/worker/incremental.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 /** --dynamic-routes: rendered as Portico runs with --enable-dynamic-routes (the route table built each round). */
 const dynamic = process.argv.includes('--dynamic-routes');
+/** --incremental: the rounds after the first are built as the build worker builds with --incremental-sync. */
+const incremental = process.argv.includes('--incremental');
 const n = Number(args[0] ?? 10_000);
 const rounds = Math.min(10, Math.max(1, Number(args[1] ?? 3)));
 const certDir = await mkdtemp(join(tmpdir(), 'portico-scale-profile-'));
@@ -57,9 +61,25 @@ try {
   };
   // One stage object for all rounds, as the sync worker keeps one: its caches are what a second sync sees.
   const stage = new AnnotationStage(config, createLogger('silent'));
+  const builder = new IncrementalBuilder(stage, config, render, true);
+  let parts = 0;
   for (let r = 0; r <= rounds; r += 1) {
     const t0 = performance.now();
     const c0 = process.cpuUsage();
+    if (incremental) {
+      const built = builder.build(changed(r));
+      if (built.part !== undefined) parts += 1;
+      bytes = built.conf.text.length;
+      routesBytes = built.conf.routes?.length ?? 0;
+      const cpu = process.cpuUsage(c0);
+      if (r === 0) coldMs = Math.round(performance.now() - t0);
+      else {
+        for (const k of ['annotations', 'model', 'render'] as const) times[k].push(0);
+        times.total.push(performance.now() - t0);
+        times.cpu.push((cpu.user + cpu.system) / 1000);
+      }
+      continue;
+    }
     const opts = modelOptions(config);
     const st = stage.run(changed(r), opts);
     const t1 = performance.now();
@@ -88,6 +108,7 @@ try {
       n,
       rounds,
       dynamic,
+      ...(incremental ? { incremental, parts } : {}),
       coldMs,
       annotationsMs: median(times.annotations),
       modelMs: median(times.model),

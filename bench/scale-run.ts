@@ -170,17 +170,17 @@ async function endpointSeries(
   return { samples };
 }
 
-/** One N: generate, write, measure. `progress` gets a line per step. `dynamic`: with --enable-dynamic-routes. */
+/** One N: generate, write, measure. `progress` gets a line per step. `dynamic`: with --enable-dynamic-routes; `incremental`: with --incremental-sync. */
 export async function measure(
   n: number,
   ports: readonly number[],
   pems: { pool: readonly Pem[]; rotated: Pem },
   progress: (s: string) => void,
-  { source, dynamic }: { source: SourceName; dynamic: boolean },
+  { source, dynamic, incremental = false }: { source: SourceName; dynamic: boolean; incremental?: boolean },
 ): Promise<ScaleRow> {
   const { pool: certs, rotated } = pems;
   const dir = await mkdtemp(join(tmpdir(), 'portico-scale-'));
-  const flags = dynamic ? ['--enable-dynamic-routes'] : ['--enable-dynamic-routes=false'];
+  const flags = [dynamic ? '--enable-dynamic-routes' : '--enable-dynamic-routes=false', ...(incremental ? ['--incremental-sync'] : [])];
   const sink = source === 'api' ? apiSink(flags) : folderSink(dir, flags);
   let portico: Running | undefined;
   try {

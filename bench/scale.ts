@@ -1,6 +1,6 @@
 // bench/scale: Portico at N = 100 / 1,000 / 10,000 Ingresses (local mode): time, memory and changes → served.
 //
-//   npm run bench:scale -- [--sizes 100,1000,10000] [--source manifests|api|both] [--dynamic-routes]
+//   npm run bench:scale -- [--sizes 100,1000,10000] [--source manifests|api|both] [--dynamic-routes] [--incremental]
 //
 // --dynamic-routes: Portico runs with --enable-dynamic-routes (docs/adr/0014): Ingresses without per-location
 // annotations (80% of the generated ones) are served by the Lua route table, so the new Ingress is a table push.
@@ -29,6 +29,8 @@ if (!['manifests', 'api', 'both'].includes(sourceArg ?? '')) throw new Error(`--
 const SOURCES: SourceName[] = sourceArg === 'both' ? ['manifests', 'api'] : [sourceArg as SourceName];
 if (SIZES.some((n) => !Number.isInteger(n) || n < 10 || n > 100_000)) throw new Error(`--sizes: integers 10-100000, got ${sizesArg}`);
 const DYNAMIC = argv.includes('--dynamic-routes');
+/** --incremental: Portico runs with --incremental-sync (docs/adr/0039); results go beside the others (-incremental). */
+const INCREMENTAL = argv.includes('--incremental');
 
 async function memAvailableMiB(): Promise<number> {
   return Number(/MemAvailable:\s+(\d+)/.exec(await readFile('/proc/meminfo', 'utf8'))?.[1] ?? 0) / 1024;
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
             loads.push(loadavg()[0] ?? 0);
             process.stdout.write(`\r\x1b[K[scale] ${source} N=${n.toLocaleString('en')}: ${step} (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${fmt(loadavg()[0] ?? 0, 1)})`);
           },
-          { source, dynamic: DYNAMIC },
+          { source, dynamic: DYNAMIC, incremental: INCREMENTAL },
         ).catch((err: unknown) => {
           console.log(`\n${source} N=${n} failed: ${String(err)}`);
           return undefined;
@@ -111,7 +113,7 @@ async function main(): Promise<void> {
   const out = join(REPO, 'bench/results');
   await mkdir(out, { recursive: true });
   // --dynamic-routes writes beside the rendered path's results, never over them
-  const base = DYNAMIC ? 'scale-dynamic' : 'scale';
+  const base = `${DYNAMIC ? 'scale-dynamic' : 'scale'}${INCREMENTAL ? '-incremental' : ''}`;
   await writeFile(join(out, `${base}.json`), `${JSON.stringify({ date: new Date().toISOString(), load, rows }, null, 1)}\n`);
   await writeFile(
     join(out, `${base}.svg`),

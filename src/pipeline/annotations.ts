@@ -95,9 +95,12 @@ export class AnnotationStage {
     return { add: read(g.addHeaders, 'add-headers'), proxySet: read(g.proxySetHeaders, 'proxy-set-headers') };
   }
 
-  /** Runs the stage on one snapshot. */
-  /** Runs the stage on one snapshot; a `trial` run (quarantine's search) changes nothing kept between syncs. */
-  run(snap: Snapshot, opts: ModelOptions, trial = false): StageResult {
+  /**
+   * Runs the stage on one snapshot; a `trial` run (quarantine's search) changes nothing kept between syncs. `part`:
+   * the snapshot holds only the Ingresses of these namespaces (an incremental sync, docs/adr/0039), so the last valid
+   * forms of the others are kept as they are.
+   */
+  run(snap: Snapshot, opts: ModelOptions, trial = false, part?: ReadonlySet<string>): StageResult {
     const global = this.globals(snap, trial);
     const sel = selectIngresses(snap, this.lastValid, {
       prefix: this.config.annotationsPrefix,
@@ -110,7 +113,7 @@ export class AnnotationStage {
       auth: global,
       targets: opts.targets,
     });
-    if (!trial) this.lastValid = sel.lastValid;
+    if (!trial) this.lastValid = part ? new Map([...[...this.lastValid].filter(([k]) => !part.has(k.slice(0, k.indexOf('/')))), ...sel.lastValid]) : sel.lastValid;
     return { snapshot: sel.snapshot, input: sel.input, problems: [...this.configProblems, ...sel.problems], global, headers: this.headers(snap, global) };
   }
 }

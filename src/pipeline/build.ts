@@ -3,12 +3,12 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { buildModel } from '../model/build.js';
-import type { ModelOptions, Snapshot } from '../model/input.js';
+import type { Ingress, ModelOptions, Snapshot } from '../model/input.js';
 import type { Model, Problem } from '../model/types.js';
 import { DEFAULT_TLS_SETTINGS, type TlsSettings } from '../model/tls-types.js';
 import { tlsSettingsOf } from '../model/settings.js';
 import { renderNginxConf, type RenderedConf, type RenderOptions } from '../render/nginx-conf.js';
-import { AnnotationStage } from './annotations.js';
+import { AnnotationStage, type StageResult } from './annotations.js';
 import { targetPolicy } from './target-policy.js';
 import { listenerPortPolicy } from './listener-ports.js';
 
@@ -63,16 +63,25 @@ export function renderOptions(config: Config, user: RenderOptions['user'], acces
   };
 }
 
-/** Snapshot → annotation stage → model → nginx.conf; the model's problems include the annotation stage's. */
-export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions, trial = false): { model: Model; conf: RenderedConf } {
+/** Snapshot → annotation stage → model → nginx.conf; the model's problems include the annotation stage's. `served`: the Ingress versions the model read. */
+export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions, trial = false): { model: Model; conf: RenderedConf; served: readonly Ingress[] } {
+  const st = stage.run(snap, modelOptions(config), trial);
+  const model = buildStaged(stage, st, config);
+  return { model, conf: renderBuilt(stage, st, model, { config, render, trial }), served: st.snapshot.ingresses };
+}
+
+/** The model of an annotation stage's result, with the stage's problems. */
+export function buildStaged(stage: AnnotationStage, st: StageResult, config: Config): Model {
   const opts = modelOptions(config);
-  const st = stage.run(snap, opts, trial);
   const built = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance, memo: stage.memo }, st.input);
-  const model: Model = { ...built, problems: [...st.problems, ...built.problems] };
+  return { ...built, problems: [...st.problems, ...built.problems] };
+}
+
+/** nginx.conf for `model`, with the global settings of the stage's result (a trial neither reads nor fills the render memo). */
+export function renderBuilt(stage: AnnotationStage, st: StageResult, model: Model, { config, render, trial = false }: { config: Config; render: RenderOptions; trial?: boolean }): RenderedConf {
   const dbs = config.defaultBackendService;
   const defaultUpstream = dbs ? model.upstreams.find((u) => u.service.namespace === dbs.namespace && u.service.name === dbs.name)?.name : undefined;
-  const conf = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, defaultUpstream, ...(trial ? {} : { memo: stage.renderMemo }) });
-  return { model, conf };
+  return renderNginxConf(model, { ...render, global: st.global, headers: st.headers, defaultUpstream, ...(trial ? {} : { memo: stage.renderMemo }) });
 }
 
 /**

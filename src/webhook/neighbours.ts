@@ -32,12 +32,12 @@ const ALIAS_SUFFIX = '/server-alias';
 const refOf = (i: Ingress): string => `${i.metadata?.namespace ?? 'default'}/${i.metadata?.name ?? ''}`;
 
 /** Whether the Ingress has a rule without a host, or a default backend: it takes part in every server. */
-function reachesEverywhere(i: Ingress): boolean {
+export function reachesEverywhere(i: Ingress): boolean {
   return i.spec?.defaultBackend !== undefined || (i.spec?.rules ?? []).some((r) => (r.host ?? '') === '');
 }
 
 /** The host names an Ingress names anywhere: rule hosts, TLS hosts, server-alias values (any annotation prefix). */
-function namesOf(i: Ingress): string[] {
+export function namesOf(i: Ingress): string[] {
   const names: string[] = [];
   for (const r of i.spec?.rules ?? []) if (r.host) names.push(r.host);
   for (const t of i.spec?.tls ?? []) for (const h of t.hosts ?? []) names.push(h);
@@ -164,6 +164,29 @@ export function neighbourhood(candidate: Ingress, snapshot: Snapshot, opts: Mode
 export function neighbourIngresses(candidate: Ingress, snapshot: Snapshot, opts: ModelOptions): Ingress[] | undefined {
   const n = neighbourhood(candidate, snapshot, opts);
   return n ? [...n.ingresses] : undefined;
+}
+
+/**
+ * Every Ingress of `ingresses` reachable from `seeds` through shared names, the seeds included (each object, so two
+ * versions of one Ingress are two members): what an incremental sync rebuilds (worker/incremental-scope.ts). Those
+ * that reach everywhere are not added; the caller decides about them.
+ */
+export function hostNeighbourhood(seeds: Iterable<Ingress>, ingresses: readonly Ingress[]): Set<Ingress> {
+  const index = hostIndex(ingresses);
+  const members = new Set<Ingress>(seeds);
+  const seenKeys = new Set<string>();
+  const queue = [...members].flatMap((i) => entryOf(i).links);
+  // Each key and each Ingress is visited once: the walk ends within the list's size.
+  for (let k = queue.pop(); k !== undefined; k = queue.pop()) {
+    if (seenKeys.has(k)) continue;
+    seenKeys.add(k);
+    for (const e of index.byKey.get(k) ?? []) {
+      if (members.has(e.ing)) continue;
+      members.add(e.ing);
+      queue.push(...e.links);
+    }
+  }
+  return members;
 }
 
 const groups = new WeakMap<readonly object[], ReadonlyMap<string, readonly object[]>>();

@@ -8,7 +8,8 @@ import type { RenderOptions } from '../render/nginx-conf.js';
 import { reviewBatch } from '../webhook/batch.js';
 import { prepareReviews } from '../webhook/neighbours.js';
 import { AnnotationStage } from '../pipeline/annotations.js';
-import { admissionChecker, buildAndRender } from '../pipeline/build.js';
+import { admissionChecker } from '../pipeline/build.js';
+import { IncrementalBuilder } from './incremental.js';
 import { collect, collectCompacting } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
@@ -33,6 +34,8 @@ const { config, render } = workerData as OffloadData;
 const log = createLogger(config.logLevel);
 // One stage for syncs: it keeps each Ingress's last valid annotations between syncs, as it did on the main thread.
 const stage = new AnnotationStage(config, log);
+/** Sync builds: after a change of a few Ingresses, their neighbourhood only (docs/adr/0039). */
+const builder = new IncrementalBuilder(stage, config, render, config.incrementalSync);
 const checker = admissionChecker(config, log.child({ component: 'webhook' }, { level: 'silent' }));
 /** The last snapshot posted: the main thread sends its changes only when it changed. */
 let snapshot: Snapshot | undefined;
@@ -48,7 +51,8 @@ function answer(req: Exclude<OffloadRequest, { op: 'reviews' }>): unknown {
   if (req.delta) snapshot = receiver.apply(req.delta);
   if (!snapshot) throw new Error('no snapshot was posted');
   if (req.op === 'build') {
-    const { model, conf } = buildAndRender(stage, snapshot, config, render, req.trial);
+    const { model, conf, part, why } = builder.build(snapshot, req.trial);
+    if (config.incrementalSync && !req.trial) log.debug(part === undefined ? { whole: why ?? 'first build' } : { part }, 'build');
     return pack({ model: models.delta(model), conf });
   }
   if (req.op === 'prepare') {
