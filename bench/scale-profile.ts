@@ -40,7 +40,16 @@ try {
     secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
   };
   const render = renderOptions(config, undefined);
-  const times: Record<'annotations' | 'model' | 'render' | 'total' | 'cpu', number[]> = { annotations: [], model: [], render: [], total: [], cpu: [] };
+  const times: Record<'annotations' | 'model' | 'render' | 'total' | 'cpu' | 'annotationsCpu' | 'modelCpu' | 'renderCpu', number[]> = {
+    annotations: [],
+    model: [],
+    render: [],
+    total: [],
+    cpu: [],
+    annotationsCpu: [],
+    modelCpu: [],
+    renderCpu: [],
+  };
   let bytes = 0;
   let routesBytes = 0;
   let coldMs = 0;
@@ -74,18 +83,18 @@ try {
     routesBytes = conf.routes?.length ?? 0;
     const t3 = performance.now();
     const cpu = process.cpuUsage(c0);
+    const c3 = process.cpuUsage();
+    const ms = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage): number => (b.user + b.system - a.user - a.system) / 1000;
     if (r === 0) {
       coldMs = Math.round(t3 - t0);
-      const ms = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage): number => Math.round((b.user + b.system - a.user - a.system) / 1000);
-      const c3 = process.cpuUsage();
       cold = {
         annotationsMs: Math.round(t1 - t0),
         modelMs: Math.round(t2 - t1),
         renderMs: Math.round(t3 - t2),
         cpuMs: Math.round((cpu.user + cpu.system) / 1000),
-        annotationsCpuMs: ms(c0, c1),
-        modelCpuMs: ms(c1, c2),
-        renderCpuMs: ms(c2, c3),
+        annotationsCpuMs: Math.round(ms(c0, c1)),
+        modelCpuMs: Math.round(ms(c1, c2)),
+        renderCpuMs: Math.round(ms(c2, c3)),
       };
       continue;
     }
@@ -95,6 +104,9 @@ try {
     times.total.push(t3 - t0);
     // CPU time of the process (all threads, GC included): less sensitive than wall time to a loaded machine.
     times.cpu.push((cpu.user + cpu.system) / 1000);
+    times.annotationsCpu.push(ms(c0, c1));
+    times.modelCpu.push(ms(c1, c2));
+    times.renderCpu.push(ms(c2, c3));
   }
   const median = (xs: number[]): number => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
   globalThis.gc?.();
@@ -110,6 +122,9 @@ try {
       renderMs: median(times.render),
       totalMs: median(times.total),
       totalCpuMs: median(times.cpu),
+      annotationsCpuMs: median(times.annotationsCpu),
+      modelCpuMs: median(times.modelCpu),
+      renderCpuMs: median(times.renderCpu),
       reusedBlocks: stage.renderMemo.stats.reused,
       renderedBlocks: stage.renderMemo.stats.made,
       ...(dynamic ? { reusedRouteEntries: stage.renderMemo.routes.stats.reused, madeRouteEntries: stage.renderMemo.routes.stats.made } : {}),
