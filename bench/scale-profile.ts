@@ -44,10 +44,21 @@ try {
     secrets: c.apps.flatMap((a) => (a.secret ? [a.secret] : [])),
   };
   const render = renderOptions(config, undefined);
-  const times: Record<'annotations' | 'model' | 'render' | 'total' | 'cpu', number[]> = { annotations: [], model: [], render: [], total: [], cpu: [] };
+  const times: Record<'annotations' | 'model' | 'render' | 'total' | 'cpu' | 'annotationsCpu' | 'modelCpu' | 'renderCpu', number[]> = {
+    annotations: [],
+    model: [],
+    render: [],
+    total: [],
+    cpu: [],
+    annotationsCpu: [],
+    modelCpu: [],
+    renderCpu: [],
+  };
   let bytes = 0;
   let routesBytes = 0;
   let coldMs = 0;
+  /** The cold build's stages (ms): the first sync's build, where a cost that grows faster than N shows first. */
+  let cold = { annotationsMs: 0, modelMs: 0, renderMs: 0, cpuMs: 0, annotationsCpuMs: 0, modelCpuMs: 0, renderCpuMs: 0 };
   /** The snapshot of round r: Ingress r*7919 mod N with proxy-body-size `${r}m` (a new object, as the store makes). */
   const changed = (r: number): Snapshot => {
     if (r === 0) return snap;
@@ -83,15 +94,28 @@ try {
     const opts = modelOptions(config);
     const st = stage.run(changed(r), opts);
     const t1 = performance.now();
+    const c1 = process.cpuUsage();
     const model = buildModel(st.snapshot, { ...modelOptions(config, tlsSettingsOf(st.global)), loadBalance: st.global.loadBalance ?? opts.loadBalance, memo: stage.memo }, st.input);
     const t2 = performance.now();
+    const c2 = process.cpuUsage();
     const conf = renderNginxConf(model, { ...render, global: st.global, headers: st.headers, memo: stage.renderMemo });
     bytes = conf.text.length;
     routesBytes = conf.routes?.length ?? 0;
     const t3 = performance.now();
     const cpu = process.cpuUsage(c0);
+    const c3 = process.cpuUsage();
+    const ms = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage): number => (b.user + b.system - a.user - a.system) / 1000;
     if (r === 0) {
       coldMs = Math.round(t3 - t0);
+      cold = {
+        annotationsMs: Math.round(t1 - t0),
+        modelMs: Math.round(t2 - t1),
+        renderMs: Math.round(t3 - t2),
+        cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+        annotationsCpuMs: Math.round(ms(c0, c1)),
+        modelCpuMs: Math.round(ms(c1, c2)),
+        renderCpuMs: Math.round(ms(c2, c3)),
+      };
       continue;
     }
     times.annotations.push(t1 - t0);
@@ -100,6 +124,9 @@ try {
     times.total.push(t3 - t0);
     // CPU time of the process (all threads, GC included): less sensitive than wall time to a loaded machine.
     times.cpu.push((cpu.user + cpu.system) / 1000);
+    times.annotationsCpu.push(ms(c0, c1));
+    times.modelCpu.push(ms(c1, c2));
+    times.renderCpu.push(ms(c2, c3));
   }
   const median = (xs: number[]): number => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
   globalThis.gc?.();
@@ -110,11 +137,15 @@ try {
       dynamic,
       ...(incremental ? { incremental, parts } : {}),
       coldMs,
+      cold,
       annotationsMs: median(times.annotations),
       modelMs: median(times.model),
       renderMs: median(times.render),
       totalMs: median(times.total),
       totalCpuMs: median(times.cpu),
+      annotationsCpuMs: median(times.annotationsCpu),
+      modelCpuMs: median(times.modelCpu),
+      renderCpuMs: median(times.renderCpu),
       reusedBlocks: stage.renderMemo.stats.reused,
       renderedBlocks: stage.renderMemo.stats.made,
       ...(dynamic ? { reusedRouteEntries: stage.renderMemo.routes.stats.reused, madeRouteEntries: stage.renderMemo.routes.stats.made } : {}),

@@ -81,7 +81,7 @@ export const CONFIGMAP_COMPAT: readonly KeyWithoutSetting[] = [
     set,
   ),
   ...rows(['plugins'], 'refused', 'Portico loads no Lua plugins: its Lua is its own (lua/portico), and loading others would run tenant-independent code in every request', set),
-  ...rows(['lua-shared-dicts'], 'refused', 'Portico sizes its own shared dicts (64m backends, 32m certificates) and has no plugins to give others to', set),
+  ...rows(['lua-shared-dicts'], 'refused', 'Portico sizes its own shared dicts (512m backends, 128m certificates) and has no plugins to give others to', set),
   ...rows(['error-log-path'], 'no-op', "nginx's error log goes into Portico's log, one line each at nginx's level ([error] and worse at error); error-log-level applies"),
   ...rows(['ssl-ecdh-curve'], 'no-op', "Portico uses nginx's default (auto), as ingress-nginx does"),
   ...rows(['ssl-early-data'], 'refused', 'TLS 1.3 early data (0-RTT) can be replayed; Portico does not offer it', truthy),

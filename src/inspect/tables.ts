@@ -4,7 +4,9 @@ import type { State } from './state.js';
 /** Left-aligned columns, two spaces apart, a header row; '-' for empty cells. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const cells = [header, ...rows].map((r) => r.map((c) => (c === '' ? '-' : c)));
-  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  // A loop, not Math.max(...column): spreading a column of 100,000 rows as arguments overflows the call stack.
+  const widths = header.map(() => 0);
+  for (const r of cells) header.forEach((_, i) => (widths[i] = Math.max(widths[i] ?? 0, (r[i] ?? '').length)));
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
 }
 

@@ -24,7 +24,8 @@ import type { GatewayTable } from './gateway/route-types.js';
 import { ingressHostsOf, misdirectTable } from './gateway/misdirected.js';
 import type { ServedListener } from './gateway/attach.js';
 import type { PortOptions } from './gateway/ports.js';
-import { Builder, ageOrder, byAge } from './builder.js';
+import { Builder, ageOrder, ingressAgeKey } from './builder.js';
+import { sortByAge } from './age-sort.js';
 
 const NO_ANNOTATIONS: AnnotationInput = { settings: new Map(), strictPaths: true };
 
@@ -44,7 +45,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
   const external = new ExternalNames(snapshot.externalNames ?? [], opts.disableExternalNames === true, opts.targets);
   const index = new BackendIndex(snapshot.services, snapshot.endpointSlices, opts.loadBalance, opts.targets, opts.memo).useExternalNames(external);
   const ours = classSelector(snapshot.ingressClasses, opts);
-  const served = snapshot.ingresses.filter(ours).sort(byAge);
+  const served = sortByAge(snapshot.ingresses.filter(ours), ingressAgeKey);
   const l4 = l4ContextOf(snapshot, opts);
   const attached = opts.gateway ? attachRoutes(snapshot, opts.gateway.controllerName, l4, policyOf(opts.gateway)) : undefined;
   const owners = new HostOwners(

@@ -6,7 +6,8 @@ import type { IngressBackend } from 'kubernetes-types/networking/v1.js';
 import type { BackendIndex, BackendRef } from './backends.js';
 import { checkHost, checkLabel, checkPath, checkPathRelaxed, checkRegexPath } from './names.js';
 import { normalizePath, type PathRule } from './routes.js';
-import { byClaimAge, type HostOwners } from './hosts.js';
+import { claimAgeKey, type HostOwners } from './hosts.js';
+import { sortByAge, type AgeKey } from './age-sort.js';
 import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings, type UpstreamSettings } from './settings.js';
 import type { ObjectRef, Problem, Reason, Target, Upstream } from './types.js';
 import { refKey } from './keys.js';
@@ -29,6 +30,12 @@ export function byAge(a: Ingress, b: Ingress): number {
   return refOf(a).namespace.localeCompare(refOf(b).namespace) || refOf(a).name.localeCompare(refOf(b).name);
 }
 
+/** byAge's key, for sortByAge (age-sort.ts): the same order with each timestamp parsed once. */
+export function ingressAgeKey(ing: Ingress): AgeKey {
+  const ref = refOf(ing);
+  return { created: ing.metadata?.creationTimestamp, namespace: ref.namespace, name: ref.name, kind: '' };
+}
+
 /** Ingresses keep their `namespace/name` key; other kinds are told apart by kind. */
 const rankKey = (r: ObjectRef): string => (r.kind === 'Ingress' ? refKey(r.namespace, r.name) : `${r.kind}:${r.namespace}/${r.name}`);
 
@@ -41,7 +48,7 @@ export function ageOrder(served: readonly Ingress[], snapshot: Snapshot, gateway
     for (const r of snapshot.grpcRoutes ?? [])
       all.push({ ref: { kind: 'GRPCRoute', namespace: r.metadata?.namespace ?? 'default', name: r.metadata?.name ?? '' }, created: r.metadata?.creationTimestamp });
   }
-  return all.sort(byClaimAge).map((x) => x.ref);
+  return sortByAge(all, claimAgeKey).map((x) => x.ref);
 }
 
 function refOf(ing: Ingress): ObjectRef {

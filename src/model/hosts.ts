@@ -5,6 +5,7 @@ import type { ServerSettings } from './settings.js';
 import type { ObjectRef } from './types.js';
 import type { AddProblem, Reason } from './types.js';
 import { coded } from './problems.js';
+import { sortByAge, type AgeKey } from './age-sort.js';
 
 /** The phrase every host-ownership Problem carries, so its Event reason is HostConflict (model/problems.ts). */
 export const HOST_CONFLICT = 'another Ingress has this host';
@@ -23,6 +24,11 @@ export function byClaimAge(a: { ref: ObjectRef; created: string | undefined }, b
   if (ta !== tb) return Date.parse(ta) - Date.parse(tb) || (ta < tb ? -1 : 1);
   // As model/build.ts byAge orders Ingresses: namespace, then name (localeCompare); then kind.
   return a.ref.namespace.localeCompare(b.ref.namespace) || a.ref.name.localeCompare(b.ref.name) || (a.ref.kind < b.ref.kind ? -1 : a.ref.kind > b.ref.kind ? 1 : 0);
+}
+
+/** byClaimAge's key, for sortByAge (age-sort.ts): the same order with each timestamp parsed once. */
+export function claimAgeKey(c: { ref: ObjectRef; created: string | undefined }): AgeKey {
+  return { created: c.created, namespace: c.ref.namespace, name: c.ref.name, kind: c.ref.kind };
 }
 
 /**
@@ -45,8 +51,8 @@ export class HostOwners {
       created: ing.metadata?.creationTimestamp,
       hosts: (ing.spec?.rules ?? []).map((rule) => (rule.host ?? '').toLowerCase()),
     }));
-    all.push(...claims);
-    for (const claim of all.sort(byClaimAge)) {
+    for (const c of claims) all.push(c);
+    for (const claim of sortByAge(all, claimAgeKey)) {
       for (const host of claim.hosts) if (host !== '' && !checkHost(host) && !this.first.has(host)) this.first.set(host, claim);
     }
   }

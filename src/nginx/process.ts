@@ -10,6 +10,19 @@ import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
 import { findSetpriv, killGroup, NginxLines, spawnMaster, testConf } from './launch.js';
 import { childPids, untilRetired } from './retire.js';
 
+/** The bound on one `nginx -t` of a candidate configuration. */
+const TEST_TIMEOUT_MS = 120_000;
+
+/**
+ * How long a (re)start may take to serve a configuration whose `nginx -t` took `testMs`: the master parses the same
+ * text again, then new workers start. A fixed 15 s failed the first sync at 30,000 Ingresses on a loaded machine (load 20)
+ * (the reload took longer, the sync was retried whole, and the retry reloaded again): the bound follows what this
+ * configuration costs here and now, at least 15 s, at most the test's own bound.
+ */
+export function serveTimeoutMs(testMs: number): number {
+  return Math.min(TEST_TIMEOUT_MS, Math.max(15_000, 4 * testMs));
+}
+
 export { nginxVersion } from './launch.js';
 
 const TEMP_DIRS = ['tmp/client_body', 'tmp/proxy', 'tmp/fastcgi', 'tmp/uwsgi', 'tmp/scgi', 'logs'];
@@ -55,6 +68,8 @@ export class Nginx {
   private restarts = 0;
   /** The text of the candidate file when it passed `nginx -t` and has not been swapped in yet. */
   private tested: string | undefined;
+  /** How long the last `nginx -t` took (ms): a reload parses the same text again (serveTimeoutMs). */
+  private testedMs = 0;
   /**
    * The configuration endpoint's secret for this start (docs/adr/0007): in nginx's environment and in each request
    * to /configuration/*, never in nginx.conf, a log line or /debug.
@@ -104,7 +119,9 @@ export class Nginx {
     this.tested = undefined;
     await writeFile(candidate, conf, { mode: 0o600 });
     try {
-      await testConf(this.o.binary, this.o.workDir, candidate, 120_000);
+      const t0 = Date.now();
+      await testConf(this.o.binary, this.o.workDir, candidate, TEST_TIMEOUT_MS);
+      this.testedMs = Date.now() - t0;
     } catch (err) {
       throw new NginxTestError(`nginx -t refused the new configuration: ${errorMessage(err)}`);
     }
@@ -131,7 +148,7 @@ export class Nginx {
     // After our own `nginx -t`, SIGHUP is half the cost of `nginx -s reload` (NGINX-NOTES.md).
     const old = await childPids(this.child?.pid);
     this.child?.kill('SIGHUP');
-    await this.waitServing(hash);
+    await this.waitServing(hash, serveTimeoutMs(this.testedMs));
     // Served means every new connection gets it: the old workers still accept for a moment after the new ones answer.
     await untilRetired(old);
     return 'reloaded';
@@ -157,7 +174,7 @@ export class Nginx {
       });
     });
     try {
-      await this.waitServing(this.confHash);
+      await this.waitServing(this.confHash, serveTimeoutMs(this.testedMs));
     } catch (err) {
       const exited = !this.running;
       // 'exit' may come before stderr's last lines: nginx's own message is read to the end (bounded) first.
@@ -193,7 +210,7 @@ export class Nginx {
   }
 
   /** Polls the status server on fresh connections until it reports the configuration `hash`. */
-  private async waitServing(hash: string, timeoutMs = 15_000): Promise<void> {
+  private async waitServing(hash: string, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = 'no answer';
     while (Date.now() < deadline) {

@@ -162,8 +162,8 @@ http {
     scgi_temp_path ${dir}/scgi_temp;
 
     lua_package_path "${repoRoot}/lua/?.lua;;";
-    lua_shared_dict portico_backends 64m;
-    lua_shared_dict portico_certificates 32m;
+    lua_shared_dict portico_backends 512m;
+    lua_shared_dict portico_certificates 128m;
     init_by_lua_block { require("portico.configuration").init() }
     init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = "unix:${dir}/unavailable.sock" }) }
 
@@ -176,7 +176,7 @@ http {
     server {
         listen 127.0.0.1:${statusPort};
         location /configuration/ {
-            client_max_body_size 64m; client_body_buffer_size 64m;
+            client_max_body_size 512m; client_body_buffer_size 64m;
             content_by_lua_block { require("portico.configuration").call() }
         }
         location = /healthz { return 200; }

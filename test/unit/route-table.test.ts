@@ -8,7 +8,7 @@ import { parseFlags } from '../../src/config/flags.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
 import { routeRows, routeTableComment, withRouteTable } from '../../src/inspect/route-table.js';
 import { routesOf, type State } from '../../src/inspect/state.js';
-import { configTable } from '../../src/inspect/tables.js';
+import { configTable, table } from '../../src/inspect/tables.js';
 import { configMap } from '../support/manifests.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
 import { quietLogger } from '../support/quiet-log.js';
@@ -127,4 +127,14 @@ test('$server_name is `_` in the catch-all: what reads it keeps its server block
   assert.equal(byName.routes, undefined);
   assert.match(byName.text, /server_name "shop\.test";/);
   assert.deepEqual(routed(withLog('$host $status')), ['shop.test', 'slow.test'], 'a log format without $server_name: still routed');
+});
+
+test('a table of 200,000 rows is printed (portico render and portico config at 100,000 Ingresses), aligned as a short one', () => {
+  const rows = Array.from({ length: 200_000 }, (_, i) => [`h${i}.scale.test`, i % 2 === 0 ? 'prefix' : '']);
+  const text = table(['HOST', 'MATCH'], rows);
+  const lines = text.split('\n');
+  assert.equal(lines.length, 200_001);
+  assert.equal(lines[0], `HOST${' '.repeat('h199999.scale.test'.length - 4)}  MATCH`);
+  assert.equal(lines[2], `h1.scale.test${' '.repeat('h199999.scale.test'.length - 'h1.scale.test'.length)}  -`);
+  assert.equal(table(['A', 'B'], [['xx', 'y']]), 'A   B\nxx  y');
 });
