@@ -66,7 +66,10 @@ describe('dynamic routes: the split between the route table and server blocks', 
     // the catch-all's default backend has a profile of its own: its 404 without an access log line
     const quiet = one.routes!.default.targets.map((t) => t.profile).filter((p) => p !== '');
     assert.equal(quiet.length, 1);
-    const profiles = (one.text.match(/location @portico_profile_[0-9a-f]+ \{/g) ?? []).filter((p) => !p.includes(quiet[0]!));
+    // the catch-all is two server blocks, its plain-HTTP and its TLS ports (docs/adr/0042): each holds the profile once
+    const found = (one.text.match(/location @portico_profile_[0-9a-f]+ \{/g) ?? []).filter((p) => !p.includes(quiet[0]!));
+    assert.equal(found.length, 2);
+    const profiles = [...new Set(found)];
     assert.equal(profiles.length, 1);
     assert.match(one.text, /proxy_read_timeout 30s;/);
     const c = one.routes!.hosts['c.test']!.targets[one.routes!.hosts['c.test']!.prefix['/']!]!;
