@@ -145,7 +145,9 @@ async function main(): Promise<void> {
     ]);
     // One Portico side: started on a manifests folder, stopped at the end, its nginx master and workers pinned.
     const pinnedPortico = async (manifests: string, extra: string[]): Promise<{ running: Running; pid: number }> => {
-      const running = await startPortico(['--manifests', manifests, '--worker-processes', String(WORKERS), '--log-level', 'info', ...extra, ...(binary ? ['--nginx-binary', binary] : [])]);
+      const running = await startPortico(['--manifests', manifests, '--worker-processes', String(WORKERS), '--log-level', 'info', ...extra, ...(binary ? ['--nginx-binary', binary] : [])], {
+        healthyTimeoutMs: binary ? 120_000 : 20_000, // nginx -t and start under valgrind are slow
+      });
       stops.push(() => running.stop());
       const pid = Number((await readFile(join(running.workDir, 'nginx.pid'), 'utf8')).trim());
       for (const p of [pid, ...(await childPids(pid))]) await pin(p, PROXY_CPUS);
@@ -234,7 +236,12 @@ async function main(): Promise<void> {
 async function instructions(sides: readonly Side[], cgDir: string): Promise<void> {
   console.log(`bench/proxy --callgrind: instructions per request in the proxy's nginx worker, ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}, load ${await loadAvg()}`);
   const per = new Map<string, number[]>(sides.map((s) => [s.name, []]));
-  for (const s of sides) await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 3, connections: CONNECTIONS, cpus: CLIENT_CPUS }); // warm-up, JIT
+  // warm-up by requests, not time (as bench/proxy-attribute): under valgrind on a loaded machine 3 s can be a few
+  // hundred requests, before LuaJIT has compiled the hot path
+  for (const s of sides) {
+    let done = 0;
+    for (let i = 0; i < 15 && done < 3000; i += 1) done += (await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 2, connections: CONNECTIONS, cpus: CLIENT_CPUS })).requests;
+  }
   for (let r = 0; r < ROUNDS; r += 1) {
     for (const s of sides) {
       const worker = s.master;
