@@ -1,4 +1,4 @@
-// bench/proxy's hand-written nginx.conf files: the `same`, `minimal` and `floor` sides (see bench/README.md).
+// bench/proxy's hand-written nginx.conf files: the `same`, `minimal`, `bare` and `floor` sides (see bench/README.md).
 // Pure text: the proxy headers and maps of src/render/nginx-conf.ts and src/render/tls.ts written out by hand.
 
 const LOG_FORMAT = `    log_format portico '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
@@ -58,10 +58,12 @@ export interface HandConf {
   readonly serverExtra: string;
   /** The `floor` side: the upstream balanced by the smallest balancer_by_lua instead of static servers. */
   readonly lua?: boolean;
+  /** false: no access log and no variable set in the location (the `bare` side: the issue's static nginx). */
+  readonly log?: boolean;
 }
 
 export function handConf(o: HandConf): (dir: string) => string {
-  const { port, backends, headers, serverExtra, lua = false } = o;
+  const { port, backends, headers, serverExtra, lua = false, log = true } = o;
   const upstream = lua
     ? floorUpstream(backends)
     : `    upstream static_backend {
@@ -72,8 +74,12 @@ events { worker_connections 16384; multi_accept on; }
 http {
     client_body_temp_path ${dir}/tmp;
     proxy_temp_path ${dir}/tmp;
-${LOG_FORMAT}
-    access_log ${dir}/logs/access.log portico buffer=64k flush=1s;
+${
+  log
+    ? `${LOG_FORMAT}
+    access_log ${dir}/logs/access.log portico buffer=64k flush=1s;`
+    : '    access_log off;'
+}
     server_tokens off;
     sendfile on; tcp_nopush on; tcp_nodelay on;
     keepalive_timeout 75s; keepalive_requests 1000;
@@ -91,8 +97,7 @@ ${upstream}
         server_name ${o.host};
         listen 127.0.0.1:${port} default_server reuseport backlog=4096;${serverExtra}
         location / {
-            set $portico_backend default_bench_80;
-            proxy_pass http://static_backend;
+${log ? '            set $portico_backend default_bench_80;\n' : ''}            proxy_pass http://static_backend;
         }
     }
 }

@@ -32,12 +32,12 @@ const TIMED = argv.includes('--timed');
 const WARM_REQUESTS = intArg(argv, 'warm-requests', 3000, 0, 1_000_000);
 /** --keep-profiles: leave the callgrind dumps for callgrind_annotate. */
 const KEEP = argv.includes('--keep-profiles');
-/** --only a,b: measure only these sides (names as in the table; twin and minimal are always measured). */
+/** --only a,b: measure only these sides (names as in the table; twin, minimal and bare are always measured). */
 const ONLY = ((): Set<string> | undefined => {
   const i = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (i < 0) return undefined;
   const v = argv[i]!.startsWith('--only=') ? argv[i]!.slice(7) : (argv[i + 1] ?? '');
-  return new Set(['twin', 'minimal', ...v.split(',').filter(Boolean)]);
+  return new Set(['twin', 'minimal', 'bare', ...v.split(',').filter(Boolean)]);
 })();
 const wanted = (name: string): boolean => ONLY === undefined || ONLY.has(name);
 
@@ -48,6 +48,7 @@ const VARIANTS: readonly (readonly [string, string, Features])[] = [
   ['twin', 'hand-written: ingress-nginx default headers, maps, request id, buffered log, Lua balancer', TWIN],
   ['twin#2', 'the same again in another process (process-to-process spread of a Lua-balanced nginx)', TWIN],
   ['minimal', "bench/proxy's minimal: static upstream, Host + Connection, same log", MINIMAL],
+  ['bare', "bench/proxy's bare: minimal without the access log (the issue's static nginx, its 1.00)", { ...MINIMAL, log: 'off' }],
   ['static', 'twin with a static upstream instead of balancer_by_lua (the base of the rows below)', S],
   ['static#2', 'the same again in another process', S],
   ['S-headers', 'static with Host + Connection only (the 10 other default headers)', { ...S, headers: 'minimal' }],
@@ -81,17 +82,18 @@ async function loadAvg(): Promise<string> {
 function printPhases(entries: ReadonlyMap<string, ReadonlyMap<string, readonly number[]>>, per: ReadonlyMap<string, readonly number[]>): void {
   const minimal = median(per.get('minimal')!);
   const stat = per.has('static') ? median(per.get('static')!) : Number.NaN;
+  const bare = per.has('bare') ? median(per.get('bare')!) : Number.NaN;
   const cols = LUA_ENTRIES.map(([name]) => name);
   console.log(`\nper Lua entry, instructions per request (callgrind inclusive cost of the entry's C function / requests)`);
   console.log(
-    `${'side'.padEnd(19)}${'total'.padStart(8)}${cols.map((c) => c.split(' ')[0]!.padStart(18)).join('')}${'without Lua'.padStart(13)}${'min/side'.padStart(10)}${'static/side'.padStart(13)}`,
+    `${'side'.padEnd(19)}${'total'.padStart(8)}${cols.map((c) => c.split(' ')[0]!.padStart(18)).join('')}${'without Lua'.padStart(13)}${'bare/side'.padStart(11)}${'min/side'.padStart(10)}${'static/side'.padStart(13)}`,
   );
   for (const [side, bySide] of entries) {
     const total = median(per.get(side)!);
     const costs = cols.map((c) => median(bySide.get(c) ?? [0]));
     const lua = costs.reduce((a, b) => a + b, 0);
     console.log(
-      `${side.padEnd(19)}${fmt(total).padStart(8)}${costs.map((c) => (c > 0 ? fmt(c) : '-').padStart(18)).join('')}${fmt(total - lua).padStart(13)}${fmt(minimal / total, 3).padStart(10)}${fmt(stat / total, 3).padStart(13)}`,
+      `${side.padEnd(19)}${fmt(total).padStart(8)}${costs.map((c) => (c > 0 ? fmt(c) : '-').padStart(18)).join('')}${fmt(total - lua).padStart(13)}${fmt(bare / total, 3).padStart(11)}${fmt(minimal / total, 3).padStart(10)}${fmt(stat / total, 3).padStart(13)}`,
     );
   }
 }
@@ -173,6 +175,11 @@ function printSides(sides: readonly Side[], per: ReadonlyMap<string, readonly nu
   if (portico && stat) {
     const [p, st] = [median(portico), median(stat)];
     console.log(`\nportico (as installed) / static: ${fmt(TIMED ? p / st : st / p, 3)}; / minimal: ${fmt(share(p), 3)} (${TIMED ? 'requests/s' : 'by instructions'}, target >= 0.80)`);
+  }
+  const bare = per.get('bare');
+  if (portico && bare && bare.length > 0) {
+    const [p, b] = [median(portico), median(bare)];
+    console.log(`portico (as installed) / bare (the issue's static nginx): ${fmt(TIMED ? p / b : b / p, 3)} (${TIMED ? 'requests/s' : 'by instructions'})`);
   }
 }
 

@@ -18,11 +18,12 @@
 //             same behaviour): served through a profile, the router's ngx.exec to a shared named location
 //   same      hand-written nginx.conf: static `upstream` + keepalive, the same proxy headers, maps and access log
 //   minimal   hand-written nginx.conf: static `upstream` + keepalive, only the headers keepalive needs, same access log
+//   bare      minimal without the access log: the issue's "nginx, static upstream with keepalive" (its 1.00)
 //   twin      hand-written nginx.conf with the headers ingress-nginx sends by default, the same access log and the
 //             smallest balancer_by_lua (bench/proxy-features.ts): the issue's "hand-written nginx with the same
 //             headers, log and balancer". Targets: portico / minimal >= 0.80, portico / twin >= 1.0
 // The backend is a second hand-written nginx answering `return 200` on two ports (two endpoints, round robin).
-// All sides log every request with Portico's `portico` log format to a file, buffer=64k flush=1s.
+// All sides but `bare` log every request with Portico's `portico` log format to a file, buffer=64k flush=1s.
 import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -63,12 +64,12 @@ const CALLGRIND = argv.includes('--callgrind');
 const SYSCALLS = argv.includes('--syscalls');
 /** --keep-profiles: leave the callgrind dumps for callgrind_annotate and print where they are. */
 const KEEP_PROFILES = argv.includes('--keep-profiles');
-/** --only a,b: start and measure only these sides (names as below; minimal and twin always, for the target ratios). */
+/** --only a,b: start and measure only these sides (names as below; minimal, bare and twin always, for the target ratios). */
 const ONLY = ((): Set<string> | undefined => {
   const i = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
   if (i < 0) return undefined;
   const v = argv[i]!.startsWith('--only=') ? argv[i]!.slice(7) : (argv[i + 1] ?? '');
-  return new Set(['minimal', 'twin', ...v.split(',').filter(Boolean)]);
+  return new Set(['minimal', 'bare', 'twin', ...v.split(',').filter(Boolean)]);
 })();
 const wanted = (name: string): boolean => ONLY === undefined || ONLY.has(name);
 const PROXY_CPUS = '0';
@@ -88,6 +89,11 @@ interface Side {
 
 type Measured = WrkResult & { cpuUsPerReq: number; userShare: number; backendConns: number };
 let BACKEND_STATUS = 0;
+
+/** The 1-, 5- and 15-minute load averages: requests/s mean something only near 1 (bench/README.md). */
+async function loadAvg(): Promise<string> {
+  return (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
+}
 
 async function measure(side: Side, seconds: number): Promise<Measured> {
   const workers = await side.workers();
@@ -139,7 +145,9 @@ async function main(): Promise<void> {
     ]);
     // One Portico side: started on a manifests folder, stopped at the end, its nginx master and workers pinned.
     const pinnedPortico = async (manifests: string, extra: string[]): Promise<{ running: Running; pid: number }> => {
-      const running = await startPortico(['--manifests', manifests, '--worker-processes', String(WORKERS), '--log-level', 'info', ...extra, ...(binary ? ['--nginx-binary', binary] : [])]);
+      const running = await startPortico(['--manifests', manifests, '--worker-processes', String(WORKERS), '--log-level', 'info', ...extra, ...(binary ? ['--nginx-binary', binary] : [])], {
+        healthyTimeoutMs: binary ? 120_000 : 20_000, // nginx -t and start under valgrind are slow
+      });
       stops.push(() => running.stop());
       const pid = Number((await readFile(join(running.workDir, 'nginx.pid'), 'utf8')).trim());
       for (const p of [pid, ...(await childPids(pid))]) await pin(p, PROXY_CPUS);
@@ -171,9 +179,9 @@ async function main(): Promise<void> {
       return { name: 'twin', port, workers: () => n.workers(), rounds: [], master: n.proc.pid ?? 0 };
     };
     /** One hand-written side: its own port, stopped with the rest. */
-    const hand = async (name: string, headers: string, serverExtra: string, lua = false): Promise<Side> => {
+    const hand = async (name: string, headers: string, serverExtra: string, lua = false, log = true): Promise<Side> => {
       const port = await freePort();
-      const n = await startNginx(name, handConf({ port, backends: backendPorts, workers: WORKERS, host: HOST, headers, serverExtra, lua }), PROXY_CPUS, port, binary);
+      const n = await startNginx(name, handConf({ port, backends: backendPorts, workers: WORKERS, host: HOST, headers, serverExtra, lua, log }), PROXY_CPUS, port, binary);
       stops.push(() => n.stop());
       return { name, port, workers: () => n.workers(), rounds: [], master: n.proc.pid ?? 0 };
     };
@@ -185,6 +193,7 @@ async function main(): Promise<void> {
       ...(argv.includes('--profiled') && wanted('profiled') ? [await profiledSide()] : []),
       ...(wanted('same') ? [await hand('same', SAME_HEADERS, CLIENT_AUTH)] : []),
       await hand('minimal', MINIMAL_HEADERS, ''),
+      await hand('bare', MINIMAL_HEADERS, '', false, false),
       ...(wanted('floor') ? [await hand('floor', SAME_HEADERS, CLIENT_AUTH, true)] : []),
       await twinSide(),
     ];
@@ -202,7 +211,7 @@ async function main(): Promise<void> {
       return;
     }
     console.log(`bench/proxy: ${ROUNDS} rounds x ${sides.length} sides x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}, ${WORKERS} nginx worker(s) on CPU ${PROXY_CPUS}, wrk + backend on CPU ${CLIENT_CPUS}`);
-    console.log(`nginx: ${NGINX_VERSION}; access_log on every side: file, format "portico", buffer=64k flush=1s`);
+    console.log(`load ${await loadAvg()}; nginx: ${NGINX_VERSION}; access_log on every side but bare: file, format "portico", buffer=64k flush=1s`);
     for (const s of sides) await measure(s, 1); // warm-up: keepalive pools, LuaJIT traces
     console.log('round  side      req/s   p50 ms  p99 ms  CPU us/req  errors  new backend conns');
     for (let r = 0; r < ROUNDS; r += 1) {
@@ -217,6 +226,7 @@ async function main(): Promise<void> {
       }
     }
     report(sides);
+    console.log(`load at the end: ${await loadAvg()}`);
   } finally {
     await stopAll();
   }
@@ -224,9 +234,14 @@ async function main(): Promise<void> {
 
 /** --callgrind: instructions per request in each side's worker, `ROUNDS` times, interleaved. */
 async function instructions(sides: readonly Side[], cgDir: string): Promise<void> {
-  console.log(`bench/proxy --callgrind: instructions per request in the proxy's nginx worker, ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}`);
+  console.log(`bench/proxy --callgrind: instructions per request in the proxy's nginx worker, ${ROUNDS} rounds x ${SECONDS}s, wrk -t1 -c${CONNECTIONS}, load ${await loadAvg()}`);
   const per = new Map<string, number[]>(sides.map((s) => [s.name, []]));
-  for (const s of sides) await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 3, connections: CONNECTIONS, cpus: CLIENT_CPUS }); // warm-up, JIT
+  // warm-up by requests, not time (as bench/proxy-attribute): under valgrind on a loaded machine 3 s can be a few
+  // hundred requests, before LuaJIT has compiled the hot path
+  for (const s of sides) {
+    let done = 0;
+    for (let i = 0; i < 15 && done < 3000; i += 1) done += (await wrk(`http://127.0.0.1:${s.port}/`, HOST, { seconds: 2, connections: CONNECTIONS, cpus: CLIENT_CPUS })).requests;
+  }
   for (let r = 0; r < ROUNDS; r += 1) {
     for (const s of sides) {
       const worker = s.master;
@@ -249,7 +264,9 @@ async function instructions(sides: readonly Side[], cgDir: string): Promise<void
   }
   // the targets' ratios for every Portico side measured (which one is "as installed" depends on the flags' defaults)
   for (const name of ['portico', 'rendered', 'nometrics', 'dynamic', 'profiled'].filter((n) => per.has(n))) {
-    console.log(`instructions, reference / ${name} (a throughput-like ratio): minimal / ${name} ${fmt(m('minimal') / m(name), 3)}, twin / ${name} ${fmt(m('twin') / m(name), 3)}`);
+    console.log(
+      `instructions, reference / ${name} (a throughput-like ratio): bare / ${name} ${fmt(m('bare') / m(name), 3)}, minimal / ${name} ${fmt(m('minimal') / m(name), 3)}, twin / ${name} ${fmt(m('twin') / m(name), 3)}`,
+    );
   }
 }
 
@@ -310,6 +327,8 @@ function report(sides: readonly Side[]): void {
   if (floor && same) console.log(`\nfloor / same (what any balancer_by_lua costs on this nginx): rps ${ratio(floor, same, (m) => m.rps)}`);
   const minimal = sides.find((s) => s.name === 'minimal');
   const twin = sides.find((s) => s.name === 'twin');
+  const bare = sides.find((s) => s.name === 'bare');
+  if (bare) console.log(`issue's ratio: portico / bare rps ${ratio(p, bare, (m) => m.rps)} (>= 0.80), CPU per request bare / portico ${ratio(bare, p, (m) => m.cpuUsPerReq)}`);
   if (minimal && twin) {
     console.log(`targets: portico / minimal rps ${ratio(p, minimal, (m) => m.rps)} (>= 0.80), portico / twin rps ${ratio(p, twin, (m) => m.rps)} (>= 1.0)`);
     // on a loaded machine req/s follows the neighbours; the worker's CPU per request (inverted) is the steadier estimate

@@ -23,6 +23,7 @@ local ngx_log = ngx.log
 local ERR = ngx.ERR
 local tonumber = tonumber
 local pairs = pairs
+local ipairs = ipairs
 local str_match = string.match
 local str_gsub = string.gsub
 local str_sub = string.sub
@@ -74,7 +75,8 @@ local var_raw = ffivar.raw
 
 -- The last figure of a numeric variable ("180", "0.004", "0.004, 0.010" or "0.004 : 0.010" after retries and
 -- internal redirects), parsed in nginx's buffer: no Lua string is made per request. nil when the variable is unset,
--- empty, or its last figure is not a number ("-": no upstream answered).
+-- empty, or its last figure is not a number ("-": no upstream answered). The fallback of var_count and var_seconds
+-- below where nginx's parsers are not exported.
 local function var_number(r, name)
   local p, n = var_raw(r, name)
   if not p then return nil end
@@ -95,6 +97,47 @@ local function var_number(r, name)
   end
   if bad or not digits then return nil end
   return div > 0 and v / div or v
+end
+
+-- nginx's own number parsers (src/core/ngx_string.c; exported by the nginx binary for dynamic modules, as the
+-- ngx_http_get_variable portico.ffivar calls) and glibc's memrchr, instead of a Lua loop over the bytes: a loop with
+-- a branch per byte left the log phase's trace ("leaving loop in root trace") and ran part of every request in the
+-- interpreter (jit.v, docs/adr/0042).
+local parsers = pcall(ffi.cdef, [[
+  intptr_t ngx_atoi(const unsigned char *line, size_t n);
+  intptr_t ngx_atofp(const unsigned char *line, size_t n, size_t point);
+  void *memrchr(const void *s, int c, size_t n);
+]]) and pcall(function() return C.ngx_atoi ~= nil and C.ngx_atofp ~= nil and C.memrchr ~= nil end)
+local u8p = ffi.typeof("const unsigned char *")
+
+-- A count variable ($request_length, $bytes_sent: nginx prints them as plain integers), nil when unset or not one.
+local var_count = function(r, name) return var_number(r, name) end
+-- A time variable in seconds, its last figure ($upstream_response_time: nginx prints "%T.%03M" per try, tries
+-- separated by ", " and internal redirects by " : "; "-" when no upstream answered), nil when unset or not a time.
+local var_seconds = var_count
+if parsers then
+  local atoi, atofp, memrchr = C.ngx_atoi, C.ngx_atofp, C.memrchr
+  var_count = function(r, name)
+    local p, n = var_raw(r, name)
+    if not p or n == 0 then return nil end
+    local v = atoi(p, n)
+    if v < 0 then return nil end
+    return tonumber(v)
+  end
+  var_seconds = function(r, name)
+    local p, n = var_raw(r, name)
+    if not p or n == 0 then return nil end
+    -- the last figure follows the last space (", " and " : " both end in one)
+    local sp = memrchr(p, 32, n)
+    if sp ~= nil then
+      local from = ffi.cast(u8p, sp) + 1
+      n = n - tonumber(from - p)
+      p = from
+    end
+    local v = atofp(p, n, 3)
+    if v < 0 then return nil end
+    return tonumber(v) / 1000
+  end
 end
 
 -- Requests in which a rewrite hook ran (portico.balancer.rewrite: canaries, the dynamic router, HTTPRoutes), by the
@@ -147,12 +190,18 @@ end })
 local pending = {} -- labels -> canary -> status -> method -> slots
 local dirty = false
 
-local function bucket(slots, at, bounds, v)
-  for i = 1, #bounds do
-    if v <= bounds[i] then slots[at + i - 1] = slots[at + i - 1] + 1; return end
+-- bucket_of(bounds)(slots, at, v): counts v in its histogram bucket, slots at .. at + #bounds (the last: +Inf). One
+-- comparison per bound written out, not a loop: a loop with an early return inside the log phase's trace hit
+-- LuaJIT's unroll limit and fell back to the interpreter (a response above the last size bound scans them all).
+local function bucket_of(bounds)
+  local src = { "return function(s, at, v)" }
+  for i, b in ipairs(bounds) do
+    src[#src + 1] = string.format("if v <= %.17g then s[at + %d] = s[at + %d] + 1 return end", b, i - 1, i - 1)
   end
-  slots[at + #bounds] = slots[at + #bounds] + 1
+  src[#src + 1] = string.format("s[at + %d] = s[at + %d] + 1 end", #bounds, #bounds)
+  return assert(loadstring(concat(src, "\n"), "=portico.metrics.bucket"))()
 end
+local time_bucket, size_bucket, length_bucket = bucket_of(TIME), bucket_of(SIZE), bucket_of(LENGTH)
 
 local function new_slots()
   local s = {}
@@ -198,20 +247,20 @@ function _M.log()
   local rt = ngx_now() - tonumber(C.ngx_http_lua_ffi_req_start_time(r))
   if rt < 0 then rt = 0 end
   s[2] = s[2] + rt
-  bucket(s, RT, TIME, rt)
+  time_bucket(s, RT, rt)
   -- "0.004, 0.010" after retries, "-" when no upstream answered: the last figure is the answering upstream's
-  local ut = var_number(r, "upstream_response_time")
+  local ut = var_seconds(r, "upstream_response_time")
   if ut then
     s[UC] = s[UC] + 1
     s[US] = s[US] + ut
-    bucket(s, UB, TIME, ut)
+    time_bucket(s, UB, ut)
   end
-  local qs = var_number(r, "request_length") or 0
+  local qs = var_count(r, "request_length") or 0
   s[QS] = s[QS] + qs
-  bucket(s, QB, SIZE, qs)
-  local ps = var_number(r, "bytes_sent") or 0
+  size_bucket(s, QB, qs)
+  local ps = var_count(r, "bytes_sent") or 0
   s[PS] = s[PS] + ps
-  bucket(s, PB, LENGTH, ps)
+  length_bucket(s, PB, ps)
   dirty = true
 end
 

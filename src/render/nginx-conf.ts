@@ -18,6 +18,7 @@ import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, ty
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
 import { splitDynamic, type DynamicSplit } from './dynamic-routes.js';
 import { ROUTE_HSTS_MAP } from './dynamic-profiles.js';
+import { catchAllServers } from './catch-all-split.js';
 import type { StreamModel } from '../model/stream.js';
 import type { GatewayTable } from '../model/gateway/route-types.js';
 import type { ExtraPorts } from '../model/gateway/listener-ports.js';
@@ -293,18 +294,18 @@ function server(
   const proxyProtocol = ctx.global.useProxyProtocol ? ' proxy_protocol' : '';
   // No reuseport: with it, connections queued on old workers' sockets are served by the old configuration after a reload.
   const first = catchAll ? ' default_server backlog=4096' : '';
-  const head = [
-    '    server {',
-    `        server_name ${serverNames(s)};`,
-    ...trafficListens(o, o.httpPort, `${h2c(o, o.httpPort)}${proxyProtocol}${first}`),
-    // With --enable-ssl-passthrough the HTTPS server listens behind the stream front (render/stream.ts).
-    ...(httpsListen(stream, o) === undefined
+  const name = `        server_name ${serverNames(s)};`;
+  const plainListens = trafficListens(o, o.httpPort, `${h2c(o, o.httpPort)}${proxyProtocol}${first}`);
+  // With --enable-ssl-passthrough the HTTPS server listens behind the stream front (render/stream.ts).
+  const tlsListens =
+    httpsListen(stream, o) === undefined
       ? trafficListens(o, o.httpsPort, `${tlsListenParams(tls)}${proxyProtocol}${first}`)
-      : [`        ${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol${first};`]),
-    // Gateway listeners on other ports (model/gateway/listener-ports.ts): every server listens there too, so a route
-    // moving between ports changes the route table only; Lua keeps the ports apart (model/gateway/port-scope.ts).
-    ...(gatewayPorts?.http ?? []).flatMap((p) => trafficListens(o, p, `${h2c(o, p)}${proxyProtocol}${first}`)),
-    ...(gatewayPorts?.https ?? []).flatMap((p) => trafficListens(o, p, `${tlsListenParams(tls)}${proxyProtocol}${first}`)),
+      : [`        ${httpsListen(stream, o) ?? ''}${tlsListenParams(tls)} proxy_protocol${first};`];
+  // Gateway listeners on other ports (model/gateway/listener-ports.ts): every server listens there too, so a route
+  // moving between ports changes the route table only; Lua keeps the ports apart (model/gateway/port-scope.ts).
+  const gatewayPlain = (gatewayPorts?.http ?? []).flatMap((p) => trafficListens(o, p, `${h2c(o, p)}${proxyProtocol}${first}`));
+  const gatewayTls = (gatewayPorts?.https ?? []).flatMap((p) => trafficListens(o, p, `${tlsListenParams(tls)}${proxyProtocol}${first}`));
+  const body = [
     // the dynamic catch-all's one location runs the router, a rewrite hook that sets the id itself
     ...(dyn && catchAll ? [] : [REQUEST_ID]),
     // 421 when the Host names another Gateway listener than the SNI name did (render/misdirected.ts)
@@ -316,7 +317,9 @@ function server(
     ...serverBody(s, ctx),
     ...gatewayServerLines(s, gateway),
   ];
-  if (dyn && catchAll) return { text: [...head, ...dyn.locations, '    }'].join('\n'), marks: [] };
+  // the dynamic catch-all: its plain-HTTP and its TLS ports in two blocks (render/catch-all-split.ts)
+  if (dyn && catchAll) return { text: catchAllServers({ name, plain: [...plainListens, ...gatewayPlain], tls: [...tlsListens, ...gatewayTls], body, locations: dyn.locations }), marks: [] };
+  const head = ['    server {', name, ...plainListens, ...tlsListens, ...gatewayPlain, ...gatewayTls, ...body];
   // each location's lines, and where they fall in the block (the quarantine's map from nginx's line to an Ingress)
   const marks: [number, number][] = [];
   const lines = head;

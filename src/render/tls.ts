@@ -77,7 +77,7 @@ export function tlsListenParams(tls: TlsModel): string {
 
 /** tls.servers by host, indexed once per (frozen) TLS model: a lookup per location was a scan of every TLS host. */
 /** HSTS of a TLS host, at server level: headers-more's directives reach every location and `if` below (docs/adr/0003, amendment). */
-const HSTS_SERVER = '        more_set_headers "Strict-Transport-Security: $portico_hsts_header";';
+export const HSTS_SERVER = '        more_set_headers "Strict-Transport-Security: $portico_hsts_header";';
 
 const byHost = new WeakMap<TlsModel, ReadonlyMap<string, TlsServer>>();
 

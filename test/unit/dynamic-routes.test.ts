@@ -48,6 +48,29 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.doesNotMatch(off.text, /portico\.router/);
   });
 
+  test('the catch-all is a plain-HTTP block without the HSTS lines and a TLS block with them (docs/adr/0042)', () => {
+    const profiled = { [`${A}/proxy-read-timeout`]: '30' };
+    const { text } = render([host('one', 'a.test'), host('slow', 'c.test', profiled)], ['--enable-dynamic-routes', '--http-port', '8080', '--https-port', '8443']);
+    const blocks = text
+      .split('\n    server {')
+      .filter((b) => b.includes('server_name _;'))
+      .map((b) => b.slice(0, b.indexOf('\n    }')));
+    assert.equal(blocks.length, 2);
+    const [plain, tls] = blocks as [string, string];
+    assert.match(plain, /listen 8080 default_server/);
+    assert.doesNotMatch(plain, /listen 8443|Strict-Transport-Security|ssl_certificate_by_lua/);
+    assert.match(tls, /listen 8443 ssl/);
+    assert.doesNotMatch(tls, /listen 8080/);
+    // the router's location, its 404 and each profile set the header in the TLS block
+    const headers = (tls.match(/more_set_headers "Strict-Transport-Security: \$portico_route_hsts_header";/g) ?? []).length;
+    const profiles = (tls.match(/location @portico_profile_/g) ?? []).length;
+    assert.ok(profiles >= 1);
+    assert.equal(headers, 2 + profiles);
+    // both blocks route the same way: the same locations, the HSTS lines aside
+    const locations = (b: string): string[] => b.split('\n').filter((l) => !l.includes('Strict-Transport-Security') && !l.includes('listen ') && !l.includes('ssl_certificate_by_lua'));
+    assert.deepEqual(locations(plain), locations(tls));
+  });
+
   test('adding, changing or removing a dynamic host changes the table, not nginx.conf: the plan is dynamic', () => {
     const before = render([host('one', 'a.test')]);
     const after = render([host('one', 'a.test', undefined, 'b'), host('two', 'b.test')]);
@@ -66,7 +89,10 @@ describe('dynamic routes: the split between the route table and server blocks', 
     // the catch-all's default backend has a profile of its own: its 404 without an access log line
     const quiet = one.routes!.default.targets.map((t) => t.profile).filter((p) => p !== '');
     assert.equal(quiet.length, 1);
-    const profiles = (one.text.match(/location @portico_profile_[0-9a-f]+ \{/g) ?? []).filter((p) => !p.includes(quiet[0]!));
+    // the catch-all is two server blocks, its plain-HTTP and its TLS ports (docs/adr/0042): each holds the profile once
+    const found = (one.text.match(/location @portico_profile_[0-9a-f]+ \{/g) ?? []).filter((p) => !p.includes(quiet[0]!));
+    assert.equal(found.length, 2);
+    const profiles = [...new Set(found)];
     assert.equal(profiles.length, 1);
     assert.match(one.text, /proxy_read_timeout 30s;/);
     const c = one.routes!.hosts['c.test']!.targets[one.routes!.hosts['c.test']!.prefix['/']!]!;
