@@ -2,7 +2,7 @@
 // worker (offload.ts), the main thread keeping what a sync keeps (the build's result and the backends JSON), then
 // `rounds` syncs under churn (one Ingress's annotation changed each time, as bench/scale-profile does).
 //   node --expose-gc dist/bench/controller-memory.js [N=10000] [rounds=12]
-// Prints RSS after the first build, the highest and last RSS under churn, 2 s and 10 s after the last sync, RSS and
+// Prints the CPU of filling the store and of the first build, RSS after the first build, the highest and last RSS under churn, 2 s and 10 s after the last sync, RSS and
 // the main thread's heap after a forced GC of the main thread (the worker collects on its own), and the median build
 // time (wall, and CPU of the process) under churn.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,10 +27,16 @@ try {
   const certs = [0, 1, 2, 3].map(() => makeCert(certDir, '*.scale.test', { sans: ['*.scale.test'] }));
   const config = parseFlags(['--manifests', certDir, '--enable-dynamic-routes'], {});
   const store = new Store<Snapshot>();
-  {
-    // The generator's objects are dropped once stored: the store's trimmed copies are what a controller holds.
-    storeCluster(store, generate(n, [], certs));
-  }
+  // The generator's objects are dropped once stored (a function's local: a binding of this module's top level, which
+  // awaits, stayed alive): the store's trimmed copies are what a controller holds.
+  const fill = (): number => {
+    const cluster = generate(n, [], certs);
+    const s0 = process.cpuUsage();
+    storeCluster(store, cluster);
+    const s = process.cpuUsage(s0);
+    return Math.round((s.user + s.system) / 1000);
+  };
+  const storeCpuMs = fill();
   const offload = new Offload(config, renderOptions(config, undefined));
   let kept: unknown;
   const sync = async (): Promise<number> => {
@@ -39,7 +45,9 @@ try {
     kept = { ...built, backends: JSON.stringify(backendsPayload(built.model)) };
     return performance.now() - t0;
   };
+  const cold0 = process.cpuUsage();
   const coldMs = Math.round(await sync());
+  const cold = process.cpuUsage(cold0);
   const afterFirst = rss();
   const times: number[] = [];
   const cpu: number[] = [];
@@ -74,7 +82,10 @@ try {
     JSON.stringify({
       n,
       rounds,
+      // CPU of both threads: the store's upserts (trim), then the first build (crossing, build, render, reply)
+      storeCpuMs,
       coldMs,
+      coldCpuMs: Math.round((cold.user + cold.system) / 1000),
       churnMedianMs: median(times),
       churnCpuMedianMs: median(cpu),
       // per sync, the 2 s after the last one included (the worker's last collection)

@@ -36,7 +36,8 @@ export class IncrementalBuilder {
     const part = this.enabled && this.last ? this.part(this.last, snap) : undefined;
     if (part && typeof part !== 'string') return part;
     const built = buildAndRender(this.stage, snap, this.config, this.render);
-    this.last = { raw: snap, served: built.served, model: built.model };
+    // Kept only to splice into: a whole model at 10,000 Ingresses is tens of MiB of the worker's heap (docs/adr/0044).
+    if (this.enabled) this.last = { raw: snap, served: built.served, model: built.model };
     return { model: built.model, conf: built.conf, ...(part === undefined ? {} : { why: part }) };
   }
 

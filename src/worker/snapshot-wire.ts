@@ -2,14 +2,17 @@
 // order. A sync at 10,000 Ingresses then clones one changed object instead of the whole cluster (about 2 s), and
 // the worker keeps the very objects it already had, so its caches keyed by object (a TLS Secret's parse, a slice's
 // endpoints) hold from one sync to the next.
+// Objects cross as JSON text, parsed by the receiver: V8's structured clone of the cluster at 10,000 Ingresses took
+// 58 MiB of the worker's heap, the JSON.parse of the same objects 32 MiB (docs/adr/0044).
 import type { Snapshot } from '../model/input.js';
+import { shareConditions, wireText } from '../store/kinds.js';
 
 type Field = keyof Snapshot;
 
-/** One list: its objects by id, in order; `added` are the ones the receiver lacks. Absent: the list was undefined. */
+/** One list: its objects by id, in order; `added` are the ones the receiver lacks, as JSON text. Absent: the list was undefined. */
 interface ListDelta {
   readonly ids: readonly number[] | undefined;
-  readonly added: readonly (readonly [number, unknown])[];
+  readonly added: readonly (readonly [number, string])[];
 }
 
 /** What crosses to the worker: the lists that changed since the last delta; `reset` starts from nothing. */
@@ -53,7 +56,7 @@ export class SnapshotSender {
       const before = this.held.get(field);
       if (!this.reset && this.held.has(field) && same(before, now)) continue;
       const had = new Set(this.reset ? [] : (before ?? []));
-      lists[field] = { ids: now, added: (list ?? []).flatMap((o, i) => (had.has(now?.[i] ?? 0) ? [] : [[now?.[i] ?? 0, o] as const])) };
+      lists[field] = { ids: now, added: (list ?? []).flatMap((o: object, i) => (had.has(now?.[i] ?? 0) ? [] : [[now?.[i] ?? 0, wireText(o)] as const])) };
       this.held.set(field, now);
     }
     const d = { reset: this.reset, lists };
@@ -74,7 +77,11 @@ export class SnapshotReceiver {
     }
     for (const [field, list] of Object.entries(d.lists) as [Field, ListDelta][]) {
       const held = this.objects.get(field) ?? new Map<number, unknown>();
-      for (const [id, o] of list.added) held.set(id, o);
+      for (const [id, text] of list.added) {
+        const o: unknown = JSON.parse(text);
+        if (field === 'endpointSlices') shareConditions(o); // as the store shares them (store/kinds.ts)
+        held.set(id, o);
+      }
       const keep = new Map<number, unknown>();
       for (const id of list.ids ?? []) {
         if (!held.has(id)) throw new Error(`snapshot delta: object ${id} of ${field} was never sent`);

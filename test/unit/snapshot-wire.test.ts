@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SnapshotReceiver, SnapshotSender, type SnapshotDelta } from '../../src/worker/snapshot-wire.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
-import { ingress, service } from '../support/objects.js';
+import { ingress, service, slice } from '../support/objects.js';
+import { trim } from '../../src/store/kinds.js';
 
 /** What crossing a thread does to a message. */
 const cross = (d: SnapshotDelta): SnapshotDelta => structuredClone(d);
@@ -56,4 +57,18 @@ test('after forget() (a new worker) everything crosses again, and a receiver tha
   // A receiver that never saw the objects a delta refers to refuses it instead of building from a partial snapshot.
   const next: Snapshot = { ...snap, ingresses: [...snap.ingresses, ing('b', 'b.test')] };
   assert.throws(() => new SnapshotReceiver().apply(cross(sender.delta(next))), /was never sent/);
+});
+
+test('objects cross as JSON text, and the receiver shares endpoint conditions as the store does', () => {
+  const sender = new SnapshotSender();
+  const a = trim(slice('a', 80, ['10.0.0.1', '10.0.0.2'], { name: 'a-1' }), 'EndpointSlice');
+  const b = trim(slice('b', 80, ['10.0.0.3'], { name: 'b-1' }), 'EndpointSlice');
+  const snap: Snapshot = { ...EMPTY_SNAPSHOT, endpointSlices: [a, b] };
+  const d = cross(sender.delta(snap));
+  for (const [, text] of d.lists.endpointSlices?.added ?? []) assert.equal(typeof text, 'string');
+  const got = new SnapshotReceiver().apply(d);
+  assert.deepEqual(got, JSON.parse(JSON.stringify(snap)));
+  const conditions = got.endpointSlices.flatMap((s) => (s.endpoints ?? []).map((e) => e.conditions));
+  assert.equal(conditions.length, 3);
+  assert.ok(conditions.every((c) => c === conditions[0]));
 });

@@ -2,7 +2,7 @@
 // frozen object (src/store/kinds.ts), read by the model exactly as the slice said.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { trim } from '../../src/store/kinds.js';
+import { shareConditions, trim, wireText } from '../../src/store/kinds.js';
 import type { EndpointSlice } from '../../src/model/input.js';
 import { ingress, slice } from '../support/objects.js';
 
@@ -60,4 +60,19 @@ test('managedFields, ownerReferences and the last-applied annotation are dropped
   assert.ok(Object.isFrozen(stored.metadata?.annotations));
   // the caller's object is left as it came
   assert.equal(meta.annotations['kubectl.kubernetes.io/last-applied-configuration'], '{}');
+});
+
+test('a stored object is a JSON copy of the trimmed one, and crosses to a worker as the text it was parsed from, once', () => {
+  const base = ingress('t', { host: 't.test', paths: [{ path: '/', type: 'Prefix', service: 't' }] });
+  const input = { ...base, metadata: { ...base.metadata, labels: { team: 'a' }, uid: undefined } };
+  const stored = trim(input, 'Ingress');
+  assert.notEqual(stored.metadata?.labels, input.metadata.labels, 'nothing of the caller is shared');
+  assert.equal('uid' in (stored.metadata ?? {}), false, 'an undefined field is absent, as JSON has it');
+  const text = wireText(stored);
+  assert.deepEqual(JSON.parse(text), stored);
+  // Taken once; later crossings (a new worker) stringify the object again, to the same text.
+  assert.equal(wireText(stored), text);
+  const parsed: unknown = JSON.parse(text);
+  shareConditions(parsed);
+  assert.deepEqual(parsed, stored);
 });
