@@ -107,6 +107,12 @@ const trickyString = fc.constantFrom(
   'a:b',
   'http://h:80/p',
   '-,',
+  'a\n\nb\n',
+  'x\n',
+  '  indented\nfirst',
+  'trailing\n\n',
+  '#not comment\n x',
+  'two\nlines',
   'k: ',
   '#c',
 );
@@ -191,7 +197,9 @@ test('what the fast reader leaves to the library', () => {
   for (const text of [
     'a: &x 1\nb: *x\n',
     'a: !!str 1\n',
-    'a: |\n  block\n',
+    'a: |+\n  keep\n',
+    'a: |2\n   x\n',
+    'a: |\n  no line break at the end',
     'a: >-\n  folded\n',
     'a: {b: 1\n  , c: 2}\n',
     'a: [1, 2,]\n',
