@@ -13,8 +13,7 @@ import { withRouteTable } from '../inspect/route-table.js';
 export async function renderOnce(config: Config & { manifests: string }, log: Logger): Promise<string> {
   const store = new Store<Snapshot>();
   const source = new ManifestSource(config.manifests, store, log);
-  await source.start();
-  source.stop();
+  await source.readOnce();
   // One build and no next one: run as a trial (nothing kept for a later sync), so no render memo keys are made.
   const { model, conf } = buildAndRender(new AnnotationStage(config, log), store.snapshot(), config, renderOptions(config, undefined), true);
   for (const p of model.problems) log.warn(describeProblem(p));

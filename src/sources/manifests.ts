@@ -20,6 +20,8 @@ export class ManifestSource {
   private poll: NodeJS.Timeout | undefined;
   private debounce: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** readOnce: no later read compares versions. */
+  private once = false;
   private signature = '';
   private reading: Promise<void> = Promise.resolve();
   /** Each file's objects as last read (stamped), and the stat signature they were read at: unchanged files are not read again. */
@@ -54,6 +56,17 @@ export class ManifestSource {
   unreadable(): { readonly file: string; readonly errors: readonly string[] }[] {
     const present = new Set(this.byFile.keys());
     return [...this.errors].filter(([file]) => present.has(file)).map(([file, errors]) => ({ file, errors }));
+  }
+
+  /**
+   * Reads the folder once and stops there (`portico render`): nothing is watched, and no object gets a content
+   * resourceVersion, which only tells a later read's unchanged objects from changed ones (its JSON and sha256 were
+   * ~0.4 s of CPU at 10,000 Ingresses).
+   */
+  async readOnce(): Promise<void> {
+    this.once = true;
+    this.stopped = true;
+    await this.read();
   }
 
   /** Reads the folder once (throws if it cannot be read), then watches it. */
@@ -254,6 +267,7 @@ export class ManifestSource {
       created = this.firstSeen.get(id) ?? new Date().toISOString();
       this.firstSeen.set(id, created);
     }
+    if (this.once) return { ...obj, metadata: { ...meta, creationTimestamp: created } };
     const rv = sha256(JSON.stringify(obj), 16);
     return { ...obj, metadata: { ...meta, creationTimestamp: created, resourceVersion: rv } };
   }

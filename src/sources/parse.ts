@@ -1,6 +1,7 @@
 // Parses manifest text (YAML, multi-document, JSON, kind: List) into objects, with file and line in every error.
 import { createRequire } from 'node:module';
 import { KINDS, OTHER_API_VERSIONS, isKind, type Kind, type KubeObject } from '../store/kinds.js';
+import { fastYamlDocuments } from './yaml-fast.js';
 
 type Yaml = typeof import('yaml');
 let yamlModule: Yaml | undefined;
@@ -102,6 +103,13 @@ export function parseManifests(file: string, text: string): ParseResult {
       collect(value, `${file}:1`, out);
       return out;
     }
+  }
+  // The YAML manifests are usually written in (block collections, one-line scalars) without the yaml library's
+  // document model; any other text is the library's, with its errors and line numbers (yaml-fast.ts).
+  const fast = fastYamlDocuments(text);
+  if (fast !== undefined) {
+    for (const d of fast) collect(d.value, `${file}:${d.line}`, out);
+    return out;
   }
   const { LineCounter, parseAllDocuments } = yaml();
   const lineCounter = new LineCounter();

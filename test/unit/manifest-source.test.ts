@@ -56,3 +56,29 @@ test('after each change the store holds what the files hold, the later file winn
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('readOnce (portico render): the objects a watched read gives, without content resourceVersions, and no watch after', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-source-'));
+  try {
+    const yaml = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: x\n  creationTimestamp: "2026-01-01T00:00:00Z"\nspec:\n  ports:\n  - port: 80\n';
+    await writeFile(join(dir, 'a.yaml'), yaml);
+    const watched = new Store();
+    const w = new ManifestSource(dir, watched, createLogger('silent'));
+    await w.start();
+    w.stop();
+    const once = new Store();
+    await new ManifestSource(dir, once, createLogger('silent')).readOnce();
+    const strip = (o: { metadata?: object }): unknown => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+    const [a] = watched.snapshot().services ?? [];
+    const [b] = once.snapshot().services ?? [];
+    assert.equal(typeof (a as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion, 'string', 'a watched read versions each object');
+    assert.equal((b as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion, undefined, 'a single read does not');
+    assert.deepEqual(strip(b as { metadata?: object }), strip(a as { metadata?: object }));
+    // a file written after readOnce is never read: nothing watches the folder
+    await writeFile(join(dir, 'b.yaml'), yaml.replace('name: a', 'name: b'));
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(once.count('Service'), 1);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
