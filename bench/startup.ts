@@ -1,7 +1,7 @@
 // bench/startup: the `portico` command as a whole process, start to exit: `--version`, `--help`, and `portico render`
 // of a generated folder at 100 and 10,000 Ingresses (the scale benchmark's cluster, TLS on some), as JSON Lists and
 // as the same objects in block-style YAML (one document each, as kubectl and helm write them: the fast YAML path,
-// src/sources/yaml-fast.ts). Each command loads only what it uses (src/cli/main.ts).
+// js-yaml, src/sources/yaml-documents.ts). Each command loads only what it uses (src/cli/main.ts).
 // Run: npm run bench:startup [-- --rounds 5]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Parses manifest text (YAML, multi-document, JSON, kind: List) into objects, with file and line in every error.
 import { createRequire } from 'node:module';
 import { KINDS, OTHER_API_VERSIONS, isKind, type Kind, type KubeObject } from '../store/kinds.js';
-import { fastYamlDocuments } from './yaml-fast.js';
+import { quickYamlDocuments } from './yaml-documents.js';
 
 type Yaml = typeof import('yaml');
 let yamlModule: Yaml | undefined;
@@ -104,11 +104,11 @@ export function parseManifests(file: string, text: string): ParseResult {
       return out;
     }
   }
-  // The YAML manifests are usually written in (block collections, one-line scalars) without the yaml library's
-  // document model; any other text is the library's, with its errors and line numbers (yaml-fast.ts).
-  const fast = fastYamlDocuments(text);
-  if (fast !== undefined) {
-    for (const d of fast) collect(d.value, `${file}:${d.line}`, out);
+  // Most manifests read through js-yaml, several times faster than the yaml library's document model; text the two
+  // would read apart, or that js-yaml refuses, is the yaml library's, with its errors and line numbers (yaml-documents.ts).
+  const quick = quickYamlDocuments(text);
+  if (quick !== undefined) {
+    for (const d of quick) collect(d.value, `${file}:${d.line}`, out);
     return out;
   }
   const { LineCounter, parseAllDocuments } = yaml();
