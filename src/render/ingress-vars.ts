@@ -17,8 +17,17 @@ const readsIngressVars = (text: string | undefined): boolean => text !== undefin
  * Ingress's configuration snippet.
  */
 export function ingressVarsUsed(g: GlobalSettings, headers: ResolvedHeaders | undefined, servers: readonly Server[]): boolean {
-  if (readsIngressVars(JSON.stringify(g)) || readsIngressVars(JSON.stringify(headers ?? null))) return true;
-  return servers.some((s) => readsIngressVars(s.settings?.serverSnippet) || s.locations.some((l) => l.target.kind === 'upstream' && readsIngressVars(l.target.settings?.configurationSnippet)));
+  return globalReadsIngressVars(g, headers) || servers.some(serverReadsIngressVars);
+}
+
+/** Whether the ConfigMap's settings or headers read them. */
+export function globalReadsIngressVars(g: GlobalSettings, headers: ResolvedHeaders | undefined): boolean {
+  return readsIngressVars(JSON.stringify(g)) || readsIngressVars(JSON.stringify(headers ?? null));
+}
+
+/** Whether a server's snippet or one of its Ingresses' configuration snippets reads them. */
+export function serverReadsIngressVars(s: Server): boolean {
+  return readsIngressVars(s.settings?.serverSnippet) || s.locations.some((l) => l.target.kind === 'upstream' && readsIngressVars(l.target.settings?.configurationSnippet));
 }
 
 /** The five values of a location proxying to a backend, `|`-separated (no name holds a `|`; the path comes last). */

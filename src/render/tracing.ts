@@ -14,7 +14,12 @@ export function locationTracing(g: GlobalSettings, l: Location): ResolvedTracing
 
 /** Does any rendered location trace? Then the http-level lines and the exporter are rendered. */
 export function tracingUsed(g: GlobalSettings, servers: readonly Server[]): boolean {
-  return servers.some((s) => s.locations.some((l) => locationTracing(g, l) !== undefined));
+  return servers.some((s) => serverTraced(g, s));
+}
+
+/** Does one of the server's locations trace? */
+export function serverTraced(g: GlobalSettings, s: Server): boolean {
+  return s.locations.some((l) => locationTracing(g, l) !== undefined);
 }
 
 /**

@@ -9,7 +9,7 @@ import { cidr, ident, int, quote, quoteLiteral } from './escape.js';
 import { proxyHeaders } from './globals.js';
 import { refKey } from '../model/keys.js';
 
-type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
+export type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
 
 /** The characters lua/portico/configuration.lua accepts in a cookie path: no ';' to end the attribute, no space. */
 const COOKIE_PATH = /^\/[A-Za-z0-9\-._~!&'()*+,=:@/%]{0,1023}$/;
@@ -86,9 +86,23 @@ function limitZones(ts: readonly UpstreamTarget[]): string[] {
   return lines;
 }
 
+/** A server's targets that render http-level lines (CORS maps, limit zones), in location order; the others add none. */
+export function trafficTargets(s: Server): UpstreamTarget[] {
+  const out: UpstreamTarget[] = [];
+  for (const l of s.locations) {
+    const t = l.target;
+    if (t.kind === 'upstream' && (resolveCors(t.settings?.traffic?.cors) !== undefined || limitsOn(t.settings?.traffic?.limit))) out.push(t);
+  }
+  return out;
+}
+
 /** http-level lines: status codes, zones, CORS maps and the blocked-referer map. */
 export function trafficHttp(model: Model, g: GlobalSettings): string[] {
-  const ts = targets(model);
+  return trafficHttpOf(targets(model), g);
+}
+
+/** trafficHttp of the targets `ts` (every target, or only those trafficTargets keeps: the same lines). */
+export function trafficHttpOf(ts: readonly UpstreamTarget[], g: GlobalSettings): string[] {
   const cors = new Map<string, string[]>();
   for (const t of ts) {
     const c = resolveCors(t.settings?.traffic?.cors);
