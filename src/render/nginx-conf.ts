@@ -378,7 +378,15 @@ function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, 
   const parts = { stream: model.stream, dyn, gateway: model.gateway, misdirect: model.misdirect !== undefined, ...(model.gatewayPorts ? { gatewayPorts: model.gatewayPorts } : {}) };
   const memo = o.memo;
   if (!memo) return list.map((s) => ({ host: s.host, ...server(s, o, model.tls, upstreams, parts) }));
-  const context = JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, model.gatewayPorts ?? null, dyn?.locations ?? null, model.misdirect !== undefined]);
+  const context = JSON.stringify([
+    { ...o, memo: undefined },
+    model.tls.settings,
+    model.stream ?? null,
+    model.gateway ?? null,
+    model.gatewayPorts ?? null,
+    dyn?.locations ?? null,
+    model.misdirect !== undefined,
+  ]);
   memo.begin(context);
   // A server of the last render (the same object, after an incremental sync) with the same TLS entries and upstreams
   // takes its block by identity, without serializing it (render/identity-memo.ts, docs/adr/0043).

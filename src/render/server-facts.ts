@@ -46,7 +46,13 @@ export function scanServers(servers: readonly Server[], g: GlobalSettings, memo?
   let traced = false;
   let readsVars = false;
   for (const s of servers) {
-    const f = memo ? memo.get(s, () => NO_DEPS, () => factsOf(s, g)) : factsOf(s, g);
+    const f = memo
+      ? memo.get(
+          s,
+          () => NO_DEPS,
+          () => factsOf(s, g),
+        )
+      : factsOf(s, g);
     if (f === NONE) continue;
     for (const t of f.traffic) traffic.push(t);
     authExternal ||= f.authExternal;
