@@ -13,14 +13,9 @@ const READS = new RegExp(`\\$(\\{(${NAMES.join('|')})\\}|(${NAMES.join('|')})(?!
 const readsIngressVars = (text: string | undefined): boolean => text !== undefined && READS.test(text);
 
 /**
- * Whether any of the configuration reads them: the ConfigMap's settings and headers, a server snippet, or an
- * Ingress's configuration snippet.
+ * Whether the ConfigMap's settings or headers read them. Any of the configuration reading them renders them: these,
+ * a server snippet or an Ingress's configuration snippet (serverReadsIngressVars, folded by render/server-facts.ts).
  */
-export function ingressVarsUsed(g: GlobalSettings, headers: ResolvedHeaders | undefined, servers: readonly Server[]): boolean {
-  return globalReadsIngressVars(g, headers) || servers.some(serverReadsIngressVars);
-}
-
-/** Whether the ConfigMap's settings or headers read them. */
 export function globalReadsIngressVars(g: GlobalSettings, headers: ResolvedHeaders | undefined): boolean {
   return readsIngressVars(JSON.stringify(g)) || readsIngressVars(JSON.stringify(headers ?? null));
 }
