@@ -189,11 +189,28 @@ export function resolverLines(resolvers: readonly string[] = []): string[] {
 
 /** http{} lines, only when some location uses external auth: the auth cache zone when some location caches (small: 1m of keys, 64m on disk). */
 export function authHttpLines(model: Model, workDir: string): string[] {
-  const externals = model.servers.flatMap((s) => s.locations.map((l) => (l.target.kind === 'upstream' ? l.target.settings?.auth?.external : undefined)));
-  if (!externals.some((e) => e !== undefined)) return [];
-  return [
-    ...(externals.some((e) => e?.cacheKey !== undefined)
-      ? [`    proxy_cache_path ${filePath(`${workDir}/tmp/auth_cache`)} levels=1:2 keys_zone=${CACHE_ZONE}:1m max_size=64m inactive=30m use_temp_path=off;`]
-      : []),
-  ];
+  const uses = model.servers.map(serverAuth);
+  return authHttpLinesOf(
+    uses.some((u) => u.external),
+    uses.some((u) => u.cache),
+    workDir,
+  );
+}
+
+/** Whether a server's locations use external auth, and whether one caches its answers. */
+export function serverAuth(s: Server): { readonly external: boolean; readonly cache: boolean } {
+  let external = false;
+  let cache = false;
+  for (const l of s.locations) {
+    const e = l.target.kind === 'upstream' ? l.target.settings?.auth?.external : undefined;
+    external ||= e !== undefined;
+    cache ||= e?.cacheKey !== undefined;
+  }
+  return { external, cache };
+}
+
+/** authHttpLines from what the servers use. */
+export function authHttpLinesOf(external: boolean, cache: boolean, workDir: string): string[] {
+  if (!external) return [];
+  return cache ? [`    proxy_cache_path ${filePath(`${workDir}/tmp/auth_cache`)} levels=1:2 keys_zone=${CACHE_ZONE}:1m max_size=64m inactive=30m use_temp_path=off;`] : [];
 }

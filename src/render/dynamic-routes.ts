@@ -7,6 +7,7 @@ import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
+import { keptDeps } from './kept-deps.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
 import { refKey } from '../model/keys.js';
@@ -276,12 +277,23 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
     return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, ingressVars, profileOf, quiet })), profiles: [...used] };
   };
   const entries = new Map<Server, RouteEntry>();
-  memo?.begin(JSON.stringify([ctx, model.tls.settings, metrics, ingressVars]));
+  const context = JSON.stringify([ctx, model.tls.settings, metrics, ingressVars]);
+  memo?.begin(context);
+  memo?.byServer.begin(context);
+  // A server of the last render (the same object, after an incremental sync) whose TLS entries and upstreams are the
+  // same objects takes its entry by identity, without serializing it (render/identity-memo.ts, docs/adr/0043).
+  const kept = (m: RouteMemo, s: Server, eligible: () => boolean): RouteEntry =>
+    m.byServer.get(
+      s,
+      () => keptDeps(s, model.tls, upstreams),
+      () => m.keyed(entryInput(s, model, upstreams), () => make(s, eligible)),
+      (k) => m.carry(k.key, k.entry),
+    ).entry;
   const hosts = dynamicHosts(
     model,
     (t) => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined),
     (s, eligible) => {
-      const e = entries.get(s) ?? (memo ? memo.entry(entryInput(s, model, upstreams), () => make(s, eligible)) : make(s, eligible));
+      const e = entries.get(s) ?? (memo ? kept(memo, s, eligible) : make(s, eligible));
       entries.set(s, e);
       return e.eligible;
     },

@@ -13,12 +13,16 @@ const READS = new RegExp(`\\$(\\{(${NAMES.join('|')})\\}|(${NAMES.join('|')})(?!
 const readsIngressVars = (text: string | undefined): boolean => text !== undefined && READS.test(text);
 
 /**
- * Whether any of the configuration reads them: the ConfigMap's settings and headers, a server snippet, or an
- * Ingress's configuration snippet.
+ * Whether the ConfigMap's settings or headers read them. Any of the configuration reading them renders them: these,
+ * a server snippet or an Ingress's configuration snippet (serverReadsIngressVars, folded by render/server-facts.ts).
  */
-export function ingressVarsUsed(g: GlobalSettings, headers: ResolvedHeaders | undefined, servers: readonly Server[]): boolean {
-  if (readsIngressVars(JSON.stringify(g)) || readsIngressVars(JSON.stringify(headers ?? null))) return true;
-  return servers.some((s) => readsIngressVars(s.settings?.serverSnippet) || s.locations.some((l) => l.target.kind === 'upstream' && readsIngressVars(l.target.settings?.configurationSnippet)));
+export function globalReadsIngressVars(g: GlobalSettings, headers: ResolvedHeaders | undefined): boolean {
+  return readsIngressVars(JSON.stringify(g)) || readsIngressVars(JSON.stringify(headers ?? null));
+}
+
+/** Whether a server's snippet or one of its Ingresses' configuration snippets reads them. */
+export function serverReadsIngressVars(s: Server): boolean {
+  return readsIngressVars(s.settings?.serverSnippet) || s.locations.some((l) => l.target.kind === 'upstream' && readsIngressVars(l.target.settings?.configurationSnippet));
 }
 
 /** The five values of a location proxying to a backend, `|`-separated (no name holds a `|`; the path comes last). */

@@ -4,7 +4,9 @@
 // (options, TLS settings, stream, Gateway table, dynamic split), the server and its host's TLS entries (the key), and
 // every upstream the block read, compared without endpoints (nginx.conf never holds HTTP endpoints).
 import { sha256 } from '../hash.js';
-import type { Upstream } from '../model/types.js';
+import type { Server, Upstream } from '../model/types.js';
+import { IdentityMemo } from './identity-memo.js';
+import type { ServerFacts } from './server-facts.js';
 
 /** A rendered server block: its text and where each of its locations is in it (0-based lines, first and last). */
 export interface BlockText {
@@ -12,7 +14,8 @@ export interface BlockText {
   readonly marks: readonly (readonly [number, number])[];
 }
 
-interface Block extends BlockText {
+export interface Block extends BlockText {
+  /** The upstreams the block read, by name, each as upstreamKey gave it. */
   readonly upstreams: ReadonlyMap<string, string>;
 }
 
@@ -76,23 +79,54 @@ class Generations<V> {
  * the render context are equal. Only the entries of the last render are kept.
  */
 export class RouteMemo extends Generations<RouteEntry> {
+  /** Entries by server object, with their content key (docs/adr/0043): a kept server is neither serialized nor hashed. */
+  readonly byServer = new IdentityMemo<Server, { readonly key: string; readonly entry: RouteEntry }>();
+
   entry(input: string, make: () => RouteEntry): RouteEntry {
+    return this.keyed(input, make).entry;
+  }
+
+  /** The entry of `input` with its key. */
+  keyed(input: string, make: () => RouteEntry): { readonly key: string; readonly entry: RouteEntry } {
     const key = sha256(input);
     const old = this.find(key);
-    return this.keep(key, old ?? make(), old !== undefined);
+    return { key, entry: this.keep(key, old ?? make(), old !== undefined) };
+  }
+
+  /** An entry found by identity is this render's too, so a later render of equal new objects finds it by content. */
+  carry(key: string, entry: RouteEntry): RouteEntry {
+    return this.keep(key, entry, true);
   }
 }
 
 export class RenderMemo extends Generations<Block> {
   /** The dynamic split's entries (--enable-dynamic-routes). */
   readonly routes = new RouteMemo();
+  /** Blocks by server object, with their content key (docs/adr/0043). */
+  readonly byServer = new IdentityMemo<Server, { readonly key: string; readonly block: Block }>();
+  /** What the http-level scans read of each server (render/server-facts.ts), by server object. */
+  readonly facts = new IdentityMemo<Server, ServerFacts>();
 
   /**
    * The block of `input` (the server and its TLS entries, serialized), reused when the upstreams it read are equal,
    * else made by `render`, which reads upstreams only through the `get` it is given.
    */
   block(input: string, upstreams: ReadonlyMap<string, Upstream>, render: (get: (name: string) => Upstream | undefined) => BlockText): BlockText {
+    return this.keyed(input, upstreams, render).block;
+  }
+
+  /** The block of `input` with its key (block()). */
+  keyed(input: string, upstreams: ReadonlyMap<string, Upstream>, render: (get: (name: string) => Upstream | undefined) => BlockText): { readonly key: string; readonly block: Block } {
     const key = sha256(input);
+    return { key, block: this.made(key, upstreams, render) };
+  }
+
+  /** A block found by identity is this render's too (RouteMemo.carry). */
+  carry(key: string, block: Block): Block {
+    return this.keep(key, block, true);
+  }
+
+  private made(key: string, upstreams: ReadonlyMap<string, Upstream>, render: (get: (name: string) => Upstream | undefined) => BlockText): Block {
     const old = this.find(key);
     if (old && [...old.upstreams].every(([name, k]) => upstreamKey(upstreams.get(name)) === k)) return this.keep(key, old, true);
     const read = new Map<string, string>();

@@ -2,17 +2,19 @@
 import { sha256 } from '../hash.js';
 import type { Location, Model, Server, Upstream } from '../model/types.js';
 import { CERTIFICATE_HOOK, clientCertHeaders, tlsHttpLines, tlsListenParams, tlsLocationLines, tlsServerLines, tlsServerOf } from './tls.js';
-import type { BlockText, RenderMemo } from './memo.js';
+import type { Block, BlockText, RenderMemo } from './memo.js';
 import type { TlsModel } from '../model/tls-types.js';
 import { GLOBAL_DEFAULTS, NO_HEADERS, type GlobalSettings, type ResolvedHeaders } from '../model/settings.js';
 import { filePath, ident, int, logFormat, luaString, quote, seconds, word } from './escape.js';
 import { httpGlobals, proxyHeaders, upstreamKeepalive } from './globals.js';
 import { NO_ACCESS_LOG, defaultBackendUnlogged } from './default-log.js';
 import { accessLogTail, eventsLine, hashLines, mainCompat, serverCompat, syslogTarget } from './globals-http.js';
-import { authHttpLines, resolverLines } from './auth.js';
+import { authHttpLinesOf, resolverLines } from './auth.js';
 import { tlsBalancerBlocks } from './proxy-ssl.js';
-import { affinityCookieLines, trafficHttp } from './traffic.js';
-import { ingressVarsHttpLines, ingressVarsLines, ingressVarsUsed } from './ingress-vars.js';
+import { affinityCookieLines, trafficHttpOf } from './traffic.js';
+import { globalReadsIngressVars, ingressVarsHttpLines, ingressVarsLines } from './ingress-vars.js';
+import { scanServers } from './server-facts.js';
+import { keptDeps } from './kept-deps.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
@@ -26,7 +28,7 @@ import type { L4JsOptions } from './stream-l4-js.js';
 import { gatewayHttpLines, gatewayLocation, gatewayServerLines } from './gateway.js';
 import { misdirectHttpLines, misdirectServerLines } from './misdirected.js';
 import { refKey } from '../model/keys.js';
-import { locationTracing, tracedHooks, tracingDeclarations, tracingInitWorker, tracingUsed } from './tracing.js';
+import { locationTracing, tracedHooks, tracingDeclarations, tracingInitWorker } from './tracing.js';
 
 export interface RenderOptions {
   readonly workDir: string;
@@ -379,14 +381,32 @@ function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, 
   const parts = { stream: model.stream, dyn, gateway: model.gateway, misdirect: model.misdirect !== undefined, ...(model.gatewayPorts ? { gatewayPorts: model.gatewayPorts } : {}) };
   const memo = o.memo;
   if (!memo) return list.map((s) => ({ host: s.host, ...server(s, o, model.tls, upstreams, parts) }));
-  memo.begin(
-    JSON.stringify([{ ...o, memo: undefined }, model.tls.settings, model.stream ?? null, model.gateway ?? null, model.gatewayPorts ?? null, dyn?.locations ?? null, model.misdirect !== undefined]),
-  );
+  const context = JSON.stringify([
+    { ...o, memo: undefined },
+    model.tls.settings,
+    model.stream ?? null,
+    model.gateway ?? null,
+    model.gatewayPorts ?? null,
+    dyn?.locations ?? null,
+    model.misdirect !== undefined,
+  ]);
+  memo.begin(context);
+  // A server of the last render (the same object, after an incremental sync) with the same TLS entries and upstreams
+  // takes its block by identity, without serializing it (render/identity-memo.ts, docs/adr/0043).
+  memo.byServer.begin(context);
+  const deps = (s: Server) => (kept: { readonly block: Block }) => keptDeps(s, model.tls, upstreams, kept.block.upstreams.keys());
   const out = list.map((s) => {
-    const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [refKey(l.target.ingress.namespace, l.target.ingress.name)] : [])))];
-    const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);
-    const { text, marks } = memo.block(input, upstreams, (get) => server(s, o, model.tls, { get }, parts));
-    return { host: s.host, text, marks };
+    const { block } = memo.byServer.get(
+      s,
+      deps(s),
+      () => {
+        const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [refKey(l.target.ingress.namespace, l.target.ingress.name)] : [])))];
+        const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);
+        return memo.keyed(input, upstreams, (get) => server(s, o, model.tls, { get }, parts));
+      },
+      (k) => memo.carry(k.key, k.block),
+    );
+    return { host: s.host, text: block.text, marks: block.marks };
   });
   memo.end();
   return out;
@@ -401,18 +421,20 @@ function lineCount(text: string): number {
 
 /** The whole nginx.conf for a model. */
 export function renderNginxConf(model: Model, given: RenderOptions): RenderedConf {
-  const o: RenderOptions = ingressVarsUsed(given.global ?? GLOBAL_DEFAULTS, given.headers, model.servers) ? { ...given, ingressVars: true } : given;
+  // what the http-level lines read of every server, folded once (render/server-facts.ts)
+  const facts = scanServers(model.servers, given.global ?? GLOBAL_DEFAULTS, given.memo?.facts);
+  const o: RenderOptions = facts.readsVars || globalReadsIngressVars(given.global ?? GLOBAL_DEFAULTS, given.headers) ? { ...given, ingressVars: true } : given;
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), { metrics: o.metrics === true, ingressVars: o.ingressVars === true }, o.memo?.routes) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
-  const traces = tracingUsed(o.global ?? GLOBAL_DEFAULTS, model.servers);
+  const traces = facts.traced;
   const head = [
     ...main(o, model.tls, model.stream, streamSnips, traces),
     ...gatewayHttpLines(model.gateway, upstreamKeepalive(o.global ?? GLOBAL_DEFAULTS)),
     ...misdirectHttpLines(model.misdirect),
     ...resolverLines(o.resolvers),
-    ...authHttpLines(model, o.workDir),
-    ...trafficHttp(model, o.global ?? GLOBAL_DEFAULTS),
+    ...authHttpLinesOf(facts.authExternal, facts.authCache, o.workDir),
+    ...trafficHttpOf(facts.traffic, o.global ?? GLOBAL_DEFAULTS),
     ...passthroughHttpLines(model.stream, o.global ?? GLOBAL_DEFAULTS),
     ...(dyn && model.tls.settings.hsts ? [ROUTE_HSTS_MAP] : []),
     ...ingressVarsHttpLines(o.ingressVars === true),

@@ -12,9 +12,12 @@ export function locationTracing(g: GlobalSettings, l: Location): ResolvedTracing
   return l.target.kind === 'upstream' ? resolveTracing(g, l.target.settings?.tracing) : undefined;
 }
 
-/** Does any rendered location trace? Then the http-level lines and the exporter are rendered. */
-export function tracingUsed(g: GlobalSettings, servers: readonly Server[]): boolean {
-  return servers.some((s) => s.locations.some((l) => locationTracing(g, l) !== undefined));
+/**
+ * Does one of the server's locations trace? When any rendered location does, the http-level lines and the exporter
+ * are rendered (render/server-facts.ts folds the servers' answers).
+ */
+export function serverTraced(g: GlobalSettings, s: Server): boolean {
+  return s.locations.some((l) => locationTracing(g, l) !== undefined);
 }
 
 /**

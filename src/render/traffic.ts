@@ -2,14 +2,14 @@
 // Zone layout and sizes: docs/adr/0006-traffic-policy.md.
 import { sha256 } from '../hash.js';
 import type { GlobalSettings, ResolvedHeaders } from '../model/settings.js';
-import type { LimitSettings, MirrorSettings } from '../model/settings-traffic.js';
+import type { CorsSettings, LimitSettings, MirrorSettings } from '../model/settings-traffic.js';
 import type { Location, Model, ObjectRef, Server } from '../model/types.js';
 import { CORS_VARY_MAP, corsLocation, corsMaps, resolveCors, corsId } from './cors.js';
 import { cidr, ident, int, quote, quoteLiteral } from './escape.js';
 import { proxyHeaders } from './globals.js';
 import { refKey } from '../model/keys.js';
 
-type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
+export type UpstreamTarget = Extract<Location['target'], { kind: 'upstream' }>;
 
 /** The characters lua/portico/configuration.lua accepts in a cookie path: no ';' to end the attribute, no space. */
 const COOKIE_PATH = /^\/[A-Za-z0-9\-._~!&'()*+,=:@/%]{0,1023}$/;
@@ -36,8 +36,32 @@ export function affinityCookieLines(t: UpstreamTarget, backendAffinity: boolean)
 
 const hash = (s: string, n = 12): string => sha256(s, n);
 
+/** limitId per reference object: model objects are never changed once built (model/content-key.ts). */
+const limitIds = new WeakMap<ObjectRef, string>();
+
 /** Id of one Ingress inside the limit key: the same client counts once per Ingress, over all its locations. */
-const limitId = (ref: ObjectRef): string => hash(refKey(ref.namespace, ref.name), 8);
+function limitId(ref: ObjectRef): string {
+  let id = limitIds.get(ref);
+  if (id === undefined) {
+    id = hash(refKey(ref.namespace, ref.name), 8);
+    limitIds.set(ref, id);
+  }
+  return id;
+}
+
+/** A CORS configuration's id and http-level maps, per settings object (each render asked again for every target). */
+const corsById = new WeakMap<CorsSettings, readonly [string, string[]]>();
+
+function corsOf(settings: CorsSettings | undefined): readonly [string, string[]] | undefined {
+  const c = resolveCors(settings);
+  if (!c || !settings) return undefined;
+  let kept = corsById.get(settings);
+  if (kept === undefined) {
+    kept = [corsId(c), corsMaps(c)];
+    corsById.set(settings, kept);
+  }
+  return kept;
+}
 const whitelistId = (list: readonly string[]): string => hash([...list].sort().join(','));
 
 /** Zone size in MiB: about 1 MiB (some 8,000 client states) per Ingress using it, as a power of two, at most 64. */
@@ -86,13 +110,27 @@ function limitZones(ts: readonly UpstreamTarget[]): string[] {
   return lines;
 }
 
+/** A server's targets that render http-level lines (CORS maps, limit zones), in location order; the others add none. */
+export function trafficTargets(s: Server): UpstreamTarget[] {
+  const out: UpstreamTarget[] = [];
+  for (const l of s.locations) {
+    const t = l.target;
+    if (t.kind === 'upstream' && (resolveCors(t.settings?.traffic?.cors) !== undefined || limitsOn(t.settings?.traffic?.limit))) out.push(t);
+  }
+  return out;
+}
+
 /** http-level lines: status codes, zones, CORS maps and the blocked-referer map. */
 export function trafficHttp(model: Model, g: GlobalSettings): string[] {
-  const ts = targets(model);
+  return trafficHttpOf(targets(model), g);
+}
+
+/** trafficHttp of the targets `ts` (every target, or only those trafficTargets keeps: the same lines). */
+export function trafficHttpOf(ts: readonly UpstreamTarget[], g: GlobalSettings): string[] {
   const cors = new Map<string, string[]>();
   for (const t of ts) {
-    const c = resolveCors(t.settings?.traffic?.cors);
-    if (c) cors.set(corsId(c), corsMaps(c));
+    const c = corsOf(t.settings?.traffic?.cors);
+    if (c) cors.set(c[0], c[1]);
   }
   const zones = limitZones(ts);
   const lines = zones.length > 0 ? [`    limit_req_status ${int(g.limitReqStatusCode)}; limit_conn_status ${int(g.limitConnStatusCode)};`, ...zones] : [];

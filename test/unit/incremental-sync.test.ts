@@ -1,6 +1,9 @@
 // An incremental sync (src/worker/incremental.ts, docs/adr/0039) gives exactly what the whole build gives: for every
 // fixture case and for generated changes (an Ingress removed, copied onto its hosts, cut, one on a new host, a
-// Service or Secret changed), the model, the served Ingresses, the Problems, nginx.conf and the route table.
+// Service or Secret changed), the model, the served Ingresses, the Problems, nginx.conf and the route table. The
+// render after an incremental sync takes kept servers' parts by identity (docs/adr/0043): its text is also compared
+// with a render that keeps nothing, and one builder goes through every change and back, so parts kept across many
+// renders are checked too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
@@ -82,10 +85,39 @@ function check(config: Config, base: Snapshot, next: Snapshot, what: string): bo
   const got = inc.build(next);
   const stage = new AnnotationStage(config, log);
   buildAndRender(stage, base, config, render);
+  // a trial renders without the render memo: nothing kept from the last render
+  const bare = buildAndRender(stage, next, config, render, true);
   const want = buildAndRender(stage, next, config, render);
   assert.deepEqual(normal(got.model), normal(want.model), `${what}: the model (${got.why ?? `part of ${String(got.part)}`})`);
   assert.deepEqual(confOf(got.conf), confOf(want.conf), `${what}: nginx.conf and the route table`);
+  assert.deepEqual(confOf(got.conf), confOf(bare.conf), `${what}: nginx.conf and the route table, against a render that keeps nothing`);
   return got.part !== undefined;
+}
+
+/**
+ * One incremental builder through every change and back to `base` after each, against a whole build of the same
+ * history rendered without the render memo; returns how many builds were parts.
+ */
+function chain(config: Config, base: Snapshot, changes: readonly Change[]): number {
+  const render = renderOptions(config, undefined);
+  const inc = new IncrementalBuilder(new AnnotationStage(config, log), config, render, true);
+  const stage = new AnnotationStage(config, log);
+  inc.build(base);
+  buildAndRender(stage, base, config, render);
+  let n = 0;
+  const steps = changes.flatMap(([what, next]): Change[] => [
+    [what, next],
+    [`back from: ${what}`, base],
+  ]);
+  for (const [what, snap] of steps) {
+    const got = inc.build(snap);
+    const bare = buildAndRender(stage, snap, config, render, true);
+    buildAndRender(stage, snap, config, render);
+    assert.deepEqual(confOf(got.conf), confOf(bare.conf), `${what}: nginx.conf and the route table after a chain of incremental builds (${got.why ?? `part of ${String(got.part)}`})`);
+    assert.deepEqual(normal(got.model), normal(bare.model), `${what}: the model after a chain of incremental builds`);
+    if (got.part !== undefined) n += 1;
+  }
+  return n;
 }
 
 const HEAD = 12;
@@ -98,10 +130,12 @@ for (const kind of KINDS) {
         const flags = ['--manifests', dir, '--allow-snippet-annotations', ...caseFlags(dir), ...(strict ? ['--strict-host-ownership'] : [])];
         const config = parseFlags(flags, {});
         const snap = loadSnapshot(dir);
-        for (const [what, next] of changesOf(snap)) {
+        const changes = changesOf(snap);
+        for (const [what, next] of changes) {
           if (check(config, snap, next, what)) parts += 1;
           else wholes += 1;
         }
+        chain(config, snap, changes);
       });
     }
   }
@@ -140,6 +174,7 @@ test('a generated cluster: new apps, removals, cuts and host-sharing copies are 
       ]),
     ];
     for (const [what, next] of changes) assert.ok(check(config, base, next, what), `${what}: built in part`);
+    assert.equal(chain(config, base, changes), 2 * changes.length, 'every build of the chain, there and back, in part');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -69,11 +69,11 @@ export const NGINX_FLAGS = {
     true,
     'route hosts through a Lua route table in the catch-all server instead of server blocks: adding or removing an Ingress, host or path is applied without a reload; annotated paths share named locations, a new annotation set costs one reload; hosts with server-level needs keep server blocks; /debug/config and portico config --raw list the routed hosts after nginx.conf; =false renders every host as a server block (docs/adr/0014)',
   ),
-  /** A sync after a change of a few Ingresses translates only their host neighbourhood (docs/adr/0039). */
+  /** A sync after a change of a few Ingresses translates only their host neighbourhood (docs/adr/0039), by default (docs/adr/0043). */
   incrementalSync: toggle(
     'incremental-sync',
-    false,
-    'when a sync changes only Ingresses (and the Services, EndpointSlices and Secrets of their namespaces), translate only the hosts those Ingresses share names with and splice them into the last model instead of building every host again; any cluster-wide change (ConfigMap, IngressClass, Gateway API, an Ingress without host or with a default backend, a stream section) still builds the whole (docs/adr/0039)',
+    true,
+    'when a sync changes only Ingresses (and the Services, EndpointSlices and Secrets of their namespaces), translate only the hosts those Ingresses share names with and splice them into the last model, and render again only the hosts that changed, instead of building every host again; any cluster-wide change (ConfigMap, IngressClass, Gateway API, an Ingress without host or with a default backend, a stream section) still builds the whole (docs/adr/0039, on by default: docs/adr/0043); =false builds the whole on every sync',
   ),
   /** After SIGTERM, readiness fails this long before nginx is asked to quit. */
   shutdownGracePeriodMs: text('shutdown-grace-period', '0', 'on SIGTERM, seconds (or a duration: 5s) readiness fails before nginx quits gracefully', parseSecondsOrDuration),

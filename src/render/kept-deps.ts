@@ -1,0 +1,42 @@
+// The objects a server's rendered parts are made of besides the server and the render context (render/memo.ts keys
+// the same things by content): its host's TLS entry, the TLS policy of the Ingresses its paths belong to, and the
+// upstreams it reads. A part kept by server object is reused only while these are the same objects (docs/adr/0043).
+import { refKey } from '../model/keys.js';
+import type { TlsModel } from '../model/tls-types.js';
+import type { Server, Upstream } from '../model/types.js';
+import { tlsServerOf } from './tls.js';
+
+interface Refs {
+  /** The Ingresses its paths belong to (`namespace/name`), each once. */
+  readonly owners: readonly string[];
+  /** The upstreams its paths proxy to, each once, in location order. */
+  readonly targets: readonly string[];
+}
+
+/** Per server object: model objects are never changed once built (model/content-key.ts), so neither are these. */
+const refsOf = new WeakMap<Server, Refs>();
+
+function refs(s: Server): Refs {
+  let r = refsOf.get(s);
+  if (r === undefined) {
+    const owners = new Set<string>();
+    const targets = new Set<string>();
+    for (const l of s.locations) {
+      if (l.target.kind !== 'upstream') continue;
+      owners.add(refKey(l.target.ingress.namespace, l.target.ingress.name));
+      targets.add(l.target.upstream);
+    }
+    r = { owners: [...owners], targets: [...targets] };
+    refsOf.set(s, r);
+  }
+  return r;
+}
+
+/** The objects `s`'s block or route entry depends on, in a stable order; `names`: the upstreams it reads (default: its targets'). */
+export function keptDeps(s: Server, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, names?: Iterable<string>): unknown[] {
+  const r = refs(s);
+  const deps: unknown[] = [tlsServerOf(tls, s.host) ?? null];
+  for (const k of r.owners) deps.push(tls.ingresses[k] ?? null);
+  for (const n of names ?? r.targets) deps.push(n, upstreams.get(n) ?? null);
+  return deps;
+}
