@@ -7,10 +7,9 @@ import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
-import { keptDeps } from './kept-deps.js';
+import { keptDeps, serverRefs } from './kept-deps.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
-import { refKey } from '../model/keys.js';
 import { affinityCookiePath } from './traffic.js';
 import { ingressVarsValue } from './ingress-vars.js';
 import { NO_ACCESS_LOG, defaultBackendUnlogged } from './default-log.js';
@@ -186,15 +185,9 @@ export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics:
  * Ingresses its paths belong to, and the upstreams they name (without endpoints, which the table never holds).
  */
 function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream>): string {
-  const owners = new Set<string>();
-  const names = new Set<string>();
-  for (const l of s.locations) {
-    if (l.target.kind !== 'upstream') continue;
-    owners.add(refKey(l.target.ingress.namespace, l.target.ingress.name));
-    names.add(l.target.upstream);
-  }
-  const ups = [...names].map((n) => upstreamKey(upstreams.get(n)));
-  return JSON.stringify([contentKey(s), tlsServerOf(model.tls, s.host) ?? null, [...owners].map((k) => model.tls.ingresses[k] ?? null), ups]);
+  const { owners, targets } = serverRefs(s);
+  const ups = targets.map((n) => upstreamKey(upstreams.get(n)));
+  return JSON.stringify([contentKey(s), tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null), ups]);
 }
 
 /**

@@ -16,7 +16,8 @@ interface Refs {
 /** Per server object: model objects are never changed once built (model/content-key.ts), so neither are these. */
 const refsOf = new WeakMap<Server, Refs>();
 
-function refs(s: Server): Refs {
+/** The Ingresses and upstreams `s`'s paths name (render/memo.ts's content keys read the same). */
+export function serverRefs(s: Server): Refs {
   let r = refsOf.get(s);
   if (r === undefined) {
     const owners = new Set<string>();
@@ -34,7 +35,7 @@ function refs(s: Server): Refs {
 
 /** The objects `s`'s block or route entry depends on, in a stable order; `names`: the upstreams it reads (default: its targets'). */
 export function keptDeps(s: Server, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, names?: Iterable<string>): unknown[] {
-  const r = refs(s);
+  const r = serverRefs(s);
   const deps: unknown[] = [tlsServerOf(tls, s.host) ?? null];
   for (const k of r.owners) deps.push(tls.ingresses[k] ?? null);
   for (const n of names ?? r.targets) deps.push(n, upstreams.get(n) ?? null);

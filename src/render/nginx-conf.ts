@@ -14,7 +14,7 @@ import { tlsBalancerBlocks } from './proxy-ssl.js';
 import { affinityCookieLines, trafficHttpOf } from './traffic.js';
 import { globalReadsIngressVars, ingressVarsHttpLines, ingressVarsLines } from './ingress-vars.js';
 import { scanServers } from './server-facts.js';
-import { keptDeps } from './kept-deps.js';
+import { keptDeps, serverRefs } from './kept-deps.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
@@ -27,7 +27,6 @@ import type { ExtraPorts } from '../model/gateway/listener-ports.js';
 import type { L4JsOptions } from './stream-l4-js.js';
 import { gatewayHttpLines, gatewayLocation, gatewayServerLines } from './gateway.js';
 import { misdirectHttpLines, misdirectServerLines } from './misdirected.js';
-import { refKey } from '../model/keys.js';
 import { locationTracing, tracedHooks, tracingDeclarations, tracingInitWorker } from './tracing.js';
 
 export interface RenderOptions {
@@ -400,8 +399,7 @@ function servers(model: Model, o: RenderOptions, upstreams: ReadonlyMap<string, 
       s,
       deps(s),
       () => {
-        const owners = [...new Set(s.locations.flatMap((l) => (l.target.kind === 'upstream' ? [refKey(l.target.ingress.namespace, l.target.ingress.name)] : [])))];
-        const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null)]);
+        const input = JSON.stringify([s, tlsServerOf(model.tls, s.host) ?? null, serverRefs(s).owners.map((k) => model.tls.ingresses[k] ?? null)]);
         return memo.keyed(input, upstreams, (get) => server(s, o, model.tls, { get }, parts));
       },
       (k) => memo.carry(k.key, k.block),
