@@ -290,6 +290,8 @@ export async function measure(
     };
   } finally {
     progress('stop');
+    // SCALE_LOG=<file>: Portico's own log lines of the run, for reading where a sync's time went
+    if (process.env.SCALE_LOG && portico) await writeFile(process.env.SCALE_LOG, portico.output.join('\n') + '\n');
     await portico?.stop();
     await sink.stop();
     await rm(dir, { recursive: true, force: true });

@@ -130,6 +130,8 @@ export async function startPortico(
     env?: NodeJS.ProcessEnv;
     ownGroup?: boolean;
     stdoutFile?: boolean;
+    /** Options for node itself, before the script (bench/change-profile: --cpu-prof, which NODE_OPTIONS refuses). */
+    nodeArgs?: readonly string[];
     /** Flags that name the traffic ports picked here (for example --gateway-h2c-ports naming --http-port). */
     portArgs?: (ports: { readonly http: number; readonly https: number }) => string[];
   } = {},
@@ -143,6 +145,7 @@ export async function startPortico(
   const proc = spawn(
     process.execPath,
     [
+      ...(opts.nodeArgs ?? []),
       join(REPO, 'bin/portico.js'),
       ...args,
       ...(opts.portArgs?.({ http, https }) ?? []),
