@@ -2,7 +2,7 @@
 // worker (offload.ts), the main thread keeping what a sync keeps (the build's result and the backends JSON), then
 // `rounds` syncs under churn (one Ingress's annotation changed each time, as bench/scale-profile does).
 //   node --expose-gc dist/bench/controller-memory.js [N=10000] [rounds=12]
-// Prints the CPU of filling the store and of the first build, RSS after the first build, the highest and last RSS under churn, 2 s and 10 s after the last sync, RSS and
+// Prints the CPU of filling the store and of the first build, RSS after the first build, the highest and last RSS under churn, 2 s and 13 s after the last sync, RSS and
 // the main thread's heap after a forced GC of the main thread (the worker collects on its own), and the median build
 // time (wall, and CPU of the process) under churn.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,6 +43,7 @@ try {
     const t0 = performance.now();
     const built = await offload.build(store.snapshot());
     kept = { ...built, backends: JSON.stringify(backendsPayload(built.model)) };
+    offload.synced(); // as the controller does once a sync applied its build
     return performance.now() - t0;
   };
   const cold0 = process.cpuUsage();
@@ -72,8 +73,9 @@ try {
   const settled = rss();
   const all = process.cpuUsage(all0);
   loop.disable();
-  // V8 hands freed pages back to the system from a background task: a later look shows what stays
-  await new Promise((r) => setTimeout(r, 8000));
+  // V8 hands freed pages back to the system from a background task, and the worker compacts after 10 s without a
+  // request (offload-worker.ts): a later look shows what stays
+  await new Promise((r) => setTimeout(r, 11_000));
   const late = rss();
   globalThis.gc?.();
   const mem = process.memoryUsage();

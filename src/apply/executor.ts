@@ -124,8 +124,8 @@ export class Executor {
       // the whole set, unless it went just before the reload (the shared dict outlives it)
       if (!certsPushed && (plan === 'reload' || this.running?.certificates !== c.certs.digest)) await this.lua.certificates.push(() => c.certs.body, undefined);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
-      const routes = c.conf.routes;
-      if (routes !== undefined && (plan === 'reload' || this.running?.routes !== routes)) await this.pushRoutes(plan, routes, c.conf.routeHosts, c.model);
+      // compared by `next.routes` (an id of the table, controller.ts); its text is built only for a whole push
+      if (c.conf.routeHosts !== undefined && (plan === 'reload' || this.running?.routes !== next.routes)) await this.pushRoutes(plan, () => c.conf.routes ?? '', c.conf.routeHosts, c.model);
       // The Gateway API route table (docs/adr/0011): weights, conditions and mirror endpoints change without a reload.
       const gateway = next.gateway;
       if (gateway && (plan === 'reload' || this.running?.gateway !== gateway)) {
@@ -192,10 +192,10 @@ export class Executor {
    * block keeps its entry until the next push: the old workers, still answering requests on their open connections,
    * have no server block for it; the new ones pick the server block and never read it.
    */
-  private async pushRoutes(plan: Exclude<Plan, 'noop'>, routes: string, now: ReadonlyMap<string, string> | undefined, model: Model): Promise<void> {
+  private async pushRoutes(plan: Exclude<Plan, 'noop'>, routes: () => string, now: ReadonlyMap<string, string> | undefined, model: Model): Promise<void> {
     const held = this.lua.routes.entries;
     const via = plan === 'reload' && held && now ? withLeaving(held, now, model) : now;
-    await this.lua.routes.push(() => routes, now, { via });
+    await this.lua.routes.push(routes, now, { via });
   }
 
   /**

@@ -18,7 +18,7 @@ import { keptDeps, serverRefs } from './kept-deps.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
-import { splitDynamic, type DynamicSplit } from './dynamic-routes.js';
+import { splitDynamic, withRoutes, type DynamicSplit } from './dynamic-routes.js';
 import { ROUTE_HSTS_MAP } from './dynamic-profiles.js';
 import { catchAllServers } from './catch-all-split.js';
 import type { StreamModel } from '../model/stream.js';
@@ -359,10 +359,12 @@ export interface RenderedConf {
   readonly shutdownTimeoutSeconds: number;
   /** Where each server block is in `text` (1-based lines, `last` its closing brace), in the model's order. */
   readonly serverLines: readonly ServerLines[];
-  /** With --enable-dynamic-routes and a dynamic catch-all: the route table for POST /configuration/routes (JSON). */
+  /** With --enable-dynamic-routes and a dynamic catch-all: the route table for POST /configuration/routes (JSON), built when first read. */
   readonly routes?: string;
   /** With `routes`: each routed host's entry in it ('_': the default), so a push can carry only the changed hosts. */
   readonly routeHosts?: ReadonlyMap<string, string>;
+  /** An id that is the same for the same route table and changes with it: set by the build worker's wire (worker/conf-wire.ts), so a sync compares ids, not tables; absent: compare `routes`. */
+  readonly routesId?: string;
 }
 
 /** One server block of a rendered nginx.conf: its host, its first and last line, and its locations'. */
@@ -456,5 +458,6 @@ export function renderNginxConf(model: Model, given: RenderOptions): RenderedCon
   const body = [headText, ...blocks.map((b) => b.text), '}', ...streamSection(model.stream, o, streamSnips), ''].join('\n');
   const hash = sha256(body);
   const shutdownTimeoutSeconds = (o.global ?? GLOBAL_DEFAULTS).workerShutdownTimeout;
-  return { text: body.replace(HASH_PLACEHOLDER, hash), hash, shutdownTimeoutSeconds, serverLines, ...(dyn ? { routes: dyn.routes, routeHosts: dyn.routeHosts } : {}) };
+  const conf = { text: body.replace(HASH_PLACEHOLDER, hash), hash, shutdownTimeoutSeconds, serverLines };
+  return dyn ? withRoutes(conf, dyn.routeHosts) : conf;
 }

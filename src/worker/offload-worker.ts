@@ -14,6 +14,7 @@ import { collect, collectCompacting } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 import { ModelSender } from './model-wire.js';
+import { ConfSender } from './conf-wire.js';
 
 export interface OffloadData {
   readonly config: Config;
@@ -42,14 +43,18 @@ let snapshot: Snapshot | undefined;
 const receiver = new SnapshotReceiver();
 /** Each build's model goes back as changes against the last one sent (model-wire.ts). */
 const models = new ModelSender();
+/** And its nginx.conf as changes against the last one sent (conf-wire.ts). */
+const confs = new ConfSender();
 
 let collecting: NodeJS.Immediate | undefined;
 /**
  * A compacting collection once no request came for this long after a build: the collection after each build does not
  * compact (a build waiting behind it), and left the worker's heap at twice what was live (140 MiB committed for 67 at
- * 10,000 Ingresses, docs/adr/0044); compacting gives the pages back while nothing waits.
+ * 10,000 Ingresses, docs/adr/0044); compacting gives the pages back while nothing waits. A build that arrives while
+ * it runs waits for it (0.25 s idle at 10,000, 0.8 s at load 6-8): after 2 s it fell on the second change of a
+ * kubectl session or a rollout; a 10 s lull is rarer (docs/adr/0045).
  */
-const COMPACT_WHEN_IDLE_MS = 2000;
+const COMPACT_WHEN_IDLE_MS = 10_000;
 let compacting: NodeJS.Timeout | undefined;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
 let builds = 0;
@@ -60,7 +65,7 @@ function answer(req: Exclude<OffloadRequest, { op: 'reviews' }>): unknown {
   if (req.op === 'build') {
     const { model, conf, part, why } = builder.build(snapshot, req.trial);
     if (config.incrementalSync && !req.trial) log.debug(part === undefined ? { whole: why ?? 'first build' } : { part }, 'build');
-    return pack({ model: models.delta(model), conf });
+    return pack({ model: models.delta(model), conf: confs.delta(conf) });
   }
   if (req.op === 'prepare') {
     prepareReviews(snapshot);
@@ -139,13 +144,16 @@ parentPort?.on('message', (req: OffloadRequest) => {
   try {
     reply = { id: req.id, ok: true, value: answer(req) };
   } catch (err) {
-    models.forget(); // the main thread may not get the model whose parts the sender now counts as held
+    // the main thread may not get the model whose parts the sender now counts as held
+    models.forget();
+    confs.forget();
     reply = { id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) };
   }
   try {
     parentPort?.postMessage(reply);
   } catch (err) {
     models.forget();
+    confs.forget();
     // A value that cannot be cloned must fail its request, not the worker (and every request after it).
     parentPort?.postMessage({ id: req.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
   }

@@ -1,0 +1,82 @@
+// A build's rendered nginx.conf sent back to the main thread as changes: the text (and its server lines) only when
+// its hash changed, the route table as the hosts whose entry changed. At 10,000 Ingresses the whole result was 4 MiB
+// of conf text and route table for a sync that changed one host's entry (plus its clone, walk and garbage on both
+// sides); the main thread builds the whole table's text only when a whole push or /debug asks for it.
+import { withRoutes } from '../render/dynamic-routes.js';
+import type { RenderedConf, ServerLines } from '../render/nginx-conf.js';
+
+/** The route table's changes: entries set (new or changed) and hosts gone; absent from ConfDelta: no route table. */
+interface RoutesDelta {
+  readonly set: readonly (readonly [string, string])[];
+  readonly removed: readonly string[];
+}
+
+/** What crosses back; `text` and `serverLines` only when `reset` or the hash changed. */
+export interface ConfDelta {
+  readonly reset: boolean;
+  readonly hash: string;
+  readonly shutdownTimeoutSeconds: number;
+  readonly text?: string;
+  readonly serverLines?: readonly ServerLines[];
+  readonly routes?: RoutesDelta;
+}
+
+/** The worker's side: remembers the hash and route entries the main thread holds (those of the last delta sent). */
+export class ConfSender {
+  private hash: string | undefined;
+  private hosts: ReadonlyMap<string, string> | undefined;
+
+  /** The receiver may have lost what was sent (a reply that did not go out): the next delta carries everything. */
+  forget(): void {
+    this.hash = undefined;
+    this.hosts = undefined;
+  }
+
+  delta(conf: RenderedConf): ConfDelta {
+    const reset = this.hash === undefined;
+    const whole = reset || conf.hash !== this.hash;
+    const held = reset ? undefined : this.hosts;
+    let routes: RoutesDelta | undefined;
+    if (conf.routeHosts !== undefined) {
+      const set: (readonly [string, string])[] = [];
+      for (const entry of conf.routeHosts) if (held?.get(entry[0]) !== entry[1]) set.push(entry);
+      const removed = held === undefined ? [] : [...held.keys()].filter((host) => !conf.routeHosts?.has(host));
+      routes = { set, removed };
+    }
+    this.hash = conf.hash;
+    this.hosts = conf.routeHosts;
+    return { reset, hash: conf.hash, shutdownTimeoutSeconds: conf.shutdownTimeoutSeconds, ...(whole ? { text: conf.text, serverLines: conf.serverLines } : {}), ...(routes ? { routes } : {}) };
+  }
+}
+
+/** The main thread's side: the RenderedConf of each delta, from what it carries and the last one. */
+export class ConfReceiver {
+  private last: RenderedConf | undefined;
+  private tables = 0;
+
+  apply(d: ConfDelta): RenderedConf {
+    const last = d.reset ? undefined : this.last;
+    const text = d.text ?? last?.text;
+    const serverLines = d.serverLines ?? last?.serverLines;
+    if (text === undefined || serverLines === undefined) throw new Error('conf delta: no nginx.conf text was ever sent');
+    const base = { text, hash: d.hash, shutdownTimeoutSeconds: d.shutdownTimeoutSeconds, serverLines };
+    let conf: RenderedConf = base;
+    if (d.routes) {
+      const held = last?.routeHosts;
+      const unchanged = held !== undefined && d.routes.set.length === 0 && d.routes.removed.length === 0;
+      // an unchanged table keeps its map (and the text routesText() built of it, if any) and its id
+      let hosts = held;
+      let id = last?.routesId;
+      if (!unchanged || id === undefined) {
+        const next = new Map(held);
+        for (const host of d.routes.removed) next.delete(host);
+        for (const [host, entry] of d.routes.set) next.set(host, entry);
+        hosts = next;
+        id = `routes-${String((this.tables += 1))}`;
+      }
+      conf = withRoutes({ ...base, routesId: id }, hosts ?? new Map<string, string>());
+    }
+    this.last = conf;
+    return conf;
+  }
+}
