@@ -2,17 +2,30 @@
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { Model } from '../model/types.js';
+import type { Model, Server } from '../model/types.js';
+import type { Sensitive } from '../model/tls-types.js';
 import { pruneFiles, writeChangedFiles } from '../workfiles.js';
 
 /** The files the model names: relative path → htpasswd text (checked user:hash lines). */
 function authFiles(model: Model): Map<string, string> {
   const files = new Map<string, string>();
-  for (const s of model.servers) {
+  for (const s of model.servers) for (const [file, users] of serverFiles(s)) files.set(file, users.reveal());
+  return files;
+}
+
+/** Each server's htpasswd files, by server: servers are never changed once built, and a sync keeps the unchanged ones. */
+const byServer = new WeakMap<Server, readonly (readonly [string, Sensitive])[]>();
+
+function serverFiles(s: Server): readonly (readonly [string, Sensitive])[] {
+  let files = byServer.get(s);
+  if (files === undefined) {
+    const found: [string, Sensitive][] = [];
     for (const l of s.locations) {
       const b = l.target.kind === 'upstream' ? l.target.settings?.auth?.basic : undefined;
-      if (b?.file !== undefined && b.users !== undefined) files.set(b.file, b.users.reveal());
+      if (b?.file !== undefined && b.users !== undefined) found.push([b.file, b.users]);
     }
+    files = found;
+    byServer.set(s, files);
   }
   return files;
 }

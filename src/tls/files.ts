@@ -2,11 +2,33 @@
 // them only on a reload.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Model } from '../model/types.js';
+import type { Model, Server } from '../model/types.js';
+import type { Sensitive } from '../model/tls-types.js';
 import { proxyClientFile } from '../render/proxy-ssl.js';
 import { caFile, crlFile, dhParamFile, ticketKeyFile } from '../render/tls.js';
 import { writeAtomic } from '../workfiles.js';
 import { streamCertFiles } from '../render/stream-tls-terminate.js';
+
+/** Each server's backend TLS files, by server: servers are never changed once built, and a sync keeps the unchanged ones. */
+const byServer = new WeakMap<Server, readonly (readonly [string, string | Sensitive])[]>();
+
+/** The CA bundles, CRLs and client certificates the locations of `s` proxy with (proxy-ssl-*). */
+function backendFiles(s: Server): readonly (readonly [string, string | Sensitive])[] {
+  let files = byServer.get(s);
+  if (files === undefined) {
+    const found: [string, string | Sensitive][] = [];
+    for (const l of s.locations) {
+      const p = l.target.kind === 'upstream' ? l.target.settings?.proxySsl : l.backendTls?.proxySsl;
+      if (p === undefined || p.denied !== undefined) continue;
+      found.push([caFile(p.caDigest), p.caPem]);
+      if (p.crlDigest !== undefined && p.crlPem !== undefined) found.push([crlFile(p.crlDigest), p.crlPem]);
+      if (p.client) found.push([proxyClientFile(p.client.digest), p.client.pem]);
+    }
+    files = found;
+    byServer.set(s, files);
+  }
+  return files;
+}
 
 /**
  * The files the model needs: relative path → content. CA bundles and CRLs of client-certificate auth (auth-tls-*)
@@ -24,15 +46,7 @@ export function clientFiles(model: Model): Map<string, string | Uint8Array> {
     files.set(caFile(ca.caDigest), ca.caPem);
     if (ca.crlDigest && ca.crlPem) files.set(crlFile(ca.crlDigest), ca.crlPem);
   }
-  for (const s of model.servers) {
-    for (const l of s.locations) {
-      const p = l.target.kind === 'upstream' ? l.target.settings?.proxySsl : l.backendTls?.proxySsl;
-      if (p === undefined || p.denied !== undefined) continue;
-      files.set(caFile(p.caDigest), p.caPem);
-      if (p.crlDigest !== undefined && p.crlPem !== undefined) files.set(crlFile(p.crlDigest), p.crlPem);
-      if (p.client) files.set(proxyClientFile(p.client.digest), p.client.pem.reveal());
-    }
-  }
+  for (const s of model.servers) for (const [rel, content] of backendFiles(s)) files.set(rel, typeof content === 'string' ? content : content.reveal());
   // TLS listeners in Terminate mode: their certificates, read by the stream section's terminating servers (docs/adr/0032).
   const routes = model.stream?.tlsRoutes;
   for (const [rel, pem] of streamCertFiles([...(routes?.front ?? []), ...(routes?.ports ?? []).flatMap((p) => p.hosts)])) files.set(rel, pem);

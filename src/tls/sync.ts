@@ -23,6 +23,8 @@ export interface CertificatesState {
 export class TlsSync {
   private fallback: Fallback | undefined;
   private warned = new Set<string>();
+  /** The certificates payload of the last TLS model asked for. */
+  private payload: { readonly tls: Model['tls']; readonly body: string; readonly digest: string } | undefined;
 
   constructor(
     private readonly workDir: string,
@@ -41,9 +43,14 @@ export class TlsSync {
 
   state(model: Model): CertificatesState {
     if (!this.fallback) throw new Error('TlsSync.prepare() must run before state()');
-    const body = JSON.stringify(certificatesPayload(model.tls, this.fallback.pem.reveal()));
+    // The payload is the TLS model's alone: a sync whose build left it as it was (the build worker's wire keeps the
+    // same object, worker/model-wire.ts) reuses its JSON and digest (several MiB to stringify and hash at 10,000).
+    if (this.payload?.tls !== model.tls) {
+      const body = JSON.stringify(certificatesPayload(model.tls, this.fallback.pem.reveal()));
+      this.payload = { tls: model.tls, body, digest: sha256(body) };
+    }
     const files = [...clientFiles(model).keys()].sort().join('\n');
-    return { body, digest: sha256(body), clientFilesDigest: sha256(files) };
+    return { body: this.payload.body, digest: this.payload.digest, clientFilesDigest: sha256(files) };
   }
 
   /** CA and CRL files must exist before nginx -t reads the new configuration. */
