@@ -18,6 +18,7 @@ import { extraPorts, listenerPortsOf, policyOf } from './gateway/listener-ports.
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
 import { withTlsRoutes } from './stream-tls.js';
+import { localeOrder } from './keys.js';
 import { gatewayStream, l4ContextOf, withGatewayStream } from './gateway/l4-routes.js';
 import type { Model, ObjectRef, Target } from './types.js';
 import type { GatewayTable } from './gateway/route-types.js';
@@ -73,7 +74,7 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     fallback = b.target(flagRef, backend, '--default-backend-service') ?? NOT_FOUND;
   }
   const upstreams = [...b.upstreams.values()]
-    .sort((x, y) => x.name.localeCompare(y.name))
+    .sort((x, y) => localeOrder(x.name, y.name))
     .map((u) => {
       const s = b.upstreamSettings.get(u.name);
       const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);

@@ -10,7 +10,7 @@ import { claimAgeKey, type HostOwners } from './hosts.js';
 import { sortByAge, type AgeKey } from './age-sort.js';
 import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type ServerSettings, type UpstreamSettings } from './settings.js';
 import type { ObjectRef, Problem, Reason, Target, Upstream } from './types.js';
-import { refKey } from './keys.js';
+import { localeOrder, refKey } from './keys.js';
 import { coded, problemOf } from './problems.js';
 
 /** The server settings that reach every path of a host, with their annotation names. */
@@ -27,7 +27,7 @@ export function byAge(a: Ingress, b: Ingress): number {
   const ta = a.metadata?.creationTimestamp ?? '9999';
   const tb = b.metadata?.creationTimestamp ?? '9999';
   if (ta !== tb) return Date.parse(ta) - Date.parse(tb) || (ta < tb ? -1 : 1);
-  return refOf(a).namespace.localeCompare(refOf(b).namespace) || refOf(a).name.localeCompare(refOf(b).name);
+  return localeOrder(refOf(a).namespace, refOf(b).namespace) || localeOrder(refOf(a).name, refOf(b).name);
 }
 
 /** byAge's key, for sortByAge (age-sort.ts): the same order with each timestamp parsed once. */

@@ -14,3 +14,9 @@ export function refKey(namespace: string | undefined, name: string | undefined):
 export function nsKey(obj: Named): string {
   return refKey(obj.metadata?.namespace, obj.metadata?.name);
 }
+
+/**
+ * String.prototype.localeCompare's order (the same collation: ECMA-402 defines localeCompare by Intl.Collator), from
+ * one collator instead of one looked up per call: sorting 10,000 upstreams by localeCompare was tens of ms a build.
+ */
+export const localeOrder: (a: string, b: string) => number = new Intl.Collator().compare;
