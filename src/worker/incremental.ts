@@ -41,6 +41,24 @@ export class IncrementalBuilder {
     return { model: built.model, conf: built.conf, ...(part === undefined ? {} : { why: part }) };
   }
 
+  /**
+   * After a whole build of `snap`: the incremental path run twice, to `snap` with its last Ingress as a copy of itself
+   * (the same content, another object) and back to `snap`, the results thrown away. The first incremental builds after
+   * a whole one otherwise pay for the JIT's first runs of the scope, splice and identity memos and for the host index:
+   * at 10,000 Ingresses the first took 0.49 s and the second 0.29 s, against 0.15 s from the fourth on. What it leaves
+   * (the last model, the memos) is what a build of `snap` leaves. Nothing is done (false) when the last build was not
+   * of `snap` or the part would be the whole.
+   */
+  warm(snap: Snapshot): boolean {
+    const last = this.last;
+    const ing = snap.ingresses.at(-1);
+    if (!this.enabled || last?.raw !== snap || ing === undefined) return false;
+    const copy: Snapshot = { ...snap, ingresses: [...snap.ingresses.slice(0, -1), { ...ing }] };
+    if (scopeOf(last, copy, modelOptions(this.config)).kind === 'whole') return false;
+    if (typeof this.part(last, copy) === 'string' || this.last === undefined) return false;
+    return typeof this.part(this.last, snap) !== 'string';
+  }
+
   /** The incremental build of `snap` after `last`, or why there is none. */
   private part(last: LastBuild & { readonly model: Model }, snap: Snapshot): SyncBuild | string {
     const opts = modelOptions(this.config);

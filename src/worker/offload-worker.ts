@@ -47,6 +47,9 @@ const models = new ModelSender();
 const confs = new ConfSender();
 
 let collecting: NodeJS.Immediate | undefined;
+/** When the last collection after a build ran (ms since the epoch). */
+let collected = 0;
+const COLLECT_PARTS_EVERY_MS = 5000;
 /**
  * A compacting collection once no request came for this long after a build: the collection after each build does not
  * compact (a build waiting behind it), and left the worker's heap at twice what was live (140 MiB committed for 67 at
@@ -56,6 +59,11 @@ let collecting: NodeJS.Immediate | undefined;
  */
 const COMPACT_WHEN_IDLE_MS = 10_000;
 let compacting: NodeJS.Timeout | undefined;
+/** How long after a whole build's reply the incremental path is warmed (IncrementalBuilder.warm), unless a request came. */
+const WARM_AFTER_MS = 200;
+let warming: NodeJS.Timeout | undefined;
+/** Whether the last build was whole (not a trial): a warm-up follows it. */
+let wholeBuilt = false;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
 let builds = 0;
 
@@ -65,6 +73,7 @@ function answer(req: Exclude<OffloadRequest, { op: 'reviews' }>): unknown {
   if (req.op === 'build') {
     const { model, conf, part, why } = builder.build(snapshot, req.trial);
     if (config.incrementalSync && !req.trial) log.debug(part === undefined ? { whole: why ?? 'first build' } : { part }, 'build');
+    wholeBuilt = !req.trial && part === undefined;
     return pack({ model: models.delta(model), conf: confs.delta(conf) });
   }
   if (req.op === 'prepare') {
@@ -134,6 +143,8 @@ function alone(r: { id: number; body: unknown }): OffloadReply {
 parentPort?.on('message', (req: OffloadRequest) => {
   clearTimeout(compacting);
   compacting = undefined;
+  clearTimeout(warming);
+  warming = undefined;
   if (req.op === 'reviews' || (req.op === 'review' && !req.delta)) {
     reviews.push(...(req.op === 'reviews' ? req.items : [{ id: req.id, body: req.body }]));
     reviewing ??= setImmediate(flushReviews);
@@ -157,16 +168,31 @@ parentPort?.on('message', (req: OffloadRequest) => {
     // A value that cannot be cloned must fail its request, not the worker (and every request after it).
     parentPort?.postMessage({ id: req.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
   }
-  // After a build only (a review allocates little), once the reply is on its way: at 10,000 Ingresses a build leaves
+  // After a whole build only (a review allocates little), once the reply is on its way: at 10,000 Ingresses it leaves
   // ~350 MiB of garbage that V8 would collect late, and the collection runs while the main thread applies the result.
+  // A part leaves little: its collection (~0.1 s of a core) competed with the main thread applying it, so after parts
+  // one runs only every COLLECT_PARTS_EVERY_MS (under churn), and the compaction when idle takes the rest (ADR 0045).
   if (req.op === 'build') {
     builds += 1;
     const first = builds === 1;
-    collecting ??= setImmediate(() => {
-      collecting = undefined;
-      if (first) collectCompacting();
-      else void collect();
-    });
+    if (wholeBuilt || req.trial || Date.now() - collected >= COLLECT_PARTS_EVERY_MS)
+      collecting ??= setImmediate(() => {
+        collecting = undefined;
+        collected = Date.now();
+        if (first) collectCompacting();
+        else void collect();
+      });
+    // After a whole build, the incremental path once, off the clock: the main thread is applying the whole (at
+    // 10,000 Ingresses an nginx reload of seconds), and no build can come before it is done.
+    if (wholeBuilt && config.incrementalSync) {
+      warming = setTimeout(() => {
+        warming = undefined;
+        const started = performance.now();
+        if (snapshot && builder.warm(snapshot)) log.debug({ ms: Math.round(performance.now() - started) }, 'warmed the incremental build');
+        void collect();
+      }, WARM_AFTER_MS);
+      warming.unref();
+    }
     if (!first) {
       compacting = setTimeout(() => {
         compacting = undefined;

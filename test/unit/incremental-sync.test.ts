@@ -77,11 +77,18 @@ function confOf(c: RenderedConf): unknown {
   return { text: c.text, hash: c.hash, routes: c.routes, routeHosts: c.routeHosts && [...c.routeHosts].sort() };
 }
 
-/** Builds `base` then `next` both ways, each with a stage of its own; asserts equality and says whether it was a part. */
-function check(config: Config, base: Snapshot, next: Snapshot, what: string): boolean {
+/** Warm-ups (IncrementalBuilder.warm) that ran, over every check with `warm`. */
+let warmed = 0;
+
+/**
+ * Builds `base` then `next` both ways, each with a stage of its own; asserts equality and says whether it was a part.
+ * `warm`: the incremental builder warms up after building `base`, as the build worker does after a whole build.
+ */
+function check(config: Config, base: Snapshot, next: Snapshot, what: string, warm = false): boolean {
   const render = renderOptions(config, undefined);
   const inc = new IncrementalBuilder(new AnnotationStage(config, log), config, render, true);
   inc.build(base);
+  if (warm && inc.warm(base)) warmed += 1;
   const got = inc.build(next);
   const stage = new AnnotationStage(config, log);
   buildAndRender(stage, base, config, render);
@@ -134,6 +141,7 @@ for (const kind of KINDS) {
         for (const [what, next] of changes) {
           if (check(config, snap, next, what)) parts += 1;
           else wholes += 1;
+          check(config, snap, next, `${what}, after a warm-up`, true);
         }
         chain(config, snap, changes);
       });
@@ -143,6 +151,10 @@ for (const kind of KINDS) {
 
 test('the fixture changes: most are built in part (the rest need the whole: hostless Ingresses, Gateways, stream)', () => {
   assert.ok(parts > wholes, `${parts} in part, ${wholes} whole`);
+});
+
+test('the fixture changes after a warm-up: the warm-up ran where a part could be built, and every result equals the whole', () => {
+  assert.ok(warmed > 0, 'no warm-up ran');
 });
 
 test('a generated cluster: new apps, removals, cuts and host-sharing copies are built in part and equal the whole', () => {
@@ -174,6 +186,9 @@ test('a generated cluster: new apps, removals, cuts and host-sharing copies are 
       ]),
     ];
     for (const [what, next] of changes) assert.ok(check(config, base, next, what), `${what}: built in part`);
+    const before = warmed;
+    for (const [what, next] of changes) assert.ok(check(config, base, next, `${what}, after a warm-up`, true), `${what}: built in part after a warm-up`);
+    assert.equal(warmed - before, changes.length, 'a warm-up ran before each change');
     assert.equal(chain(config, base, changes), 2 * changes.length, 'every build of the chain, there and back, in part');
   } finally {
     rmSync(dir, { recursive: true, force: true });
