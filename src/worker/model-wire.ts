@@ -4,7 +4,7 @@
 // sync that changed one Ingress; the main thread also keeps the very objects of the last model for what did not
 // change, instead of a fresh 30-50 MiB copy per sync.
 import { contentKey } from '../model/content-key.js';
-import type { Model, Server, Upstream } from '../model/types.js';
+import type { Model } from '../model/types.js';
 
 /**
  * One list: for each element its index in the list the receiver holds (the last one sent), or -1 when it travels in
@@ -15,49 +15,55 @@ interface ListDelta<T> {
   readonly values: readonly T[];
 }
 
-type Rest = Omit<Model, 'servers' | 'upstreams'>;
+/** The lists that cross element by element (the Ingress list and the Problems change by a few elements too). */
+type ListName = 'servers' | 'upstreams' | 'ingresses' | 'problems';
+type Rest = Omit<Model, ListName>;
 
 /** What crosses back: the lists by element; of the rest, the fields that changed whole and the names of those that did not. */
 export interface ModelDelta {
   readonly reset: boolean;
-  readonly servers: ListDelta<Server>;
-  readonly upstreams: ListDelta<Upstream>;
+  readonly lists: { readonly [K in ListName]: ListDelta<Model[K][number]> };
   readonly rest: Partial<Rest>;
   readonly kept: readonly (keyof Rest)[];
 }
 
+/** One list's delta against `held` (content key → index in the list the receiver holds), and the keys it now holds. */
+function listDelta<T extends object>(items: readonly T[], held: ReadonlyMap<string, number> | undefined): [ListDelta<T>, Map<string, number>] {
+  const from = new Int32Array(items.length);
+  const values: T[] = [];
+  const now = new Map<string, number>();
+  items.forEach((value, i) => {
+    const key = contentKey(value);
+    const j = held?.get(key);
+    if (j === undefined) values.push(value);
+    from[i] = j ?? -1;
+    if (!now.has(key)) now.set(key, i);
+  });
+  return [{ from, values }, now];
+}
+
 /** The worker's side: remembers what the main thread holds (the last delta's lists, by content key, and its rest's keys). */
 export class ModelSender {
-  private servers = new Map<string, number>();
-  private upstreams = new Map<string, number>();
+  private held = new Map<ListName, Map<string, number>>();
   private restKeys = new Map<string, string>();
   private reset = true;
 
   /** The receiver may have lost what was sent (a reply that did not go out): the next delta carries everything. */
   forget(): void {
-    this.servers = new Map();
-    this.upstreams = new Map();
+    this.held = new Map();
     this.restKeys = new Map();
     this.reset = true;
   }
 
   delta(model: Model): ModelDelta {
-    const { servers, upstreams, ...rest } = model;
-    const list = <T extends object>(items: readonly T[], held: ReadonlyMap<string, number>): [ListDelta<T>, Map<string, number>] => {
-      const from = new Int32Array(items.length);
-      const values: T[] = [];
-      const now = new Map<string, number>();
-      items.forEach((value, i) => {
-        const key = contentKey(value);
-        const j = held.get(key);
-        if (j === undefined) values.push(value);
-        from[i] = j ?? -1;
-        if (!now.has(key)) now.set(key, i);
-      });
-      return [{ from, values }, now];
+    const { servers, upstreams, ingresses, problems, ...rest } = model;
+    const held = new Map<ListName, Map<string, number>>();
+    const list = <K extends ListName>(name: K, items: Model[K]): ListDelta<Model[K][number]> => {
+      const [d, now] = listDelta<Model[K][number]>(items, this.held.get(name));
+      held.set(name, now);
+      return d;
     };
-    const [s, sHeld] = list(servers, this.servers);
-    const [u, uHeld] = list(upstreams, this.upstreams);
+    const lists = { servers: list('servers', servers), upstreams: list('upstreams', upstreams), ingresses: list('ingresses', ingresses), problems: list('problems', problems) };
     const changed: Record<string, unknown> = {};
     const kept: (keyof Rest)[] = [];
     const restKeys = new Map<string, string>();
@@ -68,9 +74,8 @@ export class ModelSender {
       if (this.restKeys.get(field) === key) kept.push(field);
       else changed[field] = value;
     }
-    const d: ModelDelta = { reset: this.reset, servers: s, upstreams: u, rest: changed, kept };
-    this.servers = sHeld;
-    this.upstreams = uHeld;
+    const d: ModelDelta = { reset: this.reset, lists, rest: changed, kept };
+    this.held = held;
     this.restKeys = restKeys;
     this.reset = false;
     return d;
@@ -96,7 +101,14 @@ export class ModelReceiver {
       if (last === undefined || last[field] === undefined) throw new Error(`model delta: its ${field} was never sent`);
       rest[field] = last[field];
     }
-    const model = { ...(rest as Rest), servers: list(d.servers, last?.servers, 'server'), upstreams: list(d.upstreams, last?.upstreams, 'upstream') };
+    const l = d.lists;
+    const model: Model = {
+      ...(rest as Rest),
+      servers: list(l.servers, last?.servers, 'server'),
+      upstreams: list(l.upstreams, last?.upstreams, 'upstream'),
+      ingresses: list(l.ingresses, last?.ingresses, 'Ingress'),
+      problems: list(l.problems, last?.problems, 'problem'),
+    };
     this.last = model;
     return model;
   }
