@@ -45,7 +45,11 @@ void describe('settings/global_options.go', () => {
   test('should have worker_rlimit_nofile option and be independent on amount of worker processes', async () => {
     await s.config({ 'worker-processes': '11' });
     let found: number[] | undefined;
-    await until('11 workers', async () => (found = await limits(11)) !== undefined, 30_000);
+    // A worker just forked runs with the master's limits until its init sets worker_rlimit_nofile: wait until every one
+    // of the 11 has done so (a worker that never does fails here, with the limits it has).
+    await until('11 workers, each with its open files limit set', async () => (found = await limits(11)) !== undefined && found.every((n) => n === expected), 30_000).catch((err: unknown) => {
+      assert.fail(`${String(err)}; the workers' soft limits: ${JSON.stringify(found)}, expected ${expected}`);
+    });
     assert.deepEqual(new Set(found), new Set([expected]));
   });
 });

@@ -59,8 +59,18 @@ void describe('settings/validations.go', () => {
     const pem = makeCert(certDir, 'portico-validations', { sans: ['localhost'] });
     writeFileSync(join(certDir, 'tls.crt'), pem.cert);
     writeFileSync(join(certDir, 'tls.key'), pem.key);
-    port = await freePort();
-    s = await startSuite({ args: ['--validating-webhook', `127.0.0.1:${port}`, '--validating-webhook-certificate', join(certDir, 'tls.crt'), '--validating-webhook-key', join(certDir, 'tls.key')] });
+    // The webhook's port is picked before Portico starts: another socket (an outgoing connection's ephemeral port) may
+    // take it meanwhile, and Portico then refuses to start (PORTICO_PORT_UNAVAILABLE): another port, at most 3 times.
+    for (let attempt = 1; ; attempt += 1) {
+      port = await freePort();
+      const args = ['--validating-webhook', `127.0.0.1:${port}`, '--validating-webhook-certificate', join(certDir, 'tls.crt'), '--validating-webhook-key', join(certDir, 'tls.key')];
+      try {
+        s = await startSuite({ args });
+        break;
+      } catch (err) {
+        if (attempt === 3 || !String(err).includes('PORTICO_PORT_UNAVAILABLE')) throw err;
+      }
+    }
     // At the default level (High) a High annotation is admitted.
     const atHigh = await review(high(), 'CREATE');
     assert.equal(atHigh.allowed, true, atHigh.message);
