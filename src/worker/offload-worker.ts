@@ -190,7 +190,12 @@ parentPort?.on('message', (req: OffloadRequest) => {
       warming = setTimeout(() => {
         warming = undefined;
         const started = performance.now();
-        if (snapshot && builder.warm(snapshot)) log.debug({ ms: Math.round(performance.now() - started) }, 'warmed the incremental build');
+        try {
+          if (snapshot && builder.warm(snapshot)) log.debug({ ms: Math.round(performance.now() - started) }, 'warmed the incremental build');
+        } catch (err) {
+          // a warm-up is only a head start: what fails here fails the next real build too, with its own reply
+          log.debug({ err: err instanceof Error ? err.message : String(err) }, 'the incremental build could not be warmed');
+        }
         void collect();
       }, WARM_AFTER_MS);
       warming.unref();
