@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Model, Server } from '../model/types.js';
 import type { Sensitive } from '../model/tls-types.js';
+import { perObject } from '../model/per-object.js';
 import { pruneFiles, writeChangedFiles } from '../workfiles.js';
 
 /** The files the model names: relative path → htpasswd text (checked user:hash lines). */
@@ -13,22 +14,15 @@ function authFiles(model: Model): Map<string, string> {
   return files;
 }
 
-/** Each server's htpasswd files, by server: servers are never changed once built, and a sync keeps the unchanged ones. */
-const byServer = new WeakMap<Server, readonly (readonly [string, Sensitive])[]>();
-
-function serverFiles(s: Server): readonly (readonly [string, Sensitive])[] {
-  let files = byServer.get(s);
-  if (files === undefined) {
-    const found: [string, Sensitive][] = [];
-    for (const l of s.locations) {
-      const b = l.target.kind === 'upstream' ? l.target.settings?.auth?.basic : undefined;
-      if (b?.file !== undefined && b.users !== undefined) found.push([b.file, b.users]);
-    }
-    files = found;
-    byServer.set(s, files);
+/** Each server's htpasswd files, worked out once per server (model/per-object.ts). */
+const serverFiles = perObject((s: Server): readonly (readonly [string, Sensitive])[] => {
+  const found: [string, Sensitive][] = [];
+  for (const l of s.locations) {
+    const b = l.target.kind === 'upstream' ? l.target.settings?.auth?.basic : undefined;
+    if (b?.file !== undefined && b.users !== undefined) found.push([b.file, b.users]);
   }
-  return files;
-}
+  return found;
+});
 
 /**
  * Writes the files whose content changed (workfiles.ts writeChangedFiles: atomic, 0640, the workers' group). nginx

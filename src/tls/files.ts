@@ -4,31 +4,24 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Model, Server } from '../model/types.js';
 import type { Sensitive } from '../model/tls-types.js';
+import { perObject } from '../model/per-object.js';
 import { proxyClientFile } from '../render/proxy-ssl.js';
 import { caFile, crlFile, dhParamFile, ticketKeyFile } from '../render/tls.js';
 import { writeAtomic } from '../workfiles.js';
 import { streamCertFiles } from '../render/stream-tls-terminate.js';
 
-/** Each server's backend TLS files, by server: servers are never changed once built, and a sync keeps the unchanged ones. */
-const byServer = new WeakMap<Server, readonly (readonly [string, string | Sensitive])[]>();
-
-/** The CA bundles, CRLs and client certificates the locations of `s` proxy with (proxy-ssl-*). */
-function backendFiles(s: Server): readonly (readonly [string, string | Sensitive])[] {
-  let files = byServer.get(s);
-  if (files === undefined) {
-    const found: [string, string | Sensitive][] = [];
-    for (const l of s.locations) {
-      const p = l.target.kind === 'upstream' ? l.target.settings?.proxySsl : l.backendTls?.proxySsl;
-      if (p === undefined || p.denied !== undefined) continue;
-      found.push([caFile(p.caDigest), p.caPem]);
-      if (p.crlDigest !== undefined && p.crlPem !== undefined) found.push([crlFile(p.crlDigest), p.crlPem]);
-      if (p.client) found.push([proxyClientFile(p.client.digest), p.client.pem]);
-    }
-    files = found;
-    byServer.set(s, files);
+/** The CA bundles, CRLs and client certificates the locations of a server proxy with (proxy-ssl-*), once per server. */
+const backendFiles = perObject((s: Server): readonly (readonly [string, string | Sensitive])[] => {
+  const found: [string, string | Sensitive][] = [];
+  for (const l of s.locations) {
+    const p = l.target.kind === 'upstream' ? l.target.settings?.proxySsl : l.backendTls?.proxySsl;
+    if (p === undefined || p.denied !== undefined) continue;
+    found.push([caFile(p.caDigest), p.caPem]);
+    if (p.crlDigest !== undefined && p.crlPem !== undefined) found.push([crlFile(p.crlDigest), p.crlPem]);
+    if (p.client) found.push([proxyClientFile(p.client.digest), p.client.pem]);
   }
-  return files;
-}
+  return found;
+});
 
 /**
  * The files the model needs: relative path → content. CA bundles and CRLs of client-certificate auth (auth-tls-*)
