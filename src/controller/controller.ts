@@ -3,9 +3,9 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import { buildModel } from '../model/build.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../model/input.js';
-import type { Model, Upstream } from '../model/types.js';
+import type { Model } from '../model/types.js';
 import { renderNginxConf, type RenderOptions, type RenderedConf } from '../render/nginx-conf.js';
-import { backendEntries, backendsText, gatewayJson, sameEntries } from '../render/lua-payload.js';
+import { backendsText, gatewayJson } from '../render/lua-payload.js';
 import type { DataPlaneState } from '../apply/plan.js';
 import { Executor, type Candidate, type Counters } from '../apply/executor.js';
 import type { Nginx } from '../nginx/process.js';
@@ -24,14 +24,9 @@ import { modelMemo } from '../model/memo.js';
 import { targetPolicy } from '../pipeline/target-policy.js';
 import { endpointsOnly } from '../apply/stream.js';
 import { modelOptions } from '../pipeline/build.js';
-import { ExternalNameResolver } from '../sources/external-names.js';
-import { externalNamesOf } from '../model/external-names.js';
 import { startupHead, type HeadLimits } from './startup-head.js';
-
-/** ExternalName Services' names are resolved again this often (docs/adr/0019). */
-const EXTERNAL_NAME_REFRESH_MS = 30_000;
-/** A sync waits at most this long for the names of Services it sees first; later answers ask for another sync. */
-const EXTERNAL_NAME_WAIT_MS = 2_000;
+import { NamedSnapshots } from './named-snapshots.js';
+import { BackendIds } from './backend-ids.js';
 
 /** A sync that left nginx serving `model` (plan noop included), for status and Events. */
 export interface AppliedSync {
@@ -55,20 +50,14 @@ export class Controller {
   private readonly exec: Executor;
   /** EndpointSlices already read by refreshEndpoints: an endpoint change reads only the slices that changed. */
   private readonly endpointsMemo = modelMemo();
-  /** Each upstream's backend JSON: an endpoint refresh keeps the upstreams it did not change, so only the others are serialized. */
-  private readonly entriesMemo = new WeakMap<Upstream, string>();
   /** The snapshot the current model's endpoints were read from: a refresh reads only the Services changed since. */
   private endpointsFrom: Snapshot | undefined;
-  /** The id of the current candidate's backends in DataPlaneState (a new one whenever an entry changes). */
-  private backendsId = '';
-  private backendsGen = 0;
+  /** The ids of the candidates' backends in DataPlaneState (a new one whenever an entry changes). */
+  private readonly backendIds = new BackendIds();
   /** Called after every sync whose configuration nginx serves. */
   readonly applied: ((sync: AppliedSync) => void)[] = [];
-  /** Resolves ExternalName Services' names; undefined with --disable-svc-external-name. */
-  private readonly names: ExternalNameResolver | undefined;
-  /** The resolver's version the last snapshot carried, and that snapshot (the same object while neither changes). */
-  private namesTaken = -1;
-  private merged: { readonly from: Snapshot; readonly names: Snapshot['externalNames']; readonly snap: Snapshot } | undefined;
+  /** The store's snapshots with ExternalName Services' answers (--disable-svc-external-name: the store's own). */
+  private readonly snapshots: NamedSnapshots;
   /** nginx serves the head of the first sync only (startup-head.ts): the next sync builds all, and /healthz waits for it. */
   private headOnly = false;
   private readonly headLimits: HeadLimits;
@@ -87,15 +76,9 @@ export class Controller {
       this.loop.mark(kind);
     });
     this.problems = new ProblemReporter(log);
-    this.names = config.disableSvcExternalName
-      ? undefined
-      : new ExternalNameResolver({
-          refreshMs: EXTERNAL_NAME_REFRESH_MS,
-          log,
-          changed: () => {
-            this.loop.mark('ExternalName');
-          },
-        });
+    this.snapshots = new NamedSnapshots(this.store, config.disableSvcExternalName, log, () => {
+      this.loop.mark('ExternalName');
+    });
     this.classes = new ClassNotice(log, modelOptions(config));
     this.headLimits = { stream: config.tcpServicesConfigmap !== undefined || config.udpServicesConfigmap !== undefined, defaultBackendNamespace: config.defaultBackendService?.namespace };
     this.tls = new TlsSync(config.workDir, log);
@@ -154,30 +137,8 @@ export class Controller {
 
   /** Ends the build worker and the name resolver (after the sync loop stopped). */
   async close(): Promise<void> {
-    this.names?.stop();
+    this.snapshots.stop();
     await this.offload.close();
-  }
-
-  /** The store's snapshot with the ExternalName answers the resolver holds. */
-  private snapshot(): Snapshot {
-    const from = this.store.snapshot();
-    if (!this.names) return from;
-    const names = this.names.current();
-    this.namesTaken = this.names.version;
-    if (this.merged?.from !== from || this.merged.names !== names) this.merged = { from, names, snap: Object.freeze({ ...from, externalNames: names }) };
-    return this.merged.snap;
-  }
-
-  /**
-   * Asks the resolver for the names of the ExternalName Services the store holds and waits a little for new ones.
-   * False when the sync was asked for by answers an earlier sync already took: nothing to do.
-   */
-  private async resolveNames(causes: ReadonlyMap<string, number>): Promise<boolean> {
-    if (!this.names) return true;
-    if (causes.size === 1 && causes.has('ExternalName') && this.names.version === this.namesTaken) return false;
-    this.names.want(externalNamesOf(this.store.snapshot().services));
-    await this.names.settled(EXTERNAL_NAME_WAIT_MS);
-    return true;
   }
 
   /** Called when nginx restarted on its own: its shared dicts are empty, so everything is pushed again. */
@@ -209,7 +170,7 @@ export class Controller {
   /** One sync: snapshot → model → render → skip if equal → plan → apply. */
   async sync(causes: ReadonlyMap<string, number>): Promise<void> {
     const started = Date.now();
-    if (!(await this.resolveNames(causes))) return;
+    if (!(await this.snapshots.resolve(causes))) return;
     this.exec.counters.syncs += 1;
     await this.tls.prepare();
     // Endpoint churn is the common change: it only needs the upstreams' endpoints again (model/refresh.ts).
@@ -217,12 +178,12 @@ export class Controller {
     // Stream upstreams are static in nginx.conf (no stream Lua): with a stream section, endpoints need the full build.
     const last = this.lastOk && !this.headOnly && endpointsOnly(causes, this.current) ? this.current : undefined;
     this.lastOk = false;
-    let snap = this.snapshot();
+    let snap = this.snapshots.current();
     // The first sync of a large cluster builds its head, served at once; the next one the whole (docs/adr/0034).
     const first = this.current === undefined;
     let head = false;
     const take = (): Snapshot => {
-      const whole = this.snapshot();
+      const whole = this.snapshots.current();
       const part = first ? startupHead(whole, this.headLimits) : undefined;
       head = part !== undefined;
       return (snap = part ?? whole);
@@ -240,15 +201,14 @@ export class Controller {
     }
     // Before the plan is applied: a reload's new listeners find their tables; without a reload, this is the change.
     const l4Tables = await this.writeL4(model);
-    const entries = backendEntries(model, this.entriesMemo);
     // The plan compares an id of the backends, not their text (5 MB at 10,000): the same id while every entry is the same.
-    const same = this.current?.entries !== undefined && sameEntries(this.current.entries, entries);
-    const backendsId = same ? this.backendsId : `backends-${String((this.backendsGen += 1))}`;
+    const backends = this.backendIds.of(model, this.current?.entries);
+    const { entries } = backends;
     let text: string | undefined; // built only when asked for: a full push, /debug/backends
     const certs = last?.certs ?? this.tls.state(model);
     const next: DataPlaneState = {
       confHash: conf.hash,
-      backends: backendsId,
+      backends: backends.id,
       certificates: certs.digest,
       clientFiles: certs.clientFilesDigest,
       routes: routesState(conf),
@@ -279,7 +239,7 @@ export class Controller {
     }
     this.l4Written(l4Tables, cause, plan);
     this.current = candidate;
-    this.backendsId = backendsId;
+    this.backendIds.served(backends);
     this.endpointsFrom = snap;
     this.lastOk = true;
     this.headOnly = head;
