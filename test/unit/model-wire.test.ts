@@ -13,36 +13,81 @@ const values = (m: Model, s: ModelSender) => s.delta(m).lists.servers.values.len
 
 test('only what the receiver lacks travels; a forgotten receiver gets everything again', () => {
   const sender = new ModelSender();
-  const a = model([server('a.test'), server('b.test')]);
-  assert.equal(values(a, sender), 2);
-  assert.equal(values(a, sender), 0, 'the same model again: keys only');
-  assert.equal(values(model([server('a.test'), server('c.test')]), sender), 1);
+  const [a, b] = [server('a.test'), server('b.test')];
+  assert.equal(values(model([a, b]), sender), 2);
+  assert.equal(values(model([a, b]), sender), 0, 'the same servers again: nothing travels');
+  assert.equal(values(model([a, server('c.test')]), sender), 1, 'the server kept stays, the new one travels');
   assert.equal(values(model([server('a.test', { secret: new Sensitive('one') })]), sender), 1);
   assert.equal(values(model([server('a.test', { secret: new Sensitive('two') })]), sender), 1, 'a changed secret is a changed server');
   sender.forget();
   assert.equal(values(model([server('a.test', { secret: new Sensitive('two') })]), sender), 1);
 });
 
+test('a whole build (every object new) sends only the servers whose content the receiver lacks', () => {
+  const sender = new ModelSender();
+  const receiver = new ModelReceiver();
+  const hosts = Array.from({ length: 200 }, (_, i) => `h${String(i).padStart(3, '0')}.test`);
+  const first = receiver.apply(structuredClone(sender.delta(model(hosts.map((h) => server(h))))));
+  const whole = model(hosts.map((h, i) => server(h, i === 7 ? { changed: true } : {})));
+  const d = sender.delta(whole);
+  assert.equal(d.lists.servers.values.length, 1, 'of 200 rebuilt servers, the one that changed');
+  const second = receiver.apply(structuredClone(d));
+  assert.deepEqual(second.servers, whole.servers);
+  assert.equal(second.servers[8], first.servers[8], 'an equal server is the object the receiver held');
+});
+
+test('in a long list, an insertion and a removal in the middle carry only what changed', () => {
+  const sender = new ModelSender();
+  const receiver = new ModelReceiver();
+  const servers = Array.from({ length: 1000 }, (_, i) => server(`h${String(i).padStart(4, '0')}.test`));
+  const first = receiver.apply(structuredClone(sender.delta(model(servers))));
+  const added = [...servers.slice(0, 500), server('h0500a.test'), ...servers.slice(500)];
+  const d = sender.delta(model(added));
+  assert.deepEqual([d.lists.servers.head, d.lists.servers.tail, d.lists.servers.from.length, d.lists.servers.values.length], [500, 500, 1, 1]);
+  const second = receiver.apply(structuredClone(d));
+  assert.deepEqual(
+    second.servers.map((s) => s.host),
+    added.map((s) => s.host),
+  );
+  assert.equal(second.servers[999], first.servers[998]);
+  const removed = added.filter((_, i) => i !== 20);
+  const r = sender.delta(model(removed));
+  assert.deepEqual([r.lists.servers.from.length, r.lists.servers.values.length], [0, 0]);
+  assert.deepEqual(
+    receiver.apply(structuredClone(r)).servers.map((s) => s.host),
+    removed.map((s) => s.host),
+  );
+  // one namespace's servers rebuilt: spread over the sorted list, so the middle is almost all of it
+  const spread = removed.map((s, i) => (i % 100 === 3 ? server(s.host, { rebuilt: i }) : s));
+  const d2 = sender.delta(model(spread));
+  assert.equal(d2.lists.servers.values.length, 10, 'the ten rebuilt servers travel, not the 990 between them');
+  const third = receiver.apply(structuredClone(d2));
+  assert.deepEqual(third.servers, spread);
+  assert.equal(third.servers[50], first.servers[51], 'a server between them is the object the receiver held');
+});
+
 test('the receiver rebuilds each model in order, keeping held objects, and refuses a part it never got', () => {
   const sender = new ModelSender();
   const receiver = new ModelReceiver();
-  const first = receiver.apply(structuredClone(sender.delta(model([server('a.test'), server('b.test')]))));
-  const second = receiver.apply(structuredClone(sender.delta(model([server('a.test'), server('c.test')]))));
+  const a = server('a.test');
+  const first = receiver.apply(structuredClone(sender.delta(model([a, server('b.test')]))));
+  const second = receiver.apply(structuredClone(sender.delta(model([a, server('c.test')]))));
   assert.deepEqual(
     second.servers.map((s) => s.host),
     ['a.test', 'c.test'],
   );
   assert.equal(second.servers[0], first.servers[0]);
   const lost = new ModelReceiver();
-  assert.throws(() => lost.apply(structuredClone(sender.delta(model([server('a.test'), server('d.test')])))), /model delta: .* never sent/);
+  assert.throws(() => lost.apply(structuredClone(sender.delta(model([a, server('d.test')])))), /model delta: .* never sent/);
 });
 
 test('of the rest, only the fields that changed travel; the receiver keeps the others as it holds them', () => {
   const sender = new ModelSender();
   const receiver = new ModelReceiver();
   const ingresses = [{ kind: 'Ingress', namespace: 'a', name: 'one' }];
-  const first = receiver.apply(structuredClone(sender.delta({ ...model([server('a.test')]), ingresses })));
-  const d = sender.delta({ ...model([server('a.test')]), ingresses: [...ingresses, { kind: 'Ingress', namespace: 'a', name: 'two' }] });
+  const a = server('a.test');
+  const first = receiver.apply(structuredClone(sender.delta({ ...model([a]), ingresses })));
+  const d = sender.delta({ ...model([a]), ingresses: [...ingresses, { kind: 'Ingress', namespace: 'a', name: 'two' }] });
   assert.deepEqual(Object.keys(d.rest), [], 'the lists cross element by element, the TLS model did not change');
   assert.deepEqual(d.kept, ['tls']);
   assert.equal(d.lists.ingresses.values.length, 1, 'only the new Ingress travels');
