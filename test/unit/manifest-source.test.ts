@@ -2,7 +2,7 @@
 // leave it: a file edited, added, removed, and a key defined in two files (the later file wins, whichever changed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManifestSource } from '../../src/sources/manifests.js';
@@ -80,5 +80,38 @@ test('readOnce (portico render): the objects a watched read gives, without conte
     assert.equal(once.count('Service'), 1);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('above 2,000 files, a folder replaced as a whole is still read, and so is a later edit in the new folder', { timeout: 60_000 }, async () => {
+  const root = await mkdtemp(join(tmpdir(), 'portico-source-'));
+  const dir = join(root, 'manifests');
+  const store = new Store();
+  const source = new ManifestSource(dir, store, createLogger('silent'));
+  const fill = async (into: string, address: string): Promise<void> => {
+    await mkdir(into);
+    await Promise.all(Array.from({ length: 2_001 }, (_, i) => writeFile(join(into, `s${String(i)}.json`), JSON.stringify(service(`s${String(i)}`)))));
+    await writeFile(join(into, 'z.json'), JSON.stringify(slice('s0', 80, [address], { name: 's0-0' })));
+  };
+  const address = (): string | undefined => (store.snapshot() as { endpointSlices?: readonly { endpoints?: { addresses: string[] }[] }[] }).endpointSlices?.[0]?.endpoints?.[0]?.addresses[0];
+  const settles = async (want: string): Promise<void> => {
+    // polls come every 5 s at this size: two of them, not the 30 s between full polls of a watched folder
+    for (let i = 0; i < 120 && address() !== want; i += 1) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(address(), want);
+  };
+  try {
+    await fill(dir, '10.0.0.1');
+    await source.start();
+    assert.equal(address(), '10.0.0.1');
+    // the folder swapped for another one (the watcher keeps watching the old one)
+    await fill(join(root, 'next'), '10.0.0.2');
+    await rename(dir, join(root, 'old'));
+    await rename(join(root, 'next'), dir);
+    await settles('10.0.0.2');
+    await writeFile(join(dir, 'z.json'), JSON.stringify(slice('s0', 80, ['10.0.0.3'], { name: 's0-0' })));
+    await settles('10.0.0.3');
+  } finally {
+    source.stop();
+    await rm(root, { recursive: true, force: true });
   }
 });
