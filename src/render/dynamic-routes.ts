@@ -8,6 +8,7 @@ import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
 import { keptDeps, serverRefs } from './kept-deps.js';
+import { keysGone } from './keys-gone.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
 import { affinityCookiePath } from './traffic.js';
@@ -341,13 +342,16 @@ export function routesDelta(held: ReadonlyMap<string, string>, now: ReadonlyMap<
   const parts: string[] = [];
   const changed: string[] = [];
   let fallback: string | undefined;
+  let present = 0;
   for (const [host, entry] of now) {
-    if (held.get(host) === entry) continue;
+    const was = held.get(host);
+    if (was !== undefined) present += 1;
+    if (was === entry) continue;
     changed.push(host);
     if (host === '_') fallback = entry;
     else parts.push(`${JSON.stringify(host)}:${entry}`);
   }
-  const removed = [...held.keys()].filter((host) => host !== '_' && !now.has(host));
+  const removed = keysGone(held, now, present, '_');
   for (const host of removed) parts.push(`${JSON.stringify(host)}:null`);
   if (changed.length === 0 && removed.length === 0) return undefined;
   return { body: `{"hosts":{${parts.join(',')}}${fallback === undefined ? '' : `,"default":${fallback}`}}`, changed, removed };

@@ -2,6 +2,7 @@
 import type { Model, Upstream } from '../model/types.js';
 import type { Affinity } from '../model/settings.js';
 import type { CanaryPolicy } from '../model/settings-traffic.js';
+import { keysGone } from './keys-gone.js';
 
 export interface BackendPayload {
   readonly name: string;
@@ -82,12 +83,15 @@ export function backendsText(entries: ReadonlyMap<string, string>): string {
 export function backendsDelta(running: ReadonlyMap<string, string>, next: ReadonlyMap<string, string>): { body: string; set: string[]; remove: string[] } | undefined {
   const set: string[] = [];
   const texts: string[] = [];
+  let present = 0;
   for (const [name, text] of next) {
-    if (running.get(name) === text) continue;
+    const was = running.get(name);
+    if (was !== undefined) present += 1;
+    if (was === text) continue;
     set.push(name);
     texts.push(text);
   }
-  const remove = [...running.keys()].filter((name) => !next.has(name));
+  const remove = keysGone(running, next, present);
   if (set.length === 0 && remove.length === 0) return undefined;
   return { body: `{"set":[${texts.join(',')}],"remove":${JSON.stringify(remove)}}`, set, remove };
 }
