@@ -46,10 +46,15 @@ const models = new ModelSender();
 /** And its nginx.conf as changes against the last one sent (conf-wire.ts). */
 const confs = new ConfSender();
 
-let collecting: NodeJS.Immediate | undefined;
+let collecting: NodeJS.Timeout | undefined;
 /** When the last collection after a build ran (ms since the epoch). */
 let collected = 0;
 const COLLECT_PARTS_EVERY_MS = 5000;
+/**
+ * A part's collection waits this long after its reply: right after it, the collection (0.1 s of a core at 10,000
+ * Ingresses) ran while the main thread applied the part and nginx took the push, on the same 2 cores (ADR 0046).
+ */
+const COLLECT_AFTER_PART_MS = 500;
 /**
  * A compacting collection once no request came for this long after a build: the collection after each build does not
  * compact (a build waiting behind it), and left the worker's heap at twice what was live (140 MiB committed for 67 at
@@ -177,12 +182,15 @@ parentPort?.on('message', (req: OffloadRequest) => {
     builds += 1;
     const first = builds === 1;
     if (wholeBuilt || req.trial || Date.now() - collected >= COLLECT_PARTS_EVERY_MS)
-      collecting ??= setImmediate(() => {
-        collecting = undefined;
-        collected = Date.now();
-        if (first) collectCompacting();
-        else void collect();
-      });
+      collecting ??= setTimeout(
+        () => {
+          collecting = undefined;
+          collected = Date.now();
+          if (first) collectCompacting();
+          else void collect();
+        },
+        wholeBuilt || req.trial ? 0 : COLLECT_AFTER_PART_MS,
+      );
     // After a whole build, the incremental path warmed off the clock: the main thread is applying the whole (at 10,000
     // Ingresses nginx -t and a reload, seconds), and the next sync's build waits for that anyway. A review or a
     // quarantine's trial build that comes meanwhile waits for the warm-up (0.4-0.5 s at 10,000).
