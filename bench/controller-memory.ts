@@ -2,7 +2,7 @@
 // worker (offload.ts), the main thread keeping what a sync keeps (the build's result and the backends JSON), then
 // `rounds` syncs under churn (one Ingress's annotation changed each time, as bench/scale-profile does).
 //   node --expose-gc dist/bench/controller-memory.js [N=10000] [rounds=12]
-// Prints the CPU of filling the store and of the first build, RSS after the first build, the highest and last RSS under churn, 2 s and 13 s after the last sync, RSS and
+// Prints the CPU of filling the store and of the first build, RSS after the first build, the highest and last RSS under churn, 2 s, 13 s and 22 s after the last sync, RSS and
 // the main thread's heap after a forced GC of the main thread (the worker collects on its own), and the median build
 // time (wall, and CPU of the process) under churn.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -77,6 +77,10 @@ try {
   // request (offload-worker.ts): a later look shows what stays
   await new Promise((r) => setTimeout(r, 11_000));
   const late = rss();
+  // 13 s fell before or after the pages of the worker's compaction went back (bimodal: 286-318 or 420 MiB, ADR 0046);
+  // 22 s after the churn gave the same value in every run
+  await new Promise((r) => setTimeout(r, 9_000));
+  const rest = rss();
   globalThis.gc?.();
   const mem = process.memoryUsage();
   const median = (xs: number[]): number => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
@@ -98,6 +102,7 @@ try {
       rssChurnLastMiB: churn.at(-1),
       rssSettledMiB: settled,
       rssLateMiB: late,
+      rssRestMiB: rest,
       rssAfterMainGcMiB: mib(mem.rss),
       mainHeapUsedMiB: mib(mem.heapUsed),
       mainExternalMiB: mib(mem.external),
