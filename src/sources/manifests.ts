@@ -15,6 +15,12 @@ const LIGHT_POLLS_ABOVE = 2_000;
 /** Every this-many-th poll stats every file (every 30 s at 5 s a poll). */
 const FULL_POLL_EVERY = 6;
 
+/** What a poll compares of the folder itself. */
+interface FolderStat {
+  readonly ino: number;
+  readonly mtimeMs: number;
+}
+
 /** A parsed object with its store key, stamped as the API server would (ManifestSource.stamp). */
 type StampedObject = ParsedObject & { readonly key: string };
 
@@ -27,8 +33,8 @@ export class ManifestSource {
   /** readOnce: no later read compares versions. */
   private once = false;
   private signature = '';
-  /** The folder's own stat (inode, mtime) at the last full poll, the light polls since, and whether the watcher failed. */
-  private folder = '';
+  /** The folder's own stat at the last read or full poll, the light polls since, and whether the watcher failed. */
+  private folder: FolderStat | undefined;
   private lightPolls = 0;
   private watchFailed = false;
   private reading: Promise<void> = Promise.resolve();
@@ -147,9 +153,9 @@ export class ManifestSource {
   }
 
   /** The folder's inode and mtime (a file added, removed or renamed changes the mtime; a folder replaced, the inode). */
-  private async folderStamp(): Promise<string> {
-    const d = await stat(this.dir);
-    return `${String(d.ino)}:${String(d.mtimeMs)}`;
+  private async folderStat(): Promise<FolderStat> {
+    const { ino, mtimeMs } = await stat(this.dir);
+    return { ino, mtimeMs };
   }
 
   /**
@@ -159,8 +165,9 @@ export class ManifestSource {
    */
   private async checkSignature(): Promise<void> {
     try {
-      const folder = await this.folderStamp();
-      const light = !this.watchFailed && this.byFile.size > LIGHT_POLLS_ABOVE && folder === this.folder && this.lightPolls < FULL_POLL_EVERY - 1;
+      const folder = await this.folderStat();
+      const same = folder.ino === this.folder?.ino && folder.mtimeMs === this.folder.mtimeMs;
+      const light = !this.watchFailed && this.byFile.size > LIGHT_POLLS_ABOVE && same && this.lightPolls < FULL_POLL_EVERY - 1;
       if (light) {
         this.lightPolls += 1;
         return;
@@ -182,9 +189,9 @@ export class ManifestSource {
    */
   private async read(): Promise<void> {
     // taken before the listing: a change after it changes the stamp, and the next poll is a full one
-    const folder = await this.folderStamp().catch(() => '');
+    const folder = await this.folderStat().catch(() => undefined);
     // a folder replaced as a whole: the watcher still watches the old one, so every poll is a full one from now on
-    if (this.folder !== '' && folder.split(':')[0] !== this.folder.split(':')[0]) this.watchFailed = true;
+    if (this.folder !== undefined && folder?.ino !== this.folder.ino) this.watchFailed = true;
     this.folder = folder;
     const names = await this.files();
     const named = new Set(this.named);

@@ -1,8 +1,8 @@
 // A build's model sent back to the main thread as changes: its lists (servers, upstreams...) element by element, an
 // element the main thread holds found by object (an incremental build keeps the objects of what it did not touch) or
 // by content (after a whole build), only the ones it does not hold yet travelling whole; of the rest (the TLS model...)
-// only the fields that changed. At 10,000 Ingresses the whole model took 0.5-0.8 s to cross (pack, structured clone both ways, unpack) for a
-// sync that changed one Ingress; the main thread also keeps the very objects of the last model for what did not
+// only the fields that changed. At 10,000 Ingresses the whole model took 0.5-0.8 s to cross (pack, structured clone
+// both ways, unpack) for a sync that changed one Ingress; the main thread also keeps the very objects of the last model for what did not
 // change, instead of a fresh 30-50 MiB copy per sync.
 import { contentKey } from '../model/content-key.js';
 import type { Model } from '../model/types.js';
@@ -31,7 +31,7 @@ export interface ModelDelta {
   readonly kept: readonly (keyof Rest)[];
 }
 
-/** What the sender remembers of one list: the elements the receiver holds, in its order; their indices by object and by content once asked for. */
+/** What the sender remembers of one list: the elements the receiver holds, in its order; their indices by object and by content once asked for (once per held list). */
 interface Held<T> {
   readonly items: readonly T[];
   byObject?: Map<T, number>;
@@ -47,25 +47,14 @@ interface Held<T> {
  */
 const LOOK_UP_ABOVE = 64;
 
-/** Index in the held list of each object (the first of equal ones), worked out once per held list. */
-function byObject<T extends object>(held: Held<T>): Map<T, number> {
-  if (held.byObject) return held.byObject;
-  const index = new Map<T, number>();
-  held.items.forEach((value, i) => {
-    if (!index.has(value)) index.set(value, i);
+/** `key` of each element → its index in `items` (the first of equal keys). */
+function firstIndex<T, K>(items: readonly T[], key: (t: T) => K): Map<K, number> {
+  const index = new Map<K, number>();
+  items.forEach((value, i) => {
+    const k = key(value);
+    if (!index.has(k)) index.set(k, i);
   });
-  return (held.byObject = index);
-}
-
-/** Content key → index in the held list (the first of equal ones), worked out once per held list. */
-function byContent<T extends object>(held: Held<T>): Map<string, number> {
-  if (held.byContent) return held.byContent;
-  const keys = new Map<string, number>();
-  held.items.forEach((value, i) => {
-    const key = contentKey(value);
-    if (!keys.has(key)) keys.set(key, i);
-  });
-  return (held.byContent = keys);
+  return index;
 }
 
 /**
@@ -82,7 +71,7 @@ function listDelta<T extends object>(items: readonly T[], held: Held<T> | undefi
   while (tail < common - head && items[items.length - 1 - tail] === prev[prev.length - 1 - tail]) tail += 1;
   const end = items.length - tail;
   const from = new Int32Array(end - head).fill(-1);
-  const objects = held !== undefined && end - head > LOOK_UP_ABOVE ? byObject(held) : undefined;
+  const objects = held !== undefined && end - head > LOOK_UP_ABOVE ? (held.byObject ??= firstIndex(prev, (t) => t)) : undefined;
   const missed: number[] = [];
   // `next`: the held element after the last one matched, where a rebuilt element equal to the one it replaces sits
   for (let i = head, next = head; i < end; i += 1) {
@@ -97,14 +86,14 @@ function listDelta<T extends object>(items: readonly T[], held: Held<T> | undefi
     from[i - head] = j;
     next = j + 1;
   }
-  const keys = held !== undefined && missed.length > LOOK_UP_ABOVE ? byContent(held) : undefined;
+  const keys = held !== undefined && missed.length > LOOK_UP_ABOVE ? (held.byContent ??= firstIndex(prev, contentKey)) : undefined;
   if (keys) for (const i of missed) from[i - head] = keys.get(contentKey(items[i] as T)) ?? -1;
   const values: T[] = [];
   for (let i = head; i < end; i += 1) if (from[i - head] === -1) values.push(items[i] as T);
   return { head, tail, from, values };
 }
 
-/** The worker's side: remembers what the main thread holds (the last delta's lists, by content key, and its rest's keys). */
+/** The worker's side: remembers what the main thread holds (the last delta's lists, and its rest's content keys). */
 export class ModelSender {
   private held = new Map<ListName, Held<object>>();
   private restKeys = new Map<string, string>();
