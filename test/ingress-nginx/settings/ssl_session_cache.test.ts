@@ -30,10 +30,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 void describe('settings/ssl_session_cache.go', () => {
   let s: Suite;
   const certDir = mkdtempSync(join(tmpdir(), 'portico-session-cache-'));
-  /** Whether a second connection resumes the first one's session, after `pauseMs`. */
-  const resumes = async (pauseMs = 0) => {
+  /**
+   * Whether a second connection resumes the first one's session, after `pauseMs`. The pause is never 0: nginx stores
+   * a TLS 1.2 session in its cache only after it has sent its Finished, so a client that reconnects the instant it
+   * reads that Finished can reach another worker before the first one has stored it (seen once in CI, on a loaded
+   * machine). A real client reconnects later than 100 ms.
+   */
+  const resumes = async (pauseMs = 100) => {
     const first = await handshake(s.portico.https, HOST);
-    if (pauseMs > 0) await sleep(pauseMs);
+    await sleep(pauseMs);
     return (await handshake(s.portico.https, HOST, first.session)).reused;
   };
 
