@@ -5,7 +5,6 @@ import { streamJsOption } from '../nginx/stream-js.js';
 import { Nginx, nginxVersion } from '../nginx/process.js';
 import { chooseWorkerUser, grantTraverse } from '../nginx/worker-user.js';
 import { ManifestSource } from '../sources/manifests.js';
-import { KubeSource } from '../kube/source.js';
 import { startServer } from '../server/http.js';
 import { loadDashboard } from '../server/dashboard.js';
 import { startOperations } from './operations.js';
@@ -21,8 +20,7 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { startWebhook } from '../webhook/server.js';
 import { Offload } from '../worker/offload.js';
 import type { Snapshot } from '../model/input.js';
-import { startDuties, type Duties } from './duties.js';
-import { loadConnection } from '../kube/connect.js';
+import type { Duties } from './duties.js';
 import { debugBackends } from '../apply/stream.js';
 import { gatewayDoc } from '../inspect/gateway.js';
 import { withRouteTable } from '../inspect/route-table.js';
@@ -38,11 +36,22 @@ export interface Source {
   stop(): void;
 }
 
-/** Local mode with --manifests; otherwise the Kubernetes API (--kubeconfig, KUBECONFIG, or in-cluster). */
-function makeSource(config: Config, store: Store, log: Logger): Source {
+/**
+ * Local mode with --manifests; otherwise the Kubernetes API (--kubeconfig, KUBECONFIG, or in-cluster). The API client
+ * is loaded only then: @kubernetes/client-node and its dependencies took 0.4 s of a local-mode start (docs/adr/0047).
+ */
+async function makeSource(config: Config, store: Store, log: Logger): Promise<Source> {
   if (config.manifests) return new ManifestSource(config.manifests, store, log, config.watchNamespaceSelector);
   if (config.mode === 'render') throw new ConfigError('portico render reads --manifests DIR only');
+  const { KubeSource } = await import('../kube/source.js');
   return new KubeSource(config, store, log);
+}
+
+/** Leader election, Ingress status and Events: against a cluster only (its client loaded here, as makeSource's). */
+async function clusterDuties(config: Config, ctl: Controller, log: Logger): Promise<Duties | undefined> {
+  if (config.manifests) return undefined;
+  const [{ startDuties }, { loadConnection }] = await Promise.all([import('./duties.js'), import('../kube/connect.js')]);
+  return startDuties(loadConnection(config).kc, config, ctl, log);
 }
 
 export interface RunOptions {
@@ -110,7 +119,7 @@ export async function runController(config: Config, log: Logger, opts: RunOption
   stop.onStop(() => {
     ops.beginStop();
   });
-  const source = makeSource(config, ctl.store, log);
+  const source = await makeSource(config, ctl.store, log);
   let server: Server | undefined;
   ctl.loop.hold();
   try {
@@ -151,8 +160,7 @@ export async function runController(config: Config, log: Logger, opts: RunOption
   }
   ctl.loop.mark('startup');
   ctl.loop.release();
-  // Leader election, Ingress status and Events exist only against a cluster.
-  duties = config.manifests ? undefined : await startDuties(loadConnection(config).kc, config, ctl, log);
+  duties = await clusterDuties(config, ctl, log);
   const { validatingWebhook: hookAt, validatingWebhookCertificate: certFile, validatingWebhookKey: keyFile } = config;
   // Reviews run on a worker thread of their own: never behind a sync, never on the thread that answers /healthz.
   const reviews =
