@@ -9,7 +9,7 @@ import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
 import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
 import { collect } from './collect.js';
-import { unpack } from './wire.js';
+import { unpack, type Packed } from './wire.js';
 import { SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
 import { ConfReceiver, type ConfDelta } from './conf-wire.js';
@@ -123,7 +123,7 @@ export class Offload {
     clearTimeout(this.collecting); // a sync is under way: its end schedules the collection again
     this.collecting = undefined;
     const built = await this.ask(snapshot, { op: 'build', trial }, (v) => {
-      const { model, conf } = unpack<{ model: ModelDelta; conf: ConfDelta }>(v);
+      const { model, conf } = unpack<{ model: ModelDelta; conf: ConfDelta }>(v as Packed); // the worker's build reply is pack()'s
       return { model: this.models.apply(model), conf: this.confs.apply(conf) };
     });
     // open() above made it from the worker's { model, conf } reply.

@@ -82,7 +82,7 @@ test('the model comes back as changes: equal to an in-process build after each c
       const got = await o.build(snap);
       const want = buildAndRender(stage, snap, config, renderOptions(config, undefined));
       // pack() shows each Sensitive's value, which deepEqual cannot see in a private field.
-      assert.deepEqual(pack(got.model), pack(want.model));
+      assert.deepEqual(pack(got.model).value, pack(want.model).value);
       assert.equal(got.conf.hash, want.conf.hash);
       servers.push([...got.model.servers]);
     }
@@ -90,7 +90,7 @@ test('the model comes back as changes: equal to an in-process build after each c
     assert.equal(host(1, 'a.test'), host(0, 'a.test'), 'an unchanged server is the object already held');
     assert.notEqual(host(1, 'b.test'), host(0, 'b.test'), 'a changed server crossed again');
     assert.notEqual(host(2, 'g.test'), host(1, 'g.test'), 'a server whose Secret changed crossed again');
-    const usersOf = (s: Server | undefined) => JSON.stringify(pack(s)).match(/(bob|eve):/)?.[1];
+    const usersOf = (s: Server | undefined) => JSON.stringify(pack(s).value).match(/(bob|eve):/)?.[1];
     assert.deepEqual([usersOf(host(1, 'g.test')), usersOf(host(2, 'g.test'))], ['bob', 'eve']);
   } finally {
     await o.close();

@@ -15,9 +15,11 @@ test('Sensitive values anywhere (object, array, Map, frozen) cross a structured 
       ['none', { n: 1 }],
     ]),
   });
-  const packed = pack(value) as typeof value;
-  assert.equal(packed.plain, plain, 'a subtree without Sensitive values is not copied');
-  assert.notEqual(packed.tls, value.tls);
+  const packed = pack(value);
+  const copy = packed.value as typeof value;
+  assert.equal(copy.plain, plain, 'a subtree without Sensitive values is not copied');
+  assert.notEqual(copy.tls, value.tls);
+  assert.equal(packed.at.length, 2);
   const back = unpack<typeof value>(structuredClone(packed));
   const pem = back.tls.certificates[0]?.pem;
   assert.ok(pem instanceof Sensitive);
@@ -28,4 +30,20 @@ test('Sensitive values anywhere (object, array, Map, frozen) cross a structured 
   assert.deepEqual(back.byName.get('none'), { n: 1 });
   // The original is untouched (frozen objects are copied, not written).
   assert.ok(value.tls.certificates[0]?.pem instanceof Sensitive);
+});
+
+test('only the Sensitive values packed are rebuilt: an object that looks tagged (an annotation named like the tag) stays plain', () => {
+  const annotations = { __portico_sensitive__: 'not a secret' };
+  const value = { annotations, key: new Sensitive('KEY'), list: [new Sensitive('A'), 'b'] };
+  const back = unpack<{ annotations: Record<string, string>; key: Sensitive; list: unknown[] }>(structuredClone(pack(value)));
+  assert.deepEqual(back.annotations, annotations);
+  assert.ok(!((back.annotations as unknown) instanceof Sensitive));
+  assert.equal(back.key.reveal(), 'KEY');
+  assert.ok(back.list[0] instanceof Sensitive);
+  assert.equal(back.list[1], 'b');
+  // In the same thread too (no clone between): the sender's value keeps its own Sensitive objects.
+  const same = unpack<typeof value>(pack(value));
+  assert.equal(same.key.reveal(), 'KEY');
+  assert.ok(value.key instanceof Sensitive);
+  assert.equal(unpack<Sensitive>(structuredClone(pack(new Sensitive('root')))).reveal(), 'root');
 });
