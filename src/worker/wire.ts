@@ -20,9 +20,10 @@ export interface Packed {
 /**
  * `value` with every Sensitive swapped for a Tagged object, whose paths go to `at`. Copy on write: only the objects
  * on the way to a Sensitive are copied, the rest is returned as it is (copying them all cost a quarter of a second
- * per sync at 10,000 Ingresses).
+ * per sync at 10,000 Ingresses). `path` is the way down to `value`, one stack pushed and popped (copied only for a
+ * Sensitive found).
  */
-function swap(value: unknown, path: readonly Step[], at: Step[][]): unknown {
+function swap(value: unknown, path: Step[], at: Step[][]): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Sensitive) {
     at.push([...path]);
@@ -30,20 +31,32 @@ function swap(value: unknown, path: readonly Step[], at: Step[][]): unknown {
   }
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
-    value.forEach((v: unknown, i) => {
-      const w = swap(v, [...path, i], at);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      path.push(i);
+      const w = swap(v, path, at);
+      path.pop();
       if (w !== v) (out ??= [...(value as unknown[])])[i] = w;
-    });
+    }
     return out ?? value;
   }
   if (value instanceof Map) {
-    const entries = [...(value as Map<unknown, unknown>)].map(([k, v], i) => [k, v, swap(v, [...path, { entry: i }], at)] as const);
+    const entries = [...(value as Map<unknown, unknown>)].map(([k, v], i) => {
+      path.push({ entry: i });
+      const w = swap(v, path, at);
+      path.pop();
+      return [k, v, w] as const;
+    });
     return entries.some(([, v, w]) => v !== w) ? new Map(entries.map(([k, , w]) => [k, w])) : value;
   }
   if (value instanceof Set || value instanceof Date || ArrayBuffer.isView(value)) return value;
   let out: Record<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(value)) {
-    const w = swap(v, [...path, k], at);
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const v = (value as Record<string, unknown>)[k];
+    path.push(k);
+    const w = swap(v, path, at);
+    path.pop();
     if (w !== v) (out ??= { ...value })[k] = w;
   }
   return out ?? value;
