@@ -141,14 +141,15 @@ function compact<T extends object>(obj: T, kind: Kind | undefined): T {
 
 /**
  * Drops what the model never reads (managedFields, last-applied annotation, ownerReferences; an EndpointSlice's
- * per-endpoint targetRef, nodeName, zone, hints) and freezes the copy.
+ * per-endpoint targetRef, nodeName, zone, hints) and freezes the copy; `compacted`: re-made by JSON (compact above).
  */
-export function trim<T extends KubeObject>(obj: T, kind?: Kind): T {
+export function trim<T extends KubeObject>(obj: T, kind?: Kind, compacted = true): T {
   // Copies made without `delete`: a deleted property turns a V8 object into a dictionary, and every object of a real
   // cluster has managedFields, so each stored metadata (and annotations) was one (docs/adr/0034).
   const kept = omit(obj.metadata ?? {}, DROPPED_METADATA);
   const meta = kept.annotations?.[LAST_APPLIED] === undefined ? kept : { ...kept, annotations: omit(kept.annotations, [LAST_APPLIED]) };
   const copy = { ...obj, metadata: meta };
   // The copy has obj's type with fewer optional fields filled: the cast keeps T for the caller.
-  return deepFreeze(compact(kind === 'EndpointSlice' ? (trimSlice(copy) as unknown as T) : copy, kind));
+  const trimmed = kind === 'EndpointSlice' ? (trimSlice(copy) as unknown as T) : copy;
+  return deepFreeze(compacted ? compact(trimmed, kind) : trimmed);
 }

@@ -36,7 +36,12 @@ export class Store<S extends SnapshotShape = SnapshotShape> {
   private readonly listeners: ChangeListener[] = [];
   private cached: S | undefined;
 
-  constructor() {
+  /**
+   * `opts.compact` (default true): each stored object re-made as JSON.parse builds it, and its text kept for the build
+   * worker (store/kinds.ts, docs/adr/0044). A one-shot reader (`portico render`) keeps no copy for long and crosses to no
+   * worker: without it, 0.3 s less of a 10,000-Ingress render (docs/adr/0047).
+   */
+  constructor(private readonly opts: { readonly compact?: boolean } = {}) {
     for (const kind of Object.keys(KINDS) as Kind[]) this.objects.set(kind, new Map());
   }
 
@@ -61,7 +66,7 @@ export class Store<S extends SnapshotShape = SnapshotShape> {
     const old = this.table(kind).get(key);
     const rv = obj.metadata?.resourceVersion;
     if (old && rv !== undefined && old.metadata?.resourceVersion === rv) return false;
-    this.table(kind).set(key, trim(obj, kind));
+    this.table(kind).set(key, trim(obj, kind, this.opts.compact));
     this.changed(kind);
     return true;
   }
@@ -90,7 +95,7 @@ export class Store<S extends SnapshotShape = SnapshotShape> {
         [...next].map(([k, o]) => {
           const old = table.get(k);
           const same = old && o.metadata?.resourceVersion !== undefined && old.metadata?.resourceVersion === o.metadata.resourceVersion;
-          return [k, same ? old : trim(o, kind)] as const;
+          return [k, same ? old : trim(o, kind, this.opts.compact)] as const;
         }),
       ),
     );
