@@ -71,6 +71,11 @@ export class Store<S extends SnapshotShape = SnapshotShape> {
     return true;
   }
 
+  /** The stored (trimmed, frozen) object of a kind under `key` (keyOf), if any. */
+  get(kind: Kind, key: string): KubeObject | undefined {
+    return this.table(kind).get(key);
+  }
+
   /** Removes an object; false when it was not there. */
   remove(kind: Kind, obj: KubeObject): boolean {
     const removed = this.table(kind).delete(keyOf(kind, obj));

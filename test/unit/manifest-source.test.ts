@@ -115,3 +115,34 @@ test('above 2,000 files, a folder replaced as a whole is still read, and so is a
     await rm(root, { recursive: true, force: true });
   }
 });
+
+test('a file that stops parsing keeps what it gave until it parses again; removed and written back broken, it gives only what parses', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-source-'));
+  const store = new Store();
+  const source = new ManifestSource(dir, store, createLogger('silent'));
+  const names = (): string[] => ((store.snapshot() as { services?: readonly { metadata?: { name?: string } }[] }).services ?? []).map((s) => s.metadata?.name ?? '').sort();
+  const settles = async (want: string[]): Promise<void> => {
+    for (let i = 0; i < 200 && JSON.stringify(names()) !== JSON.stringify(want); i += 1) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(names(), want);
+  };
+  const yaml = (...svcs: string[]): string => svcs.map((n) => `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${n}\n  namespace: default\nspec:\n  ports: [{port: 80}]\n`).join('---\n');
+  try {
+    await writeFile(join(dir, 'a.yaml'), yaml('one', 'two'));
+    await source.start();
+    assert.deepEqual(names(), ['one', 'two']);
+    // broken after its first document: the file's objects stay as they were (not just the part that parses)
+    await writeFile(join(dir, 'a.yaml'), `${yaml('three')}---\nmetadata:\n  name: [unclosed\n`);
+    await new Promise((r) => setTimeout(r, 700));
+    assert.deepEqual(names(), ['one', 'two']);
+    await writeFile(join(dir, 'a.yaml'), yaml('three'));
+    await settles(['three']);
+    await rm(join(dir, 'a.yaml'));
+    await settles([]);
+    // a new file of the same name that does not parse in full gives what parses, nothing of the removed one
+    await writeFile(join(dir, 'a.yaml'), `${yaml('four')}---\nmetadata:\n  name: [unclosed\n`);
+    await settles(['four']);
+  } finally {
+    source.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
