@@ -1,34 +1,17 @@
 // Local mode's source: a folder of manifests, read whole and watched; it feeds the store like the API would.
 import { sha256 } from '../hash.js';
-import { readdir, readFile, stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { KINDS, keyOf, type Kind, type KubeObject } from '../store/kinds.js';
-import { parseManifests, type ParsedObject } from './parse.js';
+import type { ParsedObject } from './parse.js';
+import { KEEP, ManifestFiles, type FolderStat } from './manifest-files.js';
 import { parseLabelSelector, type LabelMatcher } from './selector.js';
 
-const EXTENSIONS = /\.(ya?ml|json)$/i;
 /** Above this many files, a poll between full ones stats only the folder (checkSignature). */
 const LIGHT_POLLS_ABOVE = 2_000;
 /** Every this-many-th poll stats every file (every 30 s at 5 s a poll). */
 const FULL_POLL_EVERY = 6;
-/**
- * Files read at once: one by one, a first read of 1,000 files waited for each file's open, read and close in turn on
- * the thread pool, and the thread that parses them idled a third of the time (docs/adr/0047).
- */
-const READ_LANES = 8;
-
-/** What a poll compares of the folder itself. */
-interface FolderStat {
-  readonly ino: number;
-  readonly mtimeMs: number;
-}
-
-/** readFile's answer for a file that stopped parsing: what it gave before stays. */
-const KEEP = Symbol('keep');
-
 /** A parsed object with its store key, stamped as the API server would (ManifestSource.stamp). */
 type StampedObject = ParsedObject & { readonly key: string };
 
@@ -58,8 +41,8 @@ export class ManifestSource {
   private assembled = false;
   /** Files the watcher named since the last read: read again even when their stat signature looks the same. */
   private readonly named = new Set<string>();
-  /** Each file's parse errors as last read (none: not listed): what local mode could not read. */
-  private readonly errors = new Map<string, readonly string[]>();
+  /** The folder's files: their names, stats and parses (and each file's parse errors: what local mode could not read). */
+  private readonly files: ManifestFiles;
   /** First time each object was seen: its creationTimestamp when the manifest gives none. */
   private readonly firstSeen = new Map<string, string>();
 
@@ -74,12 +57,13 @@ export class ManifestSource {
     namespaceSelector?: string,
   ) {
     this.selects = namespaceSelector === undefined ? undefined : parseLabelSelector(namespaceSelector);
+    this.files = new ManifestFiles(dir, log);
   }
 
   /** The files of the folder that did not parse, or held objects that were not usable, with the reasons (file:line). */
   unreadable(): { readonly file: string; readonly errors: readonly string[] }[] {
     const present = new Set(this.byFile.keys());
-    return [...this.errors].filter(([file]) => present.has(file)).map(([file, errors]) => ({ file, errors }));
+    return [...this.files.errors].filter(([file]) => present.has(file)).map(([file, errors]) => ({ file, errors }));
   }
 
   /**
@@ -141,31 +125,8 @@ export class ManifestSource {
     }, 20);
   }
 
-  private async files(): Promise<string[]> {
-    const entries = await readdir(this.dir, { withFileTypes: true });
-    return entries
-      .filter((e) => e.isFile() && EXTENSIONS.test(e.name) && !e.name.startsWith('.'))
-      .map((e) => e.name)
-      .sort();
-  }
-
-  private async signatures(names: readonly string[]): Promise<string[]> {
-    return Promise.all(
-      names.map(async (n) => {
-        const s = await stat(join(this.dir, n)).catch(() => undefined);
-        return s ? `${n}:${s.size}:${s.mtimeMs}:${s.ino}` : n;
-      }),
-    );
-  }
-
   private async currentSignature(names: readonly string[]): Promise<string> {
-    return (await this.signatures(names)).join('|');
-  }
-
-  /** The folder's inode and mtime (a file added, removed or renamed changes the mtime; a folder replaced, the inode). */
-  private async folderStat(): Promise<FolderStat> {
-    const { ino, mtimeMs } = await stat(this.dir);
-    return { ino, mtimeMs };
+    return (await this.files.signatures(names)).join('|');
   }
 
   /**
@@ -175,7 +136,7 @@ export class ManifestSource {
    */
   private async checkSignature(): Promise<void> {
     try {
-      const folder = await this.folderStat();
+      const folder = await this.files.folderStat();
       const same = folder.ino === this.folder?.ino && folder.mtimeMs === this.folder.mtimeMs;
       const light = !this.watchFailed && this.byFile.size > LIGHT_POLLS_ABOVE && same && this.lightPolls < FULL_POLL_EVERY - 1;
       if (light) {
@@ -184,7 +145,7 @@ export class ManifestSource {
       }
       this.lightPolls = 0;
       this.folder = folder;
-      if ((await this.currentSignature(await this.files())) !== this.signature) this.schedule();
+      if ((await this.currentSignature(await this.files.names())) !== this.signature) this.schedule();
     } catch {
       /* the folder is being replaced; the next tick sees it */
     }
@@ -199,15 +160,15 @@ export class ManifestSource {
    */
   private async read(): Promise<void> {
     // taken before the listing: a change after it changes the stamp, and the next poll is a full one
-    const folder = await this.folderStat().catch(() => undefined);
+    const folder = await this.files.folderStat().catch(() => undefined);
     // a folder replaced as a whole: the watcher still watches the old one, so every poll is a full one from now on
     if (this.folder !== undefined && folder?.ino !== this.folder.ino) this.watchFailed = true;
     this.folder = folder;
-    const names = await this.files();
+    const names = await this.files.names();
     const named = new Set(this.named);
     this.named.clear();
     const toStat = named.size === 0 || !this.assembled ? names : names.filter((n) => named.has(n) || !this.byFile.has(n));
-    const sigs = new Map((await this.signatures(toStat)).map((sig, i) => [toStat[i] ?? '', sig] as const));
+    const sigs = new Map((await this.files.signatures(toStat)).map((sig, i) => [toStat[i] ?? '', sig] as const));
     const changed: { before: readonly StampedObject[]; after: readonly StampedObject[] }[] = [];
     const seen = new Set(names);
     for (const gone of [...this.byFile.keys()].filter((n) => !seen.has(n))) {
@@ -216,13 +177,13 @@ export class ManifestSource {
     }
     const sigOf = (name: string): string => sigs.get(name) ?? this.byFile.get(name)?.sig ?? name;
     const stale = names.filter((name) => this.byFile.get(name)?.sig !== sigOf(name) || named.has(name));
-    const parsed = await this.readAll(stale);
+    const parsed = await this.files.readAll(stale, (name) => this.byFile.has(name));
     for (const [i, name] of stale.entries()) {
       const cached = this.byFile.get(name);
       const sig = sigOf(name);
       const read = parsed[i] ?? [];
       if (read === KEEP) {
-        // it stopped parsing: its objects stay what they were (readFile said so), and it is not read again until it changes
+        // it stopped parsing: its objects stay what they were (ManifestFiles said so), and it is not read again until it changes
         if (cached) this.byFile.set(name, { sig, objects: cached.objects });
         continue;
       }
@@ -311,38 +272,6 @@ export class ManifestSource {
     for (const { before } of changed) for (const p of before) if (!kept.has(id(p))) this.store.remove(p.kind, p.object);
     for (const { after } of changed) for (const p of after) this.store.upsert(p.kind, p.object);
     return true;
-  }
-
-  /** readFile of each of `names`, READ_LANES at a time; the results in the order of `names`. */
-  private async readAll(names: readonly string[]): Promise<(ParsedObject[] | typeof KEEP)[]> {
-    const out: (ParsedObject[] | typeof KEEP)[] = [];
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      // each lane takes the next name until none is left: the lanes end within names.length reads in all
-      for (let i = next++; i < names.length; i = next++) out[i] = await this.readFile(names[i] ?? '');
-    };
-    await Promise.all(Array.from({ length: Math.min(READ_LANES, names.length) }, lane));
-    return out;
-  }
-
-  /** A file's objects, or KEEP: it stopped parsing, and its objects as last read stay. */
-  private async readFile(name: string): Promise<ParsedObject[] | typeof KEEP> {
-    let text: string;
-    try {
-      text = await readFile(join(this.dir, name), 'utf8');
-    } catch {
-      return []; // removed between readdir and read: the next event reads the folder again
-    }
-    const result = parseManifests(name, text);
-    if (result.errors.length > 0) this.errors.set(name, result.errors);
-    else this.errors.delete(name);
-    for (const line of result.ignored) this.log.debug(`ignoring ${line}: not a kind Portico reads`);
-    for (const e of result.errors) this.log.error({ file: join(this.dir, name) }, `bad manifest: ${e}`);
-    if (result.syntaxError && this.byFile.has(name)) {
-      this.log.warn({ file: name }, 'keeping the objects this file had before it stopped parsing');
-      return KEEP;
-    }
-    return result.objects;
   }
 
   /** Gives a manifest what the API server would: a creationTimestamp when missing, and a content resourceVersion. */

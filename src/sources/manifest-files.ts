@@ -1,0 +1,92 @@
+// The manifest folder's files for local mode's source (manifests.ts): which files count, their stat signatures, the
+// folder's own stat, and reading and parsing them (the parse errors kept per file, as the source reports them).
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../log.js';
+import { parseManifests, type ParsedObject } from './parse.js';
+
+const EXTENSIONS = /\.(ya?ml|json)$/i;
+/**
+ * Files read at once: one by one, a first read of 1,000 files waited for each file's open, read and close in turn on
+ * the thread pool, and the thread that parses them idled a third of the time (docs/adr/0047).
+ */
+const READ_LANES = 8;
+
+/** What a poll compares of the folder itself. */
+export interface FolderStat {
+  readonly ino: number;
+  readonly mtimeMs: number;
+}
+
+/** read()'s answer for a file that stopped parsing and had been read before: what it gave then stays. */
+export const KEEP = Symbol('keep');
+
+export class ManifestFiles {
+  /** Each file's parse errors as last read (none: not listed). */
+  readonly errors = new Map<string, readonly string[]>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** The manifest files of the folder (YAML or JSON, not hidden), sorted. */
+  async names(): Promise<string[]> {
+    const entries = await readdir(this.dir, { withFileTypes: true });
+    return entries
+      .filter((e) => e.isFile() && EXTENSIONS.test(e.name) && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort();
+  }
+
+  /** Each file's stat signature (name, size, mtime, inode; the name alone when it is gone). */
+  async signatures(names: readonly string[]): Promise<string[]> {
+    return Promise.all(
+      names.map(async (n) => {
+        const s = await stat(join(this.dir, n)).catch(() => undefined);
+        return s ? `${n}:${s.size}:${s.mtimeMs}:${s.ino}` : n;
+      }),
+    );
+  }
+
+  /** The folder's inode and mtime (a file added, removed or renamed changes the mtime; a folder replaced, the inode). */
+  async folderStat(): Promise<FolderStat> {
+    const { ino, mtimeMs } = await stat(this.dir);
+    return { ino, mtimeMs };
+  }
+
+  /** read() of each of `names`, READ_LANES at a time; the results in the order of `names`. */
+  async readAll(names: readonly string[], readBefore: (name: string) => boolean): Promise<(ParsedObject[] | typeof KEEP)[]> {
+    const out: (ParsedObject[] | typeof KEEP)[] = [];
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      // each lane takes the next name until none is left: the lanes end within names.length reads in all
+      for (let i = next++; i < names.length; i = next++) {
+        const name = names[i] ?? '';
+        out[i] = await this.read(name, readBefore(name));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(READ_LANES, names.length) }, lane));
+    return out;
+  }
+
+  /** A file's objects, or KEEP when it stopped parsing and `readBefore` (its objects as last read stay). */
+  private async read(name: string, readBefore: boolean): Promise<ParsedObject[] | typeof KEEP> {
+    let text: string;
+    try {
+      text = await readFile(join(this.dir, name), 'utf8');
+    } catch {
+      return []; // removed between readdir and read: the next event reads the folder again
+    }
+    const result = parseManifests(name, text);
+    if (result.errors.length > 0) this.errors.set(name, result.errors);
+    else this.errors.delete(name);
+    for (const line of result.ignored) this.log.debug(`ignoring ${line}: not a kind Portico reads`);
+    for (const e of result.errors) this.log.error({ file: join(this.dir, name) }, `bad manifest: ${e}`);
+    if (result.syntaxError && readBefore) {
+      this.log.warn({ file: name }, 'keeping the objects this file had before it stopped parsing');
+      return KEEP;
+    }
+    return result.objects;
+  }
+}
