@@ -8,7 +8,7 @@ import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
 import { keptDeps, serverRefs } from './kept-deps.js';
-import { keysGone } from './keys-gone.js';
+import { entryChanges } from './entry-changes.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
 import { affinityCookiePath } from './traffic.js';
@@ -339,20 +339,11 @@ export function withRoutes<T extends object>(conf: T, routeHosts: ReadonlyMap<st
  * changed or is new ('_' when the default did) and the hosts gone; undefined when nothing differs.
  */
 export function routesDelta(held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): { body: string; changed: string[]; removed: string[] } | undefined {
-  const parts: string[] = [];
-  const changed: string[] = [];
-  let fallback: string | undefined;
-  let present = 0;
-  for (const [host, entry] of now) {
-    const was = held.get(host);
-    if (was !== undefined) present += 1;
-    if (was === entry) continue;
-    changed.push(host);
-    if (host === '_') fallback = entry;
-    else parts.push(`${JSON.stringify(host)}:${entry}`);
-  }
-  const removed = keysGone(held, now, present, '_');
-  for (const host of removed) parts.push(`${JSON.stringify(host)}:null`);
+  // the catch-all ('_') is the default: set when it changed, never removed
+  const { changed, removed } = entryChanges(held, now, '_');
   if (changed.length === 0 && removed.length === 0) return undefined;
+  const fallback = changed.includes('_') ? now.get('_') : undefined;
+  const parts = changed.filter((host) => host !== '_').map((host) => `${JSON.stringify(host)}:${now.get(host) ?? 'null'}`);
+  for (const host of removed) parts.push(`${JSON.stringify(host)}:null`);
   return { body: `{"hosts":{${parts.join(',')}}${fallback === undefined ? '' : `,"default":${fallback}`}}`, changed, removed };
 }

@@ -2,7 +2,7 @@
 import type { Model, Upstream } from '../model/types.js';
 import type { Affinity } from '../model/settings.js';
 import type { CanaryPolicy } from '../model/settings-traffic.js';
-import { keysGone } from './keys-gone.js';
+import { entryChanges } from './entry-changes.js';
 
 export interface BackendPayload {
   readonly name: string;
@@ -81,18 +81,9 @@ export function backendsText(entries: ReadonlyMap<string, string>): string {
  * names gone; undefined when nothing differs.
  */
 export function backendsDelta(running: ReadonlyMap<string, string>, next: ReadonlyMap<string, string>): { body: string; set: string[]; remove: string[] } | undefined {
-  const set: string[] = [];
-  const texts: string[] = [];
-  let present = 0;
-  for (const [name, text] of next) {
-    const was = running.get(name);
-    if (was !== undefined) present += 1;
-    if (was === text) continue;
-    set.push(name);
-    texts.push(text);
-  }
-  const remove = keysGone(running, next, present);
+  const { changed: set, removed: remove } = entryChanges(running, next);
   if (set.length === 0 && remove.length === 0) return undefined;
+  const texts = set.map((name) => next.get(name) ?? '');
   return { body: `{"set":[${texts.join(',')}],"remove":${JSON.stringify(remove)}}`, set, remove };
 }
 

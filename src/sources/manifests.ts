@@ -125,10 +125,6 @@ export class ManifestSource {
     }, 20);
   }
 
-  private async currentSignature(names: readonly string[]): Promise<string> {
-    return (await this.files.signatures(names)).join('|');
-  }
-
   /**
    * One poll. With more than LIGHT_POLLS_ABOVE files and a working watcher, most polls stat only the folder (a folder
    * replaced, a file added or removed, changes it) and every FULL_POLL_EVERY-th stats every file: at 100,000 files a
@@ -145,7 +141,7 @@ export class ManifestSource {
       }
       this.lightPolls = 0;
       this.folder = folder;
-      if ((await this.currentSignature(await this.files.names())) !== this.signature) this.schedule();
+      if ((await this.files.signatures(await this.files.names())).join('|') !== this.signature) this.schedule();
     } catch {
       /* the folder is being replaced; the next tick sees it */
     }
