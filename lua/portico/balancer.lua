@@ -102,12 +102,11 @@ local function build_entry(b)
   return b
 end
 
--- Installs one validated backend from the JSON into `into`. It keeps the balancer instance of the backend it replaces
--- (and so its state: ewma scores, round-robin position, sticky tables) when the algorithm is unchanged; the
+-- Installs one validated backend from the JSON into `into`. It keeps the balancer instance of `prev` (the entry it
+-- replaces) and so its state (ewma scores, round-robin position, sticky tables) when the algorithm is unchanged; the
 -- instance's sync() decides what to keep.
-local function install(into, old, raw)
+local function install(into, prev, raw)
   local b = build_entry(raw)
-  local prev = old[b.name]
   if prev and prev.algorithm == b.algorithm then
     prev.impl:sync(b)
     b.impl = prev.impl
@@ -121,10 +120,32 @@ local function install(into, old, raw)
   return b.on_log
 end
 
+-- A backend of a whole list waits in the table as posted (no `impl`) and is installed by its first request (entry()):
+-- installing all 10,000 of a list took a new worker 0.3-0.6 s after every reload, before it served anything
+-- (docs/adr/0048). PREV (a key no JSON object has) holds the installed entry it replaces, whose state install keeps.
+local PREV = {}
+
+-- The installed entry a new one for `name` replaces: the one in `old`, or the one a deferred entry there still holds.
+local function installed(old, name)
+  local prev = old[name]
+  if prev ~= nil and prev.impl == nil then return prev[PREV] end
+  return prev
+end
+
+local function defer(into, old, raw)
+  raw[PREV] = installed(old, raw.name)
+  into[raw.name] = raw
+  return IMPLS[algorithm_of(raw)].log ~= nil
+end
+
+local function put(into, old, raw)
+  return install(into, installed(old, raw.name), raw)
+end
+
 -- One delta (portico.configuration, the backends kind of portico.store): set backends replace theirs in `into`, removed names leave it.
 local function apply_delta(into, old, d)
   local with_log = false
-  for _, raw in ipairs(d.set) do with_log = install(into, old, raw) or with_log end
+  for _, raw in ipairs(d.set) do with_log = put(into, old, raw) or with_log end
   for _, name in ipairs(d.remove) do into[name] = nil end
   return with_log
 end
@@ -141,7 +162,7 @@ local function sync()
   end
   if list then
     local fresh, with_log = {}, false
-    for _, raw in ipairs(list) do with_log = install(fresh, backends, raw) or with_log end
+    for _, raw in ipairs(list) do with_log = defer(fresh, backends, raw) or with_log end
     for _, d in ipairs(ds) do with_log = apply_delta(fresh, fresh, d) or with_log end
     backends, any_log = fresh, with_log
   else
@@ -177,6 +198,17 @@ local function refresh()
   if dict_get(dict, KEY_VERSION) ~= synced_version then sync() end
 end
 
+-- The entry of backend `name` (nil: unknown), installed now if it waits as posted.
+local function entry(name)
+  local b = backends[name]
+  if b ~= nil and b.impl == nil then
+    local prev = b[PREV]
+    b[PREV] = nil
+    install(backends, prev, b)
+  end
+  return b
+end
+
 -- Whether the request's affinity cookie was issued by backend b (sticky.owns; false without cookie affinity).
 local function owns(b)
   local impl = b and b.impl
@@ -188,13 +220,13 @@ end
 function _M.rewrite()
   metrics_mark() -- $portico_backend may change here: the log phase reads it for this request only
   refresh()
-  local b = backends[backend_name()]
+  local b = entry(backend_name())
   if b and b.canary and b.n > 0 then
     -- the policy of this location's route (ADR 0006); a canary with no endpoint leaves the request on the main backend,
     -- and a main backend with no endpoint answers 503 whatever the canary (ingress-nginx asks the canary only through
     -- the main backend's balancer)
     local policy = b.canary[ngx_var.portico_canary or ""]
-    local alt = policy and backends[policy.backend]
+    local alt = policy and entry(policy.backend)
     -- affinity-canary-behavior sticky (ingress-nginx's default): a cookie of one side keeps the request there
     local to_alt = false
     if policy then
@@ -242,6 +274,7 @@ function _M.balance()
   refresh()
   local name = backend_name()
   local b = backends[name]
+  if b ~= nil and b.impl == nil then b = entry(name) end
   if b == nil or b.n == 0 then return to_unavailable(name) end
   local ep
   local more = b.more_tries
@@ -260,7 +293,7 @@ end
 -- The retries the first try of this request's backend grants (n-1 endpoints; 0 when unknown): portico.gateway_ext
 -- grants them one at a time when a deadline may cut them short.
 function _M.more_tries()
-  local b = backends[backend_name()]
+  local b = entry(backend_name())
   return b and b.more_tries or 0
 end
 
@@ -269,7 +302,7 @@ end
 function _M.log()
   metrics_log()
   if not any_log then return end
-  local b = backends[backend_name()]
+  local b = entry(backend_name())
   if b and b.on_log then b.impl:log() end
 end
 

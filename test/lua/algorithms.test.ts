@@ -1,7 +1,7 @@
 // Real nginx: consistent hashing on hashBy, and EWMA preferring the faster endpoint.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Nginx, backendPool, endpointsOf, request, startBackend, startNginx, tally } from './harness.js';
+import { type Nginx, backendPool, endpointsOf, proxiedLocation, request, startBackend, startNginx, tally } from './harness.js';
 
 void describe('lua balancer algorithms', () => {
   let nginx: Nginx;
@@ -90,5 +90,45 @@ void describe('lua balancer algorithms', () => {
 
   void it('logs no Lua errors', () => {
     assert.doesNotMatch(nginx.errorLog(), /\[(error|crit|alert|emerg)\][^\n]*(runtime error|lua entry thread|portico: )/);
+  });
+});
+
+// A whole list waits in each worker as posted until a request needs its backend (docs/adr/0048); what the algorithm
+// learnt (here round robin's cursor) must pass from the entry installed before to the one installed after, even over
+// lists that were never installed in between. One worker, so the cursor is the only one.
+void describe('lua balancer state across whole lists', () => {
+  let nginx: Nginx;
+  const { pool, byId, post } = backendPool(() => nginx);
+  const list = (): Parameters<typeof post>[0] => [
+    { name: 'web', endpoints: endpointsOf(byId('a'), byId('b'), byId('c')), loadBalance: 'round_robin' },
+    { name: 'other', endpoints: endpointsOf(byId('a')), loadBalance: 'round_robin' },
+  ];
+
+  before(async () => {
+    pool.push(await startBackend('a'), await startBackend('b'), await startBackend('c'));
+    nginx = await startNginx({ workers: 1, locations: proxiedLocation('/', 'web') + proxiedLocation('/other', 'other') });
+  });
+
+  after(async () => {
+    await nginx.stop();
+    for (const b of pool) await b.close();
+  });
+
+  void it('round robin goes on where it was after lists its backend had no request in', async () => {
+    await post(list());
+    const seq: string[] = [];
+    for (let i = 0; i < 3; i++) seq.push((await request(nginx.port, '/')).body);
+    assert.deepEqual([...seq].sort(), ['a', 'b', 'c']);
+    // a cursor started afresh lands on the right endpoint 1 time in 3: five rounds tell it apart
+    for (let round = 0; round < 5; round++) {
+      await post(list());
+      // this worker takes the list in with a request to another backend: `web` waits in it as posted
+      assert.equal((await request(nginx.port, '/other')).body, 'a');
+      await post(list());
+      const next = (await request(nginx.port, '/')).body;
+      assert.equal(next, seq[seq.length % 3], `round ${round}: ${seq.join(',')} then ${next}`);
+      seq.push(next);
+    }
+    assert.doesNotMatch(nginx.errorLog(), /\[error\]/);
   });
 });
