@@ -88,7 +88,11 @@ function folderSink(dir: string, flags: readonly string[]): Sink {
   return {
     start: async (c) => {
       for (const [file, objects] of clusterFiles(c)) await writeJson(dir, file, objects);
-      return startPortico(['--manifests', dir, '--worker-processes', '2', ...flags], { waitHealthy: false });
+      // SCALE_FLAGS="--log-level debug": more flags for portico; SCALE_CPU_PROF=<dir>: its CPU profiles (main thread and
+      // build worker) written there when it stops (open them in Chrome DevTools)
+      const extra = (process.env.SCALE_FLAGS ?? '').split(' ').filter(Boolean);
+      const prof = process.env.SCALE_CPU_PROF;
+      return startPortico(['--manifests', dir, '--worker-processes', '2', ...flags, ...extra], { waitHealthy: false, nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
     },
     put: async (c, next) => {
       if (next.index >= c.apps.length) {

@@ -64,3 +64,8 @@ export const ROUTE_HSTS_MAP = '    map $portico_route_hsts $portico_route_hsts_h
 export function profileLocations(profiles: ReadonlyMap<string, string>, hsts: boolean): string[] {
   return [...profiles].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([body, name]) => [`        location ${name} {`, ...(hsts ? [ROUTE_HSTS] : []), ...body.split('\n'), '        }']);
 }
+
+/** With --enable-dynamic-routes: each nginx worker compiles the route table as it starts, not on its first request. */
+export function routerInitWorker(dynamicRoutes: boolean): string {
+  return dynamicRoutes ? ' require("portico.router").init_worker()' : '';
+}

@@ -19,7 +19,7 @@ import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './met
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
 import { splitDynamic, withRoutes, type DynamicSplit } from './dynamic-routes.js';
-import { ROUTE_HSTS_MAP } from './dynamic-profiles.js';
+import { ROUTE_HSTS_MAP, routerInitWorker } from './dynamic-profiles.js';
 import { catchAllServers } from './catch-all-split.js';
 import type { StreamModel } from '../model/stream.js';
 import type { GatewayTable } from '../model/gateway/route-types.js';
@@ -174,7 +174,7 @@ function main(o: RenderOptions, tls: TlsModel, stream: StreamModel | undefined, 
     '    lua_shared_dict portico_certificates 128m;',
     ...metricsHttpLines(o.metrics === true),
     '    init_by_lua_block { require("portico.configuration").init() }',
-    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true, o.metricsUndefinedHosts === true)} require("portico.request_id").init_worker()${tracingInitWorker(g, traces)} }`,
+    `    init_worker_by_lua_block { require("portico.balancer").init_worker({ unavailable = ${luaString(unavailablePeer(o))} })${metricsInitWorker(o.metrics === true, o.metricsUndefinedHosts === true)} require("portico.request_id").init_worker()${routerInitWorker(o.dynamicRoutes === true)}${tracingInitWorker(g, traces)} }`,
     '    upstream portico_balancer {',
     '        server 0.0.0.1;',
     '        balancer_by_lua_block { require("portico.balancer").balance() }',
