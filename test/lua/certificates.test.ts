@@ -124,6 +124,21 @@ void describe('lua certificates', () => {
     assert.equal(await presented(tlsPort, 'a.example.test'), 'a.example.test v2');
   });
 
+  void it('takes a PEM shared by many hosts or sent again as before, and drops a bad one sent again again', async () => {
+    // each worker parses a PEM once and remembers the good ones of the payload it holds (docs/adr/0048)
+    const shared = pem('*.wild.example.test');
+    const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`h${i}.wild.example.test`, shared]));
+    const body = { certificates: { ...many, 'b.test': certs.get('default')?.cert }, default: pem('default') };
+    for (let i = 0; i < 3; i++) {
+      const res = await nginx.post('/configuration/certificates', body);
+      assert.equal(res.status, 201, res.body);
+      assert.match(res.body, /rejected b\.test: .*private key/);
+      assert.doesNotMatch(res.body, /rejected h\d+/);
+    }
+    assert.equal(await presented(tlsPort, 'h7.wild.example.test'), '*.wild.example.test');
+    assert.equal(await presented(tlsPort, 'b.test'), 'default');
+  });
+
   void it('logs no Lua errors', () => {
     assert.doesNotMatch(nginx.errorLog(), /\[(error|crit|alert|emerg)\][^\n]*(runtime error|lua entry thread|portico: )/);
   });
