@@ -1,11 +1,35 @@
 // What changed between two pushes of a payload by key (backends, route table), without a pass over the held keys when
 // none can be missing: at 100,000 Ingresses that pass and its 100,000-name array were a tenth of a second of each change.
+// A map built from another by a few sets and deletes can say so (noteChanges): the question is then answered from
+// those keys alone, without a pass over either map (the route table at 100,000 hosts: 30-80 ms a change).
+
+interface Noted {
+  readonly base: ReadonlyMap<string, unknown>;
+  readonly set: readonly string[];
+  readonly removed: readonly string[];
+}
+
+/** Maps built as `base` with only the keys noted set or deleted (by the code that built them; nothing else may differ). */
+const noted = new WeakMap<ReadonlyMap<string, unknown>, Noted>();
+
+/** Records that `now` was made from `base` by setting the keys `set` and deleting the keys `removed`, and nothing else. */
+export function noteChanges<V>(now: ReadonlyMap<string, V>, base: ReadonlyMap<string, V>, set: readonly string[], removed: readonly string[]): void {
+  noted.set(now, { base, set, removed });
+}
 
 /**
- * The keys of `now` whose value `held` lacks or has otherwise (in `now`'s order), and the keys of `held` that `now`
- * lacks (but `keep`, never reported gone). The held keys are walked only when some of them was not met in `now`.
+ * The keys of `now` whose value `held` lacks or has otherwise (in `now`'s order, or the order noted), and the keys of
+ * `held` that `now` lacks (but `keep`, never reported gone). The held keys are walked only when some of them was not
+ * met in `now`; neither map is walked when `now` was noted as made from `held`.
  */
 export function entryChanges<V>(held: ReadonlyMap<string, V>, now: ReadonlyMap<string, V>, keep?: string): { changed: string[]; removed: string[] } {
+  const note = noted.get(now);
+  if (note !== undefined && note.base === held) {
+    return {
+      changed: [...new Set(note.set)].filter((key) => now.has(key) && held.get(key) !== now.get(key)),
+      removed: [...new Set(note.removed)].filter((key) => key !== keep && held.has(key) && !now.has(key)),
+    };
+  }
   const changed: string[] = [];
   let present = 0;
   for (const [key, value] of now) {

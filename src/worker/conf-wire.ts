@@ -3,6 +3,7 @@
 // of conf text and route table for a sync that changed one host's entry (plus its clone, walk and garbage on both
 // sides); the main thread builds the whole table's text only when a whole push or /debug asks for it.
 import { withRoutes } from '../render/dynamic-routes.js';
+import { entryChanges, noteChanges } from '../render/entry-changes.js';
 import type { RenderedConf, ServerLines } from '../render/nginx-conf.js';
 
 /** The route table's changes: entries set (new or changed) and hosts gone; absent from ConfDelta: no route table. */
@@ -37,11 +38,11 @@ export class ConfSender {
     const whole = reset || conf.hash !== this.hash;
     const held = reset ? undefined : this.hosts;
     let routes: RoutesDelta | undefined;
-    if (conf.routeHosts !== undefined) {
-      const set: (readonly [string, string])[] = [];
-      for (const entry of conf.routeHosts) if (held?.get(entry[0]) !== entry[1]) set.push(entry);
-      const removed = held === undefined ? [] : [...held.keys()].filter((host) => !conf.routeHosts?.has(host));
-      routes = { set, removed };
+    const now = conf.routeHosts;
+    if (now !== undefined) {
+      // the held hosts are walked only when some are gone (render/entry-changes.ts)
+      const { changed, removed } = entryChanges(held ?? new Map<string, string>(), now);
+      routes = { set: changed.map((host) => [host, now.get(host) ?? ''] as const), removed };
     }
     this.hash = conf.hash;
     this.hosts = conf.routeHosts;
@@ -71,6 +72,14 @@ export class ConfReceiver {
         const next = new Map(held);
         for (const host of d.routes.removed) next.delete(host);
         for (const [host, entry] of d.routes.set) next.set(host, entry);
+        // the push to Lua then finds the changed hosts without a pass over the 100,000 (render/entry-changes.ts)
+        if (held !== undefined)
+          noteChanges(
+            next,
+            held,
+            d.routes.set.map(([host]) => host),
+            d.routes.removed,
+          );
         hosts = next;
         id = `routes-${String((this.tables += 1))}`;
       }

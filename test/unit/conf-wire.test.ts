@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfReceiver, ConfSender } from '../../src/worker/conf-wire.js';
-import { routesText, withRoutes } from '../../src/render/dynamic-routes.js';
+import { routesDelta, routesText, withRoutes } from '../../src/render/dynamic-routes.js';
 import type { RenderedConf } from '../../src/render/nginx-conf.js';
 
 const conf = (text: string, hosts?: Record<string, string>): RenderedConf => {
@@ -53,4 +53,21 @@ test('a receiver that lost the last delta refuses the next; after forget() the s
   const again = new ConfReceiver().apply(cross(sender.delta(conf('one', { _: '{}' }))));
   assert.equal(again.text, 'one');
   assert.equal(again.routes, routesText(new Map([['_', '{}']])));
+});
+
+test('the push to Lua after a delta names the same hosts as a pass over both tables would', () => {
+  const sender = new ConfSender();
+  const receiver = new ConfReceiver();
+  const a = receiver.apply(cross(sender.delta(conf('one', { _: '{"d":1}', 'a.test': '{"a":1}', 'b.test': '{"b":1}', 'c.test': '{"c":1}' }))));
+  // a.test changes, b.test goes, d.test comes, c.test is sent again unchanged (a worker that lost track sends it)
+  const d = cross(sender.delta(conf('one', { _: '{"d":1}', 'a.test': '{"a":2}', 'c.test': '{"c":1}', 'd.test': '{"d":2}' })));
+  const b = receiver.apply({ ...d, routes: { set: [...(d.routes?.set ?? []), ['c.test', '{"c":1}']], removed: d.routes?.removed ?? [] } });
+  const held = a.routeHosts ?? new Map<string, string>();
+  const now = b.routeHosts ?? new Map<string, string>();
+  const noted = routesDelta(held, now);
+  const walked = routesDelta(new Map(held), new Map(now)); // copies: made by nobody's delta, so both are walked
+  assert.deepEqual({ changed: [...(noted?.changed ?? [])].sort(), removed: noted?.removed }, { changed: ['a.test', 'd.test'], removed: ['b.test'] });
+  assert.deepEqual(JSON.parse(noted?.body ?? ''), JSON.parse(walked?.body ?? ''));
+  // against a table other than the one it was made from, the note does not apply
+  assert.deepEqual(routesDelta(new Map([['_', '{"d":1}']]), now)?.changed, ['a.test', 'c.test', 'd.test']);
 });
