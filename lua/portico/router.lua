@@ -22,9 +22,9 @@
 -- Stored by portico.store as kind "routes" (the whole table and the deltas since, each under its version), with its
 -- own version, signalled to the workers through its own slot of the version cell (portico.store), so a table push
 -- never makes the workers decode the backends again, and vice versa.
--- Workers turn a whole table into lookup tables once (exact map, prefix map, the distinct prefix lengths longest
--- first), and then compile only the hosts each delta names; a request costs a few table lookups and one substring
--- per candidate prefix length.
+-- Workers keep a whole table's hosts as decoded and turn a host into lookup tables (exact map, prefix map, the
+-- distinct prefix lengths longest first) on its first request; a delta replaces only the hosts it names. A request
+-- costs a few table lookups and one substring per candidate prefix length.
 local base = require("resty.core.base")
 local cjson = require("cjson.safe")
 local ffivar = require("portico.ffivar")
@@ -103,11 +103,22 @@ local function compile_host(h)
   return { exact = exact, prefix = prefix, lens = lens, nlens = #lens, hsts = h.hsts }
 end
 
--- A host's entry into (or, null, out of) the compiled tables.
+-- A host's entry into (or, null, out of) the tables, as posted: it is compiled by its first request (host_entry), so a
+-- worker started by a reload decodes the table but compiles only the hosts it is asked for (docs/adr/0048).
+-- COMPILED (a key no JSON object has) marks a compiled entry.
+local COMPILED = {}
+
 local function put_host(host, entry)
-  local compiled = entry ~= null and compile_host(entry) or nil
-  if str_sub(host, 1, 2) == "*." then wildcards[str_sub(host, 3)] = compiled
-  else hosts[host] = compiled end
+  local raw = entry ~= null and entry or nil
+  if str_sub(host, 1, 2) == "*." then wildcards[str_sub(host, 3)] = raw
+  else hosts[host] = raw end
+end
+
+local function compiled_in(t, key, raw)
+  local c = compile_host(raw)
+  c[COMPILED] = true
+  t[key] = c
+  return c
 end
 
 -- The table of the dict's version: the deltas after the one this worker compiled, else the whole table and the
@@ -165,11 +176,18 @@ end
 -- The entry of `host`: its exact name, else `*.` + everything after its first label, else the catch-all's.
 local function host_entry(host)
   local e = hosts[host]
-  if e then return e end
+  if e then
+    if e[COMPILED] == nil then e = compiled_in(hosts, host, e) end
+    return e
+  end
   local dot = str_find(host, ".", 1, true)
   if dot and dot > 1 then
-    e = wildcards[str_sub(host, dot + 1)]
-    if e then return e end
+    local domain = str_sub(host, dot + 1)
+    e = wildcards[domain]
+    if e then
+      if e[COMPILED] == nil then e = compiled_in(wildcards, domain, e) end
+      return e
+    end
   end
   return default
 end
