@@ -65,7 +65,7 @@ export function profileLocations(profiles: ReadonlyMap<string, string>, hsts: bo
   return [...profiles].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([body, name]) => [`        location ${name} {`, ...(hsts ? [ROUTE_HSTS] : []), ...body.split('\n'), '        }']);
 }
 
-/** With --enable-dynamic-routes: each nginx worker compiles the route table as it starts, not on its first request. */
+/** With --enable-dynamic-routes: each nginx worker reads the route table as it starts, not on its first request. */
 export function routerInitWorker(dynamicRoutes: boolean): string {
   return dynamicRoutes ? ' require("portico.router").init_worker()' : '';
 }
