@@ -142,10 +142,11 @@ local function put(into, old, raw)
   return install(into, installed(old, raw.name), raw)
 end
 
--- One delta (portico.configuration, the backends kind of portico.store): set backends replace theirs in `into`, removed names leave it.
-local function apply_delta(into, old, d)
+-- One delta (portico.configuration, the backends kind of portico.store): set backends replace theirs in `into` (by
+-- `how`: put, or defer when a whole list is being read with the deltas after it), removed names leave it.
+local function apply_delta(into, old, d, how)
   local with_log = false
-  for _, raw in ipairs(d.set) do with_log = put(into, old, raw) or with_log end
+  for _, raw in ipairs(d.set) do with_log = how(into, old, raw) or with_log end
   for _, name in ipairs(d.remove) do into[name] = nil end
   return with_log
 end
@@ -163,11 +164,11 @@ local function sync()
   if list then
     local fresh, with_log = {}, false
     for _, raw in ipairs(list) do with_log = defer(fresh, backends, raw) or with_log end
-    for _, d in ipairs(ds) do with_log = apply_delta(fresh, fresh, d) or with_log end
+    for _, d in ipairs(ds) do with_log = apply_delta(fresh, fresh, d, defer) or with_log end
     backends, any_log = fresh, with_log
   else
     -- in place: a removed backend with a log hook leaves any_log true, which only costs a lookup in log()
-    for _, d in ipairs(ds) do any_log = apply_delta(backends, backends, d) or any_log end
+    for _, d in ipairs(ds) do any_log = apply_delta(backends, backends, d, put) or any_log end
   end
   synced_version = version
 end
