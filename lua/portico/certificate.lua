@@ -79,8 +79,12 @@ function _M.validate(body)
   local rejected = {}
   local function reject(name, reason) rejected[#rejected + 1] = { name = name, reason = reason } end
   local kept, good = {}, {}
+  -- good: the PEMs of this payload that passed (parsed now, or known); it becomes `known` below
   local function check_pem(pem)
-    if known[pem] or good[pem] then return true end
+    if known[pem] or good[pem] then
+      good[pem] = true
+      return true
+    end
     local ok, perr = parse(pem)
     if ok then good[pem] = true end
     return ok, perr
@@ -117,9 +121,6 @@ function _M.validate(body)
     end
   end
   -- only what this payload holds (a PEM known before and not sent again is forgotten)
-  for _, pem in pairs(kept) do good[pem] = true end
-  if type(payload.default) == "string" then good[payload.default] = true end
-  if type(payload.listener) == "string" then good[payload.listener] = true end
   known = good
   return payload, rejected
 end

@@ -12,7 +12,7 @@ interface Noted {
 /** Maps built as `base` with only the keys noted set or deleted (by the code that built them; nothing else may differ). */
 const noted = new WeakMap<ReadonlyMap<string, unknown>, Noted>();
 
-/** Records that `now` was made from `base` by setting the keys `set` and deleting the keys `removed`, and nothing else. */
+/** Records that `now` was made from `base` by setting the keys `set` and deleting the keys `removed` (each listed once), and nothing else. */
 export function noteChanges<V>(now: ReadonlyMap<string, V>, base: ReadonlyMap<string, V>, set: readonly string[], removed: readonly string[]): void {
   noted.set(now, { base, set, removed });
 }
@@ -25,10 +25,7 @@ export function noteChanges<V>(now: ReadonlyMap<string, V>, base: ReadonlyMap<st
 export function entryChanges<V>(held: ReadonlyMap<string, V>, now: ReadonlyMap<string, V>, keep?: string): { changed: string[]; removed: string[] } {
   const note = noted.get(now);
   if (note !== undefined && note.base === held) {
-    return {
-      changed: [...new Set(note.set)].filter((key) => now.has(key) && held.get(key) !== now.get(key)),
-      removed: [...new Set(note.removed)].filter((key) => key !== keep && held.has(key) && !now.has(key)),
-    };
+    return { changed: note.set.filter((key) => now.has(key) && held.get(key) !== now.get(key)), removed: note.removed.filter((key) => key !== keep && held.has(key) && !now.has(key)) };
   }
   const changed: string[] = [];
   let present = 0;
