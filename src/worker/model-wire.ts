@@ -5,6 +5,7 @@
 // both ways, unpack) for a sync that changed one Ingress; the main thread also keeps the very objects of the last model for what did not
 // change, instead of a fresh 30-50 MiB copy per sync.
 import { contentKey } from '../model/content-key.js';
+import { commonEnds } from './snapshot-wire.js';
 import type { Model } from '../model/types.js';
 
 /**
@@ -64,11 +65,7 @@ function firstIndex<T, K>(items: readonly T[], key: (t: T) => K): Map<K, number>
  */
 function listDelta<T extends object>(items: readonly T[], held: Held<T> | undefined): ListDelta<T> {
   const prev = held?.items ?? [];
-  const common = Math.min(items.length, prev.length);
-  let head = 0;
-  while (head < common && items[head] === prev[head]) head += 1;
-  let tail = 0;
-  while (tail < common - head && items[items.length - 1 - tail] === prev[prev.length - 1 - tail]) tail += 1;
+  const { head, tail } = commonEnds(prev, items);
   const end = items.length - tail;
   const from = new Int32Array(end - head).fill(-1);
   const objects = held !== undefined && end - head > LOOK_UP_ABOVE ? (held.byObject ??= firstIndex(prev, (t) => t)) : undefined;
@@ -93,16 +90,46 @@ function listDelta<T extends object>(items: readonly T[], held: Held<T> | undefi
   return { head, tail, from, values };
 }
 
-/** The worker's side: remembers what the main thread holds (the last delta's lists, and its rest's content keys). */
+/** A plain object or array (not a class instance such as a Sensitive, whose content Object.keys does not show). */
+const plain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && (Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype);
+
+/**
+ * Whether the main thread's `held` value of a model field and `value` have equal content (their JSON, Sensitive
+ * values by digest), by walking both and stopping at the same objects: an incremental build's TLS model is a new
+ * object made of the last one's entries (worker/splice.ts), and the content key of the whole cost 0.1 s of each
+ * change at 100,000 Ingresses. Keys in another order, or a key set to undefined, count as a change (the value crosses).
+ */
+function sameValue(held: unknown, value: unknown): boolean {
+  if (held === value) return true;
+  if (Array.isArray(held) || Array.isArray(value)) {
+    if (!Array.isArray(held) || !Array.isArray(value) || held.length !== value.length) return false;
+    for (let i = 0; i < held.length; i += 1) if (!sameValue(held[i], value[i])) return false;
+    return true;
+  }
+  if (plain(held) && plain(value)) {
+    const kh = Object.keys(held);
+    const kv = Object.keys(value);
+    if (kh.length !== kv.length) return false;
+    for (let i = 0; i < kh.length; i += 1) {
+      const k = kh[i] as string;
+      if (k !== kv[i] || !sameValue(held[k], value[k])) return false;
+    }
+    return true;
+  }
+  if (typeof held === 'object' && held !== null && typeof value === 'object' && value !== null && !plain(held) && !plain(value)) return contentKey(held) === contentKey(value);
+  return false;
+}
+
+/** The worker's side: remembers what the main thread holds (the last delta's lists, and its rest's values). */
 export class ModelSender {
   private held = new Map<ListName, Held<object>>();
-  private restKeys = new Map<string, string>();
+  private restValues = new Map<string, unknown>();
   private reset = true;
 
   /** The receiver may have lost what was sent (a reply that did not go out): the next delta carries everything. */
   forget(): void {
     this.held = new Map();
-    this.restKeys = new Map();
+    this.restValues = new Map();
     this.reset = true;
   }
 
@@ -116,17 +143,16 @@ export class ModelSender {
     const lists = { servers: list('servers', servers), upstreams: list('upstreams', upstreams), ingresses: list('ingresses', ingresses), problems: list('problems', problems) };
     const changed: Record<string, unknown> = {};
     const kept: (keyof Rest)[] = [];
-    const restKeys = new Map<string, string>();
+    const restValues = new Map<string, unknown>();
     for (const [field, value] of Object.entries(rest) as [keyof Rest, unknown][]) {
       if (value === undefined) continue;
-      const key = typeof value === 'object' && value !== null ? contentKey(value) : JSON.stringify(value);
-      restKeys.set(field, key);
-      if (this.restKeys.get(field) === key) kept.push(field);
+      restValues.set(field, value);
+      if (this.restValues.has(field) && sameValue(this.restValues.get(field), value)) kept.push(field);
       else changed[field] = value;
     }
     const d: ModelDelta = { reset: this.reset, lists, rest: changed, kept };
     this.held = held;
-    this.restKeys = restKeys;
+    this.restValues = restValues;
     this.reset = false;
     return d;
   }

@@ -101,3 +101,28 @@ test('of the rest, only the fields that changed travel; the receiver keeps the o
   const gone = receiver.apply(structuredClone(sender.delta({ ...model([]), ingresses: [] })));
   assert.deepEqual([gone.servers, gone.ingresses], [[], []]);
 });
+
+test('a TLS model made anew of the held entries is kept; a changed entry or key makes it travel', () => {
+  const sender = new ModelSender();
+  const receiver = new ModelReceiver();
+  const hosts = Array.from({ length: 50 }, (_, i) => ({ host: `h${i}.test`, certificate: 'c1' }));
+  const key = (v: string) => ({ id: 'c1', key: new Sensitive(v) });
+  const tls = (h: object[], k: object) => ({ certificates: [k], hosts: h, ingresses: { 'a/one': { hsts: true } } }) as unknown as Model['tls'];
+  const k1 = key('first key');
+  const first = receiver.apply(structuredClone(sender.delta({ ...model([]), tls: tls(hosts, k1) })));
+  // the splice's way: new arrays and records around the same entries, and an entry rebuilt with equal content
+  const again = tls([...hosts.slice(0, 10), { host: 'h10.test', certificate: 'c1' }, ...hosts.slice(11)], { ...k1 });
+  const d1 = sender.delta({ ...model([]), tls: again });
+  assert.deepEqual(d1.kept, ['tls'], 'equal content: not sent');
+  assert.equal(receiver.apply(structuredClone(d1)).tls, first.tls);
+  // one host's certificate changes
+  const d2 = sender.delta({ ...model([]), tls: tls([...hosts.slice(0, 49), { host: 'h49.test', certificate: 'c2' }], k1) });
+  assert.deepEqual(Object.keys(d2.rest), ['tls']);
+  assert.equal(receiver.apply(structuredClone(d2)).tls.hosts[49]?.certificate, 'c2');
+  // only a secret's value changes, in an object of the same shape: seen through its digest
+  const d3 = sender.delta({ ...model([]), tls: tls([...hosts.slice(0, 49), { host: 'h49.test', certificate: 'c2' }], key('second key')) });
+  assert.deepEqual(Object.keys(d3.rest), ['tls'], 'a Sensitive of other content is a change');
+  // a host gone (a shorter list) is a change
+  const d4 = sender.delta({ ...model([]), tls: tls(hosts.slice(1), k1) });
+  assert.deepEqual(Object.keys(d4.rest), ['tls']);
+});

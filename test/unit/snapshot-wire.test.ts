@@ -72,3 +72,40 @@ test('objects cross as JSON text, and the receiver shares endpoint conditions as
   assert.equal(conditions.length, 3);
   assert.ok(conditions.every((c) => c === conditions[0]));
 });
+
+test('a list crosses as its common ends and what lies between: inserts, removals and moves in a long list', () => {
+  const sender = new SnapshotSender();
+  const receiver = new SnapshotReceiver();
+  const many = Array.from({ length: 200 }, (_, i) => ing(`i${String(i).padStart(3, '0')}`, `h${i}.test`));
+  const web = service('web');
+  const first: Snapshot = { ...EMPTY_SNAPSHOT, ingresses: many, services: [web] };
+  const got1 = receiver.apply(cross(sender.delta(first)));
+
+  // one Ingress inserted in the middle, one removed near the end, one changed near the start
+  const changed = ing('i005', 'changed.test');
+  const list = [...many.slice(0, 5), changed, ...many.slice(6, 100), ing('i100a', 'new.test'), ...many.slice(100, 150), ...many.slice(151)];
+  const d = cross(sender.delta({ ...first, ingresses: list }));
+  const l = d.lists.ingresses;
+  assert.deepEqual(Object.keys(d.lists), ['ingresses']);
+  assert.equal(l?.added.length, 2, 'only the changed and the new Ingress cross as text');
+  assert.equal((l?.head ?? 0) + (l?.tail ?? 0) + (l?.ids.length ?? 0), list.length);
+  assert.ok((l?.ids.length ?? 0) < 150, `the ids between the common ends are not the whole list (${String(l?.ids.length)})`);
+  const got2 = receiver.apply(d);
+  assert.deepEqual(got2, JSON.parse(JSON.stringify({ ...first, ingresses: list })));
+  assert.equal(got2.ingresses[0], got1.ingresses[0]);
+  assert.equal(got2.ingresses[120], got1.ingresses[119], 'an Ingress between the changes is the object the receiver had');
+  assert.equal(got2.ingresses[199], got1.ingresses[199]);
+
+  // the first two swap places, the last one goes: the objects are still the receiver's, none crosses
+  const swapped = [list[1], list[0], ...list.slice(2, -1)] as typeof list;
+  const d3 = cross(sender.delta({ ...first, ingresses: swapped }));
+  assert.equal(d3.lists.ingresses?.added.length, 0);
+  const got3 = receiver.apply(d3);
+  assert.deepEqual(got3, JSON.parse(JSON.stringify({ ...first, ingresses: swapped })));
+  assert.equal(got3.ingresses[0], got2.ingresses[1]);
+  // the Ingress removed before is not held any more: a delta naming it is refused, and the receiver is unchanged
+  const stale = { ...d3, lists: { ingresses: { head: 0, tail: 0, ids: [...(d3.lists.ingresses?.ids ?? []), 987654], added: [] } } };
+  assert.throws(() => receiver.apply(stale), /was never sent/);
+  const d4 = cross(sender.delta({ ...first, ingresses: swapped.slice(1) }));
+  assert.deepEqual(receiver.apply(d4), JSON.parse(JSON.stringify({ ...first, ingresses: swapped.slice(1) })));
+});
