@@ -1,0 +1,50 @@
+// controller/backend-ids.ts: the backends a sync pushes, noted as the changes from the last sync's (only the upstreams
+// between the lists' common ends are compared), and the id that says whether nginx already holds them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BackendIds } from '../../src/controller/backend-ids.js';
+import { backendsDelta } from '../../src/render/lua-payload.js';
+import { entryChanges } from '../../src/render/entry-changes.js';
+import type { Model, Upstream } from '../../src/model/types.js';
+
+const upstream = (i: number, address = '10.0.0.1'): Upstream => ({
+  name: `ns_svc${String(i).padStart(4, '0')}_80`,
+  service: { kind: 'Service', namespace: 'ns', name: `svc${i}` },
+  servicePort: 80,
+  endpoints: [{ address, port: 8080 }],
+  loadBalance: 'round_robin',
+  hashBy: '',
+  affinity: null,
+  tuned: false,
+});
+const model = (upstreams: Upstream[]): Model => ({ servers: [], upstreams, ingresses: [], problems: [], tls: { certificates: [], hosts: [] } as unknown as Model['tls'] });
+
+/** What comparing every entry finds (entryChanges without a note: a copy of `now` is not noted). */
+const walked = (held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>) => entryChanges(held, new Map(now));
+
+test('a sync that changes a few upstreams of many pushes those only, and the same set keeps its id', () => {
+  const ids = new BackendIds();
+  const ups = Array.from({ length: 500 }, (_, i) => upstream(i));
+  const first = ids.of(model(ups), undefined);
+  ids.served(first);
+  // one endpoint changed (a new object of the same name), one upstream added, one gone: the rest are the same objects
+  const next = [...ups.slice(0, 100), upstream(100, '10.9.9.9'), ...ups.slice(101, 300), upstream(1000), ...ups.slice(300, 449), ...ups.slice(450)];
+  const second = ids.of(model(next), first.entries);
+  assert.notEqual(second.id, first.id);
+  const noted = entryChanges(first.entries, second.entries);
+  assert.deepEqual(noted, walked(first.entries, second.entries), 'the noted changes are those a walk of both finds');
+  assert.deepEqual(noted, { changed: ['ns_svc0100_80', 'ns_svc1000_80'], removed: ['ns_svc0449_80'] });
+  assert.match(backendsDelta(first.entries, second.entries)?.body ?? '', /"remove":\["ns_svc0449_80"\]/);
+  ids.served(second);
+
+  // the same objects again: nginx holds them, the id stays
+  assert.equal(ids.of(model(next), second.entries).id, second.id);
+  // a whole build: every object new, the same content: nothing to push, the id stays
+  const rebuilt = next.map((u) => ({ ...u }));
+  const third = ids.of(model(rebuilt), second.entries);
+  assert.equal(third.id, second.id);
+  assert.deepEqual(entryChanges(second.entries, third.entries), { changed: [], removed: [] });
+  // an endpoint changed back in the rebuilt list, against a served set that is not the last one (a new nginx): compared whole
+  const fourth = ids.of(model([...rebuilt.slice(0, 100), upstream(100), ...rebuilt.slice(101)]), first.entries);
+  assert.notEqual(fourth.id, second.id, 'the set differs from what nginx holds (one added, one gone)');
+});
