@@ -48,15 +48,18 @@ export function backendsPayload(model: Model): BackendPayload[] {
  */
 export function backendEntries(model: Model, memo?: WeakMap<Upstream, string>): Map<string, string> {
   const out = new Map<string, string>();
-  for (const u of model.upstreams) {
-    let text = memo?.get(u);
-    if (text === undefined) {
-      text = JSON.stringify(backendOf(u));
-      memo?.set(u, text);
-    }
-    out.set(u.name, text);
-  }
+  for (const u of model.upstreams) out.set(u.name, backendText(u, memo));
   return out;
+}
+
+/** One upstream's entry of backendEntries, from `memo` when the upstream object was seen before. */
+export function backendText(u: Upstream, memo?: WeakMap<Upstream, string>): string {
+  let text = memo?.get(u);
+  if (text === undefined) {
+    text = JSON.stringify(backendOf(u));
+    memo?.set(u, text);
+  }
+  return text;
 }
 
 /** True when `a` and `b` (backendEntries) hold the same names with the same JSON, in the same order. */

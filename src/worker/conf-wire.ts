@@ -3,7 +3,8 @@
 // of conf text and route table for a sync that changed one host's entry (plus its clone, walk and garbage on both
 // sides); the main thread builds the whole table's text only when a whole push or /debug asks for it.
 import { withRoutes } from '../render/dynamic-routes.js';
-import { entryChanges, noteChanges } from '../render/entry-changes.js';
+import { entryChanges } from '../render/entry-changes.js';
+import { OverlayMap } from '../render/overlay-map.js';
 import type { RenderedConf, ServerLines } from '../render/nginx-conf.js';
 
 /** The route table's changes: entries set (new or changed) and hosts gone; absent from ConfDelta: no route table. */
@@ -69,18 +70,9 @@ export class ConfReceiver {
       let hosts = held;
       let id = last?.routesId;
       if (!unchanged || id === undefined) {
-        const next = new Map(held);
-        for (const host of d.routes.removed) next.delete(host);
-        for (const [host, entry] of d.routes.set) next.set(host, entry);
-        // the push to Lua then finds the changed hosts without a pass over the 100,000 (render/entry-changes.ts)
-        if (held !== undefined)
-          noteChanges(
-            next,
-            held,
-            d.routes.set.map(([host]) => host),
-            d.routes.removed,
-          );
-        hosts = next;
+        // made of the held map without a copy, and noted: the push to Lua then finds the changed hosts without a
+        // pass over the 100,000 (render/overlay-map.ts, render/entry-changes.ts)
+        hosts = held === undefined ? new Map(d.routes.set) : OverlayMap.from(held, d.routes.set, d.routes.removed);
         id = `routes-${String((this.tables += 1))}`;
       }
       conf = withRoutes({ ...base, routesId: id }, hosts ?? new Map<string, string>());

@@ -1,0 +1,84 @@
+// render/overlay-map.ts: a map made of another and a few changes answers as the copy with those changes would, over
+// generations of changes (flattened on the way), and the changes are noted for the push that follows.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OverlayMap } from '../../src/render/overlay-map.js';
+import { entryChanges } from '../../src/render/entry-changes.js';
+
+/** A small deterministic generator (no Math.random: a failure repeats). */
+function lcg(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return x / 2 ** 31;
+  };
+}
+
+test('generations of overlays answer as copies with the same changes would, and note exactly what changed', () => {
+  const random = lcg(7);
+  let copy = new Map<string, string>(Array.from({ length: 300 }, (_, i) => [`k${i}`, `v${i}`]));
+  let map: ReadonlyMap<string, string> = new Map(copy);
+  let flattened = 0;
+  for (let gen = 0; gen < 60; gen += 1) {
+    const removed = [...new Set(Array.from({ length: Math.floor(random() * 4) }, () => `k${Math.floor(random() * 320)}`))];
+    const setKeys = [...new Set(Array.from({ length: 1 + Math.floor(random() * 4) }, () => `k${Math.floor(random() * 340)}`))];
+    const set = setKeys.map((k) => [k, `${k}@${gen}`] as const);
+    const next = new Map(copy);
+    for (const k of removed) next.delete(k);
+    for (const [k, v] of set) next.set(k, v);
+    const made: ReadonlyMap<string, string> = OverlayMap.from(map, set, removed);
+    if (!(made instanceof OverlayMap)) flattened += 1;
+    assert.equal(made.size, next.size, `generation ${gen}: size`);
+    assert.deepEqual(new Map([...made].sort()), new Map([...next].sort()), `generation ${gen}: entries`);
+    for (const k of ['k0', 'k150', 'k299', 'k310', 'k339', ...removed, ...setKeys]) {
+      assert.equal(made.get(k), next.get(k), `generation ${gen}: get ${k}`);
+      assert.equal(made.has(k), next.has(k), `generation ${gen}: has ${k}`);
+    }
+    assert.deepEqual(
+      [...made.keys()],
+      [...made.entries()].map(([k]) => k),
+    );
+    assert.deepEqual(
+      [...made.values()],
+      Array.from(made.keys(), (k) => made.get(k)),
+    );
+    // the noted changes are what a walk of both finds (a copy is not noted)
+    const noted = entryChanges(map, made);
+    const walked = entryChanges(map, new Map(made));
+    assert.deepEqual(
+      { changed: [...noted.changed].sort(), removed: [...noted.removed].sort() },
+      { changed: [...walked.changed].sort(), removed: [...walked.removed].sort() },
+      `generation ${gen}: noted`,
+    );
+    copy = next;
+    map = made;
+  }
+  assert.ok(flattened >= 3, `the chain was flattened along the way (${flattened} times)`);
+});
+
+test('a changed key keeps its place in the order; new keys come after the others', () => {
+  const base = new Map([
+    ['a', '1'],
+    ['b', '2'],
+    ['c', '3'],
+  ]);
+  const made = OverlayMap.from(
+    base,
+    [
+      ['b', '20'],
+      ['z', '26'],
+    ],
+    ['a'],
+  );
+  assert.deepEqual(
+    [...made],
+    [
+      ['b', '20'],
+      ['c', '3'],
+      ['z', '26'],
+    ],
+  );
+  const seen: string[] = [];
+  made.forEach((v, k) => seen.push(`${k}=${v}`));
+  assert.deepEqual(seen, ['b=20', 'c=3', 'z=26']);
+});
