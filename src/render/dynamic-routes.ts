@@ -7,7 +7,7 @@ import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
-import { keptDeps, serverRefs } from './kept-deps.js';
+import { keptDeps, sameDeps, serverRefs } from './kept-deps.js';
 import { entryChanges } from './entry-changes.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
@@ -280,6 +280,7 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
       () => keptDeps(s, model.tls, upstreams),
       () => m.keyed(entryInput(s, model, upstreams), () => make(s, eligible)),
       (k) => m.carry(k.key, k.entry),
+      (deps) => sameDeps(deps, s, model.tls, upstreams),
     ).entry;
   const hosts = dynamicHosts(
     model,

@@ -30,9 +30,10 @@ export class IdentityMemo<K extends object, V> {
    * (`deps` may read the value: a server block depends on the upstreams it read); else the one `make` gives.
    * `reused` is told of a value found by identity.
    */
-  get(key: K, deps: (value: V) => readonly unknown[], make: () => V, reused?: (value: V) => void): V {
+  get(key: K, deps: (value: V) => readonly unknown[], make: () => V, reused?: (value: V) => void, unchanged?: (deps: readonly unknown[], value: V) => boolean): V {
     const old = this.kept.get(key);
-    if (old !== undefined && same(old.deps, deps(old.value))) {
+    // `unchanged`, when given, answers same(old.deps, deps(old.value)) without making the array
+    if (old !== undefined && (unchanged ? unchanged(old.deps, old.value) : same(old.deps, deps(old.value)))) {
       this.stats.same += 1;
       reused?.(old.value);
       return old.value;

@@ -41,3 +41,18 @@ export function keptDeps(s: Server, tls: TlsModel, upstreams: ReadonlyMap<string
   for (const n of names ?? r.targets) deps.push(n, upstreams.get(n) ?? null);
   return deps;
 }
+
+/**
+ * Whether keptDeps(s, tls, upstreams) would be the same objects as `old`, in order, without making that array: at
+ * 100,000 Ingresses an incremental build asks it of every kept dynamic host (0.1 s of arrays and their garbage).
+ */
+export function sameDeps(old: readonly unknown[], s: Server, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>): boolean {
+  const r = serverRefs(s);
+  if (old.length !== 1 + r.owners.length + 2 * r.targets.length || old[0] !== (tlsServerOf(tls, s.host) ?? null)) return false;
+  let i = 1;
+  for (const k of r.owners) if (old[i++] !== (tls.ingresses[k] ?? null)) return false;
+  for (const n of r.targets) {
+    if (old[i++] !== n || old[i++] !== (upstreams.get(n) ?? null)) return false;
+  }
+  return true;
+}
