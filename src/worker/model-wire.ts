@@ -166,15 +166,15 @@ export class ModelReceiver {
     const last = d.reset ? undefined : this.last;
     const list = <T>(l: ListDelta<T>, held: readonly T[] = [], what: string): T[] => {
       if (l.head + l.tail > held.length) throw new Error(`model delta: ${String(l.head + l.tail)} ${what}s kept, ${String(held.length)} were ever sent: the rest were never sent`);
-      const out = held.slice(0, l.head);
+      const middle: T[] = [];
       let next = 0;
       for (const j of l.from) {
         const value = j < 0 ? l.values[next++] : held[j];
         if (value === undefined) throw new Error(`model delta: ${what} ${String(j)} was never sent`);
-        out.push(value);
+        middle.push(value);
       }
-      for (let i = held.length - l.tail; i < held.length; i += 1) out.push(held[i] as T);
-      return out;
+      // the ends as slices, not pushed one by one (50,000 a list at 100,000 Ingresses)
+      return held.slice(0, l.head).concat(middle, held.slice(held.length - l.tail));
     };
     const rest: Record<string, unknown> = { ...d.rest };
     for (const field of d.kept) {
