@@ -1,7 +1,7 @@
 // A full garbage collection on demand, for the two threads a sync runs on. At 10,000 Ingresses each build leaves
 // hundreds of MiB of garbage in the build worker and a whole model (30-50 MiB) on the main thread, which V8 collects
 // late; bench/README.md "Controller memory at 10,000" measures what collecting it right after a sync saves.
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 type Gc = (options?: { type: 'major'; execution: 'async' }) => Promise<void> | undefined;
@@ -43,4 +43,16 @@ export function collectCompacting(): void {
   } finally {
     setFlagsFromString('--no-compact-on-every-full-gc');
   }
+}
+
+/**
+ * Above this much live heap a full collection is a pause of a second or more (1-1.5 s at 100,000 Ingresses, 1-1.5 GiB
+ * a thread): one that would fall where the next change of a rollout comes is left to V8's own collections, which mark
+ * concurrently with short pauses.
+ */
+const LONG_PAUSE_ABOVE = 512 * 1024 * 1024;
+
+/** Whether this thread's live heap is above LONG_PAUSE_ABOVE. */
+export function heapIsLarge(): boolean {
+  return getHeapStatistics().used_heap_size > LONG_PAUSE_ABOVE;
 }

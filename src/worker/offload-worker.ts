@@ -10,7 +10,7 @@ import { prepareReviews } from '../webhook/neighbours.js';
 import { AnnotationStage } from '../pipeline/annotations.js';
 import { admissionChecker } from '../pipeline/build.js';
 import { IncrementalBuilder } from './incremental.js';
-import { collect, collectCompacting } from './collect.js';
+import { collect, collectCompacting, heapIsLarge } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 import { ModelSender } from './model-wire.js';
@@ -55,6 +55,7 @@ const COLLECT_PARTS_EVERY_MS = 5000;
  * Ingresses) ran while the main thread applied the part and nginx took the push, on the same 2 cores (ADR 0046).
  */
 const COLLECT_AFTER_PART_MS = 500;
+
 /**
  * A compacting collection once no request came for this long after a build: the collection after each build does not
  * compact (a build waiting behind it), and left the worker's heap at twice what was live (140 MiB committed for 67 at
@@ -177,11 +178,12 @@ parentPort?.on('message', (req: OffloadRequest) => {
   // After a whole build only (a review allocates little), once the reply is on its way: at 10,000 Ingresses it leaves
   // ~350 MiB of garbage that V8 would collect late, and the collection runs while the main thread applies the result.
   // A part leaves little: its collection (~0.1 s of a core) competed with the main thread applying it, so after parts
-  // one runs only every COLLECT_PARTS_EVERY_MS (under churn), and the compaction when idle takes the rest (ADR 0045).
+  // one runs only every COLLECT_PARTS_EVERY_MS (under churn), and none with a large heap (collect.ts heapIsLarge: a
+  // second's pause that the next change would wait for); the compaction when idle takes the rest (ADR 0045).
   if (req.op === 'build') {
     builds += 1;
     const first = builds === 1;
-    if (wholeBuilt || req.trial || Date.now() - collected >= COLLECT_PARTS_EVERY_MS)
+    if (wholeBuilt || req.trial || (Date.now() - collected >= COLLECT_PARTS_EVERY_MS && !heapIsLarge()))
       collecting ??= setTimeout(
         () => {
           collecting = undefined;

@@ -8,7 +8,7 @@ import type { Model } from '../model/types.js';
 import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
 import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
-import { collect } from './collect.js';
+import { collect, heapIsLarge } from './collect.js';
 import { unpack, type Packed } from './wire.js';
 import { SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
@@ -137,7 +137,8 @@ export class Offload {
    */
   synced(): void {
     clearTimeout(this.collecting);
-    const overdue = Date.now() - this.collected >= COLLECT_OVERDUE_MS;
+    // with a large heap only when idle: right after a sync it was a second's pause the next change waited for
+    const overdue = Date.now() - this.collected >= COLLECT_OVERDUE_MS && !heapIsLarge();
     this.collecting = setTimeout(
       () => {
         this.collecting = undefined;
