@@ -4,7 +4,11 @@
 // those keys alone, without a pass over either map (the route table at 100,000 hosts: 30-80 ms a change).
 
 interface Noted {
-  readonly base: ReadonlyMap<string, unknown>;
+  /**
+   * Held weakly: a map noted from a base noted from its own base... would otherwise keep every generation alive
+   * (each the whole route table). The question is only asked with the base in hand, so a base gone is never asked for.
+   */
+  readonly base: WeakRef<ReadonlyMap<string, unknown>>;
   readonly set: readonly string[];
   readonly removed: readonly string[];
 }
@@ -14,7 +18,7 @@ const noted = new WeakMap<ReadonlyMap<string, unknown>, Noted>();
 
 /** Records that `now` was made from `base` by setting the keys `set` and deleting the keys `removed` (each listed once), and nothing else. */
 export function noteChanges<V>(now: ReadonlyMap<string, V>, base: ReadonlyMap<string, V>, set: readonly string[], removed: readonly string[]): void {
-  noted.set(now, { base, set, removed });
+  noted.set(now, { base: new WeakRef(base), set, removed });
 }
 
 /**
@@ -24,7 +28,7 @@ export function noteChanges<V>(now: ReadonlyMap<string, V>, base: ReadonlyMap<st
  */
 export function entryChanges<V>(held: ReadonlyMap<string, V>, now: ReadonlyMap<string, V>, keep?: string): { changed: string[]; removed: string[] } {
   const note = noted.get(now);
-  if (note !== undefined && note.base === held) {
+  if (note !== undefined && note.base.deref() === held) {
     return { changed: note.set.filter((key) => now.has(key) && held.get(key) !== now.get(key)), removed: note.removed.filter((key) => key !== keep && held.has(key) && !now.has(key)) };
   }
   const changed: string[] = [];

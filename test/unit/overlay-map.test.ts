@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OverlayMap } from '../../src/render/overlay-map.js';
 import { entryChanges } from '../../src/render/entry-changes.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /** A small deterministic generator (no Math.random: a failure repeats). */
 function lcg(seed: number): () => number {
@@ -81,4 +83,28 @@ test('a changed key keeps its place in the order; new keys come after the others
   const seen: string[] = [];
   made.forEach((v, k) => seen.push(`${k}=${v}`));
   assert.deepEqual(seen, ['b=20', 'c=3', 'z=26']);
+});
+
+test('generations before the last flattening are not kept alive (by the overlays or by the notes of changes)', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  setFlagsFromString('--no-expose-gc');
+  // made in a function of its own: no variable of the test holds the first generations
+  const { refs, map } = ((): { refs: WeakRef<ReadonlyMap<string, string>>[]; map: ReadonlyMap<string, string> } => {
+    let m: ReadonlyMap<string, string> = new Map(Array.from({ length: 100 }, (_, i) => [`k${i}`, `v${i}`] as const));
+    const made = [new WeakRef(m)];
+    for (let gen = 0; gen < 60; gen += 1) {
+      m = OverlayMap.from(m, [[`k${gen % 100}`, `v${gen}`]], []);
+      made.push(new WeakRef(m));
+    }
+    return { refs: made, map: m };
+  })();
+  // WeakRefs hold their targets until the job that made them ends
+  await new Promise((r) => setImmediate(r));
+  gc();
+  await new Promise((r) => setImmediate(r));
+  const alive = refs.filter((r) => r.deref() !== undefined).length;
+  assert.ok(alive <= 20, `${alive} of ${refs.length} generations still alive (the last chain is at most 17)`);
+  assert.equal(refs[0]?.deref(), undefined, 'the first map is gone');
+  assert.equal(map.get('k59'), 'v59');
 });
