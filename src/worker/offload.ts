@@ -10,7 +10,7 @@ import type { ReviewOutcome } from '../webhook/review.js';
 import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
 import { collect, heapIsLarge } from './collect.js';
 import { unpack, type Packed } from './wire.js';
-import { SnapshotSender } from './snapshot-wire.js';
+import { SNAPSHOT_REFUSED, SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
 import { ConfReceiver, type ConfDelta } from './conf-wire.js';
 
@@ -90,6 +90,11 @@ export class Offload {
     const p = this.pending.get(r.id);
     this.pending.delete(r.id);
     if (!r.ok) {
+      // the worker refused a snapshot delta (it holds other lists than this side counts on): the next one is whole
+      if (r.error.startsWith(SNAPSHOT_REFUSED)) {
+        this.sender.forget();
+        this.posted = undefined;
+      }
       p?.reject(new BuildError(r.error));
       return;
     }

@@ -19,6 +19,8 @@ type Field = keyof Snapshot;
  */
 interface ListDelta {
   readonly absent?: true;
+  /** The length of the list the sender counts the receiver as holding (a check: the ends are taken from it). */
+  readonly had: number;
   readonly head: number;
   readonly tail: number;
   readonly ids: readonly number[];
@@ -44,7 +46,10 @@ function idOf(o: object): number {
   return id;
 }
 
-const ABSENT: ListDelta = { absent: true, head: 0, tail: 0, ids: [], added: [] };
+const ABSENT: ListDelta = { absent: true, had: 0, head: 0, tail: 0, ids: [], added: [] };
+
+/** How a refused delta's error starts: the sender then sends everything again (worker/offload.ts). */
+export const SNAPSHOT_REFUSED = 'snapshot delta:';
 
 /** The sending side: remembers what the receiver holds (the lists of the last delta). */
 export class SnapshotSender {
@@ -77,7 +82,7 @@ export class SnapshotSender {
       const middle = list.slice(head, list.length - tail);
       const mids = middle.map(idOf);
       const added = middle.flatMap((o, i) => (had.has(mids[i] ?? 0) ? [] : [[mids[i] ?? 0, wireText(o)] as const]));
-      lists[field] = { head, tail, ids: mids, added };
+      lists[field] = { had: before?.length ?? 0, head, tail, ids: mids, added };
     }
     const d = { reset: this.reset, lists };
     this.reset = false;
@@ -106,14 +111,15 @@ export class SnapshotReceiver {
         next.push([field, l, old, new Map<number, unknown>()]);
         continue;
       }
-      if (l.head + l.tail > old.ids.length) throw new Error(`snapshot delta: ${String(l.head + l.tail)} objects of ${field} kept where ${String(old.ids.length)} are held: the rest was never sent`);
+      if (l.had !== old.ids.length || l.head + l.tail > l.had)
+        throw new Error(`${SNAPSHOT_REFUSED} ${String(l.had)} objects of ${field} counted as held where ${String(old.ids.length)} are: the rest was never sent`);
       const parsed = new Map<number, unknown>();
       for (const [id, text] of l.added) {
         const o: unknown = JSON.parse(text);
         if (field === 'endpointSlices') shareConditions(o); // as the store shares them (store/kinds.ts)
         parsed.set(id, o);
       }
-      for (const id of l.ids) if (!parsed.has(id) && !old.byId.has(id)) throw new Error(`snapshot delta: object ${String(id)} of ${field} was never sent`);
+      for (const id of l.ids) if (!parsed.has(id) && !old.byId.has(id)) throw new Error(`${SNAPSHOT_REFUSED} object ${String(id)} of ${field} was never sent`);
       next.push([field, l, old, parsed]);
     }
     for (const [field, l, old, parsed] of next) {

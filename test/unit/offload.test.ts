@@ -96,3 +96,24 @@ test('the model comes back as changes: equal to an in-process build after each c
     await o.close();
   }
 });
+
+test('a snapshot delta the worker refuses fails its build, and the next build sends the whole snapshot', async () => {
+  const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
+  const o = new Offload(config, renderOptions(config, undefined));
+  try {
+    const ing = (name: string, host: string) => ingress(name, { className: 'portico', host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+    const base = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: [service('web')] };
+    await o.build({ ...base, ingresses: [ing('a', 'a.test'), ing('b', 'b.test')] });
+    // this side loses track of the Ingresses the worker holds (as if a delta had gone missing)
+    (o as unknown as { sender: { held: Map<string, readonly object[]> } }).sender.held.set('ingresses', []);
+    const next = { ...base, ingresses: [ing('a', 'a.test'), ing('c', 'c.test')] };
+    await assert.rejects(o.build(next), /snapshot delta/);
+    const again = await o.build(next);
+    assert.deepEqual(
+      again.model.servers.map((s) => s.host),
+      ['a.test', 'c.test', '_'],
+    );
+  } finally {
+    await o.close();
+  }
+});

@@ -104,8 +104,11 @@ test('a list crosses as its common ends and what lies between: inserts, removals
   assert.deepEqual(got3, JSON.parse(JSON.stringify({ ...first, ingresses: swapped })));
   assert.equal(got3.ingresses[0], got2.ingresses[1]);
   // the Ingress removed before is not held any more: a delta naming it is refused, and the receiver is unchanged
-  const stale = { ...d3, lists: { ingresses: { head: 0, tail: 0, ids: [...(d3.lists.ingresses?.ids ?? []), 987654], added: [] } } };
+  const stale = { ...d3, lists: { ingresses: { had: swapped.length, head: 0, tail: 0, ids: [...(d3.lists.ingresses?.ids ?? []), 987654], added: [] } } };
   assert.throws(() => receiver.apply(stale), /was never sent/);
+  // a delta made against another list than the one held (a length the sender counted wrong) is refused too
+  const other = { ...d3, lists: { ingresses: { ...(d3.lists.ingresses ?? { head: 0, tail: 0, ids: [], added: [] }), had: swapped.length + 1 } } };
+  assert.throws(() => receiver.apply(other), /counted as held/);
   const d4 = cross(sender.delta({ ...first, ingresses: swapped.slice(1) }));
   assert.deepEqual(receiver.apply(d4), JSON.parse(JSON.stringify({ ...first, ingresses: swapped.slice(1) })));
 });
