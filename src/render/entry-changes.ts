@@ -27,6 +27,7 @@ export function noteChanges<V>(now: ReadonlyMap<string, V>, base: ReadonlyMap<st
  * met in `now`; neither map is walked when `now` was noted as made from `held`.
  */
 export function entryChanges<V>(held: ReadonlyMap<string, V>, now: ReadonlyMap<string, V>, keep?: string): { changed: string[]; removed: string[] } {
+  if (held === now) return { changed: [], removed: [] };
   const note = noted.get(now);
   if (note !== undefined && note.base.deref() === held) {
     return { changed: note.set.filter((key) => now.has(key) && held.get(key) !== now.get(key)), removed: note.removed.filter((key) => key !== keep && held.has(key) && !now.has(key)) };
