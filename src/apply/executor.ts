@@ -40,7 +40,7 @@ export interface Candidate {
   readonly model: Model;
   readonly conf: RenderedConf;
   readonly backends: string;
-  /** The same backends one JSON text per name (render/lua-payload.ts backendEntries): lets a push send only the changed ones. */
+  /** The same backends one JSON text per name (controller/backend-ids.ts): lets a push send only the changed ones. */
   readonly entries?: ReadonlyMap<string, string>;
   readonly certs: CertificatesState;
 }

@@ -33,12 +33,25 @@ export function serverRefs(s: Server): Refs {
   return r;
 }
 
+/**
+ * Gives `visit` each object `s`'s block or route entry depends on, in a stable order, until it answers false (then
+ * false); `names`: the upstreams it reads (default: its targets').
+ */
+function eachDep(s: Server, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, names: Iterable<string> | undefined, visit: (dep: unknown) => boolean): boolean {
+  const r = serverRefs(s);
+  if (!visit(tlsServerOf(tls, s.host) ?? null)) return false;
+  for (const k of r.owners) if (!visit(tls.ingresses[k] ?? null)) return false;
+  for (const n of names ?? r.targets) if (!visit(n) || !visit(upstreams.get(n) ?? null)) return false;
+  return true;
+}
+
 /** The objects `s`'s block or route entry depends on, in a stable order; `names`: the upstreams it reads (default: its targets'). */
 export function keptDeps(s: Server, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>, names?: Iterable<string>): unknown[] {
-  const r = serverRefs(s);
-  const deps: unknown[] = [tlsServerOf(tls, s.host) ?? null];
-  for (const k of r.owners) deps.push(tls.ingresses[k] ?? null);
-  for (const n of names ?? r.targets) deps.push(n, upstreams.get(n) ?? null);
+  const deps: unknown[] = [];
+  eachDep(s, tls, upstreams, names, (d) => {
+    deps.push(d);
+    return true;
+  });
   return deps;
 }
 
@@ -47,12 +60,6 @@ export function keptDeps(s: Server, tls: TlsModel, upstreams: ReadonlyMap<string
  * 100,000 Ingresses an incremental build asks it of every kept dynamic host (0.1 s of arrays and their garbage).
  */
 export function sameDeps(old: readonly unknown[], s: Server, tls: TlsModel, upstreams: ReadonlyMap<string, Upstream>): boolean {
-  const r = serverRefs(s);
-  if (old.length !== 1 + r.owners.length + 2 * r.targets.length || old[0] !== (tlsServerOf(tls, s.host) ?? null)) return false;
-  let i = 1;
-  for (const k of r.owners) if (old[i++] !== (tls.ingresses[k] ?? null)) return false;
-  for (const n of r.targets) {
-    if (old[i++] !== n || old[i++] !== (upstreams.get(n) ?? null)) return false;
-  }
-  return true;
+  let i = 0;
+  return eachDep(s, tls, upstreams, undefined, (d) => old[i++] === d) && i === old.length;
 }

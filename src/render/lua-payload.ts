@@ -42,17 +42,10 @@ export function backendsPayload(model: Model): BackendPayload[] {
 }
 
 /**
- * The backends payload as one JSON text per backend (name → JSON of backendsPayload's entry), in the model's order.
+ * One upstream's backend as JSON (backendsPayload's entry), the pushes' entry by name (controller/backend-ids.ts).
  * `memo` (kept between syncs) answers for an upstream object seen before: an endpoint refresh keeps every upstream
  * whose endpoints did not change (model/refresh.ts), so only the changed ones are serialized again.
  */
-export function backendEntries(model: Model, memo?: WeakMap<Upstream, string>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const u of model.upstreams) out.set(u.name, backendText(u, memo));
-  return out;
-}
-
-/** One upstream's entry of backendEntries, from `memo` when the upstream object was seen before. */
 export function backendText(u: Upstream, memo?: WeakMap<Upstream, string>): string {
   let text = memo?.get(u);
   if (text === undefined) {
@@ -62,7 +55,7 @@ export function backendText(u: Upstream, memo?: WeakMap<Upstream, string>): stri
   return text;
 }
 
-/** True when `a` and `b` (backendEntries) hold the same names with the same JSON, in the same order. */
+/** True when `a` and `b` (backend entries by name) hold the same names with the same JSON, in the same order. */
 export function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
   if (a.size !== b.size) return false;
   const other = b.entries();
@@ -73,15 +66,15 @@ export function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<strin
   return true;
 }
 
-/** The body of `POST /configuration/backends` made of backendEntries: JSON.stringify(backendsPayload(model)). */
+/** The body of `POST /configuration/backends` made of the backend entries: JSON.stringify(backendsPayload(model)). */
 export function backendsText(entries: ReadonlyMap<string, string>): string {
   return `[${[...entries.values()].join(',')}]`;
 }
 
 /**
  * The body of a backends delta (`POST /configuration/backends?from=OLD&id=NEW`, lua/portico/configuration.lua)
- * that takes Lua from `running` to `next` (both backendEntries): the backends whose JSON changed or are new, and the
- * names gone; undefined when nothing differs.
+ * that takes Lua from `running` to `next` (both backend entries by name): the backends whose JSON changed or are new,
+ * and the names gone; undefined when nothing differs.
  */
 export function backendsDelta(running: ReadonlyMap<string, string>, next: ReadonlyMap<string, string>): { body: string; set: string[]; remove: string[] } | undefined {
   const { changed: set, removed: remove } = entryChanges(running, next);

@@ -28,6 +28,11 @@ export class OverlayMap<V> implements ReadonlyMap<string, V> {
    */
   static from<V>(base: ReadonlyMap<string, V>, set: readonly (readonly [string, V])[], removed: readonly string[]): ReadonlyMap<string, V> {
     const own = new Map<string, V>(set);
+    if (base.size === 0) {
+      // nothing under the changes: they are the map (a first push, as noted from nothing)
+      noteChanges(own, base, [...own.keys()], []);
+      return own;
+    }
     const gone = new Set<string>();
     for (const key of removed) if (base.has(key) && !own.has(key)) gone.add(key);
     const depth = base instanceof OverlayMap ? base.depth + 1 : 1;

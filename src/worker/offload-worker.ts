@@ -55,7 +55,6 @@ const COLLECT_PARTS_EVERY_MS = 5000;
  * Ingresses) ran while the main thread applied the part and nginx took the push, on the same 2 cores (ADR 0046).
  */
 const COLLECT_AFTER_PART_MS = 500;
-
 /**
  * A compacting collection once no request came for this long after a build: the collection after each build does not
  * compact (a build waiting behind it), and left the worker's heap at twice what was live (140 MiB committed for 67 at

@@ -13,6 +13,11 @@ import { EMPTY_SNAPSHOT, type Secret, type Snapshot } from '../../src/model/inpu
 import type { Server } from '../../src/model/types.js';
 import { ingress, ingressClass, service, slice } from '../support/objects.js';
 
+/** An Ingress of class portico: `host`'s path / to the Service web. */
+const ing = (name: string, host: string) => ingress(name, { className: 'portico', host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
+/** The class and the Service the Ingresses of `ing` need. */
+const base = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: [service('web')] };
+
 test('a dead build worker is replaced and the next build succeeds', async () => {
   const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
   const deaths: string[] = [];
@@ -48,8 +53,6 @@ test('successive builds see each change: a changed, an added and a removed Ingre
   const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
   const o = new Offload(config, renderOptions(config, undefined));
   try {
-    const ing = (name: string, host: string) => ingress(name, { className: 'portico', host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
-    const base = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: [service('web')] };
     const a = ing('a', 'a.test');
     const hosts = async (ingresses: ReturnType<typeof ing>[]) => (await o.build({ ...base, ingresses })).model.servers.map((s) => s.host);
     assert.deepEqual(await hosts([a, ing('b', 'b.test')]), ['a.test', 'b.test', '_']);
@@ -101,8 +104,6 @@ test('a snapshot delta the worker refuses fails its build, and the next build se
   const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
   const o = new Offload(config, renderOptions(config, undefined));
   try {
-    const ing = (name: string, host: string) => ingress(name, { className: 'portico', host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
-    const base = { ...EMPTY_SNAPSHOT, ingressClasses: [ingressClass('portico')], services: [service('web')] };
     await o.build({ ...base, ingresses: [ing('a', 'a.test'), ing('b', 'b.test')] });
     // this side loses track of the Ingresses the worker holds (as if a delta had gone missing)
     (o as unknown as { sender: { held: Map<string, readonly object[]> } }).sender.held.set('ingresses', []);
