@@ -22,9 +22,10 @@
 -- Stored by portico.store as kind "routes" (the whole table and the deltas since, each under its version), with its
 -- own version, signalled to the workers through its own slot of the version cell (portico.store), so a table push
 -- never makes the workers decode the backends again, and vice versa.
--- Workers keep a whole table's hosts as decoded and turn a host into lookup tables (exact map, prefix map, the
--- distinct prefix lengths longest first) on its first request; a delta replaces only the hosts it names. A request
--- costs a few table lookups and one substring per candidate prefix length.
+-- portico.router_config also keeps each host's entry under a key of its own. Workers read a host's entry on its first
+-- request and turn it into lookup tables (exact map, prefix map, the distinct prefix lengths longest first); a delta
+-- makes them read again only the hosts it names. A request costs a few table lookups and one substring per candidate
+-- prefix length.
 local base = require("resty.core.base")
 local cjson = require("cjson.safe")
 local ffivar = require("portico.ffivar")
@@ -52,7 +53,7 @@ local str_byte = string.byte
 local str_sub = string.sub
 local str_find = string.find
 local table_sort = table.sort
-local null = cjson.null
+local type = type
 
 local _M = {}
 
@@ -103,45 +104,69 @@ local function compile_host(h)
   return { exact = exact, prefix = prefix, lens = lens, nlens = #lens, hsts = h.hsts }
 end
 
--- A host's entry into (or, null, out of) the tables, as posted: it is compiled by its first request (host_entry), so a
--- worker started by a reload decodes the table but compiles only the hosts it is asked for (docs/adr/0048).
--- COMPILED (a key no JSON object has) marks a compiled entry.
+-- Entries are read from the dict by host (portico.router_config keeps each under a key of its own) and compiled on a
+-- host's first request, so a worker started by a reload reads and compiles only the hosts it is asked for (docs/adr/0048,
+-- docs/adr/0050). COMPILED (a key no JSON object has) marks a compiled entry.
 local COMPILED = {}
+local synced_base = nil
 
-local function put_host(host, entry)
-  local raw = entry ~= null and entry or nil
-  if str_sub(host, 1, 2) == "*." then wildcards[str_sub(host, 3)] = raw
-  else hosts[host] = raw end
+local function dict_entry(key)
+  local raw = dict_get(dict, key)
+  if raw == nil then return nil end
+  local h = cjson.decode(raw)
+  if type(h) ~= "table" then
+    ngx_log(ERR, "portico: cannot decode the route table entry ", key)
+    return nil
+  end
+  return h
 end
 
-local function compiled_in(t, key, raw)
-  local c = compile_host(raw)
+-- Forgets what the deltas after `from` (up to `to`) name; false when one of them is gone (a whole table replaced them).
+local function forget(from, to)
+  for v = from + 1, to do
+    local d = dict_entry(PLACE.delta .. v)
+    if not d then return false end
+    for host in pairs(d.hosts) do
+      if str_sub(host, 1, 2) == "*." then wildcards[str_sub(host, 3)] = nil else hosts[host] = nil end
+    end
+    if d.default ~= nil then default = nil end
+  end
+  return true
+end
+
+-- The table of the dict's version: its base (the whole table's keys) and the deltas after the version this worker saw,
+-- whose hosts it compiles again on their next request. False when nothing could be read (the next request asks again).
+local function sync()
+  local version = tonumber(dict_get(dict, _M.KEY_VERSION))
+  local at = tonumber(dict_get(dict, router_config.KEY_BASE))
+  if not version or not at then
+    hosts, wildcards, default, synced_version, synced_base = nil, nil, nil, nil, nil
+    return true
+  end
+  if at ~= synced_base or not synced_version or synced_version < at or synced_version > version or not forget(synced_version, version) then
+    hosts, wildcards, default = {}, {}, nil
+  end
+  if default == nil then
+    local d = dict_entry(router_config.default_key(at))
+    if not d then
+      ngx_log(ERR, "portico: the route table of version ", version, " has no default entry; trying again on the next request")
+      synced_version, synced_base, cell_seen = nil, nil, nil
+      return false
+    end
+    default = compile_host(d)
+  end
+  synced_version, synced_base = version, at
+  return true
+end
+
+-- The entry the dict holds for `name` (a host, or "*." + a domain) compiled into `t` under `key`, else nil.
+local function read_entry(t, key, name)
+  local h = dict_entry(router_config.host_key(synced_base, name))
+  if not h then return nil end
+  local c = compile_host(h)
   c[COMPILED] = true
   t[key] = c
   return c
-end
-
--- The table of the dict's version: the deltas after the one this worker compiled, else the whole table and the
--- deltas after it (portico.store's read). False when the dict moved on under three reads: the next request asks again.
-local function sync()
-  local whole, ds, version = store.read("routes", synced_version)
-  if not ds then
-    if version == "none" then hosts, wildcards, default, synced_version = nil, nil, nil, nil; return true end
-    ngx_log(ERR, "portico: the route table changed while this worker read it three times; trying again on the next request")
-    synced_version, cell_seen = nil, nil
-    return false
-  end
-  if whole then
-    hosts, wildcards = {}, {}
-    for host, entry in pairs(whole.hosts) do put_host(host, entry) end
-    default = compile_host(whole.default)
-  end
-  for _, d in ipairs(ds) do
-    for host, entry in pairs(d.hosts) do put_host(host, entry) end
-    if d.default ~= nil then default = compile_host(d.default) end
-  end
-  synced_version = version
-  return true
 end
 
 local function refresh()
@@ -163,9 +188,9 @@ local function init_worker()
   sync()
 end
 
--- init_worker_by_lua (rendered with --enable-dynamic-routes): the table read by a timer as the worker starts, so that
--- the first routed request after a start or a reload does not pay for it (its decode: 36-56 ms at 10,000 hosts, and
--- the request that came first waited for all of it). A request that arrives before the timer ran reads it itself.
+-- init_worker_by_lua (rendered with --enable-dynamic-routes): the table's base and default entry read by a timer as the
+-- worker starts (the hosts are read by their first requests). A request that arrives before the timer ran reads them
+-- itself.
 function _M.init_worker()
   local ok, err = ngx.timer.at(0, function(premature)
     if not premature and dict == nil then init_worker() end
@@ -173,21 +198,21 @@ function _M.init_worker()
   if not ok then ngx_log(ERR, "portico: the route table is read on the first request: ", tostring(err)) end
 end
 
--- The entry of `host`: its exact name, else `*.` + everything after its first label, else the catch-all's.
-local function host_entry(host)
-  local e = hosts[host]
-  if e then
-    if e[COMPILED] == nil then e = compiled_in(hosts, host, e) end
-    return e
-  end
+-- The entry of `host`: its exact name, else `*.` + everything after its first label, else the catch-all's. A name
+-- the dict does not hold is asked again on each request (one dict read): a miss is not kept, as request Hosts are
+-- anyone's to choose. A miss while a whole table replaces the one this worker read syncs and asks once more.
+local function host_entry(host, again)
+  local e = hosts[host] or read_entry(hosts, host, host)
+  if e then return e end
   local dot = str_find(host, ".", 1, true)
   if dot and dot > 1 then
     local domain = str_sub(host, dot + 1)
-    e = wildcards[domain]
-    if e then
-      if e[COMPILED] == nil then e = compiled_in(wildcards, domain, e) end
-      return e
-    end
+    e = wildcards[domain] or read_entry(wildcards, domain, "*." .. domain)
+    if e then return e end
+  end
+  if not again and tonumber(dict_get(dict, router_config.KEY_BASE)) ~= synced_base then
+    sync()
+    if default ~= nil then return host_entry(host, true) end
   end
   return default
 end
@@ -212,7 +237,8 @@ end
 function _M.match(host, uri)
   if dict == nil then init_worker() else refresh() end
   if default == nil then return nil end
-  return pick(host_entry(host), uri)
+  local e = host_entry(host)
+  return e and pick(e, uri)
 end
 
 -- The built-in 404; from the catch-all's entry, for a host no Ingress defines (metrics-per-undefined-host counts it).
@@ -237,6 +263,7 @@ function _M.route()
   local r = get_request()
   local host = var_get(r, "host") or ""
   local e = host_entry(host)
+  if e == nil then return ngx_exit(503) end
   local t = pick(e, var_get(r, "uri") or "/")
   if e.hsts then var_set(r, "portico_route_hsts", var_get(r, "portico_hsts") or "") end
   if t == nil then return not_found(r, e) end

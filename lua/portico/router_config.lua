@@ -16,6 +16,8 @@ local tostring = tostring
 local str_byte = string.byte
 local str_match = string.match
 local str_format = string.format
+local str_gmatch = string.gmatch
+local table_concat = table.concat
 local null = cjson.null
 local is_int = check.is_int
 local is_object = check.is_object
@@ -114,7 +116,78 @@ function _M.apply_delta(t, d)
   return t
 end
 
+-- Each host's entry under a key of its own, for the workers (portico.router): a worker started by a reload reads the
+-- hosts its requests name, not the whole table (at 100,000 hosts its decode was 0.36 s and 200 MiB a worker; docs/adr/0050).
+-- Keys of the whole table stored as version B (its base), in portico.store's dict beside the kind's own keys:
+--   "routes:h:B:<host>"  a host's entry as JSON ("*.example.com" as posted); a delta rewrites or deletes the hosts it names
+--   "routes:d:B"         the default entry as JSON
+--   "routes:l:B"         every host name stored under B, one a line (to delete them when a whole table replaces B)
+--   "routes:base"        B of the table the workers read (set just before the version is bumped)
+_M.KEY_BASE = "routes:base"
+function _M.host_key(base, host) return "routes:h:" .. base .. ":" .. host end
+function _M.default_key(base) return "routes:d:" .. base end
+local function list_key(base) return "routes:l:" .. base end
+
+-- Deletes the keys of the hosts `names` lists under `base`.
+local function delete_hosts(dict, base, names)
+  for name in str_gmatch(names, "[^\n]+") do dict:delete(_M.host_key(base, name)) end
+end
+
+local function put(dict, key, value)
+  local ok, err = dict:safe_set(key, cjson.encode(value))
+  if not ok then return key .. ": " .. tostring(err) end
+  return nil
+end
+
+-- portico.store's stage: the entries of a whole table under its own base (nothing else reads them until commit), or
+-- a delta's into the base the workers read.
+local function stage(dict, t, delta, _, base)
+  local names, added = {}, {}
+  for host, h in pairs(t.hosts) do
+    local key = _M.host_key(base, host)
+    if h == null then
+      dict:delete(key)
+    else
+      if delta and dict:get(key) == nil then added[#added + 1] = host end
+      local err = put(dict, key, h)
+      if err then
+        if not delta then delete_hosts(dict, base, table_concat(names, "\n")) end
+        return err
+      end
+      names[#names + 1] = host
+    end
+  end
+  local err = t.default ~= nil and put(dict, _M.default_key(base), t.default) or nil
+  if not err and delta and #added > 0 then
+    local ok, serr = dict:safe_set(list_key(base), (dict:get(list_key(base)) or "") .. "\n" .. table_concat(added, "\n"))
+    if not ok then err = "the host list: " .. tostring(serr) end
+  elseif not err and not delta then
+    local ok, serr = dict:safe_set(list_key(base), table_concat(names, "\n"))
+    if not ok then err = "the host list: " .. tostring(serr) end
+  end
+  if err and not delta then delete_hosts(dict, base, table_concat(names, "\n")); dict:delete(_M.default_key(base)) end
+  return err
+end
+
+-- A whole table's keys become the ones the workers read.
+local function commit(dict, version, delta)
+  if delta then return nil end
+  local ok, err = dict:safe_set(_M.KEY_BASE, version)
+  if not ok then return "the table's base: " .. tostring(err) end
+  return nil
+end
+
+-- The keys of the table stored as `base`, replaced (or never committed).
+local function replaced(dict, base)
+  delete_hosts(dict, base, dict:get(list_key(base)) or "")
+  dict:delete(list_key(base))
+  dict:delete(_M.default_key(base))
+end
+
 store.kind("routes", {
+  stage = stage,
+  commit = commit,
+  replaced = replaced,
   what = "routes",
   validate = function(body) return _M.validate(body, false) end,
   validate_delta = function(body) return _M.validate(body, true) end,

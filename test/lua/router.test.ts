@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { type Nginx, request, startNginx } from './harness.js';
+import { type Nginx, request, sleep, startNginx } from './harness.js';
 import { compileLocations, normalizePath, route, type PathRule } from '../../src/model/routes.js';
 import { routesPayload } from '../../src/render/dynamic-routes.js';
 import { DEFAULT_TLS_SETTINGS } from '../../src/model/tls-types.js';
@@ -223,5 +223,87 @@ void describe('lua router against the reference matcher', () => {
       ]),
       ['b1', '404', '404'],
     );
+  });
+});
+
+/** Each request: the match of one host and path, then the worker's pid, its Lua memory after a full collection, and how many host entries the dict holds. */
+const STATE_LOCATION = `
+        location = /match-state {
+            content_by_lua_block {
+                local cjson = require("cjson.safe")
+                local t = require("portico.router").match(ngx.var.arg_host, "/")
+                collectgarbage("collect")
+                local keys = 0
+                for _, k in ipairs(ngx.shared.portico_backends:get_keys(0)) do
+                    if k:sub(1, 9) == "routes:h:" then keys = keys + 1 end
+                end
+                ngx.print(cjson.encode({ backend = t == nil and "-" or (t.found and t.backend or "404"), pid = ngx.worker.pid(), kib = collectgarbage("count"), keys = keys }))
+            }
+        }`;
+
+/** A route table of `n` hosts `<prefix><i>.t`, each to backend `<prefix><i>_80`. */
+function tableOf(prefix: string, n: number): string {
+  const target = (b: string): string => `{"backend":"${b}","canary":"","redirect":0,"denied":false,"rewrite":false,"profile":"","metrics":"ns|ing|svc|host|${b}"}`;
+  const hosts = Array.from({ length: n }, (_, i) => `"${prefix}${i}.t":{"hsts":false,"exact":{},"prefix":{"/":0},"targets":[${target(`${prefix}${i}_80`)}]}`);
+  return `{"hosts":{${hosts.join(',')}},"default":{"hsts":false,"exact":{},"prefix":{"/":0},"targets":[${target('')}]}}`;
+}
+
+void describe('lua router: hosts read by name, not the whole table (docs/adr/0050)', () => {
+  let nginx: Nginx;
+  before(async () => {
+    nginx = await startNginx({ workers: 2, httpExtra: '', locations: STATE_LOCATION });
+  });
+  after(async () => {
+    await nginx.stop();
+  });
+
+  type State = { backend: string; pid: number; kib: number; keys: number };
+  const state = async (host: string): Promise<State> => {
+    const r = await request(nginx.port, `/match-state?host=${host}`);
+    assert.equal(r.status, 200, r.body);
+    return JSON.parse(r.body) as State;
+  };
+
+  it('a worker holds only the hosts asked for: 20,000 hosts pushed, a reload, each worker well under the decoded table', async () => {
+    const posted = await request(nginx.statusPort, '/configuration/routes?id=big', { method: 'POST', body: tableOf('a', 20_000), headers: { 'x-portico-token': nginx.token }, timeoutMs: 60_000 });
+    assert.equal(posted.status, 201, posted.body);
+    const before = nginx.workerPids();
+    process.kill(nginx.pid, 'SIGHUP');
+    for (let i = 0; i < 100 && nginx.workerPids().some((p) => before.includes(p)); i += 1) await sleep(50);
+    const seen = new Map<number, number>();
+    for (let i = 0; i < 40; i += 1) {
+      const host = `a${(i * 4_999) % 20_000}`;
+      const s = await state(`${host}.t`);
+      assert.equal(s.backend, `${host}_80`);
+      seen.set(s.pid, Math.max(seen.get(s.pid) ?? 0, s.kib));
+    }
+    assert.equal((await state('nowhere.t')).backend, '404');
+    // decoded whole, 20,000 hosts were 17 MiB of Lua tables in every worker that routed a request
+    for (const [pid, kib] of seen) assert.ok(kib < 8 * 1024, `worker ${pid}: ${Math.round(kib)} KiB of Lua memory`);
+  });
+
+  it('a whole table deletes the entries of the one it replaces, and serves only its own hosts', async () => {
+    for (const [id, prefix] of [
+      ['one', 'b'],
+      ['two', 'c'],
+      ['three', 'b'],
+    ] as const) {
+      const posted = await nginx.post(`/configuration/routes?id=${id}`, tableOf(prefix, 300));
+      assert.equal(posted.status, 201, posted.body);
+      const other = prefix === 'b' ? 'c' : 'b';
+      for (let i = 0; i < 6; i += 1) {
+        const s = await state(`${prefix}${i * 50}.t`);
+        assert.equal(s.backend, `${prefix}${i * 50}_80`);
+        assert.equal(s.keys, 300, 'the dict holds the entries of one table');
+        assert.equal((await state(`${other}${i * 50}.t`)).backend, '404', `${other}: the replaced table's host`);
+      }
+    }
+    const delta = await nginx.post('/configuration/routes?from=three&id=four', { hosts: { 'b1.t': null, 'd1.t': (JSON.parse(tableOf('d', 2)) as { hosts: Record<string, unknown> }).hosts['d1.t'] } });
+    assert.equal(delta.status, 201, delta.body);
+    assert.equal((await state('b1.t')).backend, '404');
+    assert.equal((await state('d1.t')).backend, 'd1_80');
+    assert.equal((await state('b2.t')).keys, 300, 'one removed, one added');
+    assert.equal((await nginx.post('/configuration/routes?id=five', tableOf('c', 10))).status, 201);
+    assert.equal((await state('c3.t')).keys, 10, 'the host a delta added is deleted with its table');
   });
 });
