@@ -4,25 +4,26 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Model, Server } from '../model/types.js';
 import type { Sensitive } from '../model/tls-types.js';
-import { perObject } from '../model/per-object.js';
+import { ListFold } from '../model/list-fold.js';
 import { pruneFiles, writeChangedFiles } from '../workfiles.js';
 
-/** The files the model names: relative path → htpasswd text (checked user:hash lines). */
-function authFiles(model: Model): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const s of model.servers) for (const [file, users] of serverFiles(s)) files.set(file, users.reveal());
-  return files;
-}
-
-/** Each server's htpasswd files, worked out once per server (model/per-object.ts). */
-const serverFiles = perObject((s: Server): readonly (readonly [string, Sensitive])[] => {
+/** Each server's htpasswd files. */
+function serverFiles(s: Server): readonly (readonly [string, Sensitive])[] {
   const found: [string, Sensitive][] = [];
   for (const l of s.locations) {
     const b = l.target.kind === 'upstream' ? l.target.settings?.auth?.basic : undefined;
     if (b?.file !== undefined && b.users !== undefined) found.push([b.file, b.users]);
   }
   return found;
-});
+}
+
+/** The servers' htpasswd files, gathered from the servers a sync changed (model/list-fold.ts). */
+const gathered = new ListFold(serverFiles);
+
+/** The files the model names: relative path → htpasswd text (checked user:hash lines). */
+function authFiles(model: Model): Map<string, string> {
+  return new Map([...gathered.of(model.servers)].map(([file, users]) => [file, users.reveal()]));
+}
 
 /**
  * Writes the files whose content changed (workfiles.ts writeChangedFiles: atomic, 0640, the workers' group). nginx

@@ -1,6 +1,6 @@
 // The backends a sync would push, and the id the plan compares instead of their text (5 MB at 10,000 Ingresses).
 import type { Model, Upstream } from '../model/types.js';
-import { commonEnds } from '../render/entry-changes.js';
+import { commonEnds } from '../model/list-fold.js';
 import { backendText, sameEntries } from '../render/lua-payload.js';
 import { OverlayMap } from '../render/overlay-map.js';
 

@@ -1,7 +1,8 @@
 // The Warning an operator needs when Ingresses are not Portico's class: how many, and which flags would serve them.
 import type { Logger } from '../log.js';
-import type { ModelOptions, Snapshot } from '../model/input.js';
-import { otherClasses, otherClassesMessage } from '../model/classes.js';
+import type { Ingress, IngressClass, ModelOptions, Snapshot } from '../model/input.js';
+import { otherClassGroups, otherClassesMessage, otherClassOf, type OtherClasses } from '../model/classes.js';
+import { ListFold } from '../model/list-fold.js';
 
 /**
  * Says it after the first sync and again whenever it changes (a folder of ingress-nginx's Ingresses otherwise answers
@@ -10,6 +11,8 @@ import { otherClasses, otherClassesMessage } from '../model/classes.js';
 export class ClassNotice {
   private said: string | undefined;
   private first = true;
+  /** The groups of the Ingresses of other classes, gathered from the Ingresses a sync changed, for one set of IngressClasses. */
+  private gathered: { readonly classes: readonly IngressClass[]; readonly fold: ListFold<Ingress, string> } | undefined;
 
   constructor(
     private readonly log: Logger,
@@ -17,7 +20,7 @@ export class ClassNotice {
   ) {}
 
   check(snap: Snapshot): void {
-    const other = otherClasses(snap.ingresses, snap.ingressClasses, this.opts);
+    const other = this.others(snap);
     const message = otherClassesMessage(other);
     if (!this.first && message === this.said) return;
     const before = this.said;
@@ -29,5 +32,14 @@ export class ClassNotice {
     } else if (before !== undefined) {
       this.log.info("every Ingress is of Portico's class now");
     }
+  }
+
+  /** otherClasses (model/classes.ts) of `snap`, from the Ingresses that changed since the last check. */
+  private others(snap: Snapshot): OtherClasses {
+    const classes = snap.ingressClasses;
+    const same = this.gathered !== undefined && this.gathered.classes.length === classes.length && this.gathered.classes.every((c, i) => c === classes[i]);
+    if (!same || this.gathered === undefined) this.gathered = { classes, fold: new ListFold(otherClassOf(classes, this.opts)) };
+    const { fold } = this.gathered;
+    return otherClassGroups([...fold.of(snap.ingresses)].map(([names, serve]) => [names, serve, fold.count(names)] as const));
   }
 }

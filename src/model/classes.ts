@@ -44,18 +44,23 @@ function serveWith(ing: Ingress, byName: ReadonlyMap<string, IngressClass>, opts
   return { names: 'no class', serve: '--watch-ingress-without-class' };
 }
 
-/** The Ingresses `classSelector` leaves out, grouped; count 0 when every Ingress is Portico's. Pure. */
-export function otherClasses(ingresses: readonly Ingress[], classes: readonly IngressClass[], opts: ModelOptions): OtherClasses {
+/**
+ * For one set of IngressClasses: an Ingress `classSelector` leaves out as its group ([way of naming a class, what would
+ * serve it]), none for Portico's own. Pure.
+ */
+export function otherClassOf(classes: readonly IngressClass[], opts: ModelOptions): (ing: Ingress) => readonly (readonly [string, string])[] {
   const ours = classSelector(classes, opts);
   const byName = new Map(classes.map((c) => [c.metadata?.name ?? '', c]));
-  const groups = new Map<string, { names: string; count: number; serve: string }>();
-  for (const ing of ingresses) {
-    if (ours(ing)) continue;
+  return (ing) => {
+    if (ours(ing)) return [];
     const { names, serve } = serveWith(ing, byName, opts);
-    const g = groups.get(names) ?? { names, count: 0, serve };
-    groups.set(names, { ...g, count: g.count + 1 });
-  }
-  const sorted = [...groups.values()].sort((a, b) => b.count - a.count || a.names.localeCompare(b.names));
+    return [[names, serve]];
+  };
+}
+
+/** Groups as counted ([names, serve, count]) in the order the Warning lists them: the largest first. */
+export function otherClassGroups(groups: Iterable<readonly [string, string, number]>): OtherClasses {
+  const sorted = [...groups].map(([names, serve, count]) => ({ names, count, serve })).sort((a, b) => b.count - a.count || a.names.localeCompare(b.names));
   return { count: sorted.reduce((n, g) => n + g.count, 0), groups: sorted };
 }
 

@@ -43,13 +43,3 @@ export function entryChanges<V>(held: ReadonlyMap<string, V>, now: ReadonlyMap<s
   if (present < held.size) for (const key of held.keys()) if (key !== keep && !now.has(key)) removed.push(key);
   return { changed, removed };
 }
-
-/** How many leading and trailing elements `a` and `b` share (the same objects at the same places), not overlapping. */
-export function commonEnds(a: readonly object[], b: readonly object[]): { head: number; tail: number } {
-  const max = Math.min(a.length, b.length);
-  let head = 0;
-  while (head < max && a[head] === b[head]) head += 1;
-  let tail = 0;
-  while (tail < max - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
-  return { head, tail };
-}

@@ -4,14 +4,14 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Model, Server } from '../model/types.js';
 import type { Sensitive } from '../model/tls-types.js';
-import { perObject } from '../model/per-object.js';
+import { ListFold } from '../model/list-fold.js';
 import { proxyClientFile } from '../render/proxy-ssl.js';
 import { caFile, crlFile, dhParamFile, ticketKeyFile } from '../render/tls.js';
 import { writeAtomic } from '../workfiles.js';
 import { streamCertFiles } from '../render/stream-tls-terminate.js';
 
-/** The CA bundles, CRLs and client certificates the locations of a server proxy with (proxy-ssl-*), once per server. */
-const backendFiles = perObject((s: Server): readonly (readonly [string, string | Sensitive])[] => {
+/** The CA bundles, CRLs and client certificates the locations of a server proxy with (proxy-ssl-*). */
+function backendFiles(s: Server): readonly (readonly [string, string | Sensitive])[] {
   const found: [string, string | Sensitive][] = [];
   for (const l of s.locations) {
     const p = l.target.kind === 'upstream' ? l.target.settings?.proxySsl : l.backendTls?.proxySsl;
@@ -21,7 +21,10 @@ const backendFiles = perObject((s: Server): readonly (readonly [string, string |
     if (p.client) found.push([proxyClientFile(p.client.digest), p.client.pem]);
   }
   return found;
-});
+}
+
+/** The servers' files, gathered from the servers a sync changed (model/list-fold.ts). */
+const gathered = new ListFold(backendFiles);
 
 /**
  * The files the model needs: relative path → content. CA bundles and CRLs of client-certificate auth (auth-tls-*)
@@ -39,7 +42,7 @@ export function clientFiles(model: Model): Map<string, string | Uint8Array> {
     files.set(caFile(ca.caDigest), ca.caPem);
     if (ca.crlDigest && ca.crlPem) files.set(crlFile(ca.crlDigest), ca.crlPem);
   }
-  for (const s of model.servers) for (const [rel, content] of backendFiles(s)) files.set(rel, typeof content === 'string' ? content : content.reveal());
+  for (const [rel, content] of gathered.of(model.servers)) files.set(rel, typeof content === 'string' ? content : content.reveal());
   // TLS listeners in Terminate mode: their certificates, read by the stream section's terminating servers (docs/adr/0032).
   const routes = model.stream?.tlsRoutes;
   for (const [rel, pem] of streamCertFiles([...(routes?.front ?? []), ...(routes?.ports ?? []).flatMap((p) => p.hosts)])) files.set(rel, pem);

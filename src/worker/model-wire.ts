@@ -5,7 +5,7 @@
 // both ways, unpack) for a sync that changed one Ingress; the main thread also keeps the very objects of the last model for what did not
 // change, instead of a fresh 30-50 MiB copy per sync.
 import { contentKey } from '../model/content-key.js';
-import { commonEnds } from '../render/entry-changes.js';
+import { commonEnds } from '../model/list-fold.js';
 import type { Model } from '../model/types.js';
 
 /**

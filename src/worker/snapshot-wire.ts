@@ -8,7 +8,7 @@
 // leaves both nearly whole) and the ids between: at 100,000 Ingresses, naming every object of the three lists one
 // change touches, and rebuilding the receiver's index of them, took 0.1 s of the main thread and 0.2 s of the worker.
 import type { Snapshot } from '../model/input.js';
-import { commonEnds } from '../render/entry-changes.js';
+import { commonEnds } from '../model/list-fold.js';
 import { shareConditions, wireText } from '../store/kinds.js';
 
 type Field = keyof Snapshot;
