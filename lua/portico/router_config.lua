@@ -2,9 +2,10 @@
 -- stores a whole table (validated whole: one bad entry refuses it); POST /configuration/routes?from=OLD&id=ID stores
 -- a delta, the entries of the hosts that changed (a host mapped to null is removed; "default" only when it changed),
 -- accepted only when the table nginx holds is OLD (else 409: the controller then posts the whole table), at most
--- MAX_DELTAS after a whole table. portico.store keeps the whole table, the deltas since and the version; a worker
--- applies the deltas it has not seen to the table it compiled (portico.router). GET returns the table as nginx holds
--- it (the whole one with its deltas applied). The format is described in portico.router, which matches on it.
+-- MAX_DELTAS after a whole table. portico.store keeps the whole table, the deltas since and the version, and this
+-- module each host's entry under a key of its own (below); a worker reads the entries of the hosts its requests name
+-- and forgets those the deltas it has not seen name (portico.router). GET returns the table as nginx holds it (the
+-- whole one with its deltas applied). The format is described in portico.router, which matches on it.
 local cjson = require("cjson.safe")
 local store = require("portico.store")
 local check = require("portico.check")
@@ -117,7 +118,8 @@ function _M.apply_delta(t, d)
 end
 
 -- Each host's entry under a key of its own, for the workers (portico.router): a worker started by a reload reads the
--- hosts its requests name, not the whole table (at 100,000 hosts its decode was 0.36 s and 200 MiB a worker; docs/adr/0050).
+-- hosts its requests name, not the whole table (at 100,000 hosts its decode took a worker 0.5-0.7 s and 86-90 MiB;
+-- docs/adr/0050).
 -- Keys of the whole table stored as version B (its base), in portico.store's dict beside the kind's own keys:
 --   "routes:h:B:<host>"  a host's entry as JSON ("*.example.com" as posted); a delta rewrites or deletes the hosts it names
 --   "routes:d:B"         the default entry as JSON
