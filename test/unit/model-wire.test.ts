@@ -36,6 +36,19 @@ test('a whole build (every object new) sends only the servers whose content the 
   assert.equal(second.servers[8], first.servers[8], 'an equal server is the object the receiver held');
 });
 
+test('a whole build ten times the size of the one held (the head, then the whole) sends its servers without looking them up by content', () => {
+  const sender = new ModelSender();
+  const receiver = new ModelReceiver();
+  const hosts = Array.from({ length: 200 }, (_, i) => `h${String(i).padStart(3, '0')}.test`);
+  receiver.apply(structuredClone(sender.delta(model(hosts.filter((_, i) => i % 10 === 0).map((h) => server(h))))));
+  const whole = model(hosts.map((h) => server(h)));
+  const d = sender.delta(whole);
+  assert.equal(d.lists.servers.values.length, 200, 'the 20 servers the receiver holds travel again: cheaper than 200 content keys');
+  assert.deepEqual(receiver.apply(structuredClone(d)).servers, whole.servers);
+  const again = model(hosts.map((h, i) => server(h, i === 7 ? { changed: true } : {})));
+  assert.equal(sender.delta(again).lists.servers.values.length, 1, 'then a whole build of the same size is matched by content');
+});
+
 test('in a long list, an insertion and a removal in the middle carry only what changed', () => {
   const sender = new ModelSender();
   const receiver = new ModelReceiver();
