@@ -106,8 +106,7 @@ end
 
 -- Entries are read from the dict by host (portico.router_config keeps each under a key of its own) and compiled on a
 -- host's first request, so a worker started by a reload reads and compiles only the hosts it is asked for (docs/adr/0048,
--- docs/adr/0050). COMPILED (a key no JSON object has) marks a compiled entry.
-local COMPILED = {}
+-- docs/adr/0050). `hosts` and `wildcards` hold compiled entries only.
 local synced_base = nil
 
 local function dict_entry(key)
@@ -164,7 +163,6 @@ local function read_entry(t, key, name)
   local h = dict_entry(router_config.host_key(synced_base, name))
   if not h then return nil end
   local c = compile_host(h)
-  c[COMPILED] = true
   t[key] = c
   return c
 end
