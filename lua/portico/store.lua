@@ -230,7 +230,9 @@ function _M.post(kind, as_delta)
   -- the deltas a whole payload replaces (a worker still reading them finds one missing and reads the whole again)
   if not delta and held ~= nil then
     for v = base + 1, before do dict:delete(place.delta .. v) end
-    if spec.replaced then spec.replaced(dict, base) end
+    -- base == version: the payload held was stored under this very version by a POST that failed before its bump;
+    -- the keys stage just wrote are this payload's
+    if spec.replaced and base ~= version then spec.replaced(dict, base) end
   end
   return _M.respond(201, str_format("%s, version %d", spec.describe(payload, delta), version) .. lines)
 end
