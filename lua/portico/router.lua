@@ -196,6 +196,13 @@ function _M.init_worker()
   if not ok then ngx_log(ERR, "portico: the route table is read on the first request: ", tostring(err)) end
 end
 
+-- Whether a version was stored since this worker's last refresh (a whole table's old keys are deleted only after its
+-- bump): the cell's slot, one load, else the dict's base.
+local function moved()
+  if cell then return cell[CELL_SLOT] ~= cell_seen end
+  return tonumber(dict_get(dict, router_config.KEY_BASE)) ~= synced_base
+end
+
 -- The entry of `host`: its exact name, else `*.` + everything after its first label, else the catch-all's. A name
 -- the dict does not hold is asked again on each request (one dict read): a miss is not kept, as request Hosts are
 -- anyone's to choose. A miss while a whole table replaces the one this worker read syncs and asks once more.
@@ -208,7 +215,7 @@ local function host_entry(host, again)
     e = wildcards[domain] or read_entry(wildcards, domain, "*." .. domain)
     if e then return e end
   end
-  if not again and tonumber(dict_get(dict, router_config.KEY_BASE)) ~= synced_base then
+  if not again and moved() then
     sync()
     if default ~= nil then return host_entry(host, true) end
   end

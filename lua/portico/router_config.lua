@@ -142,44 +142,38 @@ local function put(dict, key, value)
 end
 
 -- portico.store's stage: the entries of a whole table under its own base (nothing else reads them until commit), or
--- a delta's into the base the workers read.
-local function stage(dict, t, delta, _, base)
-  local names, added = {}, {}
+-- a delta's into the base the workers read. The host list first: whatever fails after it, the list names every key
+-- written, and portico.store's `replaced` deletes a failed whole table's keys by it.
+local function stage(dict, t, delta, base)
+  local listed = {}
+  for host, h in pairs(t.hosts) do
+    if h ~= null and not (delta and dict:get(_M.host_key(base, host)) ~= nil) then listed[#listed + 1] = host end
+  end
+  if #listed > 0 or not delta then
+    local before = delta and dict:get(list_key(base))
+    local ok, err = dict:safe_set(list_key(base), (before and before .. "\n" or "") .. table_concat(listed, "\n"))
+    if not ok then return "the host list: " .. tostring(err) end
+  end
   for host, h in pairs(t.hosts) do
     local key = _M.host_key(base, host)
     if h == null then
       dict:delete(key)
     else
-      if delta and dict:get(key) == nil then added[#added + 1] = host end
       local err = put(dict, key, h)
-      if err then
-        if not delta then delete_hosts(dict, base, table_concat(names, "\n")) end
-        return err
-      end
-      names[#names + 1] = host
+      if err then return err end
     end
   end
-  local err = t.default ~= nil and put(dict, _M.default_key(base), t.default) or nil
-  if not err and delta and #added > 0 then
-    local ok, serr = dict:safe_set(list_key(base), (dict:get(list_key(base)) or "") .. "\n" .. table_concat(added, "\n"))
-    if not ok then err = "the host list: " .. tostring(serr) end
-  elseif not err and not delta then
-    local ok, serr = dict:safe_set(list_key(base), table_concat(names, "\n"))
-    if not ok then err = "the host list: " .. tostring(serr) end
-  end
-  if err and not delta then delete_hosts(dict, base, table_concat(names, "\n")); dict:delete(_M.default_key(base)) end
-  return err
+  return t.default ~= nil and put(dict, _M.default_key(base), t.default) or nil
 end
 
 -- A whole table's keys become the ones the workers read.
-local function commit(dict, version, delta)
-  if delta then return nil end
+local function commit(dict, version)
   local ok, err = dict:safe_set(_M.KEY_BASE, version)
   if not ok then return "the table's base: " .. tostring(err) end
   return nil
 end
 
--- The keys of the table stored as `base`, replaced (or never committed).
+-- The keys of the table stored as `base`: replaced, or never committed (its stage or store failed).
 local function replaced(dict, base)
   delete_hosts(dict, base, dict:get(list_key(base)) or "")
   dict:delete(list_key(base))

@@ -64,11 +64,11 @@ end
 --   show(payload, version) the GET body (default: the payload as stored, or encode(current()) after deltas)
 --   decoder               the cjson instance current() decodes with (default cjson.safe)
 --   max_deltas            the bound on deltas (default 1024)
---   stage(dict, payload, is_delta, version, base) -> nil | message: called once a payload is accepted, before it is
---                         stored and its version bumped (a kind's own keys, read by its workers); base is the version
---                         of the whole payload the stored data then builds on (version itself for a whole payload)
---   commit(dict, version, is_delta) -> nil | message: called once the payload is stored, just before its version is
---                         bumped (a whole payload's keys made the ones its workers read)
+--   stage(dict, payload, is_delta, base) -> nil | message: called once a payload is accepted, before it is stored and
+--                         its version bumped (a kind's own keys, read by its workers); base is the version of the whole
+--                         payload the stored data then builds on (the new version itself for a whole payload)
+--   commit(dict, version) -> nil | message: called once a whole payload is stored, just before its version is bumped
+--                         (its keys made the ones its workers read)
 --   replaced(dict, base)  called after a whole payload replaced the one stored as version `base`, or failed to be
 --                         stored as version `base` (its own keys' cleanup)
 function _M.kind(kind, spec)
@@ -205,25 +205,23 @@ function _M.post(kind, as_delta)
       why = "too many deltas since the whole payload: post it again"
     end
     if why then return _M.respond(409, spec.what .. " delta refused, nothing changed: " .. why) end
-    local serr = spec.stage and spec.stage(dict, payload, true, version, base)
+    local serr = spec.stage and spec.stage(dict, payload, true, base)
     if serr then return _M.respond(500, "could not store the " .. spec.what .. " delta: " .. serr) end
     local ok, err = dict:safe_set(place.delta .. version, body)
     if not ok then return _M.respond(500, "could not store the " .. spec.what .. " delta, nothing changed: " .. tostring(err)) end
   else
     -- safe_set never evicts another key to make room: a full dict is an error, not a silent loss. The flags hold the
     -- version this payload becomes (the base the deltas after it build on).
-    local serr = spec.stage and spec.stage(dict, payload, false, version, version)
-    if serr then return _M.respond(500, "could not store " .. spec.what .. ", nothing changed: " .. serr) end
-    local ok, err = dict:safe_set(place.whole, body, 0, version)
-    if not ok then
-      if spec.replaced then spec.replaced(dict, version) end -- what stage wrote for it
-      return _M.respond(500, "could not store " .. spec.what .. ", nothing changed: " .. tostring(err))
+    local err = spec.stage and spec.stage(dict, payload, false, version)
+    if not err then
+      local ok, serr = dict:safe_set(place.whole, body, 0, version)
+      if not ok then err = tostring(serr) end
     end
-  end
-  local cerr = spec.commit and spec.commit(dict, version, delta)
-  if cerr then
-    if not delta and spec.replaced then spec.replaced(dict, version) end
-    return _M.respond(500, "could not store " .. spec.what .. ": " .. cerr)
+    if not err and spec.commit then err = spec.commit(dict, version) end
+    if err then
+      if spec.replaced then spec.replaced(dict, version) end -- what its stage wrote
+      return _M.respond(500, "could not store " .. spec.what .. ", nothing changed: " .. err)
+    end
   end
   local berr = bump(dict, place, version, id)
   if berr then return _M.respond(500, berr) end

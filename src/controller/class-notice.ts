@@ -37,9 +37,11 @@ export class ClassNotice {
   /** otherClasses (model/classes.ts) of `snap`, from the Ingresses that changed since the last check. */
   private others(snap: Snapshot): OtherClasses {
     const classes = snap.ingressClasses;
-    const same = this.gathered !== undefined && this.gathered.classes.length === classes.length && this.gathered.classes.every((c, i) => c === classes[i]);
-    if (!same || this.gathered === undefined) this.gathered = { classes, fold: new ListFold(otherClassOf(classes, this.opts)) };
-    const { fold } = this.gathered;
+    let g = this.gathered;
+    if (g === undefined || g.classes.length !== classes.length || g.classes.some((c, i) => c !== classes[i])) {
+      g = this.gathered = { classes, fold: new ListFold(otherClassOf(classes, this.opts)) };
+    }
+    const { fold } = g;
     return otherClassGroups([...fold.of(snap.ingresses)].map(([names, serve]) => [names, serve, fold.count(names)] as const));
   }
 }

@@ -3,12 +3,6 @@
 // of each sync: 50-100 ms a sync at 100,000 for a change of one (docs/adr/0050). A sync's lists keep their unchanged
 // objects in place (the build worker's wire), so only the middle between the shared ends is walked.
 
-/** What items gave a key: its value, and how many of them gave it. */
-interface Held<V> {
-  value: V;
-  count: number;
-}
-
 /**
  * Folds `entriesOf(item)` of every item of a list into one map. `entriesOf` must be pure (the same item gives the same
  * entries: an item leaving the list takes back what it gave), and items that give the same key give the same value (a
@@ -16,7 +10,8 @@ interface Held<V> {
  */
 export class ListFold<T extends object, V> {
   private list: readonly T[] = [];
-  private readonly held = new Map<string, Held<V>>();
+  /** How many items of the list give each key. */
+  private readonly counts = new Map<string, number>();
   private readonly values = new Map<string, V>();
 
   constructor(private readonly entriesOf: (item: T) => readonly (readonly [string, V])[]) {}
@@ -33,29 +28,24 @@ export class ListFold<T extends object, V> {
 
   /** How many items of the last list gave `key` (0: none). */
   count(key: string): number {
-    return this.held.get(key)?.count ?? 0;
+    return this.counts.get(key) ?? 0;
   }
 
   private give(item: T): void {
     for (const [key, value] of this.entriesOf(item)) {
-      const h = this.held.get(key);
-      if (h === undefined) this.held.set(key, { value, count: 1 });
-      else {
-        h.value = value;
-        h.count += 1;
-      }
+      this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
       this.values.set(key, value);
     }
   }
 
   private take(item: T): void {
     for (const [key] of this.entriesOf(item)) {
-      const h = this.held.get(key);
-      if (h === undefined) continue;
-      h.count -= 1;
-      if (h.count > 0) continue;
-      this.held.delete(key);
-      this.values.delete(key);
+      const n = (this.counts.get(key) ?? 0) - 1;
+      if (n > 0) this.counts.set(key, n);
+      else {
+        this.counts.delete(key);
+        this.values.delete(key);
+      }
     }
   }
 }
