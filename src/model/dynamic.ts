@@ -21,10 +21,26 @@ export function dynamicTarget(t: Target): boolean {
   return Object.entries(s).every(([k, v]) => v === undefined || DYNAMIC_SETTINGS.has(k as keyof LocationSettings));
 }
 
-function wildcardOf(host: string): string | undefined {
+/** The wildcard a host would be served under ('a.b.c' → '*.b.c'); none for a wildcard or the catch-all. */
+export function wildcardOf(host: string): string | undefined {
   if (host.startsWith('*.') || host === '_') return undefined;
   const dot = host.indexOf('.');
   return dot > 0 ? `*${host.slice(dot)}` : undefined;
+}
+
+/**
+ * A server's own eligibility (dynamicHosts' first two rules): no server setting, no client-certificate auth, and every
+ * location plain, not regex, not an HTTPRoute's, its target passing `accept`. The TLS hosts with client auth are
+ * gathered on the first question.
+ */
+export function ownEligibility(model: Model, accept: (t: Target) => boolean = dynamicTarget): (s: Server) => boolean {
+  let clientAuth: ReadonlySet<string> | undefined;
+  return (s) => {
+    if (s.settings !== undefined && Object.keys(s.settings).length > 0) return false;
+    clientAuth ??= new Set(model.tls.servers.filter((t) => t.clientAuth !== undefined).map((t) => t.host));
+    // A location with HTTPRoute candidates runs portico.gateway in its own block (docs/adr/0011): rendered, never dynamic.
+    return !clientAuth.has(s.host) && s.locations.every((l) => l.match !== 'regex' && l.gateway === undefined && accept(l.target));
+  };
 }
 
 /**
@@ -43,12 +59,7 @@ function wildcardOf(host: string): string | undefined {
 export function dynamicHosts(model: Model, accept: (t: Target) => boolean = dynamicTarget, decide?: (s: Server, eligible: () => boolean) => boolean): Set<string> {
   const out = new Set<string>();
   if (model.tls.settings.rejectHandshake === true) return out;
-  const clientAuth = new Set(model.tls.servers.filter((s) => s.clientAuth !== undefined).map((s) => s.host));
-  const own = (s: Server): boolean =>
-    (s.settings === undefined || Object.keys(s.settings).length === 0) &&
-    !clientAuth.has(s.host) &&
-    // A location with HTTPRoute candidates runs portico.gateway in its own block (docs/adr/0011): rendered, never dynamic.
-    s.locations.every((l) => l.match !== 'regex' && l.gateway === undefined && accept(l.target));
+  const own = ownEligibility(model, accept);
   const eligible = decide ? (s: Server): boolean => decide(s, () => own(s)) : own;
   // the catch-all (the last server of that host, as a map by host would keep) and the wildcard hosts, without a map
   // of every host: at 100,000 Ingresses that map and a pass over every host for wildcards were 60 ms of each change

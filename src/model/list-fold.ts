@@ -59,3 +59,33 @@ export function commonEnds(a: readonly object[], b: readonly object[]): { head: 
   while (tail < max - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
   return { head, tail };
 }
+
+/** What walkSorted reports: an element at both sides (the same object), of `a` only, of `b` only, by index. */
+export interface SortedVisit {
+  same(i: number, j: number): void;
+  gone(i: number): void;
+  came(j: number): void;
+}
+
+/**
+ * Walks two lists sorted by `cmp` side by side, telling `visit` which elements they share (the same object where the
+ * walk meets it) and which are on one side only: one pass of identity checks, `cmp` only where they differ. Changes
+ * anywhere in the lists cost their own number (commonEnds gives everything between the first and the last). Any two
+ * lists give a true answer (a pair is always the same object); lists not in `cmp`'s order give more gone and came.
+ */
+export function walkSorted<T extends object>(a: readonly T[], b: readonly T[], cmp: (x: T, y: T) => number, visit: SortedVisit): void {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as T;
+    const y = b[j] as T;
+    if (x === y) visit.same(i++, j++);
+    else {
+      const c = cmp(x, y);
+      if (c <= 0) visit.gone(i++);
+      if (c >= 0) visit.came(j++);
+    }
+  }
+  for (; i < a.length; i += 1) visit.gone(i);
+  for (; j < b.length; j += 1) visit.came(j);
+}

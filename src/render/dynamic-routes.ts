@@ -1,6 +1,6 @@
 // The dynamic route table (docs/adr/0014): the catch-all server's Lua location and the JSON pushed to
 // /configuration/routes (lua/portico/router.lua). Pure, like the rest of render/.
-import { dynamicHosts, dynamicTarget } from '../model/dynamic.js';
+import { dynamicHosts, dynamicTarget, ownEligibility } from '../model/dynamic.js';
 import { contentKey } from '../model/content-key.js';
 import type { Location, Model, ObjectRef, Server, Target, Upstream } from '../model/types.js';
 import { metricsLabels } from './metrics.js';
@@ -14,6 +14,7 @@ import { emptyServerBody, profileBody, profileLocations, profileName, readsServe
 import { affinityCookiePath } from './traffic.js';
 import { ingressVarsValue } from './ingress-vars.js';
 import { NO_ACCESS_LOG, defaultBackendUnlogged } from './default-log.js';
+import { splitFrom, splitState, type SplitState } from './split-delta.js';
 
 /** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -51,7 +52,6 @@ export interface RoutesPayload {
 /** What renderNginxConf needs in dynamic mode: the servers still rendered, the catch-all's locations, the table. */
 export interface DynamicSplit {
   readonly servers: readonly Server[];
-  readonly hosts: ReadonlySet<string>;
   readonly locations: readonly string[];
   /** Each routed host's entry in the table ('_': the default), for pushing the hosts that changed; routesText() the whole. */
   readonly routeHosts: ReadonlyMap<string, string>;
@@ -227,7 +227,7 @@ export interface DynamicHow {
  * rendered (the catch-all emptied: its locations are `locations`) and the route table as JSON. With `memo`, a host
  * whose entry input (entryInput) and render context are unchanged takes its entry from the last render.
  */
-export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow, memo?: RouteMemo): DynamicSplit | undefined {
+export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstream>, ctx: SettingsContext, how: DynamicHow, memo?: RouteMemo): DynamicSplit | undefined {
   const { metrics, ingressVars } = how;
   if (errorPages(GENERIC, ctx) !== undefined) return undefined;
   // tracing runs in each traced location's own hooks (render/tracing.ts), which the router's location has not
@@ -237,7 +237,6 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
   // $server_name in every location, server or access log line (a ConfigMap header or log-format-upstream) would read
   // the catch-all's `_` for every dynamic host: then every host keeps its server block (docs/adr/0014, "Default").
   if (readsServerName(generic) || readsServerName(empty) || readsServerName(ctx.global.logFormatUpstream ?? '')) return undefined;
-  const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
   // Each answer once per target object: the compiled locations of a host share their rules' targets, and both the
   // split and the table ask (rendering a block per location made a sync at 10,000 Ingresses seconds slower).
   const plain = plainTargets(ctx, generic);
@@ -246,9 +245,10 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
     if (!bodyMemo.has(t)) bodyMemo.set(t, profileBody(t, upstreams.get(t.upstream), ctx, empty));
     return bodyMemo.get(t);
   };
+  const accept = (t: Target): boolean => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined);
   const names = new Map<string, string>();
   const make = (s: Server, eligible: () => boolean): RouteEntry => {
-    if (!eligible()) return { eligible: false, json: '', profiles: [] };
+    if (!eligible()) return NOT_ELIGIBLE;
     const used = new Map<string, string>();
     const profileOf: ProfileOf = (t, quiet) => {
       const ownOf = (): string | undefined => (t.kind === 'not-found' ? NOT_FOUND_BODY : bodyOf(t));
@@ -268,10 +268,7 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
     const quiet = (host: string, l: Location): boolean => defaultBackendUnlogged(host, l, ctx.global);
     return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, ingressVars, profileOf, quiet })), profiles: [...used] };
   };
-  const entries = new Map<Server, RouteEntry>();
   const context = JSON.stringify([ctx, model.tls.settings, metrics, ingressVars]);
-  memo?.begin(context);
-  memo?.byServer.begin(context);
   // A server of the last render (the same object, after an incremental sync) whose TLS entries and upstreams are the
   // same objects takes its entry by identity, without serializing it (render/identity-memo.ts, docs/adr/0043).
   const kept = (m: RouteMemo, s: Server, eligible: () => boolean): RouteEntry =>
@@ -282,27 +279,50 @@ export function splitDynamic(model: Model, ctx: SettingsContext, how: DynamicHow
       (k) => m.carry(k.key, k.entry),
       (deps) => sameDeps(deps, s, model.tls, upstreams),
     ).entry;
-  const hosts = dynamicHosts(
-    model,
-    (t) => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined),
-    (s, eligible) => {
-      const e = entries.get(s) ?? (memo ? kept(memo, s, eligible) : make(s, eligible));
-      entries.set(s, e);
-      return e.eligible;
-    },
-  );
+  const last = memo?.split;
+  if (memo !== undefined && last !== undefined && last.context === context) {
+    // the last split with the servers that changed (render/split-delta.ts); the memo keeps the entries it had
+    memo.extend(context);
+    memo.byServer.begin(context);
+    const own = ownEligibility(model, accept);
+    const next = splitFrom(last, model, (s) => kept(memo, s, () => own(s)));
+    memo.end();
+    memo.split = next;
+    if (next !== undefined) {
+      memo.stats.reused += next.entries.length - (next.made - last.made);
+      return splitOf(next, ctx, model.tls.settings.hsts, how);
+    }
+  }
+  const entries = new Map<Server, RouteEntry>();
+  memo?.begin(context);
+  memo?.byServer.begin(context);
+  const hosts = dynamicHosts(model, accept, (s, eligible) => {
+    const e = entries.get(s) ?? (memo ? kept(memo, s, eligible) : make(s, eligible));
+    entries.set(s, e);
+    return e.eligible;
+  });
   memo?.end();
-  if (!hosts.has('_')) return undefined;
-  const profiles = new Map<string, string>();
+  if (!hosts.has('_')) {
+    if (memo) memo.split = undefined;
+    return undefined;
+  }
   const routeHosts = new Map<string, string>();
   for (const s of model.servers) {
     const e = entries.get(s);
-    if (!hosts.has(s.host) || e === undefined) continue;
-    routeHosts.set(s.host, e.json);
-    for (const [body, name] of e.profiles) profiles.set(body, name);
+    if (hosts.has(s.host) && e !== undefined) routeHosts.set(s.host, e.json);
   }
-  const servers = model.servers.filter((s) => !hosts.has(s.host) || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
-  return { servers, hosts, locations: dynamicLocations(ctx, model.tls.settings.hsts, how, profiles), routeHosts };
+  const state = splitState(context, model, (s) => entries.get(s) ?? NOT_ELIGIBLE, hosts, routeHosts);
+  if (memo) memo.split = state;
+  return splitOf(state, ctx, model.tls.settings.hsts, how);
+}
+
+const NOT_ELIGIBLE: RouteEntry = { eligible: false, json: '', profiles: [] };
+
+/** The split a state gives: the servers still rendered (the catch-all emptied), the catch-all's locations, the table. */
+function splitOf(state: SplitState, ctx: SettingsContext, hsts: boolean, how: DynamicHow): DynamicSplit {
+  const profiles = new Map([...state.profiles].map(([body, p]) => [body, p.name] as const));
+  const servers = state.model.servers.filter((s, i) => state.routed[i] !== true || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
+  return { servers, locations: dynamicLocations(ctx, hsts, how, profiles), routeHosts: state.routeHosts };
 }
 
 /**

@@ -7,6 +7,7 @@ import { sha256 } from '../hash.js';
 import type { Server, Upstream } from '../model/types.js';
 import { IdentityMemo } from './identity-memo.js';
 import type { ServerFacts } from './server-facts.js';
+import type { SplitState } from './split-delta.js';
 
 /** A rendered server block: its text and where each of its locations is in it (0-based lines, first and last). */
 export interface BlockText {
@@ -53,6 +54,15 @@ class Generations<V> {
     this.stats = { reused: 0, made: 0 };
   }
 
+  /**
+   * Starts a render that keeps every value of the last one as well (a render that takes most of its values from
+   * elsewhere: render/split-delta.ts); a different context forgets every value, as begin() does.
+   */
+  extend(context: string): void {
+    this.begin(context);
+    this.next = this.kept;
+  }
+
   /** The value kept for `key` by the last render or this one. */
   find(key: string): V | undefined {
     return this.kept.get(key) ?? this.next.get(key);
@@ -79,6 +89,9 @@ class Generations<V> {
  * the render context are equal. Only the entries of the last render are kept.
  */
 export class RouteMemo extends Generations<RouteEntry> {
+  /** The last split, for the next to start from (render/split-delta.ts); undefined: the next one is whole. */
+  split: SplitState | undefined;
+
   /** Entries by server object, with their content key (docs/adr/0043): a kept server is neither serialized nor hashed. */
   readonly byServer = new IdentityMemo<Server, { readonly key: string; readonly entry: RouteEntry }>();
 

@@ -425,7 +425,7 @@ export function renderNginxConf(model: Model, given: RenderOptions): RenderedCon
   const facts = scanServers(model.servers, given.global ?? GLOBAL_DEFAULTS, given.memo?.facts);
   const o: RenderOptions = facts.readsVars || globalReadsIngressVars(given.global ?? GLOBAL_DEFAULTS, given.headers) ? { ...given, ingressVars: true } : given;
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-  const dyn = o.dynamicRoutes === true ? splitDynamic(model, ctxOf(o), { metrics: o.metrics === true, ingressVars: o.ingressVars === true }, o.memo?.routes) : undefined;
+  const dyn = o.dynamicRoutes === true ? splitDynamic(model, upstreams, ctxOf(o), { metrics: o.metrics === true, ingressVars: o.ingressVars === true }, o.memo?.routes) : undefined;
   const streamSnips = streamSnippets(o.global, model.servers);
   const traces = facts.traced;
   const head = [

@@ -74,7 +74,8 @@ function normal(m: Model): unknown {
 }
 
 function confOf(c: RenderedConf): unknown {
-  return { text: c.text, hash: c.hash, routes: c.routes, routeHosts: c.routeHosts && [...c.routeHosts].sort() };
+  // the table as pushed, whatever order its hosts are in (a table made from the last one lists new hosts last)
+  return { text: c.text, hash: c.hash, routes: c.routes === undefined ? undefined : (JSON.parse(c.routes) as unknown), routeHosts: c.routeHosts && [...c.routeHosts].sort() };
 }
 
 /** Warm-ups (IncrementalBuilder.warm) that ran, over every check with `warm`. */

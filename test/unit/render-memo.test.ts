@@ -98,7 +98,8 @@ test('dynamic routes: after each change the kept route entries give exactly the 
     const got = buildAndRender(stage, snap, dyn, o).conf;
     const want = fresher(snap);
     assert.ok(got.routes !== undefined, `${what}: a route table`);
-    assert.equal(got.routes, want.routes, what);
+    // the same table, its hosts in any order (one made from the last table lists new hosts last)
+    assert.deepEqual(JSON.parse(got.routes), JSON.parse(want.routes ?? ''), what);
     assert.equal(got.text, want.text, what);
     const table = JSON.parse(got.routes) as { hosts: Record<string, unknown>; default: unknown };
     assert.deepEqual(
