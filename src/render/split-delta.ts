@@ -55,11 +55,7 @@ const byHost = (x: { readonly host: string }, y: { readonly host: string }): num
 function changedKeys<T extends object>(a: readonly T[], b: readonly T[], cmp: (x: T, y: T) => number, key: (t: T) => string, most: number): Set<string> | undefined {
   const out = new Set<string>();
   let n = 0;
-  walkSorted(a, b, cmp, {
-    same: () => undefined,
-    gone: (i) => (n += 1) <= most && out.add(key(a[i] as T)),
-    came: (j) => (n += 1) <= most && out.add(key(b[j] as T)),
-  });
+  walkSorted(a, b, cmp, { same: () => undefined, gone: (i) => (n += 1) <= most && out.add(key(a[i] as T)), came: (j) => (n += 1) <= most && out.add(key(b[j] as T)) });
   return n <= most ? out : undefined;
 }
 
