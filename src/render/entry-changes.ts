@@ -21,16 +21,38 @@ export function noteChanges<V>(now: ReadonlyMap<string, V>, base: ReadonlyMap<st
   noted.set(now, { base: new WeakRef(base), set, removed });
 }
 
+/** How many notes back a map is looked for: a build's warm-up makes two maps between the pushes (worker/incremental.ts). */
+const NOTES_BACK = 8;
+
+/**
+ * Every key noted as set or deleted on the way from `held` to `now`, when `now` was made from `held` through noted maps
+ * (at most NOTES_BACK of them); undefined otherwise. No other key can differ between the two.
+ */
+function notedSince(held: ReadonlyMap<string, unknown>, now: ReadonlyMap<string, unknown>): Set<string> | undefined {
+  const keys = new Set<string>();
+  let at = now;
+  for (let step = 0; step < NOTES_BACK; step += 1) {
+    const note = noted.get(at);
+    const base = note?.base.deref();
+    if (note === undefined || base === undefined) return undefined;
+    for (const key of note.set) keys.add(key);
+    for (const key of note.removed) keys.add(key);
+    if (base === held) return keys;
+    at = base;
+  }
+  return undefined;
+}
+
 /**
  * The keys of `now` whose value `held` lacks or has otherwise (in `now`'s order, or the order noted), and the keys of
  * `held` that `now` lacks (but `keep`, never reported gone). The held keys are walked only when some of them was not
- * met in `now`; neither map is walked when `now` was noted as made from `held`.
+ * met in `now`; neither map is walked when `now` was noted as made from `held` (through at most NOTES_BACK noted maps).
  */
 export function entryChanges<V>(held: ReadonlyMap<string, V>, now: ReadonlyMap<string, V>, keep?: string): { changed: string[]; removed: string[] } {
   if (held === now) return { changed: [], removed: [] };
-  const note = noted.get(now);
-  if (note !== undefined && note.base.deref() === held) {
-    return { changed: note.set.filter((key) => now.has(key) && held.get(key) !== now.get(key)), removed: note.removed.filter((key) => key !== keep && held.has(key) && !now.has(key)) };
+  const keys = notedSince(held, now);
+  if (keys !== undefined) {
+    return { changed: [...keys].filter((key) => now.has(key) && held.get(key) !== now.get(key)), removed: [...keys].filter((key) => key !== keep && held.has(key) && !now.has(key)) };
   }
   const changed: string[] = [];
   let present = 0;

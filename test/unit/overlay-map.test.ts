@@ -108,3 +108,46 @@ test('generations before the last flattening are not kept alive (by the overlays
   assert.equal(refs[0]?.deref(), undefined, 'the first map is gone');
   assert.equal(map.get('k59'), 'v59');
 });
+
+test('maps a few generations apart: their changes come from the notes between them, without walking either map', () => {
+  /** A map that counts the walks over it. */
+  class Counted extends Map<string, string> {
+    walks = 0;
+    override entries(): MapIterator<[string, string]> {
+      this.walks += 1;
+      return super.entries();
+    }
+    override keys(): MapIterator<string> {
+      this.walks += 1;
+      return super.keys();
+    }
+    override [Symbol.iterator](): MapIterator<[string, string]> {
+      return this.entries();
+    }
+  }
+  const held = new Counted(Array.from({ length: 200 }, (_, i) => [`k${i}`, `v${i}`]));
+  const one = OverlayMap.from(
+    held,
+    [
+      ['k1', 'one'],
+      ['new', 'one'],
+    ],
+    ['k2'],
+  );
+  const two = OverlayMap.from(
+    one,
+    [
+      ['k2', 'back'],
+      ['k3', 'two'],
+    ],
+    ['new', 'k4'],
+  );
+  const three = OverlayMap.from(two, [['k1', 'v1']], []);
+  held.walks = 0;
+  const got = entryChanges(held, three);
+  assert.equal(held.walks, 0, 'the held map was not walked');
+  // k1 came back to its held value and `new` came and went: neither is a change; k2 is set again, other than held
+  assert.deepEqual({ changed: [...got.changed].sort(), removed: got.removed }, { changed: ['k2', 'k3'], removed: ['k4'] });
+  const walked = entryChanges(new Map(held), new Map(three));
+  assert.deepEqual({ changed: [...got.changed].sort(), removed: got.removed }, { changed: [...walked.changed].sort(), removed: walked.removed }, 'what a walk of copies finds');
+});
