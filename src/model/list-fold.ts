@@ -89,3 +89,18 @@ export function walkSorted<T extends object>(a: readonly T[], b: readonly T[], c
   for (; i < a.length; i += 1) visit.gone(i);
   for (; j < b.length; j += 1) visit.came(j);
 }
+
+/**
+ * The objects of `b` not in `a` (came) and of `a` not in `b` (gone), for lists of distinct objects: the shared ends are
+ * skipped by position and only the part between them is compared as sets. A list changed in place, by one object added
+ * or one taken out, costs that part.
+ */
+export function middleChanges<T extends object>(a: readonly T[], b: readonly T[]): { readonly came: T[]; readonly gone: T[] } {
+  if (a === b) return { came: [], gone: [] };
+  const { head, tail } = commonEnds(a, b);
+  const midA = a.slice(head, a.length - tail);
+  const midB = b.slice(head, b.length - tail);
+  const inA = new Set(midA);
+  const inB = new Set(midB);
+  return { came: midB.filter((x) => !inA.has(x)), gone: midA.filter((x) => !inB.has(x)) };
+}

@@ -8,6 +8,7 @@
 // rules itself, and every snapshot with Gateways under a Gateway-enabled controller, are judged on the whole cluster.
 import type { Ingress, Snapshot } from '../model/input.js';
 import type { ModelOptions } from '../model/input.js';
+import { middleChanges } from '../model/list-fold.js';
 
 /**
  * One Ingress in the index. `filed`: the keys it is found under, `h:` each name it names (a `www.` name under its
@@ -25,6 +26,7 @@ interface HostIndex {
   readonly byKey: ReadonlyMap<string, ReadonlySet<Entry>>;
   /** Ingresses with rules without a host or a default backend: they reach every server. */
   readonly everywhere: ReadonlySet<Ingress>;
+  readonly byNamespace: ReadonlyMap<string, ReadonlySet<Ingress>>;
 }
 
 const ALIAS_SUFFIX = '/server-alias';
@@ -70,13 +72,17 @@ function entryOf(ing: Ingress): Entry {
   return { ing, filed: [...filed], links: [...links] };
 }
 
-/** A mutable index, and the list of Ingresses it was last made for. */
+/** A mutable index, and the lists of Ingresses it was last made for (a list and a few more). */
 interface Live {
   list: readonly Ingress[];
+  extra: readonly Ingress[];
   readonly byKey: Map<string, Set<Entry>>;
   readonly entries: Map<Ingress, Entry>;
   readonly everywhere: Set<Ingress>;
+  readonly byNamespace: Map<string, Set<Ingress>>;
 }
+
+const nsOf = (i: Ingress): string => i.metadata?.namespace || 'default';
 
 let live: Live | undefined;
 
@@ -84,6 +90,9 @@ function add(ix: Live, ing: Ingress): void {
   const e = entryOf(ing);
   ix.entries.set(ing, e);
   if (reachesEverywhere(ing)) ix.everywhere.add(ing);
+  const ns = ix.byNamespace.get(nsOf(ing));
+  if (ns) ns.add(ing);
+  else ix.byNamespace.set(nsOf(ing), new Set([ing]));
   for (const k of e.filed) {
     const set = ix.byKey.get(k);
     if (set) set.add(e);
@@ -96,6 +105,9 @@ function drop(ix: Live, ing: Ingress): void {
   if (!e) return;
   ix.entries.delete(ing);
   ix.everywhere.delete(ing);
+  const ns = ix.byNamespace.get(nsOf(ing));
+  ns?.delete(ing);
+  if (ns?.size === 0) ix.byNamespace.delete(nsOf(ing));
   for (const k of e.filed) {
     const set = ix.byKey.get(k);
     set?.delete(e);
@@ -104,20 +116,39 @@ function drop(ix: Live, ing: Ingress): void {
 }
 
 /**
- * The index of `ingresses`. The last one made is kept and brought up to date by the objects that left and arrived
- * (a snapshot's objects are frozen: the same object is the same content), so a change costs a set difference, not
- * a new index of 100,000 Ingresses.
+ * The index of `ingresses` and `extra` (distinct objects). The last one made is kept and brought up to date by the
+ * objects that left and arrived (a snapshot's objects are frozen: the same object is the same content): `ingresses`,
+ * the store's list, by its shared ends with the last (model/list-fold.ts), `extra` (a few) as a set. A change of one
+ * Ingress costs that Ingress, not a set of 100,000.
  */
-function hostIndex(ingresses: readonly Ingress[]): HostIndex {
-  if (live?.list !== ingresses) {
-    if (!live) live = { list: ingresses, byKey: new Map(), entries: new Map(), everywhere: new Set() };
-    const ix = live;
-    const now = new Set(ingresses);
-    for (const ing of [...ix.entries.keys()]) if (!now.has(ing)) drop(ix, ing);
-    for (const ing of ingresses) if (!ix.entries.has(ing)) add(ix, ing);
-    ix.list = ingresses;
+function hostIndex(ingresses: readonly Ingress[], extra: readonly Ingress[] = []): HostIndex {
+  const ix = live;
+  if (ix === undefined) {
+    live = { list: ingresses, extra, byKey: new Map(), entries: new Map(), everywhere: new Set(), byNamespace: new Map() };
+    for (const ing of [...ingresses, ...extra]) add(live, ing);
+    return live;
   }
-  return live;
+  if (ix.list === ingresses && ix.extra === extra) return ix;
+  const main = middleChanges(ix.list, ingresses);
+  const more = middleChanges(ix.extra, extra);
+  // an object may move between the list and the extra ones (an Ingress removed is still in the last served)
+  const here = new Set([...main.came, ...extra]);
+  for (const ing of [...main.gone, ...more.gone]) if (!here.has(ing)) drop(ix, ing);
+  for (const ing of [...main.came, ...more.came]) if (!ix.entries.has(ing)) add(ix, ing);
+  ix.list = ingresses;
+  ix.extra = extra;
+  return ix;
+}
+
+/** Whether an Ingress of `ingresses` or `extra` reaches every server (reachesEverywhere), from the index. */
+export function reachesAnywhere(ingresses: readonly Ingress[], extra: readonly Ingress[]): boolean {
+  return hostIndex(ingresses, extra).everywhere.size > 0;
+}
+
+/** The Ingresses of `ingresses` and `extra` in `namespaces`, from the index. */
+export function indexedIn(ingresses: readonly Ingress[], extra: readonly Ingress[], namespaces: Iterable<string>): Ingress[] {
+  const ix = hostIndex(ingresses, extra);
+  return [...namespaces].flatMap((ns) => [...(ix.byNamespace.get(ns) ?? [])]);
 }
 
 /**
@@ -171,8 +202,8 @@ export function neighbourIngresses(candidate: Ingress, snapshot: Snapshot, opts:
  * versions of one Ingress are two members): what an incremental sync rebuilds (worker/incremental-scope.ts). Those
  * that reach everywhere are not added; the caller decides about them.
  */
-export function hostNeighbourhood(seeds: Iterable<Ingress>, ingresses: readonly Ingress[]): Set<Ingress> {
-  const index = hostIndex(ingresses);
+export function hostNeighbourhood(seeds: Iterable<Ingress>, ingresses: readonly Ingress[], extra: readonly Ingress[] = []): Set<Ingress> {
+  const index = hostIndex(ingresses, extra);
   const members = new Set<Ingress>(seeds);
   const seenKeys = new Set<string>();
   const queue = [...members].flatMap((i) => entryOf(i).links);

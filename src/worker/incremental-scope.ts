@@ -3,7 +3,8 @@
 import type { Ingress, ModelOptions, Snapshot } from '../model/input.js';
 import { nsKey } from '../model/keys.js';
 import { sliceServiceKey } from '../model/backends.js';
-import { hostNeighbourhood, inNamespaces, namesOf, reachesEverywhere } from '../webhook/neighbours.js';
+import { hostNeighbourhood, inNamespaces, namesOf, reachesAnywhere, indexedIn } from '../webhook/neighbours.js';
+import { middleChanges } from '../model/list-fold.js';
 
 /** The lists whose change reaches every host (classes, ConfigMaps, Gateway API, resolved names): the whole is built. */
 const CLUSTER_WIDE = [
@@ -49,22 +50,10 @@ function sameObjects(a: readonly object[] = [], b: readonly object[] = []): bool
   return a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
 }
 
-/**
- * The objects of `b` not in `a`, and of `a` not in `b`. The store's lists keep their order (a change replaces an
- * object in its place or adds one): the common head and tail are skipped by position, and only the part between them
- * is compared as sets (the sets of 10,000 objects of four lists were 22 ms of a one-Ingress sync).
- */
+/** The objects of `b` not in `a`, and of `a` not in `b` (the store's lists keep their order: model/list-fold.ts). */
 function changes<T extends object>(a: readonly T[], b: readonly T[]): T[] {
-  if (a === b) return [];
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head += 1;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
-  const midA = a.slice(head, a.length - tail);
-  const midB = b.slice(head, b.length - tail);
-  const inA = new Set(midA);
-  const inB = new Set(midB);
-  return [...midB.filter((x) => !inA.has(x)), ...midA.filter((x) => !inB.has(x))];
+  const { came, gone } = middleChanges(a, b);
+  return [...came, ...gone];
 }
 
 const nsOf = (o: { readonly metadata?: { readonly namespace?: string } }): string => o.metadata?.namespace || 'default';
@@ -88,7 +77,7 @@ function clusterWide(last: LastBuild, next: Snapshot, opts: ModelOptions): strin
  * Where the rebuild starts: the changed Ingresses (both versions), the namespaces of changed Services, EndpointSlices
  * and Secrets, and the Ingresses whose annotations name a changed Secret; a string when one of them reaches everywhere.
  */
-function seedsOf(last: LastBuild, next: Snapshot, union: readonly Ingress[], opts: ModelOptions): { seeds: Set<Ingress>; namespaces: Set<string> } | string {
+function seedsOf(last: LastBuild, next: Snapshot, union: Union, opts: ModelOptions): { seeds: Set<Ingress>; namespaces: Set<string> } | string {
   const seeds = new Set<Ingress>(changes(last.raw.ingresses, next.ingresses));
   const namespaces = new Set<string>();
   const dbs = opts.defaultBackendService;
@@ -103,7 +92,7 @@ function seedsOf(last: LastBuild, next: Snapshot, union: readonly Ingress[], opt
     if (dc && `${dc.namespace}/${dc.name}` === ref) return 'the default certificate changed';
     namespaces.add(nsOf(secret));
     // Annotations may name a Secret of another namespace (auth-tls-secret, proxy-ssl-secret): their Ingresses too.
-    for (const ing of union) if (Object.values(ing.metadata?.annotations ?? {}).some((v) => v === ref)) seeds.add(ing);
+    for (const ing of [...union.main, ...union.extra]) if (Object.values(ing.metadata?.annotations ?? {}).some((v) => v === ref)) seeds.add(ing);
   }
   return { seeds, namespaces };
 }
@@ -117,9 +106,10 @@ export function scopeOf(last: LastBuild, next: Snapshot, opts: ModelOptions): Sc
   if (typeof start === 'string') return { kind: 'whole', why: start };
   const { seeds, namespaces } = start;
   if (seeds.size === 0 && namespaces.size === 0) return { kind: 'whole', why: 'nothing the part covers changed' };
-  if (union.some(reachesEverywhere)) return { kind: 'whole', why: 'an Ingress without host or with a default backend' };
+  if (reachesAnywhere(union.main, union.extra)) return { kind: 'whole', why: 'an Ingress without host or with a default backend' };
   const members = closure(union, seeds, namespaces);
-  if (members === undefined || (union.length > SMALL && members.size > union.length * MAX_SHARE)) return { kind: 'whole', why: 'the neighbourhood is too large' };
+  const size = union.main.length + union.extra.length;
+  if (members === undefined || (size > SMALL && members.size > size * MAX_SHARE)) return { kind: 'whole', why: 'the neighbourhood is too large' };
   const names = new Set<string>();
   for (const ing of members) for (const n of namesOf(ing)) for (const v of [n, `www.${n}`, n.startsWith('www.') ? n.slice(4) : n]) names.add(v);
   const dbs = opts.defaultBackendService;
@@ -133,12 +123,18 @@ export function scopeOf(last: LastBuild, next: Snapshot, opts: ModelOptions): Sc
   return { kind: 'part', namespaces, names, snapshot, size: members.size };
 }
 
-/** The new Ingresses and the last served versions not among them (older last valid forms, removed Ingresses). */
-function unionOf(last: LastBuild, next: Snapshot): readonly Ingress[] {
+/** The new Ingresses (`main`, the store's list) and the last served versions not among them (`extra`). */
+interface Union {
+  readonly main: readonly Ingress[];
+  readonly extra: readonly Ingress[];
+}
+
+/** The Union of a change: the new list, and the last served versions not in it (older last valid forms, removed Ingresses). */
+function unionOf(last: LastBuild, next: Snapshot): Union {
   const now = new Set(next.ingresses);
   const gone = last.served.filter((i) => !now.has(i));
   const removed = changes(next.ingresses, last.raw.ingresses).filter((i) => !now.has(i));
-  return [...next.ingresses, ...new Set([...gone, ...removed])];
+  return { main: next.ingresses, extra: [...new Set([...gone, ...removed])] };
 }
 
 /**
@@ -146,13 +142,13 @@ function unionOf(last: LastBuild, next: Snapshot): readonly Ingress[] {
  * every version of a member, every Ingress of a member's namespace (a namespace's Services, Secrets and Problems are
  * rebuilt whole). `namespaces` is filled in. Undefined when it does not settle within MAX_ROUNDS.
  */
-function closure(union: readonly Ingress[], seeds: Set<Ingress>, namespaces: Set<string>): Set<Ingress> | undefined {
+function closure(union: Union, seeds: Set<Ingress>, namespaces: Set<string>): Set<Ingress> | undefined {
   let members = seeds;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const before = members.size;
-    members = hostNeighbourhood(members, union);
+    members = hostNeighbourhood(members, union.main, union.extra);
     for (const ing of members) namespaces.add(nsOf(ing));
-    for (const ing of inNamespaces(union, namespaces)) members.add(ing);
+    for (const ing of indexedIn(union.main, union.extra, namespaces)) members.add(ing);
     if (members.size === before && round > 0) return members;
   }
   return undefined;
