@@ -65,6 +65,8 @@ export interface SortedVisit {
   same(i: number, j: number): void;
   gone(i: number): void;
   came(j: number): void;
+  /** An element of `a` and one of `b` in the same place of the order (equal by `cmp`), not the same object; else gone and came. */
+  replaced?(i: number, j: number): void;
 }
 
 /**
@@ -82,8 +84,11 @@ export function walkSorted<T extends object>(a: readonly T[], b: readonly T[], c
     if (x === y) visit.same(i++, j++);
     else {
       const c = cmp(x, y);
-      if (c <= 0) visit.gone(i++);
-      if (c >= 0) visit.came(j++);
+      if (c === 0 && visit.replaced) visit.replaced(i++, j++);
+      else {
+        if (c <= 0) visit.gone(i++);
+        if (c >= 0) visit.came(j++);
+      }
     }
   }
   for (; i < a.length; i += 1) visit.gone(i);

@@ -126,3 +126,9 @@ export function buildServers(b: ServerInput, fallback: Target, routePaths: Reado
     return Object.keys(settings).length > 0 ? { ...s, settings } : s;
   });
 }
+
+/** The order of a model's servers: by host, the catch-all `_` last (buildServers). */
+export function serverOrder(x: { readonly host: string }, y: { readonly host: string }): number {
+  if (x.host === '_' || y.host === '_') return (x.host === '_' ? 1 : 0) - (y.host === '_' ? 1 : 0);
+  return x.host < y.host ? -1 : x.host > y.host ? 1 : 0;
+}

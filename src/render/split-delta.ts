@@ -5,6 +5,7 @@
 // lists' shared ends, and the kept servers that name a changed upstream, TLS host or Ingress TLS policy, are all that
 // can have another entry; the rest keep theirs, and the route table is the last one with those hosts changed.
 import { walkSorted } from '../model/list-fold.js';
+import { serverOrder } from '../model/servers.js';
 import { localeOrder } from '../model/keys.js';
 import { wildcardOf } from '../model/dynamic.js';
 import type { Model, Server } from '../model/types.js';
@@ -40,12 +41,6 @@ function routedWith(host: string, e: RouteEntry, wildcards: ReadonlyMap<string, 
   if (!e.eligible) return false;
   const wild = wildcardOf(host);
   return wild === undefined || wildcards.get(wild) !== false;
-}
-
-/** The model's order of servers: by host, the catch-all `_` last (model/servers.ts). */
-function serverOrder(x: Server, y: Server): number {
-  if (x.host === '_' || y.host === '_') return (x.host === '_' ? 1 : 0) - (y.host === '_' ? 1 : 0);
-  return x.host < y.host ? -1 : x.host > y.host ? 1 : 0;
 }
 
 const byName = (x: { readonly name: string }, y: { readonly name: string }): number => localeOrder(x.name, y.name);

@@ -5,7 +5,9 @@
 // both ways, unpack) for a sync that changed one Ingress; the main thread also keeps the very objects of the last model for what did not
 // change, instead of a fresh 30-50 MiB copy per sync.
 import { contentKey } from '../model/content-key.js';
-import { commonEnds } from '../model/list-fold.js';
+import { commonEnds, walkSorted } from '../model/list-fold.js';
+import { localeOrder } from '../model/keys.js';
+import { serverOrder } from '../model/servers.js';
 import type { Model } from '../model/types.js';
 
 /**
@@ -56,6 +58,9 @@ const LOOK_UP_ABOVE = 64;
  */
 const CONTENT_AT_MOST = 4;
 
+/** The model's order of upstreams (model/build.ts): by name. */
+const byName = (x: { readonly name: string }, y: { readonly name: string }): number => localeOrder(x.name, y.name);
+
 /** `key` of each element → its index in `items` (the first of equal keys). */
 function firstIndex<T, K>(items: readonly T[], key: (t: T) => K): Map<K, number> {
   const index = new Map<K, number>();
@@ -71,14 +76,59 @@ function firstIndex<T, K>(items: readonly T[], key: (t: T) => K): Map<K, number>
  * at 100,000 Ingresses the content key of every element, and a map of them a list, took the build worker 1.2 s (and a
  * collection) for one new Ingress.
  */
-function listDelta<T extends object>(items: readonly T[], held: Held<T> | undefined): ListDelta<T> {
+function listDelta<T extends object>(items: readonly T[], held: Held<T> | undefined, order?: (x: T, y: T) => number): ListDelta<T> {
   const prev = held?.items ?? [];
   const { head, tail } = commonEnds(prev, items);
   const end = items.length - tail;
   const from = new Int32Array(end - head).fill(-1);
-  const objects = held !== undefined && end - head > LOOK_UP_ABOVE ? (held.byObject ??= firstIndex(prev, (t) => t)) : undefined;
   const byContent = end - head <= CONTENT_AT_MOST * (prev.length - head - tail);
+  const many = held !== undefined && end - head > LOOK_UP_ABOVE;
+  const span = { head, end, prevEnd: prev.length - tail, byContent };
+  const missed = many && order !== undefined ? walked(prev, items, span, from, order) : matched(prev, items, span, from, many ? held : undefined);
+  const keys = held !== undefined && byContent && missed.length > LOOK_UP_ABOVE ? (held.byContent ??= firstIndex(prev, contentKey)) : undefined;
+  if (keys) for (const i of missed) from[i - head] = keys.get(contentKey(items[i] as T)) ?? -1;
+  const values: T[] = [];
+  for (let i = head; i < end; i += 1) if (from[i - head] === -1) values.push(items[i] as T);
+  return { head, tail, from, values };
+}
+
+/** Where the elements between a list's common ends are, and whether they may be matched by content. */
+interface Span {
+  readonly head: number;
+  readonly end: number;
+  readonly prevEnd: number;
+  readonly byContent: boolean;
+}
+
+/**
+ * A sorted list's elements between the ends matched to the held ones by walking both in order (without a map of
+ * 100,000 objects a sync); one rebuilt in the place of an equal one by content. The indices not matched.
+ */
+function walked<T extends object>(prev: readonly T[], items: readonly T[], { head, end, prevEnd, byContent }: Span, from: Int32Array, order: (x: T, y: T) => number): number[] {
   const missed: number[] = [];
+  const a = prev.slice(head, prevEnd);
+  const b = items.slice(head, end);
+  walkSorted(a, b, order, {
+    same: (i, j) => {
+      from[j] = head + i;
+    },
+    gone: () => undefined,
+    came: (j) => missed.push(head + j),
+    replaced: (i, j) => {
+      if (byContent && contentKey(a[i] as T) === contentKey(b[j] as T)) from[j] = head + i;
+      else missed.push(head + j);
+    },
+  });
+  return missed;
+}
+
+/**
+ * The elements between the ends matched by object through `held`'s index (when given: many of them), else to the
+ * held element after the last one matched, by object or by content. The indices not matched.
+ */
+function matched<T extends object>(prev: readonly T[], items: readonly T[], { head, end, byContent }: Span, from: Int32Array, held: Held<T> | undefined): number[] {
+  const missed: number[] = [];
+  const objects = held === undefined ? undefined : (held.byObject ??= firstIndex(prev, (t) => t));
   // `next`: the held element after the last one matched, where a rebuilt element equal to the one it replaces sits
   for (let i = head, next = head; i < end; i += 1) {
     const item = items[i] as T;
@@ -92,11 +142,7 @@ function listDelta<T extends object>(items: readonly T[], held: Held<T> | undefi
     from[i - head] = j;
     next = j + 1;
   }
-  const keys = held !== undefined && byContent && missed.length > LOOK_UP_ABOVE ? (held.byContent ??= firstIndex(prev, contentKey)) : undefined;
-  if (keys) for (const i of missed) from[i - head] = keys.get(contentKey(items[i] as T)) ?? -1;
-  const values: T[] = [];
-  for (let i = head; i < end; i += 1) if (from[i - head] === -1) values.push(items[i] as T);
-  return { head, tail, from, values };
+  return missed;
 }
 
 /** A plain object or array (not a class instance such as a Sensitive, whose content Object.keys does not show). */
@@ -145,11 +191,11 @@ export class ModelSender {
   delta(model: Model): ModelDelta {
     const { servers, upstreams, ingresses, problems, ...rest } = model;
     const held = new Map<ListName, Held<object>>();
-    const list = <K extends ListName>(name: K, items: Model[K]): ListDelta<Model[K][number]> => {
+    const list = <K extends ListName>(name: K, items: Model[K], order?: (x: Model[K][number], y: Model[K][number]) => number): ListDelta<Model[K][number]> => {
       held.set(name, { items });
-      return listDelta<Model[K][number]>(items, this.held.get(name) as Held<Model[K][number]> | undefined);
+      return listDelta<Model[K][number]>(items, this.held.get(name) as Held<Model[K][number]> | undefined, order);
     };
-    const lists = { servers: list('servers', servers), upstreams: list('upstreams', upstreams), ingresses: list('ingresses', ingresses), problems: list('problems', problems) };
+    const lists = { servers: list('servers', servers, serverOrder), upstreams: list('upstreams', upstreams, byName), ingresses: list('ingresses', ingresses), problems: list('problems', problems) };
     const changed: Record<string, unknown> = {};
     const kept: (keyof Rest)[] = [];
     const restValues = new Map<string, unknown>();
