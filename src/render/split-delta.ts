@@ -1,9 +1,10 @@
 // The dynamic split of the last render, kept so that the next one is made from the servers that changed
 // (docs/adr/0051). At 100,000 Ingresses the split asked every server for its entry on each render, by identity
 // (render/identity-memo.ts): five hash look-ups a server, 0.4-0.6 s of a sync that changed one Ingress. A sync's model
-// keeps its unchanged servers, upstreams and TLS entries in place (worker/splice.ts), so the servers between the
-// lists' shared ends, and the kept servers that name a changed upstream, TLS host or Ingress TLS policy, are all that
-// can have another entry; the rest keep theirs, and the route table is the last one with those hosts changed.
+// keeps its unchanged servers, upstreams and TLS entries as the same objects (worker/splice.ts), so the servers a walk
+// of the two sorted lists does not find in both, and the kept servers that name a changed upstream, TLS host or Ingress
+// TLS policy, are all that can have another entry; the rest keep theirs, and the route table is the last one with
+// those hosts changed.
 import { walkSorted } from '../model/list-fold.js';
 import { serverOrder } from '../model/servers.js';
 import { localeOrder } from '../model/keys.js';
