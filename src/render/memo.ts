@@ -86,7 +86,8 @@ class Generations<V> {
 /**
  * Route table entries kept between renders, as RenderMemo keeps server blocks: an entry is reused only when its key
  * (the server, its host's TLS entries, the upstreams its targets name without endpoints: render/dynamic-routes.ts) and
- * the render context are equal. Only the entries of the last render are kept.
+ * the render context are equal. Only the entries of the last whole split are kept, with those made by the splits made
+ * from it since (render/split-delta.ts), until the next whole one.
  */
 export class RouteMemo extends Generations<RouteEntry> {
   /** The last split, for the next to start from (render/split-delta.ts); undefined: the next one is whole. */
