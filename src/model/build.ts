@@ -18,7 +18,7 @@ import { extraPorts, listenerPortsOf, policyOf } from './gateway/listener-ports.
 import { DEFAULT_TLS_OPTIONS } from './tls-types.js';
 import { buildStream } from './stream.js';
 import { withTlsRoutes } from './stream-tls.js';
-import { localeOrder } from './keys.js';
+import { byUpstreamName } from './keys.js';
 import { gatewayStream, l4ContextOf, withGatewayStream } from './gateway/l4-routes.js';
 import type { Model, ObjectRef, Target } from './types.js';
 import type { GatewayTable } from './gateway/route-types.js';
@@ -73,20 +73,18 @@ export function buildModel(snapshot: Snapshot, opts: ModelOptions, annotations: 
     const backend = { service: { name, port: port?.name ? { name: port.name } : { number: port?.port ?? 80 } } };
     fallback = b.target(flagRef, backend, '--default-backend-service') ?? NOT_FOUND;
   }
-  const upstreams = [...b.upstreams.values()]
-    .sort((x, y) => localeOrder(x.name, y.name))
-    .map((u) => {
-      const s = b.upstreamSettings.get(u.name);
-      const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
-      const c = canaries.get(u.name);
-      const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
-      const by = b.serviceUpstreamBy.get(u.name); // none: the ConfigMap's service-upstream asked
-      if (typeof ep === 'string') b.problem(by ?? u.service, by ? 'metadata.annotations.service-upstream' : 'spec.clusterIP', ep, 'degraded');
-      if (typeof ep === 'object') u = { ...u, endpoints: [ep], serviceUpstream: true };
-      const subset = s?.hashBy !== undefined && s.hashSubset !== undefined ? { hashSubset: s.hashSubset } : {};
-      const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', ...subset, affinity: s.affinity ?? null, tuned } : u;
-      return c ? { ...v, canary: c } : v;
-    });
+  const upstreams = [...b.upstreams.values()].sort(byUpstreamName).map((u) => {
+    const s = b.upstreamSettings.get(u.name);
+    const tuned = s !== undefined && (s.loadBalance !== undefined || s.hashBy !== undefined || s.affinity !== undefined);
+    const c = canaries.get(u.name);
+    const ep = s?.serviceUpstream === true ? index.clusterEndpoint(u) : undefined;
+    const by = b.serviceUpstreamBy.get(u.name); // none: the ConfigMap's service-upstream asked
+    if (typeof ep === 'string') b.problem(by ?? u.service, by ? 'metadata.annotations.service-upstream' : 'spec.clusterIP', ep, 'degraded');
+    if (typeof ep === 'object') u = { ...u, endpoints: [ep], serviceUpstream: true };
+    const subset = s?.hashBy !== undefined && s.hashSubset !== undefined ? { hashSubset: s.hashSubset } : {};
+    const v = s ? { ...u, loadBalance: s.loadBalance ?? u.loadBalance, hashBy: s.hashBy ?? '', ...subset, affinity: s.affinity ?? null, tuned } : u;
+    return c ? { ...v, canary: c } : v;
+  });
   const table = gatewayTable(buildServers(b, fallback, gatewayLiterals(gw.entries)), b.rules, gw.entries, (h) => owners.ownerOf(h), {
     rankOf: (r) => b.rankOf(r),
     problem: (o, f, r, s) => {

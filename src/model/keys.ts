@@ -20,3 +20,6 @@ export function nsKey(obj: Named): string {
  * one collator instead of one looked up per call: sorting 10,000 upstreams by localeCompare was tens of ms a build.
  */
 export const localeOrder: (a: string, b: string) => number = new Intl.Collator().compare;
+
+/** The model's order of upstreams: by name (model/build.ts). */
+export const byUpstreamName = (x: { readonly name: string }, y: { readonly name: string }): number => localeOrder(x.name, y.name);

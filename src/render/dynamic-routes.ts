@@ -306,12 +306,7 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
     if (memo) memo.split = undefined;
     return undefined;
   }
-  const routeHosts = new Map<string, string>();
-  for (const s of model.servers) {
-    const e = entries.get(s);
-    if (hosts.has(s.host) && e !== undefined) routeHosts.set(s.host, e.json);
-  }
-  const state = splitState(context, model, (s) => entries.get(s) ?? NOT_ELIGIBLE, hosts, routeHosts);
+  const state = splitState(context, model, (s) => entries.get(s) ?? NOT_ELIGIBLE, hosts);
   if (memo) memo.split = state;
   return splitOf(state, ctx, model.tls.settings.hsts, how);
 }

@@ -7,7 +7,7 @@
 // those hosts changed.
 import { walkSorted } from '../model/list-fold.js';
 import { serverOrder } from '../model/servers.js';
-import { localeOrder } from '../model/keys.js';
+import { byUpstreamName } from '../model/keys.js';
 import { wildcardOf } from '../model/dynamic.js';
 import type { Model, Server } from '../model/types.js';
 import type { RouteEntry } from './memo.js';
@@ -44,7 +44,6 @@ function routedWith(host: string, e: RouteEntry, wildcards: ReadonlyMap<string, 
   return wild === undefined || wildcards.get(wild) !== false;
 }
 
-const byName = (x: { readonly name: string }, y: { readonly name: string }): number => localeOrder(x.name, y.name);
 const byHost = (x: { readonly host: string }, y: { readonly host: string }): number => (x.host < y.host ? -1 : x.host > y.host ? 1 : 0);
 
 /** The keys of the elements on one side only of two sorted lists; undefined when there are more than `most`. */
@@ -63,7 +62,7 @@ interface Changed {
 }
 
 function changedDeps(last: Model, now: Model, most: number): Changed | undefined {
-  const upstreams = changedKeys(last.upstreams, now.upstreams, byName, (u) => u.name, most);
+  const upstreams = changedKeys(last.upstreams, now.upstreams, byUpstreamName, (u) => u.name, most);
   const hosts = changedKeys(last.tls.servers, now.tls.servers, byHost, (t) => t.host, most);
   if (upstreams === undefined || hosts === undefined) return undefined;
   const owners = new Set<string>();
@@ -160,15 +159,21 @@ export function splitFrom(last: SplitState, model: Model, entryOf: (s: Server) =
   };
 }
 
-/** The state a whole split leaves: `entryOf` gives each server's entry, `routed` the routed hosts ('_' among them). */
-export function splitState(context: string, model: Model, entryOf: (s: Server) => RouteEntry, routed: ReadonlySet<string>, routeHosts: ReadonlyMap<string, string>): SplitState {
+/**
+ * The state a whole split leaves: `entryOf` gives each server's entry, `routed` the routed hosts ('_' among them); the
+ * route table holds their entries in the model's order.
+ */
+export function splitState(context: string, model: Model, entryOf: (s: Server) => RouteEntry, routed: ReadonlySet<string>): SplitState {
   const entries = model.servers.map(entryOf);
   const flags = model.servers.map((s) => routed.has(s.host));
   const wildcards = new Map<string, boolean>();
   const profiles = new Map<string, { readonly name: string; readonly n: number }>();
+  const routeHosts = new Map<string, string>();
   for (const [i, s] of model.servers.entries()) {
     if (s.host.startsWith('*.')) wildcards.set(s.host, at(flags, i));
-    if (flags[i]) for (const [body, name] of at(entries, i).profiles) profiles.set(body, { name, n: (profiles.get(body)?.n ?? 0) + 1 });
+    if (!flags[i]) continue;
+    routeHosts.set(s.host, at(entries, i).json);
+    for (const [body, name] of at(entries, i).profiles) profiles.set(body, { name, n: (profiles.get(body)?.n ?? 0) + 1 });
   }
   return { context, model, entries, routed: flags, wildcards, routeHosts, profiles, made: 0 };
 }

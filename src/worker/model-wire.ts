@@ -6,7 +6,7 @@
 // change, instead of a fresh 30-50 MiB copy per sync.
 import { contentKey } from '../model/content-key.js';
 import { commonEnds, walkSorted } from '../model/list-fold.js';
-import { localeOrder } from '../model/keys.js';
+import { byUpstreamName } from '../model/keys.js';
 import { serverOrder } from '../model/servers.js';
 import type { Model } from '../model/types.js';
 
@@ -57,9 +57,6 @@ const LOOK_UP_ABOVE = 64;
  * (docs/adr/0050); sending those 1,000 costs less.
  */
 const CONTENT_AT_MOST = 4;
-
-/** The model's order of upstreams (model/build.ts): by name. */
-const byName = (x: { readonly name: string }, y: { readonly name: string }): number => localeOrder(x.name, y.name);
 
 /** `key` of each element → its index in `items` (the first of equal keys). */
 function firstIndex<T, K>(items: readonly T[], key: (t: T) => K): Map<K, number> {
@@ -195,7 +192,12 @@ export class ModelSender {
       held.set(name, { items });
       return listDelta<Model[K][number]>(items, this.held.get(name) as Held<Model[K][number]> | undefined, order);
     };
-    const lists = { servers: list('servers', servers, serverOrder), upstreams: list('upstreams', upstreams, byName), ingresses: list('ingresses', ingresses), problems: list('problems', problems) };
+    const lists = {
+      servers: list('servers', servers, serverOrder),
+      upstreams: list('upstreams', upstreams, byUpstreamName),
+      ingresses: list('ingresses', ingresses),
+      problems: list('problems', problems),
+    };
     const changed: Record<string, unknown> = {};
     const kept: (keyof Rest)[] = [];
     const restValues = new Map<string, unknown>();

@@ -3,7 +3,7 @@
 import type { Model, Server } from '../model/types.js';
 import type { TlsModel } from '../model/tls-types.js';
 import type { Scope } from './incremental-scope.js';
-import { localeOrder } from '../model/keys.js';
+import { byUpstreamName } from '../model/keys.js';
 
 const byString =
   <T>(key: (t: T) => string) =>
@@ -98,7 +98,7 @@ export function spliceModel(last: Model, part: Model, scope: Scope): Model | str
   const upstreams = merged(
     last.upstreams.filter((u) => !inScope(u.service.namespace)),
     part.upstreams.filter((u) => inScope(u.service.namespace)),
-    (x, y) => localeOrder(x.name, y.name),
+    byUpstreamName,
     last.upstreams,
   );
   return {
