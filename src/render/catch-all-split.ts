@@ -4,7 +4,7 @@
 // headers-more's filter (a map, a scan of the response headers for the backend's own header, a set: about 1,950
 // instructions a request) to put back the header the backend had sent. In the plain block nothing touches the
 // header: the backend's own passes as it did. Everything else is the same in both blocks (the named locations the
-// router's ngx.exec reaches are per server, so both hold them); the plain block has no certificate hook.
+// router's ngx.exec reaches are per server, so both hold them); the plain block has no SSL context (certificate and hook).
 import { ROUTE_HSTS } from './dynamic-profiles.js';
 import { CERTIFICATE_HOOK, HSTS_SERVER } from './tls.js';
 
@@ -25,6 +25,6 @@ export function catchAllServers(p: CatchAllParts): string {
   // lines only a TLS server needs: the certificate hook and the HSTS header lines (read here, not at module load:
   // dynamic-profiles.ts and this module import each other through nginx-conf.ts)
   const tlsOnly = new Set([CERTIFICATE_HOOK, HSTS_SERVER, ROUTE_HSTS]);
-  const plain = (lines: readonly string[]): string[] => lines.filter((l) => !tlsOnly.has(l));
+  const plain = (lines: readonly string[]): string[] => lines.filter((l) => !tlsOnly.has(l) && !l.trimStart().startsWith('ssl_certificate'));
   return ['    server {', p.name, ...p.plain, ...plain(p.body), ...plain(p.locations), '    }', '    server {', p.name, ...p.tls, ...p.body, ...p.locations, '    }'].join('\n');
 }

@@ -58,8 +58,10 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.equal(blocks.length, 2);
     const [plain, tls] = blocks as [string, string];
     assert.match(plain, /listen 8080 default_server/);
-    assert.doesNotMatch(plain, /listen 8443|Strict-Transport-Security|ssl_certificate_by_lua/);
+    assert.doesNotMatch(plain, /listen 8443|Strict-Transport-Security|ssl_certificate/);
     assert.match(tls, /listen 8443 ssl/);
+    // the TLS ports' default server: the one SSL context of plain hosts (docs/adr/0052)
+    assert.match(tls, /ssl_certificate "[^"]+default\.crt";\n\s+ssl_certificate_key "[^"]+default\.key";\n\s+ssl_certificate_by_lua_block/);
     assert.doesNotMatch(tls, /listen 8080/);
     // the router's location, its 404 and each profile set the header in the TLS block
     const headers = (tls.match(/more_set_headers "Strict-Transport-Security: \$portico_route_hsts_header";/g) ?? []).length;
@@ -67,7 +69,7 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.ok(profiles >= 1);
     assert.equal(headers, 2 + profiles);
     // both blocks route the same way: the same locations, the HSTS lines aside
-    const locations = (b: string): string[] => b.split('\n').filter((l) => !l.includes('Strict-Transport-Security') && !l.includes('listen ') && !l.includes('ssl_certificate_by_lua'));
+    const locations = (b: string): string[] => b.split('\n').filter((l) => !l.includes('Strict-Transport-Security') && !l.includes('listen ') && !l.includes('ssl_certificate'));
     assert.deepEqual(locations(plain), locations(tls));
   });
 

@@ -211,7 +211,12 @@ void describe('TLS model', () => {
       '        ssl_verify_client optional;',
       '        ssl_verify_depth 1;',
     ]);
-    assert.deepEqual(tlsServerLines(tls, '_', '/w'), ['        ssl_certificate_by_lua_block { require("portico.certificate").call() }']);
+    // the catch-all, nginx's default server on the TLS ports, holds the one static certificate (docs/adr/0052)
+    assert.deepEqual(tlsServerLines(tls, '_', '/w'), [
+      '        ssl_certificate "/w/ssl/default.crt";',
+      '        ssl_certificate_key "/w/ssl/default.key";',
+      '        ssl_certificate_by_lua_block { require("portico.certificate").call() }',
+    ]);
     assert.equal(clientCertHeaders(tls, 'x.w.test'), 'verify', 'client auth: ssl-client-* headers in that server only');
     assert.equal(clientCertHeaders(tls, '_'), undefined);
     const loc = (name: string) => ({ match: 'prefix' as const, path: '/', target: { kind: 'upstream' as const, upstream: 'u', ingress: { kind: 'Ingress', namespace: 'default', name } } });
