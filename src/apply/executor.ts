@@ -5,7 +5,6 @@ import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { Model, Problem } from '../model/types.js';
 import type { RenderedConf } from '../render/nginx-conf.js';
-import { definedProfiles } from '../render/dynamic-profiles.js';
 import type { Nginx, Rejected } from '../nginx/process.js';
 import { clientFilesChanged, planApply, type DataPlaneState, type Plan } from './plan.js';
 import { Quarantine, blame, culprit } from './quarantine.js';
@@ -59,8 +58,6 @@ export class Executor {
   /** What Lua holds of each payload (lua/portico/store.lua), when known: a push then sends only what changed. */
   private readonly lua: { readonly backends: LuaStore; readonly routes: LuaStore; readonly certificates: LuaStore; readonly gateway: LuaStore };
   private readonly quarantine = new Quarantine();
-  /** The route profiles of the configuration nginx runs (after a reload), for pushAlongside. */
-  private profiles: ReadonlySet<string> | undefined;
 
   /**
    * `retry` asks for another sync later (nginx unreachable, a push refused); `empty` renders the configuration nginx
@@ -115,11 +112,9 @@ export class Executor {
     try {
       if (plan === 'reload') {
         await this.pushMovedIn(prev, c.conf.routeHosts);
-        const coming = await this.pushComingIn(c);
-        certsPushed = coming.certificates;
+        certsPushed = await this.pushComingIn(c);
         await this.deps.tls.beforeReload(c.model);
-        await Promise.all([this.reload(c.conf, c.model), this.pushAlongside(c, coming.backends)]);
-        this.profiles = definedProfiles(c.conf);
+        await this.reload(c.conf, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
         countStreamReload(this.counters, reloads, prev, c.model);
         await this.deps.tls.afterReload(c.model);
@@ -179,34 +174,17 @@ export class Executor {
    * the old workers never name the new backends, and a changed one only gets its new endpoints sooner. Best effort:
    * any failure leaves it to the pushes after the reload. True when the certificates went (none follows then).
    */
-  private async pushComingIn(c: Candidate): Promise<{ readonly certificates: boolean; readonly backends: Added }> {
-    if (!this.nginx.running) return { certificates: false, backends: 'held' };
-    const backends = c.entries !== undefined ? await this.lua.backends.add(c.entries) : 'held';
-    if (this.running === undefined || this.running.certificates === c.certs.digest) return { certificates: false, backends };
+  private async pushComingIn(c: Candidate): Promise<boolean> {
+    if (!this.nginx.running) return false;
+    if (c.entries !== undefined) await this.lua.backends.add(c.entries);
+    if (this.running === undefined || this.running.certificates === c.certs.digest) return false;
     try {
       await this.lua.certificates.push(() => c.certs.body, undefined);
-      return { certificates: true, backends };
+      return true;
     } catch (err) {
       this.deps.log.debug({ err: errorMessage(err) }, 'the certificates push before the reload failed; the push after the reload follows');
-      return { certificates: false, backends };
+      return false;
     }
-  }
-
-  /**
-   * While nginx reloads (its master parsing the new configuration, seconds at 10,000 server blocks and more: docs/adr/0052):
-   * the backends too many for a delta before it (`backends`), as the whole union of what Lua holds and what the new
-   * configuration brings; then the route table's hosts, as one union too, when every route profile the new
-   * configuration has is one the running one has (the old workers ngx.exec into their own named locations). Nothing is
-   * removed: what the reload drops goes with the pushes after it. The old workers serve the new dynamic hosts a little
-   * sooner, the new ones find everything in the shared dicts. Best effort: a failure leaves it to the pushes after.
-   */
-  private async pushAlongside(c: Candidate, backends: Added): Promise<void> {
-    if (!this.nginx.running) return;
-    if (backends === 'not added' && c.entries !== undefined && (await this.lua.backends.add(c.entries, { whole: true })) !== 'added') return;
-    const hosts = c.conf.routeHosts;
-    const held = this.profiles;
-    if (hosts === undefined || held === undefined || [...definedProfiles(c.conf)].some((p) => !held.has(p))) return;
-    await this.lua.routes.add(hosts, { whole: true });
   }
 
   /**
@@ -299,9 +277,6 @@ export class Executor {
     }
   }
 }
-
-/** What LuaStore.add did. */
-type Added = Awaited<ReturnType<LuaStore['add']>>;
 
 /** `now` plus the entries in `held` of hosts `model` serves from server blocks (they just left the table). */
 function withLeaving(held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>, model: Model): ReadonlyMap<string, string> {

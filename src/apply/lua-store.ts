@@ -5,8 +5,8 @@
 import { errorMessage, PushRejectedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Nginx, Rejected } from '../nginx/process.js';
-import { backendsDelta, backendsText } from '../render/lua-payload.js';
-import { routesDelta, routesText } from '../render/dynamic-routes.js';
+import { backendsDelta } from '../render/lua-payload.js';
+import { routesDelta } from '../render/dynamic-routes.js';
 
 /** A delta body and what it names: the keys whose entry changed or is new, and the keys gone. */
 interface Delta {
@@ -27,8 +27,6 @@ export interface StoreKind {
   readonly maxDeltaBytes: number;
   /** Whether a delta of `d` saves enough over the whole payload of `size` entries. */
   readonly worth: (d: Delta, size: number) => boolean;
-  /** The whole payload of a set of entries (undefined: a kind posted only as the caller's text). */
-  readonly text?: (entries: ReadonlyMap<string, string>) => string;
   readonly said: {
     readonly delta: (d: Delta, id: string) => Said;
     readonly whole: (size: number | undefined, id: string) => Said;
@@ -50,7 +48,6 @@ export const BACKENDS: StoreKind = {
   maxDeltaBytes: 8 * MiB,
   // a delta of more than half the backends saves little over the full list
   worth: (d, size) => d.changed.length + d.removed.length <= size / 2,
-  text: backendsText,
   said: {
     delta: (d) => [{ set: d.changed.length, removed: d.removed.length }, 'backends: pushed the ones that changed'],
     whole: (size) => [{ backends: size }, 'backends: pushed all'],
@@ -68,7 +65,6 @@ export const ROUTES: StoreKind = {
   maxDeltaBytes: 8 * MiB,
   // a delta of more than a quarter of the hosts saves little over the whole table
   worth: (d, size) => d.changed.length + d.removed.length <= Math.max(16, size / 4),
-  text: routesText,
   said: {
     delta: (d, id) => [{ hosts: d.changed.length + d.removed.length, id }, 'route table: pushed the hosts that changed'],
     whole: (size, id) => [{ hosts: size, id }, 'route table: pushed whole'],
@@ -153,35 +149,23 @@ export class LuaStore {
 
   /**
    * Adds `entries` to what Lua holds, removing nothing (before a reload: what the new workers need from their first
-   * request). Best effort: any failure leaves it to the push after the reload ('not added'). As a delta within the
-   * bounds; what does not fit one is not added, unless `whole` asks for the union of what Lua holds and `entries` as
-   * one whole payload then (docs/adr/0052). 'held': Lua holds them already, or nothing is known of what it holds.
+   * request). Best effort and only as a delta within the bounds: any failure leaves it to the push after the reload.
    */
-  async add(entries: ReadonlyMap<string, string>, { whole = false }: { readonly whole?: boolean } = {}): Promise<'added' | 'held' | 'not added'> {
+  async add(entries: ReadonlyMap<string, string>): Promise<void> {
     const known = this.held;
-    if (known === undefined) return 'held';
+    if (known === undefined || known.deltas >= this.kind.maxDeltas) return;
     const union = new Map([...known.entries, ...entries]);
     const d = this.kind.delta(known.entries, union);
-    if (!d) return 'held';
-    const fits = known.deltas < this.kind.maxDeltas && known.bytes + d.body.length <= this.kind.maxDeltaBytes;
-    const text = fits ? undefined : whole ? this.kind.text : undefined;
-    if (!fits && text === undefined) return 'not added';
+    if (!d || known.bytes + d.body.length > this.kind.maxDeltaBytes) return;
     const id = nextId();
     this.held = undefined; // unknown until the push answers
     try {
-      if (text === undefined) {
-        const rejected = await this.postDelta(known.id, id, d.body);
-        if (rejected === undefined) return 'not added';
-        this.held = { id, entries: union, deltas: known.deltas + 1, bytes: known.bytes + d.body.length };
-      } else {
-        this.dropped = await this.nginx.pushRaw(`${this.kind.path}?id=${id}`, text(union));
-        this.held = { id, entries: union, deltas: 0, bytes: 0 };
-      }
+      const rejected = await this.postDelta(known.id, id, d.body);
+      if (rejected === undefined) return;
+      this.held = { id, entries: union, deltas: known.deltas + 1, bytes: known.bytes + d.body.length };
       this.say('debug', this.kind.said.added(d, id));
-      return 'added';
     } catch (err) {
       this.log.debug({ err: errorMessage(err), what: this.kind.path }, 'the push before the reload failed; the whole payload follows the reload');
-      return 'not added';
     }
   }
 

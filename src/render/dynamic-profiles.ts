@@ -65,17 +65,6 @@ export function profileLocations(profiles: ReadonlyMap<string, string>, hsts: bo
   return [...profiles].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([body, name]) => [`        location ${name} {`, ...(hsts ? [ROUTE_HSTS] : []), ...body.split('\n'), '        }']);
 }
 
-/** The profiles a rendered nginx.conf defines (profileLocations' lines), read from its text once per conf. */
-export function definedProfiles(conf: { readonly text: string }): ReadonlySet<string> {
-  let found = DEFINED.get(conf);
-  if (found === undefined) {
-    found = new Set([...conf.text.matchAll(/^ {8}location (@portico_profile_[0-9a-f]+) \{$/gm)].map((m) => m[1] ?? ''));
-    DEFINED.set(conf, found);
-  }
-  return found;
-}
-const DEFINED = new WeakMap<object, ReadonlySet<string>>();
-
 /** With --enable-dynamic-routes: each nginx worker reads the route table as it starts, not on its first request. */
 export function routerInitWorker(dynamicRoutes: boolean): string {
   return dynamicRoutes ? ' require("portico.router").init_worker()' : '';

@@ -8,7 +8,6 @@ import { parseFlags } from '../../src/config/flags.js';
 import { planApply, type DataPlaneState } from '../../src/apply/plan.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
 import type { RoutesPayload, RouteTarget } from '../../src/render/dynamic-routes.js';
-import { definedProfiles } from '../../src/render/dynamic-profiles.js';
 import { configMap } from '../support/manifests.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
 import { quietLogger } from '../support/quiet-log.js';
@@ -51,7 +50,7 @@ describe('dynamic routes: the split between the route table and server blocks', 
 
   test('the catch-all is a plain-HTTP block without the HSTS lines and a TLS block with them (docs/adr/0042)', () => {
     const profiled = { [`${A}/proxy-read-timeout`]: '30' };
-    const { text, routes } = render([host('one', 'a.test'), host('slow', 'c.test', profiled)], ['--enable-dynamic-routes', '--http-port', '8080', '--https-port', '8443']);
+    const { text } = render([host('one', 'a.test'), host('slow', 'c.test', profiled)], ['--enable-dynamic-routes', '--http-port', '8080', '--https-port', '8443']);
     const blocks = text
       .split('\n    server {')
       .filter((b) => b.includes('server_name _;'))
@@ -69,12 +68,6 @@ describe('dynamic routes: the split between the route table and server blocks', 
     const profiles = (tls.match(/location @portico_profile_/g) ?? []).length;
     assert.ok(profiles >= 1);
     assert.equal(headers, 2 + profiles);
-    // the profiles the conf defines, as the executor reads them (pushAlongside: docs/adr/0052), are the ones the entries name
-    const entries = [...Object.values(routes?.hosts ?? {}), ...(routes ? [routes.default] : [])];
-    const named = new Set(entries.flatMap((h) => h.targets.map((t) => t.profile).filter((p) => p !== '')));
-    assert.ok(named.size >= 1);
-    assert.deepEqual([...definedProfiles({ text })].sort(), [...named].sort());
-    assert.equal(definedProfiles({ text: text.replace(/location @portico_profile_/g, 'location @other_') }).size, 0);
     // both blocks route the same way: the same locations, the HSTS lines aside
     const locations = (b: string): string[] => b.split('\n').filter((l) => !l.includes('Strict-Transport-Security') && !l.includes('listen ') && !l.includes('ssl_certificate'));
     assert.deepEqual(locations(plain), locations(tls));
