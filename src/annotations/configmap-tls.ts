@@ -79,7 +79,7 @@ export const TLS_CONFIGMAP_KEYS: readonly KeySpec[] = [
     'ssl-session-ticket-key',
     'sslSessionTicketKey',
     '',
-    "The key of TLS session tickets: base64 of 48 or 80 random bytes (`openssl rand 80 | openssl enc -A -base64`), so tickets survive reloads (nginx makes new keys at each otherwise). Not across replicas: nginx's session context includes the server's certificates, and each replica's static fallback certificate is its own. Written to a 0600 file in the work dir; never logged.",
+    "The key of TLS session tickets: base64 of 48 or 80 random bytes (`openssl rand 80 | openssl enc -A -base64`), so tickets survive reloads (nginx makes new keys at each otherwise). Not across replicas: nginx's session context includes the default server's static fallback certificate, and each replica's is its own. Written to a 0600 file in the work dir; never logged.",
     ticketKey,
   ),
   key(
