@@ -106,14 +106,10 @@ export function scopeOf(last: LastBuild, next: Snapshot, opts: ModelOptions): Sc
   if (typeof start === 'string') return { kind: 'whole', why: start };
   const { seeds, namespaces } = start;
   if (seeds.size === 0 && namespaces.size === 0) return { kind: 'whole', why: 'nothing the part covers changed' };
-  const size = union.main.length + union.extra.length;
-  const tooLarge = (n: number): boolean => size > SMALL && n > size * MAX_SHARE;
-  // The changed Ingresses alone too many (the first whole build after the head: nine in ten are new): whole before the
-  // host index is brought up to the new list, which the warm-up after the reply does off the clock (0.7 s at 100,000).
-  if (tooLarge(seeds.size)) return { kind: 'whole', why: 'the neighbourhood is too large' };
   if (reachesAnywhere(union.main, union.extra)) return { kind: 'whole', why: 'an Ingress without host or with a default backend' };
   const members = closure(union, seeds, namespaces);
-  if (members === undefined || tooLarge(members.size)) return { kind: 'whole', why: 'the neighbourhood is too large' };
+  const size = union.main.length + union.extra.length;
+  if (members === undefined || (size > SMALL && members.size > size * MAX_SHARE)) return { kind: 'whole', why: 'the neighbourhood is too large' };
   const names = new Set<string>();
   for (const ing of members) for (const n of namesOf(ing)) for (const v of [n, `www.${n}`, n.startsWith('www.') ? n.slice(4) : n]) names.add(v);
   const dbs = opts.defaultBackendService;
