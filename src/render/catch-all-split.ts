@@ -6,7 +6,7 @@
 // header: the backend's own passes as it did. Everything else is the same in both blocks (the named locations the
 // router's ngx.exec reaches are per server, so both hold them); the plain block has no SSL context (certificate and hook).
 import { ROUTE_HSTS } from './dynamic-profiles.js';
-import { CERTIFICATE_HOOK, HSTS_SERVER } from './tls.js';
+import { HSTS_SERVER } from './tls.js';
 
 export interface CatchAllParts {
   /** The `server_name` line. */
@@ -22,9 +22,9 @@ export interface CatchAllParts {
 
 /** The two server blocks' text: the plain one first (the order of the listens in the one block before). */
 export function catchAllServers(p: CatchAllParts): string {
-  // lines only a TLS server needs: the certificate hook and the HSTS header lines (read here, not at module load:
-  // dynamic-profiles.ts and this module import each other through nginx-conf.ts)
-  const tlsOnly = new Set([CERTIFICATE_HOOK, HSTS_SERVER, ROUTE_HSTS]);
-  const plain = (lines: readonly string[]): string[] => lines.filter((l) => !tlsOnly.has(l) && !l.trimStart().startsWith('ssl_certificate'));
+  // lines only a TLS server needs: the SSL context's (ssl_certificate, its key, the Lua hook) and the HSTS header
+  // lines (read here, not at module load: dynamic-profiles.ts and this module import each other through nginx-conf.ts)
+  const hsts = new Set([HSTS_SERVER, ROUTE_HSTS]);
+  const plain = (lines: readonly string[]): string[] => lines.filter((l) => !hsts.has(l) && !l.trimStart().startsWith('ssl_certificate'));
   return ['    server {', p.name, ...p.plain, ...plain(p.body), ...plain(p.locations), '    }', '    server {', p.name, ...p.tls, ...p.body, ...p.locations, '    }'].join('\n');
 }

@@ -19,6 +19,11 @@ export const dhParamFile = (digest: string): string => `ssl/dhparam-${ident(dige
 /** The file of ssl-session-ticket-key, relative to the work dir. */
 export const ticketKeyFile = (digest: string): string => `ssl/ticket-${ident(digest.slice(0, 32))}.key`;
 export const crlFile = (digest: string): string => `ssl/crl-${ident(digest.slice(0, 32))}.pem`;
+/** A file of the work directory as nginx.conf names it. */
+const inWorkDir =
+  (workDir: string) =>
+  (p: string): string =>
+    filePath(`${workDir}/${p}`);
 
 /** `Strict-Transport-Security` value of the settings. */
 function hstsValue(tls: TlsModel): string {
@@ -57,7 +62,7 @@ function sessionLines(s: TlsSession, w: (p: string) => string): string[] {
  * nginx's SSL module. Were nginx's callback ever to run, the variables name the same fallback files.
  */
 export function tlsHttpLines(tls: TlsModel, workDir: string): string[] {
-  const w = (p: string): string => filePath(`${workDir}/${p}`);
+  const w = inWorkDir(workDir);
   return [
     `    ssl_protocols ${protocols(tls.settings.protocols)};`,
     `    ssl_ciphers ${quote(tls.settings.ciphers)};`,
@@ -115,7 +120,7 @@ export const CERTIFICATE_HOOK = '        ssl_certificate_by_lua_block { require(
  * none to give (before the first push of certificates). The one SSL context that decodes the files.
  */
 function fallbackLines(workDir: string): string[] {
-  const w = (p: string): string => filePath(`${workDir}/${p}`);
+  const w = inWorkDir(workDir);
   return [`        ssl_certificate ${w(FALLBACK_CERT)};`, `        ssl_certificate_key ${w(FALLBACK_KEY)};`];
 }
 
@@ -129,7 +134,7 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
   if (s?.tls && tls.settings.hsts) lines.push(HSTS_SERVER);
   if (!ca) return lines;
   if (ca.gatewayMode === 'Refused') return [...lines, ...gatewayClientCertLines(ca)];
-  const w = (p: string): string => filePath(`${workDir}/${p}`);
+  const w = inWorkDir(workDir);
   lines.push(`        ssl_client_certificate ${w(caFile(ca.caDigest))};`);
   lines.push(`        ssl_verify_client ${ident(ca.verify)};`);
   lines.push(`        ssl_verify_depth ${int(ca.depth)};`);
