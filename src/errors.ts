@@ -44,9 +44,15 @@ export class UnsafeValueError extends PorticoError {
   }
 }
 
-/** `nginx -t` refused a candidate configuration; the message carries nginx's own words. */
+/**
+ * `nginx -t` refused a candidate configuration; the message carries nginx's own words. `beside`: the test ran beside
+ * the reload (docs/adr/0053), so the culprit is found by the next sync's test, not this one's.
+ */
 export class NginxTestError extends PorticoError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly beside = false,
+  ) {
     super(ErrorCodes.NGINX_TEST_FAILED, message);
     this.name = 'NginxTestError';
   }

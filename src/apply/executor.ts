@@ -143,7 +143,9 @@ export class Executor {
       // Only a running nginx keeps serving something: one that never started (or exited) serves nothing.
       const serving = this.nginx.running ? 'the last good configuration keeps serving' : 'nginx is not running: nothing is served';
       this.deps.log.error({ cause, plan, err: errorMessage(err) }, `sync could not be applied; ${serving}`);
-      if (err instanceof NginxTestError) return false; // nothing to retry until something changes
+      // nothing to retry until something changes, unless the test ran beside the reload: the retry tests it first and
+      // holds the Ingress that caused it (buildTested)
+      if (err instanceof NginxTestError && !err.beside) return false;
       // nginx was not reachable or answered an error: push everything again shortly, nothing is dropped.
       this.running = undefined;
       this.forgetLua();
@@ -222,7 +224,8 @@ export class Executor {
         this.hold(key, snap, `render: ${errorMessage(err)}`);
         continue;
       }
-      if (last || built.conf.hash === this.running?.confHash) return built;
+      // A reload's own test runs beside it (docs/adr/0053): a refusal there comes back here as a retry, tested first.
+      if (last || built.conf.hash === this.running?.confHash || this.nginx.testsBeside(built.conf.hash)) return built;
       try {
         await this.deps.tls.beforeReload(built.model); // client CA files must exist for nginx -t
         await this.nginx.test(built.conf.text);

@@ -86,6 +86,7 @@ export async function runController(config: Config, log: Logger, opts: RunOption
     workDir: config.workDir,
     statusPort: config.statusPort,
     log,
+    testBesideReload: config.testBesideReload,
     onRestart: () => {
       events.restarted();
     },

@@ -61,11 +61,12 @@ export function killGroup(pid: number | undefined): void {
 /**
  * Runs `nginx -t` on `conf`; resolves when it passes, rejects with nginx's stderr when it does not. stdout is Portico's
  * own, as the master's will be: an access log on /dev/stdout opens (or fails) in the test exactly as at the start.
- * execFile would hand nginx a socket pair, which /dev/stdout cannot open (ENXIO).
+ * execFile would hand nginx a socket pair, which /dev/stdout cannot open (ENXIO). `signal` aborted: the test is killed
+ * and the promise rejects (a test beside a reload the master already serves has nothing left to say).
  */
-export function testConf(binary: string, workDir: string, conf: string, timeoutMs: number): Promise<void> {
+export function testConf(binary: string, workDir: string, conf: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['-t', '-q', '-p', workDir, '-e', 'stderr', '-c', conf], { stdio: ['ignore', 'inherit', 'pipe'], timeout: timeoutMs });
+    const child = spawn(binary, ['-t', '-q', '-p', workDir, '-e', 'stderr', '-c', conf], { stdio: ['ignore', 'inherit', 'pipe'], timeout: timeoutMs, ...(signal ? { signal } : {}) });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

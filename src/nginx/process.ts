@@ -1,14 +1,16 @@
-// The only module that runs nginx (its command lines: launch.ts): test, start, reload, supervise, stop, and talk to its Lua configuration endpoint.
+// The only module that runs nginx (its command lines: launch.ts; its configuration endpoint: endpoint.ts; whether it serves: serving.ts): test, start, reload, supervise, stop.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdir, rename, writeFile, chmod, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NginxTestError, PorticoError, PushRejectedError, ErrorCodes, errorMessage } from '../errors.js';
+import { NginxTestError, PorticoError, ErrorCodes, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
 import { findSetpriv, killGroup, NginxLines, spawnMaster, testConf } from './launch.js';
 import { childPids, untilRetired } from './retire.js';
+import { putBack, swapIn, untilServing } from './serving.js';
+import { fetchMetrics, postConfiguration, type Rejected } from './endpoint.js';
 
 /** The bound on one `nginx -t` of a candidate configuration. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -36,6 +38,8 @@ export interface NginxOptions {
   readonly onRestart?: () => void;
   /** Called when nginx exited on its own (before the restart): /healthz fails until the state is pushed again. */
   readonly onCrash?: () => void;
+  /** `nginx -t` of a new configuration runs beside its reload, not before it (docs/adr/0053). */
+  readonly testBesideReload?: boolean;
   /**
    * Called when the first start failed because nginx exited (a port in use, a file it may not open): nothing ever
    * served, and trying again would fail the same way, so the caller stops Portico with this error.
@@ -43,21 +47,7 @@ export interface NginxOptions {
   readonly onStartFailed?: (err: PorticoError) => void;
 }
 
-/** An item of a pushed payload that Lua refused and dropped: the backend's name or the certificate's host. */
-export interface Rejected {
-  readonly name: string;
-  readonly reason: string;
-}
-
-/** The `rejected NAME: REASON` lines of a 201 from the configuration endpoint (lua/portico/configuration.lua). */
-export function rejectedItems(answer: string): Rejected[] {
-  const out: Rejected[] = [];
-  for (const line of answer.split('\n')) {
-    const m = /^rejected (\S*): (.*)$/.exec(line);
-    if (m) out.push({ name: m[1] ?? '', reason: m[2] ?? '' });
-  }
-  return out;
-}
+export { rejectedItems, type Rejected } from './endpoint.js';
 
 /** Runs one nginx master as a child process under a work directory. */
 export class Nginx {
@@ -70,6 +60,8 @@ export class Nginx {
   private tested: string | undefined;
   /** How long the last `nginx -t` took (ms): a reload parses the same text again (serveTimeoutMs). */
   private testedMs = 0;
+  /** The hash of the last configuration a test beside its reload refused: it is tested first next time. */
+  private refusedBeside: string | undefined;
   /**
    * The configuration endpoint's secret for this start (docs/adr/0007): in nginx's environment and in each request
    * to /configuration/*, never in nginx.conf, a log line or /debug.
@@ -131,16 +123,29 @@ export class Nginx {
   }
 
   /**
+   * Whether a configuration of this `hash` may skip the test before apply: nginx serves, its test runs beside the
+   * reload (docs/adr/0053), and no test beside a reload refused it before (then it is tested first, so the quarantine
+   * can find its Ingress).
+   */
+  testsBeside(hash: string): boolean {
+    return this.o.testBesideReload === true && this.running && this.served && hash !== this.refusedBeside;
+  }
+
+  /**
    * Tests, swaps in and (re)loads a configuration; resolves once nginx serves it. `hash` identifies it;
    * `shutdownTimeoutSeconds` is its worker_shutdown_timeout, as the renderer wrote it (render/nginx-conf.ts).
    */
   async apply(conf: string, hash: string, shutdownTimeoutSeconds?: number): Promise<'started' | 'reloaded'> {
     if (this.closed) throw new Error('nginx is stopped: the configuration is not applied');
+    if (shutdownTimeoutSeconds !== undefined) this.shutdownTimeoutMs = shutdownTimeoutSeconds * 1000;
+    if (this.tested !== conf && this.testsBeside(hash)) {
+      await this.reloadTestingBeside(conf, hash);
+      return 'reloaded';
+    }
     const candidate = await this.test(conf);
     await rename(candidate, join(this.o.workDir, 'nginx.conf'));
     this.tested = undefined;
     this.confHash = hash;
-    if (shutdownTimeoutSeconds !== undefined) this.shutdownTimeoutMs = shutdownTimeoutSeconds * 1000;
     if (!this.running) {
       await this.start();
       return 'started';
@@ -148,10 +153,56 @@ export class Nginx {
     // After our own `nginx -t`, SIGHUP is half the cost of `nginx -s reload` (NGINX-NOTES.md).
     const old = await childPids(this.child?.pid);
     this.child?.kill('SIGHUP');
-    await this.waitServing(hash, serveTimeoutMs(this.testedMs));
+    await this.waitServing(hash, Date.now() + serveTimeoutMs(this.testedMs));
     // Served means every new connection gets it: the old workers still accept for a moment after the new ones answer.
     await untilRetired(old);
     return 'reloaded';
+  }
+
+  /**
+   * SIGHUP and `nginx -t` of the same text at once (docs/adr/0053): the master parses it as the test does and keeps
+   * serving the last good configuration when it fails, so the test's answer is needed only for its message. Refused:
+   * nginx.conf is the last good file again, and this hash is tested first next time (testsBeside).
+   */
+  private async reloadTestingBeside(conf: string, hash: string): Promise<void> {
+    const candidate = join(this.o.workDir, 'nginx.conf.candidate');
+    this.tested = undefined;
+    await writeFile(candidate, conf, { mode: 0o600 });
+    await swapIn(this.o.workDir, candidate);
+    const before = this.confHash;
+    this.confHash = hash;
+    const old = await childPids(this.child?.pid);
+    const t0 = Date.now();
+    let deadline = t0 + TEST_TIMEOUT_MS; // until the test ends and says what this text costs
+    const refused = new AbortController();
+    // Once the master serves the text it has parsed it as the test would: the test is stopped, its core given back.
+    const served = new AbortController();
+    const test = testConf(this.o.binary, this.o.workDir, candidate, TEST_TIMEOUT_MS, served.signal).then(
+      () => {
+        this.testedMs = Date.now() - t0;
+        deadline = t0 + this.testedMs + serveTimeoutMs(this.testedMs);
+      },
+      (err: unknown) => {
+        if (!served.signal.aborted) throw err;
+      },
+    );
+    this.child?.kill('SIGHUP');
+    const serving = this.waitServing(hash, () => deadline, refused.signal).then(() => {
+      served.abort();
+    });
+    serving.catch(() => undefined); // handled below, after the test: a failure meanwhile is not an unhandled rejection
+    try {
+      await test;
+    } catch (err) {
+      refused.abort();
+      await serving.catch(() => undefined); // the wait ends at its next poll
+      this.confHash = before;
+      this.refusedBeside = hash;
+      await putBack(this.o.workDir);
+      throw new NginxTestError(`nginx -t refused the new configuration (tested beside the reload; nginx kept the last good one): ${errorMessage(err)}`, true);
+    }
+    await serving;
+    await untilRetired(old);
   }
 
   private async start(): Promise<void> {
@@ -174,7 +225,7 @@ export class Nginx {
       });
     });
     try {
-      await this.waitServing(this.confHash, serveTimeoutMs(this.testedMs));
+      await this.waitServing(this.confHash, Date.now() + serveTimeoutMs(this.testedMs));
     } catch (err) {
       const exited = !this.running;
       // 'exit' may come before stderr's last lines: nginx's own message is read to the end (bounded) first.
@@ -209,25 +260,10 @@ export class Nginx {
     }, delay).unref();
   }
 
-  /** Polls the status server on fresh connections until it reports the configuration `hash`. */
-  private async waitServing(hash: string, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let last = 'no answer';
-    while (Date.now() < deadline) {
-      if (!this.running) throw new Error('nginx exited');
-      try {
-        const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/portico/config-hash`, { headers: { connection: 'close' } });
-        last = (await res.text()).trim();
-        if (last === hash) {
-          this.served = true; // after a slow first start too, which a later apply's reload finds serving
-          return;
-        }
-      } catch (err) {
-        last = errorMessage(err);
-      }
-      await sleep(10);
-    }
-    throw new Error(`nginx did not serve the new configuration within ${timeoutMs} ms (last answer: ${last})`);
+  /** Until the status server reports the configuration `hash` (serving.ts); `deadline`: epoch ms, or asked each poll. */
+  private async waitServing(hash: string, deadline: number | (() => number), signal?: AbortSignal): Promise<void> {
+    await untilServing({ statusPort: this.o.statusPort, alive: () => this.running, deadline: typeof deadline === 'number' ? () => deadline : deadline, signal }, hash);
+    this.served = true; // after a slow first start too, which a later apply's reload finds serving
   }
 
   /** POSTs a JSON payload to nginx's Lua configuration endpoint (`backends`, `certificates`). */
@@ -235,31 +271,9 @@ export class Nginx {
     return this.pushRaw(what, JSON.stringify(payload));
   }
 
-  /**
-   * POSTs an already serialized JSON body; error messages carry nginx's answer, never the body (it may hold keys).
-   * Resolves with the items Lua dropped (it stores the rest): empty when the TypeScript checks held.
-   */
+  /** POSTs an already serialized JSON body (endpoint.ts); resolves with the items Lua dropped. */
   async pushRaw(what: string, body: string): Promise<Rejected[]> {
-    // A fresh connection each time: a pooled one may belong to an old worker that a reload is retiring, and it
-    // closes under the POST ("fetch failed"). The POST replaces the whole state, so one more try is safe.
-    const post = (): Promise<Response> =>
-      fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/${what}`, {
-        method: 'POST',
-        body,
-        headers: { 'content-type': 'application/json', 'x-portico-token': this.token, connection: 'close' },
-      });
-    const res = await post()
-      .catch(async () => {
-        await sleep(50);
-        return post();
-      })
-      .catch((err: unknown) => {
-        throw new PorticoError(ErrorCodes.NGINX_CONFIG_PUSH_FAILED, `POST /configuration/${what} failed: ${errorMessage(err)}`);
-      });
-    if (res.status < 200 || res.status > 299) {
-      throw new PushRejectedError(res.status, `POST /configuration/${what} answered ${res.status}: ${await res.text()}`);
-    }
-    return rejectedItems(await res.text());
+    return postConfiguration(this.o.statusPort, this.token, what, body);
   }
 
   /** PIDs of the worker processes now (children of the master), for tests and /debug. */
@@ -281,9 +295,7 @@ export class Nginx {
 
   /** The per-request figures Lua gathered (lua/portico/metrics.lua dump lines); '' when metrics are off. */
   async metrics(): Promise<string> {
-    const res = await fetch(`http://127.0.0.1:${this.o.statusPort}/configuration/metrics`, { headers: { 'x-portico-token': this.token } });
-    const text = await res.text();
-    return res.status === 200 ? text : '';
+    return fetchMetrics(this.o.statusPort, this.token);
   }
 
   /**

@@ -108,7 +108,9 @@ describe('an Ingress whose configuration nginx refuses', () => {
     ]);
     // Rendered: the fault-injecting nginx refuses server blocks by host name in `nginx -t`, and a host of the route
     // table (the default, docs/adr/0014) has no server block: it never reaches nginx -t, so nothing would be refused.
-    portico = await startPortico(['--manifests', dir, '--nginx-binary', join(REPO, 'test/support/bin/poison-nginx'), '--enable-dynamic-routes=false']);
+    // Tested before each reload: the injected refusals exist in `nginx -t` only, and the master the wrapper starts
+    // would load them (real nginx refuses in both: the describe below, docs/adr/0053).
+    portico = await startPortico(['--manifests', dir, '--nginx-binary', join(REPO, 'test/support/bin/poison-nginx'), '--enable-dynamic-routes=false', '--test-beside-reload=false']);
   });
 
   after(async () => {
@@ -166,5 +168,67 @@ describe('an Ingress whose configuration nginx refuses', () => {
     await until('s5.test served', async () => (await who(portico.http, 's5.test', '/')) === 'ok', 10_000);
     assert.equal(await who(portico.http, 'silent.test', '/'), '404');
     assert.ok(portico.output.some((l) => l.includes('Ingress default/silent') && l.includes('left out until it changes')));
+  });
+});
+
+describe('a configuration real nginx refuses, tested beside its reload (the default, docs/adr/0053)', () => {
+  let backend: Backend;
+  let dir = '';
+  let portico: Running;
+
+  before(async () => {
+    backend = await startBackend('ok');
+    dir = await manifestDir();
+    await writeManifests(dir, 'base.yaml', [
+      ingressClass('portico'),
+      ...serviceFor('web', [backend]),
+      ingress('good', { className: 'portico', host: 'good.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+    ]);
+    // ingress-nginx's snippets (any directive, arguments unchecked): a value nginx itself refuses reaches nginx -t
+    // and the master's reload, as an unknown snippet value did in ingress-nginx.
+    portico = await startPortico(['--manifests', dir, '--allow-snippet-annotations', '--snippet-mode', 'any', '--annotations-risk-level', 'Critical']);
+    await until('good.test served', async () => (await who(portico.http, 'good.test', '/')) === 'ok', 10_000);
+  });
+
+  after(async () => {
+    await portico?.stop();
+    await backend.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('nginx never serves it, its Ingress is left out with a warning, and the other Ingresses keep updating', async () => {
+    const snippet = (value: string): Record<string, string> => ({ 'nginx.ingress.kubernetes.io/configuration-snippet': `proxy_buffering ${value};` });
+    const bad = (value: string): unknown[] => [
+      ingress('broken', { className: 'portico', host: 'broken.test', annotations: snippet(value), paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+      ingress('later', { className: 'portico', host: 'later.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+    ];
+    await writeManifests(dir, 'bad.yaml', bad('maybe'));
+    const seen = new Set<string>();
+    await until(
+      'later.test served',
+      async () => {
+        seen.add(await who(portico.http, 'broken.test', '/'));
+        if ((await who(portico.http, 'good.test', '/')) !== 'ok') seen.add('good.test not served');
+        return (await who(portico.http, 'later.test', '/')) === 'ok';
+      },
+      20_000,
+      10,
+    );
+    assert.deepEqual([...seen], ['404'], 'broken.test never answered from the refused configuration; good.test served throughout');
+    assert.equal(await who(portico.http, 'broken.test', '/'), '404');
+    const lines = portico.output;
+    // The master parsed it at the SIGHUP and refused it itself (nginx.conf, not the test's candidate file)...
+    assert.ok(
+      lines.some((l) => l.includes('invalid value') && l.includes('maybe') && /nginx\.conf:\d+/.test(l)),
+      "the master's own refusal is logged",
+    );
+    // ...the test beside it said so, and the next sync's test found the Ingress.
+    assert.ok(lines.some((l) => l.includes('tested beside the reload; nginx kept the last good one')));
+    assert.ok(lines.some((l) => l.includes('Ingress default/broken') && l.includes('left out until it changes')));
+    assert.ok(!lines.some((l) => l.includes('Ingress default/later') && l.includes('left out')));
+    // A value nginx accepts: the Ingress is tried again and served.
+    await writeManifests(dir, 'bad.yaml', bad('off'));
+    await until('broken.test served once fixed', async () => (await who(portico.http, 'broken.test', '/')) === 'ok', 20_000);
+    assert.equal(await who(portico.http, 'later.test', '/'), 'ok');
   });
 });

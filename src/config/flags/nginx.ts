@@ -75,6 +75,12 @@ export const NGINX_FLAGS = {
     true,
     'when a sync changes only Ingresses (and the Services, EndpointSlices and Secrets of their namespaces), translate only the hosts those Ingresses share names with and splice them into the last model, and render again only the hosts that changed, instead of building every host again; any cluster-wide change (ConfigMap, IngressClass, Gateway API, an Ingress without host or with a default backend, a stream section) still builds the whole (docs/adr/0039, on by default: docs/adr/0043); =false builds the whole on every sync',
   ),
+  /** A new configuration's `nginx -t` runs beside its reload, not before it (docs/adr/0053). */
+  testBesideReload: toggle(
+    'test-beside-reload',
+    true,
+    "run nginx -t on a new configuration at the same time as the reload that loads it, not before: nginx's master refuses what nginx -t refuses and keeps serving the last good configuration, so a reload no longer waits for a first parse of the same text (at 100,000 Ingresses about 5 s); a refused configuration is tested alone on the next sync, which leaves out the Ingress that caused it; nginx's first start is always tested first; =false tests before every reload, as ingress-nginx does (docs/adr/0053)",
+  ),
   /** After SIGTERM, readiness fails this long before nginx is asked to quit. */
   shutdownGracePeriodMs: text('shutdown-grace-period', '0', 'on SIGTERM, seconds (or a duration: 5s) readiness fails before nginx quits gracefully', parseSecondsOrDuration),
   logLevel: text('log-level', 'info', 'debug, info, warn or error', parseLogLevel),
