@@ -27,7 +27,9 @@ export type OffloadRequest =
   | { readonly id: number; readonly op: 'review'; readonly delta?: SnapshotDelta; readonly body: unknown }
   | { readonly id: number; readonly op: 'prepare'; readonly delta?: SnapshotDelta }
   /** Reviews of the snapshot the worker holds, sent together; answered as `{ replies }`, one message per batch. */
-  | { readonly id: 0; readonly op: 'reviews'; readonly items: readonly { readonly id: number; readonly body: unknown }[] };
+  | { readonly id: 0; readonly op: 'reviews'; readonly items: readonly { readonly id: number; readonly body: unknown }[] }
+  /** The main thread applied the last build's result (Offload.synced): the idle compaction counts from now. No reply. */
+  | { readonly id: 0; readonly op: 'synced' };
 
 export type OffloadReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
 
@@ -63,6 +65,12 @@ const COLLECT_AFTER_PART_MS = 500;
  * kubectl session or a rollout; a 10 s lull is rarer (docs/adr/0045).
  */
 const COMPACT_WHEN_IDLE_MS = 10_000;
+/**
+ * Counted from the sync's end, which the main thread posts ('synced'): from the build's reply, the compaction of a
+ * 100,000-Ingress heap (1-1.5 GiB) fell in the middle of the reload and the pushes that follow it, a core taken from
+ * nginx -t and the master's parse (docs/adr/0053). Without that word (a sync that failed), this long after the build.
+ */
+const APPLY_AT_MOST_MS = 60_000;
 let compacting: NodeJS.Timeout | undefined;
 /** How long after a whole build's reply the incremental path is warmed (IncrementalBuilder.warm), unless a request came. */
 const WARM_AFTER_MS = 200;
@@ -72,7 +80,7 @@ let wholeBuilt = false;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
 let builds = 0;
 
-function answer(req: Exclude<OffloadRequest, { op: 'reviews' }>): unknown {
+function answer(req: Exclude<OffloadRequest, { op: 'reviews' | 'synced' }>): unknown {
   if (req.delta) snapshot = receiver.apply(req.delta);
   if (!snapshot) throw new Error('no snapshot was posted');
   if (req.op === 'build') {
@@ -147,6 +155,11 @@ function alone(r: { id: number; body: unknown }): OffloadReply {
 }
 
 parentPort?.on('message', (req: OffloadRequest) => {
+  if (req.op === 'synced') {
+    // the warm-up (if still pending) stays; the compaction counts its idle time from now
+    if (compacting !== undefined) compactLater(COMPACT_WHEN_IDLE_MS);
+    return;
+  }
   clearTimeout(compacting);
   compacting = undefined;
   clearTimeout(warming);
@@ -209,12 +222,18 @@ parentPort?.on('message', (req: OffloadRequest) => {
       }, WARM_AFTER_MS);
       warming.unref();
     }
-    if (!first) {
-      compacting = setTimeout(() => {
-        compacting = undefined;
-        collectCompacting();
-      }, COMPACT_WHEN_IDLE_MS);
-      compacting.unref();
-    }
+    // The main thread says when it has applied the result ('synced'): the compaction waits for that, since until then
+    // nginx -t, the reload and the pushes need the cores. A sync that never says so (it failed) gets it after a minute.
+    if (!first) compactLater(APPLY_AT_MOST_MS);
   }
 });
+
+/** A compacting collection in `ms`, unless a request comes first (each one clears it). */
+function compactLater(ms: number): void {
+  clearTimeout(compacting);
+  compacting = setTimeout(() => {
+    compacting = undefined;
+    collectCompacting();
+  }, ms);
+  compacting.unref();
+}

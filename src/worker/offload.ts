@@ -141,6 +141,7 @@ export class Offload {
    * or now when the last one is overdue. The next build cancels a pending one.
    */
   synced(): void {
+    this.worker?.postMessage({ id: 0, op: 'synced' } satisfies OffloadRequest);
     clearTimeout(this.collecting);
     // with a large heap only when idle: right after a sync it was a second's pause the next change waited for
     const overdue = Date.now() - this.collected >= COLLECT_OVERDUE_MS && !heapIsLarge();
