@@ -4,6 +4,7 @@ import { copyFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage } from '../errors.js';
+import { ask } from './endpoint.js';
 
 export interface ServingWatch {
   readonly statusPort: number;
@@ -27,8 +28,7 @@ export async function untilServing(w: ServingWatch, hash: string): Promise<void>
     if (!w.alive()) throw new Error('nginx exited');
     if (w.signal?.aborted === true) throw new Error('stopped waiting: the configuration was refused');
     try {
-      const res = await fetch(`http://127.0.0.1:${w.statusPort}/portico/config-hash`, { headers: { connection: 'close' } });
-      last = (await res.text()).trim();
+      last = (await ask(w.statusPort, '/portico/config-hash', { timeoutMs: 5000 })).text.trim();
       if (last === hash) return;
     } catch (err) {
       last = errorMessage(err);
