@@ -93,19 +93,25 @@ test('bisect finds the one key whose presence fails, within its budget, and give
   assert.equal(await bisect([], async () => true), undefined);
 });
 
+/** A backend and a manifest folder holding one Ingress on it (good.test), for a Portico started on that folder. */
+async function baseCluster(): Promise<{ backend: Backend; dir: string }> {
+  const backend = await startBackend('ok');
+  const dir = await manifestDir();
+  await writeManifests(dir, 'base.yaml', [
+    ingressClass('portico'),
+    ...serviceFor('web', [backend]),
+    ingress('good', { className: 'portico', host: 'good.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
+  ]);
+  return { backend, dir };
+}
+
 describe('an Ingress whose configuration nginx refuses', () => {
   let backend: Backend;
   let dir = '';
   let portico: Running;
 
   before(async () => {
-    backend = await startBackend('ok');
-    dir = await manifestDir();
-    await writeManifests(dir, 'base.yaml', [
-      ingressClass('portico'),
-      ...serviceFor('web', [backend]),
-      ingress('good', { className: 'portico', host: 'good.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
-    ]);
+    ({ backend, dir } = await baseCluster());
     // Rendered: the fault-injecting nginx refuses server blocks by host name in `nginx -t`, and a host of the route
     // table (the default, docs/adr/0014) has no server block: it never reaches nginx -t, so nothing would be refused.
     // Tested before each reload: the injected refusals exist in `nginx -t` only, and the master the wrapper starts
@@ -177,13 +183,7 @@ describe('a configuration real nginx refuses, tested beside its reload (the defa
   let portico: Running;
 
   before(async () => {
-    backend = await startBackend('ok');
-    dir = await manifestDir();
-    await writeManifests(dir, 'base.yaml', [
-      ingressClass('portico'),
-      ...serviceFor('web', [backend]),
-      ingress('good', { className: 'portico', host: 'good.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }),
-    ]);
+    ({ backend, dir } = await baseCluster());
     // ingress-nginx's snippets (any directive, arguments unchecked): a value nginx itself refuses reaches nginx -t
     // and the master's reload, as an unknown snippet value did in ingress-nginx.
     portico = await startPortico(['--manifests', dir, '--allow-snippet-annotations', '--snippet-mode', 'any', '--annotations-risk-level', 'Critical']);
