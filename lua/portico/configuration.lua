@@ -20,11 +20,11 @@ local pairs = pairs
 local next = next
 local ipairs = ipairs
 local tostring = tostring
-local tonumber = tonumber
 local str_find = string.find
 local str_match = string.match
 local str_format = string.format
 local str_gsub = string.gsub
+local str_byte = string.byte
 
 local _M = {}
 
@@ -39,13 +39,27 @@ local is_absent = check.is_absent
 
 -- The validity rules below are the TypeScript model's, written again (test/lua/validity.test.ts proves them equal).
 
-local function valid_octet(o)
-  return o ~= nil and (o == "0" or str_match(o, "^[1-9]%d?%d?$") ~= nil) and tonumber(o) <= 255
-end
-
+-- Four decimal octets 0-255 without a leading zero, by bytes: no pattern and no capture strings (a whole push checks
+-- one an endpoint, about 1,000,000 at 100,000 Ingresses; four captures and four matches each took most of its check).
 local function valid_ipv4(s)
-  local a, b, c, d = str_match(s, "^(%d+)%.(%d+)%.(%d+)%.(%d+)$")
-  return valid_octet(a) and valid_octet(b) and valid_octet(c) and valid_octet(d)
+  local n = #s
+  if n < 7 or n > 15 then return false end
+  local dots, value, digits, first = 0, 0, 0, 0
+  for i = 1, n do
+    local c = str_byte(s, i)
+    if c == 46 then -- "."
+      if digits == 0 or dots == 3 then return false end
+      dots, value, digits = dots + 1, 0, 0
+    elseif c >= 48 and c <= 57 then
+      if digits == 1 and first == 48 then return false end -- a leading zero
+      if digits == 0 then first = c end
+      digits, value = digits + 1, value * 10 + c - 48
+      if value > 255 then return false end
+    else
+      return false
+    end
+  end
+  return dots == 3 and digits > 0
 end
 
 -- Colon-separated hex groups ("" is none), or -1 when one is not 1-4 hex digits.
@@ -130,43 +144,52 @@ local function check_affinity(a, at)
   return nil
 end
 
-local function check_backend(b, at, seen)
-  if type(b) ~= "table" then return at .. ": must be an object" end
-  if not check.name(b.name) then
-    return at .. ".name: must match [a-z0-9_.-]+"
+-- Where a backend is in the body ("backends[3]"), and with its name once it has a valid one: made only for a message.
+local function place_of(list, i, name)
+  if name == nil then return str_format("%s[%d]", list, i - 1) end
+  return str_format("%s[%d] (%s)", list, i - 1, name)
+end
+
+-- The first thing wrong with backend `b`, the `i`th of `list` ("backends" or "set"), as a message; nil when valid.
+local function check_backend(b, list, i, seen)
+  if type(b) ~= "table" then return place_of(list, i) .. ": must be an object" end
+  local name = b.name
+  if not check.name(name) then
+    return place_of(list, i) .. ".name: must match [a-z0-9_.-]+"
   end
-  if seen[b.name] then return at .. ".name: duplicate backend " .. b.name end
-  seen[b.name] = true
-  at = str_format("%s (%s)", at, b.name)
+  if seen[name] then return place_of(list, i) .. ".name: duplicate backend " .. name end
+  seen[name] = true
 
   local eps = b.endpoints
   if not check.is_array(eps) then
-    return at .. ".endpoints: must be an array"
+    return place_of(list, i, name) .. ".endpoints: must be an array"
   end
   for j, ep in ipairs(eps) do
-    local eat = str_format("%s.endpoints[%d]", at, j - 1)
-    if type(ep) ~= "table" then return eat .. ": must be an object" end
-    if type(ep.address) ~= "string" or not (valid_ipv4(ep.address) or valid_ipv6(ep.address)) then
-      return eat .. ".address: must be an IPv4 or IPv6 address (IPv6 without brackets)"
+    if type(ep) ~= "table" then return str_format("%s.endpoints[%d]: must be an object", place_of(list, i, name), j - 1) end
+    local address = ep.address
+    if type(address) ~= "string" or not (valid_ipv4(address) or valid_ipv6(address)) then
+      return str_format("%s.endpoints[%d].address: must be an IPv4 or IPv6 address (IPv6 without brackets)", place_of(list, i, name), j - 1)
     end
-    if not is_integer(ep.port, 1, 65535) then return eat .. ".port: must be an integer 1-65535" end
+    if not is_integer(ep.port, 1, 65535) then return str_format("%s.endpoints[%d].port: must be an integer 1-65535", place_of(list, i, name), j - 1) end
   end
 
+  local at
   if not is_absent(b.loadBalance) and b.loadBalance ~= "round_robin" and b.loadBalance ~= "ewma" then
-    return at .. ".loadBalance: must be \"round_robin\" or \"ewma\""
+    return place_of(list, i, name) .. ".loadBalance: must be \"round_robin\" or \"ewma\""
   end
   if not is_absent(b.hashBy) and (type(b.hashBy) ~= "string" or not valid_hash_by(b.hashBy)) then
-    return at .. ".hashBy: must be \"\" or an nginx variable expression such as $request_uri"
+    return place_of(list, i, name) .. ".hashBy: must be \"\" or an nginx variable expression such as $request_uri"
   end
   if not is_absent(b.hashSubset) and not is_integer(b.hashSubset, 1, 1000) then
-    return at .. ".hashSubset: must be null or an integer 1-1000"
+    return place_of(list, i, name) .. ".hashSubset: must be null or an integer 1-1000"
   end
   if not is_absent(b.canary) then
+    at = place_of(list, i, name)
     local msg = require("portico.canary").validate(b.canary, at .. ".canary")
     if msg then return msg end
   end
   if not is_absent(b.affinity) then
-    return check_affinity(b.affinity, at .. ".affinity")
+    return check_affinity(b.affinity, (at or place_of(list, i, name)) .. ".affinity")
   end
   return nil
 end
@@ -185,7 +208,7 @@ function _M.validate_backends(body)
   if n ~= #list then return nil, "expected a JSON array of backends" end
   local seen, valid, rejected = {}, {}, {}
   for i, b in ipairs(list) do
-    local msg = check_backend(b, str_format("backends[%d]", i - 1), seen)
+    local msg = check_backend(b, "backends", i, seen)
     if msg then
       rejected[#rejected + 1] = { name = type(b) == "table" and type(b.name) == "string" and b.name or "", reason = msg }
     else
@@ -204,7 +227,7 @@ function _M.validate_delta(body)
   if type(d) ~= "table" or type(d.set) ~= "table" or type(d.remove) ~= "table" then return nil, "expected {\"set\": [...], \"remove\": [...]}" end
   local seen, set, remove, rejected = {}, {}, {}, {}
   for i, b in ipairs(d.set) do
-    local msg = check_backend(b, str_format("set[%d]", i - 1), seen)
+    local msg = check_backend(b, "set", i, seen)
     if msg then
       local name = type(b) == "table" and type(b.name) == "string" and b.name or ""
       rejected[#rejected + 1] = { name = name, reason = msg }
