@@ -163,7 +163,7 @@ function alone(r: { id: number; body: unknown }): OffloadReply {
 parentPort?.on('message', (req: OffloadRequest) => {
   if (req.op === 'synced') {
     // the warm-up (if still pending) stays; the compaction counts its idle time from now
-    if (compacting !== undefined) compactLater(heapIsLarge() ? COMPACT_WHEN_IDLE_LARGE_MS : COMPACT_WHEN_IDLE_MS);
+    if (compacting !== undefined) compactLater(quietBeforeCompaction());
     return;
   }
   clearTimeout(compacting);
@@ -233,6 +233,11 @@ parentPort?.on('message', (req: OffloadRequest) => {
     if (!first) compactLater(APPLY_AT_MOST_MS);
   }
 });
+
+/** How long without a request the compaction waits, by the heap's size. */
+function quietBeforeCompaction(): number {
+  return heapIsLarge() ? COMPACT_WHEN_IDLE_LARGE_MS : COMPACT_WHEN_IDLE_MS;
+}
 
 /** A compacting collection in `ms`, unless a request comes first (each one clears it). */
 function compactLater(ms: number): void {
