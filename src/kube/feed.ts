@@ -1,5 +1,5 @@
 // One informer (client-node ListWatch) for one resource: paged lists, and a restart with backoff after any error.
-import { ADD, DELETE, ERROR, ListWatch, UPDATE, V1ListMeta, Watch } from '@kubernetes/client-node';
+import { ADD, DELETE, ERROR, ListWatch, UPDATE, V1ListMeta, V1ObjectMeta, Watch } from '@kubernetes/client-node';
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../log.js';
 import { watchPath, type Apis, type ListPage, type Resource } from './resources.js';
@@ -27,6 +27,12 @@ export interface FeedOptions {
   readonly apis: Apis;
   readonly namespace: string | undefined;
   readonly labelSelector: string | undefined;
+  /**
+   * Once the handlers have an object, the informer's copy keeps only its names and resourceVersion (lighten): what
+   * client-node's cache itself reads. Off when something reads the cached objects whole again (KubeSource with
+   * --watch-namespace-selector brings a namespace's objects back from the caches when it starts matching).
+   */
+  readonly lighten?: boolean;
 }
 
 /** The HTTP status and message of whatever client-node threw or passed to `error` callbacks. */
@@ -126,6 +132,17 @@ function slim<T extends KubernetesObject>(obj: T): T {
   return obj;
 }
 
+/**
+ * `obj` reduced in place to its names and resourceVersion, which is all client-node's ListWatch reads of the objects it
+ * caches (to key them, to tell an update from the same version, and to name what a relist no longer has). At 10,000
+ * Ingresses the caches held 58 MiB of objects the store had copied already (docs/adr/0055).
+ */
+function lighten(obj: KubernetesObject): void {
+  const meta = obj.metadata;
+  for (const key of Object.keys(obj)) if (key !== 'metadata') Reflect.deleteProperty(obj, key);
+  obj.metadata = Object.assign(new V1ObjectMeta(), { name: meta?.name, namespace: meta?.namespace, resourceVersion: meta?.resourceVersion });
+}
+
 function omitKey(record: Record<string, string>, key: string): Record<string, string> {
   return Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
 }
@@ -156,6 +173,8 @@ export class Feed {
   private lastRestart = Date.now();
   private timer: NodeJS.Timeout | undefined;
   private starting: Promise<void> = Promise.resolve();
+  /** Objects the handlers had whole (and lightened since): the informer's own add after a list is not handled again. */
+  private readonly handed = new WeakSet<object>();
 
   constructor(
     opts: FeedOptions,
@@ -173,14 +192,20 @@ export class Feed {
       this.listed = true;
       this.log.debug({ feed: this.name, objects: all.items.length, resourceVersion: all.metadata?.resourceVersion }, 'listed');
       handlers.listed(all.items);
+      // the informer then adds each listed object, which the handlers above had already
+      if (opts.lighten === true) for (const o of all.items) this.lightened(o);
       return all;
     };
     this.informer = new ListWatch(watchPath(resource, namespace), new SafeWatch(opts.kc), listFn, false, labelSelector, resource.fieldSelector);
     this.informer.on(ADD, (o) => {
+      if (this.handed.has(o)) return;
       handlers.changed('add', slim(o));
+      if (opts.lighten === true) this.lightened(o);
     });
     this.informer.on(UPDATE, (o) => {
+      if (this.handed.has(o)) return;
       handlers.changed('update', slim(o));
+      if (opts.lighten === true) this.lightened(o);
     });
     this.informer.on(DELETE, (o) => {
       handlers.changed('delete', o);
@@ -197,7 +222,16 @@ export class Feed {
     if (!this.listed) throw new Error(`cannot list ${this.name}: ${describeError(this.lastError)}`);
   }
 
-  /** The objects the informer holds now (class instances or raw JSON; convert before use). */
+  /** `o`, which the handlers have, lightened and noted as handed. */
+  private lightened(o: KubernetesObject): void {
+    lighten(o);
+    this.handed.add(o);
+  }
+
+  /**
+   * The objects the informer holds now (class instances or raw JSON; convert before use). With `lighten`, their names
+   * and resourceVersion only: the store holds the same versions whole.
+   */
   cached(): readonly KubernetesObject[] {
     return this.informer.list();
   }

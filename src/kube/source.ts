@@ -83,7 +83,8 @@ export class KubeSource {
 
   private feedOf(resource: Resource, base: Omit<FeedOptions, 'resource' | 'labelSelector'>): Feed {
     return new Feed(
-      { ...base, resource, labelSelector: undefined },
+      // with a namespace selector, setAllowed reads the caches whole again (a namespace that starts matching)
+      { ...base, resource, labelSelector: undefined, lighten: this.opts.watchNamespaceSelector === undefined },
       {
         listed: (items) => {
           this.replace(resource.kind, resource, items);
