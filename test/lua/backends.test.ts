@@ -103,14 +103,16 @@ void describe('lua backends (round robin)', () => {
     const good = JSON.stringify({ name: 'web', endpoints: endpointsOf(a()) });
     const bad: [string, RegExp][] = [
       ['{"name": "Web_1", "endpoints": []}', /rejected Web_1: backends\[1\]\.name/],
-      ['{"name": "x", "endpoints": [{"address": "10.0.0.1", "port": 0}]}', /rejected x: .*port/],
-      ['{"name": "x", "endpoints": [{"address": "[::1]", "port": 80}]}', /rejected x: .*address/],
+      ['{"name": "x", "endpoints": [{"address": "10.0.0.1", "port": 0}]}', /rejected x: backends\[1\] \(x\)\.endpoints\[0\]\.port: must be an integer 1-65535$/m],
+      ['{"name": "x", "endpoints": [{"address": "10.0.0.1", "port": 80}, "y"]}', /rejected x: backends\[1\] \(x\)\.endpoints\[1\]: must be an object$/m],
+      ['{"name": "x", "endpoints": [{"address": "[::1]", "port": 80}]}', /rejected x: backends\[1\] \(x\)\.endpoints\[0\]\.address: must be an IPv4 or IPv6 address \(IPv6 without brackets\)$/m],
+      ['{"name": "x", "endpoints": [{"address": "10.0.0.01", "port": 80}]}', /rejected x: backends\[1\] \(x\)\.endpoints\[0\]\.address: must be/],
       ['{"name": "x", "endpoints": [{"address": "example.com", "port": 80}]}', /rejected x: .*address/],
-      ['{"name": "x", "endpoints": [], "loadBalance": "random"}', /rejected x: .*loadBalance/],
+      ['{"name": "x", "endpoints": [], "loadBalance": "random"}', /rejected x: backends\[1\] \(x\)\.loadBalance: must be "round_robin" or "ewma"$/m],
       ['{"name": "x", "endpoints": [], "hashBy": "request_uri"}', /rejected x: .*hashBy/],
-      ['{"name": "x", "endpoints": [], "affinity": {"mode": "sticky", "name": "C"}}', /rejected x: .*affinity\.mode/],
+      ['{"name": "x", "endpoints": [], "affinity": {"mode": "sticky", "name": "C"}}', /rejected x: backends\[1\] \(x\)\.affinity\.mode: must be/],
       ['{"name": "x", "endpoints": [], "affinity": {"mode": "balanced", "name": "a b"}}', /rejected x: .*affinity\.name/],
-      ['{"name": "web", "endpoints": []}', /rejected web: .*duplicate/],
+      ['{"name": "web", "endpoints": []}', /rejected web: backends\[1\]\.name: duplicate backend web$/m],
     ];
     for (const [item, message] of bad) {
       const res = await nginx.post('/configuration/backends', `[${good}, ${item}]`);

@@ -199,21 +199,23 @@ void describe('lua router against the reference matcher', () => {
     const good = routesPayload(modelOf({ rules: [{ host: 'h0.t', rule: { path: '/a', type: 'Prefix', backend: 1 } }], fallback: '404' }), new Set(['h0.t', '_']), false);
     assert.equal((await nginx.post('/configuration/routes', good)).status, 201);
     const h0 = good.hosts['h0.t']!;
-    const bad: unknown[] = [
-      { ...good, default: { ...good.default, prefix: { '/a': 0 } } }, // no '/'
-      { ...good, hosts: { 'h0.t': { ...h0, prefix: { '/a': 0 } } } }, // a prefix not ending in '/'
-      { ...good, hosts: { 'h0.t': { ...h0, exact: { '/a': 99 } } } }, // no such target
-      { ...good, hosts: { 'h0.t': { exact: {}, prefix: { '/': 0 }, hsts: false } } }, // no targets
-      { ...good, hosts: { 'h0.t; x': good.default } }, // not a host name
-      { ...good, hosts: { 'h0.t': { ...h0, targets: [{ backend: 'x"y', canary: '', redirect: 0, denied: false, metrics: '' }] } } },
+    // each refusal's message names the place: the host (or the default), the target, the path
+    const bad: [unknown, RegExp][] = [
+      [{ ...good, default: { ...good.default, prefix: { '/a': 0 } } }, /default\.prefix\["\/a"\]: a prefix must end with '\/'/], // no '/'
+      [{ ...good, hosts: { 'h0.t': { ...h0, prefix: { '/a': 0 } } } }, /hosts\[h0\.t\]\.prefix\["\/a"\]: a prefix must end with '\/'/],
+      [{ ...good, hosts: { 'h0.t': { ...h0, exact: { '/a': 99 } } } }, /hosts\[h0\.t\]\.exact\["\/a"\]: must be a target index/], // no such target
+      [{ ...good, hosts: { 'h0.t': { exact: {}, prefix: { '/': 0 }, hsts: false } } }, /hosts\[h0\.t\]\.targets: must be an array/], // no targets
+      [{ ...good, hosts: { 'h0.t; x': good.default } }, /hosts: h0\.t; x is not a host name/], // not a host name
+      [{ ...good, hosts: { 'h0.t': { ...h0, targets: [{ backend: 'x"y', canary: '', redirect: 0, denied: false, metrics: '' }] } } }, /hosts\[h0\.t\]\.targets\[0\]\.backend: must match/],
       // an affinity cookie path that would end the Path attribute and add one of its own
-      { ...good, hosts: { 'h0.t': { ...h0, targets: h0.targets.map((x) => ({ ...x, cookiePath: '/a; Domain=x' })) } } },
-      { ...good, hosts: { 'h0.t': null } }, // a removal is a delta's
-      'not json',
+      [{ ...good, hosts: { 'h0.t': { ...h0, targets: h0.targets.map((x) => ({ ...x, cookiePath: '/a; Domain=x' })) } } }, /hosts\[h0\.t\]\.targets\[0\]\.cookiePath: must be absent/],
+      [{ ...good, hosts: { 'h0.t': null } }, /hosts\[h0\.t\]: must be an object/], // a removal is a delta's
+      ['not json', /invalid JSON/],
     ];
-    for (const body of bad) {
+    for (const [body, message] of bad) {
       const r = await nginx.post('/configuration/routes', body);
       assert.equal(r.status, 400, `${JSON.stringify(body).slice(0, 200)} -> ${r.body}`);
+      assert.match(r.body, message);
     }
     assert.deepEqual(
       await ask([
