@@ -173,7 +173,6 @@ local function check_backend(b, list, i, seen)
     if not is_integer(ep.port, 1, 65535) then return str_format("%s.endpoints[%d].port: must be an integer 1-65535", place_of(list, i, name), j - 1) end
   end
 
-  local at
   if not is_absent(b.loadBalance) and b.loadBalance ~= "round_robin" and b.loadBalance ~= "ewma" then
     return place_of(list, i, name) .. ".loadBalance: must be \"round_robin\" or \"ewma\""
   end
@@ -184,12 +183,11 @@ local function check_backend(b, list, i, seen)
     return place_of(list, i, name) .. ".hashSubset: must be null or an integer 1-1000"
   end
   if not is_absent(b.canary) then
-    at = place_of(list, i, name)
-    local msg = require("portico.canary").validate(b.canary, at .. ".canary")
+    local msg = require("portico.canary").validate(b.canary, place_of(list, i, name) .. ".canary")
     if msg then return msg end
   end
   if not is_absent(b.affinity) then
-    return check_affinity(b.affinity, (at or place_of(list, i, name)) .. ".affinity")
+    return check_affinity(b.affinity, place_of(list, i, name) .. ".affinity")
   end
   return nil
 end

@@ -197,16 +197,14 @@ export class Feed {
       return all;
     };
     this.informer = new ListWatch(watchPath(resource, namespace), new SafeWatch(opts.kc), listFn, false, labelSelector, resource.fieldSelector);
-    this.informer.on(ADD, (o) => {
+    // an object the handlers had whole already (listed, and lightened since) is not handled again
+    const take = (change: 'add' | 'update') => (o: KubernetesObject) => {
       if (this.handed.has(o)) return;
-      handlers.changed('add', slim(o));
+      handlers.changed(change, slim(o));
       if (opts.lighten === true) this.lightened(o);
-    });
-    this.informer.on(UPDATE, (o) => {
-      if (this.handed.has(o)) return;
-      handlers.changed('update', slim(o));
-      if (opts.lighten === true) this.lightened(o);
-    });
+    };
+    this.informer.on(ADD, take('add'));
+    this.informer.on(UPDATE, take('update'));
     this.informer.on(DELETE, (o) => {
       handlers.changed('delete', o);
     });

@@ -62,6 +62,12 @@ export function heapIsSparse(): boolean {
   return spare >= 32 * 1024 * 1024 && spare >= h.used_heap_size / 4;
 }
 
+/**
+ * A thread compacts its heap once no sync or build came for this long after one (the build worker: offload-worker.ts,
+ * docs/adr/0045; the main thread: Offload.synced, docs/adr/0054).
+ */
+export const COMPACT_WHEN_IDLE_MS = 10_000;
+
 /** Whether this thread's live heap is above LONG_PAUSE_ABOVE. */
 export function heapIsLarge(): boolean {
   return getHeapStatistics().used_heap_size > LONG_PAUSE_ABOVE;

@@ -10,7 +10,7 @@ import { prepareReviews } from '../webhook/neighbours.js';
 import { AnnotationStage } from '../pipeline/annotations.js';
 import { admissionChecker } from '../pipeline/build.js';
 import { IncrementalBuilder } from './incremental.js';
-import { collect, collectCompacting, heapIsLarge } from './collect.js';
+import { collect, collectCompacting, COMPACT_WHEN_IDLE_MS, heapIsLarge } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 import { ModelSender } from './model-wire.js';
@@ -57,14 +57,13 @@ const COLLECT_PARTS_EVERY_MS = 5000;
  * Ingresses) ran while the main thread applied the part and nginx took the push, on the same 2 cores (ADR 0046).
  */
 const COLLECT_AFTER_PART_MS = 500;
-/**
- * A compacting collection once no request came for this long after a build: the collection after each build does not
+/*
+ * A compacting collection once no request came for COMPACT_WHEN_IDLE_MS (collect.ts) after a build: the collection after each build does not
  * compact (a build waiting behind it), and left the worker's heap at twice what was live (140 MiB committed for 67 at
  * 10,000 Ingresses, docs/adr/0044); compacting gives the pages back while nothing waits. A build that arrives while
  * it runs waits for it (0.25 s idle at 10,000, 0.8 s at load 6-8): after 2 s it fell on the second change of a
  * kubectl session or a rollout; a 10 s lull is rarer (docs/adr/0045).
  */
-const COMPACT_WHEN_IDLE_MS = 10_000;
 /**
  * With a large heap (collect.ts heapIsLarge) the compaction waits a minute of quiet instead: at 100,000 Ingresses it is
  * a pause of 1-2 s, and a change that came 10 s after a sync (bench/scale's, after its own nginx -t and SIGHUP) waited

@@ -8,7 +8,7 @@ import type { Model } from '../model/types.js';
 import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
 import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
-import { collect, collectCompacting, heapIsLarge, heapIsSparse } from './collect.js';
+import { collect, collectCompacting, COMPACT_WHEN_IDLE_MS, heapIsLarge, heapIsSparse } from './collect.js';
 import { unpack, type Packed } from './wire.js';
 import { SNAPSHOT_REFUSED, SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
@@ -27,14 +27,12 @@ type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown }
  */
 const COLLECT_IDLE_MS = 1000;
 const COLLECT_OVERDUE_MS = 10_000;
-/**
- * And a compacting collection once no sync came for this long after one, when the heap holds much more than it uses and
- * is not large (collect.ts): the collections above do not compact, and left the main thread's heap 120-220 MiB
- * committed for 110 MiB live at 10,000 Ingresses 30 s after a first sync (the controller's RSS 329-459 MiB from run to
- * run). Its pause is 0.25 s there. The same idle time as the build worker's compaction (offload-worker.ts); a build
- * that comes meanwhile cancels it.
+/*
+ * And a compacting collection once no sync came for COMPACT_WHEN_IDLE_MS (collect.ts, the build worker's too) after
+ * one, when the heap holds much more than it uses and is not large: the collections above do not compact, and left
+ * the main thread's heap 120-220 MiB committed for 110 MiB live at 10,000 Ingresses 30 s after a first sync (the
+ * controller's RSS 329-459 MiB from run to run). Its pause is 0.25 s there; a build that comes meanwhile cancels it.
  */
-const COMPACT_IDLE_MS = 10_000;
 
 /** One worker thread and the requests in flight to it; a worker that dies is replaced on the next request. */
 export class Offload {
@@ -164,7 +162,7 @@ export class Offload {
                 this.collecting = undefined;
                 if (heapIsSparse()) collectCompacting();
               },
-              COMPACT_IDLE_MS - (overdue ? 0 : COLLECT_IDLE_MS),
+              COMPACT_WHEN_IDLE_MS - (overdue ? 0 : COLLECT_IDLE_MS),
             );
         this.collecting?.unref();
       },
