@@ -6,6 +6,11 @@
 --   Gateway HTTPS listener without hostname: names without a certificate get it, except those in "plain" (names
 --   another namespace owns, docs/security.md 2a), which get the default. "deep" (optional): wildcards of Gateway
 --   listeners, whose certificate serves names of two or more labels too (an Ingress wildcard takes one).
+-- POST /configuration/certificates?from=OLD&id=ID  a delta (portico.store): {"set": {"<host>": "<PEM>"}, "remove":
+--   ["<host>", ...], "rest": {"default": ..., "listener": ..., "plain": [...], "deep": [...]}}: the hosts whose
+--   certificate changed or is new, the hosts gone, and (only when one of them changed) the four other fields, which
+--   then replace the held ones whole. One Secret rotated at 10,000 TLS hosts is one host's PEM, not the whole set
+--   (25 MiB at 100,000 Ingresses) for nginx to decode and every worker to decode again (docs/adr/0056).
 -- GET  /configuration/certificates  -> {"version": n, "hosts": [...], "default": true|false} (never the PEM).
 -- ssl_certificate_by_lua: exact host, then the one-label wildcard, then the listener's (unless plain), then the
 -- default; with none of them the server's static ssl_certificate stays.
@@ -13,6 +18,7 @@ local cjson = require("cjson.safe")
 local ssl = require("ngx.ssl")
 local lrucache = require("resty.lrucache")
 local store = require("portico.store")
+local check = require("portico.certificate_check")
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -23,14 +29,13 @@ local ipairs = ipairs
 local tostring = tostring
 local str_find = string.find
 local str_lower = string.lower
-local str_match = string.match
 local str_sub = string.sub
 local str_format = string.format
 local table_sort = table.sort
 
 local _M = {}
 
--- Stored whole (no deltas) by portico.store as kind "certificates", in the portico_certificates dict.
+-- Stored by portico.store as kind "certificates" (whole payloads and deltas), in the portico_certificates dict.
 local place = store.place("certificates")
 local DEFAULT = "" -- cache key of the default certificate (no host name is empty)
 local LISTENER = "*" -- cache key of the listener's certificate (no host name is "*")
@@ -45,86 +50,6 @@ local deep = {}               -- per worker: set of wildcards that match more th
 local synced_version = nil
 local dict, cell, cell_seen   -- per worker: the dict, the version cell (portico.store) and its slot's value last seen
 
-local function valid_host(h)
-  if type(h) ~= "string" or #h > 253 then return false end
-  local rest = str_sub(h, 1, 2) == "*." and str_sub(h, 3) or h
-  return str_match(rest, "^[a-z0-9][a-z0-9.-]*$") ~= nil and str_match(rest, "[a-z0-9]$") ~= nil
-    and not str_find(rest, "..", 1, true)
-end
-
--- PEMs known to parse: those of the payload this worker last validated or read from the dict. A push repeats most of
--- its PEMs (every host of a shared certificate, every certificate that did not change), and parsing each one again
--- was most of the push: 1,000 hosts took nginx 0.5-0.6 s (docs/adr/0048). A PEM that parsed once parses again, so
--- skipping it gives the same verdict. Rebuilt whole each time: it never holds more PEMs than one payload.
-local known = {}
-
-local function parse(pem)
-  local cert, err = ssl.parse_pem_cert(pem)
-  if not cert then return nil, "certificate: " .. tostring(err) end
-  local key, kerr = ssl.parse_pem_priv_key(pem)
-  if not key then return nil, "private key: " .. tostring(kerr) end
-  return { pem = pem, cert = cert, key = key }
-end
-
--- Returns the decoded payload without its bad entries and the list of those ({ name, reason }), or nil and what is
--- wrong with the body itself. Every PEM is parsed once here, so a bad one is dropped at the door instead of failing
--- handshakes later, and never takes the other hosts' certificates with it.
-function _M.validate(body)
-  if type(body) ~= "string" or body == "" then return nil, "empty body" end
-  local payload, err = cjson.decode(body)
-  if type(payload) ~= "table" then return nil, "invalid JSON: " .. tostring(err or "expected an object") end
-  local certs = payload.certificates
-  if certs == nil or certs == cjson.null then certs = {} end
-  if type(certs) ~= "table" then return nil, "certificates: must be an object of host -> PEM" end
-  local rejected = {}
-  local function reject(name, reason) rejected[#rejected + 1] = { name = name, reason = reason } end
-  local kept, good = {}, {}
-  -- good: the PEMs of this payload that passed (parsed now, or known); it becomes `known` below
-  local function check_pem(pem)
-    if known[pem] or good[pem] then
-      good[pem] = true
-      return true
-    end
-    local ok, perr = parse(pem)
-    if ok then good[pem] = true end
-    return ok, perr
-  end
-  for host, pem in pairs(certs) do
-    if not valid_host(host) then
-      reject(tostring(host), str_format("certificates[%s]: not a lower-case host name or *.domain", tostring(host)))
-    elseif type(pem) ~= "string" then
-      reject(host, str_format("certificates[%s]: must be a PEM string", host))
-    else
-      local ok, perr = check_pem(pem)
-      if ok then kept[host] = pem else reject(host, str_format("certificates[%s]: %s", host, perr)) end
-    end
-  end
-  payload.certificates = kept
-  for _, field in ipairs({ "default", "listener" }) do
-    local pem = payload[field]
-    if pem ~= nil and pem ~= cjson.null then
-      local ok, perr
-      if type(pem) ~= "string" then ok, perr = nil, "must be a PEM string or null" else ok, perr = check_pem(pem) end
-      if not ok then
-        reject(field, field .. ": " .. perr)
-        payload[field] = nil
-      end
-    end
-  end
-  for _, field in ipairs({ "plain", "deep" }) do
-    local names = payload[field]
-    if names ~= nil and names ~= cjson.null then
-      if type(names) ~= "table" then return nil, field .. ": must be an array of host names" end
-      for i, h in ipairs(names) do
-        if not valid_host(h) then return nil, str_format("%s[%d]: not a lower-case host name or *.domain", field, i - 1) end
-      end
-    end
-  end
-  -- only what this payload holds (a PEM known before and not sent again is forgotten)
-  known = good
-  return payload, rejected
-end
-
 -- GET: the hosts and whether a default is held, never the PEM. (Debian's lua-cjson has no array_mt: an empty table
 -- would encode as {}.)
 local function show(payload, version)
@@ -135,38 +60,73 @@ local function show(payload, version)
     tostring(payload ~= nil and type(payload.default) == "string"))
 end
 
+local function count(t)
+  local n = 0
+  for _ in pairs(type(t) == "table" and t or {}) do n = n + 1 end
+  return n
+end
+
 store.kind("certificates", {
   what = "certificates",
-  validate = _M.validate,
+  validate = check.validate,
+  validate_delta = check.validate_delta,
+  merge = check.merge,
   show = show,
-  describe = function(payload)
-    local n = 0
-    for _ in pairs(payload.certificates or {}) do n = n + 1 end
-    return str_format("%d certificates stored", n)
+  describe = function(payload, is_delta)
+    if is_delta then return str_format("%d certificates set, %d removed", count(payload.set), #payload.remove) end
+    return str_format("%d certificates stored", count(payload.certificates))
   end,
 })
 
-local function sync(version)
-  local payload, _, none = store.read("certificates", nil)
-  if none == "none" then payload = {} end
-  if not payload then cell_seen = nil; return end -- moved under the read or not decoded: the next handshake asks again
-  synced_version = version
-  hosts = type(payload.certificates) == "table" and payload.certificates or {}
-  default_pem = type(payload.default) == "string" and payload.default or nil
-  listener_pem = type(payload.listener) == "string" and payload.listener or nil
+-- The default, listener, plain and deep of a whole payload or a delta's rest, into this worker's tables.
+local function take_rest(rest)
+  default_pem = type(rest.default) == "string" and rest.default or nil
+  listener_pem = type(rest.listener) == "string" and rest.listener or nil
   plain, deep = {}, {}
-  if type(payload.plain) == "table" then
-    for _, h in ipairs(payload.plain) do plain[h] = true end
+  if type(rest.plain) == "table" then
+    for _, h in ipairs(rest.plain) do plain[h] = true end
   end
-  if type(payload.deep) == "table" then
-    for _, h in ipairs(payload.deep) do deep[h] = true end
+  if type(rest.deep) == "table" then
+    for _, h in ipairs(rest.deep) do deep[h] = true end
   end
+  if default_pem then check.know(default_pem) end
+  if listener_pem then check.know(listener_pem) end
+end
+
+-- A whole payload into this worker's tables.
+local function take_whole(payload)
+  hosts = type(payload.certificates) == "table" and payload.certificates or {}
   -- the dict holds only PEMs a POST validated: the next POST this worker validates need not parse them again
   local pems = {}
   for _, pem in pairs(hosts) do pems[pem] = true end
-  if default_pem then pems[default_pem] = true end
-  if listener_pem then pems[listener_pem] = true end
-  known = pems
+  check.know_only(pems)
+  take_rest(payload)
+end
+
+-- A delta onto this worker's tables (a PEM no longer named stays known until the next whole payload).
+local function take_delta(d)
+  for host, pem in pairs(type(d.set) == "table" and d.set or {}) do
+    hosts[host] = pem
+    check.know(pem)
+  end
+  for _, host in ipairs(type(d.remove) == "table" and d.remove or {}) do hosts[host] = nil end
+  if type(d.rest) == "table" then take_rest(d.rest) end
+end
+
+-- This worker's tables brought to what the dict holds: the deltas since the version it holds, or the whole payload
+-- and the deltas after it.
+local function sync()
+  local payload, ds, version = store.read("certificates", synced_version)
+  if version == "none" then
+    hosts, synced_version = {}, nil
+    check.know_only({})
+    take_rest({})
+    return
+  end
+  if not ds then cell_seen = nil; return end -- moved under the read or not decoded: the next handshake asks again
+  if payload then take_whole(payload) end
+  for _, d in ipairs(ds) do take_delta(d) end
+  synced_version = version
 end
 
 -- SNI -> (cache key, PEM): exact host, then "*." + everything after the first label, then the default.
@@ -208,7 +168,7 @@ function _M.call()
   if seen == nil or seen ~= cell_seen then
     cell_seen = seen
     local version = dict:get(place.version)
-    if version ~= synced_version then sync(version) end
+    if version ~= synced_version then sync() end
   end
 
   local name = ssl.server_name()
@@ -219,7 +179,7 @@ function _M.call()
   local entry = cache:get(key)
   if not entry or entry.pem ~= pem then
     local err
-    entry, err = parse(pem)
+    entry, err = check.parse(pem)
     if not entry then
       ngx_log(ERR, "portico: certificate for ", key == DEFAULT and "default" or key == LISTENER and "listener" or key, ": ", err)
       return

@@ -12,7 +12,7 @@ import { nsKey, refKey } from '../model/keys.js';
 import type { ObjectRef } from '../model/types.js';
 import type { CertificatesState, TlsSync } from '../tls/sync.js';
 import { countStreamReload } from './stream.js';
-import { BACKENDS, LuaStore, ROUTES, wholeOnly, type StoreKind } from './lua-store.js';
+import { BACKENDS, CERTIFICATES, LuaStore, ROUTES, wholeOnly, type StoreKind } from './lua-store.js';
 
 /** What builds a candidate from a snapshot (the build worker, worker/offload.ts); a BuildError is the build refusing it. */
 export interface Builder {
@@ -68,7 +68,7 @@ export class Executor {
     private readonly deps: { readonly tls: TlsSync; readonly builder: Builder; readonly log: Logger; readonly retry: () => void; readonly empty: () => RenderedConf },
   ) {
     const store = (kind: StoreKind): LuaStore => new LuaStore(nginx, kind, deps.log);
-    this.lua = { backends: store(BACKENDS), routes: store(ROUTES), certificates: store(wholeOnly('certificates')), gateway: store(wholeOnly('gateway')) };
+    this.lua = { backends: store(BACKENDS), routes: store(ROUTES), certificates: store(CERTIFICATES), gateway: store(wholeOnly('gateway')) };
   }
 
   /** What Lua dropped from the payloads it holds. */
@@ -124,7 +124,7 @@ export class Executor {
       // backend on its first request (docs/adr/0048). The whole list again was 0.3 s of each 10,000-Ingress reload.
       if (plan === 'reload' || this.running?.backends !== next.backends) await this.lua.backends.push(() => c.backends, c.entries);
       // the whole set, unless it went just before the reload (the shared dict outlives it)
-      if (!certsPushed && (plan === 'reload' || this.running?.certificates !== c.certs.digest)) await this.lua.certificates.push(() => c.certs.body, undefined);
+      if (!certsPushed && (plan === 'reload' || this.running?.certificates !== c.certs.digest)) await this.lua.certificates.push(c.certs.whole, c.certs.entries);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       // compared by `next.routes` (an id of the table, controller.ts); its text is built only for a whole push
       if (c.conf.routeHosts !== undefined && (plan === 'reload' || this.running?.routes !== next.routes)) await this.pushRoutes(plan, () => c.conf.routes ?? '', c.conf.routeHosts, c.model);
@@ -171,7 +171,7 @@ export class Executor {
 
   /**
    * Before a reload, the backends the new configuration adds or changes go to Lua, none removed, and a changed
-   * certificate set goes whole: the new workers answer from their first request, instead of 503 (or the default
+   * certificate set goes (as the hosts that changed when Lua's set is known): the new workers answer from their first request, instead of 503 (or the default
    * certificate) for a new server block until the pushes that follow the reload. The shared dicts outlive a reload;
    * the old workers never name the new backends, and a changed one only gets its new endpoints sooner. Best effort:
    * any failure leaves it to the pushes after the reload. True when the certificates went (none follows then).
@@ -181,7 +181,7 @@ export class Executor {
     if (c.entries !== undefined) await this.lua.backends.add(c.entries);
     if (this.running === undefined || this.running.certificates === c.certs.digest) return false;
     try {
-      await this.lua.certificates.push(() => c.certs.body, undefined);
+      await this.lua.certificates.push(c.certs.whole, c.certs.entries);
       return true;
     } catch (err) {
       this.deps.log.debug({ err: errorMessage(err) }, 'the certificates push before the reload failed; the push after the reload follows');

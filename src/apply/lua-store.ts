@@ -8,6 +8,7 @@ import type { Nginx, Rejected } from '../nginx/process.js';
 import { backendsDelta } from '../render/lua-payload.js';
 import { routesDelta } from '../render/dynamic-routes.js';
 import { entryChanges } from '../render/entry-changes.js';
+import { certificatesDelta, REST_KEY } from '../render/cert-entries.js';
 
 /** A delta body and what it names: the keys whose entry changed or is new, and the keys gone. */
 interface Delta {
@@ -74,7 +75,23 @@ export const ROUTES: StoreKind = {
   },
 };
 
-/** A payload Lua takes whole only (certificates, the Gateway API route table: no entries by key). */
+/** The certificates (docs/adr/0056): a Secret rotated is the PEM of the hosts it serves, not every host's. */
+export const CERTIFICATES: StoreKind = {
+  path: 'certificates',
+  delta: certificatesDelta,
+  maxDeltas: 256,
+  maxDeltaBytes: 8 * MiB,
+  // a delta of more than a quarter of the hosts saves little over the whole set
+  worth: (d, size) => d.changed.length + d.removed.length <= Math.max(16, size / 4),
+  said: {
+    delta: (d, id) => [{ hosts: d.changed.filter((h) => h !== REST_KEY).length, removed: d.removed.length, others: d.changed.includes(REST_KEY), id }, 'certificates: pushed the hosts that changed'],
+    whole: (size, id) => [{ hosts: size === undefined ? undefined : size - 1, id }, 'certificates: pushed whole'],
+    refused: (from) => [{ from }, 'nginx does not hold the certificates the delta starts from; pushing them whole'],
+    added: (d, id) => [{ hosts: d.changed.length, id }, 'certificates: added before the reload'],
+  },
+};
+
+/** A payload Lua takes whole only (the Gateway API route table: no entries by key). */
 export function wholeOnly(path: string): StoreKind {
   const none = (): Said => [{}, `${path}: pushed whole`];
   return { path, delta: () => undefined, maxDeltas: 0, maxDeltaBytes: 0, worth: () => false, said: { delta: none, whole: none, refused: none, added: none } };

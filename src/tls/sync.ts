@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { Model } from '../model/types.js';
 import { certificatesDebug, certificatesPayload } from '../render/tls.js';
 import { makeSelfSigned, type Fallback } from './self-signed.js';
+import { CertificateEntriesMaker, type CertificateEntries } from '../render/cert-entries.js';
 import { clientFiles, pruneClientFiles, writeClientFiles } from './files.js';
 
 const DAY_MS = 86_400_000;
@@ -11,9 +12,11 @@ const EXPIRY_WARNING_DAYS = 14;
 
 /** What the sync needs to know about the certificates of a model, and to push. */
 export interface CertificatesState {
-  /** JSON body for POST /configuration/certificates (holds keys: never logged, never kept in debug output). */
-  readonly body: string;
-  /** sha256 of the body: what the plan compares. */
+  /** The payload by host (render/cert-entries.ts), for a delta push; holds keys: never logged, never in debug output. */
+  readonly entries: ReadonlyMap<string, string>;
+  /** JSON body for POST /configuration/certificates, made when a whole push needs it (holds keys, as above). */
+  readonly whole: () => string;
+  /** sha256 over the entries: what the plan compares. */
   readonly digest: string;
   /** sha256 over the client CA and CRL files the configuration names. */
   readonly clientFilesDigest: string;
@@ -23,8 +26,9 @@ export interface CertificatesState {
 export class TlsSync {
   private fallback: Fallback | undefined;
   private warned = new Set<string>();
-  /** The certificates payload of the last TLS model asked for. */
-  private payload: { readonly tls: Model['tls']; readonly body: string; readonly digest: string } | undefined;
+  /** The certificates payload of the last TLS model asked for, by entry. */
+  private payload: { readonly tls: Model['tls']; readonly entries: CertificateEntries } | undefined;
+  private readonly entriesMaker = new CertificateEntriesMaker();
 
   constructor(
     private readonly workDir: string,
@@ -44,13 +48,14 @@ export class TlsSync {
   state(model: Model): CertificatesState {
     if (!this.fallback) throw new Error('TlsSync.prepare() must run before state()');
     // The payload is the TLS model's alone: a sync whose build left it as it was (the build worker's wire keeps the
-    // same object, worker/model-wire.ts) reuses its JSON and digest (several MiB to stringify and hash at 10,000).
+    // same object, worker/model-wire.ts) reuses its entries and digest; a new one encodes and hashes only the PEMs the
+    // last one did not have.
     if (this.payload?.tls !== model.tls) {
-      const body = JSON.stringify(certificatesPayload(model.tls, this.fallback.pem.reveal()));
-      this.payload = { tls: model.tls, body, digest: sha256(body) };
+      this.payload = { tls: model.tls, entries: this.entriesMaker.of(certificatesPayload(model.tls, this.fallback.pem.reveal())) };
     }
+    const { entries, whole, digest } = this.payload.entries;
     const files = [...clientFiles(model).keys()].sort().join('\n');
-    return { body: this.payload.body, digest: this.payload.digest, clientFilesDigest: sha256(files) };
+    return { entries, whole, digest, clientFilesDigest: sha256(files) };
   }
 
   /** CA and CRL files must exist before nginx -t reads the new configuration. */

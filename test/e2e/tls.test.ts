@@ -142,6 +142,13 @@ void describe('TLS with --default-ssl-certificate', () => {
     const before = nginxWorkers(portico.proc.pid!);
     assert.ok(before.workers.length > 0, 'nginx workers found');
     const reloads = syncCount(portico.output, 'reload');
+    const wholePushes = portico.output.filter((l) => l.includes('certificates: pushed whole')).length;
+    const deltas = (): { hosts: number; removed: number }[] =>
+      portico.output.flatMap((l) => {
+        const m = /"hosts":(\d+),"removed":(\d+)[^\n]*certificates: pushed the hosts that changed/.exec(l);
+        return m ? [{ hosts: Number(m[1]), removed: Number(m[2]) }] : [];
+      });
+    const deltasBefore = deltas().length;
     aSecret = pem('a2');
     extra = [tlsSecret('no-such-secret', pem('missing'))];
     writeManifests(manifests, objects());
@@ -156,6 +163,16 @@ void describe('TLS with --default-ssl-certificate', () => {
     // A sync's log line may follow the push it made: the two changes are served, their lines arrive soon after.
     await until('two dynamic syncs logged', () => syncCount(portico.output, 'dynamic') >= 2, 5000);
     assert.equal(syncCount(portico.output, 'reload'), reloads, 'still no sync with plan reload');
+    // each change went to nginx as the hosts it changed, not the whole set (docs/adr/0056)
+    const sent = deltas().slice(deltasBefore);
+    assert.ok(sent.length >= 2, JSON.stringify(sent));
+    assert.deepEqual(sent.at(-1), { hosts: 0, removed: 1 }, 'the removal: one host gone');
+    assert.equal(
+      sent.slice(0, -1).reduce((n, d) => n + d.hosts, 0),
+      2,
+      'the rotation and the new Secret: two hosts set',
+    );
+    assert.equal(portico.output.filter((l) => l.includes('certificates: pushed whole')).length, wholePushes, 'no whole push');
   });
 
   void it('/debug/certs lists hosts, subjects, issuers and expiry, never keys', async () => {

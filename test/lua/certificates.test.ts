@@ -139,6 +139,76 @@ void describe('lua certificates', () => {
     assert.equal(await presented(tlsPort, 'b.test'), 'default');
   });
 
+  /** The CNs nginx presents for `name` over `n` handshakes, as a set (handshakes spread over both workers). */
+  async function presentedSet(name: string, n = 8): Promise<string[]> {
+    const seen = new Set<string>();
+    for (let i = 0; i < n; i++) seen.add(await presented(tlsPort, name));
+    return [...seen].sort();
+  }
+
+  void it('takes the hosts that changed as a delta onto the set it holds; every worker serves them without a reload', async () => {
+    const workers = nginx.workerPids();
+    const whole = await nginx.post('/configuration/certificates?id=w1', { certificates: { 'a.example.test': pem('a.example.test'), 'c.test': pem('default') }, default: pem('fallback') });
+    assert.equal(whole.status, 201, whole.body);
+    // both workers read the whole set first: the deltas then apply onto what each holds
+    assert.deepEqual(await presentedSet('a.example.test'), ['a.example.test']);
+    const d1 = await nginx.post('/configuration/certificates?from=w1&id=d1', {
+      set: { 'a.example.test': pem('a.example.test v2'), 'n.wild.example.test': pem('*.wild.example.test') },
+      remove: ['c.test'],
+    });
+    assert.equal(d1.status, 201, d1.body);
+    assert.match(d1.body, /^2 certificates set, 1 removed, version \d+/);
+    assert.deepEqual(await presentedSet('a.example.test'), ['a.example.test v2']);
+    assert.deepEqual(await presentedSet('n.wild.example.test'), ['*.wild.example.test']);
+    assert.deepEqual(await presentedSet('c.test'), ['fallback'], 'the removed host gets the default');
+    // the other fields change only with `rest`, and then whole
+    const d2 = await nginx.post('/configuration/certificates?from=d1&id=d2', { set: {}, remove: [], rest: { default: pem('default') } });
+    assert.equal(d2.status, 201, d2.body);
+    assert.deepEqual(await presentedSet('c.test'), ['default']);
+    assert.deepEqual(await presentedSet(''), ['default']);
+    assert.deepEqual(await presentedSet('a.example.test'), ['a.example.test v2'], 'a delta without the host keeps it');
+    // GET merges the deltas into what it shows
+    assert.deepEqual((JSON.parse((await nginx.get('/configuration/certificates')).body) as { hosts: string[] }).hosts, ['a.example.test', 'n.wild.example.test']);
+    // a delta from a set nginx no longer holds changes nothing
+    const stale = await nginx.post('/configuration/certificates?from=w1&id=d3', { set: { 'a.example.test': pem('a.example.test') } });
+    assert.equal(stale.status, 409, stale.body);
+    assert.deepEqual(await presentedSet('a.example.test'), ['a.example.test v2']);
+    assert.deepEqual(nginx.workerPids(), workers);
+  });
+
+  void it('drops a bad host or PEM of a delta alone (201), refuses a bad delta whole (400)', async () => {
+    const base = await nginx.post('/configuration/certificates?id=w2', { certificates: { 'a.example.test': pem('a.example.test') }, default: pem('default') });
+    assert.equal(base.status, 201, base.body);
+    const partly = await nginx.post('/configuration/certificates?from=w2&id=e1', { set: { 'b.test': 'not a pem', 'Upper.Test': pem('default'), 'a.example.test': pem('a.example.test v2') } });
+    assert.equal(partly.status, 201, partly.body);
+    assert.match(partly.body, /rejected b\.test: set\[b\.test\]: certificate/);
+    assert.match(partly.body, /rejected Upper\.Test: set\[Upper\.Test\]: not a lower-case host name/);
+    assert.deepEqual(await presentedSet('a.example.test'), ['a.example.test v2']);
+    assert.deepEqual(await presentedSet('b.test'), ['default']);
+    const bad: [unknown, RegExp][] = [
+      ['{oops', /invalid JSON/],
+      [{ set: [1, 2] }, /./],
+      [{ set: {}, remove: 'a.example.test' }, /remove: must be an array of host names/],
+      [{ set: {}, remove: ['a..test'] }, /remove\[0\]: not a lower-case host name/],
+      [{ set: { 'a.example.test': pem('a.example.test') }, remove: ['a.example.test'] }, /remove\[0\]: a\.example\.test is also set/],
+      [{ set: {}, rest: 'x' }, /rest: must be an object/],
+      [{ set: {}, rest: { default: null, plain: ['Bad Name'] } }, /rest\.plain\[0\]: not a lower-case host name/],
+    ];
+    for (const [body, message] of bad) {
+      const held = (await nginx.get('/configuration/certificates')).body;
+      const res = await nginx.post('/configuration/certificates?from=e1&id=e2', body);
+      if (res.status === 201) {
+        // [1, 2] as `set` is an object of two bad hosts: both dropped, nothing else changed
+        assert.match(res.body, /rejected 1: set\[1\]: not a lower-case host name/);
+        continue;
+      }
+      assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.body}`);
+      assert.match(res.body, message);
+      assert.equal((await nginx.get('/configuration/certificates')).body, held, 'a refused delta changes nothing');
+    }
+    assert.deepEqual(await presentedSet('a.example.test'), ['a.example.test v2']);
+  });
+
   void it('logs no Lua errors', () => {
     assert.doesNotMatch(nginx.errorLog(), /\[(error|crit|alert|emerg)\][^\n]*(runtime error|lua entry thread|portico: )/);
   });

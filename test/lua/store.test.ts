@@ -47,16 +47,18 @@ void describe('lua store', () => {
     assert.deepEqual([...(await tally(nginx.port, 4))], [['a', 4]]);
   });
 
-  void it('refuses a bad id, a delta without id, and a delta to a kind that takes none (400)', async () => {
+  void it('refuses a bad id, a delta without id, and a delta to a kind that takes none (400), or onto nothing (409)', async () => {
     for (const path of ['/configuration/backends?id=a%20b', '/configuration/backends?from=four']) {
       const res = await nginx.post(path, web(b));
       assert.equal(res.status, 400, `${path}: ${res.body}`);
     }
-    for (const path of ['/configuration/gateway?from=x&id=y', '/configuration/certificates?from=x&id=y']) {
-      const res = await nginx.post(path, {});
-      assert.equal(res.status, 400, `${path}: ${res.body}`);
-      assert.match(res.body, /takes no delta/);
-    }
+    const gateway = await nginx.post('/configuration/gateway?from=x&id=y', {});
+    assert.equal(gateway.status, 400, gateway.body);
+    assert.match(gateway.body, /takes no delta/);
+    // certificates take deltas (docs/adr/0056), but only onto a whole set
+    const certs = await nginx.post('/configuration/certificates?from=x&id=y', { set: {} });
+    assert.equal(certs.status, 409, certs.body);
+    assert.match(certs.body, /holds no whole certificates/);
     assert.deepEqual([...(await tally(nginx.port, 4))], [['a', 4]]);
   });
 
