@@ -1,6 +1,6 @@
-// Where one change's time goes at N Ingresses: the real `portico --manifests` under `node --cpu-prof`, a new Ingress
-// and a removed path applied after the first sync has settled, and the CPU profile of each change's burst printed
-// by function (self time, main thread and build worker apart).
+// Where one change's time goes at N Ingresses: the real `portico --manifests` under `node --cpu-prof`, a new Ingress,
+// a removed path and a rotated certificate applied after the first sync has settled, and the CPU profile of each
+// change's burst printed by function (self time, main thread and build worker apart).
 //
 //   node dist/bench/change-profile.js [N=10000] [--top 25] [--keep DIR]
 //
@@ -11,6 +11,7 @@ import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promi
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeCert } from '../test/support/certs.js';
+import { tlsSecret } from '../test/support/tls-manifests.js';
 import { startPortico } from '../test/support/portico.js';
 import { clusterFiles, generate, makeApp, namespaceObjects } from './scale-gen.js';
 import { pollMs } from './scale-probe.js';
@@ -72,6 +73,15 @@ try {
   await change('path removed', async () => {
     const apps = c.apps.map((a) => (a.index === multi.index ? cut : a)).filter((a) => a.namespace === multi.namespace);
     await writeJson(dir, `${multi.namespace}.json`, namespaceObjects(apps));
+  });
+  // one Secret rotated: the first app has spec.tls (scale-gen: every 10th)
+  const tlsApp = c.apps[0]!;
+  const rotated = makeCert(dir, '*.scale.test', { sans: ['*.scale.test'] });
+  await change('certificate', async () => {
+    const apps = c.apps
+      .filter((a) => a.namespace === tlsApp.namespace)
+      .map((a) => (a.index === tlsApp.index ? { ...a, secret: tlsSecret(a.secret?.metadata?.name ?? '', rotated, a.namespace) } : a.index === multi.index ? cut : a));
+    await writeJson(dir, `${tlsApp.namespace}.json`, namespaceObjects(apps));
   });
   await sleep(500);
   await p.stop();

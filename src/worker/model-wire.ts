@@ -9,6 +9,7 @@ import { commonEnds, walkSorted } from '../model/list-fold.js';
 import { byUpstreamName } from '../model/keys.js';
 import { serverOrder } from '../model/servers.js';
 import type { Model } from '../model/types.js';
+import type { TlsModel } from '../model/tls-types.js';
 
 /**
  * One list against the one the receiver holds (the last one sent): its first `head` and last `tail` elements are the
@@ -24,12 +25,21 @@ interface ListDelta<T> {
 
 /** The lists that cross element by element (the Ingress list and the Problems change by a few elements too). */
 type ListName = 'servers' | 'upstreams' | 'ingresses' | 'problems';
-type Rest = Omit<Model, ListName>;
+
+/**
+ * The TLS model's lists cross element by element too: one Secret rotated changed one certificate of 10,000 at 100,000
+ * Ingresses, and the whole TLS model (every certificate's PEM) took the build worker 0.25 s to pack and post and the
+ * main thread as long to receive (docs/adr/0056). Its other fields are one more field of the rest (`tls`).
+ */
+type TlsListName = 'certificates' | 'hosts' | 'servers';
+type TlsRest = Omit<TlsModel, TlsListName>;
+type Rest = Omit<Model, ListName | 'tls'> & { readonly tls: TlsRest };
 
 /** What crosses back: the lists by element; of the rest, the fields that changed whole and the names of those that did not. */
 export interface ModelDelta {
   readonly reset: boolean;
   readonly lists: { readonly [K in ListName]: ListDelta<Model[K][number]> };
+  readonly tlsLists: { readonly [K in TlsListName]: ListDelta<TlsModel[K][number]> };
   readonly rest: Partial<Rest>;
   readonly kept: readonly (keyof Rest)[];
 }
@@ -174,7 +184,7 @@ function sameValue(held: unknown, value: unknown): boolean {
 
 /** The worker's side: remembers what the main thread holds (the last delta's lists, and its rest's values). */
 export class ModelSender {
-  private held = new Map<ListName, Held<object>>();
+  private held = new Map<string, Held<object>>();
   private restValues = new Map<string, unknown>();
   private reset = true;
 
@@ -186,11 +196,11 @@ export class ModelSender {
   }
 
   delta(model: Model): ModelDelta {
-    const { servers, upstreams, ingresses, problems, ...rest } = model;
-    const held = new Map<ListName, Held<object>>();
-    const list = <K extends ListName>(name: K, items: Model[K], order?: (x: Model[K][number], y: Model[K][number]) => number): ListDelta<Model[K][number]> => {
+    const { servers, upstreams, ingresses, problems, tls, ...others } = model;
+    const held = new Map<string, Held<object>>();
+    const list = <T extends object>(name: string, items: readonly T[], order?: (x: T, y: T) => number): ListDelta<T> => {
       held.set(name, { items });
-      return listDelta<Model[K][number]>(items, this.held.get(name) as Held<Model[K][number]> | undefined, order);
+      return listDelta<T>(items, this.held.get(name) as Held<T> | undefined, order);
     };
     const lists = {
       servers: list('servers', servers, serverOrder),
@@ -198,6 +208,9 @@ export class ModelSender {
       ingresses: list('ingresses', ingresses),
       problems: list('problems', problems),
     };
+    const { certificates, hosts, servers: tlsServers, ...tlsRest } = tls;
+    const tlsLists = { certificates: list('tls.certificates', certificates), hosts: list('tls.hosts', hosts), servers: list('tls.servers', tlsServers) };
+    const rest: Rest = { ...others, tls: tlsRest };
     const changed: Record<string, unknown> = {};
     const kept: (keyof Rest)[] = [];
     const restValues = new Map<string, unknown>();
@@ -207,12 +220,19 @@ export class ModelSender {
       if (this.restValues.has(field) && sameValue(this.restValues.get(field), value)) kept.push(field);
       else changed[field] = value;
     }
-    const d: ModelDelta = { reset: this.reset, lists, rest: changed, kept };
+    const d: ModelDelta = { reset: this.reset, lists, tlsLists, rest: changed, kept };
     this.held = held;
     this.restValues = restValues;
     this.reset = false;
     return d;
   }
+}
+
+/** Whether a list's delta leaves `held` as it is: every element the held one at its place, none sent. */
+function none<T>(l: ListDelta<T>, held: readonly T[]): boolean {
+  if (l.values.length > 0 || l.head + l.from.length + l.tail !== held.length) return false;
+  for (let i = 0; i < l.from.length; i += 1) if (l.from[i] !== l.head + i) return false;
+  return true;
 }
 
 /** The main thread's side: the model of each delta, from what it carries and the objects of the last one. */
@@ -235,12 +255,26 @@ export class ModelReceiver {
     };
     const rest: Record<string, unknown> = { ...d.rest };
     for (const field of d.kept) {
-      if (last === undefined || last[field] === undefined) throw new Error(`model delta: its ${field} was never sent`);
-      rest[field] = last[field];
+      const held = field === 'tls' ? last?.tls : last?.[field];
+      if (held === undefined) throw new Error(`model delta: its ${field} was never sent`);
+      rest[field] = held;
     }
     const l = d.lists;
+    const t = d.tlsLists;
+    const lastTls = last?.tls;
+    // the TLS model the main thread holds, while nothing of it changed: its certificates payload is then reused (tls/sync.ts)
+    const unchanged = lastTls !== undefined && d.kept.includes('tls') && none(t.certificates, lastTls.certificates) && none(t.hosts, lastTls.hosts) && none(t.servers, lastTls.servers);
+    const tls: TlsModel = unchanged
+      ? lastTls
+      : {
+          ...(rest.tls as TlsRest),
+          certificates: list(t.certificates, lastTls?.certificates, 'certificate'),
+          hosts: list(t.hosts, lastTls?.hosts, 'TLS host'),
+          servers: list(t.servers, lastTls?.servers, 'TLS server'),
+        };
     const model: Model = {
-      ...(rest as Rest),
+      ...(rest as Omit<Rest, 'tls'>),
+      tls,
       servers: list(l.servers, last?.servers, 'server'),
       upstreams: list(l.upstreams, last?.upstreams, 'upstream'),
       ingresses: list(l.ingresses, last?.ingresses, 'Ingress'),

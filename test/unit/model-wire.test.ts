@@ -1,14 +1,17 @@
 // model-wire.ts: what a build's model carries back to the main thread, and what the main thread rebuilds from it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ModelReceiver, ModelSender } from '../../src/worker/model-wire.js';
+import { ModelReceiver, ModelSender, type ModelDelta } from '../../src/worker/model-wire.js';
+import { pack, unpack } from '../../src/worker/wire.js';
 import { Sensitive } from '../../src/model/tls-types.js';
 import type { Model, Server } from '../../src/model/types.js';
 
-const EMPTY_TLS = { certificates: [], hosts: [] } as unknown as Model['tls']; // only carried, never read here
+const EMPTY_TLS = { certificates: [], hosts: [], servers: [] } as unknown as Model['tls']; // only carried, never read here
 // Extra fields stand for settings: the wire keys a server by its whole content, whatever its fields.
 const server = (host: string, extra: Record<string, unknown> = {}): Server => ({ host, locations: [], ...extra });
 const model = (servers: Server[]): Model => ({ servers, upstreams: [], ingresses: [], problems: [], tls: EMPTY_TLS });
+/** A delta as it crosses the thread boundary: packed (its Sensitive values tagged), cloned, unpacked. */
+const cross = (d: ModelDelta): ModelDelta => unpack<ModelDelta>(structuredClone(pack(d)));
 const values = (m: Model, s: ModelSender) => s.delta(m).lists.servers.values.length;
 
 test('only what the receiver lacks travels; a forgotten receiver gets everything again', () => {
@@ -115,27 +118,35 @@ test('of the rest, only the fields that changed travel; the receiver keeps the o
   assert.deepEqual([gone.servers, gone.ingresses], [[], []]);
 });
 
-test('a TLS model made anew of the held entries is kept; a changed entry or key makes it travel', () => {
+test('a TLS model made anew of the held entries is kept; a changed entry travels alone, a changed key with its fields', () => {
   const sender = new ModelSender();
   const receiver = new ModelReceiver();
   const hosts = Array.from({ length: 50 }, (_, i) => ({ host: `h${i}.test`, certificate: 'c1' }));
   const key = (v: string) => ({ id: 'c1', key: new Sensitive(v) });
-  const tls = (h: object[], k: object) => ({ certificates: [k], hosts: h, ingresses: { 'a/one': { hsts: true } } }) as unknown as Model['tls'];
+  const tls = (h: object[], k: object, ingresses: object = { 'a/one': { hsts: true } }) => ({ certificates: [k], hosts: h, servers: [], ingresses }) as unknown as Model['tls'];
   const k1 = key('first key');
-  const first = receiver.apply(structuredClone(sender.delta({ ...model([]), tls: tls(hosts, k1) })));
+  const first = receiver.apply(cross(sender.delta({ ...model([]), tls: tls(hosts, k1) })));
   // the splice's way: new arrays and records around the same entries, and an entry rebuilt with equal content
   const again = tls([...hosts.slice(0, 10), { host: 'h10.test', certificate: 'c1' }, ...hosts.slice(11)], { ...k1 });
   const d1 = sender.delta({ ...model([]), tls: again });
   assert.deepEqual(d1.kept, ['tls'], 'equal content: not sent');
-  assert.equal(receiver.apply(structuredClone(d1)).tls, first.tls);
-  // one host's certificate changes
-  const d2 = sender.delta({ ...model([]), tls: tls([...hosts.slice(0, 49), { host: 'h49.test', certificate: 'c2' }], k1) });
-  assert.deepEqual(Object.keys(d2.rest), ['tls']);
-  assert.equal(receiver.apply(structuredClone(d2)).tls.hosts[49]?.certificate, 'c2');
-  // only a secret's value changes, in an object of the same shape: seen through its digest
+  assert.equal(receiver.apply(cross(d1)).tls, first.tls, 'the TLS model held, the very object');
+  // one host's certificate changes: that host alone travels (docs/adr/0056)
+  const changedHost = tls([...hosts.slice(0, 49), { host: 'h49.test', certificate: 'c2' }], k1);
+  const d2 = sender.delta({ ...model([]), tls: changedHost });
+  assert.deepEqual(Object.keys(d2.rest), [], 'the TLS fields besides its lists did not change');
+  assert.deepEqual([d2.tlsLists.hosts.values, d2.tlsLists.certificates.values.length], [[{ host: 'h49.test', certificate: 'c2' }], 0]);
+  const second = receiver.apply(cross(d2));
+  assert.deepEqual(second.tls, changedHost);
+  assert.notEqual(second.tls, first.tls);
+  assert.equal(second.tls.hosts[3], first.tls.hosts[3], 'an entry kept is the object the receiver held');
+  // only a secret's value changes, in an object of the same shape: seen through its digest, that certificate travels
   const d3 = sender.delta({ ...model([]), tls: tls([...hosts.slice(0, 49), { host: 'h49.test', certificate: 'c2' }], key('second key')) });
-  assert.deepEqual(Object.keys(d3.rest), ['tls'], 'a Sensitive of other content is a change');
-  // a host gone (a shorter list) is a change
-  const d4 = sender.delta({ ...model([]), tls: tls(hosts.slice(1), k1) });
+  assert.deepEqual([Object.keys(d3.rest), d3.tlsLists.certificates.values.length, d3.tlsLists.hosts.values.length], [[], 1, 0]);
+  assert.equal((receiver.apply(cross(d3)).tls.certificates[0] as unknown as { key: Sensitive }).key.reveal(), 'second key');
+  // a host gone (a shorter list) is a change; so is a field besides the lists
+  const d4 = sender.delta({ ...model([]), tls: tls(hosts.slice(1), k1, { 'a/one': { hsts: false } }) });
   assert.deepEqual(Object.keys(d4.rest), ['tls']);
+  const fourth = receiver.apply(cross(d4));
+  assert.deepEqual(fourth.tls, tls(hosts.slice(1), k1, { 'a/one': { hsts: false } }));
 });
