@@ -1,6 +1,7 @@
 // The backends a sync would push, and the id the plan compares instead of their text (5 MB at 10,000 Ingresses).
 import type { Model, Upstream } from '../model/types.js';
-import { commonEnds } from '../model/list-fold.js';
+import { commonEnds, walkSorted } from '../model/list-fold.js';
+import { byUpstreamName } from '../model/keys.js';
 import { backendText, sameEntries } from '../render/lua-payload.js';
 import { OverlayMap } from '../render/overlay-map.js';
 
@@ -12,15 +13,35 @@ export interface BackendSet {
 
 /**
  * The entries of `upstreams` made from `last`'s: the model keeps the objects of the upstreams a sync did not touch, in
- * its sorted order, so only those between the two lists' common ends can differ. At 100,000 Ingresses, building every
- * entry's map again and comparing it with the last cost 0.3 s of each change (render/overlay-map.ts).
+ * its sorted order, so only those the two lists do not share can differ; the part between the common ends is walked
+ * in that order, and only an upstream not shared is serialized and looked up. At 100,000 Ingresses, building every
+ * entry's map again and comparing it with the last cost 0.3 s of each change (render/overlay-map.ts); and after endpoint
+ * changes (refreshed on this thread) the next build's upstreams differ from the held ones in scattered places, whose
+ * common ends left the whole list between them: 0.45 s of a Secret's change (docs/adr/0056).
  */
 function entriesFrom(last: LastSet, upstreams: readonly Upstream[], text: (u: Upstream) => string): { entries: ReadonlyMap<string, string>; changed: boolean } {
   const { head, tail } = commonEnds(last.upstreams, upstreams);
-  const middle = upstreams.slice(head, upstreams.length - tail);
-  const names = new Set(middle.map((u) => u.name));
-  const set = middle.map((u) => [u.name, text(u)] as const).filter(([name, t]) => last.entries.get(name) !== t);
-  const removed = [...new Set(last.upstreams.slice(head, last.upstreams.length - tail).map((u) => u.name))].filter((name) => !names.has(name));
+  const was = last.upstreams.slice(head, last.upstreams.length - tail);
+  const now = upstreams.slice(head, upstreams.length - tail);
+  const set: (readonly [string, string])[] = [];
+  const named = new Set<string>();
+  const goneNames: string[] = [];
+  const consider = (u: Upstream): void => {
+    named.add(u.name);
+    const t = text(u);
+    if (last.entries.get(u.name) !== t) set.push([u.name, t]);
+  };
+  walkSorted(was, now, byUpstreamName, {
+    same: () => undefined,
+    gone: (i) => goneNames.push((was[i] as Upstream).name),
+    came: (j) => {
+      consider(now[j] as Upstream);
+    },
+    replaced: (_i, j) => {
+      consider(now[j] as Upstream);
+    },
+  });
+  const removed = [...new Set(goneNames)].filter((name) => !named.has(name));
   const changed = set.length > 0 || removed.length > 0;
   return { entries: changed ? OverlayMap.from(last.entries, set, removed) : last.entries, changed };
 }

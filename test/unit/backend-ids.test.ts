@@ -48,3 +48,21 @@ test('a sync that changes a few upstreams of many pushes those only, and the sam
   const fourth = ids.of(model([...rebuilt.slice(0, 100), upstream(100), ...rebuilt.slice(101)]), first.entries);
   assert.notEqual(fourth.id, second.id, 'the set differs from what nginx holds (one added, one gone)');
 });
+
+test('upstreams changed in scattered places (endpoints refreshed, then a build) push those only, whatever lies between', () => {
+  const ids = new BackendIds();
+  const ups = Array.from({ length: 1000 }, (_, i) => upstream(i));
+  const first = ids.of(model(ups), undefined);
+  ids.served(first);
+  // the build's list: new objects at both ends of the list with the same content, one endpoint changed in the middle,
+  // one upstream gone and one new in its sorted place
+  const next = ups.map((u, i) => (i === 2 || i === 997 ? { ...u } : i === 500 ? upstream(500, '10.7.7.7') : u)).filter((_, i) => i !== 700);
+  next.splice(300, 0, { ...upstream(300), name: 'ns_svc0300_80a' });
+  const second = ids.of(model(next), first.entries);
+  const sorted = ({ changed, removed }: { changed: string[]; removed: string[] }) => ({ changed: [...changed].sort(), removed: [...removed].sort() });
+  const want = { changed: ['ns_svc0300_80a', 'ns_svc0500_80'], removed: ['ns_svc0700_80'] };
+  assert.deepEqual(sorted(entryChanges(first.entries, second.entries)), want, 'the changes noted');
+  assert.deepEqual(sorted(walked(first.entries, second.entries)), want, 'the changes a walk of both maps finds');
+  assert.match(second.entries.get('ns_svc0500_80') ?? '', /10\.7\.7\.7/);
+  assert.equal(second.entries.size, 1000);
+});
