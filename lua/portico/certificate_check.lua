@@ -39,6 +39,7 @@ function _M.know(pem)
   known[pem] = true
 end
 
+-- A PEM's certificate and key, parsed: { pem, cert, key } (cdata), or nil and what failed.
 function _M.parse(pem)
   local cert, err = ssl.parse_pem_cert(pem)
   if not cert then return nil, "certificate: " .. tostring(err) end

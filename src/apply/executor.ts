@@ -123,7 +123,7 @@ export class Executor {
       // went before it (pushComingIn), and a new worker reads the whole list with the deltas after it, installing each
       // backend on its first request (docs/adr/0048). The whole list again was 0.3 s of each 10,000-Ingress reload.
       if (plan === 'reload' || this.running?.backends !== next.backends) await this.lua.backends.push(() => c.backends, c.entries);
-      // the whole set, unless it went just before the reload (the shared dict outlives it)
+      // the set (the hosts that changed, when Lua's is known), unless it went just before the reload (the dict outlives it)
       if (!certsPushed && (plan === 'reload' || this.running?.certificates !== c.certs.digest)) await this.lua.certificates.push(c.certs.whole, c.certs.entries);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       // compared by `next.routes` (an id of the table, controller.ts); its text is built only for a whole push
@@ -171,8 +171,8 @@ export class Executor {
 
   /**
    * Before a reload, the backends the new configuration adds or changes go to Lua, none removed, and a changed
-   * certificate set goes (as the hosts that changed when Lua's set is known): the new workers answer from their first request, instead of 503 (or the default
-   * certificate) for a new server block until the pushes that follow the reload. The shared dicts outlive a reload;
+   * certificate set goes (the hosts that changed, when Lua's set is known): the new workers answer from their first
+   * request, instead of 503 (or the default certificate) for a new server block until the pushes that follow the reload. The shared dicts outlive a reload;
    * the old workers never name the new backends, and a changed one only gets its new endpoints sooner. Best effort:
    * any failure leaves it to the pushes after the reload. True when the certificates went (none follows then).
    */
