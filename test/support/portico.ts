@@ -1,6 +1,6 @@
 // Starts the real `portico` command (local mode, real nginx) for end-to-end tests, and sends it requests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -10,29 +10,74 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** A free TCP port on 127.0.0.1 (bound and released; good enough for tests on one machine). */
 /** Ports this process handed out: the kernel may give a just-closed port again, and two listeners must not share one. */
 const handedOut = new Set<number>();
 
-/** A free 127.0.0.1 port not handed out before in this process (bounded: 50 tries). */
-export async function freePort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once('error', reject);
-      srv.listen(0, '127.0.0.1', () => {
-        const { port: p } = srv.address() as AddressInfo;
-        srv.close(() => {
-          resolve(p);
-        });
+/**
+ * The first port of the kernel's ephemeral range, where outgoing connections take their source port: a port handed out
+ * from it (listen(0) picks there) could be taken by any test's client between the check and nginx's bind, which then
+ * fails with EADDRINUSE (a Gateway conformance listener refused connections for 30 s once in CI).
+ */
+function ephemeralFrom(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** The ports below the ephemeral range that tests pick from. */
+const PICK_FROM = 20_000;
+
+/** Whether `port` can be listened on at 127.0.0.1 now (bound and released). */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => {
+      resolve(false);
+    });
+    srv.listen(port, '127.0.0.1', () => {
+      srv.close(() => {
+        resolve(true);
       });
     });
+  });
+}
+
+/** A port the kernel picks (listen(0)), in the ephemeral range. */
+function kernelPort(): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port: p } = srv.address() as AddressInfo;
+      srv.close(() => {
+        resolve(p);
+      });
+    });
+  });
+}
+
+/**
+ * A free 127.0.0.1 port not handed out before in this process: one below the ephemeral range that can be listened on
+ * (bounded: 200 tries), else one the kernel picks (50 tries).
+ */
+export async function freePort(): Promise<number> {
+  const below = ephemeralFrom() - 1;
+  for (let i = 0; below - PICK_FROM >= 1000 && i < 200; i++) {
+    const port = PICK_FROM + Math.floor(Math.random() * (below - PICK_FROM + 1));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  for (let i = 0; i < 50; i++) {
+    const port = await kernelPort();
     if (!handedOut.has(port)) {
       handedOut.add(port);
       return port;
     }
   }
-  throw new Error('no free port not handed out before in 50 tries');
+  throw new Error('no free port not handed out before in 250 tries');
 }
 
 export interface Reply {
