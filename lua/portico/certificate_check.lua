@@ -107,27 +107,29 @@ local function check_rest(rest, check_pem, reject)
   return check_names(rest.plain, "plain") or check_names(rest.deep, "deep")
 end
 
-local function decode_object(body)
+-- What a whole payload and a delta check alike: the body decoded as an object, and its host -> PEM entries under
+-- `field` kept where good. Returns the body, the kept entries, the list of what was dropped ({ name, reason }), the
+-- PEM check for the body's other PEMs and the PEMs that passed; or nil and what is wrong with the body itself.
+local function open(body, field)
   if type(body) ~= "string" or body == "" then return nil, "empty body" end
   local payload, err = cjson.decode(body)
   if type(payload) ~= "table" then return nil, "invalid JSON: " .. tostring(err or "expected an object") end
-  return payload
+  local rejected, good = {}, {}
+  local function reject(name, reason) rejected[#rejected + 1] = { name = name, reason = reason } end
+  local check_pem = pem_checker(good)
+  local kept, herr = check_hosts(payload[field], field, check_pem, reject)
+  if not kept then return nil, herr end
+  return payload, kept, rejected, function(rest) return check_rest(rest, check_pem, reject) end, good
 end
 
 -- Returns the decoded payload without its bad entries and the list of those ({ name, reason }), or nil and what is
 -- wrong with the body itself. Every PEM is parsed once here, so a bad one is dropped at the door instead of failing
 -- handshakes later, and never takes the other hosts' certificates with it.
 function _M.validate(body)
-  local payload, err = decode_object(body)
-  if not payload then return nil, err end
-  local rejected = {}
-  local function reject(name, reason) rejected[#rejected + 1] = { name = name, reason = reason } end
-  local good = {}
-  local check_pem = pem_checker(good)
-  local kept, herr = check_hosts(payload.certificates, "certificates", check_pem, reject)
-  if not kept then return nil, herr end
+  local payload, kept, rejected, rest_checked, good = open(body, "certificates")
+  if not payload then return nil, kept end
   payload.certificates = kept
-  local rerr = check_rest(payload, check_pem, reject)
+  local rerr = rest_checked(payload)
   if rerr then return nil, rerr end
   -- only what this payload holds (a PEM known before and not sent again is forgotten)
   known = good
@@ -137,14 +139,8 @@ end
 -- A delta (see the top): its bad entries dropped and listed, as for a whole payload; nil and a message when the body,
 -- a removed name or the rest's name lists are bad, or a host is both set and removed.
 function _M.validate_delta(body)
-  local d, err = decode_object(body)
-  if not d then return nil, err end
-  local rejected = {}
-  local function reject(name, reason) rejected[#rejected + 1] = { name = name, reason = reason } end
-  local good = {}
-  local check_pem = pem_checker(good)
-  local kept, herr = check_hosts(d.set, "set", check_pem, reject)
-  if not kept then return nil, herr end
+  local d, kept, rejected, rest_checked, good = open(body, "set")
+  if not d then return nil, kept end
   local remove = d.remove
   if remove == nil or remove == cjson.null then remove = {} end
   local rerr = check_names(remove, "remove")
@@ -156,7 +152,7 @@ function _M.validate_delta(body)
   if rest == cjson.null then rest = nil end
   if rest ~= nil then
     if type(rest) ~= "table" then return nil, "rest: must be an object" end
-    rerr = check_rest(rest, check_pem, reject)
+    rerr = rest_checked(rest)
     if rerr then return nil, "rest." .. rerr end
   end
   -- what the held payload already had stays known: a delta only adds

@@ -39,6 +39,9 @@ export interface StoreKind {
 
 const MiB = 1024 * 1024;
 
+/** A delta of more than a quarter of the keys (and more than 16) saves little over the whole payload. */
+const aQuarterAtMost = (d: Delta, size: number): boolean => d.changed.length + d.removed.length <= Math.max(16, size / 4);
+
 /** The backends (docs/adr/0001): an endpoint change is one backend, whatever the number of others. */
 export const BACKENDS: StoreKind = {
   path: 'backends',
@@ -65,8 +68,7 @@ export const ROUTES: StoreKind = {
   // Lua refuses past 512
   maxDeltas: 256,
   maxDeltaBytes: 8 * MiB,
-  // a delta of more than a quarter of the hosts saves little over the whole table
-  worth: (d, size) => d.changed.length + d.removed.length <= Math.max(16, size / 4),
+  worth: aQuarterAtMost,
   said: {
     delta: (d, id) => [{ hosts: d.changed.length + d.removed.length, id }, 'route table: pushed the hosts that changed'],
     whole: (size, id) => [{ hosts: size, id }, 'route table: pushed whole'],
@@ -81,8 +83,7 @@ export const CERTIFICATES: StoreKind = {
   delta: certificatesDelta,
   maxDeltas: 256,
   maxDeltaBytes: 8 * MiB,
-  // a delta of more than a quarter of the hosts saves little over the whole set
-  worth: (d, size) => d.changed.length + d.removed.length <= Math.max(16, size / 4),
+  worth: aQuarterAtMost,
   said: {
     delta: (d, id) => [{ hosts: d.changed.filter((h) => h !== REST_KEY).length, removed: d.removed.length, others: d.changed.includes(REST_KEY), id }, 'certificates: pushed the hosts that changed'],
     whole: (size, id) => [{ hosts: size === undefined ? undefined : size - 1, id }, 'certificates: pushed whole'],

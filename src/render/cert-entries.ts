@@ -74,5 +74,6 @@ export function certificatesDelta(held: ReadonlyMap<string, string>, now: Readon
   if (changed.length === 0 && removed.length === 0) return undefined;
   const set = changed.filter((host) => host !== REST_KEY).map((host) => `${JSON.stringify(host)}:${now.get(host) ?? 'null'}`);
   const rest = changed.includes(REST_KEY) ? `,"rest":${now.get(REST_KEY) ?? '{}'}` : '';
-  return { body: `{"set":{${set.join(',')}},"remove":${JSON.stringify(removed.filter((host) => host !== REST_KEY))}${rest}}`, changed, removed };
+  // REST_KEY is in every payload's entries: never among the removed
+  return { body: `{"set":{${set.join(',')}},"remove":${JSON.stringify(removed)}${rest}}`, changed, removed };
 }
