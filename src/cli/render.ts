@@ -11,8 +11,8 @@ import { Store } from '../store/store.js';
 import { withRouteTable } from '../inspect/route-table.js';
 
 export async function renderOnce(config: Config & { manifests: string }, log: Logger): Promise<string> {
-  // a store for one build: its objects are not re-made compact for a long life (store.ts)
-  const store = new Store<Snapshot>({ compact: false });
+  // a store for one build: its objects are not re-made compact for a long life, nor copied and frozen (store.ts)
+  const store = new Store<Snapshot>({ compact: 'one-shot' });
   const source = new ManifestSource(config.manifests, store, log);
   await source.readOnce();
   // One build and no next one: run as a trial (nothing kept for a later sync), so no render memo keys are made.

@@ -173,7 +173,7 @@ export class ManifestSource {
     }
     const sigOf = (name: string): string => sigs.get(name) ?? this.byFile.get(name)?.sig ?? name;
     const stale = names.filter((name) => this.byFile.get(name)?.sig !== sigOf(name) || named.has(name));
-    const parsed = await this.files.readAll(stale, (name) => this.byFile.has(name));
+    const parsed = this.once ? this.files.readAllNow(stale) : await this.files.readAll(stale, (name) => this.byFile.has(name));
     for (const [i, name] of stale.entries()) {
       const cached = this.byFile.get(name);
       const sig = sigOf(name);
@@ -279,7 +279,11 @@ export class ManifestSource {
       created = this.firstSeen.get(id) ?? new Date().toISOString();
       this.firstSeen.set(id, created);
     }
-    if (this.once) return { ...obj, metadata: { ...meta, creationTimestamp: created } };
+    if (this.once && obj.metadata !== undefined) {
+      // read once: the object and its metadata are parse.ts's copies, this source's alone; set in place, not copied again
+      if (meta.creationTimestamp === undefined) (meta as { creationTimestamp?: string }).creationTimestamp = created;
+      return obj;
+    }
     const rv = sha256(JSON.stringify(obj), 16);
     return { ...obj, metadata: { ...meta, creationTimestamp: created, resourceVersion: rv } };
   }

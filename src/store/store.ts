@@ -39,9 +39,11 @@ export class Store<S extends SnapshotShape = SnapshotShape> {
   /**
    * `opts.compact` (default true): each stored object re-made as JSON.parse builds it, and its text kept for the build
    * worker (store/kinds.ts, docs/adr/0044). A one-shot reader (`portico render`) keeps no copy for long and crosses to no
-   * worker: without it, 0.3 s less of a 10,000-Ingress render (docs/adr/0047).
+   * worker: without it, 0.3 s less of a 10,000-Ingress render (docs/adr/0047). 'one-shot': objects with nothing to
+   * drop are stored as given, neither copied nor frozen (store/kinds.ts trimOneShot): for a reader that builds once and
+   * whose objects were just parsed for it alone.
    */
-  constructor(private readonly opts: { readonly compact?: boolean } = {}) {
+  constructor(private readonly opts: { readonly compact?: boolean | 'one-shot' } = {}) {
     for (const kind of Object.keys(KINDS) as Kind[]) this.objects.set(kind, new Map());
   }
 

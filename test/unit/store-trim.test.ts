@@ -76,3 +76,16 @@ test('a stored object is a JSON copy of the trimmed one, and crosses to a worker
   shareConditions(parsed);
   assert.deepEqual(parsed, stored);
 });
+
+test('a one-shot store (`portico render`) keeps a just-parsed object as it is, and still drops what the model never reads', () => {
+  const base = ingress('o', { host: 'o.test', paths: [{ path: '/', type: 'Prefix', service: 'o' }] });
+  assert.equal(trim(base, 'Ingress', 'one-shot'), base, 'nothing to drop: the very object, not a copy');
+  const meta = { ...base.metadata, managedFields: [{ manager: 'kubectl' }], annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', a: 'b' } };
+  const stored = trim({ ...base, metadata: meta }, 'Ingress', 'one-shot');
+  assert.deepEqual(stored.metadata, { ...base.metadata, annotations: { a: 'b' } });
+  const plain = slice('p', 80, ['10.0.0.1'], { name: 'p-1' });
+  assert.equal(trim(plain, 'EndpointSlice', 'one-shot'), plain);
+  const rich = { ...plain, endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true }, nodeName: 'n1', targetRef: { kind: 'Pod', name: 'p' } }] } as EndpointSlice;
+  assert.deepEqual(endpointsOf(trim(rich, 'EndpointSlice', 'one-shot')), [{ addresses: ['10.0.0.1'], conditions: { ready: true } }]);
+  assert.equal(rich.endpoints?.[0] && 'nodeName' in rich.endpoints[0], true, "the caller's slice is left as it came");
+});
