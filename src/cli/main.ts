@@ -47,8 +47,11 @@ async function main(): Promise<number> {
     const { createLogger } = await import('../log.js');
     const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
     const { renderOnce } = await import('./render.js');
-    process.stdout.write(await renderOnce({ ...config, manifests: config.manifests }, log));
-    return 0;
+    const text = await renderOnce({ ...config, manifests: config.manifests }, log);
+    // Exits once the text is written, without tearing down a heap of the whole cluster: freeing it was 0.1 s of a
+    // 10,000-Ingress render after its last line was out.
+    await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
+    process.exit(0);
   }
   const { createLogger, stdoutDestination } = await import('../log.js');
   const log = createLogger(config.logLevel, stdoutDestination());

@@ -37,6 +37,8 @@ export type Resolved =
 /** Lookups over the snapshot, built once per model. */
 export class BackendIndex {
   private readonly services = new Map<string, Service>();
+  /** Each Service port's resolution in this model (namespace/service|port): the same answer for every path naming it. */
+  private readonly resolved = new Map<string, Resolved>();
   private readonly slices = new Map<string, EndpointSlice[]>();
   /** Endpoints left out by the target policy, by slice and position (one Problem each, however often resolved). */
   private readonly refused = new Map<string, Problem>();
@@ -78,6 +80,18 @@ export class BackendIndex {
     ];
     const bad = checks.find(([, reason]) => reason !== undefined);
     if (bad?.[1]) return { ok: false, field: bad[0], reason: bad[1] };
+    // The paths of an Ingress mostly name one Service port: it is resolved (its slices read) once per model.
+    const key = `${namespace}/${ref.serviceName}|${ref.portName === undefined ? `#${String(ref.portNumber)}` : ref.portName}`;
+    let done = this.resolved.get(key);
+    if (done === undefined) {
+      done = this.resolveNew(namespace, ref, field);
+      this.resolved.set(key, done);
+    }
+    // a missing Service or port is a problem of each path that names it, at that path's field
+    return done.ok && done.problem !== undefined && done.problem.field !== field ? { ...done, problem: { ...done.problem, field } } : done;
+  }
+
+  private resolveNew(namespace: string, ref: BackendRef, field: string): Resolved {
     const portLabel = ref.portName ?? String(ref.portNumber);
     const service = this.services.get(`${namespace}/${ref.serviceName}`);
     const empty = (reason: string, code: 'ServiceNotFound' | 'ServicePortNotFound'): Resolved => ({

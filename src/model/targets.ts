@@ -146,7 +146,10 @@ function allowedByCidr(b: Bytes, p: TargetPolicy): boolean {
 
 /** Why `address`:`port` may not be a target under `p`, or undefined when it may. */
 export function refuseAddress(address: string, port: number, p: TargetPolicy = DEFAULT_TARGET_POLICY): string | undefined {
-  const b = parseIp(address);
+  // nearly every endpoint: an IPv4 address of no refused class (classV4), answered without its 16 bytes
+  const v4 = parseV4(address);
+  if (v4 !== undefined && classV4(v4) === undefined) return undefined;
+  const b = v4 === undefined ? parseV6(address) : mapped(v4);
   if (!b) return `${JSON.stringify(address.slice(0, 64))} is not an IP address`;
   const kind = classify(b);
   if (kind === undefined) return undefined;

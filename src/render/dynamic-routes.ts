@@ -91,8 +91,12 @@ function plainTargets(ctx: SettingsContext, generic: string): (t: Target) => boo
   const memo = new WeakMap<object, Map<string, boolean>>();
   return (t) => {
     if (t.kind === 'not-found') return true;
-    const bySettings = memo.get(t.settings ?? NO_SETTINGS) ?? new Map<string, boolean>();
-    memo.set(t.settings ?? NO_SETTINGS, bySettings);
+    const settings = t.settings ?? NO_SETTINGS;
+    let bySettings = memo.get(settings);
+    if (bySettings === undefined) {
+      bySettings = new Map<string, boolean>();
+      memo.set(settings, bySettings);
+    }
     const rule = t.rule === undefined ? '' : `${t.rule.regex ? 'regex' : 'path'} ${t.rule.path}`;
     let v = bySettings.get(rule);
     if (v === undefined) {

@@ -40,3 +40,34 @@ test('a problem without a code is InvalidAnnotation on an annotation, else Inval
   assert.equal(problemReason({ object, field: 'spec.rules[0].host', reason: 'bad', severity: 'dropped' }), 'Invalid');
   assert.equal(problemReason({ object, field: 'spec.rules[0].host', reason: 'bad', severity: 'degraded' }), 'Degraded');
 });
+
+test('a missing Service named by two paths and another Ingress is a problem on each, each naming its own path', () => {
+  const snap: Snapshot = {
+    ...EMPTY_SNAPSHOT,
+    ingressClasses: [ingressClass('portico')],
+    services: [service('web')],
+    endpointSlices: [slice('web', 8080, ['10.0.0.1'])],
+    ingresses: [
+      ingress('two', {
+        className: 'portico',
+        host: 'two.test',
+        paths: [
+          { path: '/a', type: 'Prefix', service: 'gone' },
+          { path: '/b', type: 'Exact', service: 'gone' },
+          { path: '/c', type: 'Prefix', service: 'web' },
+        ],
+      }),
+      ingress('three', { className: 'portico', host: 'three.test', paths: [{ path: '/', type: 'Prefix', service: 'gone' }] }),
+    ],
+  };
+  const model = buildModel(snap, MODEL_OPTIONS);
+  const missing = model.problems.filter((p) => problemReason(p) === 'ServiceNotFound').map((p) => `${p.object.name} ${p.field}`);
+  assert.deepEqual(missing.sort(), ['three spec.rules[0].http.paths[0].backend', 'two spec.rules[0].http.paths[0].backend', 'two spec.rules[0].http.paths[1].backend']);
+  assert.deepEqual(
+    model.upstreams.map((u) => [u.name, u.endpoints.length]),
+    [
+      ['default_gone_80', 0],
+      ['default_web_80', 1],
+    ],
+  );
+});
