@@ -1,7 +1,7 @@
 // End to end, local mode: proxy headers, WebSocket, folder changes, bad input, render, and a clean stop.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -120,6 +120,16 @@ describe('local mode', () => {
     assert.match(rendered, /server_name "app\.test";/);
     assert.match(rendered, /set \$portico_backend "default_one_80";/);
     assert.doesNotMatch(rendered, /# Route table/);
+    // a reader that closes the pipe before reading (`portico render | head -0`): a quiet exit 0, no EPIPE stack trace
+    const child = spawn(process.execPath, [join(REPO, 'bin/portico.js'), 'render', '--manifests', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const stop = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    clearTimeout(stop);
+    assert.equal(code, 0);
+    assert.equal(stderr, '');
   });
 
   test('a second instance runs side by side on other ports, without root-only ports', async () => {
