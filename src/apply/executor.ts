@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { Model, Problem } from '../model/types.js';
 import type { RenderedConf } from '../render/nginx-conf.js';
+import { entryProfiles } from '../render/route-push.js';
 import type { Nginx, Rejected } from '../nginx/process.js';
 import { clientFilesChanged, planApply, type DataPlaneState, type Plan } from './plan.js';
 import { Quarantine, blame, culprit } from './quarantine.js';
@@ -58,6 +59,8 @@ export class Executor {
   /** What Lua holds of each payload (lua/portico/store.lua), when known: a push then sends only what changed. */
   private readonly lua: { readonly backends: LuaStore; readonly routes: LuaStore; readonly certificates: LuaStore; readonly gateway: LuaStore };
   private readonly quarantine = new Quarantine();
+  /** A build started ahead of its sync (prebuild), and the snapshot it builds. */
+  private early: { readonly snap: Snapshot; readonly built: Promise<{ model: Model; conf: RenderedConf }> } | undefined;
 
   /**
    * `retry` asks for another sync later (nginx unreachable, a push refused); `empty` renders the configuration nginx
@@ -106,13 +109,13 @@ export class Executor {
    * True when nginx serves `c`; false when it could not be applied (logged and counted; the last good configuration
    * keeps serving; a retry is asked for unless nginx -t refused it, which nothing but a change can fix).
    */
-  async apply(plan: Exclude<Plan, 'noop'>, c: Candidate, next: DataPlaneState, prev: { readonly model: Model } | undefined, cause: unknown): Promise<boolean> {
+  async apply(plan: Exclude<Plan, 'noop'>, c: Candidate, next: DataPlaneState, prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined, cause: unknown): Promise<boolean> {
     const reloads = this.counters.reloads;
     let certsPushed = false;
     try {
       if (plan === 'reload') {
-        await this.pushMovedIn(prev, c.conf.routeHosts);
         certsPushed = await this.pushComingIn(c);
+        await this.pushRoutesComingIn(prev, c.conf);
         await this.deps.tls.beforeReload(c.model);
         await this.reload(c.conf, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
@@ -155,18 +158,29 @@ export class Executor {
   }
 
   /**
-   * Before a reload, the hosts that move from a server block into the route table are added to the table Lua holds,
-   * so the new workers (which lack their server blocks) route them from the first request instead of answering 404
-   * until the whole table follows the reload. The old workers still pick those hosts' server blocks and never read
-   * these entries; every other host keeps its old entry until then. Best effort: any failure leaves it to the push
-   * after the reload.
+   * Before a reload (after the backends and certificates it brings), the hosts new to the route table are added to
+   * the table Lua holds, so the new workers route them from their first request instead of answering 404 until the
+   * push after the reload, which waits for the old workers to stop accepting (0.4-0.5 s of a first sync at 10,000
+   * Ingresses). A host that moves in from a server block: the old workers still pick that block and never read its
+   * entry. A host new to both: the old workers route it too, so only when they would as the new ones do: the same
+   * router, and every named location it names in their conf (render/dynamic-routes.ts RouteGate); the others follow
+   * the reload. Every other host keeps its old entry until then. Best effort: any failure leaves it to the push after
+   * the reload.
    */
-  private async pushMovedIn(prev: { readonly model: Model } | undefined, hosts: ReadonlyMap<string, string> | undefined): Promise<void> {
+  private async pushRoutesComingIn(prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined, conf: RenderedConf): Promise<void> {
     const held = this.lua.routes.entries;
+    const hosts = conf.routeHosts;
     if (held === undefined || hosts === undefined || prev === undefined) return;
     const rendered = new Set(prev.model.servers.map((s) => s.host));
-    const moving = new Map([...hosts].filter(([host]) => host !== '_' && !held.has(host) && rendered.has(host)));
-    if (moving.size > 0) await this.lua.routes.add(moving);
+    const was = prev.conf?.routeGate;
+    const sameRouter = was !== undefined && conf.routeGate?.router === was.router;
+    const known = new Set(was?.profiles);
+    const coming = new Map<string, string>();
+    for (const [host, entry] of hosts) {
+      if (host === '_' || held.has(host)) continue;
+      if (rendered.has(host) || (sameRouter && entryProfiles(entry).every((p) => known.has(p)))) coming.set(host, entry);
+    }
+    if (coming.size > 0) await this.lua.routes.add(coming);
   }
 
   /**
@@ -209,12 +223,14 @@ export class Executor {
    * configuration serving.
    */
   async buildTested(snapshot: () => Snapshot): Promise<{ model: Model; conf: RenderedConf }> {
+    const early = this.early;
+    this.early = undefined;
     for (let round = 0; ; round++) {
       const snap = this.quarantine.filter(snapshot());
       const last = round === MAX_ROUNDS;
       let built: { model: Model; conf: RenderedConf };
       try {
-        built = await this.deps.builder.build(snap);
+        built = await (round === 0 && early?.snap === snap ? early.built : this.deps.builder.build(snap));
       } catch (err) {
         // A value the model let through and the renderer's escaping refused: never the whole sync. (A worker that
         // died is not an Ingress's doing: the sync fails and is retried on a new worker.)
@@ -238,6 +254,18 @@ export class Executor {
         this.hold(key, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');
       }
     }
+  }
+
+  /**
+   * Starts building `snapshot` now, for the next buildTested to take if it builds that very snapshot: the whole
+   * cluster, built while the first sync's head is applied (docs/adr/0034) instead of after, when the build worker
+   * would otherwise idle. Any other snapshot is built anew (the worker answers in order; this answer is only unused).
+   */
+  prebuild(snapshot: Snapshot): void {
+    const snap = this.quarantine.filter(snapshot);
+    const built = this.deps.builder.build(snap);
+    built.catch(() => undefined); // its failure is buildTested's to handle, if it takes it
+    this.early = { snap, built };
   }
 
   private hold(key: string, snap: Snapshot, reason: string): void {

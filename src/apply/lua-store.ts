@@ -6,7 +6,7 @@ import { errorMessage, PushRejectedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Nginx, Rejected } from '../nginx/process.js';
 import { backendsDelta } from '../render/lua-payload.js';
-import { routesDelta } from '../render/dynamic-routes.js';
+import { routesDelta } from '../render/route-push.js';
 import { entryChanges } from '../render/entry-changes.js';
 import { certificatesDelta, REST_KEY } from '../render/cert-entries.js';
 
@@ -73,7 +73,7 @@ export const ROUTES: StoreKind = {
     delta: (d, id) => [{ hosts: d.changed.length + d.removed.length, id }, 'route table: pushed the hosts that changed'],
     whole: (size, id) => [{ hosts: size, id }, 'route table: pushed whole'],
     refused: (from) => [{ from }, 'nginx does not hold the route table the delta starts from; pushing the whole table'],
-    added: (d, id) => [{ hosts: d.changed.length, id }, 'route table: hosts leaving their server blocks added before the reload'],
+    added: (d, id) => [{ hosts: d.changed.length, id }, 'route table: hosts new to it added before the reload'],
   },
 };
 

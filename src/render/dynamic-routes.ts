@@ -8,13 +8,14 @@ import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
 import { keptDeps, sameDeps, serverRefs } from './kept-deps.js';
-import { entryChanges } from './entry-changes.js';
 import { luaHooks } from './nginx-conf.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
 import { affinityCookiePath } from './traffic.js';
 import { ingressVarsValue } from './ingress-vars.js';
 import { NO_ACCESS_LOG, defaultBackendUnlogged } from './default-log.js';
 import { splitFrom, splitState, type SplitState } from './split-delta.js';
+import { sha256 } from '../hash.js';
+import { NO_HOST, type RouteGate } from './route-push.js';
 
 /** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
 export interface RouteTarget {
@@ -55,6 +56,7 @@ export interface DynamicSplit {
   readonly locations: readonly string[];
   /** Each routed host's entry in the table ('_': the default), for pushing the hosts that changed; routesText() the whole. */
   readonly routeHosts: ReadonlyMap<string, string>;
+  readonly gate: RouteGate;
 }
 
 const GENERIC_REF: ObjectRef = { kind: 'Ingress', namespace: '', name: '' };
@@ -168,8 +170,6 @@ function hostOf(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream
   return { exact, prefix, hsts: tlsHsts(model.tls, s.host), targets };
 }
 
-const NO_HOST: RouteHost = { exact: {}, prefix: {}, hsts: false, targets: [] };
-
 /** The table of the dynamic hosts. */
 export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics: boolean, profileOf: ProfileOf = () => ''): RoutesPayload {
   const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
@@ -197,7 +197,7 @@ function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upst
  * The catch-all server's locations in dynamic mode: one `location /` whose rewrite phase runs the router, and the
  * named 404 location it sends unmatched requests to (which also declares the variables the router sets).
  */
-function dynamicLocations(ctx: SettingsContext, hsts: boolean, { metrics, ingressVars }: DynamicHow, profiles: ReadonlyMap<string, string>): string[] {
+function routerLocations(ctx: SettingsContext, hsts: boolean, { metrics, ingressVars }: DynamicHow): string[] {
   const headers = hsts ? [ROUTE_HSTS] : [];
   return [
     '        location / {',
@@ -215,7 +215,6 @@ function dynamicLocations(ctx: SettingsContext, hsts: boolean, { metrics, ingres
     `${I}set $portico_canary ""; set $portico_route_hsts ""; set $portico_affinity_cookie_path "";${metrics ? ' set $portico_metrics "";' : ''}${ingressVars ? ' set $portico_ingress "";' : ''}`,
     `${I}return 404;`,
     '        }',
-    ...profileLocations(profiles, hsts),
   ];
 }
 
@@ -321,49 +320,7 @@ const NOT_ELIGIBLE: RouteEntry = { eligible: false, json: '', profiles: [] };
 function splitOf(state: SplitState, ctx: SettingsContext, hsts: boolean, how: DynamicHow): DynamicSplit {
   const profiles = new Map([...state.profiles].map(([body, p]) => [body, p.name] as const));
   const servers = state.model.servers.filter((s, i) => state.routed[i] !== true || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
-  return { servers, locations: dynamicLocations(ctx, hsts, how, profiles), routeHosts: state.routeHosts };
-}
-
-/**
- * The whole route table (POST /configuration/routes) of `routeHosts` (host → entry JSON, '_' the default), the hosts
- * in the map's order. Built only when a whole push or /debug asks for it: 2.8 MiB at 10,000 hosts, where a change
- * pushes one host's entry.
- */
-export function routesText(routeHosts: ReadonlyMap<string, string>): string {
-  let text = texts.get(routeHosts);
-  if (text === undefined) {
-    const parts: string[] = [];
-    for (const [host, entry] of routeHosts) if (host !== '_') parts.push(`${JSON.stringify(host)}:${entry}`);
-    text = `{"hosts":{${parts.join(',')}},"default":${routeHosts.get('_') ?? JSON.stringify(NO_HOST)}}`;
-    texts.set(routeHosts, text);
-  }
-  return text;
-}
-
-/** routesText() of each map it was asked for (maps are never changed once built; a conf's map lives as long as it). */
-const texts = new WeakMap<ReadonlyMap<string, string>, string>();
-
-/** `conf` with a route table: `routeHosts`, and `routes` (its whole text) built on first read only (spreading `conf` reads it). */
-export function withRoutes<T extends object>(conf: T, routeHosts: ReadonlyMap<string, string>): T & { readonly routes: string; readonly routeHosts: ReadonlyMap<string, string> } {
-  return {
-    ...conf,
-    routeHosts,
-    get routes(): string {
-      return routesText(routeHosts);
-    },
-  };
-}
-
-/**
- * The body of a route table delta from `held` to `now` (host → entry JSON, '_' the default), the hosts whose entry
- * changed or is new ('_' when the default did) and the hosts gone; undefined when nothing differs.
- */
-export function routesDelta(held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): { body: string; changed: string[]; removed: string[] } | undefined {
-  // the catch-all ('_') is the default: set when it changed, never removed
-  const { changed, removed } = entryChanges(held, now, '_');
-  if (changed.length === 0 && removed.length === 0) return undefined;
-  const fallback = changed.includes('_') ? now.get('_') : undefined;
-  const parts = changed.filter((host) => host !== '_').map((host) => `${JSON.stringify(host)}:${now.get(host) ?? 'null'}`);
-  for (const host of removed) parts.push(`${JSON.stringify(host)}:null`);
-  return { body: `{"hosts":{${parts.join(',')}}${fallback === undefined ? '' : `,"default":${fallback}`}}`, changed, removed };
+  const router = routerLocations(ctx, hsts, how);
+  const gate = { router: sha256(router.join('\n')), profiles: [...profiles.values()].sort() };
+  return { servers, locations: [...router, ...profileLocations(profiles, hsts)], routeHosts: state.routeHosts, gate };
 }

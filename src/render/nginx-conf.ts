@@ -18,7 +18,8 @@ import { keptDeps, serverRefs } from './kept-deps.js';
 import { metricsHttpLines, metricsInitWorker, metricsLocationLines } from './metrics.js';
 import { locationBody, regexHead, serverBody, serverNames, wwwRedirectServer, type SettingsContext } from './settings.js';
 import { httpsListen, passthroughHttpLines, streamModuleLines, streamSection, streamSnippets, trafficAddresses } from './stream.js';
-import { splitDynamic, withRoutes, type DynamicSplit } from './dynamic-routes.js';
+import { splitDynamic, type DynamicSplit } from './dynamic-routes.js';
+import { withRoutes, type RouteGate } from './route-push.js';
 import { ROUTE_HSTS_MAP, routerInitWorker } from './dynamic-profiles.js';
 import { catchAllServers } from './catch-all-split.js';
 import type { StreamModel } from '../model/stream.js';
@@ -365,6 +366,8 @@ export interface RenderedConf {
   readonly routeHosts?: ReadonlyMap<string, string>;
   /** An id that is the same for the same route table and changes with it: set by the build worker's wire (worker/conf-wire.ts), so a sync compares ids, not tables; absent: compare `routes`. */
   readonly routesId?: string;
+  /** With `routes`: what this conf's workers can route of a table (render/dynamic-routes.ts RouteGate). */
+  readonly routeGate?: RouteGate;
 }
 
 /** One server block of a rendered nginx.conf: its host, its first and last line, and its locations'. */
@@ -459,5 +462,5 @@ export function renderNginxConf(model: Model, given: RenderOptions): RenderedCon
   const hash = sha256(body);
   const shutdownTimeoutSeconds = (o.global ?? GLOBAL_DEFAULTS).workerShutdownTimeout;
   const conf = { text: body.replace(HASH_PLACEHOLDER, hash), hash, shutdownTimeoutSeconds, serverLines };
-  return dyn ? withRoutes(conf, dyn.routeHosts) : conf;
+  return dyn ? withRoutes(conf, dyn.routeHosts, dyn.gate) : conf;
 }

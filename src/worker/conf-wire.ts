@@ -2,10 +2,11 @@
 // its hash changed, the route table as the hosts whose entry changed. At 10,000 Ingresses the whole result was 4 MiB
 // of conf text and route table for a sync that changed one host's entry (plus its clone, walk and garbage on both
 // sides); the main thread builds the whole table's text only when a whole push or /debug asks for it.
-import { withRoutes } from '../render/dynamic-routes.js';
+import { withRoutes } from '../render/route-push.js';
 import { entryChanges } from '../render/entry-changes.js';
 import { OverlayMap } from '../render/overlay-map.js';
 import type { RenderedConf, ServerLines } from '../render/nginx-conf.js';
+import type { RouteGate } from '../render/route-push.js';
 
 /** The route table's changes: entries set (new or changed) and hosts gone; absent from ConfDelta: no route table. */
 interface RoutesDelta {
@@ -21,6 +22,8 @@ export interface ConfDelta {
   readonly text?: string;
   readonly serverLines?: readonly ServerLines[];
   readonly routes?: RoutesDelta;
+  /** With `text`: the conf's route gate (it changes only with the text). */
+  readonly routeGate?: RouteGate;
 }
 
 /** The worker's side: remembers the hash and route entries the main thread holds (those of the last delta sent). */
@@ -47,7 +50,13 @@ export class ConfSender {
     }
     this.hash = conf.hash;
     this.hosts = conf.routeHosts;
-    return { reset, hash: conf.hash, shutdownTimeoutSeconds: conf.shutdownTimeoutSeconds, ...(whole ? { text: conf.text, serverLines: conf.serverLines } : {}), ...(routes ? { routes } : {}) };
+    return {
+      reset,
+      hash: conf.hash,
+      shutdownTimeoutSeconds: conf.shutdownTimeoutSeconds,
+      ...(whole ? { text: conf.text, serverLines: conf.serverLines, ...(conf.routeGate ? { routeGate: conf.routeGate } : {}) } : {}),
+      ...(routes ? { routes } : {}),
+    };
   }
 }
 
@@ -75,7 +84,7 @@ export class ConfReceiver {
         hosts = held === undefined ? new Map(d.routes.set) : OverlayMap.from(held, d.routes.set, d.routes.removed);
         id = `routes-${String((this.tables += 1))}`;
       }
-      conf = withRoutes({ ...base, routesId: id }, hosts ?? new Map<string, string>());
+      conf = withRoutes({ ...base, routesId: id }, hosts ?? new Map<string, string>(), d.text !== undefined ? d.routeGate : last?.routeGate);
     }
     this.last = conf;
     return conf;

@@ -35,7 +35,7 @@ describe('a large first sync: the head first, then the whole', () => {
       objects.push(ingress(`app-${i}`, { namespace: nsOf(i), className: 'portico', created, host: hostOf(i), paths: [{ path: '/', type: 'Prefix', service: 'web' }] }));
     }
     await folder.write('cluster.json', objects);
-    portico = await startPortico(['--manifests', folder.dir, '--worker-processes', '1', '--enable-dynamic-routes'], { healthyTimeoutMs: 240_000 });
+    portico = await startPortico(['--manifests', folder.dir, '--worker-processes', '1', '--enable-dynamic-routes', '--log-level', 'debug'], { healthyTimeoutMs: 240_000 });
   });
 
   after(async () => {
@@ -53,6 +53,9 @@ describe('a large first sync: the head first, then the whole', () => {
     const headed = Number(/"head":(\d+)/.exec(all[0] ?? '')?.[1]);
     assert.ok(headed > 0 && headed < N, `the head holds some Ingresses, not all: ${String(headed)}`);
     assert.ok(all.slice(1).some((l) => !l.includes('"head":')));
+    // the whole was built once, started while the head was applied (prebuild) and taken by the sync that followed
+    const builds = portico.output.slice(0, portico.output.indexOf(all.find((l) => !l.includes('"head":')) ?? '')).filter((l) => l.includes('"msg":"build"'));
+    assert.equal(builds.length, 2, `the head's build and the whole's, nothing built twice:\n${builds.join('\n')}`);
   });
 
   test('once healthy, every host is served as the whole cluster says: the shared host by its older Ingress', async () => {

@@ -2,12 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfReceiver, ConfSender } from '../../src/worker/conf-wire.js';
-import { routesDelta, routesText, withRoutes } from '../../src/render/dynamic-routes.js';
+import { routesDelta, routesText, withRoutes } from '../../src/render/route-push.js';
 import type { RenderedConf } from '../../src/render/nginx-conf.js';
 
 const conf = (text: string, hosts?: Record<string, string>): RenderedConf => {
   const base = { text, hash: `hash of ${text}`, shutdownTimeoutSeconds: 240, serverLines: [{ host: '_', first: 1, last: 2, locations: [] }] };
-  return hosts === undefined ? base : withRoutes(base, new Map(Object.entries(hosts)));
+  return hosts === undefined ? base : withRoutes(base, new Map(Object.entries(hosts)), { router: `router of ${text}`, profiles: [`@portico_profile_${text.length}`] });
 };
 const cross = <T>(v: T): T => structuredClone(v);
 
@@ -34,11 +34,13 @@ test('the text crosses only when its hash changed; the route table as the hosts 
   assert.deepEqual(Object.fromEntries(b.routeHosts ?? []), { _: '{"d":1}', 'a.test': '{"a":2}', 'c.test': '{"c":1}' });
   assert.deepEqual(JSON.parse(b.routes ?? ''), { hosts: { 'a.test': { a: 2 }, 'c.test': { c: 1 } }, default: { d: 1 } });
   assert.notEqual(b.routesId, a.routesId, 'a changed table has a new id');
+  assert.deepEqual(b.routeGate, { router: 'router of one', profiles: ['@portico_profile_3'] }, 'the gate stays with the text it came with');
 
   const third = receiver.apply(cross(sender.delta(conf('two', { _: '{"d":1}', 'a.test': '{"a":2}', 'c.test': '{"c":1}' }))));
   assert.equal(third.text, 'two');
   assert.equal(third.routesId, b.routesId, 'the same table keeps its id');
   assert.equal(third.routeHosts, b.routeHosts);
+  assert.equal(third.routeGate?.router, 'router of two', 'a new text brings its gate');
 
   const plain = receiver.apply(cross(sender.delta(conf('three'))));
   assert.equal(plain.routeHosts, undefined);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backendsDelta } from '../../src/render/lua-payload.js';
-import { routesDelta } from '../../src/render/dynamic-routes.js';
+import { routesDelta } from '../../src/render/route-push.js';
 
 const map = (entries: Record<string, string>): Map<string, string> => new Map(Object.entries(entries));
 
