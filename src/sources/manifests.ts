@@ -1,12 +1,17 @@
 // Local mode's source: a folder of manifests, read whole and watched; it feeds the store like the API would.
+import { randomBytes } from 'node:crypto';
 import { sha256 } from '../hash.js';
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
-import { KINDS, keyOf, type Kind, type KubeObject } from '../store/kinds.js';
+import { compactText, KINDS, keyOf, nothingToDrop, type Kind, type KubeObject } from '../store/kinds.js';
 import type { ParsedObject } from './parse.js';
 import { KEEP, ManifestFiles, type FolderStat } from './manifest-files.js';
 import { parseLabelSelector, type LabelMatcher } from './selector.js';
+
+/** The content version's placeholder while it is digested (stamp): a per-process nonce no manifest holds. */
+const PLACEHOLDER = `\u0000portico-rv-${randomBytes(12).toString('hex')}`;
+const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
 
 /** Above this many files, a poll between full ones stats only the folder (checkSignature). */
 const LIGHT_POLLS_ABOVE = 2_000;
@@ -173,7 +178,7 @@ export class ManifestSource {
     }
     const sigOf = (name: string): string => sigs.get(name) ?? this.byFile.get(name)?.sig ?? name;
     const stale = names.filter((name) => this.byFile.get(name)?.sig !== sigOf(name) || named.has(name));
-    const parsed = this.once ? this.files.readAllNow(stale) : await this.files.readAll(stale, (name) => this.byFile.has(name));
+    const parsed = this.once ? this.files.readAllNow(stale) : this.byFile.size === 0 ? await this.files.readFirst(stale) : await this.files.readAll(stale, (name) => this.byFile.has(name));
     for (const [i, name] of stale.entries()) {
       const cached = this.byFile.get(name);
       const sig = sigOf(name);
@@ -284,7 +289,19 @@ export class ManifestSource {
       if (meta.creationTimestamp === undefined) (meta as { creationTimestamp?: string }).creationTimestamp = created;
       return obj;
     }
-    const rv = sha256(JSON.stringify(obj), 16);
-    return { ...obj, metadata: { ...meta, creationTimestamp: created, resourceVersion: rv } };
+    if (obj.metadata === undefined) return { ...obj, metadata: { creationTimestamp: created, resourceVersion: sha256(JSON.stringify(obj), 16) } };
+    // The object and its metadata are parse.ts's copies, this source's alone: stamped in place. The content version is
+    // the digest of the object's JSON with a placeholder for itself; that JSON, the placeholder replaced, is the
+    // stored object's own (compactText), so each object is stringified once.
+    const m = obj.metadata as { creationTimestamp?: string; resourceVersion?: string };
+    m.creationTimestamp = created;
+    m.resourceVersion = PLACEHOLDER;
+    const text = JSON.stringify(obj);
+    const rv = sha256(text, 16);
+    m.resourceVersion = rv;
+    if (!nothingToDrop(obj, kind)) return obj; // the store trims a copy
+    const at = text.indexOf(PLACEHOLDER_JSON);
+    if (at < 0) return obj;
+    return compactText(`${text.slice(0, at)}${JSON.stringify(rv)}${text.slice(at + PLACEHOLDER_JSON.length)}`, kind);
   }
 }

@@ -145,6 +145,8 @@ function compact<T extends object>(obj: T, kind: Kind | undefined): T {
  */
 export function trim<T extends KubeObject>(obj: T, kind?: Kind, compacted: boolean | 'one-shot' = true): T {
   if (compacted === 'one-shot') return trimOneShot(obj, kind);
+  // made by compactText: already trimmed and as JSON.parse builds it, its text kept
+  if (compacted && madeCompact.has(obj)) return deepFreeze(obj);
   // Copies made without `delete`: a deleted property turns a V8 object into a dictionary, and every object of a real
   // cluster has managedFields, so each stored metadata (and annotations) was one (docs/adr/0034).
   const kept = omit(obj.metadata ?? {}, DROPPED_METADATA);
@@ -166,16 +168,37 @@ function sliceIsTrim(slice: object): boolean {
   return true;
 }
 
+/** Objects compactText made: trim() stores them as they are (frozen), without another stringify and parse. */
+const madeCompact = new WeakSet<object>();
+
+/** True when trim() would drop nothing of `obj`: no managedFields, ownerReferences, last-applied annotation or endpoint extras. */
+export function nothingToDrop(obj: KubeObject, kind: Kind | undefined): boolean {
+  const meta = obj.metadata;
+  const drops = meta !== undefined && (meta.managedFields !== undefined || meta.ownerReferences !== undefined || meta.annotations?.[LAST_APPLIED] !== undefined);
+  return !drops && (kind !== 'EndpointSlice' || sliceIsTrim(obj));
+}
+
+/**
+ * The object `text` (the JSON of an object with nothingToDrop) holds, as the store keeps it: what compact() would make
+ * of that object, made from a text the caller had already (the manifest source's content stamp), so a first read
+ * stringifies each object once, not twice (docs/adr/0057).
+ */
+export function compactText(text: string, kind: Kind): KubeObject {
+  const parsed = JSON.parse(text) as KubeObject; // the JSON of a stored object is one
+  if (kind === 'EndpointSlice') shareConditions(parsed);
+  texts.set(parsed, text);
+  madeCompact.add(parsed);
+  return parsed;
+}
+
 /**
  * trim() for a store read once and built once (`portico render`): an object that carries nothing to drop (a manifest
  * just parsed, not shared with anything that lives on) is stored as it is, not copied and not frozen. Copying and
  * freezing each of 31,000 objects were 0.19 s of a 10,000-Ingress render, most of it collecting the copies.
  */
 function trimOneShot<T extends KubeObject>(obj: T, kind: Kind | undefined): T {
-  const meta = obj.metadata;
-  const drops = meta !== undefined && (meta.managedFields !== undefined || meta.ownerReferences !== undefined || meta.annotations?.[LAST_APPLIED] !== undefined);
-  if (!drops && (kind !== 'EndpointSlice' || sliceIsTrim(obj))) return obj;
-  const kept = omit(meta ?? {}, DROPPED_METADATA);
+  if (nothingToDrop(obj, kind)) return obj;
+  const kept = omit(obj.metadata ?? {}, DROPPED_METADATA);
   const trimmed = { ...obj, metadata: kept.annotations?.[LAST_APPLIED] === undefined ? kept : { ...kept, annotations: omit(kept.annotations, [LAST_APPLIED]) } };
   return kind === 'EndpointSlice' ? (trimSlice(trimmed) as unknown as T) : trimmed;
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManifestSource } from '../../src/sources/manifests.js';
 import { Store } from '../../src/store/store.js';
+import { wireText } from '../../src/store/kinds.js';
 import { createLogger } from '../../src/log.js';
 import { service, slice } from '../support/objects.js';
 
@@ -141,6 +142,39 @@ test('a file that stops parsing keeps what it gave until it parses again; remove
     // a new file of the same name that does not parse in full gives what parses, nothing of the removed one
     await writeFile(join(dir, 'a.yaml'), `${yaml('four')}---\nmetadata:\n  name: [unclosed\n`);
     await settles(['four']);
+  } finally {
+    source.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a watched read versions each object by its content: the stored object is the JSON it crosses as, and an unchanged object keeps its version', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-source-'));
+  const store = new Store();
+  const source = new ManifestSource(dir, store, createLogger('silent'));
+  const put = async (file: string, items: unknown[]): Promise<void> => {
+    await writeFile(join(dir, `.${file}.tmp`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    await rename(join(dir, `.${file}.tmp`), join(dir, file));
+  };
+  type Versioned = { metadata?: { name?: string; resourceVersion?: string; creationTimestamp?: string; managedFields?: unknown } };
+  const svc = (name: string): Versioned | undefined => (store.snapshot().services as readonly Versioned[] | undefined)?.find((s) => s.metadata?.name === name);
+  try {
+    const managed = { ...service('m'), metadata: { ...service('m').metadata, managedFields: [{ manager: 'kubectl' }] } };
+    await put('a.json', [service('a'), service('b'), managed]);
+    await source.start();
+    const a = svc('a');
+    const rv = a?.metadata?.resourceVersion ?? '';
+    assert.match(rv, /^[0-9a-f]{16}$/);
+    assert.equal(typeof a?.metadata?.creationTimestamp, 'string', 'a creationTimestamp as the API server gives');
+    assert.ok(Object.isFrozen(a) && Object.isFrozen(a?.metadata));
+    assert.deepEqual(JSON.parse(wireText(a ?? {})), a, 'the text it crosses to the build worker as is the stored object');
+    assert.notEqual(svc('b')?.metadata?.resourceVersion, rv, 'another content, another version');
+    assert.equal(svc('m')?.metadata?.managedFields, undefined, 'what the model never reads is still dropped');
+    // b changes, a does not: a keeps its version and its stored object
+    await put('a.json', [service('a'), { ...service('b'), spec: { ports: [{ port: 81 }] } }, managed]);
+    for (let i = 0; i < 200 && (svc('b') as { spec?: { ports?: { port: number }[] } } | undefined)?.spec?.ports?.[0]?.port !== 81; i += 1) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(svc('a')?.metadata?.resourceVersion, rv);
+    assert.equal(svc('a'), a, 'an unchanged object stays the stored one');
   } finally {
     source.stop();
     await rm(dir, { recursive: true, force: true });
