@@ -59,8 +59,6 @@ export class Executor {
   /** What Lua holds of each payload (lua/portico/store.lua), when known: a push then sends only what changed. */
   private readonly lua: { readonly backends: LuaStore; readonly routes: LuaStore; readonly certificates: LuaStore; readonly gateway: LuaStore };
   private readonly quarantine = new Quarantine();
-  /** A build started ahead of its sync (prebuild), and the snapshot it builds. */
-  private early: { readonly snap: Snapshot; readonly built: Promise<{ model: Model; conf: RenderedConf }> } | undefined;
 
   /**
    * `retry` asks for another sync later (nginx unreachable, a push refused); `empty` renders the configuration nginx
@@ -223,14 +221,12 @@ export class Executor {
    * configuration serving.
    */
   async buildTested(snapshot: () => Snapshot): Promise<{ model: Model; conf: RenderedConf }> {
-    const early = this.early;
-    this.early = undefined;
     for (let round = 0; ; round++) {
       const snap = this.quarantine.filter(snapshot());
       const last = round === MAX_ROUNDS;
       let built: { model: Model; conf: RenderedConf };
       try {
-        built = await (round === 0 && early?.snap === snap ? early.built : this.deps.builder.build(snap));
+        built = await this.deps.builder.build(snap);
       } catch (err) {
         // A value the model let through and the renderer's escaping refused: never the whole sync. (A worker that
         // died is not an Ingress's doing: the sync fails and is retried on a new worker.)
@@ -254,18 +250,6 @@ export class Executor {
         this.hold(key, snap, err.message.split('\n')[0]?.replace(/^nginx -t refused the new configuration: /, '') ?? 'nginx -t failed');
       }
     }
-  }
-
-  /**
-   * Starts building `snapshot` now, for the next buildTested to take if it builds that very snapshot: the whole
-   * cluster, built while the first sync's head is applied (docs/adr/0034) instead of after, when the build worker
-   * would otherwise idle. Any other snapshot is built anew (the worker answers in order; this answer is only unused).
-   */
-  prebuild(snapshot: Snapshot): void {
-    const snap = this.quarantine.filter(snapshot);
-    const built = this.deps.builder.build(snap);
-    built.catch(() => undefined); // its failure is buildTested's to handle, if it takes it
-    this.early = { snap, built };
   }
 
   private hold(key: string, snap: Snapshot, reason: string): void {

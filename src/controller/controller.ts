@@ -60,8 +60,6 @@ export class Controller {
   private readonly snapshots: NamedSnapshots;
   /** nginx serves the head of the first sync only (startup-head.ts): the next sync builds all, and /healthz waits for it. */
   private headOnly = false;
-  /** close() was called: nothing more is built. */
-  private closing = false;
   private readonly headLimits: HeadLimits;
   /** nginx's stream njs module is there: Gateway TCP/UDP peers are tables in the work directory (docs/adr/0041). */
   private readonly l4Js: L4JsOptions | undefined;
@@ -139,7 +137,6 @@ export class Controller {
 
   /** Ends the build worker and the name resolver (after the sync loop stopped). */
   async close(): Promise<void> {
-    this.closing = true;
     this.snapshots.stop();
     await this.offload.close();
   }
@@ -194,13 +191,6 @@ export class Controller {
     const { model, conf } = last
       ? { model: refreshEndpoints(last.model, snap, targetPolicy(this.config), this.endpointsMemo, this.endpointsFrom), conf: last.conf }
       : await this.exec.buildTested(take);
-    // The whole is built while the head is applied (the worker would idle): the next sync takes it if nothing changed.
-    // After the head apply's first step, so that nginx -t of the head runs while the snapshot crosses to the worker.
-    if (head) {
-      setImmediate(() => {
-        if (!this.closing) this.exec.prebuild(this.snapshots.current());
-      });
-    }
     // Problems, class notices, Events and status wait for the whole: the head leaves most Ingresses out on purpose.
     if (!head) this.report(model);
     if (!last && !head) this.classes.check(snap);

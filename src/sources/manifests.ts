@@ -190,7 +190,9 @@ export class ManifestSource {
       }
       const objects = read.map((p) => {
         const key = keyOf(p.kind, p.object);
-        return { ...p, key, object: this.stamp(p.kind, key, p.object) };
+        // a literal of all four fields: a spread of p and two more made each entry an object with a hidden class of
+        // its own and its fields in a second array (7 MiB at 10,000 Ingresses, kept as long as the folder is watched)
+        return { kind: p.kind, object: this.stamp(p.kind, key, p.object), where: p.where, key };
       });
       this.byFile.set(name, { sig, objects });
       changed.push({ before: cached?.objects ?? [], after: objects });

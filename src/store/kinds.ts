@@ -145,8 +145,8 @@ function compact<T extends object>(obj: T, kind: Kind | undefined): T {
  */
 export function trim<T extends KubeObject>(obj: T, kind?: Kind, compacted: boolean | 'one-shot' = true): T {
   if (compacted === 'one-shot') return trimOneShot(obj, kind);
-  // made by compactText: already trimmed and as JSON.parse builds it, its text kept
-  if (compacted && madeCompact.has(obj)) return deepFreeze(obj);
+  // made by compactText (or compact): already trimmed and as JSON.parse builds it, its text kept until a worker takes it
+  if (compacted && texts.has(obj)) return deepFreeze(obj);
   // Copies made without `delete`: a deleted property turns a V8 object into a dictionary, and every object of a real
   // cluster has managedFields, so each stored metadata (and annotations) was one (docs/adr/0034).
   const kept = omit(obj.metadata ?? {}, DROPPED_METADATA);
@@ -168,9 +168,6 @@ function sliceIsTrim(slice: object): boolean {
   return true;
 }
 
-/** Objects compactText made: trim() stores them as they are (frozen), without another stringify and parse. */
-const madeCompact = new WeakSet<object>();
-
 /** True when trim() would drop nothing of `obj`: no managedFields, ownerReferences, last-applied annotation or endpoint extras. */
 export function nothingToDrop(obj: KubeObject, kind: Kind | undefined): boolean {
   const meta = obj.metadata;
@@ -186,8 +183,7 @@ export function nothingToDrop(obj: KubeObject, kind: Kind | undefined): boolean 
 export function compactText(text: string, kind: Kind): KubeObject {
   const parsed = JSON.parse(text) as KubeObject; // the JSON of a stored object is one
   if (kind === 'EndpointSlice') shareConditions(parsed);
-  texts.set(parsed, text);
-  madeCompact.add(parsed);
+  texts.set(parsed, text); // and trim() stores it as it is (frozen), without another stringify and parse
   return parsed;
 }
 

@@ -53,7 +53,7 @@ describe('a large first sync: the head first, then the whole', () => {
     const headed = Number(/"head":(\d+)/.exec(all[0] ?? '')?.[1]);
     assert.ok(headed > 0 && headed < N, `the head holds some Ingresses, not all: ${String(headed)}`);
     assert.ok(all.slice(1).some((l) => !l.includes('"head":')));
-    // the whole was built once, started while the head was applied (prebuild) and taken by the sync that followed
+    // the head and the whole were each built once
     const builds = portico.output.slice(0, portico.output.indexOf(all.find((l) => !l.includes('"head":')) ?? '')).filter((l) => l.includes('"msg":"build"'));
     assert.equal(builds.length, 2, `the head's build and the whole's, nothing built twice:\n${builds.join('\n')}`);
   });
