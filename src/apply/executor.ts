@@ -161,7 +161,7 @@ export class Executor {
    * push after the reload, which waits for the old workers to stop accepting (0.4-0.5 s of a first sync at 10,000
    * Ingresses). A host that moves in from a server block: the old workers still pick that block and never read its
    * entry. A host new to both: the old workers route it too, so only when they would as the new ones do: the same
-   * router, and every named location it names in their conf (render/dynamic-routes.ts RouteGate); the others follow
+   * router, and every named location it names in their conf (render/route-push.ts RouteGate); the others follow
    * the reload. Every other host keeps its old entry until then. Best effort: any failure leaves it to the push after
    * the reload.
    */

@@ -366,7 +366,7 @@ export interface RenderedConf {
   readonly routeHosts?: ReadonlyMap<string, string>;
   /** An id that is the same for the same route table and changes with it: set by the build worker's wire (worker/conf-wire.ts), so a sync compares ids, not tables; absent: compare `routes`. */
   readonly routesId?: string;
-  /** With `routes`: what this conf's workers can route of a table (render/dynamic-routes.ts RouteGate). */
+  /** With `routes`: what this conf's workers can route of a table (render/route-push.ts RouteGate). */
   readonly routeGate?: RouteGate;
 }
 
