@@ -107,13 +107,19 @@ export class Executor {
    * True when nginx serves `c`; false when it could not be applied (logged and counted; the last good configuration
    * keeps serving; a retry is asked for unless nginx -t refused it, which nothing but a change can fix).
    */
-  async apply(plan: Exclude<Plan, 'noop'>, c: Candidate, next: DataPlaneState, prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined, cause: unknown): Promise<boolean> {
+  async apply(
+    plan: Exclude<Plan, 'noop'>,
+    c: Candidate,
+    next: DataPlaneState,
+    prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined,
+    { cause, fromHead = false }: { readonly cause: unknown; readonly fromHead?: boolean },
+  ): Promise<boolean> {
     const reloads = this.counters.reloads;
     let certsPushed = false;
     try {
       if (plan === 'reload') {
         certsPushed = await this.pushComingIn(c);
-        await this.pushRoutesComingIn(prev, c.conf);
+        await this.pushRoutesComingIn(prev, c.conf, fromHead);
         await this.deps.tls.beforeReload(c.model);
         await this.reload(c.conf, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
@@ -156,21 +162,22 @@ export class Executor {
   }
 
   /**
-   * Before a reload (after the backends and certificates it brings), the hosts new to the route table are added to
-   * the table Lua holds, so the new workers route them from their first request instead of answering 404 until the
-   * push after the reload, which waits for the old workers to stop accepting (0.4-0.5 s of a first sync at 10,000
-   * Ingresses). A host that moves in from a server block: the old workers still pick that block and never read its
-   * entry. A host new to both: the old workers route it too, so only when they would as the new ones do: the same
-   * router, and every named location it names in their conf (render/route-push.ts RouteGate); the others follow
-   * the reload. Every other host keeps its old entry until then. Best effort: any failure leaves it to the push after
-   * the reload.
+   * Before a reload (after the backends and certificates it brings), hosts new to the route table are added to the table
+   * Lua holds, so the new workers route them from their first request instead of answering 404 until the push after
+   * the reload, which waits for the old workers to stop accepting. A host that moves in from a server block: always
+   * (the old workers still pick that block and never read its entry). A host new to both: only after the startup
+   * head (`fromHead`, the whole cluster's first sync: 0.4-0.5 s sooner at 10,000 Ingresses), and only when the old
+   * workers, which route it too, would route it as the new ones will: the same router, and every named location it
+   * names in their conf (render/route-push.ts RouteGate). Any other change keeps one sync's changes visible together:
+   * a new host is not served before the reload that brings the rest of its sync (docs/adr/0057). Every other host
+   * keeps its old entry until then. Best effort: any failure leaves it to the push after the reload.
    */
-  private async pushRoutesComingIn(prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined, conf: RenderedConf): Promise<void> {
+  private async pushRoutesComingIn(prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined, conf: RenderedConf, fromHead: boolean): Promise<void> {
     const held = this.lua.routes.entries;
     const hosts = conf.routeHosts;
     if (held === undefined || hosts === undefined || prev === undefined) return;
     const rendered = new Set(prev.model.servers.map((s) => s.host));
-    const was = prev.conf?.routeGate;
+    const was = fromHead ? prev.conf?.routeGate : undefined;
     const sameRouter = was !== undefined && conf.routeGate?.router === was.router;
     const known = new Set(was?.profiles);
     const coming = new Map<string, string>();

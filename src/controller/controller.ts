@@ -227,7 +227,8 @@ export class Controller {
     };
     const reloads = this.counters.reloads;
     if (plan !== 'noop') {
-      if (!(await this.exec.apply(plan, candidate, next, this.current, cause))) return;
+      // nginx serves the startup head: the whole's new hosts may go before its reload (apply/executor.ts)
+      if (!(await this.exec.apply(plan, candidate, next, this.current, { cause, fromHead: this.headOnly }))) return;
       const d = this.exec.dropped;
       if (!head && rejectedProblems(model, d.backends, d.certificates).length > 0) this.report(model);
       this.log.info(

@@ -32,7 +32,9 @@ describe('a large first sync: the head first, then the whole', () => {
     for (let s = 0; s < SPACES; s += 1) objects.push(...serviceFor('web', [backendOf(s) === 'newer' ? newer : older], { namespace: nsOf(s) }));
     for (let i = 0; i < N; i += 1) {
       const created = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-      objects.push(ingress(`app-${i}`, { namespace: nsOf(i), className: 'portico', created, host: hostOf(i), paths: [{ path: '/', type: 'Prefix', service: 'web' }] }));
+      // app-0's server alias renders shared.test as a server block, never in the head: the whole's sync reloads nginx
+      const annotations = i === 0 ? { annotations: { 'nginx.ingress.kubernetes.io/server-alias': 'alias.shared.test' } } : {};
+      objects.push(ingress(`app-${i}`, { namespace: nsOf(i), className: 'portico', created, host: hostOf(i), paths: [{ path: '/', type: 'Prefix', service: 'web' }], ...annotations }));
     }
     await folder.write('cluster.json', objects);
     portico = await startPortico(['--manifests', folder.dir, '--worker-processes', '1', '--enable-dynamic-routes', '--log-level', 'debug'], { healthyTimeoutMs: 240_000 });
@@ -56,6 +58,13 @@ describe('a large first sync: the head first, then the whole', () => {
     // the head and the whole were each built once
     const builds = portico.output.slice(0, portico.output.indexOf(all.find((l) => !l.includes('"head":')) ?? '')).filter((l) => l.includes('"msg":"build"'));
     assert.equal(builds.length, 2, `the head's build and the whole's, nothing built twice:\n${builds.join('\n')}`);
+    // the whole's new hosts went to the route table before its reload (docs/adr/0057): the new workers serve them at once
+    const whole = portico.output.indexOf(all.find((l) => !l.includes('"head":')) ?? '');
+    const early = portico.output.slice(0, whole).filter((l) => l.includes('hosts new to it added before the reload'));
+    assert.match(all.find((l) => !l.includes('"head":')) ?? '', /"plan":"reload"/);
+    assert.equal(early.length, 1, 'one push of new hosts before the reload');
+    const moved = (JSON.parse(early[0] ?? '{}') as { hosts?: number }).hosts ?? 0;
+    assert.ok(moved > N / 2 && moved < N, `most hosts, not the head's: ${String(moved)}`);
   });
 
   test('once healthy, every host is served as the whole cluster says: the shared host by its older Ingress', async () => {
