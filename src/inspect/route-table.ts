@@ -1,5 +1,6 @@
 // The route table (docs/adr/0014) as an operator reads it: the hosts the catch-all server's Lua router serves, which
 // have no server block in nginx.conf. Pure: the JSON pushed to /configuration/routes in, rows or text out.
+import { table } from './tables.js';
 
 /** One path of a routed host, as the router answers it. */
 export interface RouteRow {
@@ -90,46 +91,34 @@ export function routeRows(routes: string): RouteRow[] {
 }
 
 /** A cell that cannot end the comment line it is printed in (paths and hosts are validated; this is belt and braces). */
-const cell = (s: string): string => (s === '' ? '-' : /[\r\n]/.test(s) ? JSON.stringify(s) : s);
+const cell = (s: string): string => (/[\r\n]/.test(s) ? JSON.stringify(s) : s);
 
 const HEADER = ['HOST', 'MATCH', 'PATH', 'INGRESS', 'BACKEND', 'ACTION'] as const;
 
 /**
  * The table as nginx comment lines, to print after nginx.conf (/debug/config, `portico config --raw`, `portico
- * render`): the text stays a valid nginx.conf, and a routed host is as visible as one with a server block. Laid out
- * as inspect/tables.ts table() lays out columns, in one pass over the rows (50,000 at 10,000 hosts).
+ * render`): the text stays a valid nginx.conf, and a routed host is as visible as one with a server block.
  */
 export function routeTableComment(routes: string): string {
   if (routes === '') return '';
   const rows = routeRows(routes);
-  const widths = HEADER.map((h) => h.length);
-  const grid: string[][] = [];
   let hosts = 0;
   let last = '';
-  for (const r of rows) {
+  const grid = rows.map((r) => {
     if (r.host !== '_' && r.host !== last) hosts += 1;
     last = r.host;
-    const row = [cell(r.host === '_' ? '*' : r.host), cell(r.match), cell(r.path), cell(r.ingress), cell(r.backend), cell(r.action)];
-    for (let i = 0; i < row.length - 1; i++) if ((row[i] ?? '').length > (widths[i] ?? 0)) widths[i] = (row[i] ?? '').length;
-    grid.push(row);
-  }
-  const line = (row: readonly string[]): string => {
-    let out = '#';
-    for (let i = 0; i < row.length; i++) out += i === row.length - 1 ? ` ${row[i] ?? ''}` : ` ${(row[i] ?? '').padEnd(widths[i] ?? 0)} `;
-    return out.trimEnd();
-  };
-  const lines = [
+    return [r.host === '_' ? '*' : r.host, r.match, r.path, r.ingress, r.backend, r.action].map(cell);
+  });
+  return [
     '',
     `# Route table (--enable-dynamic-routes, docs/adr/0014): ${hosts} host${hosts === 1 ? '' : 's'} without a server block above.`,
     '# The catch-all server (server_name _) routes them in Lua with this table, pushed to /configuration/routes:',
     '# adding or removing one of these hosts, paths or Ingresses is a push, not a reload. "*" is any other host.',
     '# The JSON as pushed: /debug/routes on the health port.',
     '#',
-    line(HEADER),
-  ];
-  for (const row of grid) lines.push(line(row));
-  lines.push('');
-  return lines.join('\n');
+    table(HEADER, grid, '# '),
+    '',
+  ].join('\n');
 }
 
 /** nginx.conf with the route table after it (unchanged when there is no table). */

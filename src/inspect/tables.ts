@@ -1,13 +1,28 @@
 // Readable tables of the inspector's state (`portico backends|config|certs|status`). Pure: state in, text out.
 import type { State } from './state.js';
 
-/** Left-aligned columns, two spaces apart, a header row; '-' for empty cells. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const cells = [header, ...rows].map((r) => r.map((c) => (c === '' ? '-' : c)));
-  // A loop, not Math.max(...column): spreading a column of 100,000 rows as arguments overflows the call stack.
-  const widths = header.map(() => 0);
-  for (const r of cells) header.forEach((_, i) => (widths[i] = Math.max(widths[i] ?? 0, (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
+/**
+ * Left-aligned columns, two spaces apart, a header row; '-' for empty cells; each line after `prefix` (route-table.ts
+ * prints the table as nginx.conf comments). One pass for the widths, one for the lines: the route table of 10,000 hosts
+ * has 50,000 rows.
+ */
+export function table(header: readonly string[], rows: readonly (readonly string[])[], prefix = ''): string {
+  const shown = (c: string | undefined): string => (c === undefined || c === '' ? '-' : c);
+  const widths = header.map((h) => h.length);
+  for (const r of rows) {
+    for (let i = 0; i < header.length; i++) {
+      const n = r[i] === undefined ? 0 : shown(r[i]).length;
+      if (n > (widths[i] ?? 0)) widths[i] = n;
+    }
+  }
+  const line = (r: readonly string[]): string => {
+    let out = prefix;
+    for (let i = 0; i < r.length; i++) out += i === r.length - 1 ? shown(r[i]) : `${shown(r[i]).padEnd(widths[i] ?? 0)}  `;
+    return out;
+  };
+  const lines = [line(header)];
+  for (const r of rows) lines.push(line(r));
+  return lines.join('\n');
 }
 
 const endpointsCell = (eps: State['routes'][number]['paths'][number]['endpoints'], none: string): string =>

@@ -147,14 +147,19 @@ export function trim<T extends KubeObject>(obj: T, kind?: Kind, compacted: boole
   if (compacted === 'one-shot') return trimOneShot(obj, kind);
   // made by compactText (or compact): already trimmed and as JSON.parse builds it, its text kept until a worker takes it
   if (compacted && texts.has(obj)) return deepFreeze(obj);
+  const trimmed = trimmedCopy(obj, kind);
+  return deepFreeze(compacted ? compact(trimmed, kind) : trimmed);
+}
+
+/** A copy of `obj` without what trim() drops, not frozen. */
+function trimmedCopy<T extends KubeObject>(obj: T, kind: Kind | undefined): T {
   // Copies made without `delete`: a deleted property turns a V8 object into a dictionary, and every object of a real
   // cluster has managedFields, so each stored metadata (and annotations) was one (docs/adr/0034).
   const kept = omit(obj.metadata ?? {}, DROPPED_METADATA);
   const meta = kept.annotations?.[LAST_APPLIED] === undefined ? kept : { ...kept, annotations: omit(kept.annotations, [LAST_APPLIED]) };
   const copy = { ...obj, metadata: meta };
   // The copy has obj's type with fewer optional fields filled: the cast keeps T for the caller.
-  const trimmed = kind === 'EndpointSlice' ? (trimSlice(copy) as unknown as T) : copy;
-  return deepFreeze(compacted ? compact(trimmed, kind) : trimmed);
+  return kind === 'EndpointSlice' ? (trimSlice(copy) as unknown as T) : copy;
 }
 
 /** True when `slice`'s endpoints carry nothing but what ENDPOINT_FIELDS keeps. */
@@ -193,8 +198,5 @@ export function compactText(text: string, kind: Kind): KubeObject {
  * freezing each of 31,000 objects were 0.19 s of a 10,000-Ingress render, most of it collecting the copies.
  */
 function trimOneShot<T extends KubeObject>(obj: T, kind: Kind | undefined): T {
-  if (nothingToDrop(obj, kind)) return obj;
-  const kept = omit(obj.metadata ?? {}, DROPPED_METADATA);
-  const trimmed = { ...obj, metadata: kept.annotations?.[LAST_APPLIED] === undefined ? kept : { ...kept, annotations: omit(kept.annotations, [LAST_APPLIED]) } };
-  return kind === 'EndpointSlice' ? (trimSlice(trimmed) as unknown as T) : trimmed;
+  return nothingToDrop(obj, kind) ? obj : trimmedCopy(obj, kind);
 }

@@ -11,14 +11,19 @@ import { wireText } from '../../src/store/kinds.js';
 import { createLogger } from '../../src/log.js';
 import { service, slice } from '../support/objects.js';
 
+/** Writes `items` as one List file of `dir`, in one rename (a watcher never sees it half written). */
+const putIn =
+  (dir: string) =>
+  async (file: string, items: unknown[]): Promise<void> => {
+    await writeFile(join(dir, `.${file}.tmp`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    await rename(join(dir, `.${file}.tmp`), join(dir, file));
+  };
+
 test('after each change the store holds what the files hold, the later file winning a key defined twice', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'portico-source-'));
   const store = new Store();
   const source = new ManifestSource(dir, store, createLogger('silent'));
-  const put = async (file: string, items: unknown[]): Promise<void> => {
-    await writeFile(join(dir, `.${file}.tmp`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-    await rename(join(dir, `.${file}.tmp`), join(dir, file));
-  };
+  const put = putIn(dir);
   /** name → first endpoint address of each EndpointSlice, and the Services' names, as the store holds them. */
   const held = (): { slices: Record<string, string>; services: string[] } => {
     const snap = store.snapshot() as { endpointSlices?: readonly { metadata?: { name?: string }; endpoints?: { addresses: string[] }[] }[]; services?: readonly { metadata?: { name?: string } }[] };
@@ -152,10 +157,7 @@ test('a watched read versions each object by its content: the stored object is t
   const dir = await mkdtemp(join(tmpdir(), 'portico-source-'));
   const store = new Store();
   const source = new ManifestSource(dir, store, createLogger('silent'));
-  const put = async (file: string, items: unknown[]): Promise<void> => {
-    await writeFile(join(dir, `.${file}.tmp`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-    await rename(join(dir, `.${file}.tmp`), join(dir, file));
-  };
+  const put = putIn(dir);
   type Versioned = { metadata?: { name?: string; resourceVersion?: string; creationTimestamp?: string; managedFields?: unknown } };
   const svc = (name: string): Versioned | undefined => (store.snapshot().services as readonly Versioned[] | undefined)?.find((s) => s.metadata?.name === name);
   try {
