@@ -4,7 +4,7 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-type Gc = (options?: { type: 'major'; execution: 'async' }) => Promise<void> | undefined;
+type Gc = (options?: { type: 'major'; execution: 'async' } | { type: 'minor' }) => Promise<void> | undefined;
 
 /** V8's gc(), taken from a context made while --expose-gc was set; undefined where the flag cannot be set. */
 const gc = ((): Gc | undefined => {
@@ -43,6 +43,33 @@ export function collectCompacting(): void {
   } finally {
     setFlagsFromString('--no-compact-on-every-full-gc');
   }
+}
+
+/**
+ * A scavenge of this thread's young generation, after which V8 shrinks the young generation to what its live objects
+ * need if the thread allocated under 1 KB/ms since its last collection (V8's Heap::ReduceNewSpaceSize measures the last
+ * 5 s or more). A sync grows it to 16 MiB a semi-space, 32 MiB a thread, at 10,000 Ingresses; neither a forced full
+ * collection nor a compacting one shrinks it, and V8 runs no collection of its own at rest unless a full one started
+ * its memory reducer. It stayed committed and resident with 1-4 MiB used: 24 MB of the controller's RSS at rest
+ * (docs/adr/0058). See settle(); a pause of a millisecond or two, and the next sync grows the generation again as it needs.
+ */
+function shrinkYoung(): void {
+  void gc?.({ type: 'minor' });
+}
+
+/** Longer than the 5 s over which V8 measures a thread's allocation rate (shrinkYoung). */
+const SHRINK_YOUNG_AFTER_MS = 6_000;
+
+/**
+ * What a thread does once idle after a sync: the young generation shrunk now (which works when this thread was quiet
+ * since its last collection) and again SHRINK_YOUNG_AFTER_MS later (the first scavenge starts a quiet window V8 can
+ * measure), with a compacting collection between when `compact`. Returns the later timer, for the caller to clear when
+ * work comes.
+ */
+export function settle(compact: boolean): NodeJS.Timeout {
+  shrinkYoung();
+  if (compact) collectCompacting();
+  return setTimeout(shrinkYoung, SHRINK_YOUNG_AFTER_MS).unref();
 }
 
 /**

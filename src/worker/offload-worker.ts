@@ -10,7 +10,7 @@ import { prepareReviews } from '../webhook/neighbours.js';
 import { AnnotationStage } from '../pipeline/annotations.js';
 import { admissionChecker } from '../pipeline/build.js';
 import { IncrementalBuilder } from './incremental.js';
-import { collect, collectCompacting, COMPACT_WHEN_IDLE_MS, heapIsLarge } from './collect.js';
+import { collect, collectCompacting, COMPACT_WHEN_IDLE_MS, heapIsLarge, settle } from './collect.js';
 import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 import { ModelSender } from './model-wire.js';
@@ -161,8 +161,9 @@ function alone(r: { id: number; body: unknown }): OffloadReply {
 
 parentPort?.on('message', (req: OffloadRequest) => {
   if (req.op === 'synced') {
-    // the warm-up (if still pending) stays; the compaction counts its idle time from now
-    if (compacting !== undefined) compactLater(quietBeforeCompaction());
+    // the warm-up (if still pending) stays; the compaction counts its idle time from now, and after the first build
+    // (compacted at once) the young generation's shrink alone
+    compactLater(quietBeforeCompaction(), compacting !== undefined);
     return;
   }
   clearTimeout(compacting);
@@ -238,12 +239,14 @@ function quietBeforeCompaction(): number {
   return heapIsLarge() ? COMPACT_WHEN_IDLE_LARGE_MS : COMPACT_WHEN_IDLE_MS;
 }
 
-/** A compacting collection in `ms`, unless a request comes first (each one clears it). */
-function compactLater(ms: number): void {
+/**
+ * In `ms`, unless a request comes first (each one clears it): collect.ts settle(), with a compacting collection when
+ * `compact`.
+ */
+function compactLater(ms: number, compact = true): void {
   clearTimeout(compacting);
   compacting = setTimeout(() => {
-    compacting = undefined;
-    collectCompacting();
+    compacting = settle(compact);
   }, ms);
   compacting.unref();
 }

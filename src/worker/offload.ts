@@ -8,7 +8,7 @@ import type { Model } from '../model/types.js';
 import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
 import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
-import { collect, collectCompacting, COMPACT_WHEN_IDLE_MS, heapIsLarge, heapIsSparse } from './collect.js';
+import { collect, COMPACT_WHEN_IDLE_MS, heapIsLarge, heapIsSparse, settle } from './collect.js';
 import { unpack, type Packed } from './wire.js';
 import { SNAPSHOT_REFUSED, SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
@@ -159,8 +159,7 @@ export class Offload {
           ? undefined
           : setTimeout(
               () => {
-                this.collecting = undefined;
-                if (heapIsSparse()) collectCompacting();
+                this.collecting = settle(heapIsSparse());
               },
               COMPACT_WHEN_IDLE_MS - (overdue ? 0 : COLLECT_IDLE_MS),
             );
