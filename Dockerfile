@@ -23,6 +23,9 @@ RUN sh /tmp/image/install.sh && rm -rf /tmp/image
 COPY --from=build /usr/local/bin/node /usr/local/bin/node
 COPY --from=build /app /app
 ENV NODE_ENV=production
+# glibc's malloc keeps freed memory of a thread's arena once a large buffer's free has raised its thresholds (a sync's
+# messages between threads, 10-20 MiB at 10,000 Ingresses): a fixed trim threshold gives it back (docs/adr/0058).
+ENV MALLOC_TRIM_THRESHOLD_=131072
 USER 10001:10001
 # The Deployment (deploy/base) mounts an emptyDir on /tmp and runs with a read-only root filesystem.
 ENTRYPOINT ["/usr/local/bin/node", "/app/bin/portico.js"]
