@@ -14,9 +14,9 @@ const PLACEHOLDER = `\u0000portico-rv-${randomBytes(12).toString('hex')}`;
 const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
 
 /**
- * Above this many files, a poll between full ones stats only the folder (checkSignature). At 1,000 files a full poll
- * every 2.5 s was 4% of a core at rest and 1.7 MB/s of garbage, which kept V8 from shrinking the sync thread's young
- * generation (collect.ts shrinkYoung): 24 MB of RSS (docs/adr/0058).
+ * Above this many files, a poll between full ones stats only the folder (checkSignature). At 1,001 files a full poll
+ * every 2.5 s was 400 stat calls a second at rest and their garbage, which kept V8 from seeing the sync thread as
+ * quiet and shrinking its young generation (collect.ts settle): 24 MiB of RSS (docs/adr/0058).
  */
 const LIGHT_POLLS_ABOVE = 100;
 /** Every this-many-th poll stats every file (every 30 s at 5 s a poll). */
