@@ -5,27 +5,18 @@
 //   node dist/bench/controller-rest.js [N=10000] [rounds=2] [wait=25]
 // Prints, per start: the whole sync's time from spawn, RSS after it, at rest (`wait` s later) and 10 s after that, the
 // main thread's heap at rest (its /metrics), the controller's CPU over those last 10 s, and the 1-minute load average.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeCert } from '../test/support/certs.js';
-import { REPO, startPortico, type Running } from '../test/support/portico.js';
+import { startPortico, type Running } from '../test/support/portico.js';
 import { clusterFiles, generate } from './scale-gen.js';
-import { cpuSeconds, rssMiB } from './scale-probe.js';
+import { cpuSeconds, imageEnv, rssMiB } from './scale-probe.js';
 
 const n = Number(process.argv[2] ?? 10_000);
 const rounds = Math.min(10, Math.max(1, Number(process.argv[3] ?? 2)));
 const waitS = Math.min(120, Math.max(5, Number(process.argv[4] ?? 25)));
-
-/** The ENV lines of the Dockerfile's last stage, as `NAME=value` pairs (what the image's entrypoint runs with). */
-async function imageEnv(): Promise<Record<string, string>> {
-  const text = await readFile(join(REPO, 'Dockerfile'), 'utf8');
-  const last = text.slice(text.lastIndexOf('\nFROM '));
-  const env: Record<string, string> = {};
-  for (const m of last.matchAll(/^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)\s*$/gm)) env[m[1]!] = m[2]!;
-  return env;
-}
 
 /** Resolves once a log line reports a sync of at least `servers` server blocks (the whole one), or rejects after `ms`. */
 async function wholeSync(p: Running, servers: number, ms: number): Promise<void> {

@@ -1,9 +1,11 @@
-// bench/scale's probes: bounded polling of routes through Portico, RSS from /proc, nginx -t and SIGHUP timings.
+// bench/scale's probes: bounded polling of routes through Portico, RSS from /proc, nginx -t and SIGHUP timings; and the
+// environment the image starts Portico with, which the scale benches start it with too.
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { REPO } from '../test/support/portico.js';
 import { childPids, NGINX, sleep } from './lib.js';
 
 const run = promisify(execFile);
@@ -103,4 +105,16 @@ export async function sighupMs(master: number, timeoutMs: number): Promise<numbe
   const ms = await pollMs(async () => (await childPids(master)).filter((p) => !before.has(p)).length >= before.size, timeoutMs, 5, t0);
   await pollMs(async () => (await childPids(master)).every((p) => !before.has(p)), timeoutMs, 20);
   return ms;
+}
+
+/**
+ * The ENV lines of the Dockerfile's last stage, as `NAME: value` (what the image's entrypoint runs with: glibc's malloc
+ * trim threshold, docs/adr/0058), for the benches that measure the controller as installed.
+ */
+export async function imageEnv(): Promise<Record<string, string>> {
+  const text = await readFile(join(REPO, 'Dockerfile'), 'utf8');
+  const last = text.slice(text.lastIndexOf('\nFROM '));
+  const env: Record<string, string> = {};
+  for (const m of last.matchAll(/^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)\s*$/gm)) env[m[1]!] = m[2]!;
+  return env;
 }

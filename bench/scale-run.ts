@@ -13,7 +13,7 @@ import { presented, type Pem } from '../test/support/certs.js';
 import { startPortico, syncCount, type Running } from '../test/support/portico.js';
 import { ApiServerDouble, type KubeObject } from '../test/support/apiserver/index.js';
 import { appSlice, clusterFiles, generate, makeApp, namespaceObjects, type AppObjects, type Cluster } from './scale-gen.js';
-import { allServed, ask, cpuSeconds, masterPid, nginxRss, nginxTestMs, pollMs, rssMiB, sighupMs } from './scale-probe.js';
+import { allServed, ask, cpuSeconds, imageEnv, masterPid, nginxRss, nginxTestMs, pollMs, rssMiB, sighupMs } from './scale-probe.js';
 
 export interface ScaleRow {
   source: SourceName;
@@ -96,7 +96,11 @@ function folderSink(dir: string, flags: readonly string[]): Sink {
       // build worker) written there when it stops (open them in Chrome DevTools)
       const extra = (process.env.SCALE_FLAGS ?? '').split(' ').filter(Boolean);
       const prof = process.env.SCALE_CPU_PROF;
-      return startPortico(['--manifests', dir, '--worker-processes', '2', ...flags, ...extra], { waitHealthy: false, nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
+      return startPortico(['--manifests', dir, '--worker-processes', '2', ...flags, ...extra], {
+        waitHealthy: false,
+        env: await imageEnv(),
+        nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [],
+      });
     },
     put: async (c, next) => {
       if (next.index >= c.apps.length) {
@@ -119,7 +123,7 @@ function apiSink(flags: readonly string[]): Sink {
       kubeconfig = await api.writeKubeconfig();
       for (const [, objects] of clusterFiles(c)) for (const o of objects) api.put(o as KubeObject);
     },
-    start: () => startPortico(['--kubeconfig', kubeconfig, '--worker-processes', '2', ...flags], { waitHealthy: false }),
+    start: async () => startPortico(['--kubeconfig', kubeconfig, '--worker-processes', '2', ...flags], { waitHealthy: false, env: await imageEnv() }),
     put: (_c, next) => {
       for (const o of namespaceObjects([next])) api.put(o as KubeObject);
       return Promise.resolve();

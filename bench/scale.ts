@@ -6,7 +6,8 @@
 // annotations (80% of the generated ones) are served by the Lua route table, so the new Ingress is a table push.
 //
 // Each N: a generated cluster (bench/scale-gen.ts) written as JSON files, model + render timed in-process, then the
-// real `portico --manifests` started and measured until every sampled route is served, plus one of each change
+// real `portico --manifests` started (with the environment the image sets, docs/adr/0058) and measured until every
+// sampled route is served, plus one of each change
 // (endpoint changes: a series of up to 40, reported as p50 / p99 / max).
 // A size is skipped when /proc/meminfo's MemAvailable is short of what nginx needs there (~0.16 MiB per server
 // block per copy, NGINX-NOTES.md; up to 3 copies around a reload) plus 2 GiB. Results: a table on stdout,
