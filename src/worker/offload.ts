@@ -32,6 +32,7 @@ const COLLECT_OVERDUE_MS = 10_000;
  * one, when the heap holds much more than it uses and is not large: the collections above do not compact, and left
  * the main thread's heap 120-220 MiB committed for 110 MiB live at 10,000 Ingresses 30 s after a first sync (the
  * controller's RSS 329-459 MiB from run to run). Its pause is 0.25 s there; a build that comes meanwhile cancels it.
+ * With it, or alone with a large heap, the young generation's shrink (collect.ts settle, docs/adr/0058).
  */
 
 /** One worker thread and the requests in flight to it; a worker that dies is replaced on the next request. */
@@ -155,15 +156,15 @@ export class Offload {
       () => {
         this.collected = Date.now();
         void collect();
-        this.collecting = heapIsLarge()
-          ? undefined
-          : setTimeout(
-              () => {
-                this.collecting = settle(heapIsSparse());
-              },
-              COMPACT_WHEN_IDLE_MS - (overdue ? 0 : COLLECT_IDLE_MS),
-            );
-        this.collecting?.unref();
+        // a large heap is not compacted (a pause of a second or more), but its young generation is given back too
+        const large = heapIsLarge();
+        this.collecting = setTimeout(
+          () => {
+            this.collecting = settle(!large && heapIsSparse());
+          },
+          COMPACT_WHEN_IDLE_MS - (overdue ? 0 : COLLECT_IDLE_MS),
+        );
+        this.collecting.unref();
       },
       overdue ? 0 : COLLECT_IDLE_MS,
     );
