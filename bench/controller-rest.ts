@@ -14,7 +14,7 @@ import { startPortico, type Running } from '../test/support/portico.js';
 import { clusterFiles, generate } from './scale-gen.js';
 import { cpuSeconds, imageEnv, rssMiB } from './scale-probe.js';
 
-const n = Number(process.argv[2] ?? 10_000);
+const n = Math.min(200_000, Math.max(1, Number(process.argv[2] ?? 10_000) || 10_000));
 const rounds = Math.min(10, Math.max(1, Number(process.argv[3] ?? 2)));
 const waitS = Math.min(120, Math.max(5, Number(process.argv[4] ?? 25)));
 
