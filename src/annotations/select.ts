@@ -1,7 +1,7 @@
 // Which form of each Ingress is served, purely (docs/adr/0016): a refused annotation that fails open is left out with a
 // Warning; one that fails closed keeps the Ingress in its last form whose annotations all parsed, or not served.
 import type { ConfigMap, Ingress, Snapshot } from '../model/input.js';
-import type { AnnotationInput, IngressSettings, RiskLevel } from '../model/settings.js';
+import { NO_SETTINGS, type AnnotationInput, type IngressSettings, type RiskLevel } from '../model/settings.js';
 import type { ObjectRef, Problem } from '../model/types.js';
 import { parseAnnotations, type AnnotationError } from './parse.js';
 import { headerName, headerValue } from './values.js';
@@ -140,6 +140,13 @@ function settleServing(ing: Ingress, snap: Snapshot, o: SelectOptions): Settled 
   }
 }
 
+/** The location settings every Ingress without any shares (one object: what is memoized by it is found once). */
+const NO_LOCATION_SETTINGS = NO_SETTINGS.location;
+
+function sharedWhenEmpty(s: IngressSettings): IngressSettings {
+  return s.location === NO_LOCATION_SETTINGS || Object.keys(s.location).length > 0 ? s : { ...s, location: NO_LOCATION_SETTINGS };
+}
+
 /**
  * Parses the annotations of our Ingresses. A refused annotation that fails open is left out: the Ingress is served
  * without it (a 'degraded' problem). One that fails closed keeps the Ingress in its last accepted form (a 'degraded'
@@ -171,7 +178,7 @@ export function selectIngresses(snap: Snapshot, previous: ReadonlyMap<string, Ac
     const auth = resolveAuth(chosen.settings, snap, object, { prefix: o.prefix, global });
     const ssl = resolveProxySsl(auth.settings, snap, object, { prefix: o.prefix, allowCrossNamespace: global.allowCrossNamespaceResources });
     problems.push(...auth.problems, ...ssl.problems);
-    settings.set(key, ssl.settings);
+    settings.set(key, sharedWhenEmpty(ssl.settings));
     ingresses.push(chosen.ingress);
   }
   return { snapshot: { ...snap, ingresses }, input: { settings, strictPaths: o.strictPaths, ...(o.serviceUpstream === true ? { serviceUpstream: true } : {}) }, problems, lastValid };
