@@ -149,12 +149,24 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   };
 }
 
+/** `v` as a part of targetKey: its length, then itself, so no two different field lists make one key. */
+const part = (v: string | undefined): string => (v === undefined ? '-' : `${v.length}:${v}`);
+
+/**
+ * A target's identity within its host: its fields, each string after its length (test/unit/route-target-key.test.ts
+ * changes each field of a target in turn). JSON.stringify of each of the 30,000 targets of a 10,000-Ingress build was
+ * 40 ms of it.
+ */
+export function targetKey(t: RouteTarget): string {
+  return `${part(t.backend)}${part(t.canary)}${t.redirect},${t.denied ? 1 : 0}${t.rewrite ? 1 : 0}${part(t.metrics)}${part(t.profile)}${part(t.cookiePath)}${part(t.ingress)}`;
+}
+
 /** One host's entry, each distinct target once. */
 function hostOf(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream>, how: EntryHow): RouteHost {
   const targets: RouteTarget[] = [];
   const index = new Map<string, number>();
   const intern = (t: RouteTarget): number => {
-    const key = JSON.stringify(t);
+    const key = targetKey(t);
     let i = index.get(key);
     if (i === undefined) {
       i = targets.length;
