@@ -184,7 +184,10 @@ export class BackendIndex {
     if (slice.addressType === 'FQDN') return none;
     const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName)?.port;
     if (port === undefined || checkPortNumber(port)) return none;
-    for (const [i, ep] of slice.endpoints.entries()) {
+    // by index, not entries(): an array made per endpoint was a third of this loop at 10,000 Services
+    for (let i = 0; i < slice.endpoints.length; i += 1) {
+      const ep = slice.endpoints[i];
+      if (ep === undefined) continue;
       const address = ep.addresses[0];
       if (address === undefined || !isIp(address)) continue;
       const no = this.refusal(slice, i, service, { address, port });
