@@ -15,6 +15,7 @@ import { pack } from './wire.js';
 import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
 import { ModelSender } from './model-wire.js';
 import { ConfSender } from './conf-wire.js';
+import { AfterWhole } from './after-whole.js';
 
 export interface OffloadData {
   readonly config: Config;
@@ -77,9 +78,8 @@ const COMPACT_WHEN_IDLE_LARGE_MS = 60_000;
  */
 const APPLY_AT_MOST_MS = 60_000;
 let compacting: NodeJS.Timeout | undefined;
-/** How long after a whole build's reply the incremental path is warmed (IncrementalBuilder.warm), unless a request came. */
+/** How long after the main thread applied a whole build the incremental path is warmed (IncrementalBuilder.warm), unless a build came. */
 const WARM_AFTER_MS = 200;
-let warming: NodeJS.Timeout | undefined;
 /** Whether the last build was whole (not a trial): a warm-up follows it. */
 let wholeBuilt = false;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
@@ -159,8 +159,33 @@ function alone(r: { id: number; body: unknown }): OffloadReply {
   }
 }
 
+/**
+ * After a whole build (held until the main thread applied it: after-whole.ts): its collection, compacting after the
+ * worker's first build, and the incremental path's warm-up. A review that comes meanwhile waits for them (0.2-0.5 s at
+ * 10,000 Ingresses).
+ */
+const afterWhole = new AfterWhole(
+  (first) => {
+    collected = Date.now();
+    if (first) collectCompacting();
+    else void collect();
+    if (!config.incrementalSync) return;
+    const started = performance.now();
+    try {
+      if (snapshot && builder.warm(snapshot)) log.debug({ ms: Math.round(performance.now() - started) }, 'warmed the incremental build');
+    } catch (err) {
+      // a warm-up is only a head start: what fails here fails the next real build too, with its own reply
+      log.debug({ err: err instanceof Error ? err.message : String(err) }, 'the incremental build could not be warmed');
+    }
+    void collect();
+  },
+  WARM_AFTER_MS,
+  APPLY_AT_MOST_MS,
+);
+
 parentPort?.on('message', (req: OffloadRequest) => {
   if (req.op === 'synced') {
+    afterWhole.synced();
     // the warm-up (if still pending) stays; the compaction counts its idle time from now, and after the first build
     // (compacted at once) the young generation's shrink alone
     compactLater(quietBeforeCompaction(), compacting !== undefined);
@@ -168,8 +193,7 @@ parentPort?.on('message', (req: OffloadRequest) => {
   }
   clearTimeout(compacting);
   compacting = undefined;
-  clearTimeout(warming);
-  warming = undefined;
+  if (req.op === 'build') afterWhole.drop();
   if (req.op === 'reviews' || (req.op === 'review' && !req.delta)) {
     reviews.push(...(req.op === 'reviews' ? req.items : [{ id: req.id, body: req.body }]));
     reviewing ??= setImmediate(flushReviews);
@@ -193,15 +217,17 @@ parentPort?.on('message', (req: OffloadRequest) => {
     // A value that cannot be cloned must fail its request, not the worker (and every request after it).
     parentPort?.postMessage({ id: req.id, ok: false, error: `the result could not be sent: ${err instanceof Error ? err.message : String(err)}` });
   }
-  // After a whole build only (a review allocates little), once the reply is on its way: at 10,000 Ingresses it leaves
-  // ~350 MiB of garbage that V8 would collect late, and the collection runs while the main thread applies the result.
-  // A part leaves little: its collection (~0.1 s of a core) competed with the main thread applying it, so after parts
-  // one runs only every COLLECT_PARTS_EVERY_MS (under churn), and none with a large heap (collect.ts heapIsLarge: a
-  // second's pause that the next change would wait for); the compaction when idle takes the rest (ADR 0045).
+  // After a build only (a review allocates little), once the reply is on its way. A whole build leaves ~350 MiB of
+  // garbage at 10,000 Ingresses, which V8 would collect late: it is collected (and the incremental path warmed) once the
+  // main thread has applied the result (holdAfterWhole). A part leaves little: its collection (~0.1 s of a core)
+  // competed with the main thread applying it, so after parts one runs only every COLLECT_PARTS_EVERY_MS (under churn),
+  // and none with a large heap (collect.ts heapIsLarge: a second's pause that the next change would wait for); the
+  // compaction when idle takes the rest (ADR 0045). A trial's runs at once.
   if (req.op === 'build') {
     builds += 1;
     const first = builds === 1;
-    if (wholeBuilt || req.trial || (Date.now() - collected >= COLLECT_PARTS_EVERY_MS && !heapIsLarge()))
+    if (wholeBuilt) afterWhole.hold(first);
+    else if (req.trial || (Date.now() - collected >= COLLECT_PARTS_EVERY_MS && !heapIsLarge()))
       collecting ??= setTimeout(
         () => {
           collecting = undefined;
@@ -209,25 +235,8 @@ parentPort?.on('message', (req: OffloadRequest) => {
           if (first) collectCompacting();
           else void collect();
         },
-        wholeBuilt || req.trial ? 0 : COLLECT_AFTER_PART_MS,
+        req.trial ? 0 : COLLECT_AFTER_PART_MS,
       );
-    // After a whole build, the incremental path warmed off the clock: the main thread is applying the whole (at 10,000
-    // Ingresses nginx -t and a reload, seconds), and the next sync's build waits for that anyway. A review or a
-    // quarantine's trial build that comes meanwhile waits for the warm-up (0.4-0.5 s at 10,000).
-    if (wholeBuilt && config.incrementalSync) {
-      warming = setTimeout(() => {
-        warming = undefined;
-        const started = performance.now();
-        try {
-          if (snapshot && builder.warm(snapshot)) log.debug({ ms: Math.round(performance.now() - started) }, 'warmed the incremental build');
-        } catch (err) {
-          // a warm-up is only a head start: what fails here fails the next real build too, with its own reply
-          log.debug({ err: err instanceof Error ? err.message : String(err) }, 'the incremental build could not be warmed');
-        }
-        void collect();
-      }, WARM_AFTER_MS);
-      warming.unref();
-    }
     // The main thread says when it has applied the result ('synced'): the compaction waits for that, since until then
     // nginx -t, the reload and the pushes need the cores. A sync that never says so (it failed) gets it after a minute.
     if (!first) compactLater(APPLY_AT_MOST_MS);
