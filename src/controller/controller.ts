@@ -204,7 +204,6 @@ export class Controller {
     // The plan compares an id of the backends, not their text (5 MB at 10,000): the same id while every entry is the same.
     const backends = this.backendIds.of(model, this.current?.entries);
     const { entries } = backends;
-    let text: string | undefined; // built only when asked for: a full push, /debug/backends
     const certs = last?.certs ?? this.tls.state(model);
     const next: DataPlaneState = {
       confHash: conf.hash,
@@ -221,8 +220,10 @@ export class Controller {
       conf,
       entries,
       certs,
+      // built when asked for (a whole push, /debug/backends) and not kept: 50 MiB at 100,000 Ingresses, held for as
+      // long as this state served (docs/adr/0059)
       get backends(): string {
-        return (text ??= backendsText(entries));
+        return backendsText(entries);
       },
     };
     const reloads = this.counters.reloads;

@@ -25,22 +25,14 @@ export function entryProfiles(entry: string): string[] {
 
 /**
  * The whole route table (POST /configuration/routes) of `routeHosts` (host → entry JSON, '_' the default), the hosts
- * in the map's order. Built only when a whole push or /debug asks for it: 2.8 MiB at 10,000 hosts, where a change
- * pushes one host's entry.
+ * in the map's order. Built only when a whole push or /debug asks for it, and not kept: 2.8 MiB at 10,000 hosts, 29
+ * MiB at 100,000, where a change pushes one host's entry; kept by map, it stayed as long as the conf (docs/adr/0059).
  */
 export function routesText(routeHosts: ReadonlyMap<string, string>): string {
-  let text = texts.get(routeHosts);
-  if (text === undefined) {
-    const parts: string[] = [];
-    for (const [host, entry] of routeHosts) if (host !== '_') parts.push(`${JSON.stringify(host)}:${entry}`);
-    text = `{"hosts":{${parts.join(',')}},"default":${routeHosts.get('_') ?? JSON.stringify(NO_HOST)}}`;
-    texts.set(routeHosts, text);
-  }
-  return text;
+  const parts: string[] = [];
+  for (const [host, entry] of routeHosts) if (host !== '_') parts.push(`${JSON.stringify(host)}:${entry}`);
+  return `{"hosts":{${parts.join(',')}},"default":${routeHosts.get('_') ?? JSON.stringify(NO_HOST)}}`;
 }
-
-/** routesText() of each map it was asked for (maps are never changed once built; a conf's map lives as long as it). */
-const texts = new WeakMap<ReadonlyMap<string, string>, string>();
 
 /**
  * `conf` with a route table: `routeHosts`, its gate (RouteGate) when known, and `routes` (its whole text) built on

@@ -75,7 +75,7 @@ export class ConfReceiver {
     if (d.routes) {
       const held = last?.routeHosts;
       const unchanged = held !== undefined && d.routes.set.length === 0 && d.routes.removed.length === 0;
-      // an unchanged table keeps its map (and the text routesText() built of it, if any) and its id
+      // an unchanged table keeps its map and its id
       let hosts = held;
       let id = last?.routesId;
       if (!unchanged || id === undefined) {
