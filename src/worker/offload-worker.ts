@@ -219,7 +219,7 @@ parentPort?.on('message', (req: OffloadRequest) => {
   }
   // After a build only (a review allocates little), once the reply is on its way. A whole build leaves ~350 MiB of
   // garbage at 10,000 Ingresses, which V8 would collect late: it is collected (and the incremental path warmed) once the
-  // main thread has applied the result (holdAfterWhole). A part leaves little: its collection (~0.1 s of a core)
+  // main thread has applied the result (afterWhole, after-whole.ts). A part leaves little: its collection (~0.1 s of a core)
   // competed with the main thread applying it, so after parts one runs only every COLLECT_PARTS_EVERY_MS (under churn),
   // and none with a large heap (collect.ts heapIsLarge: a second's pause that the next change would wait for); the
   // compaction when idle takes the rest (ADR 0045). A trial's runs at once.
