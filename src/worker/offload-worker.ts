@@ -166,18 +166,20 @@ function alone(r: { id: number; body: unknown }): OffloadReply {
  */
 const afterWhole = new AfterWhole(
   (first) => {
+    if (config.incrementalSync) {
+      const started = performance.now();
+      try {
+        if (snapshot && builder.warm(snapshot)) log.debug({ ms: Math.round(performance.now() - started) }, 'warmed the incremental build');
+      } catch (err) {
+        // a warm-up is only a head start: what fails here fails the next real build too, with its own reply
+        log.debug({ err: err instanceof Error ? err.message : String(err) }, 'the incremental build could not be warmed');
+      }
+    }
+    // one collection after both: the build's garbage and the warm-up's (one before the warm-up as well was a second
+    // full collection back to back once both waited for the same word)
     collected = Date.now();
     if (first) collectCompacting();
     else void collect();
-    if (!config.incrementalSync) return;
-    const started = performance.now();
-    try {
-      if (snapshot && builder.warm(snapshot)) log.debug({ ms: Math.round(performance.now() - started) }, 'warmed the incremental build');
-    } catch (err) {
-      // a warm-up is only a head start: what fails here fails the next real build too, with its own reply
-      log.debug({ err: err instanceof Error ? err.message : String(err) }, 'the incremental build could not be warmed');
-    }
-    void collect();
   },
   WARM_AFTER_MS,
   APPLY_AT_MOST_MS,
