@@ -160,8 +160,8 @@ function alone(r: { id: number; body: unknown }): OffloadReply {
 }
 
 /**
- * After a whole build (held until the main thread applied it: after-whole.ts): its collection, compacting after the
- * worker's first build, and the incremental path's warm-up. A review that comes meanwhile waits for them (0.2-0.5 s at
+ * After a whole build (held until the main thread applied it: after-whole.ts): the incremental path's warm-up, then one
+ * collection, compacting after the worker's first build. A review that comes meanwhile waits for them (0.2-0.5 s at
  * 10,000 Ingresses).
  */
 const afterWhole = new AfterWhole(
