@@ -1,5 +1,6 @@
 // The inspector's document: what a running Portico serves, as plain JSON for the CLI and the dashboard. Never a secret.
 import type { EndpointSlice } from '../model/input.js';
+import { endpointList } from '../model/packed-endpoints.js';
 import type { Model, Problem, Upstream } from '../model/types.js';
 import type { CanaryPolicy } from '../model/settings-traffic.js';
 import { skippedProblems } from '../model/verdicts.js';
@@ -87,7 +88,7 @@ function endpointStates(slices: readonly EndpointSlice[], namespace: string, ser
   const states = new Map<string, EndpointState>();
   for (const s of slices) {
     if (s.metadata?.namespace !== namespace || s.metadata.labels?.['kubernetes.io/service-name'] !== service) continue;
-    for (const ep of s.endpoints) {
+    for (const ep of endpointList(s)) {
       const c = ep.conditions ?? {};
       const ready = c.ready ?? true;
       const state: EndpointState = c.terminating === true ? 'terminating' : ready ? 'ready' : 'not ready';

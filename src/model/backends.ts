@@ -1,5 +1,6 @@
 // Service backends: a Service port resolved through EndpointSlices to pod IP:port endpoints.
 import type { EndpointSlice, Service } from './input.js';
+import { endpointList } from './packed-endpoints.js';
 import { checkLabel, checkPortName, checkPortNumber, checkServiceName } from './names.js';
 import { DEFAULT_TARGET_POLICY, refuseAddress, type TargetPolicy } from './targets.js';
 import type { Endpoint, Problem, Upstream } from './types.js';
@@ -185,8 +186,9 @@ export class BackendIndex {
     const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName)?.port;
     if (port === undefined || checkPortNumber(port)) return none;
     // by index, not entries(): an array made per endpoint was a third of this loop at 10,000 Services
-    for (let i = 0; i < slice.endpoints.length; i += 1) {
-      const ep = slice.endpoints[i];
+    const list = endpointList(slice);
+    for (let i = 0; i < list.length; i += 1) {
+      const ep = list[i];
       if (ep === undefined) continue;
       const address = ep.addresses[0];
       if (address === undefined || !isIp(address)) continue;

@@ -1,7 +1,6 @@
 // The narrow interface translation reads: a frozen snapshot of the objects Portico keeps.
 import type { Ingress, IngressClass } from 'kubernetes-types/networking/v1.js';
 import type { ConfigMap, Namespace, Secret, Service } from 'kubernetes-types/core/v1.js';
-import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { TlsOptions } from './tls-types.js';
 import type { TargetPolicy } from './targets.js';
 import type { ModelMemo } from './memo.js';
@@ -10,8 +9,11 @@ import type { Gateway, GatewayClass, GRPCRoute, HTTPRoute, ListenerSet, Referenc
 import type { BackendTLSPolicy } from './gateway/backend-tls.js';
 import type { GatewayOptions } from './gateway/translate.js';
 import type { L4Route } from './gateway/l4-api.js';
+import type { StoredEndpointSlice } from './packed-endpoints.js';
 
-export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, EndpointSlice, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
+export type { Ingress, IngressClass, ConfigMap, Namespace, Secret, Service, Gateway, GatewayClass, HTTPRoute, ReferenceGrant };
+/** An EndpointSlice as the snapshot holds it: its endpoints packed or as the API gave them (model/packed-endpoints.ts). */
+export type EndpointSlice = StoredEndpointSlice;
 
 /** The minimum every stored object has. */
 export interface KubeObject {
@@ -45,6 +47,7 @@ export interface Snapshot {
   readonly ingresses: readonly Ingress[];
   readonly ingressClasses: readonly IngressClass[];
   readonly services: readonly Service[];
+  /** As stored: endpoints packed or as the API gave them; read through endpointList() (model/packed-endpoints.ts). */
   readonly endpointSlices: readonly EndpointSlice[];
   readonly secrets: readonly Secret[];
   readonly configMaps: readonly ConfigMap[];

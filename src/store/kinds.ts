@@ -1,5 +1,6 @@
 // The kinds Portico keeps, their API versions, and how an object is keyed and trimmed before it is stored.
 import type { KubeObject } from '../model/input.js';
+import { packEndpoints } from '../model/packed-endpoints.js';
 
 export type { KubeObject };
 
@@ -112,10 +113,21 @@ function trimSlice(obj: object): object {
   return { ...obj, endpoints };
 }
 
-/** `slice` (an object just parsed, not frozen yet) with each endpoint's conditions the shared object (sharedConditions). */
-export function shareConditions(slice: unknown): void {
-  const list: unknown = (slice as { endpoints?: unknown } | null)?.endpoints;
+/**
+ * `slice` (an object just parsed, not frozen yet) as the store and the build worker keep it: its endpoints packed
+ * (model/packed-endpoints.ts, docs/adr/0060), or, when they cannot be packed exactly, each endpoint's conditions the
+ * shared object (sharedConditions).
+ */
+export function packSlice(slice: unknown): void {
+  if (slice === null || typeof slice !== 'object' || Object.isFrozen(slice)) return;
+  const s = slice as { endpoints?: unknown };
+  const list = s.endpoints;
   if (!Array.isArray(list)) return;
+  const packed = packEndpoints(list as unknown[]);
+  if (packed !== undefined) {
+    s.endpoints = packed;
+    return;
+  }
   for (const e of list as unknown[]) {
     if (e !== null && typeof e === 'object' && !Object.isFrozen(e) && 'conditions' in e) e.conditions = sharedConditions(e.conditions);
   }
@@ -142,7 +154,7 @@ export function wireText(obj: object): string {
 function compact<T extends object>(obj: T, kind: Kind | undefined): T {
   const text = JSON.stringify(obj);
   const parsed = JSON.parse(text) as T; // the JSON of a T is a T
-  if (kind === 'EndpointSlice') shareConditions(parsed);
+  if (kind === 'EndpointSlice') packSlice(parsed);
   texts.set(parsed, text);
   return parsed;
 }
@@ -195,7 +207,7 @@ export function nothingToDrop(obj: KubeObject, kind: Kind | undefined): boolean 
  */
 export function compactText(text: string, kind: Kind): KubeObject {
   const parsed = JSON.parse(text) as KubeObject; // the JSON of a stored object is one
-  if (kind === 'EndpointSlice') shareConditions(parsed);
+  if (kind === 'EndpointSlice') packSlice(parsed);
   texts.set(parsed, text); // and trim() stores it as it is (frozen), without another stringify and parse
   return parsed;
 }

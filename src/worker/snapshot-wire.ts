@@ -9,7 +9,7 @@
 // change touches, and rebuilding the receiver's index of them, took 0.1 s of the main thread and 0.2 s of the worker.
 import type { Snapshot } from '../model/input.js';
 import { commonEnds } from '../model/list-fold.js';
-import { shareConditions, wireText } from '../store/kinds.js';
+import { packSlice, wireText } from '../store/kinds.js';
 
 type Field = keyof Snapshot;
 
@@ -116,7 +116,7 @@ export class SnapshotReceiver {
       const parsed = new Map<number, unknown>();
       for (const [id, text] of l.added) {
         const o: unknown = JSON.parse(text);
-        if (field === 'endpointSlices') shareConditions(o); // as the store shares them (store/kinds.ts)
+        if (field === 'endpointSlices') packSlice(o); // packed as the store keeps them (store/kinds.ts)
         parsed.set(id, o);
       }
       for (const id of l.ids) if (!parsed.has(id) && !old.byId.has(id)) throw new Error(`${SNAPSHOT_REFUSED} object ${String(id)} of ${field} was never sent`);

@@ -1,5 +1,6 @@
 // Small builders of Kubernetes objects for tests (plain objects, as the API or a manifest gives them).
-import type { EndpointSlice, Ingress, IngressClass, ModelOptions, Service } from '../../src/model/input.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { Ingress, IngressClass, ModelOptions, Service } from '../../src/model/input.js';
 import type { RenderOptions } from '../../src/render/nginx-conf.js';
 
 /** The model options of a Portico with default flags: its own class, no default backend, round robin. */

@@ -6,6 +6,7 @@ import { SnapshotReceiver, SnapshotSender, type SnapshotDelta } from '../../src/
 import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
 import { ingress, service, slice } from '../support/objects.js';
 import { trim } from '../../src/store/kinds.js';
+import { endpointList } from '../../src/model/packed-endpoints.js';
 
 /** What crossing a thread does to a message. */
 const cross = (d: SnapshotDelta): SnapshotDelta => structuredClone(d);
@@ -68,7 +69,7 @@ test('objects cross as JSON text, and the receiver shares endpoint conditions as
   for (const [, text] of d.lists.endpointSlices?.added ?? []) assert.equal(typeof text, 'string');
   const got = new SnapshotReceiver().apply(d);
   assert.deepEqual(got, JSON.parse(JSON.stringify(snap)));
-  const conditions = got.endpointSlices.flatMap((s) => (s.endpoints ?? []).map((e) => e.conditions));
+  const conditions = got.endpointSlices.flatMap((s) => endpointList(s).map((e) => e.conditions));
   assert.equal(conditions.length, 3);
   assert.ok(conditions.every((c) => c === conditions[0]));
 });

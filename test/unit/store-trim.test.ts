@@ -1,12 +1,13 @@
-// What the store keeps of an EndpointSlice: addresses and conditions only, each distinct set of conditions one shared
-// frozen object (src/store/kinds.ts), read by the model exactly as the slice said.
+// What the store keeps of an EndpointSlice: addresses and conditions only (packed, src/model/packed-endpoints.ts), each
+// distinct set of conditions one shared frozen object as read back, read by the model exactly as the slice said.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { shareConditions, trim, wireText } from '../../src/store/kinds.js';
-import type { EndpointSlice } from '../../src/model/input.js';
+import { packSlice, trim, wireText } from '../../src/store/kinds.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import { endpointList, type StoredEndpointSlice } from '../../src/model/packed-endpoints.js';
 import { ingress, slice } from '../support/objects.js';
 
-const endpointsOf = (s: EndpointSlice): readonly { readonly addresses?: readonly string[]; readonly conditions?: object }[] => s.endpoints ?? [];
+const endpointsOf = (s: StoredEndpointSlice): readonly { readonly addresses?: readonly string[]; readonly conditions?: object }[] => endpointList(s);
 
 test('equal conditions are one shared frozen object; different ones stay apart', () => {
   const a = trim(
@@ -73,7 +74,7 @@ test('a stored object is a JSON copy of the trimmed one, and crosses to a worker
   // Taken once; later crossings (a new worker) stringify the object again, to the same text.
   assert.equal(wireText(stored), text);
   const parsed: unknown = JSON.parse(text);
-  shareConditions(parsed);
+  packSlice(parsed);
   assert.deepEqual(parsed, stored);
 });
 

@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildModel } from '../../src/model/build.js';
-import { EMPTY_SNAPSHOT, type EndpointSlice, type Snapshot } from '../../src/model/input.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
+import { endpointList, isPacked } from '../../src/model/packed-endpoints.js';
 import { Store } from '../../src/store/store.js';
 import { MODEL_OPTIONS, ingress, ingressClass, service, slice } from '../support/objects.js';
 
@@ -24,7 +26,7 @@ function realSlice(): EndpointSlice {
   };
 }
 
-function snapshotOf(endpointSlices: readonly EndpointSlice[]): Snapshot {
+function snapshotOf(endpointSlices: Snapshot['endpointSlices']): Snapshot {
   return {
     ...EMPTY_SNAPSHOT,
     ingresses: [ingress('a', { className: 'portico', host: 'a.test', paths: [{ path: '/', type: 'Prefix', service: 'web' }] })],
@@ -40,7 +42,7 @@ test('a stored EndpointSlice keeps addresses and conditions, and drops targetRef
   const [stored] = store.snapshot().endpointSlices;
   assert.ok(stored);
   assert.deepEqual(
-    stored.endpoints.map((e) => Object.keys(e).sort()),
+    endpointList(stored).map((e) => Object.keys(e).sort()),
     [
       ['addresses', 'conditions'],
       ['addresses', 'conditions'],
@@ -48,12 +50,13 @@ test('a stored EndpointSlice keeps addresses and conditions, and drops targetRef
     ],
   );
   assert.deepEqual(
-    stored.endpoints.map((e) => e.conditions),
+    endpointList(stored).map((e) => e.conditions),
     realSlice().endpoints.map((e) => e.conditions),
   );
   assert.equal(stored.metadata?.ownerReferences, undefined);
   assert.equal(stored.metadata?.labels?.['kubernetes.io/service-name'], 'web');
-  assert.ok(Object.isFrozen(stored.endpoints[0]));
+  assert.ok(isPacked(stored.endpoints), 'packed (model/packed-endpoints.ts)');
+  assert.ok(Object.isFrozen(stored.endpoints));
 });
 
 test('the model built from the store equals the model built from the objects as sent (endpoints, their states)', () => {
