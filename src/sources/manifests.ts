@@ -1,17 +1,11 @@
 // Local mode's source: a folder of manifests, read whole and watched; it feeds the store like the API would.
-import { randomBytes } from 'node:crypto';
-import { sha256 } from '../hash.js';
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
-import { compactText, KINDS, keyOf, nothingToDrop, type Kind, type KubeObject } from '../store/kinds.js';
-import type { ParsedObject } from './parse.js';
+import { isKind, KINDS, keyOf, type Kind, type KubeObject } from '../store/kinds.js';
+import { ManifestStamper } from './manifest-stamp.js';
 import { KEEP, ManifestFiles, type FolderStat } from './manifest-files.js';
 import { parseLabelSelector, type LabelMatcher } from './selector.js';
-
-/** The content version's placeholder while it is digested (stamp): a per-process nonce no manifest holds. */
-const PLACEHOLDER = `\u0000portico-rv-${randomBytes(12).toString('hex')}`;
-const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
 
 /**
  * Above this many files, a poll between full ones stats only the folder (checkSignature). At 1,001 files a full poll
@@ -21,8 +15,17 @@ const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
 const LIGHT_POLLS_ABOVE = 100;
 /** Every this-many-th poll stats every file (every 30 s at 5 s a poll). */
 const FULL_POLL_EVERY = 6;
-/** A parsed object with its store key, stamped as the API server would (ManifestSource.stamp). */
-type StampedObject = ParsedObject & { readonly key: string };
+
+/** A stamped object's kind: parse.ts keeps only objects of a known kind, and the stamp and the store keep `kind`. */
+function kindOf(o: KubeObject): Kind {
+  if (!isKind(o.kind)) throw new Error(`a manifest object of no known kind (${String(o.kind)}) was kept`);
+  return o.kind;
+}
+
+const idOf = (o: KubeObject): string => {
+  const kind = kindOf(o);
+  return `${kind}/${keyOf(kind, o)}`;
+};
 
 /** Reads every manifest in a folder into the store, and again whenever the folder changes. */
 export class ManifestSource {
@@ -42,18 +45,23 @@ export class ManifestSource {
    * Each file's objects as last read (stamped), and the stat signature they were read at: unchanged files are not read
    * again. Once the store holds an object of the same content (resourceVersion), the entry names the store's object,
    * not a copy of its own: at 10,000 Ingresses this source's copies were 63 MiB beside the store's 55 (docs/adr/0047).
+   * The objects alone, their kind and key read from them when needed: a wrapper with both and the object's place in
+   * its file was 5 MiB at 10,000 Ingresses (docs/adr/0060).
    */
-  private readonly byFile = new Map<string, { sig: string; objects: StampedObject[] }>();
-  /** How many files define each kind/key (assemble); more than one: the later file wins, and a change assembles again. */
-  private definitions = new Map<string, number>();
+  private readonly byFile = new Map<string, { sig: string; objects: readonly KubeObject[] }>();
+  /**
+   * The kind/keys that more than one file defines (assemble; usually none): the later file wins, and a change to one
+   * assembles again. A count for every key was 26 MiB at 100,000 Ingresses; a key defined once is the store's.
+   */
+  private twice = new Set<string>();
   /** The store holds what the files gave (the first read assembles it; later ones change it). */
   private assembled = false;
   /** Files the watcher named since the last read: read again even when their stat signature looks the same. */
   private readonly named = new Set<string>();
   /** The folder's files: their names, stats and parses (and each file's parse errors: what local mode could not read). */
   private readonly files: ManifestFiles;
-  /** First time each object was seen: its creationTimestamp when the manifest gives none. */
-  private readonly firstSeen = new Map<string, string>();
+  /** Creation times and content versions (manifest-stamp.ts). */
+  private readonly stamper = new ManifestStamper();
 
   /** --watch-namespace-selector: only the objects of namespaces whose Namespace object (in the folder) it selects. */
   private readonly selects: LabelMatcher | undefined;
@@ -174,7 +182,7 @@ export class ManifestSource {
     this.named.clear();
     const toStat = named.size === 0 || !this.assembled ? names : names.filter((n) => named.has(n) || !this.byFile.has(n));
     const sigs = new Map((await this.files.signatures(toStat)).map((sig, i) => [toStat[i] ?? '', sig] as const));
-    const changed: { before: readonly StampedObject[]; after: readonly StampedObject[] }[] = [];
+    const changed: { before: readonly KubeObject[]; after: readonly KubeObject[] }[] = [];
     const seen = new Set(names);
     for (const gone of [...this.byFile.keys()].filter((n) => !seen.has(n))) {
       changed.push({ before: this.byFile.get(gone)?.objects ?? [], after: [] });
@@ -192,11 +200,10 @@ export class ManifestSource {
         if (cached) this.byFile.set(name, { sig, objects: cached.objects });
         continue;
       }
+      const earlier = this.earlier(cached?.objects);
       const objects = read.map((p) => {
         const key = keyOf(p.kind, p.object);
-        // a literal of all four fields: a spread of p and two more made each entry an object with a hidden class of
-        // its own and its fields in a second array (7 MiB at 10,000 Ingresses, kept as long as the folder is watched)
-        return { kind: p.kind, object: this.stamp(p.kind, key, p.object), where: p.where, key };
+        return this.stamper.stamp(p.kind, key, p.object, earlier(p.kind, key), this.once);
       });
       this.byFile.set(name, { sig, objects });
       changed.push({ before: cached?.objects ?? [], after: objects });
@@ -216,28 +223,49 @@ export class ManifestSource {
   private shareWithStore(name: string): void {
     const entry = this.byFile.get(name);
     if (entry === undefined || this.once) return;
-    const objects = entry.objects.map((p) => {
-      const stored = this.store.get(p.kind, p.key);
-      const rv = p.object.metadata?.resourceVersion;
-      return stored !== undefined && stored !== p.object && rv !== undefined && stored.metadata?.resourceVersion === rv ? { ...p, object: stored } : p;
+    const objects = entry.objects.map((o) => {
+      const kind = kindOf(o);
+      const stored = this.store.get(kind, keyOf(kind, o));
+      const rv = o.metadata?.resourceVersion;
+      return stored !== undefined && stored !== o && rv !== undefined && stored.metadata?.resourceVersion === rv ? stored : o;
     });
     this.byFile.set(name, { sig: entry.sig, objects });
   }
 
-  /** Every kind replaced from all files (the later file wins a key defined twice); counts each key's definitions. */
+  /**
+   * The creationTimestamp the last read gave an object of a kind whose first-seen time is not kept (manifest-stamp.ts):
+   * the store's object of that key, else the file's own last one (an object the store does not hold: out of the
+   * namespace selector's scope, or defined again in a later file).
+   */
+  private earlier(before: readonly KubeObject[] | undefined): (kind: Kind, key: string) => string | undefined {
+    let mine: Map<string, string | undefined> | undefined;
+    return (kind, key) => {
+      if (this.once) return undefined;
+      const stored = this.store.get(kind, key)?.metadata?.creationTimestamp;
+      if (stored !== undefined || before === undefined) return stored;
+      mine ??= new Map(before.map((o) => [idOf(o), o.metadata?.creationTimestamp]));
+      return mine.get(`${kind}/${key}`);
+    };
+  }
+
+  /** Every kind replaced from all files (the later file wins a key defined twice); notes the keys defined twice. */
   private assemble(names: readonly string[]): void {
     const byKind = new Map<Kind, Map<string, KubeObject>>();
     for (const kind of Object.keys(KINDS) as Kind[]) byKind.set(kind, new Map());
-    this.definitions.clear();
+    const twice = new Set<string>();
     for (const name of names) {
-      for (const p of this.byFile.get(name)?.objects ?? []) {
-        const table = byKind.get(p.kind);
-        if (table?.has(p.key)) this.log.warn({ where: p.where }, `${p.kind} ${p.key} is defined twice; the later one wins`);
-        table?.set(p.key, p.object);
-        const id = `${p.kind}/${p.key}`;
-        this.definitions.set(id, (this.definitions.get(id) ?? 0) + 1);
+      for (const o of this.byFile.get(name)?.objects ?? []) {
+        const kind = kindOf(o);
+        const key = keyOf(kind, o);
+        const table = byKind.get(kind);
+        if (table?.has(key)) {
+          this.log.warn({ file: name }, `${kind} ${key} is defined twice; the later one wins`);
+          twice.add(`${kind}/${key}`);
+        }
+        table?.set(key, o);
       }
     }
+    this.twice = twice;
     const inScope = this.scope(byKind.get('Namespace'));
     for (const [kind, table] of byKind)
       this.store.replaceKind(
@@ -259,55 +287,24 @@ export class ManifestSource {
   }
 
   /** The changed files' objects into the store one by one; false (nothing done) when a key is defined twice. */
-  private applyChanges(changed: readonly { before: readonly StampedObject[]; after: readonly StampedObject[] }[]): boolean {
-    const id = (p: StampedObject): string => `${p.kind}/${p.key}`;
-    // the definition counts of the changed files' keys only (a copy of all 30,000 at 10,000 Ingresses is not needed)
-    const counts = new Map<string, number>();
-    for (const { before, after } of changed) for (const p of [...before, ...after]) counts.set(id(p), this.definitions.get(id(p)) ?? 0);
-    if ([...counts.values()].some((n) => n > 1)) return false;
-    for (const { before, after } of changed) {
-      for (const p of before) counts.set(id(p), (counts.get(id(p)) ?? 1) - 1);
-      for (const p of after) counts.set(id(p), (counts.get(id(p)) ?? 0) + 1);
-    }
-    if ([...counts.values()].some((n) => n > 1)) return false;
-    for (const [key, n] of counts) {
-      if (n <= 0) this.definitions.delete(key);
-      else this.definitions.set(key, n);
+  private applyChanges(changed: readonly { before: readonly KubeObject[]; after: readonly KubeObject[] }[]): boolean {
+    const before = new Set<string>();
+    for (const c of changed) for (const o of c.before) before.add(idOf(o));
+    for (const id of before) if (this.twice.has(id)) return false;
+    const after = new Set<string>();
+    for (const c of changed) {
+      for (const o of c.after) {
+        const id = idOf(o);
+        if (after.has(id) || this.twice.has(id)) return false;
+        after.add(id);
+        // a key no changed file had that the store holds: another file defines it too
+        const kind = kindOf(o);
+        if (!before.has(id) && this.store.get(kind, keyOf(kind, o)) !== undefined) return false;
+      }
     }
     // removals first: a key that moved from one changed file to another stays
-    const kept = new Set(changed.flatMap(({ after }) => after.map(id)));
-    for (const { before } of changed) for (const p of before) if (!kept.has(id(p))) this.store.remove(p.kind, p.object);
-    for (const { after } of changed) for (const p of after) this.store.upsert(p.kind, p.object);
+    for (const c of changed) for (const o of c.before) if (!after.has(idOf(o))) this.store.remove(kindOf(o), o);
+    for (const c of changed) for (const o of c.after) this.store.upsert(kindOf(o), o);
     return true;
-  }
-
-  /** Gives a manifest what the API server would: a creationTimestamp when missing, and a content resourceVersion. */
-  private stamp(kind: Kind, key: string, obj: KubeObject): KubeObject {
-    const id = `${kind}/${key}`;
-    const meta = obj.metadata ?? {};
-    let created = meta.creationTimestamp;
-    if (created === undefined) {
-      created = this.firstSeen.get(id) ?? new Date().toISOString();
-      this.firstSeen.set(id, created);
-    }
-    if (this.once && obj.metadata !== undefined) {
-      // read once: the object and its metadata are parse.ts's copies, this source's alone; set in place, not copied again
-      if (meta.creationTimestamp === undefined) (meta as { creationTimestamp?: string }).creationTimestamp = created;
-      return obj;
-    }
-    if (obj.metadata === undefined) return { ...obj, metadata: { creationTimestamp: created, resourceVersion: sha256(JSON.stringify(obj), 16) } };
-    // The object and its metadata are parse.ts's copies, this source's alone: stamped in place. The content version is
-    // the digest of the object's JSON with a placeholder for itself; that JSON, the placeholder replaced, is the
-    // stored object's own (compactText), so each object is stringified once.
-    const m = obj.metadata as { creationTimestamp?: string; resourceVersion?: string };
-    m.creationTimestamp = created;
-    m.resourceVersion = PLACEHOLDER;
-    const text = JSON.stringify(obj);
-    const rv = sha256(text, 16);
-    m.resourceVersion = rv;
-    if (!nothingToDrop(obj, kind)) return obj; // the store trims a copy
-    const at = text.indexOf(PLACEHOLDER_JSON);
-    if (at < 0) return obj;
-    return compactText(`${text.slice(0, at)}${JSON.stringify(rv)}${text.slice(at + PLACEHOLDER_JSON.length)}`, kind);
   }
 }

@@ -9,7 +9,8 @@ import { ManifestSource } from '../../src/sources/manifests.js';
 import { Store } from '../../src/store/store.js';
 import { wireText } from '../../src/store/kinds.js';
 import { createLogger } from '../../src/log.js';
-import { service, slice } from '../support/objects.js';
+import { ingress, service, slice } from '../support/objects.js';
+import { endpointList, type StoredEndpointSlice } from '../../src/model/packed-endpoints.js';
 
 /** Writes `items` as one List file of `dir`, in one rename (a watcher never sees it half written). */
 const putIn =
@@ -26,9 +27,9 @@ test('after each change the store holds what the files hold, the later file winn
   const put = putIn(dir);
   /** name → first endpoint address of each EndpointSlice, and the Services' names, as the store holds them. */
   const held = (): { slices: Record<string, string>; services: string[] } => {
-    const snap = store.snapshot() as { endpointSlices?: readonly { metadata?: { name?: string }; endpoints?: { addresses: string[] }[] }[]; services?: readonly { metadata?: { name?: string } }[] };
+    const snap = store.snapshot() as { endpointSlices?: readonly StoredEndpointSlice[]; services?: readonly { metadata?: { name?: string } }[] };
     return {
-      slices: Object.fromEntries((snap.endpointSlices ?? []).map((s) => [s.metadata?.name ?? '', s.endpoints?.[0]?.addresses[0] ?? ''])),
+      slices: Object.fromEntries((snap.endpointSlices ?? []).map((s) => [s.metadata?.name ?? '', endpointList(s)[0]?.addresses[0] ?? ''])),
       services: (snap.services ?? []).map((s) => s.metadata?.name ?? '').sort(),
     };
   };
@@ -99,7 +100,10 @@ test('above 100 files (light polls), a folder replaced as a whole is still read,
     await Promise.all(Array.from({ length: 150 }, (_, i) => writeFile(join(into, `s${String(i)}.json`), JSON.stringify(service(`s${String(i)}`)))));
     await writeFile(join(into, 'z.json'), JSON.stringify(slice('s0', 80, [address], { name: 's0-0' })));
   };
-  const address = (): string | undefined => (store.snapshot() as { endpointSlices?: readonly { endpoints?: { addresses: string[] }[] }[] }).endpointSlices?.[0]?.endpoints?.[0]?.addresses[0];
+  const address = (): string | undefined => {
+    const s = (store.snapshot() as { endpointSlices?: readonly StoredEndpointSlice[] }).endpointSlices?.[0];
+    return s === undefined ? undefined : endpointList(s)[0]?.addresses[0];
+  };
   const settles = async (want: string): Promise<void> => {
     // polls come every 500 ms at this size, and the one after the swap is a full one (the folder's inode changed)
     for (let i = 0; i < 50 && address() !== want; i += 1) await new Promise((r) => setTimeout(r, 100));
@@ -177,6 +181,43 @@ test('a watched read versions each object by its content: the stored object is t
     for (let i = 0; i < 200 && (svc('b') as { spec?: { ports?: { port: number }[] } } | undefined)?.spec?.ports?.[0]?.port !== 81; i += 1) await new Promise((r) => setTimeout(r, 10));
     assert.equal(svc('a')?.metadata?.resourceVersion, rv);
     assert.equal(svc('a'), a, 'an unchanged object stays the stored one');
+  } finally {
+    source.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a creationTimestamp the manifest lacks: an Ingress gone for one read comes back as old as it was; other kinds keep theirs while they stay', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-source-'));
+  const store = new Store();
+  const source = new ManifestSource(dir, store, createLogger('silent'));
+  const put = putIn(dir);
+  type Stamped = { metadata?: { name?: string; creationTimestamp?: string }; spec?: unknown };
+  const find = (kind: 'ingresses' | 'services', name: string): Stamped | undefined => (store.snapshot()[kind] as readonly Stamped[] | undefined)?.find((o) => o.metadata?.name === name);
+  const until = async (done: () => boolean): Promise<void> => {
+    for (let i = 0; i < 300 && !done(); i += 1) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(done());
+  };
+  const undated = <T extends { metadata?: object }>(o: T): T => ({ ...o, metadata: { ...o.metadata, creationTimestamp: undefined } });
+  const web = undated(ingress('web', { host: 'web.test', paths: [{ path: '/', type: 'Prefix', service: 's' }] }));
+  try {
+    await put('a.json', [web, undated(service('s'))]);
+    await source.start();
+    const created = find('ingresses', 'web')?.metadata?.creationTimestamp ?? '';
+    const svcCreated = find('services', 's')?.metadata?.creationTimestamp ?? '';
+    assert.match(created, /^\d{4}-\d\d-\d\dT/);
+    await new Promise((r) => setTimeout(r, 20));
+    // the Service moves to another file and changes: the same object, as old as it was
+    await put('b.json', [{ ...undated(service('s')), spec: { ports: [{ port: 81 }] } }]);
+    await put('a.json', [web]);
+    await until(() => JSON.stringify(find('services', 's')?.spec).includes('81'));
+    assert.equal(find('services', 's')?.metadata?.creationTimestamp, svcCreated);
+    // the Ingress's file is removed and written back: an Ingress the store lost for a read keeps its age (host ownership)
+    await rm(join(dir, 'a.json'));
+    await until(() => find('ingresses', 'web') === undefined);
+    await put('a.json', [web]);
+    await until(() => find('ingresses', 'web') !== undefined);
+    assert.equal(find('ingresses', 'web')?.metadata?.creationTimestamp, created);
   } finally {
     source.stop();
     await rm(dir, { recursive: true, force: true });
