@@ -20,8 +20,32 @@ export function sliceServiceKey(slice: EndpointSlice): string | undefined {
 }
 
 /** Ready endpoints, else serving-but-terminating ones (each deduplicated by address and port), sorted. */
+const byAddress = (a: Endpoint, b: Endpoint): number => a.address.localeCompare(b.address) || a.port - b.port;
+
 function chosen(ready: ReadonlyMap<string, Endpoint>, terminating: ReadonlyMap<string, Endpoint>): Endpoint[] {
-  return [...(ready.size > 0 ? ready : terminating).values()].sort((a, b) => a.address.localeCompare(b.address) || a.port - b.port);
+  return [...(ready.size > 0 ? ready : terminating).values()].sort(byAddress);
+}
+
+const NONE: readonly never[] = Object.freeze([]);
+
+/** True when `list` is in chosen()'s order without a repeat: chosen() would give the same endpoints in the same order. */
+function inOrder(list: readonly Endpoint[]): boolean {
+  for (let i = 1; i < list.length; i += 1) if (byAddress(list[i - 1] as Endpoint, list[i] as Endpoint) >= 0) return false;
+  return true;
+}
+
+/**
+ * One slice's part as the memo keeps it (frozen: the chosen list is each model's upstream list itself), with lists
+ * shared where they can be: the empty ones, and the chosen list when it is the ready (else terminating) one already
+ * in order, as an EndpointSlice usually lists them. At 100,000 slices each list of its own was about 10 MiB of the
+ * build worker's heap (docs/adr/0060).
+ */
+function sliceResult(ready: Endpoint[], terminating: Endpoint[], refused: [string, Problem][]): SliceEndpoints {
+  const key = (e: Endpoint): [string, Endpoint] => [`${e.address}|${e.port}`, e];
+  const from = ready.length > 0 ? ready : terminating;
+  const picked = inOrder(from) ? from : chosen(new Map(ready.map(key)), new Map(terminating.map(key)));
+  const kept = (l: Endpoint[]): readonly Endpoint[] => (l.length === 0 ? NONE : Object.freeze(l));
+  return { ready: kept(ready), terminating: kept(terminating), refused: refused.length === 0 ? NONE : refused, chosen: picked === from ? kept(from) : kept(picked) };
 }
 
 /** A backend reference as an Ingress writes it. */
@@ -130,7 +154,7 @@ export class BackendIndex {
     return { address: ip, port: u.servicePort };
   }
 
-  private upstream(namespace: string, service: string, portLabel: string, port: number, endpoints: Endpoint[]): Upstream {
+  private upstream(namespace: string, service: string, portLabel: string, port: number, endpoints: readonly Endpoint[]): Upstream {
     return {
       name: `${namespace}_${service}_${portLabel}`,
       service: { kind: 'Service', namespace, name: service },
@@ -144,13 +168,14 @@ export class BackendIndex {
   }
 
   /** Ready endpoints; serving-but-terminating ones only when none is ready (as kube-proxy does). */
-  private endpointsFor(namespace: string, service: string, portName: string): Endpoint[] {
+  private endpointsFor(namespace: string, service: string, portName: string): readonly Endpoint[] {
     const slices = this.slices.get(`${namespace}/${service}`) ?? [];
     if (slices.length === 1 && slices[0]) {
-      // One slice (up to 100 endpoints, the common case): its endpoints as the memo keeps them, already chosen and sorted.
+      // One slice (up to 100 endpoints, the common case): its endpoints as the memo keeps them, already chosen and
+      // sorted; the very (frozen) list, not a copy per model
       const e = this.sliceEndpoints(slices[0], service, portName);
       for (const [key, problem] of e.refused) this.refused.set(key, problem);
-      return [...e.chosen];
+      return e.chosen;
     }
     const ready = new Map<string, Endpoint>();
     const terminating = new Map<string, Endpoint>();
@@ -165,15 +190,27 @@ export class BackendIndex {
 
   /** One slice's part, from the memo when this slice object was read before (at 10,000 Services, most of them). */
   private sliceEndpoints(slice: EndpointSlice, service: string, portName: string): SliceEndpoints {
-    const key = `${service}|${portName}|${this.policyKey}`;
-    const cached = this.memo?.slices.get(slice)?.get(key);
+    const memo = this.memo;
+    if (memo === undefined) return this.readSlice(slice, service, portName);
+    if (memo.policy !== this.policyKey) {
+      memo.slices = new WeakMap();
+      memo.policy = this.policyKey;
+    }
+    const key = `${service}|${portName}`;
+    const held = memo.slices.get(slice);
+    const cached = held === undefined ? undefined : held instanceof Map ? held.get(key) : held.key === key ? held.value : undefined;
     if (cached) return cached;
     const read = this.readSlice(slice, service, portName);
-    if (this.memo) {
-      const byKey = this.memo.slices.get(slice) ?? new Map<string, SliceEndpoints>();
-      byKey.set(key, read);
-      this.memo.slices.set(slice, byKey);
-    }
+    if (held === undefined) memo.slices.set(slice, { key, value: read });
+    else if (held instanceof Map) held.set(key, read);
+    else
+      memo.slices.set(
+        slice,
+        new Map([
+          [held.key, held.value],
+          [key, read],
+        ]),
+      );
     return read;
   }
 
@@ -181,7 +218,7 @@ export class BackendIndex {
     const ready: Endpoint[] = [];
     const terminating: Endpoint[] = [];
     const refused: [string, Problem][] = [];
-    const none = { ready, terminating, refused, chosen: [] };
+    const none = { ready: NONE, terminating: NONE, refused: NONE, chosen: NONE };
     if (slice.addressType === 'FQDN') return none;
     const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName)?.port;
     if (port === undefined || checkPortNumber(port)) return none;
@@ -203,8 +240,7 @@ export class BackendIndex {
       if (isReady && c.terminating !== true) ready.push({ address, port });
       else if (isServing) terminating.push({ address, port });
     }
-    const key = (e: Endpoint): [string, Endpoint] => [`${e.address}|${e.port}`, e];
-    return { ready, terminating, refused, chosen: chosen(new Map(ready.map(key)), new Map(terminating.map(key))) };
+    return sliceResult(ready, terminating, refused);
   }
 
   /** The Problem (and its dedupe key) when the target policy refuses an endpoint: the rest of the upstream stays. */

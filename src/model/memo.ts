@@ -13,9 +13,21 @@ export interface SliceEndpoints {
   readonly chosen: readonly Endpoint[];
 }
 
+/** One slice's endpoints for the one `service|port name` it was read for (nearly always the only one). */
+export interface SliceEntry {
+  readonly key: string;
+  readonly value: SliceEndpoints;
+}
+
 export interface ModelMemo {
-  /** By EndpointSlice, then by `service|port name|policy`. */
-  readonly slices: WeakMap<object, Map<string, SliceEndpoints>>;
+  /**
+   * By EndpointSlice: its endpoints for the `service|port name` it was read for, or a map by that key when it was read
+   * for more. A map and a key naming the target policy for each of 100,000 slices were about 30 MiB of the build
+   * worker's heap (docs/adr/0060): the policy is the memo's own, and a read under another empties it.
+   */
+  slices: WeakMap<object, SliceEntry | Map<string, SliceEndpoints>>;
+  /** The target policy (its JSON) the entries were read under; absent until the first read. */
+  policy?: string;
 }
 
 export function modelMemo(): ModelMemo {
