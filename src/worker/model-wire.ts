@@ -10,6 +10,7 @@ import { byUpstreamName } from '../model/keys.js';
 import { serverOrder } from '../model/servers.js';
 import type { Model } from '../model/types.js';
 import type { TlsModel } from '../model/tls-types.js';
+import { internReceived } from './model-intern.js';
 
 /**
  * One list against the one the receiver holds (the last one sent): its first `head` and last `tail` elements are the
@@ -281,6 +282,12 @@ export class ModelReceiver {
       problems: list(l.problems, last?.problems, 'problem'),
     };
     this.last = model;
+    // The strings of what crossed, shared once the sync that waits for this model has gone on (22 ms at 10,000 Ingresses).
+    if (l.servers.values.length + l.upstreams.values.length + l.ingresses.values.length > 0) {
+      setImmediate(() => {
+        internReceived(l.servers.values, l.upstreams.values, l.ingresses.values);
+      }).unref();
+    }
     return model;
   }
 }
