@@ -19,9 +19,10 @@ export function sliceServiceKey(slice: EndpointSlice): string | undefined {
   return svc ? refKey(slice.metadata?.namespace, svc) : undefined;
 }
 
-/** Ready endpoints, else serving-but-terminating ones (each deduplicated by address and port), sorted. */
+/** The order of a chosen list: by address, then port. */
 const byAddress = (a: Endpoint, b: Endpoint): number => a.address.localeCompare(b.address) || a.port - b.port;
 
+/** Ready endpoints, else serving-but-terminating ones (each deduplicated by address and port), sorted. */
 function chosen(ready: ReadonlyMap<string, Endpoint>, terminating: ReadonlyMap<string, Endpoint>): Endpoint[] {
   return [...(ready.size > 0 ? ready : terminating).values()].sort(byAddress);
 }
