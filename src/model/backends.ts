@@ -46,7 +46,7 @@ function sliceResult(ready: Endpoint[], terminating: Endpoint[], refused: [strin
   const from = ready.length > 0 ? ready : terminating;
   const picked = inOrder(from) ? from : chosen(new Map(ready.map(key)), new Map(terminating.map(key)));
   const kept = (l: Endpoint[]): readonly Endpoint[] => (l.length === 0 ? NONE : Object.freeze(l));
-  return { ready: kept(ready), terminating: kept(terminating), refused: refused.length === 0 ? NONE : refused, chosen: picked === from ? kept(from) : kept(picked) };
+  return { ready: kept(ready), terminating: kept(terminating), refused: refused.length === 0 ? NONE : refused, chosen: kept(picked) };
 }
 
 /** A backend reference as an Ingress writes it. */
