@@ -9,6 +9,8 @@ PACKAGES=(nginx libnginx-mod-http-lua libnginx-mod-http-ndk libnginx-mod-http-he
 # downloads no browser of its own). The demo does not need it.
 # lua-check lints lua/ (.luacheckrc) in scripts/test.sh.
 if [ "${1:-}" = "--test" ]; then PACKAGES+=(chromium lua-check); fi
+# `setup.sh --bench`: what bench/ drives besides nginx: wrk (load), valgrind (--callgrind), strace (--syscalls).
+if [ "${1:-}" = "--bench" ]; then PACKAGES+=(wrk valgrind strace); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
