@@ -17,6 +17,29 @@ export interface HeadLimits {
 
 /** Annotations (any prefix) that make an Ingress claim a host it does not list in its rules. */
 const CLAIMING = ['/server-alias', '/from-to-www-redirect'];
+/**
+ * Annotations (any prefix) under which an Ingress's host keeps a server block with dynamic routes (model/dynamic.ts,
+ * render/dynamic-profiles.ts): a body size limit, snippets, regex paths, auth-url, a default backend, a mirror, client
+ * certificates, ciphers, tracing. The head takes their namespaces first, so that the whole's nginx.conf is the head's
+ * and the whole is a push, not a reload (docs/adr/0061). A guess from the keys alone: a wrong one costs a reload or a
+ * larger head, never an answer (test/unit/startup-head.test.ts checks that each one keeps its host rendered).
+ */
+export const RENDERING = [
+  '/proxy-body-size',
+  '/configuration-snippet',
+  '/server-snippet',
+  '/use-regex',
+  '/rewrite-target',
+  '/auth-url',
+  '/default-backend',
+  '/mirror-target',
+  '/auth-tls-secret',
+  '/ssl-ciphers',
+  '/enable-opentelemetry',
+];
+
+/** Whether `i` has an annotation whose key ends with one of `suffixes`. */
+const names = (i: Ingress, suffixes: readonly string[]): boolean => Object.keys(i.metadata?.annotations ?? {}).some((k) => suffixes.some((c) => k.endsWith(c)));
 
 const nsOf = (o: { readonly metadata?: { readonly namespace?: string } }): string => o.metadata?.namespace ?? 'default';
 
@@ -40,14 +63,32 @@ function standsAlone(i: Ingress, claims: ReadonlyMap<string, number>): boolean {
   if (i.spec?.defaultBackend !== undefined) return false;
   const hosts = hostsOf(i);
   if (hosts === undefined || hosts.length === 0) return false;
-  if (Object.keys(i.metadata?.annotations ?? {}).some((k) => CLAIMING.some((c) => k.endsWith(c)))) return false;
+  if (names(i, CLAIMING)) return false;
   return hosts.every((h) => !h.startsWith('*') && claims.get(h) === 1);
 }
 
 /**
+ * The namespaces in the order the head takes them, and how many it must take whatever its size: first the `must`
+ * namespaces whose Ingresses keep server blocks (RENDERING), when all of them stand alone and hold no more than a
+ * quarter of the cluster (else a reload after the head cannot be saved, or the head would lose its point), then the
+ * others; each group in the order namespaces first appear.
+ */
+function headOrder(snap: Snapshot, byNs: ReadonlyMap<string, Ingress[]>, claims: ReadonlyMap<string, number>): { order: [string, Ingress[]][]; must: number } {
+  const all = [...byNs];
+  // an Ingress that keeps a server block (an alias or www twin always does) and cannot be in the head: the whole reloads
+  const rendering = (i: Ingress): boolean => names(i, RENDERING);
+  if (snap.ingresses.some((i) => (rendering(i) || names(i, CLAIMING)) && !standsAlone(i, claims))) return { order: all, must: 0 };
+  const first = all.filter(([, list]) => list.some(rendering));
+  const size = first.reduce((n, [, list]) => n + list.length, 0);
+  if (first.length === 0 || size > Math.max(HEAD_INGRESSES, snap.ingresses.length / 4)) return { order: all, must: 0 };
+  const taken = new Set(first.map(([ns]) => ns));
+  return { order: [...first, ...all.filter(([ns]) => !taken.has(ns))], must: first.length };
+}
+
+/**
  * The head of `snap`, or undefined when the whole should be built at once (a small cluster, Gateway API objects,
- * stream services). The head holds whole namespaces' Ingresses that stand alone, in the order namespaces first
- * appear, until HEAD_INGRESSES; the Services and EndpointSlices of those namespaces (and of the default backend's);
+ * stream services). The head holds whole namespaces' Ingresses that stand alone, in headOrder's order (the namespaces
+ * of Ingresses that keep server blocks, then the others, each in the order they first appear), until HEAD_INGRESSES; the Services and EndpointSlices of those namespaces (and of the default backend's);
  * every Secret, ConfigMap and IngressClass (few, and read across namespaces: client CAs, the ConfigMap).
  */
 export function startupHead(snap: Snapshot, limits: HeadLimits): Snapshot | undefined {
@@ -62,10 +103,11 @@ export function startupHead(snap: Snapshot, limits: HeadLimits): Snapshot | unde
     if (list) list.push(i);
     else byNs.set(nsOf(i), [i]);
   }
+  const { order, must } = headOrder(snap, byNs, claims);
   const chosen = new Set<string>();
   const ingresses: Ingress[] = [];
-  for (const [ns, list] of byNs) {
-    if (ingresses.length >= HEAD_INGRESSES) break;
+  for (const [k, [ns, list]] of order.entries()) {
+    if (k >= must && ingresses.length >= HEAD_INGRESSES) break;
     const alone = list.filter((i) => standsAlone(i, claims));
     if (alone.length === 0) continue;
     chosen.add(ns);
