@@ -38,8 +38,16 @@ export const RENDERING = [
   '/enable-opentelemetry',
 ];
 
-/** Whether `i` has an annotation whose key ends with one of `suffixes`. */
-const names = (i: Ingress, suffixes: readonly string[]): boolean => Object.keys(i.metadata?.annotations ?? {}).some((k) => suffixes.some((c) => k.endsWith(c)));
+const CLAIMING_NAMES: ReadonlySet<string> = new Set(CLAIMING);
+const RENDERING_NAMES: ReadonlySet<string> = new Set(RENDERING);
+
+/** Whether `i` has an annotation whose name, from its last `/` on, is in `set` (any prefix). */
+function names(i: Ingress, set: ReadonlySet<string>): boolean {
+  const annotations = i.metadata?.annotations;
+  if (annotations === undefined) return false;
+  for (const k in annotations) if (set.has(k.slice(k.lastIndexOf('/')))) return true;
+  return false;
+}
 
 const nsOf = (o: { readonly metadata?: { readonly namespace?: string } }): string => o.metadata?.namespace ?? 'default';
 
@@ -63,7 +71,7 @@ function standsAlone(i: Ingress, claims: ReadonlyMap<string, number>): boolean {
   if (i.spec?.defaultBackend !== undefined) return false;
   const hosts = hostsOf(i);
   if (hosts === undefined || hosts.length === 0) return false;
-  if (names(i, CLAIMING)) return false;
+  if (names(i, CLAIMING_NAMES)) return false;
   return hosts.every((h) => !h.startsWith('*') && claims.get(h) === 1);
 }
 
@@ -75,21 +83,25 @@ function standsAlone(i: Ingress, claims: ReadonlyMap<string, number>): boolean {
  */
 function headOrder(snap: Snapshot, byNs: ReadonlyMap<string, Ingress[]>, claims: ReadonlyMap<string, number>): { order: [string, Ingress[]][]; must: number } {
   const all = [...byNs];
-  // an Ingress that keeps a server block (an alias or www twin always does) and cannot be in the head: the whole reloads
-  const rendering = (i: Ingress): boolean => names(i, RENDERING);
-  if (snap.ingresses.some((i) => (rendering(i) || names(i, CLAIMING)) && !standsAlone(i, claims))) return { order: all, must: 0 };
-  const first = all.filter(([, list]) => list.some(rendering));
+  const firstNs = new Set<string>();
+  for (const i of snap.ingresses) {
+    const rendering = names(i, RENDERING_NAMES);
+    // one that keeps a server block (an alias or www twin always does) and cannot be in the head: the whole reloads
+    if ((rendering || names(i, CLAIMING_NAMES)) && !standsAlone(i, claims)) return { order: all, must: 0 };
+    if (rendering) firstNs.add(nsOf(i));
+  }
+  const first = all.filter(([ns]) => firstNs.has(ns));
   const size = first.reduce((n, [, list]) => n + list.length, 0);
   if (first.length === 0 || size > Math.max(HEAD_INGRESSES, snap.ingresses.length / 4)) return { order: all, must: 0 };
-  const taken = new Set(first.map(([ns]) => ns));
-  return { order: [...first, ...all.filter(([ns]) => !taken.has(ns))], must: first.length };
+  return { order: [...first, ...all.filter(([ns]) => !firstNs.has(ns))], must: first.length };
 }
 
 /**
  * The head of `snap`, or undefined when the whole should be built at once (a small cluster, Gateway API objects,
  * stream services). The head holds whole namespaces' Ingresses that stand alone, in headOrder's order (the namespaces
- * of Ingresses that keep server blocks, then the others, each in the order they first appear), until HEAD_INGRESSES; the Services and EndpointSlices of those namespaces (and of the default backend's);
- * every Secret, ConfigMap and IngressClass (few, and read across namespaces: client CAs, the ConfigMap).
+ * of Ingresses that keep server blocks, then the others, each in the order they first appear), until HEAD_INGRESSES;
+ * the Services and EndpointSlices of those namespaces (and of the default backend's); every Secret, ConfigMap and
+ * IngressClass (few, and read across namespaces: client CAs, the ConfigMap).
  */
 export function startupHead(snap: Snapshot, limits: HeadLimits): Snapshot | undefined {
   if (snap.ingresses.length < HEAD_MIN_INGRESSES || limits.stream) return undefined;
