@@ -17,37 +17,6 @@ export interface HeadLimits {
 
 /** Annotations (any prefix) that make an Ingress claim a host it does not list in its rules. */
 const CLAIMING = ['/server-alias', '/from-to-www-redirect'];
-/**
- * Annotations (any prefix) under which an Ingress's host keeps a server block with dynamic routes (model/dynamic.ts,
- * render/dynamic-profiles.ts): a body size limit, snippets, regex paths, auth-url, a default backend, a mirror, client
- * certificates, ciphers, tracing. The head takes their namespaces first, so that the whole's nginx.conf is the head's
- * and the whole is a push, not a reload (docs/adr/0061). A guess from the keys alone: a wrong one costs a reload or a
- * larger head, never an answer (test/unit/startup-head.test.ts checks that each one keeps its host rendered).
- */
-export const RENDERING = [
-  '/proxy-body-size',
-  '/configuration-snippet',
-  '/server-snippet',
-  '/use-regex',
-  '/rewrite-target',
-  '/auth-url',
-  '/default-backend',
-  '/mirror-target',
-  '/auth-tls-secret',
-  '/ssl-ciphers',
-  '/enable-opentelemetry',
-];
-
-const CLAIMING_NAMES: ReadonlySet<string> = new Set(CLAIMING);
-const RENDERING_NAMES: ReadonlySet<string> = new Set(RENDERING);
-
-/** Whether `i` has an annotation whose name, from its last `/` on, is in `set` (any prefix). */
-function names(i: Ingress, set: ReadonlySet<string>): boolean {
-  const annotations = i.metadata?.annotations;
-  if (annotations === undefined) return false;
-  for (const k in annotations) if (set.has(k.slice(k.lastIndexOf('/')))) return true;
-  return false;
-}
 
 const nsOf = (o: { readonly metadata?: { readonly namespace?: string } }): string => o.metadata?.namespace ?? 'default';
 
@@ -71,37 +40,15 @@ function standsAlone(i: Ingress, claims: ReadonlyMap<string, number>): boolean {
   if (i.spec?.defaultBackend !== undefined) return false;
   const hosts = hostsOf(i);
   if (hosts === undefined || hosts.length === 0) return false;
-  if (names(i, CLAIMING_NAMES)) return false;
+  if (Object.keys(i.metadata?.annotations ?? {}).some((k) => CLAIMING.some((c) => k.endsWith(c)))) return false;
   return hosts.every((h) => !h.startsWith('*') && claims.get(h) === 1);
 }
 
 /**
- * The namespaces in the order the head takes them, and how many it must take whatever its size: first the `must`
- * namespaces whose Ingresses keep server blocks (RENDERING), when all of them stand alone and hold no more than a
- * quarter of the cluster (else a reload after the head cannot be saved, or the head would lose its point), then the
- * others; each group in the order namespaces first appear.
- */
-function headOrder(snap: Snapshot, byNs: ReadonlyMap<string, Ingress[]>, claims: ReadonlyMap<string, number>): { order: [string, Ingress[]][]; must: number } {
-  const all = [...byNs];
-  const firstNs = new Set<string>();
-  for (const i of snap.ingresses) {
-    const rendering = names(i, RENDERING_NAMES);
-    // one that keeps a server block (an alias or www twin always does) and cannot be in the head: the whole reloads
-    if ((rendering || names(i, CLAIMING_NAMES)) && !standsAlone(i, claims)) return { order: all, must: 0 };
-    if (rendering) firstNs.add(nsOf(i));
-  }
-  const first = all.filter(([ns]) => firstNs.has(ns));
-  const size = first.reduce((n, [, list]) => n + list.length, 0);
-  if (first.length === 0 || size > Math.max(HEAD_INGRESSES, snap.ingresses.length / 4)) return { order: all, must: 0 };
-  return { order: [...first, ...all.filter(([ns]) => !firstNs.has(ns))], must: first.length };
-}
-
-/**
  * The head of `snap`, or undefined when the whole should be built at once (a small cluster, Gateway API objects,
- * stream services). The head holds whole namespaces' Ingresses that stand alone, in headOrder's order (the namespaces
- * of Ingresses that keep server blocks, then the others, each in the order they first appear), until HEAD_INGRESSES;
- * the Services and EndpointSlices of those namespaces (and of the default backend's); every Secret, ConfigMap and
- * IngressClass (few, and read across namespaces: client CAs, the ConfigMap).
+ * stream services). The head holds whole namespaces' Ingresses that stand alone, in the order namespaces first
+ * appear, until HEAD_INGRESSES; the Services and EndpointSlices of those namespaces (and of the default backend's);
+ * every Secret, ConfigMap and IngressClass (few, and read across namespaces: client CAs, the ConfigMap).
  */
 export function startupHead(snap: Snapshot, limits: HeadLimits): Snapshot | undefined {
   if (snap.ingresses.length < HEAD_MIN_INGRESSES || limits.stream) return undefined;
@@ -115,11 +62,10 @@ export function startupHead(snap: Snapshot, limits: HeadLimits): Snapshot | unde
     if (list) list.push(i);
     else byNs.set(nsOf(i), [i]);
   }
-  const { order, must } = headOrder(snap, byNs, claims);
   const chosen = new Set<string>();
   const ingresses: Ingress[] = [];
-  for (const [k, [ns, list]] of order.entries()) {
-    if (k >= must && ingresses.length >= HEAD_INGRESSES) break;
+  for (const [ns, list] of byNs) {
+    if (ingresses.length >= HEAD_INGRESSES) break;
     const alone = list.filter((i) => standsAlone(i, claims));
     if (alone.length === 0) continue;
     chosen.add(ns);
