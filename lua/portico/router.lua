@@ -109,10 +109,12 @@ end
 -- docs/adr/0050). `hosts` and `wildcards` hold compiled entries only.
 local synced_base = nil
 
-local function dict_entry(key)
+-- `stored`: a host's or the default entry as portico.router_config stores it, else a delta as posted.
+local function dict_entry(key, stored)
   local raw = dict_get(dict, key)
   if raw == nil then return nil end
-  local h = cjson.decode(raw)
+  local h
+  if stored then h = router_config.decode_entry(raw) else h = cjson.decode(raw) end
   if type(h) ~= "table" then
     ngx_log(ERR, "portico: cannot decode the route table entry ", key)
     return nil
@@ -146,7 +148,7 @@ local function sync()
     hosts, wildcards, default = {}, {}, nil
   end
   if default == nil then
-    local d = dict_entry(router_config.default_key(at))
+    local d = dict_entry(router_config.default_key(at), true)
     if not d then
       ngx_log(ERR, "portico: the route table of version ", version, " has no default entry; trying again on the next request")
       synced_version, synced_base, cell_seen = nil, nil, nil
@@ -160,7 +162,7 @@ end
 
 -- The entry the dict holds for `name` (a host, or "*." + a domain) compiled into `t` under `key`, else nil.
 local function read_entry(t, key, name)
-  local h = dict_entry(router_config.host_key(synced_base, name))
+  local h = dict_entry(router_config.host_key(synced_base, name), true)
   if not h then return nil end
   local c = compile_host(h)
   t[key] = c

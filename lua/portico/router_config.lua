@@ -130,8 +130,9 @@ end
 -- hosts its requests name, not the whole table (at 100,000 hosts its decode took a worker 0.5-0.7 s and 86-90 MiB;
 -- docs/adr/0050).
 -- Keys of the whole table stored as version B (its base), in portico.store's dict beside the kind's own keys:
---   "routes:h:B:<host>"  a host's entry as JSON ("*.example.com" as posted); a delta rewrites or deletes the hosts it names
---   "routes:d:B"         the default entry as JSON
+--   "routes:h:B:<host>"  a host's entry as JSON, opened by a count (put below; "*.example.com" as posted); a delta
+--                        rewrites or deletes the hosts it names
+--   "routes:d:B"         the default entry, stored the same way
 --   "routes:l:B"         every host name stored under B, one a line (to delete them when a whole table replaces B)
 --   "routes:base"        B of the table the workers read (set just before the version is bumped)
 _M.KEY_BASE = "routes:base"
@@ -144,10 +145,24 @@ local function delete_hosts(dict, base, names)
   for name in str_gmatch(names, "[^\n]+") do dict:delete(_M.host_key(base, name)) end
 end
 
+-- An entry is stored as "[n,{...}]", n counting this worker's puts (docs/adr/0061): LuaJIT (OpenResty's branch, as
+-- Debian ships it) hashes a string of 128 bytes or more from its first and last 8 bytes and 16 samples at offsets
+-- drawn at random when the process starts. 100,000 entries that differ only between the samples all hashed alike,
+-- and interning each new one walked a chain of all the others: a 100,000-host table took 300 s instead of 8 in about
+-- one nginx start in three. The count makes the first 8 bytes differ.
+local puts = 0
 local function put(dict, key, value)
-  local ok, err = dict:safe_set(key, cjson.encode(value))
+  puts = puts % 9999999 + 1
+  local ok, err = dict:safe_set(key, cjson.encode({ puts, value }))
   if not ok then return key .. ": " .. tostring(err) end
   return nil
+end
+
+-- A stored entry (a host's or the default), decoded; nil when it does not decode.
+function _M.decode_entry(raw)
+  local e = cjson.decode(raw)
+  if type(e) ~= "table" or type(e[2]) ~= "table" then return nil end
+  return e[2]
 end
 
 -- portico.store's stage: the entries of a whole table under its own base (nothing else reads them until commit), or

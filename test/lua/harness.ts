@@ -250,10 +250,19 @@ export async function startNginx(opts: NginxOptions = {}): Promise<Nginx> {
   };
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
+      const workers = childrenOf(pid);
       process.kill(pid, 'SIGQUIT');
       if (!(await waitExit(child, 5000))) {
         process.kill(pid, 'SIGKILL');
         await waitExit(child, 2000);
+        // a worker busy in Lua ignores the SIGQUIT and outlives its killed master: it is stopped by its PID too
+        for (const w of workers) {
+          try {
+            process.kill(w, 'SIGKILL');
+          } catch {
+            /* it had exited */
+          }
+        }
       }
     }
     rmSync(dir, { recursive: true, force: true });
