@@ -147,9 +147,9 @@ end
 
 -- An entry is stored as "[n,{...}]", n counting this worker's puts (docs/adr/0061): LuaJIT (OpenResty's branch, as
 -- Debian ships it) hashes a string of 128 bytes or more from its first and last 8 bytes and 16 samples at offsets
--- drawn at random when the process starts. 100,000 entries that differ only between the samples all hashed alike,
--- and interning each new one walked a chain of all the others: a 100,000-host table took 300 s instead of 8 in about
--- one nginx start in three. The count makes the first 8 bytes differ.
+-- drawn at random when nginx starts. 100,000 entries that differ only between the samples all hashed alike, and
+-- interning each new one walked a chain of all the others: a 100,000-host table took minutes instead of 3-6 s in
+-- about half the nginx starts. The count makes the first 8 bytes differ.
 local puts = 0
 local function put(dict, key, value)
   puts = puts % 9999999 + 1
