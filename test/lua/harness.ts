@@ -16,6 +16,7 @@ const NGINX = '/usr/sbin/nginx';
 
 export { freePort } from '../support/portico.js';
 import { freePort } from '../support/portico.js';
+import { killGroup } from '../../src/nginx/launch.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -238,7 +239,11 @@ export async function startNginx(opts: NginxOptions = {}): Promise<Nginx> {
   const conf = path.join(dir, 'nginx.conf');
   const token = opts.token ?? randomBytes(32).toString('hex');
   writeFileSync(conf, renderConf(dir, port, statusPort, opts));
-  const child = spawn(NGINX, ['-p', dir, '-c', conf, '-g', `daemon off; master_process on; pid ${dir}/nginx.pid;`], { stdio: ['ignore', 'ignore', 'pipe'], env: { PORTICO_CONFIG_TOKEN: token } });
+  const child = spawn(NGINX, ['-p', dir, '-c', conf, '-g', `daemon off; master_process on; pid ${dir}/nginx.pid;`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PORTICO_CONFIG_TOKEN: token },
+    detached: true,
+  });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => {
     stderr += c.toString();
@@ -250,19 +255,11 @@ export async function startNginx(opts: NginxOptions = {}): Promise<Nginx> {
   };
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
-      const workers = childrenOf(pid);
       process.kill(pid, 'SIGQUIT');
       if (!(await waitExit(child, 5000))) {
-        process.kill(pid, 'SIGKILL');
+        // the master's whole group, as Portico does: a worker busy in Lua ignores the SIGQUIT and would outlive it
+        killGroup(pid);
         await waitExit(child, 2000);
-        // a worker busy in Lua ignores the SIGQUIT and outlives its killed master: it is stopped by its PID too
-        for (const w of workers) {
-          try {
-            process.kill(w, 'SIGKILL');
-          } catch {
-            /* it had exited */
-          }
-        }
       }
     }
     rmSync(dir, { recursive: true, force: true });
