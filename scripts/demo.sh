@@ -22,8 +22,7 @@ Portico is starting on http://127.0.0.1:8080 (health on :10254). Try, in another
 Edit examples/demo.yaml while it runs: changes apply within a second. Ctrl-C (or `kill` of this script) stops everything.
 
 TXT
-# as the image runs it (docs/adr/0058: glibc gives freed memory back)
-MALLOC_TRIM_THRESHOLD_=131072 node bin/portico.js --manifests examples --http-port 8080 --https-port 8443 --healthz-port 10254 \
+node bin/portico.js --manifests examples --http-port 8080 --https-port 8443 --healthz-port 10254 \
   --status-port 10246 --work-dir "$WORK" &
 PORTICO=$!
 # The signal a user sends this script (Ctrl-C, `kill PID`, a closed terminal) reaches Portico, which stops nginx and

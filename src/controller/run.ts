@@ -29,6 +29,7 @@ import { openFilesHardLimit, stdoutOpenable } from '../nginx/launch.js';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { listenerPortPolicy } from '../pipeline/listener-ports.js';
+import { fixMallocThresholds } from './malloc-thresholds.js';
 
 /** A source feeds the store and can be stopped; local folder or Kubernetes API. */
 export interface Source {
@@ -74,6 +75,8 @@ async function defaultAccessLog(config: Config, log: Logger): Promise<string | u
 export async function runController(config: Config, log: Logger, opts: RunOptions = {}): Promise<number> {
   const stop = new StopSignal(log);
   if (opts.watchParent === true) stop.watchParent();
+  // before the first sync's messages between the threads, which would raise glibc's thresholds (docs/adr/0062)
+  await fixMallocThresholds(log);
   // Every port free before anything starts: a busy one is an error that names it and its flag, and nothing runs on.
   await checkPorts(config);
   log.info({ ...(await nginxVersion(config.nginxBinary)) }, 'nginx version');
