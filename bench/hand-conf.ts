@@ -1,11 +1,11 @@
 // bench/proxy's hand-written nginx.conf files: the `same`, `minimal`, `bare` and `floor` sides (see bench/README.md).
-// Pure text: the proxy headers and maps of src/render/nginx-conf.ts and src/render/tls.ts written out by hand.
+// Pure text: the proxy headers and maps of src/render/conf-main.ts and src/render/tls.ts written out by hand.
 
 const LOG_FORMAT = `    log_format portico '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
                        '"$http_referer" "$http_user_agent" $request_length $request_time '
                        '[$portico_backend] $upstream_addr $upstream_status $upstream_response_time $req_id';`;
 
-// The proxy headers and maps Portico renders at http level by default (src/render/nginx-conf.ts, globals.ts), written
+// The proxy headers and maps Portico renders at http level by default (src/render/conf-main.ts, globals.ts), written
 // out by hand. The four ssl-client-* names are set empty (dropping a client's headers of those names; no work per
 // request); only servers with client-certificate auth give them values.
 export const SAME_HEADERS = `    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }

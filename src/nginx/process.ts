@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NginxTestError, PorticoError, ErrorCodes, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/nginx-conf.js';
+import { CONFIG_TOKEN_ENV, UNAVAILABLE_SOCKET } from '../render/conf-main.js';
 import { findSetpriv, killGroup, NginxLines, spawnMaster, testConf } from './launch.js';
 import { childPids, untilRetired } from './retire.js';
 import { putBack, swapIn, untilServing } from './serving.js';

@@ -23,7 +23,7 @@ export interface CatchAllParts {
 /** The two server blocks' text: the plain one first (the order of the listens in the one block before). */
 export function catchAllServers(p: CatchAllParts): string {
   // lines only a TLS server needs: the SSL context's (ssl_certificate, its key, the Lua hook) and the HSTS header
-  // lines (read here, not at module load: dynamic-profiles.ts and this module import each other through nginx-conf.ts)
+  // lines (read here, not at module load: dynamic-profiles.ts and this module import each other through server-block.ts)
   const hsts = new Set([HSTS_SERVER, ROUTE_HSTS]);
   const plain = (lines: readonly string[]): string[] => lines.filter((l) => !hsts.has(l) && !l.trimStart().startsWith('ssl_certificate'));
   return ['    server {', p.name, ...p.plain, ...plain(p.body), ...plain(p.locations), '    }', '    server {', p.name, ...p.tls, ...p.body, ...p.locations, '    }'].join('\n');

@@ -3,7 +3,7 @@
 // the profile, so a new Ingress whose annotations render a block already there is a push; a new block is a reload.
 import { sha256 } from '../hash.js';
 import type { Server, Target, Upstream } from '../model/types.js';
-import { luaHooks } from './nginx-conf.js';
+import { luaHooks } from './server-block.js';
 import { errorPages, locationBody, serverBody, type SettingsContext } from './settings.js';
 import { resolveTracing } from '../model/settings-tracing.js';
 

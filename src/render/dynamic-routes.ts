@@ -8,7 +8,7 @@ import { errorPages, locationBody, type SettingsContext } from './settings.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
 import { keptDeps, sameDeps, serverRefs } from './kept-deps.js';
-import { luaHooks } from './nginx-conf.js';
+import { luaHooks } from './server-block.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
 import { affinityCookiePath } from './traffic.js';
 import { ingressVarsValue } from './ingress-vars.js';

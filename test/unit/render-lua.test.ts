@@ -77,7 +77,7 @@ test('the 503 server listens on a unix socket in the work directory, and the bal
 });
 
 test('hooks follow the balancer precedence: affinity (rewrite), then hashBy (none), then ewma (log)', async () => {
-  const { luaHooks } = await import('../../src/render/nginx-conf.js');
+  const { luaHooks } = await import('../../src/render/server-block.js');
   const base = { name: 'ns_web_80', service: { kind: 'Service', namespace: 'ns', name: 'web' }, servicePort: 80, endpoints: [] };
   const affinity = { mode: 'balanced', name: 'route' } as unknown as NonNullable<Parameters<typeof luaHooks>[0]>['affinity'];
   const up = (o: Record<string, unknown>): Parameters<typeof luaHooks>[0] => ({ ...base, loadBalance: 'round_robin', hashBy: '', affinity: null, tuned: false, ...o });

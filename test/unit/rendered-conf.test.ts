@@ -8,7 +8,7 @@ import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
 import { createLogger } from '../../src/log.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
 import { fixtureCases, loadSnapshot } from '../support/fixtures.js';
-import { locationHead } from '../../src/render/nginx-conf.js';
+import { locationHead } from '../../src/render/server-block.js';
 
 const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/var/lib/portico', '--configmap', 'ingress/portico'], {});
 const opts = renderOptions(config, undefined);
