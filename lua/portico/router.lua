@@ -4,7 +4,7 @@
 -- compiled location nginx would have picked: an exact path first, else the longest prefix ending in '/'. The
 -- locations are the model's compileLocations output, so the answer is the rendered path's by construction.
 --
--- POST /configuration/routes?id=ID  body (JSON, made by src/render/dynamic-routes.ts):
+-- POST /configuration/routes?id=ID  body (JSON, made by src/render/route-entries.ts):
 --   { "hosts":   { "a.example.com": HOST, "*.example.com": HOST },
 --     "default": HOST }
 --   HOST = { "exact": { "/p": target index }, "prefix": { "/": i, "/p/": i }, "hsts": bool, "targets": [ TARGET ] }

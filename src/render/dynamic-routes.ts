@@ -1,54 +1,16 @@
-// The dynamic route table (docs/adr/0014): the catch-all server's Lua location and the JSON pushed to
-// /configuration/routes (lua/portico/router.lua). Pure, like the rest of render/.
+// The dynamic route table (docs/adr/0014): which hosts the catch-all server's Lua location routes, its locations, and
+// each host's entry of the JSON pushed to /configuration/routes (made by route-entries.ts). Pure, like the rest of render/.
 import { dynamicHosts, dynamicTarget, ownEligibility } from '../model/dynamic.js';
-import { contentKey } from '../model/content-key.js';
 import type { Location, Model, ObjectRef, Server, Target, Upstream } from '../model/types.js';
-import { metricsLabels } from './metrics.js';
 import { errorPages, locationBody, type SettingsContext } from './settings.js';
-import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
-import { upstreamKey, type RouteEntry, type RouteMemo } from './memo.js';
-import { keptDeps, sameDeps, serverRefs } from './kept-deps.js';
-import { luaHooks } from './server-block.js';
+import type { RouteEntry, RouteMemo } from './memo.js';
+import { keptDeps, sameDeps } from './kept-deps.js';
 import { emptyServerBody, profileBody, profileLocations, profileName, readsServerName, ROUTE_HSTS } from './dynamic-profiles.js';
-import { affinityCookiePath } from './traffic.js';
-import { ingressVarsValue } from './ingress-vars.js';
 import { NO_ACCESS_LOG, defaultBackendUnlogged } from './default-log.js';
 import { splitFrom, splitState, type SplitState } from './split-delta.js';
 import { sha256 } from '../hash.js';
-import { NO_HOST, type RouteGate } from './route-push.js';
-
-/** One answer of a host's table; the host's paths name them by index. `backend` '' is the built-in 404. */
-export interface RouteTarget {
-  readonly backend: string;
-  readonly canary: string;
-  readonly redirect: number;
-  readonly denied: boolean;
-  readonly metrics: string;
-  /** The balancer's rewrite step runs (canary, cookie affinity, a tuned upstream): where a rendered location has the hook. */
-  readonly rewrite: boolean;
-  /** The named location (dynamic-profiles.ts) that runs this route's directives, or '' for the router's own. */
-  readonly profile: string;
-  /** Where the affinity cookie is set (render/traffic.ts affinityCookiePath); absent when the backend has no affinity. */
-  readonly cookiePath?: string;
-  /** $portico_ingress for ingress-nginx's $namespace, $service_name... (render/ingress-vars.ts), when something reads them. */
-  readonly ingress?: string;
-}
-
-/**
- * One host's compiled locations (model/routes.ts compileLocations): exact paths, and prefixes ending in '/', each
- * naming one of the host's own targets. Self-contained, so one host's entry can be pushed alone (a delta).
- */
-export interface RouteHost {
-  readonly exact: Readonly<Record<string, number>>;
-  readonly prefix: Readonly<Record<string, number>>;
-  readonly hsts: boolean;
-  readonly targets: readonly RouteTarget[];
-}
-
-export interface RoutesPayload {
-  readonly hosts: Readonly<Record<string, RouteHost>>;
-  readonly default: RouteHost;
-}
+import type { RouteGate } from './route-push.js';
+import { entryInput, hostOf, type ProfileOf } from './route-entries.js';
 
 /** What renderNginxConf needs in dynamic mode: the servers still rendered, the catch-all's locations, the table. */
 export interface DynamicSplit {
@@ -107,102 +69,6 @@ function plainTargets(ctx: SettingsContext, generic: string): (t: Target) => boo
     }
     return v;
   };
-}
-
-/**
- * Which profile a target runs in ('' for the router's own location, or for a 404 the router's @portico_not_found).
- * `quiet`: the catch-all's default backend, kept out of the access log (render/default-log.ts).
- */
-type ProfileOf = (t: Target, quiet: boolean) => string;
-
-/** What a host's entry carries besides the routes: metrics labels, the ingress variables, the profile of a target,
- * and which 404s are the catch-all's default backend kept out of the access log. */
-interface EntryHow {
-  readonly metrics: boolean;
-  readonly ingressVars?: boolean;
-  readonly profileOf: ProfileOf;
-  readonly quiet?: (host: string, l: Location) => boolean;
-}
-
-function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, ingressVars, profileOf, quiet }: EntryHow): RouteTarget {
-  const tls = tlsLocationPolicy(model.tls, s.host, l);
-  const t = l.target;
-  const q = quiet?.(s.host, l) === true;
-  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile: q ? profileOf(t, q) : '' };
-  const upstream = upstreams.get(t.upstream);
-  const labels = metrics ? (metricsLabels(s, l, upstream) ?? '') : '';
-  const profile = profileOf(t, q);
-  // in a profile, the hooks are the named location's own
-  const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
-  const cookiePath = affinityCookiePath(t, (upstream?.affinity ?? null) !== null);
-  const ingress = ingressVars === true ? ingressVarsValue(l, upstream) : undefined;
-  return {
-    backend: t.upstream,
-    canary: t.canary ?? '',
-    redirect: tls.redirect,
-    denied: tls.denied,
-    metrics: labels,
-    rewrite,
-    profile,
-    ...(cookiePath === undefined ? {} : { cookiePath }),
-    ...(ingress === undefined ? {} : { ingress }),
-  };
-}
-
-/** `v` as a part of targetKey: its length, then itself, so no two different field lists make one key. */
-const part = (v: string | undefined): string => (v === undefined ? '-' : `${v.length}:${v}`);
-
-/**
- * A target's identity within its host: its fields, each string after its length (test/unit/route-target-key.test.ts
- * changes each field of a target in turn). JSON.stringify of each of the 30,000 targets of a 10,000-Ingress build was
- * 40 ms of it.
- */
-export function targetKey(t: RouteTarget): string {
-  return `${part(t.backend)}${part(t.canary)}${t.redirect},${t.denied ? 1 : 0}${t.rewrite ? 1 : 0}${part(t.metrics)}${part(t.profile)}${part(t.cookiePath)}${part(t.ingress)}`;
-}
-
-/** One host's entry, each distinct target once. */
-function hostOf(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream>, how: EntryHow): RouteHost {
-  const targets: RouteTarget[] = [];
-  const index = new Map<string, number>();
-  const intern = (t: RouteTarget): number => {
-    const key = targetKey(t);
-    let i = index.get(key);
-    if (i === undefined) {
-      i = targets.length;
-      targets.push(t);
-      index.set(key, i);
-    }
-    return i;
-  };
-  const pick = (match: Location['match']): Record<string, number> =>
-    Object.fromEntries(s.locations.filter((l) => l.match === match).map((l) => [l.path, intern(targetOf(s, l, model, upstreams, how))]));
-  const exact = pick('exact');
-  const prefix = pick('prefix');
-  return { exact, prefix, hsts: tlsHsts(model.tls, s.host), targets };
-}
-
-/** The table of the dynamic hosts. */
-export function routesPayload(model: Model, hosts: ReadonlySet<string>, metrics: boolean, profileOf: ProfileOf = () => ''): RoutesPayload {
-  const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-  const entries: [string, RouteHost][] = [];
-  let fallback = NO_HOST;
-  for (const s of model.servers) {
-    if (!hosts.has(s.host)) continue;
-    if (s.host === '_') fallback = hostOf(s, model, upstreams, { metrics, profileOf });
-    else entries.push([s.host, hostOf(s, model, upstreams, { metrics, profileOf })]);
-  }
-  return { hosts: Object.fromEntries(entries), default: fallback };
-}
-
-/**
- * What a host's entry is made of besides the render context: the server, its host's TLS entry, the TLS policy of the
- * Ingresses its paths belong to, and the upstreams they name (without endpoints, which the table never holds).
- */
-function entryInput(s: Server, model: Model, upstreams: ReadonlyMap<string, Upstream>): string {
-  const { owners, targets } = serverRefs(s);
-  const ups = targets.map((n) => upstreamKey(upstreams.get(n)));
-  return JSON.stringify([contentKey(s), tlsServerOf(model.tls, s.host) ?? null, owners.map((k) => model.tls.ingresses[k] ?? null), ups]);
 }
 
 /**

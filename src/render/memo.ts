@@ -85,7 +85,7 @@ class Generations<V> {
 
 /**
  * Route table entries kept between renders, as RenderMemo keeps server blocks: an entry is reused only when its key
- * (the server, its host's TLS entries, the upstreams its targets name without endpoints: render/dynamic-routes.ts) and
+ * (the server, its host's TLS entries, the upstreams its targets name without endpoints: render/route-entries.ts entryInput) and
  * the render context are equal. Only the entries of the last whole split are kept, with those made by the splits made
  * from it since (render/split-delta.ts), until the next whole one.
  */

@@ -1,7 +1,7 @@
 // The route table as it is pushed to Lua (docs/adr/0014): its whole text, made only when a whole push asks for it,
 // a delta of the hosts whose entry changed, and what a conf's workers can route of it (its gate). Pure.
 import { entryChanges } from './entry-changes.js';
-import type { RouteHost } from './dynamic-routes.js';
+import type { RouteHost } from './route-entries.js';
 
 /** The entry of a table without a catch-all's own paths. */
 export const NO_HOST: RouteHost = { exact: {}, prefix: {}, hsts: false, targets: [] };

@@ -1,13 +1,13 @@
 // Real nginx: portico.router (docs/adr/0014) answers exactly like the reference matcher of src/model/routes.ts on
 // generated route tables (fast-check, fixed seed): exact and one-label wildcard hosts, Exact before Prefix, longest
 // element-wise prefix, the tiers of ADR 0004, the fallback. The table is made by the renderer that Portico pushes
-// (render/dynamic-routes.ts), the answers come from Lua through the status port.
+// (render/route-entries.ts), the answers come from Lua through the status port.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { type Nginx, request, sleep, startNginx } from './harness.js';
 import { compileLocations, normalizePath, route, type PathRule } from '../../src/model/routes.js';
-import { routesPayload } from '../../src/render/dynamic-routes.js';
+import { routesPayload } from '../../src/render/route-entries.js';
 import { DEFAULT_TLS_SETTINGS } from '../../src/model/tls-types.js';
 import type { Model, Server, Target } from '../../src/model/types.js';
 

@@ -7,7 +7,7 @@ import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
 import { parseFlags } from '../../src/config/flags.js';
 import { planApply, type DataPlaneState } from '../../src/apply/plan.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
-import type { RoutesPayload, RouteTarget } from '../../src/render/dynamic-routes.js';
+import type { RoutesPayload, RouteTarget } from '../../src/render/route-entries.js';
 import { configMap } from '../support/manifests.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
 import { quietLogger } from '../support/quiet-log.js';

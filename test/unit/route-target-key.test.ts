@@ -1,8 +1,8 @@
-// A route table host lists each distinct target once (render/dynamic-routes.ts hostOf), by targetKey: two targets
+// A route table host lists each distinct target once (render/route-entries.ts hostOf), by targetKey: two targets
 // that differ in any field must never share a key, or one host's paths would be sent to the other's backend.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { targetKey, type RouteTarget } from '../../src/render/dynamic-routes.js';
+import { targetKey, type RouteTarget } from '../../src/render/route-entries.js';
 
 // Required: a field added to RouteTarget fails to compile here until this test (and targetKey) has it.
 const FULL: Required<RouteTarget> = {
