@@ -22,7 +22,7 @@ function recorded(answer = 1): { calls: [number, number][]; load: () => Promise<
   };
 }
 
-test('sets the trim threshold (M_TRIM_THRESHOLD, -1) to glibc default of 128 KiB, once', async () => {
+test("sets the trim threshold (M_TRIM_THRESHOLD, -1) to glibc's default of 128 KiB, once", async () => {
   const m = recorded();
   assert.equal(await fixMallocThresholds(log, {}, m.load), 'set');
   assert.deepEqual(m.calls, [[-1, 131072]]);
