@@ -14,7 +14,9 @@
 --              "profile": "" | "@portico_profile_<hex>" (a named location holding the route's directives; for a
 --                         404, the catch-all's default backend without an access log line),
 --              "cookiePath"?: "off" | "/path" (where the backend's affinity cookie is set; absent: no affinity),
---              "ingress"?: "namespace|ingress|service|port|path" (only when nginx.conf reads $namespace and the like) }
+--              "ingress"?: "namespace|ingress|service|port|path" (only when nginx.conf reads $namespace and the like),
+--              "maxBody"?: bytes, 0 for none (the route's request body limit, which nginx does not check on the way
+--                          into a named location: docs/adr/0063) }
 -- POST /configuration/routes?from=OLD&id=ID  body: a delta, { "hosts": { host: HOST | null (removed) }, "default"?: HOST }
 -- -> 201, or 400 with a message and nothing changed, or 409 for a delta on a table nginx does not hold (validated
 -- and stored by portico.router_config). GET returns what nginx holds.
@@ -62,6 +64,11 @@ local PLACE = store.place("routes")
 _M.KEY_VERSION = PLACE.version
 local CELL_SLOT = PLACE.slot
 local NOT_FOUND = "@portico_not_found"
+-- A body of unknown length to a route without a profile, when the router's location takes no limit (docs/adr/0063).
+local BOUNDED = "@portico_bounded"
+local req_http_version = ngx.req.http_version
+local req_clear_header = ngx.req.clear_header
+local tonumber = tonumber
 
 -- Variables through portico.ffivar (lua-nginx-module's FFI calls, as portico.balancer and portico.metrics read theirs): ngx.var's
 -- metamethods cannot be compiled into the caller's trace, and route() runs on every request to a dynamic host.
@@ -87,6 +94,7 @@ local function compile_target(raw)
     profile = raw.profile ~= "" and raw.profile or nil,
     cookie_path = raw.cookiePath,
     ingress = raw.ingress ~= "" and raw.ingress or nil,
+    max_body = raw.maxBody,
   }
 end
 
@@ -254,6 +262,14 @@ local function not_found(r, e, profile)
   return ngx_exec(profile or NOT_FOUND)
 end
 
+-- 413 for a Content-Length above the route's limit, as nginx answers it when it picks a location: its message, and
+-- no "100 Continue" first (nginx marks the expectation tested; here the Expect header goes).
+local function too_large(length)
+  req_clear_header("Expect")
+  ngx_log(ERR, "client intended to send too large body: ", length, " bytes")
+  return ngx_exit(413)
+end
+
 -- rewrite_by_lua of the catch-all server's `location /` (dynamic mode): what the rendered location of the picked
 -- path would do, in its order: the HTTPS redirect (ssl-redirect), the backend and metrics labels, the canary route
 -- key, then the balancer's rewrite step where a rendered location would have it (canary, cookie affinity, a tuned
@@ -274,6 +290,18 @@ function _M.route()
   local t = pick(e, var_get(r, "uri") or "/")
   if e.hsts then var_set(r, "portico_route_hsts", var_get(r, "portico_hsts") or "") end
   if t == nil then return not_found(r, e) end
+  -- the route's body limit where the router's location does not hold it (docs/adr/0063): before anything else, as
+  -- nginx checks it when it picks a location
+  local limit, bounded = t.max_body, false
+  if limit then
+    local length = var_get(r, "content_length")
+    if length then
+      if limit > 0 and tonumber(length) > limit then return too_large(length) end
+    elseif t.found and not t.profile and (var_get(r, "http_transfer_encoding") or req_http_version() >= 2) then
+      -- a body of unknown length, which nginx bounds as it reads it by the limit of the location reading it
+      bounded = true
+    end
+  end
   if t.denied then return ngx_exit(503) end
   -- to $portico_redirect_host (nginx.conf's map: the host without a port, or the forwarded one under use-forwarded-headers)
   if t.redirect and var_get(r, "scheme") == "http" then
@@ -290,7 +318,16 @@ function _M.route()
   if t.ingress then var_set(r, "portico_ingress", t.ingress) end
   -- a route with directives of its own: its profile's named location (the variables above stay set across it)
   if t.profile then return ngx_exec(t.profile) end
+  if bounded then
+    if t.rewrite then var_set(r, "portico_bounded_rewrite", "1") end
+    return ngx_exec(BOUNDED)
+  end
   if t.rewrite then return balancer.rewrite() end
+end
+
+-- rewrite_by_lua of @portico_bounded: the balancer's rewrite step, when the route has one (route() said so).
+function _M.bounded()
+  if var_get(get_request(), "portico_bounded_rewrite") == "1" then return balancer.rewrite() end
 end
 
 -- POST/GET /configuration/routes: portico.store with portico.router_config (portico.configuration checked the token).

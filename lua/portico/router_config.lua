@@ -56,6 +56,10 @@ local function check_target(t, host, i)
   if cp ~= nil and cp ~= "off" and not (type(cp) == "string" and #cp <= 1024 and str_match(cp, "^/[%w%-._~!&'()*+,=:@/%%]*$")) then
     return where(host, i) .. ".cookiePath: must be absent, \"off\" or an absolute path of URI characters without ';', at most 1024"
   end
+  -- optional: the route's request body limit in bytes, 0 for none (docs/adr/0063; nginx's largest size is 999999999g)
+  if t.maxBody ~= nil and not is_int(t.maxBody, 0, 2 ^ 60) then
+    return where(host, i) .. ".maxBody: must be absent or an integer of bytes, 0 to 2^60"
+  end
   -- optional: "namespace|ingress|service|port|path" for ingress-nginx's $namespace, $service_name...
   if t.ingress ~= nil and not check.no_controls(t.ingress, 8192) then
     return where(host, i) .. ".ingress: must be printable, at most 8192"

@@ -6,6 +6,7 @@ import type { Server, Target, Upstream } from '../model/types.js';
 import { luaHooks } from './server-block.js';
 import { errorPages, locationBody, serverBody, type SettingsContext } from './settings.js';
 import { resolveTracing } from '../model/settings-tracing.js';
+import { blockBodyLimit } from './body-limit.js';
 
 type UpstreamTarget = Extract<Target, { kind: 'upstream' }>;
 const I = '            ';
@@ -13,10 +14,11 @@ const I = '            ';
 /**
  * The block a profile holds for `t` (its Lua hooks, then its rendered body, the canary key left to the router), or
  * undefined when `t` also needs something at server level (custom error locations, an auth-url location, a mirror
- * location...), which a shared catch-all cannot hold per Ingress, or a body size limit (proxy-body-size), which a
- * named location does not enforce: such a host keeps its server block.
+ * location...), which a shared catch-all cannot hold per Ingress: such a host keeps its server block. A body limit of
+ * its own (proxy-body-size) is kept when the router's location lets every body it allows through (`routerLimit`,
+ * bytes, 0 for none: render/body-limit.ts), since nginx checks a Content-Length there and the router checks the rest.
  */
-export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, ctx: SettingsContext, emptyServer: string): string | undefined {
+export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, ctx: SettingsContext, emptyServer: string, routerLimit: number): string | undefined {
   // a snippet may hold what a named location refuses (alias, under --snippet-mode=any): nginx -t would hold the Ingress out
   if (errorPages(t, ctx) !== undefined || t.settings?.configurationSnippet !== undefined) return undefined;
   // a traced target needs its location's tracing hooks (render/tracing.ts): its host keeps its server block
@@ -31,9 +33,11 @@ export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, c
     // server render knows) keeps its host rendered, which refuses it there if it is bad (test/e2e/oauth2-proxy).
     return undefined;
   }
-  // nginx checks client_max_body_size against Content-Length when it picks a location, never on the internal
-  // redirect to a named location: in a profile, proxy-body-size would let larger bodies through (test/e2e/annotations).
-  if (/(^|\n)\s*client_max_body_size /.test(body)) return undefined;
+  // nginx checks client_max_body_size against Content-Length when it picks a location (the router's), never on the
+  // internal redirect to a named location: the router checks the route's own limit (maxBody), which must be one the
+  // router's location lets through (test/e2e/annotations, test/e2e/dynamic-body-limits)
+  const own = blockBodyLimit(body);
+  if (own === 'bad' || (own !== 'none' && routerLimit !== 0 && (own === 0 || own > routerLimit))) return undefined;
   // $server_name is `_` in the catch-all: a block reading it (FastCGI's SERVER_NAME, a fastcgi-params or auth key value)
   // keeps its host rendered, so the backend sees the host's server_name as before (docs/adr/0014, "Default").
   if (readsServerName(body)) return undefined;

@@ -11,6 +11,8 @@ import { splitFrom, splitState, type SplitState } from './split-delta.js';
 import { sha256 } from '../hash.js';
 import type { RouteGate } from './route-push.js';
 import { entryInput, hostOf, type ProfileOf } from './route-entries.js';
+import { BOUNDED, blockBodyLimit, routerOpen, sizeBytes } from './body-limit.js';
+import { size } from './escape.js';
 
 /** What renderNginxConf needs in dynamic mode: the servers still rendered, the catch-all's locations, the table. */
 export interface DynamicSplit {
@@ -75,22 +77,37 @@ function plainTargets(ctx: SettingsContext, generic: string): (t: Target) => boo
  * The catch-all server's locations in dynamic mode: one `location /` whose rewrite phase runs the router, and the
  * named 404 location it sends unmatched requests to (which also declares the variables the router sets).
  */
-function routerLocations(ctx: SettingsContext, hsts: boolean, { metrics, ingressVars }: DynamicHow): string[] {
+function routerLocations(ctx: SettingsContext, hsts: boolean, { metrics, ingressVars }: DynamicHow, open: boolean): string[] {
   const headers = hsts ? [ROUTE_HSTS] : [];
+  // open (render/body-limit.ts): the router checks each route's limit; a body of unknown length to a route without a
+  // profile is read in @portico_bounded, under the catch-all's limit
+  const bounded = open
+    ? [
+        `        location ${BOUNDED} {`,
+        `${I}rewrite_by_lua_block { require("portico.router").bounded() }`,
+        `${I}log_by_lua_block { require("portico.balancer").log() }`,
+        `${I}client_max_body_size ${size(ctx.global.proxyBodySize)};`,
+        ...headers,
+        ...locationBody(GENERIC, ctx),
+        '        }',
+      ]
+    : [];
   return [
     '        location / {',
     `${I}rewrite_by_lua_block { require("portico.router").route() }`,
     `${I}log_by_lua_block { require("portico.balancer").log() }`,
+    ...(open ? [`${I}client_max_body_size 0;`] : []),
     ...headers,
     ...locationBody(GENERIC, ctx),
     '        }',
+    ...bounded,
     '        location @portico_not_found {',
     `${I}set $portico_backend "";`,
     ...headers,
     `${I}return 404 "default backend - 404\\n";`,
     '        }',
     '        location @portico_router_variables {',
-    `${I}set $portico_canary ""; set $portico_route_hsts ""; set $portico_affinity_cookie_path "";${metrics ? ' set $portico_metrics "";' : ''}${ingressVars ? ' set $portico_ingress "";' : ''}`,
+    `${I}set $portico_canary ""; set $portico_route_hsts ""; set $portico_affinity_cookie_path "";${open ? ' set $portico_bounded_rewrite "";' : ''}${metrics ? ' set $portico_metrics "";' : ''}${ingressVars ? ' set $portico_ingress "";' : ''}`,
     `${I}return 404;`,
     '        }',
   ];
@@ -121,13 +138,21 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
   // Each answer once per target object: the compiled locations of a host share their rules' targets, and both the
   // split and the table ask (rendering a block per location made a sync at 10,000 Ingresses seconds slower).
   const plain = plainTargets(ctx, generic);
+  // The catch-all's body limit, and whether the router's location takes none (render/body-limit.ts, docs/adr/0063)
+  const catchAllLimit = sizeBytes(ctx.global.proxyBodySize) ?? 0;
+  const open = routerOpen(model, catchAllLimit);
+  const routerLimit = open ? 0 : catchAllLimit;
   const bodyMemo = new WeakMap<Target, string | undefined>();
   const bodyOf = (t: Extract<Target, { kind: 'upstream' }>): string | undefined => {
-    if (!bodyMemo.has(t)) bodyMemo.set(t, profileBody(t, upstreams.get(t.upstream), ctx, empty));
+    if (!bodyMemo.has(t)) bodyMemo.set(t, profileBody(t, upstreams.get(t.upstream), ctx, empty, routerLimit));
     return bodyMemo.get(t);
   };
   const accept = (t: Target): boolean => plain(t) || (t.kind === 'upstream' && bodyOf(t) !== undefined);
   const names = new Map<string, string>();
+  /** A profile's own body limit (bytes), by name; none for a profile without a client_max_body_size line. */
+  const limits = new Map<string, number>();
+  // the route's limit where the router's location does not hold it: its profile's own, else (open) the catch-all's
+  const maxBody = (_t: Target, profile: string): number | undefined => (profile === '' ? undefined : limits.get(profile)) ?? (open ? catchAllLimit : undefined);
   const make = (s: Server, eligible: () => boolean): RouteEntry => {
     if (!eligible()) return NOT_ELIGIBLE;
     const used = new Map<string, string>();
@@ -142,14 +167,16 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
       if (name === undefined) {
         name = profileName(body);
         names.set(body, name);
+        const own = blockBodyLimit(body);
+        if (typeof own === 'number') limits.set(name, own);
       }
       used.set(body, name);
       return name;
     };
     const quiet = (host: string, l: Location): boolean => defaultBackendUnlogged(host, l, ctx.global);
-    return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, ingressVars, profileOf, quiet })), profiles: [...used] };
+    return { eligible: true, json: JSON.stringify(hostOf(s, model, upstreams, { metrics, ingressVars, profileOf, quiet, maxBody })), profiles: [...used] };
   };
-  const context = JSON.stringify([ctx, model.tls.settings, metrics, ingressVars]);
+  const context = JSON.stringify([ctx, model.tls.settings, metrics, ingressVars, open]);
   // A server of the last render (the same object, after an incremental sync) whose TLS entries and upstreams are the
   // same objects takes its entry by identity, without serializing it (render/identity-memo.ts, docs/adr/0043).
   const kept = (m: RouteMemo, s: Server, eligible: () => boolean): RouteEntry =>
@@ -171,7 +198,7 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
     memo.split = next;
     if (next !== undefined) {
       memo.stats.reused += next.entries.length - (next.made - last.made);
-      return splitOf(next, ctx, model.tls.settings.hsts, how);
+      return splitOf(next, ctx, model.tls.settings.hsts, how, open);
     }
   }
   const entries = new Map<Server, RouteEntry>();
@@ -189,16 +216,16 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
   }
   const state = splitState(context, model, (s) => entries.get(s) ?? NOT_ELIGIBLE, hosts);
   if (memo) memo.split = state;
-  return splitOf(state, ctx, model.tls.settings.hsts, how);
+  return splitOf(state, ctx, model.tls.settings.hsts, how, open);
 }
 
 const NOT_ELIGIBLE: RouteEntry = { eligible: false, json: '', profiles: [] };
 
 /** The split a state gives: the servers still rendered (the catch-all emptied), the catch-all's locations, the table. */
-function splitOf(state: SplitState, ctx: SettingsContext, hsts: boolean, how: DynamicHow): DynamicSplit {
+function splitOf(state: SplitState, ctx: SettingsContext, hsts: boolean, how: DynamicHow, open: boolean): DynamicSplit {
   const profiles = new Map([...state.profiles].map(([body, p]) => [body, p.name] as const));
   const servers = state.model.servers.filter((s, i) => state.routed[i] !== true || s.host === '_').map((s) => (s.host === '_' ? { host: '_', locations: [] } : s));
-  const router = routerLocations(ctx, hsts, how);
+  const router = routerLocations(ctx, hsts, how, open);
   const gate = { router: sha256(router.join('\n')), profiles: [...profiles.values()].sort() };
   return { servers, locations: [...router, ...profileLocations(profiles, hsts)], routeHosts: state.routeHosts, gate };
 }

@@ -26,6 +26,8 @@ export interface RouteTarget {
   readonly cookiePath?: string;
   /** $portico_ingress for ingress-nginx's $namespace, $service_name... (render/ingress-vars.ts), when something reads them. */
   readonly ingress?: string;
+  /** The request body limit the router checks (bytes, 0: none), where the router's location does not (render/body-limit.ts). */
+  readonly maxBody?: number;
 }
 
 /**
@@ -57,13 +59,19 @@ export interface EntryHow {
   readonly ingressVars?: boolean;
   readonly profileOf: ProfileOf;
   readonly quiet?: (host: string, l: Location) => boolean;
+  /** The body limit the router checks for a target run in `profile` ('' for none); absent: none. */
+  readonly maxBody?: (t: Target, profile: string) => number | undefined;
 }
 
-function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, ingressVars, profileOf, quiet }: EntryHow): RouteTarget {
+function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, ingressVars, profileOf, quiet, maxBody }: EntryHow): RouteTarget {
   const tls = tlsLocationPolicy(model.tls, s.host, l);
   const t = l.target;
   const q = quiet?.(s.host, l) === true;
-  if (t.kind === 'not-found') return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile: q ? profileOf(t, q) : '' };
+  if (t.kind === 'not-found') {
+    const profile = q ? profileOf(t, q) : '';
+    const limit = maxBody?.(t, profile);
+    return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile, ...(limit === undefined ? {} : { maxBody: limit }) };
+  }
   const upstream = upstreams.get(t.upstream);
   const labels = metrics ? (metricsLabels(s, l, upstream) ?? '') : '';
   const profile = profileOf(t, q);
@@ -71,6 +79,7 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
   const cookiePath = affinityCookiePath(t, (upstream?.affinity ?? null) !== null);
   const ingress = ingressVars === true ? ingressVarsValue(l, upstream) : undefined;
+  const limit = maxBody?.(t, profile);
   return {
     backend: t.upstream,
     canary: t.canary ?? '',
@@ -81,6 +90,7 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
     profile,
     ...(cookiePath === undefined ? {} : { cookiePath }),
     ...(ingress === undefined ? {} : { ingress }),
+    ...(limit === undefined ? {} : { maxBody: limit }),
   };
 }
 
@@ -93,7 +103,7 @@ const part = (v: string | undefined): string => (v === undefined ? '-' : `${v.le
  * 40 ms of it.
  */
 export function targetKey(t: RouteTarget): string {
-  return `${part(t.backend)}${part(t.canary)}${t.redirect},${t.denied ? 1 : 0}${t.rewrite ? 1 : 0}${part(t.metrics)}${part(t.profile)}${part(t.cookiePath)}${part(t.ingress)}`;
+  return `${part(t.backend)}${part(t.canary)}${t.redirect},${t.denied ? 1 : 0}${t.rewrite ? 1 : 0}${part(t.metrics)}${part(t.profile)}${part(t.cookiePath)}${part(t.ingress)}${t.maxBody === undefined ? '-' : `${t.maxBody},`}`;
 }
 
 /** One host's entry, each distinct target once. */

@@ -209,6 +209,9 @@ void describe('lua router against the reference matcher', () => {
       [{ ...good, hosts: { 'h0.t': { ...h0, targets: [{ backend: 'x"y', canary: '', redirect: 0, denied: false, metrics: '' }] } } }, /hosts\[h0\.t\]\.targets\[0\]\.backend: must match/],
       // an affinity cookie path that would end the Path attribute and add one of its own
       [{ ...good, hosts: { 'h0.t': { ...h0, targets: h0.targets.map((x) => ({ ...x, cookiePath: '/a; Domain=x' })) } } }, /hosts\[h0\.t\]\.targets\[0\]\.cookiePath: must be absent/],
+      // a body limit (docs/adr/0063) that is not a whole number of bytes
+      [{ ...good, hosts: { 'h0.t': { ...h0, targets: h0.targets.map((x) => ({ ...x, maxBody: -1 })) } } }, /hosts\[h0\.t\]\.targets\[0\]\.maxBody: must be absent or an integer/],
+      [{ ...good, hosts: { 'h0.t': { ...h0, targets: h0.targets.map((x) => ({ ...x, maxBody: '8k' })) } } }, /hosts\[h0\.t\]\.targets\[0\]\.maxBody: must be absent or an integer/],
       [{ ...good, hosts: { 'h0.t': null } }, /hosts\[h0\.t\]: must be an object/], // a removal is a delta's
       ['not json', /invalid JSON/],
     ];

@@ -9,6 +9,7 @@ import { planApply, type DataPlaneState } from '../../src/apply/plan.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
 import type { RoutesPayload, RouteTarget } from '../../src/render/route-entries.js';
 import { configMap } from '../support/manifests.js';
+import { blockBodyLimit, sizeBytes } from '../../src/render/body-limit.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
 import { quietLogger } from '../support/quiet-log.js';
 
@@ -198,5 +199,74 @@ describe('dynamic routes: the split between the route table and server blocks', 
     assert.equal(on.routes!.default.targets[on.routes!.default.prefix['/']!]!.profile, '');
     assert.doesNotMatch(on.text, /location @portico_profile_[0-9a-f]+ \{[^}]*access_log off;[^}]*default backend - 404/);
     assert.match(off.text, /location @portico_profile_[0-9a-f]+ \{[^}]*access_log off;[^}]*default backend - 404/);
+  });
+});
+
+describe('dynamic routes: request body limits (docs/adr/0063)', () => {
+  const targetsOf = (r: { routes: RoutesPayload | undefined }, h: string): RouteTarget[] => [...(r.routes?.hosts[h]?.targets ?? [])];
+  const routerLimit = (text: string): string | undefined => /location \/ \{\n\s+rewrite_by_lua_block \{ require\("portico\.router"\)\.route\(\) \}\n.*\n\s+client_max_body_size (\S+);/.exec(text)?.[1];
+  const cm = (size: string): Partial<Snapshot> => ({ configMaps: [configMap('portico', { 'proxy-body-size': size })] });
+  const flags = ['--enable-dynamic-routes', '--configmap', 'default/portico'];
+
+  test('a lower limit: a profile, the router checks it, the router location keeps the catch-all limit', () => {
+    const r = render([host('plain', 'a.test'), host('small', 'b.test', { [`${A}/proxy-body-size`]: '1k' })], flags, cm('2k'));
+    assert.deepEqual(hostsOf(r), ['a.test', 'b.test']);
+    assert.equal(routerLimit(r.text), undefined, 'not open');
+    assert.doesNotMatch(r.text, /@portico_bounded/);
+    assert.deepEqual(
+      targetsOf(r, 'b.test').map((t) => t.maxBody),
+      [1024],
+    );
+    assert.deepEqual(
+      targetsOf(r, 'a.test').map((t) => t.maxBody),
+      [undefined],
+    );
+  });
+
+  test('a raised limit or none opens the router location: every route carries its limit, plain ones the catch-all one', () => {
+    for (const [size, bytes] of [
+      ['8m', 8 * 1024 * 1024],
+      ['0', 0],
+    ] as const) {
+      const r = render([host('plain', 'a.test'), host('big', 'b.test', { [`${A}/proxy-body-size`]: size })], flags, cm('2k'));
+      assert.deepEqual(hostsOf(r), ['a.test', 'b.test'], size);
+      assert.equal(routerLimit(r.text), '0', size);
+      assert.match(r.text, /location @portico_bounded \{\n(.*\n)*?\s+client_max_body_size 2k;/, size);
+      assert.deepEqual(
+        targetsOf(r, 'b.test').map((t) => t.maxBody),
+        [bytes],
+        size,
+      );
+      assert.deepEqual(
+        targetsOf(r, 'a.test').map((t) => t.maxBody),
+        [2048],
+        size,
+      );
+      assert.equal(r.routes?.default.targets[0]?.maxBody, 2048, `${size}: the catch-all's 404 too`);
+    }
+  });
+
+  test('the ConfigMap lifting the limit (0): nothing opens, a lower limit is checked', () => {
+    const r = render([host('plain', 'a.test'), host('small', 'b.test', { [`${A}/proxy-body-size`]: '1k' })], flags, cm('0'));
+    assert.equal(routerLimit(r.text), undefined);
+    assert.deepEqual(
+      targetsOf(r, 'b.test').map((t) => t.maxBody),
+      [1024],
+    );
+  });
+
+  test("a block's own limit as the router reads it: one line of a size, else none or refused", () => {
+    assert.equal(sizeBytes('0'), 0);
+    assert.equal(sizeBytes('512'), 512);
+    assert.equal(sizeBytes('8k'), 8192);
+    assert.equal(sizeBytes('2m'), 2 * 1024 * 1024);
+    assert.equal(sizeBytes('1g'), 1024 ** 3);
+    assert.equal(sizeBytes('1t'), undefined);
+    assert.equal(blockBodyLimit('            proxy_pass http://portico_balancer;'), 'none');
+    assert.equal(blockBodyLimit('            client_max_body_size 16m;\n            proxy_pass x;'), 16 * 1024 * 1024);
+    // two lines (a snippet's and the annotation's) or one the router cannot read: the host keeps its server block
+    assert.equal(blockBodyLimit('            client_max_body_size 1m;\n            client_max_body_size 2m;'), 'bad');
+    assert.equal(blockBodyLimit('            client_max_body_size $x;'), 'bad');
+    assert.equal(blockBodyLimit('            if ($a) { client_max_body_size 1m; }'), 'bad');
   });
 });

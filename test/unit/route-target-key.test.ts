@@ -15,6 +15,7 @@ const FULL: Required<RouteTarget> = {
   profile: '@portico_p1',
   cookiePath: '/',
   ingress: 'team-1|app|app|80|/',
+  maxBody: 1048576,
 };
 
 /** `t` with one field changed to another value of its type. */
@@ -35,6 +36,8 @@ test('an absent optional field is not the empty string, and text cannot move fro
   const bare: RouteTarget = { backend: FULL.backend, canary: FULL.canary, redirect: FULL.redirect, denied: FULL.denied, metrics: FULL.metrics, rewrite: FULL.rewrite, profile: FULL.profile };
   assert.notEqual(targetKey({ ...bare, cookiePath: '' }), targetKey(bare));
   assert.notEqual(targetKey({ ...bare, ingress: '' }), targetKey(bare));
+  assert.notEqual(targetKey({ ...bare, maxBody: 0 }), targetKey(bare));
+  assert.notEqual(targetKey({ ...bare, ingress: '1', maxBody: 0 }), targetKey({ ...bare, ingress: '10' }));
   assert.notEqual(targetKey({ ...FULL, backend: 'ab', canary: 'c' }), targetKey({ ...FULL, backend: 'a', canary: 'bc' }));
   assert.notEqual(targetKey({ ...FULL, metrics: 'm1', profile: '' }), targetKey({ ...FULL, metrics: 'm', profile: '1' }));
 });
