@@ -297,7 +297,7 @@ function _M.route()
     local length = var_get(r, "content_length")
     if length then
       if limit > 0 and tonumber(length) > limit then return too_large(length) end
-    elseif t.found and not t.profile and (var_get(r, "http_transfer_encoding") or req_http_version() >= 2) then
+    elseif t.found and not t.profile and (var_get(r, "http_transfer_encoding") or (req_http_version() or 1) >= 2) then
       -- a body of unknown length, which nginx bounds as it reads it by the limit of the location reading it
       bounded = true
     end

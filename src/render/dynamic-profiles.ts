@@ -16,9 +16,10 @@ const I = '            ';
  * undefined when `t` also needs something at server level (custom error locations, an auth-url location, a mirror
  * location...), which a shared catch-all cannot hold per Ingress: such a host keeps its server block. A body limit of
  * its own (proxy-body-size) is kept when the router's location lets every body it allows through (`routerLimit`,
- * bytes, 0 for none: render/body-limit.ts), since nginx checks a Content-Length there and the router checks the rest.
+ * bytes, 0 for none; undefined: no profile may hold one: render/body-limit.ts), since nginx checks a Content-Length
+ * there and the router checks the rest.
  */
-export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, ctx: SettingsContext, emptyServer: string, routerLimit: number): string | undefined {
+export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, ctx: SettingsContext, emptyServer: string, routerLimit: number | undefined): string | undefined {
   // a snippet may hold what a named location refuses (alias, under --snippet-mode=any): nginx -t would hold the Ingress out
   if (errorPages(t, ctx) !== undefined || t.settings?.configurationSnippet !== undefined) return undefined;
   // a traced target needs its location's tracing hooks (render/tracing.ts): its host keeps its server block
@@ -37,7 +38,7 @@ export function profileBody(t: UpstreamTarget, upstream: Upstream | undefined, c
   // internal redirect to a named location: the router checks the route's own limit (maxBody), which must be one the
   // router's location lets through (test/e2e/annotations, test/e2e/dynamic-body-limits)
   const own = blockBodyLimit(body);
-  if (own === 'bad' || (own !== 'none' && routerLimit !== 0 && (own === 0 || own > routerLimit))) return undefined;
+  if (own !== 'none' && (own === 'bad' || routerLimit === undefined || (routerLimit !== 0 && (own === 0 || own > routerLimit)))) return undefined;
   // $server_name is `_` in the catch-all: a block reading it (FastCGI's SERVER_NAME, a fastcgi-params or auth key value)
   // keeps its host rendered, so the backend sees the host's server_name as before (docs/adr/0014, "Default").
   if (readsServerName(body)) return undefined;

@@ -140,8 +140,11 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
   const plain = plainTargets(ctx, generic);
   // The catch-all's body limit, and whether the router's location takes none (render/body-limit.ts, docs/adr/0063)
   const catchAllLimit = sizeBytes(ctx.global.proxyBodySize) ?? 0;
-  const open = routerOpen(model, catchAllLimit);
-  const routerLimit = open ? 0 : catchAllLimit;
+  // A limit in every location (a ConfigMap location-snippet): the router's location holds it already, so it is never
+  // opened (two lines would fail nginx -t), and no profile holds a limit of its own, as before ADR 0063.
+  const genericLimited = blockBodyLimit(generic) !== 'none';
+  const open = !genericLimited && routerOpen(model, catchAllLimit);
+  const routerLimit = genericLimited ? undefined : open ? 0 : catchAllLimit;
   const bodyMemo = new WeakMap<Target, string | undefined>();
   const bodyOf = (t: Extract<Target, { kind: 'upstream' }>): string | undefined => {
     if (!bodyMemo.has(t)) bodyMemo.set(t, profileBody(t, upstreams.get(t.upstream), ctx, empty, routerLimit));

@@ -270,3 +270,14 @@ describe('dynamic routes: request body limits (docs/adr/0063)', () => {
     assert.equal(blockBodyLimit('            if ($a) { client_max_body_size 1m; }'), 'bad');
   });
 });
+
+test('dynamic routes: a ConfigMap location-snippet with a body limit keeps the router closed and limited hosts rendered (docs/adr/0063)', () => {
+  const r = render([host('plain', 'a.test'), host('big', 'b.test', { [`${A}/proxy-body-size`]: '8m' })], ['--enable-dynamic-routes', '--configmap', 'default/portico'], {
+    configMaps: [configMap('portico', { 'proxy-body-size': '2k', 'location-snippet': 'client_max_body_size 4k;' })],
+  });
+  assert.match(r.text, /client_max_body_size 4k;/, 'the snippet is rendered');
+  assert.doesNotMatch(r.text, /client_max_body_size 0;/);
+  assert.doesNotMatch(r.text, /@portico_bounded/);
+  assert.deepEqual(Object.keys(r.routes?.hosts ?? {}), ['a.test']);
+  assert.ok(served(r.text, 'b.test'));
+});
