@@ -17,10 +17,10 @@ import { backendObjects, configMap, manifestFolder, type ManifestDir } from '../
 const P = 'nginx.ingress.kubernetes.io';
 
 /** Status of a POST of `n` bytes, with Content-Length or chunked, and the length the backend received. */
-function post(port: number, host: string, n: number, chunked: boolean): Promise<{ status: number; received: number; cookie: boolean }> {
+function post(port: number, host: string, n: number, chunked: boolean, path = '/'): Promise<{ status: number; received: number; cookie: boolean }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host, ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(n) }) };
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/', method: 'POST', headers, agent: false, timeout: 10_000 }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers, agent: false, timeout: 10_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -42,11 +42,11 @@ function post(port: number, host: string, n: number, chunked: boolean): Promise<
 }
 
 /** Status of an HTTP/2 POST of `n` bytes over TLS without a content-length header. */
-function postH2(port: number, host: string, n: number): Promise<number> {
+function postH2(port: number, host: string, n: number, path = '/'): Promise<number> {
   return new Promise((resolve, reject) => {
     const session = h2connect(`https://127.0.0.1:${String(port)}`, { servername: host, rejectUnauthorized: false });
     session.on('error', reject);
-    const req = session.request({ ':method': 'POST', ':path': '/', ':authority': host });
+    const req = session.request({ ':method': 'POST', ':path': path, ':authority': host });
     req.on('response', (h) => {
       req.resume();
       req.on('end', () => {
@@ -78,8 +78,8 @@ void describe('proxy-body-size on dynamic hosts (real nginx)', () => {
   let dir: ManifestDir;
   let portico: Running;
   let echo: Backend;
-  const ing = (namespace: string, name: string, host: string, annotations: Record<string, string>, service = 'echo') =>
-    ingress(name, { namespace, host, className: 'portico', annotations, paths: [{ path: '/', type: 'Prefix', service }] });
+  const ing = (namespace: string, name: string, host: string, annotations: Record<string, string>, { service = 'echo', path = '/' } = {}) =>
+    ingress(name, { namespace, host, className: 'portico', annotations, paths: [{ path, type: 'Prefix', service }] });
 
   before(async () => {
     dir = await manifestFolder();
@@ -97,7 +97,10 @@ void describe('proxy-body-size on dynamic hosts (real nginx)', () => {
       // namespace beta: the ConfigMap's limit, a lower one, and an upstream with a rewrite step (cookie affinity)
       ing('beta', 'plain', 'plain.test', {}),
       ing('beta', 'small', 'small.test', { [`${P}/proxy-body-size`]: '1k' }),
-      ing('beta', 'sticky', 'sticky.test', { [`${P}/affinity`]: 'cookie' }, 'sticky'),
+      ing('beta', 'sticky', 'sticky.test', { [`${P}/affinity`]: 'cookie' }, { service: 'sticky' }),
+      // one host, a path of each namespace: alpha's raised limit is its path's alone
+      ing('alpha', 'shared-a', 'shared.test', { [`${P}/proxy-body-size`]: '8k' }, { path: '/a' }),
+      ing('beta', 'shared-b', 'shared.test', {}, { path: '/b' }),
     ]);
     portico = await startPortico(['--manifests', dir.dir, '--configmap', 'default/portico']);
     await until('ingresses served', async () => (await get(portico.http, 'sticky.test', '/')).status === 200, 20_000);
@@ -111,7 +114,7 @@ void describe('proxy-body-size on dynamic hosts (real nginx)', () => {
 
   void it('routes the hosts in Lua: no server block, the raised limits in profiles, the router location open', async () => {
     const conf = await readFile(join(portico.workDir, 'nginx.conf'), 'utf8');
-    for (const h of ['big', 'free', 'plain', 'small', 'sticky']) assert.doesNotMatch(conf, new RegExp(`server_name "${h}\\.test"`), h);
+    for (const h of ['big', 'free', 'plain', 'small', 'sticky', 'shared']) assert.doesNotMatch(conf, new RegExp(`server_name "${h}\\.test"`), h);
     assert.match(conf, /location @portico_profile_[0-9a-f]+ \{\n\s+client_max_body_size 8k;/);
     assert.match(conf, /location \/ \{\n\s+rewrite_by_lua_block \{ require\("portico.router"\).route\(\) \}\n.*\n\s+client_max_body_size 0;/);
     assert.match(conf, /location @portico_bounded \{\n(.*\n)*?\s+client_max_body_size 2k;/);
@@ -137,6 +140,17 @@ void describe('proxy-body-size on dynamic hosts (real nginx)', () => {
     assert.equal((await post(portico.http, 'small.test', 900, false)).status, 200);
     assert.equal((await post(portico.http, 'small.test', 1500, false)).status, 413);
     assert.equal((await post(portico.http, 'small.test', 1500, true)).status, 413);
+  });
+
+  void it("one host shared by two namespaces: alpha's raised limit holds on its path only", async () => {
+    const at = (path: string, n: number, chunked: boolean) => post(portico.http, 'shared.test', n, chunked, path);
+    assert.deepEqual(await at('/a', 6000, false), { status: 200, received: 6000, cookie: false });
+    assert.deepEqual(await at('/a', 6000, true), { status: 200, received: 6000, cookie: false });
+    assert.equal((await at('/b', 1500, true)).status, 200);
+    assert.equal((await at('/b', 6000, false)).status, 413);
+    assert.equal((await at('/b', 6000, true)).status, 413);
+    assert.equal(await postH2(portico.https, 'shared.test', 6000, '/b'), 413);
+    assert.equal(await postH2(portico.https, 'shared.test', 6000, '/a'), 200);
   });
 
   void it('a chunked body to an upstream with a rewrite step keeps it (the affinity cookie) and the limit', async () => {
