@@ -3,6 +3,7 @@ import type { KeySpec } from './configmap.js';
 import { key } from './configmap-key.js';
 import * as v from './values.js';
 import { Sensitive } from '../model/tls-types.js';
+import { sizeBytes } from '../model/size.js';
 
 /** Comma-separated path prefixes, as ingress-nginx splits them (empty items skipped). */
 const prefixes: v.Parser<string[]> = (raw) =>
@@ -33,8 +34,7 @@ const dhRef: v.Parser<string> = (raw) => {
 /** A shared cache size nginx accepts: at least 64k (nginx refuses smaller zones), at most 1g. */
 const cacheSize: v.Parser<string> = (raw) => {
   const r = v.bufferSize(raw);
-  const m = /^(\d+)([km]?)$/.exec(r.ok ? r.value : '');
-  const bytes = m ? Number(m[1]) * (m[2] === 'm' ? 1048576 : m[2] === 'k' ? 1024 : 1) : 0;
+  const bytes = r.ok ? (sizeBytes(r.value) ?? 0) : 0;
   return r.ok && bytes >= 65536 ? r : v.bad(`${v.show(raw)} is not a cache size (64k to 1g, e.g. 10m)`);
 };
 const time: v.Parser<string> = (raw) => (/^\d{1,6}(s|m|h|d)?$/.test(raw) && !/^0+[smhd]?$/.test(raw) ? v.ok(raw) : v.bad(`${v.show(raw)} is not an nginx time above 0 (e.g. 10m or 600s)`));

@@ -3,6 +3,7 @@
 // eslint-disable-next-line no-restricted-imports
 import { isIP } from 'node:net';
 import type { Size } from '../model/settings.js';
+import { sizeBytes } from '../model/size.js';
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 export type Parser<T> = (raw: string) => Result<T>;
@@ -47,9 +48,8 @@ export const size: Parser<Size> = (raw) => {
 
 /** A buffer size (nginx's size slot: k or m, no g), at most 1g in all, e.g. 8k. */
 export const bufferSize: Parser<Size> = (raw) => {
-  const m = /^(\d{1,7})([kKmM]?)$/.exec(raw);
-  const unit = (m?.[2] ?? '').toLowerCase();
-  const bytes = m ? Number(m[1]) * (unit === 'm' ? 1048576 : unit === 'k' ? 1024 : 1) : Infinity;
+  const m = /^\d{1,7}[kKmM]?$/.test(raw);
+  const bytes = m ? (sizeBytes(raw.toLowerCase()) ?? Infinity) : Infinity;
   if (!m || bytes < 1 || bytes > 2 ** 30) return bad(`${show(raw)} is not a buffer size (1 to 1g: digits with an optional k or m, e.g. 8k)`);
   return ok(raw.toLowerCase());
 };

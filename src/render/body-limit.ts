@@ -7,17 +7,8 @@
 // more than the catch-all's limit (or no limit), the router's location takes none (`client_max_body_size 0`), every
 // route carries its limit, and a body of unknown length to a route without a profile is read in a named location that
 // has the catch-all's (@portico_bounded). Pure, like the rest of render/.
-import type { Size } from '../model/settings.js';
+import { sizeBytes } from '../model/size.js';
 import type { Model, Server } from '../model/types.js';
-
-const UNIT: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
-
-/** Bytes of an nginx size (`8k`, `1m`, `0`); undefined for anything else (escape.ts's `size` shape). */
-export function sizeBytes(value: Size): number | undefined {
-  const m = /^(\d{1,9})([kmg]?)$/.exec(value);
-  if (m === null) return undefined;
-  return Number(m[1]) * (UNIT[m[2] ?? ''] ?? 1);
-}
 
 /** A rendered block's own body limit: 'none' without a client_max_body_size line, bytes (0: none) with one, 'bad' else. */
 export function blockBodyLimit(body: string): number | 'none' | 'bad' {
@@ -25,16 +16,6 @@ export function blockBodyLimit(body: string): number | 'none' | 'bad' {
   if (lines.length === 0) return /client_max_body_size/.test(body) ? 'bad' : 'none';
   if (lines.length > 1) return 'bad';
   return sizeBytes(lines[0]?.[1] ?? '') ?? 'bad';
-}
-
-/**
- * Whether the router's location is open (takes no limit itself): some route's own limit is none (0) or above the
- * catch-all's (`catchAll`, bytes; 0: none, then no route can be above it).
- */
-function opensRouter(limits: Iterable<number>, catchAll: number): boolean {
-  if (catchAll === 0) return false;
-  for (const l of limits) if (l === 0 || l > catchAll) return true;
-  return false;
 }
 
 /** The proxy-body-size limits a server's paths set, each once (most servers: none); kept per server object. */
@@ -55,13 +36,14 @@ function limitsOf(s: Server): readonly number[] {
 }
 
 /**
- * Whether the router's location is open for `model`: decided from the paths' proxy-body-size settings before any
- * route is made (each route's entry depends on it). A profile whose block limits the body by other means must fit the
- * router's limit (dynamic-profiles.ts profileBody), else its host keeps its server block.
+ * Whether the router's location is open for `model` (takes no limit itself): some path's proxy-body-size is none (0)
+ * or above the catch-all's (`catchAll`, bytes; 0: none, then nothing is above it). Decided from the settings before
+ * any route is made (each route's entry depends on it); a profile whose block limits the body by other means must fit
+ * the router's limit (dynamic-profiles.ts profileBody), else its host keeps its server block.
  */
 export function routerOpen(model: Model, catchAll: number): boolean {
   if (catchAll === 0) return false;
-  return model.servers.some((s) => opensRouter(limitsOf(s), catchAll));
+  return model.servers.some((s) => limitsOf(s).some((l) => l === 0 || l > catchAll));
 }
 
 /** The named location a body of unknown length to a route without a profile is read in, with the catch-all's limit. */

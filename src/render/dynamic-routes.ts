@@ -11,7 +11,8 @@ import { splitFrom, splitState, type SplitState } from './split-delta.js';
 import { sha256 } from '../hash.js';
 import type { RouteGate } from './route-push.js';
 import { entryInput, hostOf, type ProfileOf } from './route-entries.js';
-import { BOUNDED, blockBodyLimit, routerOpen, sizeBytes } from './body-limit.js';
+import { BOUNDED, blockBodyLimit, routerOpen } from './body-limit.js';
+import { sizeBytes } from '../model/size.js';
 import { size } from './escape.js';
 
 /** What renderNginxConf needs in dynamic mode: the servers still rendered, the catch-all's locations, the table. */
@@ -155,7 +156,7 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
   /** A profile's own body limit (bytes), by name; none for a profile without a client_max_body_size line. */
   const limits = new Map<string, number>();
   // the route's limit where the router's location does not hold it: its profile's own, else (open) the catch-all's
-  const maxBody = (_t: Target, profile: string): number | undefined => (profile === '' ? undefined : limits.get(profile)) ?? (open ? catchAllLimit : undefined);
+  const maxBody = (profile: string): number | undefined => (profile === '' ? undefined : limits.get(profile)) ?? (open ? catchAllLimit : undefined);
   const make = (s: Server, eligible: () => boolean): RouteEntry => {
     if (!eligible()) return NOT_ELIGIBLE;
     const used = new Map<string, string>();

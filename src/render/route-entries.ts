@@ -60,7 +60,7 @@ export interface EntryHow {
   readonly profileOf: ProfileOf;
   readonly quiet?: (host: string, l: Location) => boolean;
   /** The body limit the router checks for a target run in `profile` ('' for none); absent: none. */
-  readonly maxBody?: (t: Target, profile: string) => number | undefined;
+  readonly maxBody?: (profile: string) => number | undefined;
 }
 
 function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<string, Upstream>, { metrics, ingressVars, profileOf, quiet, maxBody }: EntryHow): RouteTarget {
@@ -69,7 +69,7 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   const q = quiet?.(s.host, l) === true;
   if (t.kind === 'not-found') {
     const profile = q ? profileOf(t, q) : '';
-    const limit = maxBody?.(t, profile);
+    const limit = maxBody?.(profile);
     return { backend: '', canary: '', redirect: tls.redirect, denied: tls.denied, metrics: '', rewrite: false, profile, ...(limit === undefined ? {} : { maxBody: limit }) };
   }
   const upstream = upstreams.get(t.upstream);
@@ -79,7 +79,7 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
   const cookiePath = affinityCookiePath(t, (upstream?.affinity ?? null) !== null);
   const ingress = ingressVars === true ? ingressVarsValue(l, upstream) : undefined;
-  const limit = maxBody?.(t, profile);
+  const limit = maxBody?.(profile);
   return {
     backend: t.upstream,
     canary: t.canary ?? '',

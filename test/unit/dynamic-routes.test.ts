@@ -9,7 +9,8 @@ import { planApply, type DataPlaneState } from '../../src/apply/plan.js';
 import { EMPTY_SNAPSHOT, type Ingress, type Snapshot } from '../../src/model/input.js';
 import type { RoutesPayload, RouteTarget } from '../../src/render/route-entries.js';
 import { configMap } from '../support/manifests.js';
-import { blockBodyLimit, sizeBytes } from '../../src/render/body-limit.js';
+import { blockBodyLimit } from '../../src/render/body-limit.js';
+import { sizeBytes } from '../../src/model/size.js';
 import { ingress, ingressClass, service } from '../support/objects.js';
 import { quietLogger } from '../support/quiet-log.js';
 
