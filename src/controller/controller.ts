@@ -25,6 +25,7 @@ import { targetPolicy } from '../pipeline/target-policy.js';
 import { endpointsOnly } from '../apply/stream.js';
 import { modelOptions } from '../pipeline/build.js';
 import { startupHead, type HeadLimits } from './startup-head.js';
+import { HeadBeside } from './head-beside.js';
 import { NamedSnapshots } from './named-snapshots.js';
 import { BackendIds } from './backend-ids.js';
 
@@ -47,6 +48,8 @@ export class Controller {
   readonly tls: TlsSync;
   /** The worker thread the CPU work of a sync runs on (offload.ts): /healthz and the webhook never wait for it. */
   private readonly offload: Offload;
+  /** The executor's builder: the offload worker, and the startup head built on this thread beside the whole (head-beside.ts). */
+  private readonly builds: HeadBeside;
   private readonly exec: Executor;
   /** EndpointSlices already read by refreshEndpoints: an endpoint change reads only the slices that changed. */
   private readonly endpointsMemo = modelMemo();
@@ -89,9 +92,10 @@ export class Controller {
         this.loop.mark('build-worker-restart');
       }, 1000).unref();
     });
+    this.builds = new HeadBeside(this.offload, config, render, log);
     this.exec = new Executor(nginx, {
       tls: this.tls,
-      builder: this.offload,
+      builder: this.builds,
       log,
       retry: () => {
         setTimeout(() => {
@@ -186,6 +190,7 @@ export class Controller {
       const whole = this.snapshots.current();
       const part = first ? startupHead(whole, this.headLimits) : undefined;
       head = part !== undefined;
+      if (part) this.builds.split(part, whole);
       return (snap = part ?? whole);
     };
     const { model, conf } = last

@@ -56,6 +56,8 @@ export class Offload {
   private collected = 0;
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
   starts = 0;
+  /** A build started ahead (Offload.ahead): the next build() of the same snapshot answers with it. */
+  private early: { readonly snapshot: Snapshot; readonly result: Promise<{ model: Model; conf: RenderedConf }> } | undefined;
 
   constructor(
     private readonly config: Config,
@@ -130,8 +132,25 @@ export class Offload {
     });
   }
 
+  /**
+   * Starts the build of `snapshot` now: the startup whole, while the main thread builds its head (controller/
+   * head-beside.ts). The next build() of the same snapshot answers with it; one of another snapshot drops it (its reply
+   * is still taken in, so this side keeps holding what the worker sent).
+   */
+  ahead(snapshot: Snapshot): void {
+    if (this.early?.snapshot === snapshot) return;
+    const result = this.build(snapshot);
+    result.catch(() => undefined); // the build() that takes it sees the failure
+    this.early = { snapshot, result };
+  }
+
   /** Annotation stage → model → nginx.conf for `snapshot`, off the main thread. */
   async build(snapshot: Snapshot, trial = false): Promise<{ model: Model; conf: RenderedConf }> {
+    const early = trial ? undefined : this.early;
+    if (early) {
+      this.early = undefined;
+      if (early.snapshot === snapshot) return early.result;
+    }
     clearTimeout(this.collecting); // a sync is under way: its end schedules the collection again
     this.collecting = undefined;
     const built = await this.ask(snapshot, { op: 'build', trial }, (v) => {

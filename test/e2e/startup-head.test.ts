@@ -58,6 +58,9 @@ describe('a large first sync: the head first, then the whole', () => {
     // the head and the whole were each built once
     const builds = portico.output.slice(0, portico.output.indexOf(all.find((l) => !l.includes('"head":')) ?? '')).filter((l) => l.includes('"msg":"build"'));
     assert.equal(builds.length, 2, `the head's build and the whole's, nothing built twice:\n${builds.join('\n')}`);
+    // the head on the main thread, done first; the whole the build worker's first build, started beside it (docs/adr/0064)
+    assert.match(builds[0] ?? '', /"head":"on the main thread/);
+    assert.match(builds[1] ?? '', /"whole":"first build"/);
     // the whole's new hosts went to the route table before its reload (docs/adr/0057): the new workers serve them at once
     const whole = portico.output.indexOf(all.find((l) => !l.includes('"head":')) ?? '');
     const early = portico.output.slice(0, whole).filter((l) => l.includes('hosts new to it added before the reload'));

@@ -7,6 +7,7 @@ import { parseFlags } from '../../src/config/flags.js';
 import { buildAndRender, renderOptions } from '../../src/pipeline/build.js';
 import { AnnotationStage } from '../../src/pipeline/annotations.js';
 import { Offload } from '../../src/worker/offload.js';
+import { AHEAD_MAX_INGRESSES, HeadBeside } from '../../src/controller/head-beside.js';
 import { pack } from '../../src/worker/wire.js';
 import { createLogger } from '../../src/log.js';
 import { EMPTY_SNAPSHOT, type Secret, type Snapshot } from '../../src/model/input.js';
@@ -114,6 +115,49 @@ test('a snapshot delta the worker refuses fails its build, and the next build se
       again.model.servers.map((s) => s.host),
       ['a.test', 'c.test', '_'],
     );
+  } finally {
+    await o.close();
+  }
+});
+
+test('a build started ahead answers the next build of its snapshot; another snapshot drops it and is built as asked', async () => {
+  const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
+  const o = new Offload(config, renderOptions(config, undefined));
+  try {
+    const whole: Snapshot = { ...base, ingresses: [ing('a', 'a.test'), ing('b', 'b.test')] };
+    o.ahead(whole);
+    o.ahead(whole); // the same snapshot again: one build
+    const head = new HeadBeside(o, config, renderOptions(config, undefined), createLogger('silent'));
+    const part: Snapshot = { ...base, ingresses: [ing('a', 'a.test')] };
+    head.split(part, whole);
+    // the head is built on this thread (no request to the worker), the whole by the worker, asked once
+    const asked = (): number => (o as unknown as { next: number }).next;
+    const before = asked();
+    assert.deepEqual((await head.build(part)).model.servers.map((s) => s.host), ['a.test', '_']);
+    const built = await head.build(whole);
+    assert.equal(asked(), before, 'neither the head nor the whole asked the worker again');
+    assert.deepEqual(built.model.servers.map((s) => s.host), ['a.test', 'b.test', '_']);
+    // a later build of another snapshot is its own, and sees every change
+    const next: Snapshot = { ...base, ingresses: [ing('b', 'b.test'), ing('c', 'c.test')] };
+    o.ahead(next);
+    assert.deepEqual((await o.build({ ...next, ingresses: [ing('c', 'c.test')] })).model.servers.map((s) => s.host), ['c.test', '_']);
+    assert.deepEqual((await o.build(next)).model.servers.map((s) => s.host), ['b.test', 'c.test', '_']);
+  } finally {
+    await o.close();
+  }
+});
+
+test('the startup head is built on the main thread only for a whole of at most AHEAD_MAX_INGRESSES', async () => {
+  const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
+  const o = new Offload(config, renderOptions(config, undefined));
+  try {
+    const head = new HeadBeside(o, config, renderOptions(config, undefined), createLogger('silent'));
+    const part: Snapshot = { ...base, ingresses: [ing('a', 'a.test')] };
+    const large = { ...base, ingresses: Array.from({ length: AHEAD_MAX_INGRESSES + 1 }, () => part.ingresses[0]!) };
+    head.split(part, large);
+    // not split: the head goes to the worker (which holds no snapshot ahead), and builds the same
+    assert.deepEqual((await head.build(part)).model.servers.map((s) => s.host), ['a.test', '_']);
+    assert.equal((o as unknown as { early?: unknown }).early, undefined, 'nothing was started ahead');
   } finally {
     await o.close();
   }
