@@ -133,15 +133,27 @@ test('a build started ahead answers the next build of its snapshot; another snap
     // the head is built on this thread (no request to the worker), the whole by the worker, asked once
     const asked = (): number => (o as unknown as { next: number }).next;
     const before = asked();
-    assert.deepEqual((await head.build(part)).model.servers.map((s) => s.host), ['a.test', '_']);
+    assert.deepEqual(
+      (await head.build(part)).model.servers.map((s) => s.host),
+      ['a.test', '_'],
+    );
     const built = await head.build(whole);
     assert.equal(asked(), before, 'neither the head nor the whole asked the worker again');
-    assert.deepEqual(built.model.servers.map((s) => s.host), ['a.test', 'b.test', '_']);
+    assert.deepEqual(
+      built.model.servers.map((s) => s.host),
+      ['a.test', 'b.test', '_'],
+    );
     // a later build of another snapshot is its own, and sees every change
     const next: Snapshot = { ...base, ingresses: [ing('b', 'b.test'), ing('c', 'c.test')] };
     o.ahead(next);
-    assert.deepEqual((await o.build({ ...next, ingresses: [ing('c', 'c.test')] })).model.servers.map((s) => s.host), ['c.test', '_']);
-    assert.deepEqual((await o.build(next)).model.servers.map((s) => s.host), ['b.test', 'c.test', '_']);
+    assert.deepEqual(
+      (await o.build({ ...next, ingresses: [ing('c', 'c.test')] })).model.servers.map((s) => s.host),
+      ['c.test', '_'],
+    );
+    assert.deepEqual(
+      (await o.build(next)).model.servers.map((s) => s.host),
+      ['b.test', 'c.test', '_'],
+    );
   } finally {
     await o.close();
   }
@@ -156,7 +168,10 @@ test('the startup head is built on the main thread only for a whole of at most A
     const large = { ...base, ingresses: Array.from({ length: AHEAD_MAX_INGRESSES + 1 }, () => part.ingresses[0]!) };
     head.split(part, large);
     // not split: the head goes to the worker (which holds no snapshot ahead), and builds the same
-    assert.deepEqual((await head.build(part)).model.servers.map((s) => s.host), ['a.test', '_']);
+    assert.deepEqual(
+      (await head.build(part)).model.servers.map((s) => s.host),
+      ['a.test', '_'],
+    );
     assert.equal((o as unknown as { early?: unknown }).early, undefined, 'nothing was started ahead');
   } finally {
     await o.close();
