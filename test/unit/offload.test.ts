@@ -120,14 +120,22 @@ test('a snapshot delta the worker refuses fails its build, and the next build se
   }
 });
 
-test('a build started ahead answers the next build of its snapshot; another snapshot drops it and is built as asked', async () => {
+/** A build worker and the startup builder over it (controller/head-beside.ts), closed after `run`. */
+async function withHeadBeside(run: (o: Offload, head: HeadBeside) => Promise<void>): Promise<void> {
   const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
   const o = new Offload(config, renderOptions(config, undefined));
   try {
+    await run(o, new HeadBeside(o, config, renderOptions(config, undefined), createLogger('silent')));
+  } finally {
+    await o.close();
+  }
+}
+
+test('a build started ahead answers the next build of its snapshot; another snapshot drops it and is built as asked', async () => {
+  await withHeadBeside(async (o, head) => {
     const whole: Snapshot = { ...base, ingresses: [ing('a', 'a.test'), ing('b', 'b.test')] };
     o.ahead(whole);
     o.ahead(whole); // the same snapshot again: one build
-    const head = new HeadBeside(o, config, renderOptions(config, undefined), createLogger('silent'));
     const part: Snapshot = { ...base, ingresses: [ing('a', 'a.test')] };
     head.split(part, whole);
     // the head is built on this thread (no request to the worker), the whole by the worker, asked once
@@ -154,16 +162,11 @@ test('a build started ahead answers the next build of its snapshot; another snap
       (await o.build(next)).model.servers.map((s) => s.host),
       ['b.test', 'c.test', '_'],
     );
-  } finally {
-    await o.close();
-  }
+  });
 });
 
 test('the startup head is built on the main thread only for a whole of at most AHEAD_MAX_INGRESSES', async () => {
-  const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
-  const o = new Offload(config, renderOptions(config, undefined));
-  try {
-    const head = new HeadBeside(o, config, renderOptions(config, undefined), createLogger('silent'));
+  await withHeadBeside(async (o, head) => {
     const part: Snapshot = { ...base, ingresses: [ing('a', 'a.test')] };
     const large = { ...base, ingresses: Array.from({ length: AHEAD_MAX_INGRESSES + 1 }, () => part.ingresses[0]!) };
     head.split(part, large);
@@ -173,7 +176,5 @@ test('the startup head is built on the main thread only for a whole of at most A
       ['a.test', '_'],
     );
     assert.equal((o as unknown as { early?: unknown }).early, undefined, 'nothing was started ahead');
-  } finally {
-    await o.close();
-  }
+  });
 });
