@@ -187,7 +187,13 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
     m.byServer.get(
       s,
       () => keptDeps(s, model.tls, upstreams),
-      () => m.keyed(entryInput(s, model, upstreams), () => make(s, eligible)),
+      () =>
+        m.blank
+          ? m.keyedLater(
+              () => entryInput(s, model, upstreams),
+              () => make(s, eligible),
+            )
+          : m.keyed(entryInput(s, model, upstreams), () => make(s, eligible)),
       (k) => m.carry(k.key, k.entry),
       (deps) => sameDeps(deps, s, model.tls, upstreams),
     ).entry;

@@ -43,14 +43,23 @@ class Generations<V> {
   private context: string | undefined;
   private kept = new Map<string, V>();
   private next = new Map<string, V>();
+  /** Values kept under a key made later (keepLater), each with the map it belongs to. */
+  private later: { readonly map: Map<string, V>; readonly key: () => string; readonly value: V }[] = [];
+  /** This render has nothing to find by content (the first, or the first in a new context): keepLater may be used. */
+  blank = true;
   /** Values reused and made by the last render (bench/scale-profile reports them). */
   stats = { reused: 0, made: 0 };
 
   /** Starts a render in `context`; a different context forgets every value. */
   begin(context: string): void {
-    if (context !== this.context) this.kept = new Map();
+    if (context === this.context) this.settle();
+    else {
+      this.kept = new Map();
+      this.later = [];
+    }
     this.context = context;
     this.next = new Map();
+    this.blank = this.kept.size === 0;
     this.stats = { reused: 0, made: 0 };
   }
 
@@ -65,7 +74,28 @@ class Generations<V> {
 
   /** The value kept for `key` by the last render or this one. */
   find(key: string): V | undefined {
+    this.settle();
     return this.kept.get(key) ?? this.next.get(key);
+  }
+
+  /**
+   * `value` is this render's, under the key `key` gives, made when a later render begins or a key is looked up: a
+   * render with nothing to find (blank) keys its values for the next one only. At 10,000 Ingresses the first build's
+   * route entry keys (each host's entry input, serialized and hashed) were 0.15-0.2 s of the build worker's first sync,
+   * on the way to every route being served; made later, they fall in the worker's warm-up (docs/adr/0065).
+   */
+  keepLater(key: () => string, value: V): V {
+    this.later.push({ map: this.next, key, value });
+    this.stats.made += 1;
+    return value;
+  }
+
+  /** The keys keepLater put off, made and filed. */
+  private settle(): void {
+    if (this.later.length === 0) return;
+    const later = this.later;
+    this.later = [];
+    for (const { map, key, value } of later) map.set(key(), value);
   }
 
   /** `value` is this render's for `key`; `reused` when it came from find(). */
@@ -105,6 +135,29 @@ export class RouteMemo extends Generations<RouteEntry> {
     const key = sha256(input);
     const old = this.find(key);
     return { key, entry: this.keep(key, old ?? make(), old !== undefined) };
+  }
+
+  /**
+   * keyed() without a key yet (a blank render: nothing to find by content): the entry is made now, its key (`input`,
+   * hashed) when first asked for, at the latest when the next render begins. `input` is let go once read.
+   */
+  keyedLater(input: () => string, make: () => RouteEntry): { readonly key: string; readonly entry: RouteEntry } {
+    let from: (() => string) | undefined = input;
+    let key: string | undefined;
+    const keyOf = (): string => {
+      if (key === undefined) {
+        key = sha256(from?.() ?? '');
+        from = undefined;
+      }
+      return key;
+    };
+    const entry = this.keepLater(keyOf, make());
+    return {
+      get key(): string {
+        return keyOf();
+      },
+      entry,
+    };
   }
 
   /** An entry found by identity is this render's too, so a later render of equal new objects finds it by content. */
