@@ -63,10 +63,27 @@ export function renderOptions(config: Config, user: RenderOptions['user'], acces
   };
 }
 
-/** Snapshot → annotation stage → model → nginx.conf; the model's problems include the annotation stage's. `served`: the Ingress versions the model read. */
-export function buildAndRender(stage: AnnotationStage, snap: Snapshot, config: Config, render: RenderOptions, trial = false): { model: Model; conf: RenderedConf; served: readonly Ingress[] } {
+/** How buildAndRender builds: a trial (nothing kept), and who is told of the model before nginx.conf is rendered. */
+export interface BuildHow {
+  readonly trial?: boolean;
+  readonly built?: (model: Model) => void;
+}
+
+/**
+ * Snapshot → annotation stage → model → nginx.conf; the model's problems include the annotation stage's. `served`: the
+ * Ingress versions the model read. `how`: a trial when true (BuildHow).
+ */
+export function buildAndRender(
+  stage: AnnotationStage,
+  snap: Snapshot,
+  config: Config,
+  render: RenderOptions,
+  how: boolean | BuildHow = false,
+): { model: Model; conf: RenderedConf; served: readonly Ingress[] } {
+  const { trial = false, built } = typeof how === 'boolean' ? { trial: how } : how;
   const st = stage.run(snap, modelOptions(config), trial);
   const model = buildStaged(stage, st, config);
+  built?.(model);
   return { model, conf: renderBuilt(stage, st, model, { config, render, trial }), served: st.snapshot.ingresses };
 }
 

@@ -30,12 +30,15 @@ export class IncrementalBuilder {
     private readonly enabled: boolean,
   ) {}
 
-  /** The model and nginx.conf of `snap`; a trial (quarantine's search) is always whole and changes nothing kept. */
-  build(snap: Snapshot, trial = false): SyncBuild {
+  /**
+   * The model and nginx.conf of `snap`; a trial (quarantine's search) is always whole and changes nothing kept.
+   * `modelFirst`: told of a whole build's model before its nginx.conf is rendered (offload-worker.ts sends it ahead).
+   */
+  build(snap: Snapshot, trial = false, modelFirst?: (model: Model) => void): SyncBuild {
     if (trial) return buildAndRender(this.stage, snap, this.config, this.render, true);
     const part = this.enabled && this.last ? this.part(this.last, snap) : undefined;
     if (part && typeof part !== 'string') return part;
-    const built = buildAndRender(this.stage, snap, this.config, this.render);
+    const built = buildAndRender(this.stage, snap, this.config, this.render, { built: modelFirst });
     // Kept only to splice into: a whole model at 10,000 Ingresses is tens of MiB of the worker's heap (docs/adr/0044).
     if (this.enabled) this.last = { raw: snap, served: built.served, model: built.model };
     return { model: built.model, conf: built.conf, ...(part === undefined ? {} : { why: part }) };

@@ -7,15 +7,18 @@ import type { Snapshot } from '../model/input.js';
 import type { Model } from '../model/types.js';
 import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
-import type { OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
+import type { ModelAhead, OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
 import { collect, COMPACT_WHEN_IDLE_MS, heapIsLarge, heapIsSparse, settle } from './collect.js';
 import { unpack, type Packed } from './wire.js';
 import { SNAPSHOT_REFUSED, SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
 import { ConfReceiver, type ConfDelta } from './conf-wire.js';
 
-/** `open`: run on the value as its reply arrives, in the order replies arrive (a build's model delta). */
-type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; open?: (v: unknown) => unknown };
+/**
+ * `open`: run on the value as its reply arrives, in the order replies arrive (a build's model delta), with the model
+ * that crossed ahead of it (`ahead`, offload-worker.ts ModelAhead) if one did.
+ */
+type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; open?: (v: unknown, ahead: Model | undefined) => unknown; ahead?: Model };
 type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown } | { op: 'prepare' };
 
 /**
@@ -77,8 +80,9 @@ export class Offload {
     this.models = new ModelReceiver();
     this.confs = new ConfReceiver();
     worker.unref();
-    worker.on('message', (m: OffloadReply | { readonly replies: readonly OffloadReply[] }) => {
-      for (const r of 'replies' in m ? m.replies : [m]) this.settle(worker, r);
+    worker.on('message', (m: OffloadReply | ModelAhead | { readonly replies: readonly OffloadReply[] }) => {
+      if ('ahead' in m) this.takeAhead(worker, m);
+      else for (const r of 'replies' in m ? m.replies : [m]) this.settle(worker, r);
     });
     let why = '';
     worker.on('error', (err: Error) => {
@@ -92,6 +96,19 @@ export class Offload {
       if (!this.closed) this.onDeath?.(err.message);
     });
     return worker;
+  }
+
+  /** A whole build's model, ahead of its reply: taken in now, while the worker renders nginx.conf. */
+  private takeAhead(worker: Worker, m: ModelAhead): void {
+    const p = this.pending.get(m.id);
+    try {
+      const model = this.models.apply(unpack<ModelDelta>(m.ahead));
+      if (p) p.ahead = model;
+    } catch (err) {
+      this.pending.delete(m.id);
+      p?.reject(err instanceof Error ? err : new Error(String(err)));
+      void worker.terminate(); // as settle() does: this side no longer holds what the worker counts it as holding
+    }
   }
 
   /** One reply from `worker`: its request's promise settles. */
@@ -108,7 +125,7 @@ export class Offload {
       return;
     }
     try {
-      p?.resolve(p.open ? p.open(r.value) : r.value);
+      p?.resolve(p.open ? p.open(r.value, p.ahead) : r.value);
     } catch (err) {
       p?.reject(err instanceof Error ? err : new Error(String(err)));
       // This side no longer holds what the worker counts it as holding: a new worker starts both from nothing.
@@ -116,7 +133,7 @@ export class Offload {
     }
   }
 
-  private ask(snapshot: Snapshot, req: Request, open?: (v: unknown) => unknown): Promise<unknown> {
+  private ask(snapshot: Snapshot, req: Request, open?: Pending['open']): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the build worker is closed'));
     this.sendQueued(); // reviews queued for the snapshot the worker holds go before a request that may change it
     const worker = this.worker ?? this.spawn();
@@ -153,9 +170,12 @@ export class Offload {
     }
     clearTimeout(this.collecting); // a sync is under way: its end schedules the collection again
     this.collecting = undefined;
-    const built = await this.ask(snapshot, { op: 'build', trial }, (v) => {
-      const { model, conf } = unpack<{ model: ModelDelta; conf: ConfDelta }>(v as Packed); // the worker's build reply is pack()'s
-      return { model: this.models.apply(model), conf: this.confs.apply(conf) };
+    const built = await this.ask(snapshot, { op: 'build', trial }, (v, ahead) => {
+      // the worker's build reply is pack()'s; without a model when it crossed ahead
+      const { model, conf } = unpack<{ model?: ModelDelta; conf: ConfDelta }>(v as Packed);
+      const got = model === undefined ? ahead : this.models.apply(model);
+      if (got === undefined) throw new Error('the build reply has no model, and none came ahead of it');
+      return { model: got, conf: this.confs.apply(conf) };
     });
     // open() above made it from the worker's { model, conf } reply.
     return built as { model: Model; conf: RenderedConf };
@@ -168,6 +188,10 @@ export class Offload {
    */
   synced(): void {
     this.worker?.postMessage({ id: 0, op: 'synced' } satisfies OffloadRequest);
+    const models = this.models;
+    setImmediate(() => {
+      models.intern();
+    }).unref();
     clearTimeout(this.collecting);
     // with a large heap only when idle: right after a sync it was a second's pause the next change waited for
     const overdue = Date.now() - this.collected >= COLLECT_OVERDUE_MS && !heapIsLarge();
