@@ -139,6 +139,11 @@ export class Controller {
     };
   }
 
+  /** Objects a source just read, not yet in the store: the build worker parses them ahead of the first sync (Offload.preload). */
+  preload(objects: readonly object[]): void {
+    this.offload.preload(objects);
+  }
+
   /** Ends the build worker and the name resolver (after the sync loop stopped). */
   async close(): Promise<void> {
     this.snapshots.stop();

@@ -10,7 +10,6 @@ import { loadDashboard } from '../server/dashboard.js';
 import { startOperations } from './operations.js';
 import { StopSignal, exitAfter } from './stop.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Store } from '../store/store.js';
 import { Controller } from './controller.js';
 import { admissionChecker, modelOptions, renderOptions } from '../pipeline/build.js';
 import { l4FlagsOf } from '../model/gateway/l4-routes.js';
@@ -41,8 +40,12 @@ export interface Source {
  * Local mode with --manifests; otherwise the Kubernetes API (--kubeconfig, KUBECONFIG, or in-cluster). The API client
  * is loaded only then: @kubernetes/client-node and its dependencies took 0.4 s of a local-mode start (docs/adr/0047).
  */
-async function makeSource(config: Config, store: Store, log: Logger): Promise<Source> {
-  if (config.manifests) return new ManifestSource(config.manifests, store, log, config.watchNamespaceSelector);
+async function makeSource(config: Config, ctl: Controller, log: Logger): Promise<Source> {
+  const { store } = ctl;
+  if (config.manifests)
+    return new ManifestSource(config.manifests, store, log, config.watchNamespaceSelector, (objects) => {
+      ctl.preload(objects);
+    });
   if (config.mode === 'render') throw new ConfigError('portico render reads --manifests DIR only');
   const { KubeSource } = await import('../kube/source.js');
   return new KubeSource(config, store, log);
@@ -123,7 +126,7 @@ export async function runController(config: Config, log: Logger, opts: RunOption
   stop.onStop(() => {
     ops.beginStop();
   });
-  const source = await makeSource(config, ctl.store, log);
+  const source = await makeSource(config, ctl, log);
   let server: Server | undefined;
   ctl.loop.hold();
   try {

@@ -72,6 +72,8 @@ export class ManifestSource {
     private readonly store: Store,
     private readonly log: Logger,
     namespaceSelector?: string,
+    /** Told of each file's objects as they are read, before they reach the store (Controller.preload). */
+    private readonly onRead?: (objects: readonly KubeObject[]) => void,
   ) {
     this.selects = namespaceSelector === undefined ? undefined : parseLabelSelector(namespaceSelector);
     this.files = new ManifestFiles(dir, log);
@@ -206,6 +208,7 @@ export class ManifestSource {
         return this.stamper.stamp(p.kind, key, p.object, earlier(p.kind, key), this.once);
       });
       this.byFile.set(name, { sig, objects });
+      this.onRead?.(objects);
       changed.push({ before: cached?.objects ?? [], after: objects });
     }
     this.signature = names.map((n) => this.byFile.get(n)?.sig ?? n).join('|');

@@ -139,6 +139,16 @@ export function packSlice(slice: unknown): void {
  */
 const texts = new WeakMap<object, string>();
 
+/** `obj`'s JSON text while the store has not sent it, without taking it (trim() still finds it). */
+export function peekWireText(obj: object): string | undefined {
+  return texts.get(obj);
+}
+
+/** `obj`'s JSON text forgotten: its receiver holds it already (snapshot-wire.ts preload). */
+export function forgetWireText(obj: object): void {
+  texts.delete(obj);
+}
+
 /** The JSON text `obj` crosses to a worker as (snapshot-wire.ts), forgotten once taken. */
 export function wireText(obj: object): string {
   const text = texts.get(obj);

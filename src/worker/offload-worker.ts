@@ -13,7 +13,7 @@ import { IncrementalBuilder } from './incremental.js';
 import { collect, collectCompacting, COMPACT_WHEN_IDLE_MS, heapIsLarge, settle } from './collect.js';
 import { pack, type Packed } from './wire.js';
 import type { Model } from '../model/types.js';
-import { SnapshotReceiver, type SnapshotDelta } from './snapshot-wire.js';
+import { SnapshotReceiver, type Preload, type SnapshotDelta } from './snapshot-wire.js';
 import { ModelSender } from './model-wire.js';
 import { ConfSender } from './conf-wire.js';
 import { AfterWhole } from './after-whole.js';
@@ -31,7 +31,9 @@ export type OffloadRequest =
   /** Reviews of the snapshot the worker holds, sent together; answered as `{ replies }`, one message per batch. */
   | { readonly id: 0; readonly op: 'reviews'; readonly items: readonly { readonly id: number; readonly body: unknown }[] }
   /** The main thread applied the last build's result (Offload.synced): the idle compaction counts from now. No reply. */
-  | { readonly id: 0; readonly op: 'synced' };
+  | { readonly id: 0; readonly op: 'synced' }
+  /** Objects of the first snapshot, sent while the main thread still reads the rest (Offload.preload). No reply. */
+  | { readonly id: 0; readonly op: 'preload'; readonly items: Preload };
 
 export type OffloadReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
 
@@ -92,7 +94,7 @@ let wholeBuilt = false;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
 let builds = 0;
 
-function answer(req: Exclude<OffloadRequest, { op: 'reviews' | 'synced' }>): unknown {
+function answer(req: Exclude<OffloadRequest, { op: 'reviews' | 'synced' | 'preload' }>): unknown {
   if (req.delta) snapshot = receiver.apply(req.delta);
   if (!snapshot) throw new Error('no snapshot was posted');
   if (req.op === 'build') {
@@ -204,6 +206,10 @@ const afterWhole = new AfterWhole(
 );
 
 parentPort?.on('message', (req: OffloadRequest) => {
+  if (req.op === 'preload') {
+    receiver.preload(req.items);
+    return;
+  }
   if (req.op === 'synced') {
     afterWhole.synced();
     // the warm-up (if still pending) stays; the compaction counts its idle time from now, and after the first build

@@ -29,6 +29,8 @@ type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown }
  * higher at 10,000 (bench/controller-memory: 547 against 391 MiB).
  */
 const COLLECT_IDLE_MS = 1000;
+/** Objects sent ahead in one message (Offload.preload): a file's objects each were a thousand messages at 10,000. */
+const PRELOAD_BATCH = 512;
 const COLLECT_OVERDUE_MS = 10_000;
 /*
  * And a compacting collection once no sync came for COMPACT_WHEN_IDLE_MS (collect.ts, the build worker's too) after
@@ -59,6 +61,9 @@ export class Offload {
   private collected = 0;
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
   starts = 0;
+  /** Objects read for the first snapshot, waiting to be sent ahead of it (preload), and the turn that sends them. */
+  private preloading: object[] = [];
+  private preloadTurn: NodeJS.Immediate | undefined;
   /** A build started ahead (Offload.ahead): the next build() of the same snapshot answers with it. */
   private early: { readonly snapshot: Snapshot; readonly result: Promise<{ model: Model; conf: RenderedConf }> } | undefined;
 
@@ -133,8 +138,35 @@ export class Offload {
     }
   }
 
+  /**
+   * Objects just read, before the first snapshot is posted (a folder's first read): the worker parses their text while
+   * this thread reads and stamps the rest, builds the head, and the whole snapshot's delta then names them by id. At
+   * 10,000 Ingresses the worker's parse of the whole cluster's text (0.2-0.25 s with its collections) came after the
+   * read, on the way to every route being served (docs/adr/0065). After the first snapshot, nothing is sent ahead.
+   */
+  preload(objects: readonly object[]): void {
+    if (this.closed || this.posted !== undefined || this.worker === undefined) return;
+    for (const o of objects) this.preloading.push(o);
+    if (this.preloading.length >= PRELOAD_BATCH) this.sendPreload();
+    else
+      this.preloadTurn ??= setImmediate(() => {
+        this.sendPreload();
+      });
+  }
+
+  private sendPreload(): void {
+    clearImmediate(this.preloadTurn);
+    this.preloadTurn = undefined;
+    const objects = this.preloading;
+    this.preloading = [];
+    if (objects.length === 0 || this.posted !== undefined) return;
+    const items = this.sender.preload(objects);
+    if (items.length > 0) this.worker?.postMessage({ id: 0, op: 'preload', items } satisfies OffloadRequest);
+  }
+
   private ask(snapshot: Snapshot, req: Request, open?: Pending['open']): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the build worker is closed'));
+    this.sendPreload(); // what was read goes before the snapshot that names it
     this.sendQueued(); // reviews queued for the snapshot the worker holds go before a request that may change it
     const worker = this.worker ?? this.spawn();
     const id = this.next++;
@@ -253,6 +285,7 @@ export class Offload {
     this.closed = true;
     clearTimeout(this.collecting);
     clearImmediate(this.crossing);
+    clearImmediate(this.preloadTurn);
     await this.worker?.terminate();
   }
 }

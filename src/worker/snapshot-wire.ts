@@ -9,7 +9,7 @@
 // change touches, and rebuilding the receiver's index of them, took 0.1 s of the main thread and 0.2 s of the worker.
 import type { Snapshot } from '../model/input.js';
 import { commonEnds } from '../model/list-fold.js';
-import { packSlice, wireText } from '../store/kinds.js';
+import { forgetWireText, packSlice, peekWireText, wireText } from '../store/kinds.js';
 
 type Field = keyof Snapshot;
 
@@ -24,8 +24,12 @@ interface ListDelta {
   readonly head: number;
   readonly tail: number;
   readonly ids: readonly number[];
-  readonly added: readonly (readonly [number, string])[];
+  /** Without its text: the receiver was sent it ahead (preload) and has parsed it. */
+  readonly added: readonly (readonly [number, string] | readonly [number])[];
 }
+
+/** Objects sent ahead of the next delta, each as its id and JSON text (SnapshotSender.preload). */
+export type Preload = readonly (readonly [number, string])[];
 
 /** What crosses to the worker: the lists that changed since the last delta; `reset` starts from nothing. */
 export interface SnapshotDelta {
@@ -55,11 +59,32 @@ export const SNAPSHOT_REFUSED = 'snapshot delta:';
 export class SnapshotSender {
   private held = new Map<Field, readonly object[] | undefined>();
   private reset = true;
+  /** Ids the receiver was sent ahead of the next delta (preload): that delta names them without their text. */
+  private preloaded = new Set<number>();
 
   /** The receiver lost everything (a new worker): the next delta carries every object. */
   forget(): void {
     this.held = new Map();
     this.reset = true;
+    this.preloaded = new Set();
+  }
+
+  /**
+   * The objects of `objects` that still hold the text the store keeps for them (store/kinds.ts), as id and text, to be
+   * parsed by the receiver before the next delta names them (the first read of a folder, while the rest is read).
+   * Their text stays until that delta, which the store's trim() needs to keep them as they are.
+   */
+  preload(objects: readonly object[]): Preload {
+    const items: [number, string][] = [];
+    for (const o of objects) {
+      const text = peekWireText(o);
+      if (text === undefined) continue;
+      const id = idOf(o);
+      if (this.preloaded.has(id)) continue;
+      this.preloaded.add(id);
+      items.push([id, text]);
+    }
+    return items;
   }
 
   delta(snap: Snapshot): SnapshotDelta {
@@ -81,11 +106,18 @@ export class SnapshotSender {
       const had = new Set((before ?? []).slice(head, (before?.length ?? 0) - tail).map(idOf));
       const middle = list.slice(head, list.length - tail);
       const mids = middle.map(idOf);
-      const added = middle.flatMap((o, i) => (had.has(mids[i] ?? 0) ? [] : [[mids[i] ?? 0, wireText(o)] as const]));
+      const added = middle.flatMap((o, i): (readonly [number, string] | readonly [number])[] => {
+        const id = mids[i] ?? 0;
+        if (had.has(id)) return [];
+        if (!this.preloaded.has(id)) return [[id, wireText(o)]];
+        forgetWireText(o);
+        return [[id]];
+      });
       lists[field] = { had: before?.length ?? 0, head, tail, ids: mids, added };
     }
     const d = { reset: this.reset, lists };
     this.reset = false;
+    this.preloaded = new Set(); // the receiver drops what this delta did not name
     return d;
   }
 }
@@ -100,8 +132,27 @@ interface Held {
 /** The receiving side: rebuilds the snapshot from deltas, keeping the objects it already holds. */
 export class SnapshotReceiver {
   private held = new Map<Field, Held>();
+  /** Objects sent ahead of the next delta (preload), parsed, by id. */
+  private early = new Map<number, unknown>();
+
+  /** Objects the next delta will name without their text: parsed now, while the sender still reads. */
+  preload(items: Preload): void {
+    for (const [id, text] of items) {
+      try {
+        this.early.set(id, JSON.parse(text));
+      } catch {
+        /* not JSON (never, from the store): the delta that names it is refused, and the sender sends everything */
+      }
+    }
+  }
 
   apply(d: SnapshotDelta): Snapshot {
+    const early = this.early;
+    this.early = new Map();
+    return this.applyWith(d, early);
+  }
+
+  private applyWith(d: SnapshotDelta, early: ReadonlyMap<number, unknown>): Snapshot {
     if (d.reset) this.held = new Map();
     // every list is checked before any is changed: a delta refused leaves the receiver as it was
     const next: [Field, ListDelta, Held, Map<number, unknown>][] = [];
@@ -115,7 +166,8 @@ export class SnapshotReceiver {
         throw new Error(`${SNAPSHOT_REFUSED} ${String(l.had)} objects of ${field} counted as held where ${String(old.ids.length)} are: the rest was never sent`);
       const parsed = new Map<number, unknown>();
       for (const [id, text] of l.added) {
-        const o: unknown = JSON.parse(text);
+        const o: unknown = text === undefined ? early.get(id) : JSON.parse(text);
+        if (o === undefined) throw new Error(`${SNAPSHOT_REFUSED} object ${String(id)} of ${field} was named as sent ahead, and was not`);
         if (field === 'endpointSlices') packSlice(o); // packed as the store keeps them (store/kinds.ts)
         parsed.set(id, o);
       }

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/log.js';
 import { EMPTY_SNAPSHOT, type Secret, type Snapshot } from '../../src/model/input.js';
 import type { Server } from '../../src/model/types.js';
 import { ingress, ingressClass, service, slice } from '../support/objects.js';
+import { trim, type Kind, type KubeObject } from '../../src/store/kinds.js';
 
 /** An Ingress of class portico: `host`'s path / to the Service web. */
 const ing = (name: string, host: string) => ingress(name, { className: 'portico', host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] });
@@ -177,4 +178,34 @@ test('the startup head is built on the main thread only for a whole of at most A
     );
     assert.equal((o as unknown as { early?: unknown }).early, undefined, 'nothing was started ahead');
   });
+});
+
+test('objects read before the first snapshot are parsed by the worker ahead of it, and its build sees exactly them; after it nothing is sent ahead', async () => {
+  const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
+  const o = new Offload(config, renderOptions(config, undefined));
+  try {
+    // as the store keeps them: each with its JSON text until it crosses
+    const stored = <T extends KubeObject>(obj: T, kind: Kind): T => trim(obj, kind);
+    const objects = {
+      a: stored(ing('a', 'a.test'), 'Ingress'),
+      b: stored(ing('b', 'b.test'), 'Ingress'),
+      web: stored(service('web'), 'Service'),
+      s: stored(slice('web', 80, ['10.0.0.1']), 'EndpointSlice'),
+    };
+    o.preload(Object.values(objects));
+    const snap: Snapshot = { ...base, services: [objects.web], endpointSlices: [objects.s], ingresses: [objects.a, objects.b] };
+    const got = await o.build(snap);
+    const want = buildAndRender(new AnnotationStage(config, createLogger('silent')), snap, config, renderOptions(config, undefined));
+    assert.deepEqual(pack(got.model).value, pack(want.model).value);
+    assert.equal(got.conf.hash, want.conf.hash);
+    const c = stored(ing('c', 'c.test'), 'Ingress');
+    o.preload([c]); // after the first snapshot: ignored, and c's text crosses with the next delta
+    const next = await o.build({ ...snap, ingresses: [objects.a, objects.b, c] });
+    assert.deepEqual(
+      next.model.servers.map((s) => s.host),
+      ['a.test', 'b.test', 'c.test', '_'],
+    );
+  } finally {
+    await o.close();
+  }
 });

@@ -113,3 +113,42 @@ test('a list crosses as its common ends and what lies between: inserts, removals
   const d4 = cross(sender.delta({ ...first, ingresses: swapped.slice(1) }));
   assert.deepEqual(receiver.apply(d4), JSON.parse(JSON.stringify({ ...first, ingresses: swapped.slice(1) })));
 });
+
+test('objects sent ahead (preload) are named by id alone in the next delta; what it does not name is dropped', () => {
+  const sender = new SnapshotSender();
+  const receiver = new SnapshotReceiver();
+  // stored objects, each with the text the store keeps for it until it crosses
+  const a = trim(ing('a', 'a.test'), 'Ingress');
+  const b = trim(ing('b', 'b.test'), 'Ingress');
+  const gone = trim(ing('gone', 'gone.test'), 'Ingress');
+  const s = trim(slice('web', 80, ['10.0.0.1', '10.0.0.2']), 'EndpointSlice');
+  const items = sender.preload([a, b, gone, s]);
+  assert.equal(items.length, 4);
+  assert.deepEqual(sender.preload([a]), [], 'an object is sent ahead once');
+  receiver.preload(structuredClone(items));
+  const snap: Snapshot = { ...EMPTY_SNAPSHOT, ingresses: [a, b], endpointSlices: [s] };
+  const d = cross(sender.delta(snap));
+  const texts = Object.values(d.lists).flatMap((l) => l.added.map((x) => x[1]));
+  assert.deepEqual(texts, [undefined, undefined, undefined], 'no text crosses again');
+  const got = receiver.apply(d);
+  assert.deepEqual(got.ingresses, JSON.parse(JSON.stringify([a, b])));
+  assert.deepEqual(endpointList(got.endpointSlices[0]!), endpointList(s), 'a slice sent ahead is packed as the store keeps it');
+  // `gone` was sent ahead, not named, and dropped by both sides: a later snapshot sends its text
+  const d2 = cross(sender.delta({ ...snap, ingresses: [a, b, gone] }));
+  assert.equal(typeof d2.lists.ingresses?.added[0]?.[1], 'string');
+  assert.deepEqual(
+    receiver.apply(d2).ingresses.map((i) => i.metadata?.name),
+    ['a', 'b', 'gone'],
+  );
+});
+
+test('a delta naming an object sent ahead that the receiver never got is refused, and the next whole delta carries its text', () => {
+  const sender = new SnapshotSender();
+  const receiver = new SnapshotReceiver();
+  const a = trim(ing('a', 'a.test'), 'Ingress');
+  sender.preload([a]); // lost on the way (a worker that died)
+  const snap: Snapshot = { ...EMPTY_SNAPSHOT, ingresses: [a] };
+  assert.throws(() => receiver.apply(cross(sender.delta(snap))), /snapshot delta:.*sent ahead/);
+  sender.forget();
+  assert.deepEqual(receiver.apply(cross(sender.delta(snap))).ingresses, JSON.parse(JSON.stringify([a])));
+});
