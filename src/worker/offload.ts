@@ -31,6 +31,12 @@ type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown }
 const COLLECT_IDLE_MS = 1000;
 /** Objects sent ahead in one message (Offload.preload): a file's objects each were a thousand messages at 10,000. */
 const PRELOAD_BATCH = 512;
+/**
+ * Objects sent ahead at most: about what 20,000 Ingresses make with their Services and EndpointSlices (head-beside.ts
+ * AHEAD_MAX_INGRESSES). Sending all of 100,000 Ingresses' made their first read 3 s longer (15.8 s against 12.9 s:
+ * the worker's parse took a core from it), and there the head goes through the worker first anyway.
+ */
+const PRELOAD_MAX = 64_000;
 const COLLECT_OVERDUE_MS = 10_000;
 /*
  * And a compacting collection once no sync came for COMPACT_WHEN_IDLE_MS (collect.ts, the build worker's too) after
@@ -64,6 +70,8 @@ export class Offload {
   /** Objects read for the first snapshot, waiting to be sent ahead of it (preload), and the turn that sends them. */
   private preloading: object[] = [];
   private preloadTurn: NodeJS.Immediate | undefined;
+  /** Objects offered to preload() so far: none is sent once PRELOAD_MAX were. */
+  private preloadOffered = 0;
   /** A build started ahead (Offload.ahead): the next build() of the same snapshot answers with it. */
   private early: { readonly snapshot: Snapshot; readonly result: Promise<{ model: Model; conf: RenderedConf }> } | undefined;
 
@@ -146,6 +154,11 @@ export class Offload {
    */
   preload(objects: readonly object[]): void {
     if (this.closed || this.posted !== undefined || this.worker === undefined) return;
+    this.preloadOffered += objects.length;
+    if (this.preloadOffered > PRELOAD_MAX) {
+      this.preloading = []; // a large cluster: no more of it is sent ahead
+      return;
+    }
     for (const o of objects) this.preloading.push(o);
     if (this.preloading.length >= PRELOAD_BATCH) this.sendPreload();
     else

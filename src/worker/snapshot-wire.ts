@@ -31,9 +31,13 @@ interface ListDelta {
 /** Objects sent ahead of the next delta, each as its id and JSON text (SnapshotSender.preload). */
 export type Preload = readonly (readonly [number, string])[];
 
-/** What crosses to the worker: the lists that changed since the last delta; `reset` starts from nothing. */
+/**
+ * What crosses to the worker: the lists that changed since the last delta; `reset` starts from nothing; `dropEarly`:
+ * the receiver drops the objects sent ahead (preload) that no delta named, once this one is applied.
+ */
 export interface SnapshotDelta {
   readonly reset: boolean;
+  readonly dropEarly?: true;
   readonly lists: Readonly<Partial<Record<Field, ListDelta>>>;
 }
 
@@ -59,14 +63,18 @@ export const SNAPSHOT_REFUSED = 'snapshot delta:';
 export class SnapshotSender {
   private held = new Map<Field, readonly object[] | undefined>();
   private reset = true;
-  /** Ids the receiver was sent ahead of the next delta (preload): that delta names them without their text. */
+  /** Ids the receiver was sent ahead (preload) and no delta named yet: a delta names them without their text. */
   private preloaded = new Set<number>();
+  /** Deltas since the last preload, and whether the next one tells the receiver to drop what was sent ahead. */
+  private sincePreload = 0;
+  private dropNext = false;
 
   /** The receiver lost everything (a new worker): the next delta carries every object. */
   forget(): void {
     this.held = new Map();
     this.reset = true;
     this.preloaded = new Set();
+    this.dropNext = true;
   }
 
   /**
@@ -76,6 +84,7 @@ export class SnapshotSender {
    */
   preload(objects: readonly object[]): Preload {
     const items: [number, string][] = [];
+    this.sincePreload = 0;
     for (const o of objects) {
       const text = peekWireText(o);
       if (text === undefined) continue;
@@ -109,15 +118,20 @@ export class SnapshotSender {
       const added = middle.flatMap((o, i): (readonly [number, string] | readonly [number])[] => {
         const id = mids[i] ?? 0;
         if (had.has(id)) return [];
-        if (!this.preloaded.has(id)) return [[id, wireText(o)]];
+        if (!this.preloaded.delete(id)) return [[id, wireText(o)]];
         forgetWireText(o);
         return [[id]];
       });
       lists[field] = { had: before?.length ?? 0, head, tail, ids: mids, added };
     }
-    const d = { reset: this.reset, lists };
+    // What was sent ahead and is still not named after two deltas (the startup head's, then the whole's) never will
+    // be: an object defined again in a later file, or out of the namespace selector's scope. Both sides drop it.
+    this.sincePreload += 1;
+    const drop = this.dropNext || (this.preloaded.size > 0 && this.sincePreload >= 2);
+    if (drop) this.preloaded = new Set();
+    this.dropNext = false;
+    const d: SnapshotDelta = { reset: this.reset, lists, ...(drop ? { dropEarly: true } : {}) };
     this.reset = false;
-    this.preloaded = new Set(); // the receiver drops what this delta did not name
     return d;
   }
 }
@@ -147,12 +161,12 @@ export class SnapshotReceiver {
   }
 
   apply(d: SnapshotDelta): Snapshot {
-    const early = this.early;
-    this.early = new Map();
-    return this.applyWith(d, early);
+    const snap = this.applyWith(d, this.early);
+    if (d.dropEarly === true) this.early = new Map();
+    return snap;
   }
 
-  private applyWith(d: SnapshotDelta, early: ReadonlyMap<number, unknown>): Snapshot {
+  private applyWith(d: SnapshotDelta, early: Map<number, unknown>): Snapshot {
     if (d.reset) this.held = new Map();
     // every list is checked before any is changed: a delta refused leaves the receiver as it was
     const next: [Field, ListDelta, Held, Map<number, unknown>][] = [];
@@ -182,7 +196,10 @@ export class SnapshotReceiver {
       const end = old.ids.length - l.tail;
       const now = new Set(l.ids);
       for (const id of old.ids.slice(l.head, end)) if (!now.has(id)) old.byId.delete(id);
-      for (const [id, o] of parsed) old.byId.set(id, o);
+      for (const [id, o] of parsed) {
+        old.byId.set(id, o);
+        early.delete(id); // taken: held from now on
+      }
       const middle = l.ids.map((id) => old.byId.get(id));
       const list = Object.freeze(old.list.slice(0, l.head).concat(middle, old.list.slice(end)));
       this.held.set(field, { list, ids: old.ids.slice(0, l.head).concat(l.ids, old.ids.slice(end)), byId: old.byId });

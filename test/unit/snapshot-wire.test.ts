@@ -114,7 +114,7 @@ test('a list crosses as its common ends and what lies between: inserts, removals
   assert.deepEqual(receiver.apply(d4), JSON.parse(JSON.stringify({ ...first, ingresses: swapped.slice(1) })));
 });
 
-test('objects sent ahead (preload) are named by id alone in the next delta; what it does not name is dropped', () => {
+test('objects sent ahead (preload) are named by id alone in the next deltas; what two deltas did not name is dropped', () => {
   const sender = new SnapshotSender();
   const receiver = new SnapshotReceiver();
   // stored objects, each with the text the store keeps for it until it crosses
@@ -126,18 +126,25 @@ test('objects sent ahead (preload) are named by id alone in the next delta; what
   assert.equal(items.length, 4);
   assert.deepEqual(sender.preload([a]), [], 'an object is sent ahead once');
   receiver.preload(structuredClone(items));
+  const texts = (d: SnapshotDelta) => Object.values(d.lists).flatMap((l) => l.added.map((x) => x[1]));
+  // the startup head: a alone
+  const head = cross(sender.delta({ ...EMPTY_SNAPSHOT, ingresses: [a] }));
+  assert.deepEqual(texts(head), [undefined], 'no text crosses again');
+  assert.equal(head.dropEarly, undefined, 'what was sent ahead is kept for the next delta');
+  assert.deepEqual(receiver.apply(head).ingresses, JSON.parse(JSON.stringify([a])));
+  // the whole: b and the slice, sent ahead too
   const snap: Snapshot = { ...EMPTY_SNAPSHOT, ingresses: [a, b], endpointSlices: [s] };
-  const d = cross(sender.delta(snap));
-  const texts = Object.values(d.lists).flatMap((l) => l.added.map((x) => x[1]));
-  assert.deepEqual(texts, [undefined, undefined, undefined], 'no text crosses again');
-  const got = receiver.apply(d);
+  const whole = cross(sender.delta(snap));
+  assert.deepEqual(texts(whole), [undefined, undefined]);
+  assert.equal(whole.dropEarly, true, 'after two deltas, what neither named (gone) is dropped');
+  const got = receiver.apply(whole);
   assert.deepEqual(got.ingresses, JSON.parse(JSON.stringify([a, b])));
   assert.deepEqual(endpointList(got.endpointSlices[0]!), endpointList(s), 'a slice sent ahead is packed as the store keeps it');
-  // `gone` was sent ahead, not named, and dropped by both sides: a later snapshot sends its text
-  const d2 = cross(sender.delta({ ...snap, ingresses: [a, b, gone] }));
-  assert.equal(typeof d2.lists.ingresses?.added[0]?.[1], 'string');
+  // `gone` was dropped by both sides: a later snapshot sends its text
+  const d3 = cross(sender.delta({ ...snap, ingresses: [a, b, gone] }));
+  assert.equal(typeof d3.lists.ingresses?.added[0]?.[1], 'string');
   assert.deepEqual(
-    receiver.apply(d2).ingresses.map((i) => i.metadata?.name),
+    receiver.apply(d3).ingresses.map((i) => i.metadata?.name),
     ['a', 'b', 'gone'],
   );
 });
@@ -146,9 +153,13 @@ test('a delta naming an object sent ahead that the receiver never got is refused
   const sender = new SnapshotSender();
   const receiver = new SnapshotReceiver();
   const a = trim(ing('a', 'a.test'), 'Ingress');
-  sender.preload([a]); // lost on the way (a worker that died)
+  const b = trim(ing('b', 'b.test'), 'Ingress');
+  receiver.preload(structuredClone(sender.preload([b])));
+  sender.preload([a]); // lost on the way
   const snap: Snapshot = { ...EMPTY_SNAPSHOT, ingresses: [a] };
   assert.throws(() => receiver.apply(cross(sender.delta(snap))), /snapshot delta:.*sent ahead/);
   sender.forget();
-  assert.deepEqual(receiver.apply(cross(sender.delta(snap))).ingresses, JSON.parse(JSON.stringify([a])));
+  const again = cross(sender.delta({ ...snap, ingresses: [a, b] }));
+  assert.equal(again.dropEarly, true, 'the receiver drops what was sent ahead before the refusal');
+  assert.deepEqual(receiver.apply(again).ingresses, JSON.parse(JSON.stringify([a, b])));
 });
