@@ -172,9 +172,11 @@ export class Offload {
     this.preloadTurn = undefined;
     const objects = this.preloading;
     this.preloading = [];
-    if (objects.length === 0 || this.posted !== undefined) return;
+    // a worker that died meanwhile: none is counted as sent ahead (a new one starts from nothing)
+    const worker = this.worker;
+    if (objects.length === 0 || this.posted !== undefined || worker === undefined) return;
     const items = this.sender.preload(objects);
-    if (items.length > 0) this.worker?.postMessage({ id: 0, op: 'preload', items } satisfies OffloadRequest);
+    if (items.length > 0) worker.postMessage({ id: 0, op: 'preload', items } satisfies OffloadRequest);
   }
 
   private ask(snapshot: Snapshot, req: Request, open?: Pending['open']): Promise<unknown> {
