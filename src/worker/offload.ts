@@ -13,6 +13,7 @@ import { unpack, type Packed } from './wire.js';
 import { SNAPSHOT_REFUSED, SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
 import { ConfReceiver, type ConfDelta } from './conf-wire.js';
+import { PreloadQueue } from './preload-queue.js';
 
 /**
  * `open`: run on the value as its reply arrives, in the order replies arrive (a build's model delta), with the model
@@ -29,14 +30,6 @@ type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown }
  * higher at 10,000 (bench/controller-memory: 547 against 391 MiB).
  */
 const COLLECT_IDLE_MS = 1000;
-/** Objects sent ahead in one message (Offload.preload): a file's objects each were a thousand messages at 10,000. */
-const PRELOAD_BATCH = 512;
-/**
- * Objects sent ahead at most: about what 20,000 Ingresses make with their Services and EndpointSlices (head-beside.ts
- * AHEAD_MAX_INGRESSES). Sending all of 100,000 Ingresses' made their first read 3 s longer (15.8 s against 12.9 s:
- * the worker's parse took a core from it), and there the head goes through the worker first anyway.
- */
-const PRELOAD_MAX = 64_000;
 const COLLECT_OVERDUE_MS = 10_000;
 /*
  * And a compacting collection once no sync came for COMPACT_WHEN_IDLE_MS (collect.ts, the build worker's too) after
@@ -67,11 +60,10 @@ export class Offload {
   private collected = 0;
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
   starts = 0;
-  /** Objects read for the first snapshot, waiting to be sent ahead of it (preload), and the turn that sends them. */
-  private preloading: object[] = [];
-  private preloadTurn: NodeJS.Immediate | undefined;
-  /** Objects offered to preload() so far: none is sent once PRELOAD_MAX were. */
-  private preloadOffered = 0;
+  /** Objects read for the first snapshot, waiting to be sent ahead of it (preload). */
+  private readonly preloads = new PreloadQueue((objects) => {
+    this.sendPreload(objects);
+  });
   /** A build started ahead (Offload.ahead): the next build() of the same snapshot answers with it. */
   private early: { readonly snapshot: Snapshot; readonly result: Promise<{ model: Model; conf: RenderedConf }> } | undefined;
 
@@ -153,35 +145,20 @@ export class Offload {
    * read, on the way to every route being served (docs/adr/0065). After the first snapshot, nothing is sent ahead.
    */
   preload(objects: readonly object[]): void {
-    if (this.closed || this.posted !== undefined || this.worker === undefined) return;
-    this.preloadOffered += objects.length;
-    if (this.preloadOffered > PRELOAD_MAX) {
-      this.preloading = []; // a large cluster: no more of it is sent ahead
-      return;
-    }
-    for (const o of objects) this.preloading.push(o);
-    if (this.preloading.length >= PRELOAD_BATCH) this.sendPreload();
-    else
-      this.preloadTurn ??= setImmediate(() => {
-        this.sendPreload();
-      });
+    if (!this.closed && this.posted === undefined && this.worker !== undefined) this.preloads.offer(objects);
   }
 
-  private sendPreload(): void {
-    clearImmediate(this.preloadTurn);
-    this.preloadTurn = undefined;
-    const objects = this.preloading;
-    this.preloading = [];
+  private sendPreload(objects: readonly object[]): void {
     // a worker that died meanwhile: none is counted as sent ahead (a new one starts from nothing)
     const worker = this.worker;
-    if (objects.length === 0 || this.posted !== undefined || worker === undefined) return;
+    if (this.posted !== undefined || worker === undefined) return;
     const items = this.sender.preload(objects);
     if (items.length > 0) worker.postMessage({ id: 0, op: 'preload', items } satisfies OffloadRequest);
   }
 
   private ask(snapshot: Snapshot, req: Request, open?: Pending['open']): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the build worker is closed'));
-    this.sendPreload(); // what was read goes before the snapshot that names it
+    this.preloads.flush(); // what was read goes before the snapshot that names it
     this.sendQueued(); // reviews queued for the snapshot the worker holds go before a request that may change it
     const worker = this.worker ?? this.spawn();
     const id = this.next++;
@@ -300,7 +277,7 @@ export class Offload {
     this.closed = true;
     clearTimeout(this.collecting);
     clearImmediate(this.crossing);
-    clearImmediate(this.preloadTurn);
+    this.preloads.close();
     await this.worker?.terminate();
   }
 }
