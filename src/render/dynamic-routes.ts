@@ -188,12 +188,10 @@ export function splitDynamic(model: Model, upstreams: ReadonlyMap<string, Upstre
       s,
       () => keptDeps(s, model.tls, upstreams),
       () =>
-        m.blank
-          ? m.keyedLater(
-              () => entryInput(s, model, upstreams),
-              () => make(s, eligible),
-            )
-          : m.keyed(entryInput(s, model, upstreams), () => make(s, eligible)),
+        m.keyedLater(
+          () => entryInput(s, model, upstreams),
+          () => make(s, eligible),
+        ),
       (k) => m.carry(k.key, k.entry),
       (deps) => sameDeps(deps, s, model.tls, upstreams),
     ).entry;

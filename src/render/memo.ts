@@ -138,10 +138,11 @@ export class RouteMemo extends Generations<RouteEntry> {
   }
 
   /**
-   * keyed() without a key yet (a blank render: nothing to find by content): the entry is made now, its key (`input`,
-   * hashed) when first asked for, at the latest when the next render begins. `input` is let go once read.
+   * keyed(), but in a blank render (nothing to find by content) without a key yet: the entry is made now, its key
+   * (`input`, hashed) when first asked for, at the latest when the next render begins. `input` is let go once read.
    */
   keyedLater(input: () => string, make: () => RouteEntry): { readonly key: string; readonly entry: RouteEntry } {
+    if (!this.blank) return this.keyed(input(), make);
     let from: (() => string) | undefined = input;
     let key: string | undefined;
     const keyOf = (): string => {

@@ -110,7 +110,7 @@ function answer(req: Exclude<OffloadRequest, { op: 'reviews' | 'synced' | 'prelo
         models.forget(); // not sent: it goes whole with the reply
       }
     };
-    const { model, conf, part, why } = builder.build(snapshot, req.trial, req.trial ? undefined : modelFirst);
+    const { model, conf, part, why } = builder.build(snapshot, req.trial, modelFirst); // a trial sends nothing ahead
     if (config.incrementalSync && !req.trial) log.debug(part === undefined ? { whole: why ?? 'first build' } : { part }, 'build');
     wholeBuilt = !req.trial && part === undefined;
     return pack({ ...(sent.ahead ? {} : { model: models.delta(model) }), conf: confs.delta(conf) });

@@ -111,9 +111,14 @@ export class Offload {
       if (p) p.ahead = model;
     } catch (err) {
       this.pending.delete(m.id);
-      p?.reject(err instanceof Error ? err : new Error(String(err)));
-      void worker.terminate(); // as settle() does: this side no longer holds what the worker counts it as holding
+      this.lost(worker, p, err);
     }
+  }
+
+  /** `p` fails with `err`, which left this side not holding what the worker counts it as holding: a new worker starts both from nothing. */
+  private lost(worker: Worker, p: Pending | undefined, err: unknown): void {
+    p?.reject(err instanceof Error ? err : new Error(String(err)));
+    void worker.terminate();
   }
 
   /** One reply from `worker`: its request's promise settles. */
@@ -132,9 +137,7 @@ export class Offload {
     try {
       p?.resolve(p.open ? p.open(r.value, p.ahead) : r.value);
     } catch (err) {
-      p?.reject(err instanceof Error ? err : new Error(String(err)));
-      // This side no longer holds what the worker counts it as holding: a new worker starts both from nothing.
-      void worker.terminate();
+      this.lost(worker, p, err);
     }
   }
 

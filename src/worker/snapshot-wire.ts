@@ -161,12 +161,6 @@ export class SnapshotReceiver {
   }
 
   apply(d: SnapshotDelta): Snapshot {
-    const snap = this.applyWith(d, this.early);
-    if (d.dropEarly === true) this.early = new Map();
-    return snap;
-  }
-
-  private applyWith(d: SnapshotDelta, early: Map<number, unknown>): Snapshot {
     if (d.reset) this.held = new Map();
     // every list is checked before any is changed: a delta refused leaves the receiver as it was
     const next: [Field, ListDelta, Held, Map<number, unknown>][] = [];
@@ -180,7 +174,7 @@ export class SnapshotReceiver {
         throw new Error(`${SNAPSHOT_REFUSED} ${String(l.had)} objects of ${field} counted as held where ${String(old.ids.length)} are: the rest was never sent`);
       const parsed = new Map<number, unknown>();
       for (const [id, text] of l.added) {
-        const o: unknown = text === undefined ? early.get(id) : JSON.parse(text);
+        const o: unknown = text === undefined ? this.early.get(id) : JSON.parse(text);
         if (o === undefined) throw new Error(`${SNAPSHOT_REFUSED} object ${String(id)} of ${field} was named as sent ahead, and was not`);
         if (field === 'endpointSlices') packSlice(o); // packed as the store keeps them (store/kinds.ts)
         parsed.set(id, o);
@@ -198,12 +192,13 @@ export class SnapshotReceiver {
       for (const id of old.ids.slice(l.head, end)) if (!now.has(id)) old.byId.delete(id);
       for (const [id, o] of parsed) {
         old.byId.set(id, o);
-        early.delete(id); // taken: held from now on
+        this.early.delete(id); // taken: held from now on
       }
       const middle = l.ids.map((id) => old.byId.get(id));
       const list = Object.freeze(old.list.slice(0, l.head).concat(middle, old.list.slice(end)));
       this.held.set(field, { list, ids: old.ids.slice(0, l.head).concat(l.ids, old.ids.slice(end)), byId: old.byId });
     }
+    if (d.dropEarly === true) this.early = new Map();
     const snap = Object.fromEntries([...this.held].map(([field, h]) => [field, h.list]));
     // The sender only sends Snapshot lists, so the receiver's lists are those of a Snapshot.
     return Object.freeze(snap) as unknown as Snapshot;
