@@ -156,7 +156,7 @@ export class Offload {
     const worker = this.worker;
     if (this.posted !== undefined || worker === undefined) return;
     const items = this.sender.preload(objects);
-    if (items.length > 0) worker.postMessage({ id: 0, op: 'preload', items } satisfies OffloadRequest);
+    if (items.ids.length > 0) worker.postMessage({ id: 0, op: 'preload', items } satisfies OffloadRequest);
   }
 
   private ask(snapshot: Snapshot, req: Request, open?: Pending['open']): Promise<unknown> {

@@ -33,6 +33,7 @@ function swap(value: unknown, path: Step[], at: Step[][]): unknown {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const v: unknown = value[i];
+      if (v === null || typeof v !== 'object') continue; // most of a model's values: no step taken for them
       path.push(i);
       const w = swap(v, path, at);
       path.pop();
@@ -54,6 +55,7 @@ function swap(value: unknown, path: Step[], at: Step[][]): unknown {
   for (const k in value) {
     if (!Object.hasOwn(value, k)) continue;
     const v = (value as Record<string, unknown>)[k];
+    if (v === null || typeof v !== 'object') continue;
     path.push(k);
     const w = swap(v, path, at);
     path.pop();

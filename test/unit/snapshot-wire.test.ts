@@ -123,8 +123,8 @@ test('objects sent ahead (preload) are named by id alone in the next deltas; wha
   const gone = trim(ing('gone', 'gone.test'), 'Ingress');
   const s = trim(slice('web', 80, ['10.0.0.1', '10.0.0.2']), 'EndpointSlice');
   const items = sender.preload([a, b, gone, s]);
-  assert.equal(items.length, 4);
-  assert.deepEqual(sender.preload([a]), [], 'an object is sent ahead once');
+  assert.equal(items.ids.length, 4);
+  assert.deepEqual(sender.preload([a]).ids, [], 'an object is sent ahead once');
   receiver.preload(structuredClone(items));
   const texts = (d: SnapshotDelta) => Object.values(d.lists).flatMap((l) => l.added.map((x) => x[1]));
   // the startup head: a alone
@@ -147,6 +147,27 @@ test('objects sent ahead (preload) are named by id alone in the next deltas; wha
     receiver.apply(d3).ingresses.map((i) => i.metadata?.name),
     ['a', 'b', 'gone'],
   );
+});
+
+test('objects sent ahead cross as one text a batch: a line break inside a value survives, a batch that does not match its ids is not taken', () => {
+  const sender = new SnapshotSender();
+  const receiver = new SnapshotReceiver();
+  const multi = ing('multi', 'multi.test');
+  const a = trim({ ...multi, metadata: { ...multi.metadata, annotations: { 'nginx.ingress.kubernetes.io/configuration-snippet': 'more_set_headers "A: 1";\nmore_set_headers "B: 2";' } } }, 'Ingress');
+  const b = trim(ing('b', 'b.test'), 'Ingress');
+  const items = sender.preload([a, b]);
+  assert.equal(typeof items.texts, 'string');
+  receiver.preload(structuredClone(items));
+  const got = receiver.apply(cross(sender.delta({ ...EMPTY_SNAPSHOT, ingresses: [a, b] })));
+  assert.deepEqual(got.ingresses, JSON.parse(JSON.stringify([a, b])));
+  assert.match(got.ingresses[0]?.metadata?.annotations?.['nginx.ingress.kubernetes.io/configuration-snippet'] ?? '', /;\nmore_set_headers/);
+  // a batch whose texts and ids disagree: nothing of it is taken, so the delta naming its objects is refused
+  const other = new SnapshotSender();
+  const fresh = new SnapshotReceiver();
+  const c = trim(ing('c', 'c.test'), 'Ingress');
+  const sent = other.preload([c]);
+  fresh.preload({ ids: sent.ids, texts: `${sent.texts}\n{}` });
+  assert.throws(() => fresh.apply(cross(other.delta({ ...EMPTY_SNAPSHOT, ingresses: [c] }))), /snapshot delta:.*sent ahead/);
 });
 
 test('a delta naming an object sent ahead that the receiver never got is refused, and the next whole delta carries its text', () => {
