@@ -90,7 +90,7 @@ export class SnapshotSender {
   /**
    * The objects of `objects` that still hold the text the store keeps for them (store/kinds.ts), as id and text, to be
    * parsed by the receiver before the next delta names them (the first read of a folder, while the rest is read).
-   * Their text stays until that delta, which the store's trim() needs to keep them as they are.
+   * Their text is forgotten once taken: the store's trim() knows them as compact without it (docs/adr/0066).
    */
   preload(objects: readonly object[]): Preload {
     const ids: number[] = [];
@@ -102,6 +102,7 @@ export class SnapshotSender {
       const id = idOf(o);
       if (this.preloaded.has(id)) continue;
       this.preloaded.add(id);
+      forgetWireText(o); // the receiver holds it from now on: a delta that must carry it again stringifies it
       ids.push(id);
       texts.push(text);
     }

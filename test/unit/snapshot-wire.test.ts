@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { SnapshotReceiver, SnapshotSender, type SnapshotDelta } from '../../src/worker/snapshot-wire.js';
 import { EMPTY_SNAPSHOT, type Snapshot } from '../../src/model/input.js';
 import { ingress, service, slice } from '../support/objects.js';
-import { trim } from '../../src/store/kinds.js';
+import { compactText, peekWireText, trim } from '../../src/store/kinds.js';
+import { Store } from '../../src/store/store.js';
 import { endpointList } from '../../src/model/packed-endpoints.js';
 
 /** What crossing a thread does to a message. */
@@ -183,4 +184,20 @@ test('a delta naming an object sent ahead that the receiver never got is refused
   const again = cross(sender.delta({ ...snap, ingresses: [a, b] }));
   assert.equal(again.dropEarly, true, 'the receiver drops what was sent ahead before the refusal');
   assert.deepEqual(receiver.apply(again).ingresses, JSON.parse(JSON.stringify([a, b])));
+});
+
+test('an object sent ahead keeps no text, and the store still keeps it as it is: the next delta names it by id alone', () => {
+  const sender = new SnapshotSender();
+  const receiver = new SnapshotReceiver();
+  const store = new Store<Snapshot>();
+  // as a folder's first read makes it: the stamp's own JSON, parsed once (store/kinds.ts compactText)
+  const a = compactText(JSON.stringify(ing('a', 'a.test')), 'Ingress');
+  receiver.preload(structuredClone(sender.preload([a])));
+  assert.equal(peekWireText(a), undefined, 'its text is forgotten once sent');
+  store.replaceKind('Ingress', [a]);
+  const snap = store.snapshot();
+  assert.equal(snap.ingresses[0], a, 'the store froze the object sent ahead, not a copy of it');
+  const d = cross(sender.delta(snap));
+  assert.deepEqual(d.lists.ingresses?.added, [[d.lists.ingresses?.ids[0]]], 'named by id, without its text');
+  assert.deepEqual(receiver.apply(d).ingresses, JSON.parse(JSON.stringify([a])));
 });
