@@ -26,7 +26,7 @@ export function metricsInitWorker(enabled: boolean, undefinedHosts = false): str
 const UNDEFINED_HOST = '?';
 
 /** One label value: the separator `|` never occurs in names the model accepts; replaced anyway, never trusted. */
-const label = (v: string): string => v.replace(/\|/g, '_');
+const label = (v: string): string => (v.includes('|') ? v.replace(/\|/g, '_') : v);
 
 /**
  * The labels of a location proxying to a backend, in the order metrics.lua and src/metrics/requests.ts read them:
@@ -36,7 +36,7 @@ const label = (v: string): string => v.replace(/\|/g, '_');
 export function metricsLabels(s: Pick<Server, 'host'>, l: Location, upstream: Upstream | undefined): string | undefined {
   if (l.target.kind !== 'upstream') return undefined;
   const service = upstream?.service.name ?? '';
-  return [l.target.ingress.namespace, l.target.ingress.name, service, s.host, l.target.upstream].map(label).join('|');
+  return `${label(l.target.ingress.namespace)}|${label(l.target.ingress.name)}|${label(service)}|${label(s.host)}|${label(l.target.upstream)}`;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Location, Model, Server, Target, Upstream } from '../model/types.j
 import { serverRefs } from './kept-deps.js';
 import { upstreamKey } from './memo.js';
 import { metricsLabels } from './metrics.js';
-import { luaHooks } from './server-block.js';
+import { runsRewriteHook } from './server-block.js';
 import { tlsHsts, tlsLocationPolicy, tlsServerOf } from './tls.js';
 import { affinityCookiePath } from './traffic.js';
 import { ingressVarsValue } from './ingress-vars.js';
@@ -76,23 +76,19 @@ function targetOf(s: Server, l: Location, model: Model, upstreams: ReadonlyMap<s
   const labels = metrics ? (metricsLabels(s, l, upstream) ?? '') : '';
   const profile = profileOf(t, q);
   // in a profile, the hooks are the named location's own
-  const rewrite = profile === '' && luaHooks(upstream).some((h) => h.includes('rewrite_by_lua'));
+  const rewrite = profile === '' && runsRewriteHook(upstream);
   const cookiePath = affinityCookiePath(t, (upstream?.affinity ?? null) !== null);
   const ingress = ingressVars === true ? ingressVarsValue(l, upstream) : undefined;
   const limit = maxBody?.(profile);
-  return {
-    backend: t.upstream,
-    canary: t.canary ?? '',
-    redirect: tls.redirect,
-    denied: tls.denied,
-    metrics: labels,
-    rewrite,
-    profile,
-    ...(cookiePath === undefined ? {} : { cookiePath }),
-    ...(ingress === undefined ? {} : { ingress }),
-    ...(limit === undefined ? {} : { maxBody: limit }),
-  };
+  const out: Mutable<RouteTarget> = { backend: t.upstream, canary: t.canary ?? '', redirect: tls.redirect, denied: tls.denied, metrics: labels, rewrite, profile };
+  // the optional fields set only when present, in this order (the table's JSON is compared as text)
+  if (cookiePath !== undefined) out.cookiePath = cookiePath;
+  if (ingress !== undefined) out.ingress = ingress;
+  if (limit !== undefined) out.maxBody = limit;
+  return out;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** `v` as a part of targetKey: its length, then itself, so no two different field lists make one key. */
 const part = (v: string | undefined): string => (v === undefined ? '-' : `${v.length}:${v}`);

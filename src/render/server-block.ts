@@ -45,10 +45,14 @@ const LOG_HOOK = '            log_by_lua_block { require("portico.balancer").log
 export function luaHooks(upstream: Upstream | undefined): string[] {
   if (upstream === undefined) return [];
   if (upstream.tuned) return [REWRITE_HOOK, LOG_HOOK];
-  // A canary is decided in the rewrite phase, before the balancer (docs/adr/0006-traffic-policy.md).
-  const rewrite = upstream.affinity !== null || upstream.canary !== undefined;
   const log = upstream.affinity === null && upstream.hashBy === '' && upstream.loadBalance === 'ewma';
-  return [...(rewrite ? [REWRITE_HOOK] : []), ...(log ? [LOG_HOOK] : [])];
+  return [...(runsRewriteHook(upstream) ? [REWRITE_HOOK] : []), ...(log ? [LOG_HOOK] : [])];
+}
+
+/** Whether luaHooks(upstream) holds the balancer's rewrite hook (a route entry asks, for each of its targets). */
+export function runsRewriteHook(upstream: Upstream | undefined): boolean {
+  // A canary is decided in the rewrite phase, before the balancer (docs/adr/0006-traffic-policy.md).
+  return upstream !== undefined && (upstream.tuned || upstream.affinity !== null || upstream.canary !== undefined);
 }
 
 /** The first line of a location block, as rendered (also how quarantine finds the location nginx named). */

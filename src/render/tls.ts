@@ -150,21 +150,39 @@ export function tlsServerLines(tls: TlsModel, host: string, workDir: string): st
 const GATEWAY_ROUTES: ReadonlySet<string> = new Set(['HTTPRoute', 'GRPCRoute']);
 const routeOwned = (owner: { readonly kind: string } | undefined): boolean => owner !== undefined && GATEWAY_ROUTES.has(owner.kind);
 
+/** What TLS asks of one location. */
+export interface LocationTlsPolicy {
+  readonly denied: boolean;
+  readonly redirect: number;
+}
+
+const DENIED: LocationTlsPolicy = Object.freeze({ denied: true, redirect: 0 });
+/** The answers by redirect code (0: none), one object each: a route table asks for each of 50,000 locations. */
+const REDIRECTS = new Map<number, LocationTlsPolicy>();
+const policyOf = (redirect: number): LocationTlsPolicy => {
+  let p = REDIRECTS.get(redirect);
+  if (p === undefined) {
+    p = Object.freeze({ denied: false, redirect });
+    if (REDIRECTS.size < 16) REDIRECTS.set(redirect, p);
+  }
+  return p;
+};
+
 /** What TLS asks of one location: 503 for a denied Ingress, or the code of its redirect to HTTPS (0: none). */
-export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): { readonly denied: boolean; readonly redirect: number } {
+export function tlsLocationPolicy(tls: TlsModel, host: string, l: Location): LocationTlsPolicy {
   const owner = l.target.kind === 'upstream' ? l.target.ingress : undefined;
   const own = owner ? tls.ingresses[refKey(owner.namespace, owner.name)] : undefined;
-  if (own?.denied) return { denied: true, redirect: 0 };
+  if (own?.denied) return DENIED;
   const server = tlsServerOf(tls, host);
   // Gateway API has no ssl-redirect, only RequestRedirect filters: not for a route's location, nor for one of no
   // Ingress where HTTPRoute candidates may take the requests or whose host's TLS is a Gateway listener's.
-  if (routeOwned(owner) || (owner === undefined && (l.gateway !== undefined || server?.gateway === true))) return { denied: false, redirect: 0 };
+  if (routeOwned(owner) || (owner === undefined && (l.gateway !== undefined || server?.gateway === true))) return policyOf(0);
   const hasTls = server?.tls ?? false;
   const redirect = (own?.forceSslRedirect ?? false) || (hasTls && (own?.sslRedirect ?? tls.settings.sslRedirect));
   // As ingress-nginx (isLocationInLocationList): the Ingress path, not the request, is compared with the prefixes.
   const path = l.target.kind === 'upstream' ? (l.target.rule?.path ?? l.path) : l.path;
   const code = redirect && !inLocationList(path, tls.settings.noRedirectLocations ?? DEFAULT_NO_REDIRECT_LOCATIONS) ? tls.settings.redirectCode : 0;
-  return { denied: false, redirect: code };
+  return policyOf(code);
 }
 
 /** location{} level: 503 for a denied Ingress, else the redirect to HTTPS (http-redirect-code, 308) when ssl-redirect or force-ssl-redirect asks, except under no-tls-redirect-locations. */
