@@ -28,6 +28,7 @@ import { startupHead, type HeadLimits } from './startup-head.js';
 import { HeadBeside } from './head-beside.js';
 import { NamedSnapshots } from './named-snapshots.js';
 import { BackendIds } from './backend-ids.js';
+import type { StampedFile } from '../sources/manifest-files.js';
 
 /** A sync that left nginx serving `model` (plan noop included), for status and Events. */
 export interface AppliedSync {
@@ -137,6 +138,11 @@ export class Controller {
       },
       model: current?.model,
     };
+  }
+
+  /** Files of a folder's first read, read, parsed and stamped by the build worker meanwhile (Offload.readAhead). */
+  readAhead(dir: string, names: readonly string[]): Promise<StampedFile[]> | undefined {
+    return this.offload.readAhead(dir, names);
   }
 
   /** Objects a source just read, not yet in the store: the build worker parses them ahead of the first sync (Offload.preload). */

@@ -43,8 +43,11 @@ export interface Source {
 async function makeSource(config: Config, ctl: Controller, log: Logger): Promise<Source> {
   const { store } = ctl;
   if (config.manifests)
-    return new ManifestSource(config.manifests, store, log, config.watchNamespaceSelector, (objects) => {
-      ctl.preload(objects);
+    return new ManifestSource(config.manifests, store, log, config.watchNamespaceSelector, {
+      preload: (objects) => {
+        ctl.preload(objects);
+      },
+      read: (dir, names) => ctl.readAhead(dir, names),
     });
   if (config.mode === 'render') throw new ConfigError('portico render reads --manifests DIR only');
   const { KubeSource } = await import('../kube/source.js');

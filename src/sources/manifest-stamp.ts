@@ -4,9 +4,11 @@ import { randomBytes } from 'node:crypto';
 import { sha256 } from '../hash.js';
 import { compactText, nothingToDrop, type Kind, type KubeObject } from '../store/kinds.js';
 
-/** The content version's placeholder while it is digested (stamp): a per-process nonce no manifest holds. */
-const PLACEHOLDER = `\u0000portico-rv-${randomBytes(12).toString('hex')}`;
-const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
+/**
+ * The content version's placeholder while it is digested (stamp): a per-process nonce no manifest holds. The build
+ * worker stamps with the main thread's (stampInPlace), so that both digest an object the same.
+ */
+export const PLACEHOLDER = `\u0000portico-rv-${randomBytes(12).toString('hex')}`;
 
 /**
  * Kinds whose age the model reads: host ownership between namespaces (ADR 0008), route, listener and policy precedence.
@@ -15,7 +17,7 @@ const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
  * object the last read gave: at 100,000 Ingresses a first-seen entry for each Service, EndpointSlice and Secret of the
  * folder was 29 MiB of the controller's heap (docs/adr/0060).
  */
-const AGED: ReadonlySet<Kind> = new Set<Kind>(['Ingress', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ListenerSet', 'BackendTLSPolicy']);
+export const AGED: ReadonlySet<Kind> = new Set<Kind>(['Ingress', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ListenerSet', 'BackendTLSPolicy']);
 
 export class ManifestStamper {
   /** First time each object of an AGED kind without a creationTimestamp was seen. */
@@ -39,19 +41,38 @@ export class ManifestStamper {
       if (meta.creationTimestamp === undefined) (meta as { creationTimestamp?: string }).creationTimestamp = created;
       return obj;
     }
-    if (obj.metadata === undefined) return { ...obj, metadata: { creationTimestamp: created, resourceVersion: sha256(JSON.stringify(obj), 16) } };
-    // The object and its metadata are parse.ts's copies, this source's alone: stamped in place. The content version is
-    // the digest of the object's JSON with a placeholder for itself; that JSON, the placeholder replaced, is the
-    // stored object's own (compactText), so each object is stringified once.
-    const m = obj.metadata as { creationTimestamp?: string; resourceVersion?: string };
-    m.creationTimestamp = created;
-    m.resourceVersion = PLACEHOLDER;
-    const text = JSON.stringify(obj);
-    const rv = sha256(text, 16);
-    m.resourceVersion = rv;
-    if (!nothingToDrop(obj, kind)) return obj; // the store trims a copy
-    const at = text.indexOf(PLACEHOLDER_JSON);
-    if (at < 0) return obj;
-    return compactText(`${text.slice(0, at)}${JSON.stringify(rv)}${text.slice(at + PLACEHOLDER_JSON.length)}`, kind);
+    if (obj.metadata === undefined) return withoutMetadata(obj, created);
+    const text = stampInPlace(kind, obj, created, PLACEHOLDER);
+    return text === undefined ? obj : compactText(text, kind); // without a text, the store trims a copy
   }
+
+  /** A first read stamped elsewhere (the build worker, split-read.ts) gave this object of an AGED kind its age. */
+  remember(kind: Kind, key: string, created: string): void {
+    if (AGED.has(kind)) this.firstSeen.set(`${kind}/${key}`, created);
+  }
+}
+
+/** An object with no metadata, stamped (a copy: parse.ts gives every kept object a metadata, so never in practice). */
+export function withoutMetadata(obj: KubeObject, created: string): KubeObject {
+  return { ...obj, metadata: { creationTimestamp: created, resourceVersion: sha256(JSON.stringify(obj), 16) } };
+}
+
+/**
+ * `obj` (parse.ts's copy, with a metadata: its reader's alone) stamped in place with `created` and its content version:
+ * the digest of its JSON with `placeholder` for itself. Returns that JSON with the placeholder replaced, which is the
+ * stored object's own (compactText), so each object is stringified once; undefined when the store drops something of
+ * it (it then trims a copy, made from the object).
+ */
+export function stampInPlace(kind: Kind, obj: KubeObject, created: string, placeholder: string): string | undefined {
+  const m = obj.metadata as { creationTimestamp?: string; resourceVersion?: string };
+  m.creationTimestamp = created;
+  m.resourceVersion = placeholder;
+  const text = JSON.stringify(obj);
+  const rv = sha256(text, 16);
+  m.resourceVersion = rv;
+  if (!nothingToDrop(obj, kind)) return undefined;
+  const quoted = JSON.stringify(placeholder);
+  const at = text.indexOf(quoted);
+  if (at < 0) return undefined;
+  return `${text.slice(0, at)}${JSON.stringify(rv)}${text.slice(at + quoted.length)}`;
 }

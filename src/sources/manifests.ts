@@ -4,7 +4,8 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { isKind, KINDS, keyOf, type Kind, type KubeObject } from '../store/kinds.js';
 import { ManifestStamper } from './manifest-stamp.js';
-import { KEEP, ManifestFiles, type FolderStat } from './manifest-files.js';
+import { KEEP, ManifestFiles, type FirstRead, type FolderStat, type SourceAhead, type StampedFile } from './manifest-files.js';
+import type { ParsedObject } from './parse.js';
 import { parseLabelSelector, type LabelMatcher } from './selector.js';
 
 /**
@@ -20,6 +21,12 @@ const FULL_POLL_EVERY = 6;
 function kindOf(o: KubeObject): Kind {
   if (!isKind(o.kind)) throw new Error(`a manifest object of no known kind (${String(o.kind)}) was kept`);
   return o.kind;
+}
+
+/** The size a stat signature (ManifestFiles.signatures: name:size:mtime:inode) gives, 1 when it has none. */
+function sizeIn(sig: string): number {
+  const parts = sig.split(':');
+  return parts.length >= 4 ? Number(parts[parts.length - 3]) || 1 : 1;
 }
 
 const idOf = (o: KubeObject): string => {
@@ -72,8 +79,8 @@ export class ManifestSource {
     private readonly store: Store,
     private readonly log: Logger,
     namespaceSelector?: string,
-    /** Told of each file's objects as they are read, before they reach the store (Controller.preload). */
-    private readonly onRead?: (objects: readonly KubeObject[]) => void,
+    /** The build worker's part in a first read (Controller): each file's objects as read, and files it reads itself. */
+    private readonly ahead?: SourceAhead,
   ) {
     this.selects = namespaceSelector === undefined ? undefined : parseLabelSelector(namespaceSelector);
     this.files = new ManifestFiles(dir, log);
@@ -192,30 +199,64 @@ export class ManifestSource {
     }
     const sigOf = (name: string): string => sigs.get(name) ?? this.byFile.get(name)?.sig ?? name;
     const stale = names.filter((name) => this.byFile.get(name)?.sig !== sigOf(name) || named.has(name));
-    const parsed = this.once ? this.files.readAllNow(stale) : this.byFile.size === 0 ? await this.files.readFirst(stale) : await this.files.readAll(stale, (name) => this.byFile.has(name));
-    for (const [i, name] of stale.entries()) {
-      const cached = this.byFile.get(name);
-      const sig = sigOf(name);
-      const read = parsed[i] ?? [];
-      if (read === KEEP) {
-        // it stopped parsing: its objects stay what they were (ManifestFiles said so), and it is not read again until it changes
-        if (cached) this.byFile.set(name, { sig, objects: cached.objects });
-        continue;
+    const { parsed, rest } = await this.readFiles(stale, sigOf);
+    const takeAll = (files: ReadonlyMap<string, ParsedObject[] | typeof KEEP>, stamped?: ReadonlyMap<string, StampedFile>): void => {
+      for (const name of stale) {
+        const cached = this.byFile.get(name);
+        const f = stamped?.get(name);
+        const read = files.get(name);
+        const objects = f ? this.takeStamped(f, sigOf(name)) : read ? this.take(name, sigOf(name), cached, read) : undefined;
+        if (objects) changed.push({ before: cached?.objects ?? [], after: objects });
       }
-      const earlier = this.earlier(cached?.objects);
-      const objects = read.map((p) => {
-        const key = keyOf(p.kind, p.object);
-        return this.stamper.stamp(p.kind, key, p.object, earlier(p.kind, key), this.once);
-      });
-      this.byFile.set(name, { sig, objects });
-      this.onRead?.(objects);
-      changed.push({ before: cached?.objects ?? [], after: objects });
-    }
+    };
+    // what was read here is stamped (and sent ahead) while the build worker reads its part of a first read
+    takeAll(parsed);
+    const later = await rest?.();
+    if (later) takeAll(later.parsed, later.stamped);
     this.signature = names.map((n) => this.byFile.get(n)?.sig ?? n).join('|');
     if (changed.length === 0) return;
     // With a namespace selector a Namespace's labels decide about other files' objects: the whole folder again.
     if (!this.assembled || this.selects !== undefined || !this.applyChanges(changed)) this.assemble(names);
     for (const name of stale) this.shareWithStore(name);
+  }
+
+  /**
+   * The files of `stale`, parsed, by name; a first read (of a running controller) splits them with the build worker
+   * (readFirstSplit), whose part comes later (`rest`), stamped.
+   */
+  private async readFiles(stale: readonly string[], sigOf: (name: string) => string): Promise<FirstRead> {
+    const all = (read: (ParsedObject[] | typeof KEEP)[]): FirstRead => ({ parsed: new Map(stale.map((name, i) => [name, read[i] ?? []])) });
+    if (this.once) return all(this.files.readAllNow(stale));
+    if (this.byFile.size > 0) return all(await this.files.readAll(stale, (name) => this.byFile.has(name)));
+    return this.files.readFirstSplit(stale, (name) => sizeIn(sigOf(name)), this.ahead?.read);
+  }
+
+  /** A file read here: its objects stamped and kept (and sent ahead); none when it stopped parsing (KEEP). */
+  private take(name: string, sig: string, cached: { readonly objects: readonly KubeObject[] } | undefined, read: ParsedObject[] | typeof KEEP): readonly KubeObject[] | undefined {
+    if (read === KEEP) {
+      // it stopped parsing: its objects stay what they were (ManifestFiles said so), and it is not read again until it changes
+      if (cached) this.byFile.set(name, { sig, objects: cached.objects });
+      return undefined;
+    }
+    const earlier = this.earlier(cached?.objects);
+    const objects = read.map((p) => {
+      const key = keyOf(p.kind, p.object);
+      return this.stamper.stamp(p.kind, key, p.object, earlier(p.kind, key), this.once);
+    });
+    this.byFile.set(name, { sig, objects });
+    this.ahead?.preload(objects);
+    return objects;
+  }
+
+  /** A file the build worker read and stamped (StampedFile): what its parse said, the ages it gave, its objects. */
+  private takeStamped(f: StampedFile, sig: string): readonly KubeObject[] {
+    this.files.noteParsed(f.name, f);
+    for (const o of f.aged) {
+      const kind = kindOf(o);
+      this.stamper.remember(kind, keyOf(kind, o), o.metadata?.creationTimestamp ?? '');
+    }
+    this.byFile.set(f.name, { sig, objects: f.objects });
+    return f.objects;
   }
 
   /**

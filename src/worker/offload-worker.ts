@@ -14,6 +14,7 @@ import { collect, collectCompacting, COMPACT_WHEN_IDLE_MS, heapIsLarge, settle }
 import { pack, type Packed } from './wire.js';
 import type { Model } from '../model/types.js';
 import { SnapshotReceiver, type Preload, type SnapshotDelta } from './snapshot-wire.js';
+import { readForMain, type ReadBatch, type ReadRequest } from './split-read.js';
 import { ModelSender } from './model-wire.js';
 import { ConfSender } from './conf-wire.js';
 import { AfterWhole } from './after-whole.js';
@@ -33,9 +34,17 @@ export type OffloadRequest =
   /** The main thread applied the last build's result (Offload.synced): the idle compaction counts from now. No reply. */
   | { readonly id: 0; readonly op: 'synced' }
   /** Objects of the first snapshot, sent while the main thread still reads the rest (Offload.preload). No reply. */
-  | { readonly id: 0; readonly op: 'preload'; readonly items: Preload };
+  | { readonly id: 0; readonly op: 'preload'; readonly items: Preload }
+  /** Files of a folder's first read, read here (split-read.ts): answered by ReadAhead messages, then a reply. */
+  | { readonly id: number; readonly op: 'read'; readonly read: ReadRequest };
 
 export type OffloadReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
+
+/** Files read for the main thread (split-read.ts), sent as they are read, before the read's reply. */
+export interface ReadAhead {
+  readonly id: number;
+  readonly batch: ReadBatch;
+}
 
 /** A whole build's model delta (pack()'s), sent before its reply, which then carries the nginx.conf alone. */
 export interface ModelAhead {
@@ -94,7 +103,7 @@ let wholeBuilt = false;
 /** Builds answered so far: the first one's collection compacts (collect.ts). */
 let builds = 0;
 
-function answer(req: Exclude<OffloadRequest, { op: 'reviews' | 'synced' | 'preload' }>): unknown {
+function answer(req: Exclude<OffloadRequest, { op: 'reviews' | 'synced' | 'preload' | 'read' }>): unknown {
   if (req.delta) snapshot = receiver.apply(req.delta);
   if (!snapshot) throw new Error('no snapshot was posted');
   if (req.op === 'build') {
@@ -205,9 +214,33 @@ const afterWhole = new AfterWhole(
   APPLY_AT_MOST_MS,
 );
 
+/** A folder's first read, its second half read here while the main thread reads the first (split-read.ts). */
+function readAhead(req: Extract<OffloadRequest, { op: 'read' }>): void {
+  let reply: OffloadReply = { id: req.id, ok: true, value: null };
+  try {
+    readForMain(
+      req.read,
+      (id, o) => {
+        receiver.hold(id, o);
+      },
+      (batch) => {
+        parentPort?.postMessage({ id: req.id, batch } satisfies ReadAhead);
+      },
+    );
+  } catch (err) {
+    // what was held stays unnamed (dropped after two deltas); the main thread reads these files itself
+    reply = { id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort?.postMessage(reply);
+}
+
 parentPort?.on('message', (req: OffloadRequest) => {
   if (req.op === 'preload') {
     receiver.preload(req.items);
+    return;
+  }
+  if (req.op === 'read') {
+    readAhead(req);
     return;
   }
   if (req.op === 'synced') {

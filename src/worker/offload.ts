@@ -7,19 +7,28 @@ import type { Snapshot } from '../model/input.js';
 import type { Model } from '../model/types.js';
 import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
-import type { ModelAhead, OffloadData, OffloadReply, OffloadRequest } from './offload-worker.js';
+import type { ModelAhead, OffloadData, OffloadReply, OffloadRequest, ReadAhead } from './offload-worker.js';
 import { collect, COMPACT_WHEN_IDLE_MS, heapIsLarge, heapIsSparse, settle } from './collect.js';
 import { unpack, type Packed } from './wire.js';
 import { SNAPSHOT_REFUSED, SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
 import { ConfReceiver, type ConfDelta } from './conf-wire.js';
 import { PreloadQueue } from './preload-queue.js';
+import { receiveBatch, type ReceivedFile } from './split-read.js';
+import { PLACEHOLDER } from '../sources/manifest-stamp.js';
 
 /**
  * `open`: run on the value as its reply arrives, in the order replies arrive (a build's model delta), with the model
  * that crossed ahead of it (`ahead`, offload-worker.ts ModelAhead) if one did.
  */
-type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; open?: (v: unknown, ahead: Model | undefined) => unknown; ahead?: Model };
+type Pending = {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  open?: (v: unknown, ahead: Model | undefined) => unknown;
+  ahead?: Model;
+  /** A read's files, as the worker sends them (readAhead). */
+  read?: (files: readonly ReceivedFile[]) => void;
+};
 type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown } | { op: 'prepare' };
 
 /**
@@ -85,8 +94,9 @@ export class Offload {
     this.models = new ModelReceiver();
     this.confs = new ConfReceiver();
     worker.unref();
-    worker.on('message', (m: OffloadReply | ModelAhead | { readonly replies: readonly OffloadReply[] }) => {
+    worker.on('message', (m: OffloadReply | ModelAhead | ReadAhead | { readonly replies: readonly OffloadReply[] }) => {
       if ('ahead' in m) this.takeAhead(worker, m);
+      else if ('batch' in m) this.takeRead(m);
       else for (const r of 'replies' in m ? m.replies : [m]) this.settle(worker, r);
     });
     let why = '';
@@ -113,6 +123,45 @@ export class Offload {
       this.pending.delete(m.id);
       this.lost(worker, p, err);
     }
+  }
+
+  /** Files the worker read for this side (split-read.ts): its objects as the store keeps them, those it holds adopted. */
+  private takeRead(m: ReadAhead): void {
+    const p = this.pending.get(m.id);
+    try {
+      p?.read?.(
+        receiveBatch(m.batch, (o, id) => {
+          this.sender.adopt(o, id);
+        }),
+      );
+    } catch (err) {
+      this.pending.delete(m.id);
+      p?.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  /**
+   * Has the worker read `names` of the folder `dir` and send their objects, stamped as a first read stamps (the main
+   * thread reads the other files meanwhile: docs/adr/0066). Undefined when no worker is there to ask, or after the
+   * first snapshot. A failure (the worker died) leaves the files to be read here.
+   */
+  readAhead(dir: string, names: readonly string[]): Promise<ReceivedFile[]> | undefined {
+    const worker = this.worker;
+    if (this.closed || this.posted !== undefined || worker === undefined) return undefined;
+    const id = this.next++;
+    const files: ReceivedFile[] = [];
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: () => {
+          resolve(files);
+        },
+        reject,
+        read: (got) => {
+          files.push(...got);
+        },
+      });
+      worker.postMessage({ id, op: 'read', read: { dir, names, placeholder: PLACEHOLDER } } satisfies OffloadRequest);
+    });
   }
 
   /** `p` fails with `err`, which left this side not holding what the worker counts it as holding: a new worker starts both from nothing. */

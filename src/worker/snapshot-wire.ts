@@ -55,6 +55,12 @@ export interface SnapshotDelta {
 const ids = new WeakMap<object, number>();
 let nextId = 1;
 
+/**
+ * Where the ids of objects the build worker read itself begin (a folder's first read, split-read.ts): the sender adopts
+ * them for its own copies, and its own ids never get there.
+ */
+export const WORKER_IDS_FROM = 2 ** 40;
+
 function idOf(o: object): number {
   let id = ids.get(o);
   if (id === undefined) {
@@ -107,6 +113,16 @@ export class SnapshotSender {
       texts.push(text);
     }
     return ids.length === 0 ? NO_PRELOAD : { ids, texts: texts.join('\n') };
+  }
+
+  /**
+   * `o` is this side's copy of an object the receiver read and holds under `id` (a folder's first read, split-read.ts):
+   * the next deltas name it by id alone, as if it had been sent ahead.
+   */
+  adopt(o: object, id: number): void {
+    ids.set(o, id);
+    this.preloaded.add(id);
+    this.sincePreload = 0;
   }
 
   delta(snap: Snapshot): SnapshotDelta {
@@ -181,6 +197,11 @@ export class SnapshotReceiver {
         /* not JSON (never, from the store): the delta that names it is refused, and the sender sends everything */
       }
     }
+  }
+
+  /** An object this side read itself (split-read.ts), held under `id` until a delta names it, as one sent ahead. */
+  hold(id: number, o: unknown): void {
+    this.early.set(id, o);
   }
 
   apply(d: SnapshotDelta): Snapshot {

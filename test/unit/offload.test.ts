@@ -1,6 +1,9 @@
 // The build worker (worker/offload.ts): a sync's model comes back as changes (model-wire.ts) equal to the whole,
 // and a worker that dies is reported and replaced on the next request.
 import { test } from 'node:test';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import type { Worker } from 'node:worker_threads';
 import { parseFlags } from '../../src/config/flags.js';
@@ -207,5 +210,39 @@ test('objects read before the first snapshot are parsed by the worker ahead of i
     );
   } finally {
     await o.close();
+  }
+});
+
+test("a first read's files read by the worker are built from its own copies: the snapshot names them by id alone", async () => {
+  const config = parseFlags(['--manifests', '/nonexistent', '--work-dir', '/tmp/portico-offload-test'], {});
+  const dir = await mkdtemp(join(tmpdir(), 'portico-offload-read-'));
+  const o = new Offload(config, renderOptions(config, undefined));
+  try {
+    const items = [ingressClass('portico'), ing('a', 'a.test'), ing('b', 'b.test'), service('web'), slice('web', 80, ['10.0.0.1', '10.0.0.2'])];
+    await writeFile(join(dir, 'all.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    const files = (await o.readAhead(dir, ['all.json'])) ?? [];
+    // as the store keeps them (trim() freezes each as it is)
+    const got = files.flatMap((f) => f.objects).map((obj) => trim(obj, obj.kind as Kind));
+    const of = (kind: string): KubeObject[] => got.filter((obj) => obj.kind === kind);
+    const snap = { ...EMPTY_SNAPSHOT, ingressClasses: of('IngressClass'), ingresses: of('Ingress'), services: of('Service'), endpointSlices: of('EndpointSlice') } as unknown as Snapshot;
+    const worker = (o as unknown as { worker: Worker }).worker;
+    const texts: unknown[] = [];
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (m: { delta?: { lists: Record<string, { added: unknown[][] }> } }) => {
+      for (const l of Object.values(m.delta?.lists ?? {})) for (const a of l.added) if (a[1] !== undefined) texts.push(a[1]);
+      post(m);
+    };
+    const built = await o.build(snap);
+    assert.deepEqual(texts, [], 'no object crossed as text: the worker held each one');
+    const want = buildAndRender(new AnnotationStage(config, createLogger('silent')), snap, config, renderOptions(config, undefined));
+    assert.deepEqual(pack(built.model).value, pack(want.model).value);
+    assert.equal(built.conf.hash, want.conf.hash);
+    assert.deepEqual(
+      built.model.upstreams[0]?.endpoints.map((e) => e.address),
+      ['10.0.0.1', '10.0.0.2'],
+    );
+  } finally {
+    await o.close();
+    await rm(dir, { recursive: true, force: true });
   }
 });
