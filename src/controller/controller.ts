@@ -93,6 +93,10 @@ export class Controller {
         this.loop.mark('build-worker-restart');
       }, 1000).unref();
     });
+    // the backends of a whole build serialized while the worker still renders it (BackendIds.warm)
+    this.offload.onAhead = (model) => {
+      this.backendIds.warm(model);
+    };
     this.builds = new HeadBeside(this.offload, config, render, log);
     this.exec = new Executor(nginx, {
       tls: this.tls,

@@ -73,6 +73,8 @@ export class Offload {
   private readonly preloads = new PreloadQueue((objects) => {
     this.sendPreload(objects);
   });
+  /** Told of a whole build's model as it arrives ahead of its reply, while the worker still renders (Controller). */
+  onAhead: ((model: Model) => void) | undefined;
   /** A build started ahead (Offload.ahead): the next build() of the same snapshot answers with it. */
   private early: { readonly snapshot: Snapshot; readonly result: Promise<{ model: Model; conf: RenderedConf }> } | undefined;
 
@@ -119,6 +121,7 @@ export class Offload {
     try {
       const model = this.models.apply(unpack<ModelDelta>(m.ahead));
       if (p) p.ahead = model;
+      this.tellAhead(model);
     } catch (err) {
       this.pending.delete(m.id);
       this.lost(worker, p, err);
@@ -162,6 +165,15 @@ export class Offload {
       });
       worker.postMessage({ id, op: 'read', read: { dir, names, placeholder: PLACEHOLDER } } satisfies OffloadRequest);
     });
+  }
+
+  /** onAhead, whose failure is only a head start lost (the sync does the same work later). */
+  private tellAhead(model: Model): void {
+    try {
+      this.onAhead?.(model);
+    } catch {
+      /* the sync that takes this model does it again, and reports what fails */
+    }
   }
 
   /** `p` fails with `err`, which left this side not holding what the worker counts it as holding: a new worker starts both from nothing. */

@@ -66,3 +66,27 @@ test('upstreams changed in scattered places (endpoints refreshed, then a build) 
   assert.match(second.entries.get('ns_svc0500_80') ?? '', /10\.7\.7\.7/);
   assert.equal(second.entries.size, 1000);
 });
+
+test('backends warmed ahead (a whole model arriving before its reply) are not serialized again by the sync', () => {
+  // upstreams that count the reads of their endpoints: serializing one reads them
+  let reads = 0;
+  const counted = Array.from({ length: 50 }, (_, i) => {
+    const u = upstream(i);
+    return Object.defineProperty({ ...u }, 'endpoints', {
+      enumerable: true,
+      get: () => {
+        reads += 1;
+        return u.endpoints;
+      },
+    });
+  });
+  const ids = new BackendIds();
+  const m = model(counted);
+  ids.warm(m);
+  assert.ok(reads >= 50, 'warming serialized each upstream');
+  reads = 0;
+  const warmed = ids.of(m, undefined);
+  assert.equal(reads, 0, 'the sync serialized none again');
+  assert.equal(warmed.entries.size, 50);
+  assert.deepEqual([...new BackendIds().of(model(counted), undefined).entries], [...warmed.entries], 'the same entries as without warming');
+});
