@@ -8,7 +8,7 @@ import type { Model } from '../model/types.js';
 import type { RenderOptions, RenderedConf } from '../render/nginx-conf.js';
 import type { ReviewOutcome } from '../webhook/review.js';
 import type { ModelAhead, OffloadData, OffloadReply, OffloadRequest, ReadAhead } from './offload-worker.js';
-import { collect, COMPACT_WHEN_IDLE_MS, heapIsLarge, heapIsSparse, settle } from './collect.js';
+import { AfterSyncCollections } from './main-collect.js';
 import { unpack, type Packed } from './wire.js';
 import { SNAPSHOT_REFUSED, SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
@@ -31,23 +31,6 @@ type Pending = {
 };
 type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown } | { op: 'prepare' };
 
-/**
- * The main thread collects once no sync came for COLLECT_IDLE_MS after one, or right after a sync when the last
- * collection is COLLECT_OVERDUE_MS old (under churn). Its pause is 0.1-0.3 s at 10,000 Ingresses: a timer from the
- * build (3 s) fell due when the next change came 2-3 s later, a collection right after every sync when the next came
- * at once; either way on top of that change's sync. Without these collections the main thread's RSS stays ~150 MiB
- * higher at 10,000 (bench/controller-memory: 547 against 391 MiB).
- */
-const COLLECT_IDLE_MS = 1000;
-const COLLECT_OVERDUE_MS = 10_000;
-/*
- * And a compacting collection once no sync came for COMPACT_WHEN_IDLE_MS (collect.ts, the build worker's too) after
- * one, when the heap holds much more than it uses and is not large: the collections above do not compact, and left
- * the main thread's heap 120-220 MiB committed for 110 MiB live at 10,000 Ingresses 30 s after a first sync (the
- * controller's RSS 329-459 MiB from run to run). Its pause is 0.25 s there; a build that comes meanwhile cancels it.
- * With it, or alone with a large heap, the young generation's shrink (collect.ts settle, docs/adr/0058).
- */
-
 /** One worker thread and the requests in flight to it; a worker that dies is replaced on the next request. */
 export class Offload {
   private worker: Worker | undefined;
@@ -64,9 +47,8 @@ export class Offload {
   /** Reviews waiting to cross together (Offload.review), and the turn that sends them. */
   private queued: { id: number; body: unknown }[] = [];
   private crossing: NodeJS.Immediate | undefined;
-  private collecting: NodeJS.Timeout | undefined;
-  /** When the last collection of synced() ran (ms since the epoch; 0: none yet, so the first sync's is overdue). */
-  private collected = 0;
+  /** The main thread's collections after a sync (main-collect.ts). */
+  private readonly collections = new AfterSyncCollections();
   /** Workers started so far (the first included): a restart is logged by the caller through onDeath. */
   starts = 0;
   /** Objects read for the first snapshot, waiting to be sent ahead of it (preload). */
@@ -256,8 +238,7 @@ export class Offload {
       this.early = undefined;
       if (early.snapshot === snapshot) return early.result;
     }
-    clearTimeout(this.collecting); // a sync is under way: its end schedules the collection again
-    this.collecting = undefined;
+    this.collections.cancel(); // a sync is under way: its end schedules the collection again
     const built = await this.ask(snapshot, { op: 'build', trial }, (v, ahead) => {
       // the worker's build reply is pack()'s; without a model when it crossed ahead
       const { model, conf } = unpack<{ model?: ModelDelta; conf: ConfDelta }>(v as Packed);
@@ -280,26 +261,7 @@ export class Offload {
     setImmediate(() => {
       models.intern();
     }).unref();
-    clearTimeout(this.collecting);
-    // with a large heap only when idle: right after a sync it was a second's pause the next change waited for
-    const overdue = Date.now() - this.collected >= COLLECT_OVERDUE_MS && !heapIsLarge();
-    this.collecting = setTimeout(
-      () => {
-        this.collected = Date.now();
-        void collect();
-        // a large heap is not compacted (a pause of a second or more), but its young generation is given back too
-        const large = heapIsLarge();
-        this.collecting = setTimeout(
-          () => {
-            this.collecting = settle(!large && heapIsSparse());
-          },
-          COMPACT_WHEN_IDLE_MS - (overdue ? 0 : COLLECT_IDLE_MS),
-        );
-        this.collecting.unref();
-      },
-      overdue ? 0 : COLLECT_IDLE_MS,
-    );
-    this.collecting.unref();
+    this.collections.schedule();
   }
 
   /**
@@ -339,7 +301,7 @@ export class Offload {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.collecting);
+    this.collections.cancel();
     clearImmediate(this.crossing);
     this.preloads.close();
     await this.worker?.terminate();
