@@ -40,13 +40,14 @@ export interface ReadBatch {
 
 /** Objects a batch gathers before it is posted (at a file's end). */
 const BATCH_OBJECTS = 512;
+/** The next id the worker gives an object it holds: never one it gave before, whatever read asked for it. */
+let nextId = WORKER_IDS_FROM;
 
 /**
  * The worker's part: each file of `req` read, parsed and stamped as ManifestSource's first read would, each object
  * the store keeps as it is held (`hold`, parsed from its own text, as the main thread will parse it), batches posted.
  */
 export function readForMain(req: ReadRequest, hold: (id: number, o: unknown) => void, post: (b: ReadBatch) => void): void {
-  let next = WORKER_IDS_FROM;
   let files: ReadFile[] = [];
   let ids: number[] = [];
   let texts: string[] = [];
@@ -79,8 +80,9 @@ export function readForMain(req: ReadRequest, hold: (id: number, o: unknown) => 
       }
       const own: unknown = JSON.parse(stamped);
       if (kind === 'EndpointSlice') packSlice(own);
-      hold(next, own);
-      ids.push(next++);
+      const id = nextId++;
+      hold(id, own);
+      ids.push(id);
       texts.push(stamped);
     }
     files.push({ name, count: parsed.objects.length, errors: parsed.errors, ignored: parsed.ignored });
