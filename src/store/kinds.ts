@@ -225,8 +225,7 @@ export function nothingToDrop(obj: KubeObject, kind: Kind | undefined): boolean 
  * stringifies each object once, not twice (docs/adr/0057).
  */
 export function compactText(text: string, kind: Kind): KubeObject {
-  const parsed = JSON.parse(text) as KubeObject; // the JSON of a stored object is one
-  if (kind === 'EndpointSlice') packSlice(parsed);
+  const parsed = parseStored(text, kind);
   texts.set(parsed, text);
   madeCompact.add(parsed); // and trim() stores it as it is (frozen), without another stringify and parse
   return parsed;
@@ -237,9 +236,18 @@ export function compactText(text: string, kind: Kind): KubeObject {
  * without the text kept for the wire, which the worker does not need.
  */
 export function compactReceived(text: string): KubeObject {
-  const parsed = JSON.parse(text) as KubeObject; // the JSON of a stored object is one, its kind said (parse.ts)
-  if (parsed.kind === 'EndpointSlice') packSlice(parsed);
+  const parsed = parseStored(text);
   madeCompact.add(parsed);
+  return parsed;
+}
+
+/**
+ * A stored object's JSON parsed as the store and the build worker hold it: an EndpointSlice's endpoints packed. Its
+ * kind is `kind`, else the one the object says (a manifest's always does).
+ */
+export function parseStored(text: string, kind?: Kind): KubeObject {
+  const parsed = JSON.parse(text) as KubeObject; // the JSON of a stored object is one
+  if (parsed !== null && typeof parsed === 'object' && (kind ?? parsed.kind) === 'EndpointSlice') packSlice(parsed);
   return parsed;
 }
 

@@ -9,7 +9,7 @@
 // change touches, and rebuilding the receiver's index of them, took 0.1 s of the main thread and 0.2 s of the worker.
 import type { Snapshot } from '../model/input.js';
 import { commonEnds } from '../model/list-fold.js';
-import { forgetWireText, packSlice, peekWireText, wireText } from '../store/kinds.js';
+import { forgetWireText, packSlice, parseStored, peekWireText, wireText } from '../store/kinds.js';
 
 type Field = keyof Snapshot;
 
@@ -40,6 +40,15 @@ export interface Preload {
 }
 
 const NO_PRELOAD: Preload = { ids: [], texts: '' };
+
+/** JSON texts as one string (Preload, split-read.ts ReadBatch): joined by the line break JSON.stringify never writes. */
+export const joinTexts = (texts: readonly string[]): string => texts.join('\n');
+
+/** joinTexts() undone for `count` texts; undefined when the string holds another number of them. */
+export function splitTexts(joined: string, count: number): string[] | undefined {
+  const texts = count === 0 ? [] : joined.split('\n');
+  return texts.length === count ? texts : undefined;
+}
 
 /**
  * What crosses to the worker: the lists that changed since the last delta; `reset` starts from nothing; `dropEarly`:
@@ -112,7 +121,7 @@ export class SnapshotSender {
       ids.push(id);
       texts.push(text);
     }
-    return ids.length === 0 ? NO_PRELOAD : { ids, texts: texts.join('\n') };
+    return ids.length === 0 ? NO_PRELOAD : { ids, texts: joinTexts(texts) };
   }
 
   /**
@@ -185,14 +194,11 @@ export class SnapshotReceiver {
    * the sender sends everything.
    */
   preload(items: Preload): void {
-    if (items.ids.length === 0) return;
-    const texts = items.texts.split('\n');
-    if (texts.length !== items.ids.length) return;
+    const texts = splitTexts(items.texts, items.ids.length);
+    if (texts === undefined) return;
     for (const [i, id] of items.ids.entries()) {
       try {
-        const o: unknown = JSON.parse(texts[i] ?? '');
-        if (o !== null && typeof o === 'object' && (o as { kind?: unknown }).kind === 'EndpointSlice') packSlice(o);
-        this.early.set(id, o);
+        this.early.set(id, parseStored(texts[i] ?? ''));
       } catch {
         /* not JSON (never, from the store): the delta that names it is refused, and the sender sends everything */
       }

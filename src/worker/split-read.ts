@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { parseManifests } from '../sources/parse.js';
 import type { StampedFile } from '../sources/manifest-files.js';
 import { AGED, stampInPlace, withoutMetadata } from '../sources/manifest-stamp.js';
-import { compactReceived, packSlice, type KubeObject } from '../store/kinds.js';
-import { WORKER_IDS_FROM } from './snapshot-wire.js';
+import { compactReceived, parseStored, type KubeObject } from '../store/kinds.js';
+import { joinTexts, splitTexts, WORKER_IDS_FROM } from './snapshot-wire.js';
 
 /** What the main thread asks: these files of the folder, stamped with its placeholder (manifest-stamp.ts). */
 export interface ReadRequest {
@@ -53,7 +53,7 @@ export function readForMain(req: ReadRequest, hold: (id: number, o: unknown) => 
   let texts: string[] = [];
   let aged: number[] = [];
   const flush = (): void => {
-    if (files.length > 0) post({ files, ids, texts: texts.join('\n'), aged });
+    if (files.length > 0) post({ files, ids, texts: joinTexts(texts), aged });
     files = [];
     ids = [];
     texts = [];
@@ -78,10 +78,8 @@ export function readForMain(req: ReadRequest, hold: (id: number, o: unknown) => 
         texts.push(JSON.stringify(object.metadata === undefined ? withoutMetadata(object, created) : object));
         continue;
       }
-      const own: unknown = JSON.parse(stamped);
-      if (kind === 'EndpointSlice') packSlice(own);
       const id = nextId++;
-      hold(id, own);
+      hold(id, parseStored(stamped, kind));
       ids.push(id);
       texts.push(stamped);
     }
@@ -99,8 +97,8 @@ export type ReceivedFile = StampedFile;
  * SnapshotSender.adopt). Throws on a batch whose texts do not match its ids (never, from the worker).
  */
 export function receiveBatch(b: ReadBatch, adopt: (o: object, id: number) => void): ReceivedFile[] {
-  const texts = b.ids.length === 0 ? [] : b.texts.split('\n');
-  if (texts.length !== b.ids.length) throw new Error(`a read batch of ${String(b.ids.length)} objects came with ${String(texts.length)} texts`);
+  const texts = splitTexts(b.texts, b.ids.length);
+  if (texts === undefined) throw new Error(`a read batch of ${String(b.ids.length)} objects came with other texts`);
   const aged = new Set(b.aged);
   const out: ReceivedFile[] = [];
   let at = 0;
