@@ -25,6 +25,7 @@ export interface CertificatesState {
 /** Per-process TLS state of the controller. */
 export class TlsSync {
   private fallback: Fallback | undefined;
+  private making: Promise<void> | undefined;
   private warned = new Set<string>();
   /** The certificates payload of the last TLS model asked for, by entry. */
   private payload: { readonly tls: Model['tls']; readonly entries: CertificateEntries } | undefined;
@@ -35,12 +36,24 @@ export class TlsSync {
     private readonly log: Logger,
   ) {}
 
-  /** Makes the self-signed certificate once (before the first nginx -t, which needs the static fallback). */
-  async prepare(): Promise<void> {
-    if (this.fallback) return;
-    this.fallback = await makeSelfSigned(this.workDir);
+  /**
+   * Makes the self-signed certificate once (before the first nginx -t, which needs the static fallback). The controller
+   * asks for it as it starts, so that `openssl` runs beside the first read instead of on the first sync's way
+   * (30-60 ms, docs/adr/0067); a call while one is under way waits for it, and one after a failure tries again.
+   */
+  prepare(): Promise<void> {
+    if (this.fallback) return Promise.resolve();
+    this.making ??= this.make().finally(() => {
+      this.making = undefined;
+    });
+    return this.making;
+  }
+
+  private async make(): Promise<void> {
+    const made = await makeSelfSigned(this.workDir);
+    this.fallback = made;
     this.log.info(
-      { subject: this.fallback.info.subject, fingerprint: this.fallback.info.fingerprint, notAfter: this.fallback.info.notAfter },
+      { subject: made.info.subject, fingerprint: made.info.fingerprint, notAfter: made.info.notAfter },
       'generated a self-signed default certificate (give --default-ssl-certificate namespace/name to use your own)',
     );
   }
