@@ -117,7 +117,7 @@ export class LuaStore {
   private held: Held | undefined;
 
   constructor(
-    private readonly nginx: Nginx,
+    private readonly nginx: Pick<Nginx, 'pushRaw'>,
     private readonly kind: StoreKind,
     private readonly log: Logger,
   ) {}
@@ -187,6 +187,29 @@ export class LuaStore {
       this.say('debug', this.kind.said.added(d, id));
     } catch (err) {
       this.log.debug({ err: errorMessage(err), what: this.kind.path }, 'the push before the reload failed; the whole payload follows the reload');
+    }
+  }
+
+  /**
+   * Adds `entries` to what Lua holds as one whole payload (the union of both, `body` its text), removing nothing:
+   * where a delta would carry nearly all of them (the whole cluster after the startup head), the whole payload is the
+   * one Lua decodes once and every worker reads as it reads any whole list. Best effort: a failure leaves Lua's
+   * payload unknown, and the next push is whole.
+   */
+  async addWhole(entries: ReadonlyMap<string, string>, body: (union: ReadonlyMap<string, string>) => string): Promise<void> {
+    const known = this.held;
+    if (known === undefined) return;
+    const union = new Map(entries);
+    for (const [key, text] of known.entries) if (!union.has(key)) union.set(key, text);
+    if (entryChanges(known.entries, union).changed.length === 0) return;
+    const id = nextId();
+    this.held = undefined; // unknown until the push answers
+    try {
+      this.dropped = await this.nginx.pushRaw(`${this.kind.path}?id=${id}`, body(union));
+      this.held = { id, entries: union, deltas: 0, bytes: 0 };
+      this.log.debug({ [this.kind.path]: union.size, added: union.size - known.entries.size, id }, `${this.kind.path}: pushed whole ahead of the sync, none removed`);
+    } catch (err) {
+      this.log.debug({ err: errorMessage(err), what: this.kind.path }, 'the push ahead of the sync failed; the sync pushes the whole payload');
     }
   }
 

@@ -64,6 +64,8 @@ export class Controller {
   private readonly snapshots: NamedSnapshots;
   /** nginx serves the head of the first sync only (startup-head.ts): the next sync builds all, and /healthz waits for it. */
   private headOnly = false;
+  /** The first sync is applying its head (startup-head.ts): the whole's model may arrive meanwhile (onAhead). */
+  private headApplying = false;
   private readonly headLimits: HeadLimits;
   /** nginx's stream njs module is there: Gateway TCP/UDP peers are tables in the work directory (docs/adr/0041). */
   private readonly l4Js: L4JsOptions | undefined;
@@ -86,6 +88,8 @@ export class Controller {
     this.classes = new ClassNotice(log, modelOptions(config));
     this.headLimits = { stream: config.tcpServicesConfigmap !== undefined || config.udpServicesConfigmap !== undefined, defaultBackendNamespace: config.defaultBackendService?.namespace };
     this.tls = new TlsSync(config.workDir, log);
+    // the self-signed certificate made while the source reads; the first sync awaits it, and reports a failure
+    this.tls.prepare().catch(() => undefined);
     // A build worker that dies (out of memory, a crash) is replaced, and the sync it took with it is run again.
     this.offload = new Offload(config, render, (why) => {
       log.error({ err: why }, 'the build worker died; starting a new one and syncing again in a second');
@@ -93,9 +97,11 @@ export class Controller {
         this.loop.mark('build-worker-restart');
       }, 1000).unref();
     });
-    // the backends of a whole build serialized while the worker still renders it (BackendIds.warm)
+    // A whole build's model arrived while the worker still renders it: its backends serialized meanwhile (BackendIds.warm),
+    // and while nginx serves the startup head, pushed to Lua beside the render, none removed (docs/adr/0067).
     this.offload.onAhead = (model) => {
-      this.backendIds.warm(model);
+      if (this.headOnly || this.headApplying) this.exec.backendsAhead(this.backendIds.of(model, this.current?.entries).entries);
+      else this.backendIds.warm(model);
     };
     this.builds = new HeadBeside(this.offload, config, render, log);
     this.exec = new Executor(nginx, {
@@ -189,6 +195,7 @@ export class Controller {
   /** One sync: snapshot → model → render → skip if equal → plan → apply. */
   async sync(causes: ReadonlyMap<string, number>): Promise<void> {
     const started = Date.now();
+    this.headApplying = false; // until take() below builds a head
     if (!(await this.snapshots.resolve(causes))) return;
     this.exec.counters.syncs += 1;
     await this.tls.prepare();
@@ -205,6 +212,7 @@ export class Controller {
       const whole = this.snapshots.current();
       const part = first ? startupHead(whole, this.headLimits) : undefined;
       head = part !== undefined;
+      this.headApplying = head;
       if (part) this.builds.split(part, whole);
       return (snap = part ?? whole);
     };
@@ -265,6 +273,7 @@ export class Controller {
     this.endpointsFrom = snap;
     this.lastOk = true;
     this.headOnly = head;
+    this.headApplying = false;
     if (head) {
       this.loop.mark('startup');
       return;

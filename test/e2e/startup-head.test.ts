@@ -68,6 +68,15 @@ describe('a large first sync: the head first, then the whole', () => {
     assert.equal(early.length, 1, 'one push of new hosts before the reload');
     const moved = (JSON.parse(early[0] ?? '{}') as { hosts?: number }).hosts ?? 0;
     assert.ok(moved > N / 2 && moved < N, `most hosts, not the head's: ${String(moved)}`);
+    // the whole's backends went to Lua as its model arrived, beside its render (docs/adr/0067): every namespace's
+    // Service, the head's kept; the whole's sync then found them held and posted no backends of its own
+    const pushes = portico.output.slice(0, whole).filter((l) => /"msg":"backends: /.test(l));
+    assert.equal(pushes.length, 2, `the head's backends, then the whole's ahead of its sync:\n${pushes.join('\n')}`);
+    assert.match(pushes[0] ?? '', /"backends: pushed all"/);
+    const ahead = JSON.parse(pushes[1] ?? '{}') as { msg?: string; backends?: number; added?: number };
+    assert.equal(ahead.msg, 'backends: pushed whole ahead of the sync, none removed');
+    assert.equal(ahead.backends, SPACES, 'one backend per namespace');
+    assert.ok((ahead.added ?? 0) > 0 && (ahead.added ?? 0) < SPACES, `the whole's new backends added to the head's: ${String(ahead.added)}`);
   });
 
   test('once healthy, every host is served as the whole cluster says: the shared host by its older Ingress', async () => {
