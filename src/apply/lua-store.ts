@@ -202,12 +202,14 @@ export class LuaStore {
     const union = new Map(entries);
     for (const [key, text] of known.entries) if (!union.has(key)) union.set(key, text);
     if (entryChanges(known.entries, union).changed.length === 0) return;
+    // Lua holds exactly `entries` when the union adds none: held as that very map, the sync's push of it compares nothing
+    const held = union.size === entries.size ? entries : union;
     const id = nextId();
     this.held = undefined; // unknown until the push answers
     try {
-      this.dropped = await this.nginx.pushRaw(`${this.kind.path}?id=${id}`, body(union));
-      this.held = { id, entries: union, deltas: 0, bytes: 0 };
-      this.log.debug({ [this.kind.path]: union.size, added: union.size - known.entries.size, id }, `${this.kind.path}: pushed whole ahead of the sync, none removed`);
+      this.dropped = await this.nginx.pushRaw(`${this.kind.path}?id=${id}`, body(held));
+      this.held = { id, entries: held, deltas: 0, bytes: 0 };
+      this.log.debug({ [this.kind.path]: held.size, added: held.size - known.entries.size, id }, `${this.kind.path}: pushed whole ahead of the sync, none removed`);
     } catch (err) {
       this.log.debug({ err: errorMessage(err), what: this.kind.path }, 'the push ahead of the sync failed; the sync pushes the whole payload');
     }

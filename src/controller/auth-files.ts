@@ -25,6 +25,11 @@ function authFiles(model: Model): Map<string, string> {
   return new Map([...gathered.of(model.servers)].map(([file, users]) => [file, users.reveal()]));
 }
 
+/** Gathers `model`'s files ahead of the sync that writes them (a whole build's model, while the worker renders it). */
+export function warmAuthFiles(model: Model): void {
+  gathered.of(model.servers);
+}
+
 /**
  * Writes the files whose content changed (workfiles.ts writeChangedFiles: atomic, 0640, the workers' group). nginx
  * workers open auth_basic_user_file on every request, so a changed Secret takes effect without a reload; other users

@@ -34,6 +34,11 @@ export class ClassNotice {
     }
   }
 
+  /** Gathers `snap`'s Ingresses ahead of the check (a whole build's model arrived while the worker renders it). */
+  warm(snap: Snapshot): void {
+    this.others(snap);
+  }
+
   /** otherClasses (model/classes.ts) of `snap`, from the Ingresses that changed since the last check. */
   private others(snap: Snapshot): OtherClasses {
     const classes = snap.ingressClasses;

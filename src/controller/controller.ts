@@ -16,7 +16,7 @@ import { Offload } from '../worker/offload.js';
 import { ProblemReporter } from './problems.js';
 import { ClassNotice } from './class-notice.js';
 import { TlsSync } from '../tls/sync.js';
-import { pruneAuthFiles, writeAuthFiles } from './auth-files.js';
+import { pruneAuthFiles, warmAuthFiles, writeAuthFiles } from './auth-files.js';
 import { pruneL4Tables, writeL4Tables } from './l4-peers.js';
 import type { L4JsOptions } from '../render/stream-l4-js.js';
 import { refreshEndpoints } from '../model/refresh.js';
@@ -98,10 +98,24 @@ export class Controller {
       }, 1000).unref();
     });
     // A whole build's model arrived while the worker still renders it: its backends serialized meanwhile (BackendIds.warm),
-    // and while nginx serves the startup head, pushed to Lua beside the render, none removed (docs/adr/0067).
+    // and while nginx serves the startup head, pushed to Lua beside the render, none removed; what the sync gathers
+    // from it (certificates, htpasswd files, other classes) gathered meanwhile too (docs/adr/0067).
     this.offload.onAhead = (model) => {
-      if (this.headOnly || this.headApplying) this.exec.backendsAhead(this.backendIds.of(model, this.current?.entries).entries);
-      else this.backendIds.warm(model);
+      if (!(this.headOnly || this.headApplying)) {
+        this.backendIds.warm(model);
+        return;
+      }
+      this.exec.backendsAhead(this.backendIds.of(model, this.current?.entries).entries);
+      // once the push is on its way (nginx then decodes it while this thread gathers)
+      setImmediate(() => {
+        try {
+          this.tls.state(model);
+          warmAuthFiles(model);
+          this.classes.warm(this.snapshots.current());
+        } catch {
+          /* the sync gathers them itself, and reports what fails */
+        }
+      });
     };
     this.builds = new HeadBeside(this.offload, config, render, log);
     this.exec = new Executor(nginx, {
