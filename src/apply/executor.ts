@@ -5,16 +5,16 @@ import type { Logger } from '../log.js';
 import type { Snapshot } from '../model/input.js';
 import type { Model, Problem } from '../model/types.js';
 import type { RenderedConf } from '../render/nginx-conf.js';
-import { entryProfiles } from '../render/route-push.js';
-import type { Nginx, Rejected } from '../nginx/process.js';
+import type { Nginx } from '../nginx/process.js';
 import { clientFilesChanged, planApply, type DataPlaneState, type Plan } from './plan.js';
 import { Quarantine, blame, culprit } from './quarantine.js';
 import { nsKey, refKey } from '../model/keys.js';
 import type { ObjectRef } from '../model/types.js';
-import type { CertificatesState, TlsSync } from '../tls/sync.js';
+import type { TlsSync } from '../tls/sync.js';
 import { countStreamReload } from './stream.js';
-import { backendsText } from '../render/lua-payload.js';
-import { BACKENDS, CERTIFICATES, LuaStore, ROUTES, wholeOnly, type StoreKind } from './lua-store.js';
+import { LuaPushes, type Candidate, type Dropped, type Previous } from './lua-pushes.js';
+
+export type { Candidate, Dropped } from './lua-pushes.js';
 
 /** What builds a candidate from a snapshot (the build worker, worker/offload.ts); a BuildError is the build refusing it. */
 export interface Builder {
@@ -37,28 +37,12 @@ export interface Counters {
   streamReloads: number;
 }
 
-/** A built and rendered configuration with the payloads Lua gets, ready to apply. */
-export interface Candidate {
-  readonly model: Model;
-  readonly conf: RenderedConf;
-  readonly backends: string;
-  /** The same backends one JSON text per name (controller/backend-ids.ts): lets a push send only the changed ones. */
-  readonly entries?: ReadonlyMap<string, string>;
-  readonly certs: CertificatesState;
-}
-
-/** What Lua dropped from the last push of each payload (reported as Problems; empty while TS and Lua agree). */
-export interface Dropped {
-  backends: Rejected[];
-  certificates: Rejected[];
-}
-
 /** Runs plans against nginx and remembers what nginx runs. */
 export class Executor {
   readonly counters: Counters = { reloads: 0, dynamicUpdates: 0, failedUpdates: 0, syncs: 0, clientCaReloads: 0, streamReloads: 0 };
   private running: DataPlaneState | undefined;
   /** What Lua holds of each payload (lua/portico/store.lua), when known: a push then sends only what changed. */
-  private readonly lua: { readonly backends: LuaStore; readonly routes: LuaStore; readonly certificates: LuaStore; readonly gateway: LuaStore };
+  private readonly lua: LuaPushes;
   private readonly quarantine = new Quarantine();
   /** A push of backends ahead of the sync that builds them (backendsAhead), which the next apply waits for. */
   private ahead: Promise<void> | undefined;
@@ -73,13 +57,12 @@ export class Executor {
     private readonly nginx: Nginx,
     private readonly deps: { readonly tls: TlsSync; readonly builder: Builder; readonly log: Logger; readonly retry: () => void; readonly empty: () => RenderedConf },
   ) {
-    const store = (kind: StoreKind): LuaStore => new LuaStore(nginx, kind, deps.log);
-    this.lua = { backends: store(BACKENDS), routes: store(ROUTES), certificates: store(CERTIFICATES), gateway: store(wholeOnly('gateway')) };
+    this.lua = new LuaPushes(nginx, deps.log);
   }
 
   /** What Lua dropped from the payloads it holds. */
   get dropped(): Dropped {
-    return { backends: this.lua.backends.dropped, certificates: this.lua.certificates.dropped };
+    return this.lua.dropped;
   }
 
   /** True once nginx serves the configuration of the latest applied plan. */
@@ -95,11 +78,7 @@ export class Executor {
   /** nginx restarted on its own: its shared dicts are empty, so everything is pushed again on the next apply. */
   nginxRestarted(): void {
     this.running = this.running ? { ...this.running, backends: '', certificates: '', routes: '', gateway: '' } : undefined;
-    this.forgetLua();
-  }
-
-  private forgetLua(): void {
-    for (const store of Object.values(this.lua)) store.forget();
+    this.lua.forget();
   }
 
   /**
@@ -116,7 +95,7 @@ export class Executor {
       .then(async () => {
         const running = this.running;
         if (running === undefined || !this.nginx.running) return;
-        await this.lua.backends.addWhole(entries, backendsText);
+        await this.lua.backendsAhead(entries);
         // the next apply compares against what Lua now holds, not the head's id
         if (this.running === running) this.running = { ...running, backends: '' };
       })
@@ -133,13 +112,7 @@ export class Executor {
    * True when nginx serves `c`; false when it could not be applied (logged and counted; the last good configuration
    * keeps serving; a retry is asked for unless nginx -t refused it, which nothing but a change can fix).
    */
-  async apply(
-    plan: Exclude<Plan, 'noop'>,
-    c: Candidate,
-    next: DataPlaneState,
-    prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined,
-    opts: { readonly cause: unknown; readonly fromHead?: boolean },
-  ): Promise<boolean> {
+  async apply(plan: Exclude<Plan, 'noop'>, c: Candidate, next: DataPlaneState, prev: Previous, opts: { readonly cause: unknown; readonly fromHead?: boolean }): Promise<boolean> {
     await this.ahead; // never rejects (addWhole)
     this.ahead = undefined;
     const applying = this.applyNow(plan, c, next, prev, opts);
@@ -155,15 +128,15 @@ export class Executor {
     plan: Exclude<Plan, 'noop'>,
     c: Candidate,
     next: DataPlaneState,
-    prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined,
+    prev: Previous,
     { cause, fromHead = false }: { readonly cause: unknown; readonly fromHead?: boolean },
   ): Promise<boolean> {
     const reloads = this.counters.reloads;
     let certsPushed = false;
     try {
       if (plan === 'reload') {
-        certsPushed = await this.pushComingIn(c);
-        await this.pushRoutesComingIn(prev, c.conf, fromHead);
+        certsPushed = await this.lua.comingIn(c, this.nginx.running, this.running?.certificates);
+        await this.lua.routesComingIn(prev, c.conf, fromHead);
         await this.deps.tls.beforeReload(c.model);
         await this.reload(c.conf, c.model);
         if (clientFilesChanged(this.running, next)) this.counters.clientCaReloads += 1;
@@ -173,19 +146,15 @@ export class Executor {
       // After a reload too, only what Lua does not hold yet: the shared dict outlives it, the backends the reload brings
       // went before it (pushComingIn), and a new worker reads the whole list with the deltas after it, installing each
       // backend on its first request (docs/adr/0048). The whole list again was 0.3 s of each 10,000-Ingress reload.
-      if (plan === 'reload' || this.running?.backends !== next.backends) await this.lua.backends.push(() => c.backends, c.entries);
+      if (plan === 'reload' || this.running?.backends !== next.backends) await this.lua.pushBackends(c);
       // the set (the hosts that changed, when Lua's is known), unless it went just before the reload (the dict outlives it)
-      if (!certsPushed && (plan === 'reload' || this.running?.certificates !== c.certs.digest)) await this.lua.certificates.push(c.certs.whole, c.certs.entries);
+      if (!certsPushed && (plan === 'reload' || this.running?.certificates !== c.certs.digest)) await this.lua.pushCertificates(c);
       // The route table last: the backends and certificates it names are in place (docs/adr/0014).
       // compared by `next.routes` (an id of the table, controller.ts); its text is built only for a whole push
-      if (c.conf.routeHosts !== undefined && (plan === 'reload' || this.running?.routes !== next.routes)) await this.pushRoutes(plan, () => c.conf.routes ?? '', c.conf.routeHosts, c.model);
-      // The Gateway API route table (docs/adr/0011): weights, conditions and mirror endpoints change without a reload.
+      if (c.conf.routeHosts !== undefined && (plan === 'reload' || this.running?.routes !== next.routes))
+        await this.lua.pushRoutes(plan === 'reload', () => c.conf.routes ?? '', c.conf.routeHosts, c.model);
       const gateway = next.gateway;
-      if (gateway && (plan === 'reload' || this.running?.gateway !== gateway)) {
-        await this.lua.gateway.push(() => gateway, undefined);
-        const dropped = this.lua.gateway.dropped;
-        if (dropped.length > 0) this.deps.log.warn({ dropped }, 'nginx dropped Gateway API route entries it cannot run; the others are served');
-      }
+      if (gateway && (plan === 'reload' || this.running?.gateway !== gateway)) await this.lua.pushGateway(gateway);
       if (plan === 'dynamic') this.counters.dynamicUpdates += 1;
       this.running = next;
       return true;
@@ -199,70 +168,10 @@ export class Executor {
       if (err instanceof NginxTestError && !err.beside) return false;
       // nginx was not reachable or answered an error: push everything again shortly, nothing is dropped.
       this.running = undefined;
-      this.forgetLua();
+      this.lua.forget();
       this.deps.retry();
       return false;
     }
-  }
-
-  /**
-   * Before a reload (after the backends and certificates it brings), hosts new to the route table are added to the table
-   * Lua holds, so the new workers route them from their first request instead of answering 404 until the push after
-   * the reload, which waits for the old workers to stop accepting. A host that moves in from a server block: always
-   * (the old workers still pick that block and never read its entry). A host new to both: only after the startup
-   * head (`fromHead`, the whole cluster's first sync: 0.4-0.5 s sooner at 10,000 Ingresses), and only when the old
-   * workers, which route it too, would route it as the new ones will: the same router, and every named location it
-   * names in their conf (render/route-push.ts RouteGate). Any other change keeps one sync's changes visible together:
-   * a new host is not served before the reload that brings the rest of its sync (docs/adr/0057). Every other host
-   * keeps its old entry until then. Best effort: any failure leaves it to the push after the reload.
-   */
-  private async pushRoutesComingIn(prev: { readonly model: Model; readonly conf?: RenderedConf } | undefined, conf: RenderedConf, fromHead: boolean): Promise<void> {
-    const held = this.lua.routes.entries;
-    const hosts = conf.routeHosts;
-    if (held === undefined || hosts === undefined || prev === undefined) return;
-    const rendered = new Set(prev.model.servers.map((s) => s.host));
-    const was = fromHead ? prev.conf?.routeGate : undefined;
-    const sameRouter = was !== undefined && conf.routeGate?.router === was.router;
-    const known = new Set(was?.profiles);
-    const coming = new Map<string, string>();
-    for (const [host, entry] of hosts) {
-      if (host === '_' || held.has(host)) continue;
-      if (rendered.has(host) || (sameRouter && entryProfiles(entry).every((p) => known.has(p)))) coming.set(host, entry);
-    }
-    if (coming.size > 0) await this.lua.routes.add(coming);
-  }
-
-  /**
-   * Before a reload, the backends the new configuration adds or changes go to Lua, none removed, and a changed
-   * certificate set goes (the hosts that changed, when Lua's set is known): the new workers answer from their first
-   * request, instead of 503 (or the default certificate) for a new server block until the pushes that follow the reload. The shared dicts outlive a reload;
-   * the old workers never name the new backends, and a changed one only gets its new endpoints sooner. Best effort:
-   * any failure leaves it to the pushes after the reload. True when the certificates went (none follows then).
-   */
-  private async pushComingIn(c: Candidate): Promise<boolean> {
-    if (!this.nginx.running) return false;
-    if (c.entries !== undefined) await this.lua.backends.add(c.entries);
-    if (this.running === undefined || this.running.certificates === c.certs.digest) return false;
-    try {
-      await this.lua.certificates.push(c.certs.whole, c.certs.entries);
-      return true;
-    } catch (err) {
-      this.deps.log.debug({ err: errorMessage(err) }, 'the certificates push before the reload failed; the push after the reload follows');
-      return false;
-    }
-  }
-
-  /**
-   * The route table to Lua: the whole table after an nginx restart, a failure or the bounds on deltas; else only the
-   * entries of the hosts that changed (null for a host removed), so a new Ingress costs nginx one host's decode and
-   * compile per worker instead of the whole table's. After a reload, a host that moved from the table to a server
-   * block keeps its entry until the next push: the old workers, still answering requests on their open connections,
-   * have no server block for it; the new ones pick the server block and never read it.
-   */
-  private async pushRoutes(plan: Exclude<Plan, 'noop'>, routes: () => string, now: ReadonlyMap<string, string> | undefined, model: Model): Promise<void> {
-    const held = this.lua.routes.entries;
-    const via = plan === 'reload' && held && now ? withLeaving(held, now, model) : now;
-    await this.lua.routes.push(routes, now, { via });
   }
 
   /**
@@ -342,16 +251,4 @@ export class Executor {
       throw err;
     }
   }
-}
-
-/** `now` plus the entries in `held` of hosts `model` serves from server blocks (they just left the table). */
-function withLeaving(held: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>, model: Model): ReadonlyMap<string, string> {
-  const servers = new Set(model.servers.map((s) => s.host));
-  let out: Map<string, string> | undefined;
-  for (const [host, entry] of held) {
-    if (host === '_' || now.has(host) || !servers.has(host)) continue;
-    out ??= new Map(now);
-    out.set(host, entry);
-  }
-  return out ?? now;
 }
