@@ -84,14 +84,15 @@ export class Executor {
   /**
    * The backends of a whole build whose model arrived while the build worker still renders it, added to what Lua holds
    * (none removed) as one whole payload: nginx decodes and checks them (0.2 s at 10,000 Ingresses) beside the render
-   * instead of after it. Only while nginx serves the startup head (`fromHead`): the head's backends are the cluster's
-   * own, so the union is the whole cluster's list and the sync that follows finds it held (docs/adr/0067). The next
-   * apply waits for it, and pushes the backends again (a delta of the ones the union has too many, if any).
+   * instead of after it. The controller asks only while nginx serves or applies the startup head: the head's backends
+   * are the cluster's own, so the union is the whole cluster's list and the sync that follows finds it held
+   * (docs/adr/0067). The next apply waits for it, and pushes the backends again (a delta of the ones the union has too
+   * many, if any). One at a time; a sync that never applied leaves none pending.
    */
   backendsAhead(entries: ReadonlyMap<string, string>): void {
     if (this.ahead !== undefined) return;
     // after the head's own apply, when the model came while it was under way
-    this.ahead = (this.applying ?? Promise.resolve(true))
+    const ahead: Promise<void> = (this.applying ?? Promise.resolve(true))
       .then(async () => {
         const running = this.running;
         if (running === undefined || !this.nginx.running) return;
@@ -99,7 +100,11 @@ export class Executor {
         // the next apply compares against what Lua now holds, not the head's id
         if (this.running === running) this.running = { ...running, backends: '' };
       })
-      .catch(() => undefined); // best effort: the sync pushes what it needs
+      .catch(() => undefined) // best effort: the sync pushes what it needs
+      .then(() => {
+        if (this.ahead === ahead) this.ahead = undefined;
+      });
+    this.ahead = ahead;
   }
 
   /** The plan that takes nginx from what it runs to `next`. */
@@ -113,8 +118,7 @@ export class Executor {
    * keeps serving; a retry is asked for unless nginx -t refused it, which nothing but a change can fix).
    */
   async apply(plan: Exclude<Plan, 'noop'>, c: Candidate, next: DataPlaneState, prev: Previous, opts: { readonly cause: unknown; readonly fromHead?: boolean }): Promise<boolean> {
-    await this.ahead; // never rejects (addWhole)
-    this.ahead = undefined;
+    await this.ahead; // never rejects
     const applying = this.applyNow(plan, c, next, prev, opts);
     this.applying = applying;
     try {
@@ -144,7 +148,7 @@ export class Executor {
         await this.deps.tls.afterReload(c.model);
       }
       // After a reload too, only what Lua does not hold yet: the shared dict outlives it, the backends the reload brings
-      // went before it (pushComingIn), and a new worker reads the whole list with the deltas after it, installing each
+      // went before it (LuaPushes.comingIn) or ahead of the sync (backendsAhead), and a new worker reads the whole list with the deltas after it, installing each
       // backend on its first request (docs/adr/0048). The whole list again was 0.3 s of each 10,000-Ingress reload.
       if (plan === 'reload' || this.running?.backends !== next.backends) await this.lua.pushBackends(c);
       // the set (the hosts that changed, when Lua's is known), unless it went just before the reload (the dict outlives it)

@@ -111,7 +111,8 @@ export class Controller {
         try {
           this.tls.state(model);
           warmAuthFiles(model);
-          this.classes.warm(this.snapshots.current());
+          // the store's own snapshot (the same Ingress list): NamedSnapshots.current() would take the resolver's answers
+          this.classes.warm(this.store.snapshot());
         } catch {
           /* the sync gathers them itself, and reports what fails */
         }
