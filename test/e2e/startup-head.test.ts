@@ -36,6 +36,8 @@ describe('a large first sync: the head first, then the whole', () => {
       const annotations = i === 0 ? { annotations: { 'nginx.ingress.kubernetes.io/server-alias': 'alias.shared.test' } } : {};
       objects.push(ingress(`app-${i}`, { namespace: nsOf(i), className: 'portico', created, host: hostOf(i), paths: [{ path: '/', type: 'Prefix', service: 'web' }], ...annotations }));
     }
+    // two Ingresses of another class: the whole's sync says so once (its Ingresses gathered as its model arrived)
+    for (const name of ['other-a', 'other-b']) objects.push(ingress(name, { namespace: nsOf(5), className: 'nginx', host: `${name}.test`, paths: [{ path: '/', type: 'Prefix', service: 'web' }] }));
     await folder.write('cluster.json', objects);
     portico = await startPortico(['--manifests', folder.dir, '--worker-processes', '1', '--enable-dynamic-routes', '--log-level', 'debug'], { healthyTimeoutMs: 240_000 });
   });
@@ -77,6 +79,12 @@ describe('a large first sync: the head first, then the whole', () => {
     assert.equal(ahead.msg, 'backends: pushed whole ahead of the sync, none removed');
     assert.equal(ahead.backends, SPACES, 'one backend per namespace');
     assert.ok((ahead.added ?? 0) > 0 && (ahead.added ?? 0) < SPACES, `the whole's new backends added to the head's: ${String(ahead.added)}`);
+  });
+
+  test('the Ingresses of another class are counted once, after the whole', async () => {
+    const said = portico.output.filter((l) => l.includes("not of Portico's class"));
+    assert.equal(said.length, 1, said.join('\n'));
+    assert.match(said[0] ?? '', /"msg":"2 Ingresses are not served: not of Portico's class \(class nginx: 2, /);
   });
 
   test('once healthy, every host is served as the whole cluster says: the shared host by its older Ingress', async () => {
