@@ -115,6 +115,8 @@ export class LuaStore {
   /** What Lua dropped from the payload it holds (reported as Problems; empty while TypeScript and Lua agree). */
   dropped: Rejected[] = [];
   private held: Held | undefined;
+  /** Counts forget(): a push that was under way when nginx restarted tells nothing of what the new nginx holds. */
+  private forgotten = 0;
 
   constructor(
     private readonly nginx: Pick<Nginx, 'pushRaw'>,
@@ -130,6 +132,12 @@ export class LuaStore {
   /** Lua's store is empty or unknown (nginx restarted, a push failed): the next push is whole. */
   forget(): void {
     this.held = undefined;
+    this.forgotten += 1;
+  }
+
+  /** What Lua holds once a push made while `forgotten` was `at` has answered, unless forget() came meanwhile. */
+  private answered(at: number, held: Held): void {
+    if (at === this.forgotten) this.held = held;
   }
 
   /**
@@ -149,13 +157,14 @@ export class LuaStore {
       return;
     }
     this.held = undefined; // unknown until the push answers
+    const at = this.forgotten;
     if (known && target && d && this.kind.worth(d, target.size) && known.bytes + d.body.length <= this.kind.maxDeltaBytes) {
       const id = nextId();
       const rejected = await this.postDelta(known.id, id, d.body);
       if (rejected) {
         const touched = new Set([...d.changed, ...d.removed]);
         this.dropped = [...this.dropped.filter((r) => !touched.has(r.name)), ...rejected];
-        this.held = { id, entries: target, deltas: known.deltas + 1, bytes: known.bytes + d.body.length };
+        this.answered(at, { id, entries: target, deltas: known.deltas + 1, bytes: known.bytes + d.body.length });
         this.say('debug', this.kind.said.delta(d, id));
         return;
       }
@@ -163,7 +172,7 @@ export class LuaStore {
     }
     const id = nextId();
     this.dropped = await this.nginx.pushRaw(`${this.kind.path}?id=${id}`, whole());
-    if (entries) this.held = { id, entries, deltas: 0, bytes: 0 };
+    if (entries) this.answered(at, { id, entries, deltas: 0, bytes: 0 });
     this.say('debug', this.kind.said.whole(entries?.size, id));
   }
 
@@ -180,10 +189,11 @@ export class LuaStore {
     if (!d || known.bytes + d.body.length > this.kind.maxDeltaBytes) return;
     const id = nextId();
     this.held = undefined; // unknown until the push answers
+    const at = this.forgotten;
     try {
       const rejected = await this.postDelta(known.id, id, d.body);
       if (rejected === undefined) return;
-      this.held = { id, entries: union, deltas: known.deltas + 1, bytes: known.bytes + d.body.length };
+      this.answered(at, { id, entries: union, deltas: known.deltas + 1, bytes: known.bytes + d.body.length });
       this.say('debug', this.kind.said.added(d, id));
     } catch (err) {
       this.log.debug({ err: errorMessage(err), what: this.kind.path }, 'the push before the reload failed; the whole payload follows the reload');
@@ -206,9 +216,10 @@ export class LuaStore {
     const held = union.size === entries.size ? entries : union;
     const id = nextId();
     this.held = undefined; // unknown until the push answers
+    const at = this.forgotten;
     try {
       this.dropped = await this.nginx.pushRaw(`${this.kind.path}?id=${id}`, body(held));
-      this.held = { id, entries: held, deltas: 0, bytes: 0 };
+      this.answered(at, { id, entries: held, deltas: 0, bytes: 0 });
       this.log.debug({ [this.kind.path]: held.size, added: held.size - known.entries.size, id }, `${this.kind.path}: pushed whole ahead of the sync, none removed`);
     } catch (err) {
       this.log.debug({ err: errorMessage(err), what: this.kind.path }, 'the push ahead of the sync failed; the sync pushes the whole payload');
