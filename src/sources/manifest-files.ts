@@ -49,7 +49,8 @@ export interface FirstRead {
   readonly rest?: () => Promise<{ readonly parsed: ReadonlyMap<string, ParsedObject[]>; readonly stamped: ReadonlyMap<string, StampedFile> }>;
 }
 
-function byName(names: readonly string[], read: readonly ParsedObject[][]): Map<string, ParsedObject[]> {
+/** Each file's read of `names` (in their order) by name; none for a file `read` has no entry for. */
+export function byName<T>(names: readonly string[], read: readonly (T | ParsedObject[])[]): Map<string, T | ParsedObject[]> {
   return new Map(names.map((name, i) => [name, read[i] ?? []]));
 }
 

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { isKind, KINDS, keyOf, type Kind, type KubeObject } from '../store/kinds.js';
 import { ManifestStamper } from './manifest-stamp.js';
-import { KEEP, ManifestFiles, type FirstRead, type FolderStat, type SourceAhead, type StampedFile } from './manifest-files.js';
+import { byName, KEEP, ManifestFiles, type FirstRead, type FolderStat, type SourceAhead, type StampedFile } from './manifest-files.js';
 import type { ParsedObject } from './parse.js';
 import { parseLabelSelector, type LabelMatcher } from './selector.js';
 
@@ -225,7 +225,7 @@ export class ManifestSource {
    * (readFirstSplit), whose part comes later (`rest`), stamped.
    */
   private async readFiles(stale: readonly string[], sigOf: (name: string) => string): Promise<FirstRead> {
-    const all = (read: (ParsedObject[] | typeof KEEP)[]): FirstRead => ({ parsed: new Map(stale.map((name, i) => [name, read[i] ?? []])) });
+    const all = (read: (ParsedObject[] | typeof KEEP)[]): FirstRead => ({ parsed: byName(stale, read) });
     if (this.once) return all(this.files.readAllNow(stale));
     if (this.byFile.size > 0) return all(await this.files.readAll(stale, (name) => this.byFile.has(name)));
     return this.files.readFirstSplit(stale, (name) => sizeIn(sigOf(name)), this.ahead?.read);

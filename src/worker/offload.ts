@@ -14,7 +14,8 @@ import { SNAPSHOT_REFUSED, SnapshotSender } from './snapshot-wire.js';
 import { ModelReceiver, type ModelDelta } from './model-wire.js';
 import { ConfReceiver, type ConfDelta } from './conf-wire.js';
 import { PreloadQueue } from './preload-queue.js';
-import { receiveBatch, type ReceivedFile } from './split-read.js';
+import { receiveBatch } from './split-read.js';
+import type { StampedFile } from '../sources/manifest-files.js';
 import { PLACEHOLDER } from '../sources/manifest-stamp.js';
 
 /**
@@ -27,7 +28,7 @@ type Pending = {
   open?: (v: unknown, ahead: Model | undefined) => unknown;
   ahead?: Model;
   /** A read's files, as the worker sends them (readAhead). */
-  read?: (files: readonly ReceivedFile[]) => void;
+  read?: (files: readonly StampedFile[]) => void;
 };
 type Request = { op: 'build'; trial: boolean } | { op: 'review'; body: unknown } | { op: 'prepare' };
 
@@ -130,11 +131,11 @@ export class Offload {
    * thread reads the other files meanwhile: docs/adr/0066). Undefined when no worker is there to ask, or after the
    * first snapshot. A failure (the worker died) leaves the files to be read here.
    */
-  readAhead(dir: string, names: readonly string[]): Promise<ReceivedFile[]> | undefined {
+  readAhead(dir: string, names: readonly string[]): Promise<StampedFile[]> | undefined {
     const worker = this.worker;
     if (this.closed || this.posted !== undefined || worker === undefined) return undefined;
     const id = this.next++;
-    const files: ReceivedFile[] = [];
+    const files: StampedFile[] = [];
     return new Promise((resolve, reject) => {
       this.pending.set(id, {
         resolve: () => {

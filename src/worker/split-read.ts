@@ -89,18 +89,15 @@ export function readForMain(req: ReadRequest, hold: (id: number, o: unknown) => 
   flush();
 }
 
-/** One file as the main thread takes it from a batch (sources/manifest-files.ts). */
-export type ReceivedFile = StampedFile;
-
 /**
  * The main thread's part: a batch's objects parsed, each one the worker holds adopted under its id (`adopt`:
  * SnapshotSender.adopt). Throws on a batch whose texts do not match its ids (never, from the worker).
  */
-export function receiveBatch(b: ReadBatch, adopt: (o: object, id: number) => void): ReceivedFile[] {
+export function receiveBatch(b: ReadBatch, adopt: (o: object, id: number) => void): StampedFile[] {
   const texts = splitTexts(b.texts, b.ids.length);
   if (texts === undefined) throw new Error(`a read batch of ${String(b.ids.length)} objects came with other texts`);
   const aged = new Set(b.aged);
-  const out: ReceivedFile[] = [];
+  const out: StampedFile[] = [];
   let at = 0;
   for (const f of b.files) {
     const objects: KubeObject[] = [];
